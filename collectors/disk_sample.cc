@@ -1,0 +1,27 @@
+#include "collectors/disk_sample.h"
+
+#include "collectors/uptime.h"
+
+namespace iowatch::collectors {
+
+const DiskStat* DiskSample::Find(std::string_view name) const {
+  for (const DiskStat& disk : diskstats.disks) {
+    if (disk.name == name) return &disk;
+  }
+  return nullptr;
+}
+
+Result<DiskSample> ReadDiskSample(const FileTree& procfs) {
+  auto uptime_text = procfs.Read("uptime");
+  if (!uptime_text) return std::unexpected(uptime_text.error());
+  auto uptime = ParseUptimeCentiseconds(*uptime_text, procfs.PathOf("uptime").string());
+  if (!uptime) return std::unexpected(uptime.error());
+  auto text = procfs.Read("diskstats");
+  if (!text) return std::unexpected(text.error());
+  DiskSample sample;
+  sample.uptime_cs = *uptime;
+  sample.diskstats = ParseDiskstats(*text, procfs.PathOf("diskstats").string());
+  return sample;
+}
+
+}  // namespace iowatch::collectors

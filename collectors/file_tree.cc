@@ -1,0 +1,49 @@
+#include "collectors/file_tree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace iowatch::collectors {
+
+Result<std::string> FileTree::Read(std::string_view relative) const {
+  const std::string path = PathOf(relative).string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(errno, "cannot open", path);
+  std::string content;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return ErrnoError(err, "cannot read", path);
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+Result<std::vector<std::string>> FileTree::List(std::string_view relative) const {
+  const std::string path = PathOf(relative).string();
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) return ErrnoError(errno, "cannot list directory", path);
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
+bool FileTree::Exists(std::string_view relative) const {
+  struct stat st {};
+  return ::stat(PathOf(relative).c_str(), &st) == 0;
+}
+
+}  // namespace iowatch::collectors

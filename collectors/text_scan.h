@@ -1,0 +1,49 @@
+// Small helpers every procfs parser shares: split a file into lines, a line
+// into whitespace-separated fields, and parse unsigned decimal numbers
+// strictly (no sign, no trailing garbage), so each parser stays about its
+// format and not about characters.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace iowatch::collectors {
+
+// Calls fn(line, line_number) for each line (1-based), without the newline.
+template <typename Fn>
+void ForEachLine(std::string_view text, Fn&& fn) {
+  int line_number = 0;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    fn(line, ++line_number);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+}
+
+// Splits on spaces and tabs; empty fields are never produced.
+inline std::vector<std::string_view> SplitFields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+inline std::optional<uint64_t> ParseU64(std::string_view s) {
+  uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace iowatch::collectors

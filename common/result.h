@@ -1,0 +1,61 @@
+// Result<T> and Error: how every fallible function in iowatch reports failure.
+//
+// An Error carries a machine-readable code, the file (and line, when a parser
+// knows it) it concerns, the errno that caused it, and a message saying what
+// was expected. Errors are values; exceptions are used only at the edges (CLI,
+// start-up), where an Error becomes one message and an exit code.
+// Thread-safety: plain values, safe to copy between threads.
+#pragma once
+
+#include <cerrno>
+#include <cstring>
+#include <expected>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace iowatch {
+
+enum class ErrorCode {
+  kNotFound,      // the file or device does not exist (ENOENT); often expected (a device vanished)
+  kIo,            // any other OS error
+  kParse,         // the text does not have the expected format
+  kInvalidArgument,
+  kUnsupported,
+};
+
+struct Error {
+  ErrorCode code = ErrorCode::kIo;
+  std::string message;  // what was expected or what went wrong, without the location
+  std::string path;     // file the error concerns, empty if none
+  int line = 0;         // 1-based line in `path`, 0 if not applicable
+  int os_errno = 0;
+
+  // "path:line: message" (or "path: message"), the form every error is printed in.
+  std::string ToString() const {
+    std::string where = path;
+    if (line > 0) where += fmt::format(":{}", line);
+    if (where.empty()) return message;
+    return fmt::format("{}: {}", where, message);
+  }
+};
+
+template <typename T>
+using Result = std::expected<T, Error>;
+using Status = std::expected<void, Error>;
+
+inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std::string path = {},
+                                        int line = 0) {
+  return std::unexpected<Error>(Error{code, std::move(message), std::move(path), line, 0});
+}
+
+// Maps an errno to an Error in one place, so ENOENT is always kNotFound.
+inline std::unexpected<Error> ErrnoError(int err, std::string what, std::string path) {
+  const ErrorCode code = err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound
+                                                                       : ErrorCode::kIo;
+  return std::unexpected<Error>(
+      Error{code, fmt::format("{}: {}", what, std::strerror(err)), std::move(path), 0, err});
+}
+
+}  // namespace iowatch

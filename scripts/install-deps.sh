@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything iowatch needs to build, test and run, from Debian's
+# packages only. Idempotent: packages already present are not reinstalled, and
+# apt-get update runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
+  prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # reference tools the tests compare against, and what the test harness uses
+  sysstat procps fio util-linux faketime
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
