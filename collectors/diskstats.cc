@@ -11,9 +11,12 @@ namespace {
 
 constexpr size_t kMaxFields = 17;
 
-Result<DiskCounters> CountersFromFields(std::span<const std::string_view> fields,
+// Longest line accepted in full: "major minor name" + 17 counters; a future
+// kernel's extra counters are counted but not stored.
+constexpr size_t kMaxLineFields = 3 + kMaxFields;
+
+Result<DiskCounters> CountersFromFields(std::span<const std::string_view> fields, size_t n,
                                         std::string_view path, int line) {
-  const size_t n = fields.size();
   if (n != 4 && n != 11 && n != 15 && n < 17) {
     return MakeError(ErrorCode::kParse,
                      fmt::format("expected 4, 11, 15 or 17 counters, found {}", n),
@@ -72,20 +75,22 @@ Result<DiskCounters> CountersFromFields(std::span<const std::string_view> fields
 Result<DiskCounters> ParseDiskCounters(std::string_view text, std::string_view path) {
   const size_t newline = text.find('\n');
   const std::string_view first_line = text.substr(0, newline);
-  const auto fields = SplitFields(first_line);
-  return CountersFromFields(fields, path, 1);
+  std::array<std::string_view, kMaxFields> fields;
+  const size_t n = SplitFieldsInto(first_line, fields);
+  return CountersFromFields(std::span(fields).first(std::min(n, kMaxFields)), n, path, 1);
 }
 
 Diskstats ParseDiskstats(std::string_view text, std::string_view path) {
   Diskstats result;
   ForEachLine(text, [&](std::string_view line, int line_number) {
-    const auto fields = SplitFields(line);
-    if (fields.empty()) return;  // blank lines are not an error
-    if (fields.size() < 3) {
+    std::array<std::string_view, kMaxLineFields> fields;
+    const size_t n = SplitFieldsInto(line, fields);
+    if (n == 0) return;  // blank lines are not an error
+    if (n < 3) {
       result.skipped.push_back(Error{ErrorCode::kParse,
                                      fmt::format("expected 'major minor name counters...', found "
                                                  "{} fields",
-                                                 fields.size()),
+                                                 n),
                                      std::string(path), line_number, 0});
       return;
     }
@@ -98,8 +103,8 @@ Diskstats ParseDiskstats(std::string_view text, std::string_view path) {
                                      std::string(path), line_number, 0});
       return;
     }
-    auto counters =
-        CountersFromFields(std::span(fields).subspan(3), path, line_number);
+    auto counters = CountersFromFields(std::span(fields).subspan(3, std::min(n, kMaxLineFields) - 3),
+                                       n - 3, path, line_number);
     if (!counters) {
       result.skipped.push_back(std::move(counters.error()));
       return;

@@ -31,10 +31,24 @@ bool WentBackwards(const DiskCounters& prev, const DiskCounters& cur) {
          cur.discard_sectors < prev.discard_sectors || cur.flushes < prev.flushes;
 }
 
+// sysstat's test for a device that was removed and re-added under the same
+// name between the samples: fewer I/Os in total and no sector count that kept
+// growing. Its counters then restarted from zero within the interval.
+bool WasReadded(const DiskCounters& prev, const DiskCounters& cur) {
+  const uint64_t prev_ios = prev.reads + prev.writes + prev.discards + prev.flushes;
+  const uint64_t cur_ios = cur.reads + cur.writes + cur.discards + cur.flushes;
+  const auto restarted = [](uint64_t p, uint64_t c) { return p == 0 || c < p; };
+  return cur_ios < prev_ios && restarted(prev.read_sectors, cur.read_sectors) &&
+         restarted(prev.write_sectors, cur.write_sectors) &&
+         restarted(prev.discard_sectors, cur.discard_sectors);
+}
+
 }  // namespace
 
-IostatRow ComputeIostat(const DiskCounters& prev, const DiskCounters& cur, uint64_t interval_cs) {
+IostatRow ComputeIostat(const DiskCounters& prev_sample, const DiskCounters& cur,
+                        uint64_t interval_cs) {
   IostatRow row;
+  const DiskCounters prev = WasReadded(prev_sample, cur) ? DiskCounters{} : prev_sample;
   if (WentBackwards(prev, cur)) {
     row.counters_reset = true;
     return row;
@@ -88,26 +102,20 @@ bool NeverUsed(const DiskCounters& counters) {
 }
 
 CpuUsage ComputeCpuUsage(const CpuTicks& prev, const CpuTicks& cur) {
-  // Guest time is already included in user and nice; the total excludes it.
-  const auto busy_total = [](const CpuTicks& t) {
-    return t.user + t.nice + t.system + t.iowait + t.idle + t.steal + t.irq + t.softirq;
+  // sysstat 12.6: the total leaves guest and guest_nice out (user and nice
+  // already contain them) and %user/%nice keep them in.
+  const auto jiffies = [](const CpuTicks& t) {
+    return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
   };
-  const uint64_t prev_user = prev.user - prev.guest;
-  const uint64_t cur_user = cur.user - cur.guest;
-  const uint64_t prev_nice = prev.nice - prev.guest_nice;
-  const uint64_t cur_nice = cur.nice - cur.guest_nice;
-  uint64_t shift = 0;  // the kernel sometimes reports more guest time than user time
-  if (cur_user < prev_user) shift += prev_user - cur_user;
-  if (cur_nice < prev_nice) shift += prev_nice - cur_nice;
-  uint64_t total = busy_total(cur) - busy_total(prev) + shift;
+  uint64_t total = jiffies(cur) - jiffies(prev);
   if (total == 0) total = 1;
   const auto pct = [total](uint64_t p, uint64_t c) {
     return c < p ? 0.0 : static_cast<double>(c - p) / static_cast<double>(total) * 100;
   };
   CpuUsage usage;
-  usage.user = pct(prev_user, cur_user);
-  usage.nice = pct(prev_nice, cur_nice);
-  usage.system = pct(prev.system + prev.irq + prev.softirq, cur.system + cur.irq + cur.softirq);
+  usage.user = pct(prev.user, cur.user);
+  usage.nice = pct(prev.nice, cur.nice);
+  usage.system = pct(prev.system + prev.softirq + prev.irq, cur.system + cur.softirq + cur.irq);
   usage.iowait = pct(prev.iowait, cur.iowait);
   usage.steal = pct(prev.steal, cur.steal);
   usage.idle = pct(prev.idle, cur.idle);

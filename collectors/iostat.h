@@ -8,10 +8,12 @@
 // 32-bit unsigned values (the kernel prints them with %u, so a wrap yields the
 // right small delta), and a ratio with a zero denominator is 0.
 //
-// Where iowatch deliberately differs from 12.6: a 64-bit count that goes
-// backwards (a device removed and re-added under the same name) makes the
-// whole interval read as zero and sets `counters_reset`, as sysstat >= 12.7.3
-// does, instead of printing huge or negative rates.
+// A device removed and re-added under the same name is detected as sysstat
+// 12.6 does (fewer I/Os in total, no sector count still growing) and measured
+// from zero. Where iowatch deliberately differs from 12.6: any 64-bit count
+// that still goes backwards makes the whole interval read as zero and sets
+// `counters_reset`, as sysstat >= 12.7.3 does, where 12.6 prints rates near
+// 2^64.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -48,7 +50,8 @@ bool HadActivity(const DiskCounters& prev, const DiskCounters& cur);
 // unless they are named on the command line).
 bool NeverUsed(const DiskCounters& counters);
 
-// avg-cpu, in percent of the jiffies elapsed on the "cpu" line.
+// avg-cpu, in percent of the jiffies elapsed on the "cpu" line (guest time
+// stays inside %user and %nice, as in sysstat 12.6).
 struct CpuUsage {
   double user = 0, nice = 0, system = 0, iowait = 0, steal = 0, idle = 0;
 };

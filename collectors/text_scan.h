@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,24 @@ void ForEachLine(std::string_view text, Fn&& fn) {
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }
+}
+
+// Splits on spaces and tabs into `out` without allocating; empty fields are
+// never produced. Returns the number of fields in the line, which may exceed
+// out.size() (the extra fields are counted, not stored).
+inline size_t SplitFieldsInto(std::string_view line, std::span<std::string_view> out) {
+  size_t count = 0;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) {
+      if (count < out.size()) out[count] = line.substr(start, i - start);
+      ++count;
+    }
+  }
+  return count;
 }
 
 // Splits on spaces and tabs; empty fields are never produced.

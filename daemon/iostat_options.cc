@@ -38,7 +38,11 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
       // Like sysstat: the next argument is a device list unless it is a number or an option.
       if (i + 1 < args.size() && !IsNumber(args[i + 1]) && !args[i + 1].starts_with("-")) {
         ++i;
-        if (args[i] != "ALL") opts.partition_devices = SplitCommas(args[i]);
+        if (args[i] == "ALL") {
+          opts.partitions_all = true;
+        } else {
+          opts.partition_devices = SplitCommas(args[i]);
+        }
       }
       continue;
     }
@@ -56,8 +60,13 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
           case 'c': saw_c = true; break;
           case 'd': saw_d = true; break;
           case 'x': opts.extended = true; break;
-          case 'k': opts.unit = SizeUnit::kKilobytes; break;
-          case 'm': opts.unit = SizeUnit::kMegabytes; break;
+          case 'k':
+          case 'm': {
+            const SizeUnit unit = arg[j] == 'k' ? SizeUnit::kKilobytes : SizeUnit::kMegabytes;
+            if (opts.unit && *opts.unit != unit) return Invalid("options -k and -m exclude each other");
+            opts.unit = unit;
+            break;
+          }
           case 'N': opts.dm_names = true; break;
           case 'y': opts.skip_since_boot = true; break;
           case 'z': opts.omit_inactive = true; break;
@@ -72,6 +81,7 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
     }
     if (IsNumber(arg)) {
       if (numbers.size() == 2) return Invalid(fmt::format("unexpected extra number '{}'", arg));
+      if (arg.size() > 9) return Invalid(fmt::format("number '{}' is too large", arg));
       numbers.push_back(std::stol(arg));
       continue;
     }
@@ -84,16 +94,16 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
       opts.devices.push_back(arg.starts_with("/dev/") ? arg.substr(5) : arg);
     }
   }
+  // sysstat: -c and -d each select their block, and -x always shows devices.
   if (saw_c || saw_d) {
     opts.show_cpu = saw_c;
-    opts.show_devices = saw_d;
+    opts.show_devices = saw_d || opts.extended;
   }
-  if (!numbers.empty()) {
-    if (numbers[0] < 1) return Invalid("interval must be at least 1 second");
-    opts.interval_s = numbers[0];
-  }
+  // As sysstat: an interval of 0 means a single report.
+  if (!numbers.empty() && numbers[0] > 0) opts.interval_s = numbers[0];
   if (numbers.size() == 2) {
     if (numbers[1] < 1) return Invalid("count must be at least 1");
+    if (!opts.interval_s) return Invalid("a count needs an interval of at least 1 second");
     opts.count = numbers[1];
   }
   return opts;

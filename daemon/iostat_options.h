@@ -19,10 +19,11 @@ struct IostatOptions {
   bool show_cpu = true;
   bool show_devices = true;
   bool extended = false;            // -x
-  SizeUnit unit = SizeUnit::kKilobytes;
+  std::optional<SizeUnit> unit;     // -k / -m; none: kB, or sectors under POSIXLY_CORRECT
   bool dm_names = false;            // -N
   bool partitions = false;          // -p given
-  std::vector<std::string> partition_devices;  // -p sda,sdb (empty with -p ALL)
+  bool partitions_all = false;      // "-p ALL" (a bare -p is partitions without this)
+  std::vector<std::string> partition_devices;  // -p sda,sdb
   bool skip_since_boot = false;     // -y
   bool omit_inactive = false;       // -z
   bool timestamp = false;           // -t

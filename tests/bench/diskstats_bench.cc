@@ -1,0 +1,59 @@
+// Cost of parsing /proc/diskstats and deriving every iostat -x column, per
+// device, on a synthetic file of 10,000 devices (a large container host).
+// Compare with the cost of the kernel producing the real file: see
+// tests/bench/run-bench.sh, which times `cat /proc/diskstats` the same way.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "collectors/diskstats.h"
+#include "collectors/iostat.h"
+
+namespace {
+
+using iowatch::collectors::ComputeIostat;
+using iowatch::collectors::ParseDiskstats;
+
+std::string SyntheticDiskstats(int devices, uint64_t scale) {
+  std::string text;
+  for (int i = 0; i < devices; ++i) {
+    const uint64_t b = scale * (static_cast<uint64_t>(i) + 1);
+    text += fmt::format(
+        "{:4} {:7} dm-{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", 253, i, i, b * 31,
+        b * 3, b * 977, b * 7, b * 17, b * 5, b * 1311, b * 11, i % 4, b * 13, b * 29, b, b / 2,
+        b * 64, b / 3, b / 5, b / 7);
+  }
+  return text;
+}
+
+void BM_ParseDiskstats(benchmark::State& state) {
+  const int devices = static_cast<int>(state.range(0));
+  const std::string text = SyntheticDiskstats(devices, 1000003);
+  for (auto _ : state) {
+    auto parsed = ParseDiskstats(text, "diskstats");
+    benchmark::DoNotOptimize(parsed);
+  }
+  state.SetItemsProcessed(state.iterations() * devices);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_ParseDiskstats)->Arg(10000);
+
+void BM_ParseAndDeriveIostat(benchmark::State& state) {
+  const int devices = static_cast<int>(state.range(0));
+  const auto prev = ParseDiskstats(SyntheticDiskstats(devices, 1000003), "diskstats");
+  const std::string cur_text = SyntheticDiskstats(devices, 1000103);
+  for (auto _ : state) {
+    const auto cur = ParseDiskstats(cur_text, "diskstats");
+    double sum = 0;
+    for (size_t i = 0; i < cur.disks.size(); ++i) {
+      sum += ComputeIostat(prev.disks[i].counters, cur.disks[i].counters, 100).util_pct;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * devices);
+}
+BENCHMARK(BM_ParseAndDeriveIostat)->Arg(10000);
+
+}  // namespace
+
+BENCHMARK_MAIN();
