@@ -10,7 +10,7 @@ packages=(
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
-  sysstat procps fio util-linux faketime
+  sysstat procps fio util-linux faketime python3
 )
 
 missing=()

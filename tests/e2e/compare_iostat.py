@@ -1,27 +1,22 @@
 #!/usr/bin/python3
 """Compares `iowatch iostat` with sysstat's iostat, byte for byte, on random fixtures.
 
-For each fixture (see fixturegen.py) it enters a private mount namespace, binds
-the fixture's uptime, stat and devices over /proc, mounts a tmpfs on /dev with a
-node per fixture device (sysstat resolves named partitions and -N through
-/dev), then runs `iostat -f <fixture>/sys ARGS` and
+Inside a private mount namespace the fixture's uptime, stat and devices are
+bound over /proc and a tmpfs on /dev gets a node per fixture device (sysstat
+resolves named partitions and -N through /dev); then
+`iostat -f <fixture>/sys ARGS` and
 `iowatch --path.procfs=<fixture>/proc --path.sysfs=<fixture>/sys iostat ARGS`
-under the same frozen clock and compares their outputs. The first report of
-both is the since-boot average, so the result is deterministic.
+run under the same frozen clock. The first report of both is the since-boot
+average, so the result is deterministic.
 
 Usage: compare_iostat.py IOWATCH_BINARY [--fixtures N] [--seed S]
-Needs root (unshare -m, mount). Exits 77 (skip) when that is refused.
+Needs root (unshare -m, mount); exits 77 (skip) when that is refused.
 """
-import argparse
 import os
-import random
-import shlex
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fixturegen  # noqa: E402
+import refcompare  # noqa: E402
 
 FIXED_OPTIONS = [
     "", "-x", "-x -k", "-x -m", "-d", "-d -m", "-c", "-p ALL", "-x -p ALL", "-p", "-d -p",
@@ -29,7 +24,6 @@ FIXED_OPTIONS = [
     "-o JSON -x", "-o JSON -x -m", "-o JSON -c", "-o JSON -d -t", "-o JSON -x -p ALL",
     "-o JSON -N -x", "-x -c", "-xz -p ALL",
 ]
-FROZEN_TIME = "2024-03-05 14:07:09"
 
 
 def option_sets(rng, devices, dm_names):
@@ -48,81 +42,24 @@ def option_sets(rng, devices, dm_names):
     return sets
 
 
-def namespace_script(fixture, iowatch, sets, outdir):
-    """A shell script run inside `unshare -m` that writes <outdir>/{ref,our}-<i>.txt."""
+def build_case(rng, fixture, devices, dm_names, iowatch, outdir):
     proc, sysd = os.path.join(fixture, "proc"), os.path.join(fixture, "sys")
-    lines = ["set -e", "mount --make-rprivate /"]
-    for f in ("uptime", "stat", "devices"):
-        lines.append(f"mount --bind {proc}/{f} /proc/{f}")
+    lines = refcompare.bind_lines(fixture, ["uptime", "stat", "devices"])
     lines += ["mount -t tmpfs none /dev", "mknod /dev/null c 1 3", "chmod 666 /dev/null",
               "mkdir -m 1777 /dev/shm", "mkdir /dev/mapper"]
-    for entry in sorted(os.listdir(os.path.join(sysd, "dev/block"))):
-        major, minor = entry.split(":")
-        with open(os.path.join(sysd, "dev/block", entry, "stat")):
-            pass
-    for root, dirs, files in os.walk(os.path.join(sysd, "block")):
-        if "dev" in files:
-            name = os.path.basename(root)
-            with open(os.path.join(root, "dev")) as f:
-                major, minor = f.read().strip().split(":")
-            lines.append(f"mknod /dev/{name} b {major} {minor}")
-            dm = os.path.join(root, "dm", "name")
-            if os.path.exists(dm):
-                with open(dm) as f:
-                    lines.append(f"ln -s ../{name} /dev/mapper/{f.read().strip()}")
-    env = f"env TZ=UTC LC_ALL=C faketime '{FROZEN_TIME}'"
+    for name, major, minor, _, _ in devices:
+        lines.append(f"mknod /dev/{name} b {major} {minor}")
+    for kernel, mapped in dm_names.items():
+        lines.append(f"ln -s ../{kernel} /dev/mapper/{mapped}")
+    sets = option_sets(rng, devices, dm_names)
     for i, opts in enumerate(sets):
+        # Some cases run with POSIXLY_CORRECT, where sysstat counts 512-byte blocks.
         posix = "POSIXLY_CORRECT=1 " if "-k" not in opts and "-m" not in opts and i % 7 == 3 else ""
-        lines.append(f"{env} {posix}/usr/bin/iostat -f {sysd} {opts} > {outdir}/ref-{i}.txt 2>&1 || true")
-        lines.append(f"{env} {posix}{iowatch} --path.procfs={proc} --path.sysfs={sysd} iostat {opts}"
-                     f" > {outdir}/our-{i}.txt 2>&1 || true")
-    return "\n".join(lines) + "\n"
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("iowatch")
-    parser.add_argument("--fixtures", type=int, default=25)
-    parser.add_argument("--seed", type=int, default=None)
-    args = parser.parse_args()
-    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
-        print("SKIP: unshare -m refused (needs root)")
-        return 77
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    print(f"seed {seed} (rerun with --seed {seed})")
-    rng = random.Random(seed)
-    cpu_count = len([d for d in os.listdir("/sys/devices/system/cpu")
-                     if d.startswith("cpu") and d[3:].isdigit()])
-    failures = 0
-    compared = 0
-    with tempfile.TemporaryDirectory(prefix="iowatch-cmp-") as tmp:
-        for n in range(args.fixtures):
-            fixture_seed = rng.randrange(10**9)
-            fixture = os.path.join(tmp, f"fx{n}")
-            devices, dm_names = fixturegen.generate(fixture, fixture_seed, cpu_count)
-            sets = option_sets(rng, devices, dm_names)
-            outdir = os.path.join(tmp, f"out{n}")
-            os.makedirs(outdir)
-            script = namespace_script(fixture, os.path.abspath(args.iowatch), sets, outdir)
-            r = subprocess.run(["unshare", "-m", "--fork", "bash", "-c", script],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"namespace setup failed for fixture seed {fixture_seed}:\n{r.stderr}")
-                return 1
-            for i, opts in enumerate(sets):
-                ref = open(os.path.join(outdir, f"ref-{i}.txt")).read()
-                our = open(os.path.join(outdir, f"our-{i}.txt")).read()
-                compared += 1
-                if ref != our:
-                    failures += 1
-                    if failures <= 5:
-                        print(f"MISMATCH fixture seed {fixture_seed} options '{opts}'")
-                        import difflib
-                        sys.stdout.writelines(difflib.unified_diff(
-                            ref.splitlines(True), our.splitlines(True), "sysstat", "iowatch", n=1))
-    print(f"{compared - failures} passed, {failures} failed")
-    return 1 if failures else 0
+        lines += refcompare.run_pair_lines(
+            i, outdir, f"/usr/bin/iostat -f {sysd} {opts}",
+            f"{iowatch} --path.procfs={proc} --path.sysfs={sysd} iostat {opts}", posix)
+    return "\n".join(lines) + "\n", sets
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(refcompare.main(__doc__, build_case))

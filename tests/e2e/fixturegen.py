@@ -159,11 +159,18 @@ MEMINFO_KEYS = ["MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached", "Swa
                 "AnonPages", "Mapped", "Shmem", "KReclaimable", "Slab", "SReclaimable", "SUnreclaim"]
 
 
+def huge_or(rng, value):
+    """Now and then a value at the top of the 64-bit range, where float rounding shows."""
+    return rng.choice([2**64 - 1, 2**63 + rng.randrange(2**40), 2**24 + rng.randrange(3)]) \
+        if rng.random() < 0.04 else value
+
+
 def meminfo(rng):
     mag = rng.choice([5, 7, 9, 11])
-    values = {k: rng.randrange(10**mag) for k in MEMINFO_KEYS}
+    values = {k: huge_or(rng, rng.randrange(10**mag)) for k in MEMINFO_KEYS
+              if rng.random() > 0.03}  # an old kernel may lack a field
     if rng.random() < 0.3:
-        values["SwapFree"] = values["SwapTotal"] + rng.randrange(100)  # used would be negative
+        values["SwapFree"] = values.get("SwapTotal", 0) + rng.randrange(100)  # used would be negative
     out = [f"{k + ':':<16}{v:>8} kB" for k, v in values.items()]
     out.append("HugePages_Total:       0")
     return "\n".join(out) + "\n"
@@ -173,7 +180,7 @@ def vmstat(rng):
     mag = rng.randrange(1, 13)
     keys = ["nr_free_pages", "nr_zone_inactive_anon", "pgpgin", "pgpgout", "pswpin", "pswpout",
             "pgfault", "pgmajfault"]
-    return "".join(f"{k} {rng.randrange(10**mag)}\n" for k in keys)
+    return "".join(f"{k} {huge_or(rng, rng.randrange(10**mag))}\n" for k in keys)
 
 
 if __name__ == "__main__":
