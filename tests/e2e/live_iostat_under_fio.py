@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Compares live `iowatch iostat -x` figures with sysstat's iostat while fio loads the disk.
 
-The fixture tests (compare_iostat.py) check the arithmetic and layouts on frozen
-counters; this one checks the live path: real /proc/diskstats, real intervals
-and real uptime deltas on a busy device. A scratch directory is created under
---dir (default: the current directory; ctest runs in the build tree, which is
-on the real disk), its st_dev is mapped to /sys/dev/block/M:m and, for a
-partition, to its parent disk. fio runs a 4k direct random read/write load on a
-file there, then `iostat -x -y -o JSON DISK 1 3` and the same iowatch command
-are started back to back and their three one-second reports are compared.
+compare_iostat.py checks arithmetic and layouts on frozen fixtures; this checks
+the live path: real /proc/diskstats, intervals and uptime deltas on a busy disk.
+A scratch directory is made under --dir (default: the current directory; ctest
+runs in the build tree, on the real disk); its st_dev maps to /sys/dev/block/M:m
+and, for a partition, to its parent disk (both are then named and compared).
+fio runs 4k direct random reads/writes on a file there, then
+`iostat -x -y -o JSON DISK 1 3` and the same iowatch command are started back
+to back and their three one-second reports are compared.
 
 Both tools sample the same kernel counters a few milliseconds apart, so the
 rates differ by the load that fell into that skew. Rule: for each column,
@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import sys
+import signal
 import tempfile
 import time
 
@@ -75,6 +76,7 @@ def main():
     parser.add_argument("--dir", default=os.getcwd())
     parser.add_argument("--seconds", type=int, default=3, help="number of 1 s reports")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # still clean up when terminated
     for tool in ("fio", "iostat"):
         if shutil.which(tool) is None:
             print(f"SKIP: {tool} not installed")
@@ -90,7 +92,7 @@ def main():
         print(f"scratch {scratch} on {' / '.join(devices)}")
         fio_args = ["fio", "--name=load", f"--filename={scratch}/fio.dat", "--size=256M",
                     "--rw=randrw", "--bs=4k", "--iodepth=16", "--ioengine=libaio",
-                    "--direct=1", "--output-format=terse"]
+                    "--direct=1", "--thread", "--output-format=terse"]
         # Lay the file out first, so the measured load is only the random I/O.
         lay = subprocess.run(fio_args + ["--create_only=1"], capture_output=True, text=True)
         if lay.returncode != 0:
@@ -109,7 +111,7 @@ def main():
                 print("FAIL: fio load did not come up\n" + (fio.stderr.read() if fio.poll() else ""))
                 return 1
         env = dict(os.environ, LC_ALL="C")
-        # sysstat takes devices anywhere; its synopsis puts them before interval and count.
+        # Devices before interval and count, as in sysstat's synopsis (sysstat also takes them after).
         cmd = ["-x", "-y", "-o", "JSON"] + devices + ["1", str(args.seconds)]
         procs = [subprocess.Popen(argv + cmd, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
@@ -123,8 +125,7 @@ def main():
         same = shape(ref) == shape(our)
         print(f"JSON structure: {'same' if same else 'DIFFERENT'}")
         passed, failed = int(same), int(not same)
-        ref_stats = ref["sysstat"]["hosts"][0]["statistics"]
-        our_stats = our["sysstat"]["hosts"][0]["statistics"]
+        ref_stats, our_stats = (doc["sysstat"]["hosts"][0]["statistics"] for doc in (ref, our))
         if len(ref_stats) != args.seconds or len(our_stats) != len(ref_stats):
             print(f"FAIL: report counts ref {len(ref_stats)}, iowatch {len(our_stats)}")
             print(f"{passed} passed, {failed + 1} failed")
@@ -134,7 +135,7 @@ def main():
         print(f"load on {disk}: {'real' if not light else f'TOO LIGHT {light}'}")
         passed, failed = passed + (not light), failed + bool(light)
         for dev in devices:
-            print(f"\n{dev:9}" + "".join(f"{f'report {i + 1}: sysstat / iowatch':>27}"
+            print(f"\n{dev:9}" + "".join(f"{f'#{i + 1} sysstat':>16} /{'iowatch':>9} "
                                           for i in range(len(ref_stats))) + f"{'worst%':>8}")
             for col in COLUMNS:
                 cells, worst, bad = "", 0.0, 0
@@ -149,15 +150,10 @@ def main():
         print(f"{passed} passed, {failed} failed")
         return 1 if failed else 0
     finally:
-        for p in procs:
-            p.kill() if p.poll() is None else None
-        if fio is not None and fio.poll() is None:
-            fio.terminate()
-            try:
-                fio.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                fio.kill()
-                fio.wait()
+        for p in procs + [fio] * (fio is not None):  # fio --thread: no forked job processes
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         shutil.rmtree(scratch, ignore_errors=True)
 
 
