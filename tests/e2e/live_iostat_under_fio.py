@@ -120,7 +120,7 @@ def main():
         try:
             ref, our = json.loads(outs[0]), json.loads(outs[1])
         except ValueError:
-            print("FAIL: output is not JSON:\n" + "\n".join(outs) + "\n0 passed, 1 failed")
+            print(f"FAIL: output is not JSON\nsysstat:\n{outs[0]}\niowatch:\n{outs[1]}\n0 passed, 1 failed")
             return 1
         same = shape(ref) == shape(our)
         print(f"JSON structure: {'same' if same else 'DIFFERENT'}")

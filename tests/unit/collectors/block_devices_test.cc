@@ -1,0 +1,94 @@
+#include "collectors/block_devices.h"
+
+#include <gtest/gtest.h>
+
+#include "collectors/device_filter.h"
+#include "collectors/iostat_report.h"
+
+namespace iowatch::collectors {
+namespace {
+
+const FileTree kHandMade(IOWATCH_FIXTURES_DIR "/block-devices/sys");
+
+TEST(DiscoverBlockDevices, DisksPartitionsDmMdAndQueueAttributes) {
+  const auto devices = DiscoverBlockDevices(kHandMade);
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  std::vector<std::string> names;
+  for (const auto& d : *devices) names.push_back(d.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"dm-0", "md0", "nvme0n1", "nvme0n1p1", "sda",
+                                             "sda1", "sda2"}));
+  const BlockDevice& dm = (*devices)[0];
+  EXPECT_EQ(dm.dm_name, "vg0-root");
+  EXPECT_EQ(dm.major, 253u);
+  const BlockDevice& md = (*devices)[1];
+  ASSERT_TRUE(md.md.has_value());
+  EXPECT_EQ(md.md->level, "raid1");
+  EXPECT_EQ(md.md->chunk_bytes, 524288u);
+  EXPECT_EQ(md.md->raid_disks, 2u);
+  const BlockDevice& nvme = (*devices)[2];
+  EXPECT_EQ(nvme.queue.rotational, false);
+  EXPECT_EQ(nvme.queue.logical_block_size, 512u);
+  EXPECT_EQ(nvme.queue.physical_block_size, 4096u);
+  EXPECT_EQ(nvme.queue.scheduler, "none");
+  EXPECT_EQ(nvme.queue.nr_requests, 1023u);
+  EXPECT_EQ(nvme.queue.max_sectors_kb, 1280u);
+  EXPECT_EQ(nvme.queue.read_ahead_kb, 128u);
+  EXPECT_EQ(nvme.queue.optimal_io_size, 0u);
+  EXPECT_EQ(nvme.model, "Samsung SSD 980 PRO 1TB");
+  EXPECT_EQ(nvme.serial, "S5GXNX0R123456");
+  const BlockDevice& part = (*devices)[3];
+  EXPECT_TRUE(part.is_partition);
+  EXPECT_EQ(part.parent, "nvme0n1");
+  EXPECT_EQ(part.stat_path, "block/nvme0n1/nvme0n1p1/stat");
+  EXPECT_EQ(part.queue.physical_block_size, 4096u);  // inherited from the disk
+  const BlockDevice& sda = (*devices)[4];
+  EXPECT_EQ(sda.queue.rotational, true);
+  EXPECT_EQ(sda.queue.scheduler, "mq-deadline");
+  EXPECT_EQ(sda.major, 8u);
+  EXPECT_EQ(sda.minor, 0u);
+}
+
+TEST(DiscoverBlockDevices, MissingSysfsIsAnError) {
+  const auto devices = DiscoverBlockDevices(FileTree("/nonexistent"));
+  ASSERT_FALSE(devices.has_value());
+  EXPECT_EQ(devices.error().code, ErrorCode::kNotFound);
+}
+
+TEST(ReadBlockTopology, NamesPartitionsAndDmNames) {
+  const auto t = ReadBlockTopology(kHandMade);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->disks, (std::set<std::string>{"dm-0", "md0", "nvme0n1", "sda"}));
+  EXPECT_EQ(t->partitions.at("sda"), (std::vector<std::string>{"sda1", "sda2"}));
+  EXPECT_EQ(t->dm_names.at("dm-0"), "vg0-root");
+}
+
+TEST(ReadBlockTopology, RealSysfsOfThisMachine) {
+  const auto t = ReadBlockTopology(FileTree(IOWATCH_FIXTURES_DIR "/real-vm/sys"));
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(t->disks.contains("vda"));
+}
+
+TEST(ActiveScheduler, BracketedEntry) {
+  EXPECT_EQ(ActiveScheduler("none [mq-deadline] kyber bfq\n"), "mq-deadline");
+  EXPECT_EQ(ActiveScheduler("none\n"), "none");
+}
+
+TEST(DeviceFilter, IncludeAndExcludeMatchWholeNames) {
+  const auto f = DeviceFilter::Create("^(sd|nvme).*", "^(loop|ram|zram)\\d+$|.*p\\d+$");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->Matches("sda"));
+  EXPECT_TRUE(f->Matches("nvme0n1"));
+  EXPECT_FALSE(f->Matches("nvme0n1p1"));
+  EXPECT_FALSE(f->Matches("loop0"));
+  EXPECT_FALSE(f->Matches("dm-0"));
+  EXPECT_TRUE(DeviceFilter().Matches("anything"));
+}
+
+TEST(DeviceFilter, InvalidPatternIsReportedWithThePattern) {
+  const auto f = DeviceFilter::Create("(", "");
+  ASSERT_FALSE(f.has_value());
+  EXPECT_NE(f.error().message.find("invalid include device pattern '('"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace iowatch::collectors

@@ -1,0 +1,80 @@
+// The sysstat- and procps-style command lines.
+#include <gtest/gtest.h>
+
+#include "daemon/iostat_options.h"
+#include "daemon/vmstat_options.h"
+
+namespace iowatch::daemon {
+namespace {
+
+TEST(ParseIostatArgs, EverydayOptionsAndPositionals) {
+  const auto o = ParseIostatArgs({"-xzt", "-k", "-N", "-y", "-o", "JSON", "sda", "/dev/nvme0n1", "2", "5"});
+  ASSERT_TRUE(o.has_value()) << o.error().ToString();
+  EXPECT_TRUE(o->extended && o->omit_inactive && o->timestamp && o->dm_names && o->skip_since_boot);
+  EXPECT_TRUE(o->json);
+  EXPECT_EQ(o->unit, SizeUnit::kKilobytes);
+  EXPECT_EQ(o->devices, (std::vector<std::string>{"sda", "nvme0n1"}));
+  EXPECT_EQ(o->interval_s, 2);
+  EXPECT_EQ(o->count, 5);
+  EXPECT_TRUE(o->show_cpu && o->show_devices);
+}
+
+TEST(ParseIostatArgs, DashPTakesAListOnlyWhenNextArgumentIsNotANumberOrOption) {
+  auto o = ParseIostatArgs({"-p", "sda,sdb", "1"});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->partition_devices, (std::vector<std::string>{"sda", "sdb"}));
+  EXPECT_EQ(o->interval_s, 1);
+  o = ParseIostatArgs({"-p", "1"});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_TRUE(o->partitions && !o->partitions_all && o->partition_devices.empty());
+  EXPECT_EQ(o->interval_s, 1);
+  o = ParseIostatArgs({"-p", "ALL", "-x"});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_TRUE(o->partitions_all && o->extended);
+}
+
+TEST(ParseIostatArgs, CpuAndDeviceBlocks) {
+  EXPECT_FALSE(ParseIostatArgs({"-c"})->show_devices);
+  EXPECT_FALSE(ParseIostatArgs({"-d"})->show_cpu);
+  EXPECT_TRUE(ParseIostatArgs({"-c", "-x"})->show_devices);  // -x always shows devices
+  EXPECT_FALSE(ParseIostatArgs({"0"})->interval_s.has_value());  // interval 0: one report
+}
+
+TEST(ParseIostatArgs, BadInputNamesTheArgument) {
+  EXPECT_EQ(ParseIostatArgs({"-q"}).error().message,
+            "unknown option '-q' in '-q' (supported: -c -d -x -k -m -N -p -y -z -t -o JSON)");
+  EXPECT_EQ(ParseIostatArgs({"-o", "XML"}).error().message, "option -o takes the output format JSON");
+  EXPECT_EQ(ParseIostatArgs({"-k", "-m"}).error().message, "options -k and -m exclude each other");
+  EXPECT_EQ(ParseIostatArgs({"1", "2", "3"}).error().message, "unexpected extra number '3'");
+  EXPECT_EQ(ParseIostatArgs({"1", "sda"}).error().message,
+            "device 'sda' must come before the interval and count");
+  EXPECT_EQ(ParseIostatArgs({"99999999999"}).error().message, "number '99999999999' is too large");
+  EXPECT_EQ(ParseIostatArgs({"0", "3"}).error().message,
+            "a count needs an interval of at least 1 second");
+}
+
+TEST(ParseVmstatArgs, OptionsUnitsAndNumbers) {
+  auto o = ParseVmstatArgs({"-wat", "-n", "-Sm", "2", "10"});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_TRUE(o->wide && o->active && o->timestamp && o->one_header);
+  EXPECT_EQ(o->unit_bytes, 1000000u);
+  EXPECT_EQ(o->delay_s, 2u);
+  EXPECT_EQ(o->count, 10u);
+  EXPECT_EQ(ParseVmstatArgs({"-S", "M"})->unit_bytes, 1048576u);
+  EXPECT_EQ(ParseVmstatArgs({"-S", "k"})->unit_bytes, 1000u);
+  EXPECT_EQ(ParseVmstatArgs({})->unit_bytes, 1024u);
+}
+
+TEST(ParseVmstatArgs, BadInputIsAClearError) {
+  EXPECT_EQ(ParseVmstatArgs({"-S", "x"}).error().message,
+            "-S requires k, K, m or M (default is KiB)");
+  EXPECT_EQ(ParseVmstatArgs({"-S"}).error().message, "-S requires k, K, m or M (default is KiB)");
+  EXPECT_EQ(ParseVmstatArgs({"1.5"}).error().message, "delay '1.5' is not a whole number");
+  EXPECT_EQ(ParseVmstatArgs({"0"}).error().message, "delay must be a positive integer");
+  EXPECT_EQ(ParseVmstatArgs({"1", "2", "3"}).error().message, "unexpected argument '3'");
+  EXPECT_EQ(ParseVmstatArgs({"-q"}).error().message,
+            "unknown option '-q' in '-q' (supported: -a -w -t -n -y -S k|K|m|M)");
+}
+
+}  // namespace
+}  // namespace iowatch::daemon
