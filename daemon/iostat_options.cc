@@ -85,9 +85,6 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
       numbers.push_back(std::stol(arg));
       continue;
     }
-    if (!numbers.empty()) {
-      return Invalid(fmt::format("device '{}' must come before the interval and count", arg));
-    }
     if (arg == "ALL") {
       opts.all_devices = true;
     } else {

@@ -4,7 +4,10 @@
 // tests/bench/run-bench.sh, which times `cat /proc/diskstats` the same way.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
+
+#include "collectors/file_tree.h"
 
 #include "collectors/diskstats.h"
 #include "collectors/iostat.h"
@@ -53,6 +56,25 @@ void BM_ParseAndDeriveIostat(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * devices);
 }
 BENCHMARK(BM_ParseAndDeriveIostat)->Arg(10000);
+
+// The kernel's side: producing /proc/diskstats for the devices of this
+// machine (open, read to EOF, close), per device line, measured the same way.
+void BM_KernelProducesDiskstats(benchmark::State& state) {
+  const iowatch::collectors::FileTree procfs("/proc");
+  int64_t lines = 0;
+  for (auto _ : state) {
+    auto text = procfs.Read("diskstats");
+    if (!text) {
+      state.SkipWithError("cannot read /proc/diskstats");
+      return;
+    }
+    lines = static_cast<int64_t>(std::count(text->begin(), text->end(), '\n'));
+    benchmark::DoNotOptimize(text);
+  }
+  state.SetItemsProcessed(state.iterations() * lines);
+  state.counters["devices"] = static_cast<double>(lines);
+}
+BENCHMARK(BM_KernelProducesDiskstats);
 
 }  // namespace
 

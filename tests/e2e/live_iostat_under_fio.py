@@ -70,6 +70,11 @@ def shape(node):
     return "str" if isinstance(node, str) else "num"
 
 
+def fail(message, passed=0):
+    print(f"FAIL: {message}\n{passed} passed, 1 failed")
+    return 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("iowatch")
@@ -96,8 +101,7 @@ def main():
         # Lay the file out first, so the measured load is only the random I/O.
         lay = subprocess.run(fio_args + ["--create_only=1"], capture_output=True, text=True)
         if lay.returncode != 0:
-            print(f"FAIL: fio could not lay out its file:\n{lay.stderr}")
-            return 1
+            return fail(f"fio could not lay out its file:\n{lay.stderr}")
         fio = subprocess.Popen(fio_args + ["--time_based", f"--runtime={args.seconds + 15}"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # Ramp up: at least 2 s, and the disk's completed I/Os growing in the last two 0.5 s windows.
@@ -108,11 +112,10 @@ def main():
             steady = steady + 1 if now - last > MIN_IOPS / 2 else 0
             last = now
             if fio.poll() is not None or time.monotonic() - start > 15:
-                print("FAIL: fio load did not come up\n" + (fio.stderr.read() if fio.poll() else ""))
-                return 1
+                return fail("fio load did not come up\n" + (fio.stderr.read() if fio.poll() else ""))
         env = dict(os.environ, LC_ALL="C")
-        # Devices before interval and count, as in sysstat's synopsis (sysstat also takes them after).
-        cmd = ["-x", "-y", "-o", "JSON"] + devices + ["1", str(args.seconds)]
+        # The issue's spelling: options, interval and count, then -o JSON and the devices.
+        cmd = ["-x", "-y", "1", str(args.seconds), "-o", "JSON"] + devices
         procs = [subprocess.Popen(argv + cmd, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
                  for argv in (["/usr/bin/iostat"], [os.path.abspath(args.iowatch), "iostat"])]
@@ -120,16 +123,13 @@ def main():
         try:
             ref, our = json.loads(outs[0]), json.loads(outs[1])
         except ValueError:
-            print(f"FAIL: output is not JSON\nsysstat:\n{outs[0]}\niowatch:\n{outs[1]}\n0 passed, 1 failed")
-            return 1
+            return fail(f"output is not JSON\nsysstat:\n{outs[0]}\niowatch:\n{outs[1]}")
         same = shape(ref) == shape(our)
         print(f"JSON structure: {'same' if same else 'DIFFERENT'}")
         passed, failed = int(same), int(not same)
         ref_stats, our_stats = (doc["sysstat"]["hosts"][0]["statistics"] for doc in (ref, our))
         if len(ref_stats) != args.seconds or len(our_stats) != len(ref_stats):
-            print(f"FAIL: report counts ref {len(ref_stats)}, iowatch {len(our_stats)}")
-            print(f"{passed} passed, {failed + 1} failed")
-            return 1
+            return fail(f"report counts: sysstat {len(ref_stats)}, iowatch {len(our_stats)}", passed)
         light = [(i + 1, c, entry(r, disk)[c]) for i, r in enumerate(ref_stats)
                  for c in ("r/s", "w/s") if entry(r, disk)[c] <= MIN_IOPS]
         print(f"load on {disk}: {'real' if not light else f'TOO LIGHT {light}'}")

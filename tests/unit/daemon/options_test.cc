@@ -33,6 +33,14 @@ TEST(ParseIostatArgs, DashPTakesAListOnlyWhenNextArgumentIsNotANumberOrOption) {
   EXPECT_TRUE(o->partitions_all && o->extended);
 }
 
+TEST(ParseIostatArgs, DevicesMayFollowTheIntervalAsInSysstat) {
+  const auto o = ParseIostatArgs({"-x", "1", "3", "sda"});
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->devices, (std::vector<std::string>{"sda"}));
+  EXPECT_EQ(o->interval_s, 1);
+  EXPECT_EQ(o->count, 3);
+}
+
 TEST(ParseIostatArgs, CpuAndDeviceBlocks) {
   EXPECT_FALSE(ParseIostatArgs({"-c"})->show_devices);
   EXPECT_FALSE(ParseIostatArgs({"-d"})->show_cpu);
@@ -46,8 +54,6 @@ TEST(ParseIostatArgs, BadInputNamesTheArgument) {
   EXPECT_EQ(ParseIostatArgs({"-o", "XML"}).error().message, "option -o takes the output format JSON");
   EXPECT_EQ(ParseIostatArgs({"-k", "-m"}).error().message, "options -k and -m exclude each other");
   EXPECT_EQ(ParseIostatArgs({"1", "2", "3"}).error().message, "unexpected extra number '3'");
-  EXPECT_EQ(ParseIostatArgs({"1", "sda"}).error().message,
-            "device 'sda' must come before the interval and count");
   EXPECT_EQ(ParseIostatArgs({"99999999999"}).error().message, "number '99999999999' is too large");
   EXPECT_EQ(ParseIostatArgs({"0", "3"}).error().message,
             "a count needs an interval of at least 1 second");
