@@ -45,7 +45,11 @@ Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
     topology.disks.insert(disk);
     auto& parts = topology.partitions[disk];
     for (const std::string& child : sysfs.List("block/" + entry).value_or(std::vector<std::string>())) {
-      if (sysfs.Exists("block/" + entry + "/" + child + "/partition")) parts.push_back(KernelName(child));
+      // The kernel names partitions after their disk ("sda1", "nvme0n1p1"); checking
+      // only those entries spares a stat() of each of the ~30 attributes of a disk.
+      if (child.starts_with(entry) && sysfs.Exists("block/" + entry + "/" + child + "/partition")) {
+        parts.push_back(KernelName(child));
+      }
     }
     if (auto dm = sysfs.Read("block/" + entry + "/dm/name")) {
       while (!dm->empty() && (dm->back() == '\n' || dm->back() == ' ')) dm->pop_back();

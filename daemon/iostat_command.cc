@@ -48,7 +48,7 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
     IntervalSleeper sleeper{std::chrono::seconds(*opts->interval_s)};
     for (long printed = skipped_first ? 0 : 1; !opts->count || printed < *opts->count; ++printed) {
       if (!sleeper.SleepUntilNext()) break;
-      auto sample = ReadIostatSample(procfs, sysfs);
+      auto sample = ReadIostatSample(procfs, sysfs, session.previous());
       if (!sample) {
         Write(session.Finish());
         return Fail(sample.error());

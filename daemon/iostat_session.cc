@@ -1,5 +1,7 @@
 #include "daemon/iostat_session.h"
 
+#include <algorithm>
+
 namespace iowatch::daemon {
 namespace {
 
@@ -38,10 +40,16 @@ IostatLayout LayoutFrom(const IostatOptions& opts, bool posixly_correct) {
   return layout;
 }
 
+bool SameDevices(const collectors::Diskstats& a, const collectors::Diskstats& b) {
+  return std::equal(a.disks.begin(), a.disks.end(), b.disks.begin(), b.disks.end(),
+                    [](const auto& x, const auto& y) { return x.name == y.name; });
+}
+
 }  // namespace
 
 Result<IostatSample> ReadIostatSample(const collectors::FileTree& procfs,
-                                      const collectors::FileTree& sysfs) {
+                                      const collectors::FileTree& sysfs,
+                                      const IostatSample* previous) {
   IostatSample sample;
   auto stat_text = procfs.Read("stat");
   if (!stat_text) return std::unexpected(stat_text.error());
@@ -51,6 +59,10 @@ Result<IostatSample> ReadIostatSample(const collectors::FileTree& procfs,
   auto disks = collectors::ReadDiskSample(procfs);
   if (!disks) return std::unexpected(disks.error());
   sample.disks = std::move(*disks);
+  if (previous != nullptr && SameDevices(previous->disks.diskstats, sample.disks.diskstats)) {
+    sample.topology = previous->topology;
+    return sample;
+  }
   auto topology = collectors::ReadBlockTopology(sysfs);
   if (!topology) return std::unexpected(topology.error());
   sample.topology = std::move(*topology);

@@ -28,8 +28,11 @@ struct IostatSample {
   collectors::BlockTopology topology;
 };
 
+// `previous`, when given, lets the sysfs topology be reused while the set of
+// devices in /proc/diskstats has not changed (sysfs is walked only on hotplug).
 Result<IostatSample> ReadIostatSample(const collectors::FileTree& procfs,
-                                      const collectors::FileTree& sysfs);
+                                      const collectors::FileTree& sysfs,
+                                      const IostatSample* previous = nullptr);
 
 // strftime of "now"; injected so that tests are deterministic.
 using TimeFormatter = std::function<std::string(const char* strftime_format)>;
@@ -47,6 +50,9 @@ class IostatSession {
   std::string Next(IostatSample sample);
   // What closes the output (the end of the JSON document).
   std::string Finish() const;
+
+  // The last sample given, if any.
+  const IostatSample* previous() const { return previous_ ? &*previous_ : nullptr; }
 
  private:
   IostatReport MakeReport(const IostatSample* prev, const IostatSample& cur) const;
