@@ -51,7 +51,8 @@ QueueAttributes ReadQueue(const FileTree& sysfs, const std::string& dir) {
 
 std::optional<MdGeometry> ReadMd(const FileTree& sysfs, const std::string& dir) {
   if (!sysfs.Exists(dir + "/md")) return std::nullopt;
-  return MdGeometry{ReadTrimmed(sysfs, dir + "/md/level"), ReadNumber(sysfs, dir + "/md/chunk_size"),
+  return MdGeometry{ReadTrimmed(sysfs, dir + "/md/level"),
+                    ReadNumber(sysfs, dir + "/md/chunk_size"),
                     ReadNumber(sysfs, dir + "/md/raid_disks")};
 }
 
@@ -89,7 +90,8 @@ Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs) {
   std::vector<BlockDevice> devices;
   for (const std::string& name : *names) {
     BlockDevice disk = ReadDisk(sysfs, name);
-    std::vector<std::string> children = sysfs.List("block/" + name).value_or(std::vector<std::string>());
+    std::vector<std::string> children =
+        sysfs.List("block/" + name).value_or(std::vector<std::string>());
     std::sort(children.begin(), children.end());
     const QueueAttributes disk_queue = disk.queue;
     devices.push_back(std::move(disk));

@@ -35,18 +35,18 @@ struct QueueAttributes {
 };
 
 struct BlockDevice {
-  std::string name;               // kernel name, as in /proc/diskstats ("sda", "dm-0", "nvme0n1p1")
+  std::string name;  // kernel name, as in /proc/diskstats ("sda", "dm-0", "nvme0n1p1")
   uint32_t major = 0;
   uint32_t minor = 0;
   bool is_partition = false;
-  std::string parent;             // whole disk of a partition, empty for disks
-  std::string stat_path;          // relative to the sysfs root: "block/sda/stat", "block/sda/sda1/stat"
-  std::string dm_name;            // dm/name for device-mapper devices ("vg0-root")
-  std::optional<MdGeometry> md;   // md arrays only
-  QueueAttributes queue;          // for partitions, the parent disk's queue
-  std::string model;              // device/model, trimmed
-  std::string serial;             // device/serial, trimmed
-  std::string wwid;               // wwid or device/wwid
+  std::string parent;     // whole disk of a partition, empty for disks
+  std::string stat_path;  // relative to the sysfs root: "block/sda/stat", "block/sda/sda1/stat"
+  std::string dm_name;    // dm/name for device-mapper devices ("vg0-root")
+  std::optional<MdGeometry> md;  // md arrays only
+  QueueAttributes queue;         // for partitions, the parent disk's queue
+  std::string model;             // device/model, trimmed
+  std::string serial;            // device/serial, trimmed
+  std::string wwid;              // wwid or device/wwid
 };
 
 // Lists every disk under <sysfs>/block and its partitions, disks sorted by

@@ -27,10 +27,10 @@ Result<DiskCounters> CountersFromFields(std::span<const std::string_view> fields
   for (size_t i = 0; i < used; ++i) {
     const auto value = ParseU64(fields[i]);
     if (!value) {
-      return MakeError(ErrorCode::kParse,
-                       fmt::format("counter {} is '{}', expected an unsigned integer", i + 1,
-                                   fields[i]),
-                       std::string(path), line);
+      return MakeError(
+          ErrorCode::kParse,
+          fmt::format("counter {} is '{}', expected an unsigned integer", i + 1, fields[i]),
+          std::string(path), line);
     }
     v[i] = *value;
   }
@@ -97,14 +97,14 @@ Diskstats ParseDiskstats(std::string_view text, std::string_view path) {
     const auto major = ParseU64(fields[0]);
     const auto minor = ParseU64(fields[1]);
     if (!major || !minor || *major > UINT32_MAX || *minor > UINT32_MAX) {
-      result.skipped.push_back(Error{ErrorCode::kParse,
-                                     fmt::format("expected numeric major and minor, found '{} {}'",
-                                                 fields[0], fields[1]),
-                                     std::string(path), line_number, 0});
+      result.skipped.push_back(Error{
+          ErrorCode::kParse,
+          fmt::format("expected numeric major and minor, found '{} {}'", fields[0], fields[1]),
+          std::string(path), line_number, 0});
       return;
     }
-    auto counters = CountersFromFields(std::span(fields).subspan(3, std::min(n, kMaxLineFields) - 3),
-                                       n - 3, path, line_number);
+    auto counters = CountersFromFields(
+        std::span(fields).subspan(3, std::min(n, kMaxLineFields) - 3), n - 3, path, line_number);
     if (!counters) {
       result.skipped.push_back(std::move(counters.error()));
       return;

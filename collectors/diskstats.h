@@ -24,24 +24,24 @@ namespace iowatch::collectors {
 inline constexpr uint64_t kSectorBytes = 512;
 
 struct DiskCounters {
-  uint64_t reads = 0;             // F1 reads completed successfully
-  uint64_t reads_merged = 0;      // F2
-  uint64_t read_sectors = 0;      // F3
-  uint64_t read_ms = 0;           // F4 time spent reading (32-bit in the kernel)
-  uint64_t writes = 0;            // F5
-  uint64_t writes_merged = 0;     // F6
-  uint64_t write_sectors = 0;     // F7
-  uint64_t write_ms = 0;          // F8
-  uint64_t in_flight = 0;         // F9 I/Os currently in progress (a gauge)
-  uint64_t io_ms = 0;             // F10 time the device had I/O in flight ("io_ticks")
-  uint64_t weighted_io_ms = 0;    // F11 weighted time ("time_in_queue")
-  uint64_t discards = 0;          // F12 (4.18+)
-  uint64_t discards_merged = 0;   // F13
-  uint64_t discard_sectors = 0;   // F14
-  uint64_t discard_ms = 0;        // F15
-  uint64_t flushes = 0;           // F16 (5.5+)
-  uint64_t flush_ms = 0;          // F17
-  int field_count = 0;            // 4, 11, 15 or 17: which of the above the kernel provided
+  uint64_t reads = 0;            // F1 reads completed successfully
+  uint64_t reads_merged = 0;     // F2
+  uint64_t read_sectors = 0;     // F3
+  uint64_t read_ms = 0;          // F4 time spent reading (32-bit in the kernel)
+  uint64_t writes = 0;           // F5
+  uint64_t writes_merged = 0;    // F6
+  uint64_t write_sectors = 0;    // F7
+  uint64_t write_ms = 0;         // F8
+  uint64_t in_flight = 0;        // F9 I/Os currently in progress (a gauge)
+  uint64_t io_ms = 0;            // F10 time the device had I/O in flight ("io_ticks")
+  uint64_t weighted_io_ms = 0;   // F11 weighted time ("time_in_queue")
+  uint64_t discards = 0;         // F12 (4.18+)
+  uint64_t discards_merged = 0;  // F13
+  uint64_t discard_sectors = 0;  // F14
+  uint64_t discard_ms = 0;       // F15
+  uint64_t flushes = 0;          // F16 (5.5+)
+  uint64_t flush_ms = 0;         // F17
+  int field_count = 0;           // 4, 11, 15 or 17: which of the above the kernel provided
 
   bool HasExtendedFields() const { return field_count >= 11; }
   bool operator==(const DiskCounters&) const = default;
@@ -55,8 +55,8 @@ struct DiskStat {
 };
 
 struct Diskstats {
-  std::vector<DiskStat> disks;   // in file order
-  std::vector<Error> skipped;    // one per malformed line, with its line number
+  std::vector<DiskStat> disks;  // in file order
+  std::vector<Error> skipped;   // one per malformed line, with its line number
 };
 
 // Parses the counters of one device (the numbers after "major minor name" in

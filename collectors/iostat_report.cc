@@ -28,7 +28,8 @@ std::set<std::string> WantedNames(const BlockTopology& topology, const IostatSel
     wanted.insert(name);
     if (sel.set == DeviceSet::kPartitionsOfNamed) {
       const auto parts = topology.partitions.find(name);
-      if (parts != topology.partitions.end()) wanted.insert(parts->second.begin(), parts->second.end());
+      if (parts != topology.partitions.end())
+        wanted.insert(parts->second.begin(), parts->second.end());
     }
   }
   return wanted;
@@ -44,7 +45,8 @@ Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
     const std::string disk = KernelName(entry);
     topology.disks.insert(disk);
     auto& parts = topology.partitions[disk];
-    for (const std::string& child : sysfs.List("block/" + entry).value_or(std::vector<std::string>())) {
+    for (const std::string& child :
+         sysfs.List("block/" + entry).value_or(std::vector<std::string>())) {
       // The kernel names partitions after their disk ("sda1", "nvme0n1p1"); checking
       // only those entries spares a stat() of each of the ~30 attributes of a disk.
       if (child.starts_with(entry) && sysfs.Exists("block/" + entry + "/" + child + "/partition")) {

@@ -25,9 +25,9 @@ namespace iowatch::collectors {
 
 // Names of whole disks and the partitions of each, from sysfs.
 struct BlockTopology {
-  std::set<std::string> disks;                                // diskstats names ("cciss/c0d0")
+  std::set<std::string> disks;                                 // diskstats names ("cciss/c0d0")
   std::map<std::string, std::vector<std::string>> partitions;  // disk -> its partitions
-  std::map<std::string, std::string> dm_names;                // "dm-0" -> "vg0-root"
+  std::map<std::string, std::string> dm_names;                 // "dm-0" -> "vg0-root"
 };
 
 // Reads only names (block/, partition markers, dm/name): cheap enough to call

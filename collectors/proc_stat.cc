@@ -33,9 +33,9 @@ Result<ProcStat> ParseProcStat(std::string_view text, std::string_view path) {
     if (key.starts_with("cpu")) {
       const auto ticks = ParseCpuFields(fields);
       if (!ticks) {
-        error = Error{ErrorCode::kParse,
-                      "expected 'cpu' followed by at least 4 unsigned tick counts",
-                      std::string(path), line_number, 0};
+        error =
+            Error{ErrorCode::kParse, "expected 'cpu' followed by at least 4 unsigned tick counts",
+                  std::string(path), line_number, 0};
         return;
       }
       if (key == "cpu") {
@@ -50,12 +50,18 @@ Result<ProcStat> ParseProcStat(std::string_view text, std::string_view path) {
     if (fields.size() < 2) return;
     const auto value = ParseU64(fields[1]);
     if (!value) return;
-    if (key == "intr") stat.interrupts = *value;
-    else if (key == "ctxt") stat.context_switches = *value;
-    else if (key == "btime") stat.boot_time = *value;
-    else if (key == "processes") stat.forks = *value;
-    else if (key == "procs_running") stat.procs_running = *value;
-    else if (key == "procs_blocked") stat.procs_blocked = *value;
+    if (key == "intr")
+      stat.interrupts = *value;
+    else if (key == "ctxt")
+      stat.context_switches = *value;
+    else if (key == "btime")
+      stat.boot_time = *value;
+    else if (key == "processes")
+      stat.forks = *value;
+    else if (key == "procs_running")
+      stat.procs_running = *value;
+    else if (key == "procs_blocked")
+      stat.procs_blocked = *value;
   });
   if (error) return std::unexpected(*error);
   if (!have_total) {

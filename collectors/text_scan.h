@@ -65,7 +65,8 @@ inline std::optional<uint64_t> ParseU64(std::string_view s) {
   for (const char c : s) {
     const unsigned digit = static_cast<unsigned char>(c) - static_cast<unsigned>('0');
     if (digit > 9) return std::nullopt;
-    if (__builtin_mul_overflow(value, 10u, &value) || __builtin_add_overflow(value, digit, &value)) {
+    if (__builtin_mul_overflow(value, 10u, &value) ||
+        __builtin_add_overflow(value, digit, &value)) {
       return std::nullopt;
     }
   }

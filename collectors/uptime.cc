@@ -14,8 +14,8 @@ Result<uint64_t> ParseUptimeCentiseconds(std::string_view text, std::string_view
   const size_t dot = up.find('.');
   const auto seconds = ParseU64(up.substr(0, dot));
   // Like sysstat's "%lu.%lu": the digits after the dot are taken as centiseconds.
-  const auto centis = dot == std::string_view::npos ? std::optional<uint64_t>(0)
-                                                    : ParseU64(up.substr(dot + 1));
+  const auto centis =
+      dot == std::string_view::npos ? std::optional<uint64_t>(0) : ParseU64(up.substr(dot + 1));
   if (!seconds || !centis || *centis > 99) {
     return MakeError(ErrorCode::kParse,
                      fmt::format("expected '<seconds>.<centiseconds>', found '{}'", up),

@@ -11,17 +11,18 @@ struct CpuSplit {
 };
 
 CpuSplit SplitTicks(const CpuTicks& t) {
-  return {t.user + t.nice, t.system + t.irq + t.softirq, t.idle, t.iowait, t.steal,
-          t.guest + t.guest_nice};
+  return {t.user + t.nice, t.system + t.irq + t.softirq, t.idle, t.iowait,
+          t.steal,         t.guest + t.guest_nice};
 }
 
 // Per-field deltas clamped at zero, as libproc2 computes them.
 CpuTicks ClampedDelta(const CpuTicks& p, const CpuTicks& c) {
   const auto d = [](uint64_t a, uint64_t b) { return b > a ? b - a : 0; };
-  return {d(p.user, c.user),     d(p.nice, c.nice),   d(p.system, c.system),
-          d(p.idle, c.idle),     d(p.iowait, c.iowait), d(p.irq, c.irq),
-          d(p.softirq, c.softirq), d(p.steal, c.steal), d(p.guest, c.guest),
-          d(p.guest_nice, c.guest_nice)};
+  return {d(p.user, c.user),       d(p.nice, c.nice),
+          d(p.system, c.system),   d(p.idle, c.idle),
+          d(p.iowait, c.iowait),   d(p.irq, c.irq),
+          d(p.softirq, c.softirq), d(p.steal, c.steal),
+          d(p.guest, c.guest),     d(p.guest_nice, c.guest_nice)};
 }
 
 // Fills us..gu from jiffies and returns Div, the total the rates divide by.

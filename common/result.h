@@ -7,20 +7,20 @@
 // Thread-safety: plain values, safe to copy between threads.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
 #include <expected>
 #include <string>
 #include <utility>
 
-#include <fmt/format.h>
-
 namespace iowatch {
 
 enum class ErrorCode {
-  kNotFound,      // the file or device does not exist (ENOENT); often expected (a device vanished)
-  kIo,            // any other OS error
-  kParse,         // the text does not have the expected format
+  kNotFound,  // the file or device does not exist (ENOENT); often expected (a device vanished)
+  kIo,        // any other OS error
+  kParse,     // the text does not have the expected format
   kInvalidArgument,
   kUnsupported,
 };
@@ -52,8 +52,8 @@ inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std
 
 // Maps an errno to an Error in one place, so ENOENT is always kNotFound.
 inline std::unexpected<Error> ErrnoError(int err, std::string what, std::string path) {
-  const ErrorCode code = err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound
-                                                                       : ErrorCode::kIo;
+  const ErrorCode code =
+      err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound : ErrorCode::kIo;
   return std::unexpected<Error>(
       Error{code, fmt::format("{}: {}", what, std::strerror(err)), std::move(path), 0, err});
 }

@@ -17,10 +17,11 @@ HostInfo ReadHostInfo(const collectors::FileTree& sysfs) {
   }
   const auto entries = sysfs.List("devices/system/cpu");
   if (entries) {
-    host.cpu_count = static_cast<int>(std::count_if(
-        entries->begin(), entries->end(), [](const std::string& name) {
+    host.cpu_count = static_cast<int>(
+        std::count_if(entries->begin(), entries->end(), [](const std::string& name) {
           return name.size() > 3 && name.starts_with("cpu") &&
-                 std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+                 std::all_of(name.begin() + 3, name.end(),
+                             [](char c) { return c >= '0' && c <= '9'; });
         }));
   }
   return host;

@@ -4,22 +4,13 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "daemon/cli_output.h"
 #include "daemon/iostat_session.h"
 #include "daemon/local_time.h"
 #include "daemon/sleeper.h"
 
 namespace iowatch::daemon {
 namespace {
-
-void Write(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "iowatch iostat: %s\n", e.ToString().c_str());
-  return 2;
-}
 
 void WarnSkippedLines(const IostatSample& sample) {
   for (const Error& e : sample.disks.diskstats.skipped) {
@@ -31,7 +22,7 @@ void WarnSkippedLines(const IostatSample& sample) {
 
 int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args) {
   auto opts = ParseIostatArgs(args);
-  if (!opts) return Fail(opts.error());
+  if (!opts) return ReportError("iostat", opts.error());
   const collectors::FileTree procfs(global.procfs);
   const collectors::FileTree sysfs(global.sysfs);
   const char* time_format = std::getenv("S_TIME_FORMAT");
@@ -40,9 +31,9 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
                         time_format != nullptr && std::string_view(time_format) == "ISO");
 
   auto first = ReadIostatSample(procfs, sysfs);
-  if (!first) return Fail(first.error());
+  if (!first) return ReportError("iostat", first.error());
   WarnSkippedLines(*first);
-  Write(session.Start(std::move(*first)));
+  WriteStdout(session.Start(std::move(*first)));
   if (opts->interval_s) {
     const bool skipped_first = opts->skip_since_boot;
     IntervalSleeper sleeper{std::chrono::seconds(*opts->interval_s)};
@@ -50,13 +41,13 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
       if (!sleeper.SleepUntilNext()) break;
       auto sample = ReadIostatSample(procfs, sysfs, session.previous());
       if (!sample) {
-        Write(session.Finish());
-        return Fail(sample.error());
+        WriteStdout(session.Finish());
+        return ReportError("iostat", sample.error());
       }
-      Write(session.Next(std::move(*sample)));
+      WriteStdout(session.Next(std::move(*sample)));
     }
   }
-  Write(session.Finish());
+  WriteStdout(session.Finish());
   return 0;
 }
 

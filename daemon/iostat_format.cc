@@ -1,6 +1,7 @@
 #include "daemon/iostat_format.h"
 
 #include <fmt/format.h>
+
 #include <cstdio>
 
 namespace iowatch::daemon {
@@ -11,9 +12,12 @@ using collectors::IostatRow;
 // sysstat divides sector rates by this factor to print its unit.
 double SectorDivisor(IostatUnit unit) {
   switch (unit) {
-    case IostatUnit::kKilobytes: return 2;
-    case IostatUnit::kMegabytes: return 2048;
-    case IostatUnit::kSectors: return 1;
+    case IostatUnit::kKilobytes:
+      return 2;
+    case IostatUnit::kMegabytes:
+      return 2048;
+    case IostatUnit::kSectors:
+      return 1;
   }
   return 2;
 }
@@ -170,19 +174,17 @@ std::string IostatJsonFormatter::Report(const IostatReport& report) {
             F2(r.flushes_per_s), F2(dirs[0].sectors_per_s / div), F2(dirs[1].sectors_per_s / div),
             F2(dirs[2].sectors_per_s / div), F2(dirs[0].merges_per_s), F2(dirs[1].merges_per_s),
             F2(dirs[2].merges_per_s), F2(dirs[0].merge_pct), F2(dirs[1].merge_pct),
-            F2(dirs[2].merge_pct), F2(dirs[0].await_ms), F2(dirs[1].await_ms),
-            F2(dirs[2].await_ms), F2(r.flush_await_ms), F2(dirs[0].request_sectors / 2),
-            F2(dirs[1].request_sectors / 2), F2(dirs[2].request_sectors / 2), F2(r.queue_size),
-            F2(r.util_pct),
-            fmt::arg("u", u));
+            F2(dirs[2].merge_pct), F2(dirs[0].await_ms), F2(dirs[1].await_ms), F2(dirs[2].await_ms),
+            F2(r.flush_await_ms), F2(dirs[0].request_sectors / 2), F2(dirs[1].request_sectors / 2),
+            F2(dirs[2].request_sectors / 2), F2(r.queue_size), F2(r.util_pct), fmt::arg("u", u));
       } else {
         const char* u = BasicUnit(layout_.unit);
         const uint64_t idiv = SectorDivisorInt(layout_.unit);
         out += fmt::format(
             "\"tps\": {}, \"{u}_read/s\": {}, \"{u}_wrtn/s\": {}, \"{u}_dscd/s\": "
             "{}, \"{u}_read\": {}, \"{u}_wrtn\": {}, \"{u}_dscd\": {}}}",
-            F2(r.transfers_per_s), F2(r.read_sectors_per_s / div),
-            F2(r.write_sectors_per_s / div), F2(r.discard_sectors_per_s / div), r.read_sectors / idiv, r.write_sectors / idiv,
+            F2(r.transfers_per_s), F2(r.read_sectors_per_s / div), F2(r.write_sectors_per_s / div),
+            F2(r.discard_sectors_per_s / div), r.read_sectors / idiv, r.write_sectors / idiv,
             r.discard_sectors / idiv, fmt::arg("u", u));
       }
     }

@@ -57,20 +57,35 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
     if (arg.size() > 1 && arg[0] == '-') {
       for (size_t j = 1; j < arg.size(); ++j) {
         switch (arg[j]) {
-          case 'c': saw_c = true; break;
-          case 'd': saw_d = true; break;
-          case 'x': opts.extended = true; break;
+          case 'c':
+            saw_c = true;
+            break;
+          case 'd':
+            saw_d = true;
+            break;
+          case 'x':
+            opts.extended = true;
+            break;
           case 'k':
           case 'm': {
             const SizeUnit unit = arg[j] == 'k' ? SizeUnit::kKilobytes : SizeUnit::kMegabytes;
-            if (opts.unit && *opts.unit != unit) return Invalid("options -k and -m exclude each other");
+            if (opts.unit && *opts.unit != unit)
+              return Invalid("options -k and -m exclude each other");
             opts.unit = unit;
             break;
           }
-          case 'N': opts.dm_names = true; break;
-          case 'y': opts.skip_since_boot = true; break;
-          case 'z': opts.omit_inactive = true; break;
-          case 't': opts.timestamp = true; break;
+          case 'N':
+            opts.dm_names = true;
+            break;
+          case 'y':
+            opts.skip_since_boot = true;
+            break;
+          case 'z':
+            opts.omit_inactive = true;
+            break;
+          case 't':
+            opts.timestamp = true;
+            break;
           default:
             return Invalid(fmt::format(
                 "unknown option '-{}' in '{}' (supported: -c -d -x -k -m -N -p -y -z -t -o JSON)",

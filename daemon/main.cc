@@ -33,11 +33,13 @@ int main(int argc, char** argv) {
   AddGlobalOptions(app, global);
 
   CLI::App* iostat = app.add_subcommand(
-      "iostat", "CPU and device I/O statistics, as sysstat's iostat (options: -c -d -x -k -m -N "
-                "-p [dev,...|ALL] -y -z -t -o JSON [dev...|ALL] [interval [count]])");
+      "iostat",
+      "CPU and device I/O statistics, as sysstat's iostat (options: -c -d -x -k -m -N "
+      "-p [dev,...|ALL] -y -z -t -o JSON [dev...|ALL] [interval [count]])");
   CLI::App* vmstat = app.add_subcommand(
-      "vmstat", "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
-                "[delay [count]])");
+      "vmstat",
+      "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
+      "[delay [count]])");
   for (CLI::App* sub : {iostat, vmstat}) {
     sub->allow_extras();
     AddGlobalOptions(*sub, global);

@@ -33,7 +33,8 @@ bool IntervalSleeper::SleepUntilNext() {
   const auto since_epoch = next_.time_since_epoch();
   timespec deadline{};
   deadline.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
-  deadline.tv_nsec = static_cast<long>((since_epoch - std::chrono::seconds(deadline.tv_sec)).count());
+  deadline.tv_nsec =
+      static_cast<long>((since_epoch - std::chrono::seconds(deadline.tv_sec)).count());
   while (!g_interrupted) {
     const int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nullptr);
     if (rc == 0) return !g_interrupted;

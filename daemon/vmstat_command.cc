@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "daemon/cli_output.h"
 #include "daemon/local_time.h"
 #include "daemon/sleeper.h"
 #include "daemon/vmstat_session.h"
@@ -31,34 +32,24 @@ collectors::VmstatParams ParamsFor(uint64_t unit_bytes) {
   return params;
 }
 
-void Write(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
-int Fail(const Error& e) {
-  std::fprintf(stderr, "iowatch vmstat: %s\n", e.ToString().c_str());
-  return 2;
-}
-
 }  // namespace
 
 int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args) {
   auto opts = ParseVmstatArgs(args);
-  if (!opts) return Fail(opts.error());
+  if (!opts) return ReportError("vmstat", opts.error());
   const collectors::FileTree procfs(global.procfs);
   VmstatSession session(*opts, ParamsFor(opts->unit_bytes), HeaderInterval(), FormatNow);
 
   auto first = collectors::ReadVmSample(procfs);
-  if (!first) return Fail(first.error());
-  Write(session.Start(std::move(*first)));
+  if (!first) return ReportError("vmstat", first.error());
+  WriteStdout(session.Start(std::move(*first)));
   const std::optional<uint64_t> lines = session.IntervalLines();
   IntervalSleeper sleeper{std::chrono::seconds(session.DelaySeconds())};
   for (uint64_t i = 0; !lines || i < *lines; ++i) {
     if (!sleeper.SleepUntilNext()) break;
     auto sample = collectors::ReadVmSample(procfs);
-    if (!sample) return Fail(sample.error());
-    Write(session.Next(std::move(*sample)));
+    if (!sample) return ReportError("vmstat", sample.error());
+    WriteStdout(session.Next(std::move(*sample)));
   }
   return 0;
 }

@@ -12,12 +12,19 @@ std::unexpected<Error> Invalid(std::string message) {
 
 Result<uint64_t> UnitBytes(char c) {
   switch (c) {
-    case 'b': case 'B': return 1;
-    case 'k': return 1000;
-    case 'K': return 1024;
-    case 'm': return 1000000;
-    case 'M': return 1048576;
-    default: return Invalid("-S requires k, K, m or M (default is KiB)");
+    case 'b':
+    case 'B':
+      return 1;
+    case 'k':
+      return 1000;
+    case 'K':
+      return 1024;
+    case 'm':
+      return 1000000;
+    case 'M':
+      return 1048576;
+    default:
+      return Invalid("-S requires k, K, m or M (default is KiB)");
   }
 }
 
@@ -40,11 +47,21 @@ Result<VmstatOptions> ParseVmstatArgs(const std::vector<std::string>& args) {
     if (arg.size() > 1 && arg[0] == '-') {
       for (size_t j = 1; j < arg.size(); ++j) {
         switch (arg[j]) {
-          case 'a': opts.active = true; break;
-          case 'w': opts.wide = true; break;
-          case 't': opts.timestamp = true; break;
-          case 'n': opts.one_header = true; break;
-          case 'y': opts.skip_since_boot = true; break;
+          case 'a':
+            opts.active = true;
+            break;
+          case 'w':
+            opts.wide = true;
+            break;
+          case 't':
+            opts.timestamp = true;
+            break;
+          case 'n':
+            opts.one_header = true;
+            break;
+          case 'y':
+            opts.skip_since_boot = true;
+            break;
           case 'S': {
             // "-Sm" or "-S m"; like getopt, only the first letter of the value counts.
             std::string value = arg.substr(j + 1);
@@ -59,8 +76,9 @@ Result<VmstatOptions> ParseVmstatArgs(const std::vector<std::string>& args) {
             break;
           }
           default:
-            return Invalid(fmt::format(
-                "unknown option '-{}' in '{}' (supported: -a -w -t -n -y -S k|K|m|M)", arg[j], arg));
+            return Invalid(
+                fmt::format("unknown option '-{}' in '{}' (supported: -a -w -t -n -y -S k|K|m|M)",
+                            arg[j], arg));
         }
       }
       continue;

@@ -14,12 +14,12 @@
 namespace iowatch::daemon {
 
 struct VmstatOptions {
-  bool active = false;          // -a: inact/active instead of buff/cache
-  bool wide = false;            // -w
-  bool timestamp = false;       // -t
-  bool one_header = false;      // -n
-  bool skip_since_boot = false; // -y
-  uint64_t unit_bytes = 1024;   // -S
+  bool active = false;           // -a: inact/active instead of buff/cache
+  bool wide = false;             // -w
+  bool timestamp = false;        // -t
+  bool one_header = false;       // -n
+  bool skip_since_boot = false;  // -y
+  uint64_t unit_bytes = 1024;    // -S
   std::optional<uint64_t> delay_s;
   std::optional<uint64_t> count;  // number of lines, the since-boot one included
 };

@@ -7,9 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "collectors/file_tree.h"
-
 #include "collectors/diskstats.h"
+#include "collectors/file_tree.h"
 #include "collectors/iostat.h"
 
 namespace {
@@ -21,10 +20,9 @@ std::string SyntheticDiskstats(int devices, uint64_t scale) {
   std::string text;
   for (int i = 0; i < devices; ++i) {
     const uint64_t b = scale * (static_cast<uint64_t>(i) + 1);
-    text += fmt::format(
-        "{:4} {:7} dm-{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", 253, i, i, b * 31,
-        b * 3, b * 977, b * 7, b * 17, b * 5, b * 1311, b * 11, i % 4, b * 13, b * 29, b, b / 2,
-        b * 64, b / 3, b / 5, b / 7);
+    text += fmt::format("{:4} {:7} dm-{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", 253,
+                        i, i, b * 31, b * 3, b * 977, b * 7, b * 17, b * 5, b * 1311, b * 11, i % 4,
+                        b * 13, b * 29, b, b / 2, b * 64, b / 3, b / 5, b / 7);
   }
   return text;
 }

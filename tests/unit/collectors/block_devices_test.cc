@@ -15,8 +15,8 @@ TEST(DiscoverBlockDevices, DisksPartitionsDmMdAndQueueAttributes) {
   ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
   std::vector<std::string> names;
   for (const auto& d : *devices) names.push_back(d.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"dm-0", "md0", "nvme0n1", "nvme0n1p1", "sda",
-                                             "sda1", "sda2"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"dm-0", "md0", "nvme0n1", "nvme0n1p1", "sda", "sda1",
+                                             "sda2"}));
   const BlockDevice& dm = (*devices)[0];
   EXPECT_EQ(dm.dm_name, "vg0-root");
   EXPECT_EQ(dm.major, 253u);

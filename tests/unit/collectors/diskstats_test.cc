@@ -90,11 +90,11 @@ TEST(ParseDiskstats, Huge64BitCountersSurvive) {
 TEST(ParseDiskstats, MalformedLinesAreSkippedWithTheirLineNumberAndTheRestIsKept) {
   const std::string text =
       "   8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n"
-      "   8 1 sda1 1 2 3 4 5 6 x 8 9 10 11\n"      // garbage number
-      "   8 2 sda2 1 2 3 4 5\n"                     // truncated
-      "garbage\n"                                   // no fields to speak of
-      "   a b sdc 1 2 3 4 5 6 7 8 9 10 11\n"        // non-numeric major/minor
-      "   8 3 sda3 1 2 3 4 5 6 7 8 9 10 11 12 13\n" // 13: no kernel prints this
+      "   8 1 sda1 1 2 3 4 5 6 x 8 9 10 11\n"        // garbage number
+      "   8 2 sda2 1 2 3 4 5\n"                      // truncated
+      "garbage\n"                                    // no fields to speak of
+      "   a b sdc 1 2 3 4 5 6 7 8 9 10 11\n"         // non-numeric major/minor
+      "   8 3 sda3 1 2 3 4 5 6 7 8 9 10 11 12 13\n"  // 13: no kernel prints this
       "\n"
       " 253 0 dm-0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n";
   const auto parsed = ParseDiskstats(text, "/proc/diskstats");

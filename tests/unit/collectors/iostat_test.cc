@@ -21,20 +21,20 @@ DiskCounters Counters(std::initializer_list<uint64_t> values) {
 }
 
 // Over 2 s (200 cs): 150 reads of 8 sectors merged 30 times taking 600 ms, ...
-const DiskCounters kPrev = Counters({1000, 200, 80000, 5000, 2000, 500, 160000, 12000, 1, 9000,
-                                     17000, 100, 0, 40000, 300, 50, 60});
+const DiskCounters kPrev = Counters(
+    {1000, 200, 80000, 5000, 2000, 500, 160000, 12000, 1, 9000, 17000, 100, 0, 40000, 300, 50, 60});
 const DiskCounters kCur = Counters({1150, 230, 92000, 5600, 2300, 560, 184000, 13500, 2, 10500,
                                     19900, 110, 0, 44096, 330, 60, 75});
 
 TEST(ComputeIostat, EveryColumnOverAnInterval) {
   const IostatRow r = ComputeIostat(kPrev, kCur, 200);
   EXPECT_FALSE(r.counters_reset);
-  EXPECT_DOUBLE_EQ(r.reads_per_s, 75);               // 150 / 2 s
-  EXPECT_DOUBLE_EQ(r.read_sectors_per_s, 6000);      // rkB/s 3000
-  EXPECT_DOUBLE_EQ(r.read_merges_per_s, 15);         // rrqm/s
+  EXPECT_DOUBLE_EQ(r.reads_per_s, 75);           // 150 / 2 s
+  EXPECT_DOUBLE_EQ(r.read_sectors_per_s, 6000);  // rkB/s 3000
+  EXPECT_DOUBLE_EQ(r.read_merges_per_s, 15);     // rrqm/s
   EXPECT_NEAR(r.read_merge_pct, 100.0 * 30 / 180, 1e-12);
-  EXPECT_DOUBLE_EQ(r.read_await_ms, 4);              // 600 ms / 150
-  EXPECT_DOUBLE_EQ(r.read_request_sectors, 80);      // rareq-sz 40 kB
+  EXPECT_DOUBLE_EQ(r.read_await_ms, 4);          // 600 ms / 150
+  EXPECT_DOUBLE_EQ(r.read_request_sectors, 80);  // rareq-sz 40 kB
   EXPECT_DOUBLE_EQ(r.writes_per_s, 150);
   EXPECT_DOUBLE_EQ(r.write_sectors_per_s, 12000);
   EXPECT_DOUBLE_EQ(r.write_merges_per_s, 30);
@@ -69,7 +69,7 @@ TEST(ComputeIostat, ThirtyTwoBitTickWrapGivesTheTrueDelta) {
   prev.read_ms = 4294967000;  // the kernel prints these with %u
   cur.read_ms = 304;          // 600 ms later
   prev.io_ms = 4294967295;
-  cur.io_ms = 1499;           // 1500 ms later
+  cur.io_ms = 1499;  // 1500 ms later
   const IostatRow r = ComputeIostat(prev, cur, 200);
   EXPECT_DOUBLE_EQ(r.read_await_ms, 4);
   EXPECT_DOUBLE_EQ(r.util_pct, 75);

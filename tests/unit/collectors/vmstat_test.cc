@@ -9,10 +9,10 @@ TEST(ConvertKib, ThirtyTwoBitFloatLikeProcps) {
   EXPECT_EQ(ConvertKib(16777216, 1024), 16777216u);
   EXPECT_EQ(ConvertKib(16777217, 1024), 16777216u);  // 2^24 + 1 is not a float
   EXPECT_EQ(ConvertKib(123456789, 1024), 123456792u);
-  EXPECT_EQ(ConvertKib(24148444, 1000), 24728006u);   // -S k
-  EXPECT_EQ(ConvertKib(24148444, 1000000), 24728u);   // -S m
-  EXPECT_EQ(ConvertKib(24148444, 1048576), 23582u);   // -S M
-  EXPECT_EQ(ConvertKib(UINT64_MAX, 1024), 0u);        // what procps prints on x86-64
+  EXPECT_EQ(ConvertKib(24148444, 1000), 24728006u);  // -S k
+  EXPECT_EQ(ConvertKib(24148444, 1000000), 24728u);  // -S m
+  EXPECT_EQ(ConvertKib(24148444, 1048576), 23582u);  // -S M
+  EXPECT_EQ(ConvertKib(UINT64_MAX, 1024), 0u);       // what procps prints on x86-64
 }
 
 VmSample SampleWith(CpuTicks cpu, uint64_t intr, uint64_t ctxt, uint64_t pgpgin) {
@@ -23,9 +23,8 @@ VmSample SampleWith(CpuTicks cpu, uint64_t intr, uint64_t ctxt, uint64_t pgpgin)
   s.stat.procs_running = 3;
   s.stat.procs_blocked = 1;
   s.vmstat.entries = {{"pgpgin", pgpgin}, {"pgpgout", 0}, {"pswpin", 3}, {"pswpout", 0}};
-  s.meminfo.entries = {{"MemFree", 1000}, {"SwapTotal", 100}, {"SwapFree", 150},
-                       {"Buffers", 10}, {"Cached", 20}, {"SReclaimable", 5},
-                       {"Active", 7}, {"Inactive", 8}};
+  s.meminfo.entries = {{"MemFree", 1000}, {"SwapTotal", 100},  {"SwapFree", 150}, {"Buffers", 10},
+                       {"Cached", 20},    {"SReclaimable", 5}, {"Active", 7},     {"Inactive", 8}};
   return s;
 }
 
@@ -35,13 +34,13 @@ TEST(ComputeVmstat, SinceBootIsPerCpuJiffyAverage) {
   const VmstatColumns c = ComputeVmstatSinceBoot(s, VmstatParams{});
   EXPECT_EQ(c.r, 3u);
   EXPECT_EQ(c.b, 1u);
-  EXPECT_EQ(c.swpd, 0u);  // SwapFree above SwapTotal never goes negative
+  EXPECT_EQ(c.swpd, 0u);    // SwapFree above SwapTotal never goes negative
   EXPECT_EQ(c.cache, 25u);  // Cached + SReclaimable
   EXPECT_EQ(c.in, 500u);    // (5000 * 100 + 500) / 1000
   EXPECT_EQ(c.cs, 900u);
   EXPECT_EQ(c.bi, 200u);
-  EXPECT_EQ(c.si, 1u);      // (3 pages * 4 KiB * 100 + 500) / 1000
-  EXPECT_EQ(c.us, 20u);     // (300 - 100 guest) / 1000
+  EXPECT_EQ(c.si, 1u);   // (3 pages * 4 KiB * 100 + 500) / 1000
+  EXPECT_EQ(c.us, 20u);  // (300 - 100 guest) / 1000
   EXPECT_EQ(c.sy, 10u);
   EXPECT_EQ(c.id, 50u);
   EXPECT_EQ(c.wa, 5u);

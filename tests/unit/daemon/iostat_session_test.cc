@@ -53,8 +53,8 @@ std::string Replay(const Case& c, FakeClock& clock) {
   auto opts = ParseIostatArgs(c.args);
   EXPECT_TRUE(opts.has_value());
   const HostInfo host{"Linux", "fixturehost", "6.18.44-fc-v657", "x86_64", 2};
-  IostatSession session(*opts, host, [&clock](const char* f) { return clock.Format(f); },
-                        c.posixly_correct, false);
+  IostatSession session(
+      *opts, host, [&clock](const char* f) { return clock.Format(f); }, c.posixly_correct, false);
   std::string out = session.Start(Sample("s1"));
   if (opts->interval_s) {
     clock.Advance(2);
@@ -70,8 +70,8 @@ TEST_P(SysstatReference, SameBytesAsSysstat) {
   FakeClock clock;
   const std::string expected = ReadFile(kDir + "/sysstat/" + c.name + ".txt");
   ASSERT_FALSE(expected.empty()) << c.name;
-  EXPECT_EQ(Replay(c, clock), expected) << "case " << c.name << ": iostat "
-                                        << ReadFile(kDir + "/sysstat/" + c.name + ".cmd");
+  EXPECT_EQ(Replay(c, clock), expected)
+      << "case " << c.name << ": iostat " << ReadFile(kDir + "/sysstat/" + c.name + ".cmd");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -86,18 +86,18 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"r2_json_x_t", {"-o", "JSON", "-x", "-t", "2", "2"}},
         Case{"r2_json_y", {"-o", "JSON", "-y", "2", "1"}},
         Case{"r2_json_c", {"-o", "JSON", "-c", "2", "2"}},
-        Case{"r2_json_d", {"-o", "JSON", "-d", "2", "2"}}, Case{"default", {}},
-        Case{"x", {"-x"}}, Case{"x_m", {"-x", "-m"}}, Case{"d_m", {"-d", "-m"}},
-        Case{"c", {"-c"}}, Case{"t_x", {"-t", "-x"}}, Case{"json", {"-o", "JSON"}},
+        Case{"r2_json_d", {"-o", "JSON", "-d", "2", "2"}}, Case{"default", {}}, Case{"x", {"-x"}},
+        Case{"x_m", {"-x", "-m"}}, Case{"d_m", {"-d", "-m"}}, Case{"c", {"-c"}},
+        Case{"t_x", {"-t", "-x"}}, Case{"json", {"-o", "JSON"}},
         Case{"json_x", {"-o", "JSON", "-x"}}, Case{"json_xm", {"-o", "JSON", "-x", "-m"}},
         Case{"json_c", {"-o", "JSON", "-c"}}, Case{"json_t", {"-o", "JSON", "-t"}},
-        Case{"pALL_x", {"-x", "-p", "ALL"}}, Case{"p_only", {"-p"}},
-        Case{"p_sda", {"-p", "sda"}}, Case{"p_sda_nvme", {"-p", "sda,nvme0n1"}},
-        Case{"N", {"-N"}}, Case{"N_mapname", {"-N", "vg0-root"}}, Case{"z", {"-z"}},
+        Case{"pALL_x", {"-x", "-p", "ALL"}}, Case{"p_only", {"-p"}}, Case{"p_sda", {"-p", "sda"}},
+        Case{"p_sda_nvme", {"-p", "sda,nvme0n1"}}, Case{"N", {"-N"}},
+        Case{"N_mapname", {"-N", "vg0-root"}}, Case{"z", {"-z"}},
         Case{"devs_order", {"sdb", "dm-0", "sda"}}, Case{"devs_part", {"sda1", "sda"}},
         Case{"devs_missing", {"sdz", "sda"}}, Case{"devs_ALL_x", {"-x", "ALL"}},
-        Case{"nodev", {"-d", "sdz"}}, Case{"posix_x", {"-x"}, true},
-        Case{"posix_d", {"-d"}, true}, Case{"json_posix_x", {"-o", "JSON", "-x"}, true}),
+        Case{"nodev", {"-d", "sdz"}}, Case{"posix_x", {"-x"}, true}, Case{"posix_d", {"-d"}, true},
+        Case{"json_posix_x", {"-o", "JSON", "-x"}, true}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::string(param.param.name); });
 
 }  // namespace

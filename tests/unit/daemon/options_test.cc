@@ -8,7 +8,8 @@ namespace iowatch::daemon {
 namespace {
 
 TEST(ParseIostatArgs, EverydayOptionsAndPositionals) {
-  const auto o = ParseIostatArgs({"-xzt", "-k", "-N", "-y", "-o", "JSON", "sda", "/dev/nvme0n1", "2", "5"});
+  const auto o =
+      ParseIostatArgs({"-xzt", "-k", "-N", "-y", "-o", "JSON", "sda", "/dev/nvme0n1", "2", "5"});
   ASSERT_TRUE(o.has_value()) << o.error().ToString();
   EXPECT_TRUE(o->extended && o->omit_inactive && o->timestamp && o->dm_names && o->skip_since_boot);
   EXPECT_TRUE(o->json);
@@ -44,14 +45,15 @@ TEST(ParseIostatArgs, DevicesMayFollowTheIntervalAsInSysstat) {
 TEST(ParseIostatArgs, CpuAndDeviceBlocks) {
   EXPECT_FALSE(ParseIostatArgs({"-c"})->show_devices);
   EXPECT_FALSE(ParseIostatArgs({"-d"})->show_cpu);
-  EXPECT_TRUE(ParseIostatArgs({"-c", "-x"})->show_devices);  // -x always shows devices
+  EXPECT_TRUE(ParseIostatArgs({"-c", "-x"})->show_devices);      // -x always shows devices
   EXPECT_FALSE(ParseIostatArgs({"0"})->interval_s.has_value());  // interval 0: one report
 }
 
 TEST(ParseIostatArgs, BadInputNamesTheArgument) {
   EXPECT_EQ(ParseIostatArgs({"-q"}).error().message,
             "unknown option '-q' in '-q' (supported: -c -d -x -k -m -N -p -y -z -t -o JSON)");
-  EXPECT_EQ(ParseIostatArgs({"-o", "XML"}).error().message, "option -o takes the output format JSON");
+  EXPECT_EQ(ParseIostatArgs({"-o", "XML"}).error().message,
+            "option -o takes the output format JSON");
   EXPECT_EQ(ParseIostatArgs({"-k", "-m"}).error().message, "options -k and -m exclude each other");
   EXPECT_EQ(ParseIostatArgs({"1", "2", "3"}).error().message, "unexpected extra number '3'");
   EXPECT_EQ(ParseIostatArgs({"99999999999"}).error().message, "number '99999999999' is too large");
