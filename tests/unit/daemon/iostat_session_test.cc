@@ -49,6 +49,9 @@ struct Case {
   bool posixly_correct = false;
 };
 
+// Names the case in test listings instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::string Replay(const Case& c, FakeClock& clock) {
   auto opts = ParseIostatArgs(c.args);
   EXPECT_TRUE(opts.has_value());
