@@ -170,7 +170,8 @@ def meminfo(rng):
     values = {k: huge_or(rng, rng.randrange(10**mag)) for k in MEMINFO_KEYS
               if rng.random() > 0.03}  # an old kernel may lack a field
     if rng.random() < 0.3:
-        values["SwapFree"] = values.get("SwapTotal", 0) + rng.randrange(100)  # used would be negative
+        # used would be negative (kept within 64 bits, as the kernel prints)
+        values["SwapFree"] = min(values.get("SwapTotal", 0) + rng.randrange(100), 2**64 - 1)
     out = [f"{k + ':':<16}{v:>8} kB" for k, v in values.items()]
     out.append("HugePages_Total:       0")
     return "\n".join(out) + "\n"
