@@ -130,4 +130,51 @@ VmstatColumns ComputeVmstatInterval(const VmSample& prev, const VmSample& cur, u
   return out;
 }
 
+VmstatRates ComputeVmstatRates(const VmSample& prev, const VmSample& cur, double elapsed_s,
+                               uint64_t page_bytes) {
+  VmstatRates r;
+  const NamedValues& m = cur.meminfo;
+  const auto kib = [&](const char* name) { return static_cast<double>(m.GetOr(name, 0)) * 1024; };
+  const uint64_t swap_total = m.GetOr("SwapTotal", 0);
+  const uint64_t swap_free = m.GetOr("SwapFree", 0);
+  r.procs_running = static_cast<double>(cur.stat.procs_running);
+  r.procs_blocked = static_cast<double>(cur.stat.procs_blocked);
+  r.swap_used_bytes = swap_free < swap_total ? static_cast<double>(swap_total - swap_free) * 1024 : 0;
+  r.free_bytes = kib("MemFree");
+  r.buffers_bytes = kib("Buffers");
+  r.cache_bytes = kib("Cached") + kib("SReclaimable");
+  r.inactive_bytes = kib("Inactive");
+  r.active_bytes = kib("Active");
+  if (elapsed_s <= 0) return r;
+  const auto rate = [&](const char* name, double scale) {
+    return static_cast<double>(Delta(prev.vmstat.GetOr(name, 0), cur.vmstat.GetOr(name, 0))) *
+           scale / elapsed_s;
+  };
+  r.swap_in_bytes_per_s = rate("pswpin", static_cast<double>(page_bytes));
+  r.swap_out_bytes_per_s = rate("pswpout", static_cast<double>(page_bytes));
+  r.io_in_bytes_per_s = rate("pgpgin", 1024);  // the kernel counts these in KiB
+  r.io_out_bytes_per_s = rate("pgpgout", 1024);
+  r.interrupts_per_s =
+      static_cast<double>(Delta(prev.stat.interrupts, cur.stat.interrupts)) / elapsed_s;
+  r.context_switches_per_s =
+      static_cast<double>(Delta(prev.stat.context_switches, cur.stat.context_switches)) / elapsed_s;
+  CpuSplit cpu = SplitTicks(ClampedDelta(prev.stat.total, cur.stat.total));
+  const uint64_t total = cpu.use + cpu.sys + cpu.idl + cpu.iow + cpu.sto;
+  if (total == 0) {
+    r.idle_ratio = 1;
+    return r;
+  }
+  cpu.use = cpu.use >= cpu.gue ? cpu.use - cpu.gue : 0;
+  const auto ratio = [total](uint64_t x) {
+    return static_cast<double>(x) / static_cast<double>(total);
+  };
+  r.user_ratio = ratio(cpu.use);
+  r.system_ratio = ratio(cpu.sys);
+  r.idle_ratio = ratio(cpu.idl);
+  r.iowait_ratio = ratio(cpu.iow);
+  r.steal_ratio = ratio(cpu.sto);
+  r.guest_ratio = ratio(cpu.gue);
+  return r;
+}
+
 }  // namespace iowatch::collectors

@@ -55,6 +55,23 @@ VmstatColumns ComputeVmstatSinceBoot(const VmSample& cur, const VmstatParams& pa
 VmstatColumns ComputeVmstatInterval(const VmSample& prev, const VmSample& cur, uint64_t delay_s,
                                     const VmstatParams& params);
 
+// vmstat's columns in base units, without procps' integer rounding, for the
+// daemon's metrics: same inputs, same clamped deltas, same CPU split as the
+// CLI lines above, divided by the measured elapsed time.
+struct VmstatRates {
+  double procs_running = 0, procs_blocked = 0;
+  double swap_used_bytes = 0, free_bytes = 0, buffers_bytes = 0, cache_bytes = 0;
+  double inactive_bytes = 0, active_bytes = 0;
+  double swap_in_bytes_per_s = 0, swap_out_bytes_per_s = 0;  // si, so
+  double io_in_bytes_per_s = 0, io_out_bytes_per_s = 0;      // bi, bo
+  double interrupts_per_s = 0, context_switches_per_s = 0;   // in, cs
+  double user_ratio = 0, system_ratio = 0, idle_ratio = 0, iowait_ratio = 0, steal_ratio = 0,
+         guest_ratio = 0;  // us sy id wa st gu, 0..1
+};
+
+VmstatRates ComputeVmstatRates(const VmSample& prev, const VmSample& cur, double elapsed_s,
+                               uint64_t page_bytes);
+
 // procps' unitConvert: KiB -> the -S unit, through a 32-bit float.
 uint64_t ConvertKib(uint64_t kib, uint64_t unit_bytes);
 

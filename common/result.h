@@ -31,11 +31,14 @@ struct Error {
   std::string path;     // file the error concerns, empty if none
   int line = 0;         // 1-based line in `path`, 0 if not applicable
   int os_errno = 0;
+  int column = 0;       // 1-based column on `line`, 0 if not applicable
 
-  // "path:line: message" (or "path: message"), the form every error is printed in.
+  // "path:line:column: message" (or "path:line: message", "path: message"),
+  // the form every error is printed in.
   std::string ToString() const {
     std::string where = path;
     if (line > 0) where += fmt::format(":{}", line);
+    if (line > 0 && column > 0) where += fmt::format(":{}", column);
     if (where.empty()) return message;
     return fmt::format("{}: {}", where, message);
   }
@@ -46,8 +49,8 @@ using Result = std::expected<T, Error>;
 using Status = std::expected<void, Error>;
 
 inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std::string path = {},
-                                        int line = 0) {
-  return std::unexpected<Error>(Error{code, std::move(message), std::move(path), line, 0});
+                                        int line = 0, int column = 0) {
+  return std::unexpected<Error>(Error{code, std::move(message), std::move(path), line, 0, column});
 }
 
 // Maps an errno to an Error in one place, so ENOENT is always kNotFound.
@@ -55,7 +58,7 @@ inline std::unexpected<Error> ErrnoError(int err, std::string what, std::string 
   const ErrorCode code =
       err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound : ErrorCode::kIo;
   return std::unexpected<Error>(
-      Error{code, fmt::format("{}: {}", what, std::strerror(err)), std::move(path), 0, err});
+      Error{code, fmt::format("{}: {}", what, std::strerror(err)), std::move(path), 0, err, 0});
 }
 
 }  // namespace iowatch

@@ -1,0 +1,34 @@
+// The derived series the daemon exports: one row per metric of every iostat
+// -x column (per device) and every vmstat column (per host), in base units
+// (bytes, seconds, ratios 0..1), with the function that extracts it from the
+// collectors' structs. Sampler (which keeps their window maxima) and the
+// metrics renderer both walk these tables, so a column is defined once.
+// Thread-safety: immutable tables.
+#pragma once
+
+#include <span>
+
+#include "collectors/iostat.h"
+#include "collectors/vmstat.h"
+
+namespace iowatch::daemon {
+
+struct IostatSeries {
+  const char* metric;  // without the _window_max suffix
+  const char* help;
+  const char* op;      // value of the "op" label, nullptr when the series has none
+  double (*value)(const collectors::IostatRow&);
+};
+
+struct VmstatSeries {
+  const char* metric;
+  const char* help;
+  const char* label_name;  // nullptr when the series has no label
+  const char* label_value;
+  double (*value)(const collectors::VmstatRates&);
+};
+
+std::span<const IostatSeries> IostatSeriesTable();
+std::span<const VmstatSeries> VmstatSeriesTable();
+
+}  // namespace iowatch::daemon
