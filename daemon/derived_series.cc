@@ -9,7 +9,7 @@ using collectors::IostatRow;
 using collectors::VmstatRates;
 constexpr double kSector = 512;
 
-#define ROW(field, scale) [](const IostatRow& r) { return r.field * (scale); }
+#define ROW(field, scale) [](const IostatRow& r) { return r.field scale; }
 
 constexpr const char* kRate = "Completed requests per second over the last interval (iostat r/s w/s d/s f/s).";
 constexpr const char* kBytes = "Bytes per second over the last interval (iostat rkB/s wkB/s dkB/s).";
@@ -19,31 +19,31 @@ constexpr const char* kAwait = "Average time from issue to completion, seconds (
 constexpr const char* kSize = "Average request size, bytes (iostat rareq-sz wareq-sz dareq-sz).";
 
 const std::array kIostat = {
-    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "read", ROW(reads_per_s, 1)},
-    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "write", ROW(writes_per_s, 1)},
-    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "discard", ROW(discards_per_s, 1)},
-    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "flush", ROW(flushes_per_s, 1)},
-    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "read", ROW(read_sectors_per_s, kSector)},
-    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "write", ROW(write_sectors_per_s, kSector)},
-    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "discard", ROW(discard_sectors_per_s, kSector)},
-    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "read", ROW(read_merges_per_s, 1)},
-    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "write", ROW(write_merges_per_s, 1)},
-    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "discard", ROW(discard_merges_per_s, 1)},
-    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "read", ROW(read_merge_pct, 0.01)},
-    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "write", ROW(write_merge_pct, 0.01)},
-    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "discard", ROW(discard_merge_pct, 0.01)},
-    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "read", ROW(read_await_ms, 0.001)},
-    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "write", ROW(write_await_ms, 0.001)},
-    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "discard", ROW(discard_await_ms, 0.001)},
-    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "flush", ROW(flush_await_ms, 0.001)},
-    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "read", ROW(read_request_sectors, kSector)},
-    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "write", ROW(write_request_sectors, kSector)},
-    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "discard", ROW(discard_request_sectors, kSector)},
+    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "read", ROW(reads_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "write", ROW(writes_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "discard", ROW(discards_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_requests_per_second", kRate, "flush", ROW(flushes_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "read", ROW(read_sectors_per_s, * kSector)},
+    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "write", ROW(write_sectors_per_s, * kSector)},
+    IostatSeries{"iowatch_iostat_bytes_per_second", kBytes, "discard", ROW(discard_sectors_per_s, * kSector)},
+    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "read", ROW(read_merges_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "write", ROW(write_merges_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_merged_requests_per_second", kMerged, "discard", ROW(discard_merges_per_s, * 1)},
+    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "read", ROW(read_merge_pct, / 100)},
+    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "write", ROW(write_merge_pct, / 100)},
+    IostatSeries{"iowatch_iostat_merged_ratio", kMergedRatio, "discard", ROW(discard_merge_pct, / 100)},
+    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "read", ROW(read_await_ms, / 1000)},
+    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "write", ROW(write_await_ms, / 1000)},
+    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "discard", ROW(discard_await_ms, / 1000)},
+    IostatSeries{"iowatch_iostat_await_seconds", kAwait, "flush", ROW(flush_await_ms, / 1000)},
+    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "read", ROW(read_request_sectors, * kSector)},
+    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "write", ROW(write_request_sectors, * kSector)},
+    IostatSeries{"iowatch_iostat_request_size_bytes", kSize, "discard", ROW(discard_request_sectors, * kSector)},
     IostatSeries{"iowatch_iostat_queue_size", "Average number of requests in flight (iostat aqu-sz).",
-                 nullptr, ROW(queue_size, 1)},
+                 nullptr, ROW(queue_size, * 1)},
     IostatSeries{"iowatch_iostat_utilization_ratio",
                  "Share of the interval with at least one request in flight, 0..1 (iostat %util).",
-                 nullptr, ROW(util_pct, 0.01)},
+                 nullptr, ROW(util_pct, / 100)},
 };
 #undef ROW
 

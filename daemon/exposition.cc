@@ -91,19 +91,4 @@ std::string ExpositionWriter::Finish() && {
   return out;
 }
 
-std::string SanitizeMetricName(std::string_view name) {
-  std::string out;
-  for (const char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_';
-    if (ok) {
-      out += c;
-    } else if (c == '(' || c == '-' || c == '.' || c == ' ') {
-      out += '_';
-    }
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out;
-}
-
 }  // namespace iowatch::daemon

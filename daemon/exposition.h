@@ -40,7 +40,4 @@ class ExpositionWriter {
   std::string current_name_;
 };
 
-// Metric-name-safe form of a kernel field name: "Active(anon)" -> "Active_anon".
-std::string SanitizeMetricName(std::string_view name);
-
 }  // namespace iowatch::daemon

@@ -10,8 +10,6 @@ namespace {
 
 using collectors::DiskCounters;
 
-constexpr double kMs = 0.001;
-
 struct RawDiskSeries {
   const char* name;
   const char* type;
@@ -19,30 +17,31 @@ struct RawDiskSeries {
   double (*value)(const DiskCounters&);
 };
 
-#define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) * (scale); }
+// Milliseconds are divided (not multiplied by 0.001) so that 5600 ms prints as 5.6.
+#define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) scale; }
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
 const RawDiskSeries kRawDisk[] = {
-    {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.", C(reads, 1)},
-    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, 1)},
-    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, 512.0)},
-    {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.", C(read_ms, kMs)},
-    {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.", C(writes, 1)},
-    {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.", C(writes_merged, 1)},
-    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.", C(write_sectors, 512.0)},
-    {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.", C(write_ms, kMs)},
-    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, 1)},
+    {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.", C(reads, * 1)},
+    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, * 1)},
+    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, * 512)},
+    {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.", C(read_ms, / 1000)},
+    {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.", C(writes, * 1)},
+    {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.", C(writes_merged, * 1)},
+    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.", C(write_sectors, * 512)},
+    {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.", C(write_ms, / 1000)},
+    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, * 1)},
     {"iowatch_disk_io_time_seconds_total", "counter", "Time with at least one I/O in progress.",
-     C(io_ms, kMs)},
+     C(io_ms, / 1000)},
     {"iowatch_disk_io_time_weighted_seconds_total", "counter",
-     "Time spent doing I/Os, weighted by the number in progress.", C(weighted_io_ms, kMs)},
-    {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.", C(discards, 1)},
-    {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.", C(discards_merged, 1)},
-    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.", C(discard_sectors, 512.0)},
+     "Time spent doing I/Os, weighted by the number in progress.", C(weighted_io_ms, / 1000)},
+    {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.", C(discards, * 1)},
+    {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.", C(discards_merged, * 1)},
+    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.", C(discard_sectors, * 512)},
     {"iowatch_disk_discard_time_seconds_total", "counter", "Time spent by all discards.",
-     C(discard_ms, kMs)},
-    {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.", C(flushes, 1)},
+     C(discard_ms, / 1000)},
+    {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.", C(flushes, * 1)},
     {"iowatch_disk_flush_requests_time_seconds_total", "counter", "Time spent by all flush requests.",
-     C(flush_ms, kMs)},
+     C(flush_ms, / 1000)},
 };
 #undef C
 
@@ -124,29 +123,27 @@ void RenderVm(const Snapshot& s, ExpositionWriter& w) {
       w.Sample(&label, count, s.vm_window_max[i]);
     }
   }
+  // One family per file with the kernel's own field names as a label: the
+  // names stay searchable as printed in /proc, and promtool's snake_case rule
+  // holds (node_exporter's node_memory_MemTotal_bytes style does not).
   if (s.meminfo) {
     const auto& entries = s.meminfo->values.entries;
     for (size_t i = 0; i < entries.size(); ++i) {
-      const bool kib = s.meminfo->in_kib[i];
-      const std::string name = "iowatch_memory_" + SanitizeMetricName(entries[i].first) +
-                               (kib ? "_bytes" : "");
-      w.Family(name, "gauge", fmt::format("/proc/meminfo field {}.", entries[i].first));
-      if (kib) {
-        w.Sample({}, static_cast<double>(entries[i].second) * 1024);
+      if (s.meminfo->in_kib[i]) {
+        w.Family("iowatch_meminfo_bytes", "gauge", "/proc/meminfo fields given in kB, in bytes.");
+        w.Sample({{"field", entries[i].first}}, static_cast<double>(entries[i].second) * 1024);
       } else {
-        w.SampleInt({}, entries[i].second);
+        w.Family("iowatch_meminfo_pages", "gauge",
+                 "/proc/meminfo fields without a unit (HugePages_* counts).");
+        w.SampleInt({{"field", entries[i].first}}, entries[i].second);
       }
     }
   }
   if (s.vmstat) {
-    for (const auto& [field, value] : s.vmstat->entries) {
-      // nr_* are gauges; the others mostly count events, but not all (workingset_nodes),
-      // so like node_exporter they stay untyped.
-      const bool gauge = field.starts_with("nr_");
-      w.Family("iowatch_vmstat_" + SanitizeMetricName(field), gauge ? "gauge" : "untyped",
-               fmt::format("/proc/vmstat field {}.", field));
-      w.SampleInt({}, value);
-    }
+    // Most fields count events, some are gauges (nr_*, workingset_nodes): untyped,
+    // as node_exporter exports them.
+    w.Family("iowatch_vmstat", "untyped", "/proc/vmstat fields, by name.");
+    for (const auto& [field, value] : s.vmstat->entries) w.SampleInt({{"field", field}}, value);
   }
 }
 

@@ -13,11 +13,6 @@
 namespace iowatch::daemon {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::vector<std::string> NamesOf(const collectors::Diskstats& diskstats) {
   std::vector<std::string> names;
@@ -41,6 +36,11 @@ const collectors::BlockDevice* FindDevice(const std::vector<collectors::BlockDev
 Sampler::Sampler(SamplerOptions options) : options_(std::move(options)) {}
 
 void Sampler::Reconfigure(SamplerOptions options) { options_ = std::move(options); }
+
+double Sampler::Now() const {
+  if (options_.monotonic_seconds) return options_.monotonic_seconds();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 uint64_t Sampler::WindowSamples() const {
   const double samples = std::ceil(options_.window_seconds / options_.interval_seconds);
@@ -69,7 +69,7 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const collectors::FileTree& pro
 
 void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors::FileTree& sysfs,
                            Snapshot& out) {
-  const auto start = Clock::now();
+  const double start = Now();
   auto sample = collectors::ReadDiskSample(procfs);
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0};
   last_interval_seconds_ = 0;
@@ -78,12 +78,12 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
     const std::vector<std::string> names = NamesOf(sample->diskstats);
     CollectorStatus discovery{"sysfs", 0, discovery_ok_, 0};
     if (names != known_names_ || !discovery_ok_) {  // hotplug (or first run): walk sysfs again
-      const auto discovery_start = Clock::now();
+      const double discovery_start = Now();
       auto devices = collectors::DiscoverBlockDevices(sysfs);
       discovery_ok_ = devices.has_value();
       block_devices_ = devices ? std::move(*devices) : std::vector<collectors::BlockDevice>();
       known_names_ = names;
-      discovery = {"sysfs", SecondsSince(discovery_start), discovery_ok_, 0};
+      discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0};
     }
     const uint64_t interval_cs =
         previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
@@ -128,7 +128,7 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
     discovery.parse_errors_total = parse_errors_["sysfs"];
     out.collectors.push_back(discovery);
   }
-  status.duration_seconds = SecondsSince(start);
+  status.duration_seconds = Now() - start;
   status.parse_errors_total = parse_errors_["diskstats"];
   out.collectors.push_back(status);
 }
@@ -136,11 +136,11 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
 void Sampler::CollectVm(const collectors::FileTree& procfs, Snapshot& out) {
   // One status per file, so an alert can say which source broke.
   const auto timed_read = [&](const char* name, auto parse) {
-    const auto start = Clock::now();
+    const double start = Now();
     auto text = procfs.Read(name);
     bool ok = text.has_value();
     if (ok) ok = parse(*text, procfs.PathOf(name).string());
-    out.collectors.push_back(CollectorStatus{name, SecondsSince(start), ok, parse_errors_[name]});
+    out.collectors.push_back(CollectorStatus{name, Now() - start, ok, parse_errors_[name]});
     return ok;
   };
   collectors::VmSample sample;

@@ -10,6 +10,7 @@
 // Thread-safety: not thread-safe; one caller (the event loop) at a time.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +34,9 @@ struct SamplerOptions {
   bool partitions = false;  // export partitions too
   uint64_t page_bytes = 4096;
   double user_hz = 100;  // sysconf(_SC_CLK_TCK)
+  // Monotonic seconds for the collectors' durations; steady_clock when empty.
+  // Tests inject a fake so that /metrics is reproducible.
+  std::function<double()> monotonic_seconds;
 };
 
 class Sampler {
@@ -57,6 +61,7 @@ class Sampler {
   void CollectVm(const collectors::FileTree& procfs, Snapshot& out);
   bool Wanted(const collectors::BlockDevice* device, const std::string& name) const;
   uint64_t WindowSamples() const;
+  double Now() const;
 
   SamplerOptions options_;
   uint64_t tick_ = 0;
