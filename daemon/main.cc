@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
+#include "daemon/app.h"
 #include "daemon/global_options.h"
 #include "daemon/iostat_command.h"
 #include "daemon/version.h"
@@ -40,6 +42,27 @@ int main(int argc, char** argv) {
       "vmstat",
       "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
       "[delay [count]])");
+  ServeFlags serve_flags;
+  CLI::App* serve = app.add_subcommand(
+      "serve", "run the daemon: sample every interval and serve /metrics, / and /healthz");
+  const auto optional_flag = [](CLI::App* sub, const char* name, auto& target, const char* help) {
+    sub->add_option_function<std::string>(
+        name, [&target](const std::string& value) { target = value; }, help);
+  };
+  optional_flag(serve, "--config.file", serve_flags.config_file,
+                "YAML config file (default: built-in defaults)");
+  optional_flag(serve, "--web.listen-address", serve_flags.listen_address,
+                "address to serve on, e.g. 127.0.0.1:9860 or :9860");
+  optional_flag(serve, "--state.dir", serve_flags.state_dir, "directory for iowatch's own state");
+  optional_flag(serve, "--log.level", serve_flags.log_level,
+                "trace, debug, info, warn, error or off");
+  optional_flag(serve, "--path.procfs", serve_flags.procfs, "procfs mount point (default /proc)");
+  optional_flag(serve, "--path.sysfs", serve_flags.sysfs, "sysfs mount point (default /sys)");
+
+  std::string check_file;
+  CLI::App* check = app.add_subcommand("check-config", "validate a config file; exit 0 or 2");
+  check->add_option("file", check_file, "the YAML file")->required();
+
   for (CLI::App* sub : {iostat, vmstat}) {
     sub->allow_extras();
     AddGlobalOptions(*sub, global);
@@ -49,6 +72,25 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (serve->parsed()) {
+    // --path.* given before the subcommand override the config file too.
+    if (!serve_flags.procfs && app.get_option("--path.procfs")->count() > 0) {
+      serve_flags.procfs = global.procfs;
+    }
+    if (!serve_flags.sysfs && app.get_option("--path.sysfs")->count() > 0) {
+      serve_flags.sysfs = global.sysfs;
+    }
+    return RunServe(serve_flags);
+  }
+  if (check->parsed()) {
+    auto loaded = iowatch::config::LoadConfigFile(check_file);
+    if (!loaded) {
+      std::fprintf(stderr, "%s\n", loaded.error().ToString().c_str());
+      return 2;
+    }
+    std::printf("%s: valid\n", check_file.c_str());
+    return 0;
   }
   if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
   if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));

@@ -8,9 +8,10 @@ packages=(
   build-essential cmake pkg-config git
   libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
+  libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
-  sysstat procps fio util-linux faketime python3
+  sysstat procps fio util-linux faketime python3 openssl
 )
 
 missing=()

@@ -1,0 +1,91 @@
+// Config: the daemon's settings, read from a YAML file (config/iowatch.yaml
+// lists every key with its default and a comment; docs/configuration.md is
+// the reference). A default-constructed Config is the built-in defaults, and
+// an empty or comment-only file means exactly those.
+//
+// Parsing is strict: unknown keys, duplicate keys, wrong types and values out
+// of range are errors, each located at the offending node ("file:line:column:
+// dotted.key: expected ..., found ..."). Parsing checks values on their own
+// (a regex compiles, an address has a port); it opens no file and binds
+// nothing. Errors are kParse for invalid YAML and values in the wrong syntax,
+// kInvalidArgument for well-formed values that are not allowed.
+// Thread-safety: plain values and pure functions; safe from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace iowatch::config {
+
+struct WebConfig {
+  std::string listen_address = "127.0.0.1:9860";   // see ParseListenAddress
+  std::chrono::milliseconds read_timeout{10000};   // the whole request head must arrive within this
+  std::chrono::milliseconds write_timeout{10000};  // the whole response must be sent within this
+  std::chrono::milliseconds idle_timeout{60000};   // keep-alive connection with no request
+  uint32_t max_connections = 64;
+  uint32_t max_header_bytes = 8192;  // request line plus headers
+  std::string tls_cert_file;         // PEM; TLS is on when both files are set
+  std::string tls_key_file;
+  // User name -> bcrypt hash ("$2y$10$..."), as in Prometheus' web config;
+  // empty means no authentication.
+  std::map<std::string, std::string> basic_auth_users;
+
+  bool operator==(const WebConfig&) const = default;
+};
+
+struct SamplingConfig {
+  std::chrono::milliseconds interval{1000};  // at least 100ms
+  std::chrono::milliseconds window{60000};   // at least `interval`
+  bool operator==(const SamplingConfig&) const = default;
+};
+
+// Which block devices to report: ECMAScript regular expressions matched
+// against the whole kernel name ("sda", "nvme0n1", "dm-0"), as
+// collectors::DeviceFilter applies them.
+struct DeviceConfig {
+  std::string include;                               // empty: every device
+  std::string exclude = "^(loop|ram|zram|fd)\\d+$";  // empty: none excluded
+  bool partitions = false;                           // report partitions too
+  bool operator==(const DeviceConfig&) const = default;
+};
+
+struct Config {
+  WebConfig web;
+  SamplingConfig sampling;
+  DeviceConfig devices;
+  std::string procfs = "/proc";  // yaml: paths.procfs
+  std::string sysfs = "/sys";    // yaml: paths.sysfs
+  std::string state_dir = "/var/lib/iowatch";
+  std::string log_level = "info";  // yaml: log.level; trace|debug|info|warn|error|off
+  std::string source;              // the file it was read from, "" for the defaults
+
+  bool operator==(const Config&) const = default;
+};
+
+// Parses a whole document. `source_name` names it in errors and becomes
+// Config::source. Paths are kept as written.
+Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name);
+
+// Reads and parses a file. Relative paths in it (paths.*, state_dir,
+// web.tls.*) are resolved against the file's directory, as Prometheus does.
+// An unreadable file is an error carrying the path and the errno text.
+Result<Config> LoadConfigFile(const std::filesystem::path& path);
+
+// Every key a config file may hold, dotted ("web.tls.cert_file"), in
+// documentation order. Sections ("web", "web.tls") are not listed.
+std::vector<std::string> AllConfigKeys();
+
+// The keys of AllConfigKeys() that `yaml_text` sets, in file order, or the
+// error ParseConfig would give. For `check-config` and for tests that the
+// bundled file and the reference are complete.
+Result<std::vector<std::string>> ConfigKeysIn(std::string_view yaml_text,
+                                              std::string_view source_name);
+
+}  // namespace iowatch::config

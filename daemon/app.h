@@ -1,0 +1,36 @@
+// App: the composition root of `iowatch serve`. It owns the event loop (one
+// io_context, one thread) and wires the pieces together: the sampling timer
+// feeding the Sampler, the HTTP server answering from the latest Snapshot,
+// signals (SIGTERM/SIGINT: graceful stop within 2 s; SIGHUP: reload the
+// config file, keeping the old one when the new one is invalid) and the
+// systemd notifications and watchdog.
+// Thread-safety: Run() on one thread; everything else happens on the event
+// loop. Snapshots are immutable and swapped whole.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+
+namespace iowatch::daemon {
+
+// Command-line values; each set one overrides the config file's.
+struct ServeFlags {
+  std::optional<std::filesystem::path> config_file;
+  std::optional<std::string> listen_address;
+  std::optional<std::string> procfs;
+  std::optional<std::string> sysfs;
+  std::optional<std::string> state_dir;
+  std::optional<std::string> log_level;
+};
+
+// The config file (or the built-in defaults) with the flags applied.
+Result<config::Config> EffectiveConfig(const ServeFlags& flags);
+
+// Runs until SIGTERM/SIGINT; returns the process exit status.
+int RunServe(const ServeFlags& flags);
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,85 @@
+#include "daemon/http/message.h"
+
+#include <ctime>
+
+#include "daemon/http/gzip.h"
+
+namespace iowatch::daemon::http::internal {
+namespace bhttp = boost::beast::http;
+
+namespace {
+
+bool HasLineBreak(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
+
+bool NoBodyAllowed(unsigned status) { return status == 204 || status == 304; }
+
+}  // namespace
+
+Response ErrorResponse(unsigned status, std::string_view detail) {
+  Response r;
+  r.status = status;
+  const auto reason = bhttp::obsolete_reason(bhttp::int_to_status(status));
+  r.body = fmt::format("{} {}\n{}", status, std::string_view(reason.data(), reason.size()), detail);
+  if (!detail.empty() && detail.back() != '\n') r.body.push_back('\n');
+  return r;
+}
+
+WireResponse BuildWireResponse(Response response, const ResponseShape& shape,
+                               bool* invalid_status) {
+  if (invalid_status != nullptr) *invalid_status = false;
+  if (response.status < 200 || response.status > 599) {
+    if (invalid_status != nullptr) *invalid_status = true;
+    response = ErrorResponse(500, fmt::format("handler returned status {}", response.status));
+  }
+
+  WireResponse res;
+  res.version(shape.version);
+  res.result(response.status);
+  for (const auto& [name, value] : response.headers) {
+    if (name.empty() || HasLineBreak(name) || HasLineBreak(value)) continue;
+    res.insert(name, value);
+  }
+  res.set(bhttp::field::date, HttpDateNow());
+  if (!response.content_type.empty() && !HasLineBreak(response.content_type)) {
+    res.set(bhttp::field::content_type, response.content_type);
+  }
+
+  std::string body = std::move(response.body);
+  res.erase(bhttp::field::content_encoding);
+  res.erase(bhttp::field::transfer_encoding);
+  if (response.compressible) {
+    res.set(bhttp::field::vary, "Accept-Encoding");
+    if (shape.accepts_gzip && body.size() >= kGzipMinBytes) {
+      if (auto compressed = GzipCompress(body)) {
+        body = std::move(*compressed);
+        res.set(bhttp::field::content_encoding, "gzip");
+      }
+    }
+  }
+  if (NoBodyAllowed(response.status)) {
+    body.clear();
+    res.erase(bhttp::field::content_length);
+  } else {
+    res.content_length(body.size());
+  }
+  if (!shape.head) res.body() = std::move(body);
+  res.keep_alive(shape.keep_alive);
+  return res;
+}
+
+std::string HttpDateNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[64];
+  // strftime's %a and %b are locale-dependent; HTTP needs the English names.
+  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  std::snprintf(buffer, sizeof buffer, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
+                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+                tm.tm_sec);
+  return buffer;
+}
+
+}  // namespace iowatch::daemon::http::internal

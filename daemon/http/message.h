@@ -1,0 +1,36 @@
+// Internal to iowatch_http: turns a Handler's Response into the Beast message
+// put on the wire (status check, gzip, Content-Length, HEAD, keep-alive), and
+// the server's own error responses.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <string_view>
+
+#include "daemon/http/server.h"
+
+namespace iowatch::daemon::http::internal {
+
+using WireResponse = boost::beast::http::response<boost::beast::http::string_body>;
+
+// What the request says about the shape of its response.
+struct ResponseShape {
+  bool head = false;  // send headers only, with the GET's Content-Length
+  bool accepts_gzip = false;
+  unsigned version = 11;   // 10 or 11, as the request
+  bool keep_alive = true;  // false: "Connection: close" (HTTP/1.1) or none (1.0)
+};
+
+// A short text/plain response, body "<status> <reason>\n" plus `detail`.
+Response ErrorResponse(unsigned status, std::string_view detail = {});
+
+// The message to send. `invalid_status` is set when the handler's status was
+// unusable and 500 was sent instead.
+WireResponse BuildWireResponse(Response response, const ResponseShape& shape,
+                               bool* invalid_status = nullptr);
+
+// RFC 9110 IMF-fixdate of the current time ("Sun, 06 Nov 1994 08:49:37 GMT").
+std::string HttpDateNow();
+
+}  // namespace iowatch::daemon::http::internal

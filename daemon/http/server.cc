@@ -1,0 +1,275 @@
+#include "daemon/http/server.h"
+
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/write.hpp>
+
+#include "daemon/http/listen_address.h"
+#include "daemon/http/server_state.h"
+#include "daemon/http/tls_context.h"
+
+namespace iowatch::daemon::http {
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using internal::Bump;
+using internal::ServerState;
+
+namespace {
+
+// After accept fails (EMFILE, ENFILE, ENOBUFS) the pending connection stays
+// queued and an immediate retry would fail again: pause instead of spinning.
+constexpr std::chrono::milliseconds kAcceptRetryDelay{100};
+
+constexpr std::string_view kBusyResponse =
+    "HTTP/1.1 503 Service Unavailable\r\n"
+    "Content-Type: text/plain; charset=utf-8\r\n"
+    "Content-Length: 36\r\n"
+    "Retry-After: 1\r\n"
+    "Connection: close\r\n"
+    "\r\n"
+    "503 Service Unavailable: too busy.\r\n";
+
+// Over the connection limit: answer 503 without reading the request and
+// close. Non-blocking: a fresh socket's send buffer always has room for it.
+// Over TLS there is no cheap way to answer, so the connection is just closed.
+void RejectBusy(tcp::socket& socket, bool tls) {
+  boost::system::error_code ec;
+  socket.non_blocking(true, ec);
+  if (!tls) {
+    // Discard what already arrived: closing with unread input sends a reset
+    // that can destroy the 503 before the client reads it.
+    char discard[4096];
+    while (socket.available(ec) > 0 && !ec) socket.read_some(asio::buffer(discard), ec);
+    socket.write_some(asio::buffer(kBusyResponse.data(), kBusyResponse.size()), ec);
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+  }
+  socket.close(ec);
+}
+
+void AcceptNext(std::shared_ptr<ServerState> state) {
+  auto& acceptor = state->acceptor;
+  acceptor.async_accept(
+      [state = std::move(state)](boost::system::error_code ec, tcp::socket socket) mutable {
+        if (ec == asio::error::operation_aborted || !state->acceptor.is_open()) return;
+        if (ec) {
+          Bump(state->stats.accept_errors);
+          state->accept_retry_timer.expires_after(kAcceptRetryDelay);
+          state->accept_retry_timer.async_wait([state](boost::system::error_code wait_ec) {
+            if (!wait_ec && state->acceptor.is_open()) AcceptNext(state);
+          });
+          return;
+        }
+        Bump(state->stats.connections_accepted);
+        if (state->stats.active_connections.load() >= state->options.max_connections) {
+          Bump(state->stats.connections_rejected);
+          RejectBusy(socket, state->tls != nullptr);
+        } else {
+          internal::StartConnection(std::move(socket), state);
+        }
+        AcceptNext(std::move(state));
+      });
+}
+
+std::unexpected<Error> BindError(const ServerOptions& options, uint16_t port,
+                                 const boost::system::error_code& ec, std::string_view step) {
+  std::string hint;
+  if (ec == asio::error::address_in_use) {
+    hint = fmt::format(" (is another iowatch or exporter already listening on port {}?)", port);
+  } else if (ec == asio::error::access_denied) {
+    hint = " (ports below 1024 need CAP_NET_BIND_SERVICE)";
+  } else if (ec == boost::system::errc::address_not_available) {
+    hint = " (no local interface has this address)";
+  }
+  return std::unexpected(Error{ErrorCode::kIo,
+                               fmt::format("cannot {} listen address {}: {}{}", step,
+                                           options.listen_address, ec.message(), hint),
+                               {},
+                               0,
+                               ec.value(),
+                               0});
+}
+
+Status OpenAcceptor(tcp::acceptor& acceptor, const ServerOptions& options,
+                    const ListenAddress& address) {
+  boost::system::error_code ec;
+  tcp::endpoint endpoint(address.address, address.port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (ec && address.all_addresses) {  // IPv6 disabled: all IPv4 addresses
+    endpoint = tcp::endpoint(asio::ip::address_v4::any(), address.port);
+    acceptor.open(endpoint.protocol(), ec);
+  } else if (!ec && address.all_addresses) {
+    acceptor.set_option(asio::ip::v6_only(false), ec);
+  }
+  if (ec) return BindError(options, address.port, ec, "open a socket for");
+  // Lets a restarted daemon bind while old connections sit in TIME_WAIT; a
+  // live listener on the port still makes bind fail.
+  acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  acceptor.bind(endpoint, ec);
+  if (ec) return BindError(options, address.port, ec, "bind");
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return BindError(options, address.port, ec, "listen on");
+  return {};
+}
+
+Status ValidateOptions(const ServerOptions& options, const Handler& handler) {
+  const auto invalid = [](std::string message) {
+    return MakeError(ErrorCode::kInvalidArgument, std::move(message));
+  };
+  if (!handler) return invalid("HTTP server: no request handler");
+  if (options.max_connections == 0) return invalid("HTTP server: max_connections must be > 0");
+  if (options.max_header_bytes < 256) {
+    return invalid("HTTP server: max_header_bytes must be at least 256");
+  }
+  using std::chrono::milliseconds;
+  if (options.read_timeout <= milliseconds::zero() ||
+      options.write_timeout <= milliseconds::zero() ||
+      options.idle_timeout <= milliseconds::zero()) {
+    return invalid("HTTP server: timeouts must be positive");
+  }
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return invalid("HTTPS needs both tls_cert_file and tls_key_file, or neither for plain HTTP");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::Start(asio::io_context& io, ServerOptions options,
+                                              Handler handler) {
+  if (auto valid = ValidateOptions(options, handler); !valid) return std::unexpected(valid.error());
+  const auto address = ParseListenAddress(options.listen_address);
+  if (!address) return std::unexpected(address.error());
+
+  auto state = std::make_shared<ServerState>(io, std::move(options), std::move(handler));
+  if (!state->options.tls_cert_file.empty()) {
+    auto tls = MakeTlsServerContext(state->options.tls_cert_file, state->options.tls_key_file);
+    if (!tls) return std::unexpected(tls.error());
+    state->tls = std::move(*tls);
+  }
+  std::unique_ptr<asio::thread_pool> verify_pool;
+  if (!state->options.basic_auth_users.empty()) {
+    auto auth = BasicAuthenticator::Create(state->options.basic_auth_users);
+    if (!auth) return std::unexpected(auth.error());
+    state->auth = std::move(*auth);
+    verify_pool = std::make_unique<asio::thread_pool>(1);
+    state->verify_pool = verify_pool.get();
+  }
+  if (auto opened = OpenAcceptor(state->acceptor, state->options, *address); !opened) {
+    if (verify_pool) verify_pool->join();
+    return std::unexpected(opened.error());
+  }
+  AcceptNext(state);
+  return std::unique_ptr<Server>(new Server(std::move(state), std::move(verify_pool)));
+}
+
+Server::Server(std::shared_ptr<ServerState> state, std::unique_ptr<asio::thread_pool> verify_pool)
+    : state_(std::move(state)), verify_pool_(std::move(verify_pool)) {}
+
+Server::~Server() {
+  state_->server_alive = false;
+  state_->on_drained = nullptr;
+  state_->grace_timer.cancel();
+  StopAccepting();
+  CloseAll();
+  state_->verify_pool = nullptr;
+  if (verify_pool_) {
+    // Queued verifications are dropped (their connections are closed); only
+    // one already running is waited for.
+    verify_pool_->stop();
+    verify_pool_->join();
+  }
+}
+
+std::string Server::local_endpoint() const {
+  boost::system::error_code ec;
+  const auto endpoint = state_->acceptor.local_endpoint(ec);
+  return ec ? std::string() : FormatEndpoint(endpoint);
+}
+
+uint16_t Server::local_port() const {
+  boost::system::error_code ec;
+  const auto endpoint = state_->acceptor.local_endpoint(ec);
+  return ec ? 0 : endpoint.port();
+}
+
+bool Server::tls() const { return state_->tls != nullptr; }
+
+void Server::StopAccepting() {
+  if (state_->stopping) return;
+  state_->stopping = true;
+  boost::system::error_code ec;
+  state_->acceptor.close(ec);
+  state_->accept_retry_timer.cancel();
+  for (const auto& connection : state_->Live()) connection->OnStopAccepting();
+}
+
+void Server::CloseAll() {
+  for (const auto& connection : state_->Live()) connection->Close();
+}
+
+void Server::Shutdown(std::chrono::milliseconds grace, std::function<void()> done) {
+  StopAccepting();
+  state_->on_drained = std::move(done);
+  if (state_->connections.empty()) {
+    asio::post(state_->io, [state = state_] {
+      if (auto callback = std::exchange(state->on_drained, nullptr)) callback();
+    });
+    return;
+  }
+  state_->grace_timer.expires_after(grace);
+  state_->grace_timer.async_wait([state = state_](boost::system::error_code ec) {
+    if (ec || !state->server_alive) return;
+    for (const auto& connection : state->Live()) connection->Close();
+  });
+}
+
+size_t Server::active_connections() const { return state_->stats.active_connections.load(); }
+
+ServerStats Server::stats() const {
+  const auto& s = state_->stats;
+  ServerStats out;
+  out.connections_accepted = s.connections_accepted.load();
+  out.connections_rejected = s.connections_rejected.load();
+  for (size_t i = 0; i < out.responses_by_class.size(); ++i) {
+    out.responses_by_class[i] = s.responses_by_class[i].load();
+  }
+  out.read_timeouts = s.read_timeouts.load();
+  out.write_timeouts = s.write_timeouts.load();
+  out.idle_closes = s.idle_closes.load();
+  out.tls_handshake_errors = s.tls_handshake_errors.load();
+  out.auth_failures = s.auth_failures.load();
+  out.handler_errors = s.handler_errors.load();
+  out.accept_errors = s.accept_errors.load();
+  out.active_connections = s.active_connections.load();
+  return out;
+}
+
+namespace internal {
+
+uint64_t ServerState::Register(std::weak_ptr<Connection> connection) {
+  const uint64_t id = next_connection_id++;
+  connections.emplace(id, std::move(connection));
+  stats.active_connections.fetch_add(1);
+  return id;
+}
+
+std::vector<std::shared_ptr<Connection>> ServerState::Live() const {
+  std::vector<std::shared_ptr<Connection>> live;
+  for (const auto& [id, weak] : connections) {
+    if (auto connection = weak.lock()) live.push_back(std::move(connection));
+  }
+  return live;
+}
+
+void ServerState::Unregister(uint64_t id) {
+  if (connections.erase(id) == 0) return;
+  stats.active_connections.fetch_sub(1);
+  if (connections.empty() && on_drained) {
+    grace_timer.cancel();
+    asio::post(io, [callback = std::exchange(on_drained, nullptr)] { callback(); });
+  }
+}
+
+}  // namespace internal
+}  // namespace iowatch::daemon::http

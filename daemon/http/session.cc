@@ -1,0 +1,318 @@
+// One HTTP connection, plain or TLS: read a request head (bounded in size and
+// time), authorise, answer, repeat while keep-alive. Every wait on the peer is
+// asynchronous and has a deadline (beast::tcp_stream::expires_after, which
+// closes the socket when it passes).
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+#include <optional>
+
+#include "daemon/http/gzip.h"
+#include "daemon/http/listen_address.h"
+#include "daemon/http/message.h"
+#include "daemon/http/server_state.h"
+
+namespace iowatch::daemon::http::internal {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+// The first read of a keep-alive request, before its head deadline starts.
+constexpr size_t kFirstReadBytes = 4096;
+// After an answer that ends the connection, unread input is drained for at
+// most this long (and this much) before closing, so that the peer receives
+// the answer instead of a reset caused by data it sent that we never read.
+constexpr std::chrono::milliseconds kMaxLinger{1000};
+constexpr size_t kMaxLingerBytes = 256 * 1024;
+
+enum class Phase { kHead, kIdle, kBusy, kClosing };
+
+bool IsParseError(const beast::error_code& ec) {
+  static const auto& category = bhttp::make_error_code(bhttp::error::bad_method).category();
+  return ec.category() == category && ec != bhttp::error::end_of_stream &&
+         ec != bhttp::error::partial_message;
+}
+
+template <class Stream>
+class Session final : public Connection, public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  template <class... StreamArgs>
+  Session(std::shared_ptr<ServerState> state, std::string remote, StreamArgs&&... stream_args)
+      : state_(std::move(state)),
+        remote_(std::move(remote)),
+        stream_(std::forward<StreamArgs>(stream_args)...) {}
+
+  ~Session() override { state_->Unregister(id_); }
+
+  void Run() {
+    id_ = state_->Register(this->weak_from_this());
+    Lowest().expires_after(state_->options.read_timeout);
+    if constexpr (kTls) {
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              beast::bind_front_handler(&Session::OnHandshake, Self()));
+    } else {
+      ReadNext(/*first=*/true);
+    }
+  }
+
+  void Close() override {
+    phase_ = Phase::kClosing;
+    closed_ = true;
+    Lowest().close();
+  }
+
+  void OnStopAccepting() override {
+    if (phase_ == Phase::kIdle) Close();
+  }
+
+ private:
+  std::shared_ptr<Session> Self() { return this->shared_from_this(); }
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  void OnHandshake(beast::error_code ec) {
+    if (closed_) return;
+    if (ec) {
+      if (ec == beast::error::timeout) Bump(state_->stats.read_timeouts);
+      Bump(state_->stats.tls_handshake_errors);
+      Close();
+      return;
+    }
+    ReadNext(/*first=*/true);
+  }
+
+  // The head of a new connection's first request must arrive within
+  // read_timeout; a keep-alive connection may idle for idle_timeout first.
+  void ReadNext(bool first) {
+    request_ = Request{};
+    shape_ = ResponseShape{};
+    parser_.emplace();
+    parser_->header_limit(
+        static_cast<std::uint32_t>(std::min<size_t>(state_->options.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(0);  // any Content-Length > 0 fails with body_limit -> 413
+    if (first || buffer_.size() > 0) {
+      ReadHead();
+      return;
+    }
+    phase_ = Phase::kIdle;
+    Lowest().expires_after(state_->options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            beast::bind_front_handler(&Session::OnFirstBytes, Self()));
+  }
+
+  void OnFirstBytes(beast::error_code ec, size_t n) {
+    if (closed_) return;
+    if (ec) {
+      if (ec == beast::error::timeout) Bump(state_->stats.idle_closes);
+      Close();
+      return;
+    }
+    buffer_.commit(n);
+    ReadHead();
+  }
+
+  void ReadHead() {
+    phase_ = Phase::kHead;
+    Lowest().expires_after(state_->options.read_timeout);
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             beast::bind_front_handler(&Session::OnHead, Self()));
+  }
+
+  void OnHead(beast::error_code ec, size_t) {
+    if (closed_) return;
+    phase_ = Phase::kBusy;
+    if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
+      Send(ErrorResponse(431), /*close=*/true);
+    } else if (ec == bhttp::error::body_limit) {
+      Send(ErrorResponse(413, "request bodies are not accepted"), true);
+    } else if (IsParseError(ec)) {
+      Send(ErrorResponse(400, ec.message()), true);
+    } else if (ec) {
+      if (ec == beast::error::timeout) Bump(state_->stats.read_timeouts);
+      Close();  // peer closed, reset, timed out, or we were closed
+    } else if (!parser_->is_done()) {
+      Send(ErrorResponse(413, "request bodies are not accepted"), true);  // chunked
+    } else {
+      OnRequest();
+    }
+  }
+
+  void OnRequest() {
+    const auto& req = parser_->get();
+    const auto method = req.method_string();
+    const auto target = req.target();
+    request_ = Request{std::string(method.data(), method.size()),
+                       std::string(target.data(), target.size()),
+                       false,
+                       remote_,
+                       {}};
+    const auto accept_encoding = req[bhttp::field::accept_encoding];
+    request_.accepts_gzip =
+        AcceptsGzip(std::string_view(accept_encoding.data(), accept_encoding.size()));
+    shape_ = ResponseShape{req.method() == bhttp::verb::head, request_.accepts_gzip, req.version(),
+                           req.keep_alive()};
+    if (!state_->auth) {
+      Dispatch();
+      return;
+    }
+    const auto header = req[bhttp::field::authorization];
+    auto credentials = ParseBasicAuthorization(std::string_view(header.data(), header.size()));
+    if (!credentials) {
+      Unauthorized();
+    } else if (state_->auth->IsCached(credentials->user, credentials->password)) {
+      request_.user = std::move(credentials->user);
+      Dispatch();
+    } else if (state_->verify_pool != nullptr) {
+      VerifyOffThread(std::move(*credentials));
+    } else {
+      Close();  // the Server is gone
+    }
+  }
+
+  // bcrypt on the worker; the verdict comes back to the io_context thread.
+  void VerifyOffThread(BasicCredentials credentials) {
+    asio::post(
+        *state_->verify_pool, [auth = state_->auth, executor = stream_.get_executor(),
+                               credentials = std::move(credentials), self = Self()]() mutable {
+          const bool ok = auth->Verify(credentials.user, credentials.password);
+          // Moving `self` into the posted handler keeps its last reference off
+          // this thread.
+          asio::post(executor,
+                     [self = std::move(self), ok, user = std::move(credentials.user)]() mutable {
+                       self->OnVerified(ok, std::move(user));
+                     });
+        });
+  }
+
+  void OnVerified(bool ok, std::string user) {
+    if (closed_) return;
+    if (!ok) {
+      Unauthorized();
+      return;
+    }
+    request_.user = std::move(user);
+    Dispatch();
+  }
+
+  void Unauthorized() {
+    Bump(state_->stats.auth_failures);
+    Response r = ErrorResponse(401);
+    r.headers.emplace_back("WWW-Authenticate", R"(Basic realm="iowatch", charset="UTF-8")");
+    Send(std::move(r), /*close=*/false);
+  }
+
+  void Dispatch() {
+    if (request_.method != "GET" && request_.method != "HEAD") {
+      Response r = ErrorResponse(405);
+      r.headers.emplace_back("Allow", "GET, HEAD");
+      Send(std::move(r), /*close=*/false);
+      return;
+    }
+    Response response;
+    try {
+      response = state_->handler(request_);
+    } catch (const std::exception& e) {
+      Bump(state_->stats.handler_errors);
+      response = ErrorResponse(500, e.what());
+    } catch (...) {
+      Bump(state_->stats.handler_errors);
+      response = ErrorResponse(500);
+    }
+    Send(std::move(response), /*close=*/false);
+  }
+
+  void Send(Response response, bool close) {
+    shape_.keep_alive = shape_.keep_alive && !close && !state_->stopping;
+    if (close) shape_.head = false;  // error answers to unparsed requests carry their text
+    bool invalid_status = false;
+    response_.emplace(BuildWireResponse(std::move(response), shape_, &invalid_status));
+    if (invalid_status) Bump(state_->stats.handler_errors);
+    Bump(state_->stats.responses_by_class[std::min<unsigned>(response_->result_int() / 100, 5)]);
+    Lowest().expires_after(state_->options.write_timeout);
+    bhttp::async_write(stream_, *response_, beast::bind_front_handler(&Session::OnWritten, Self()));
+  }
+
+  void OnWritten(beast::error_code ec, size_t) {
+    if (closed_) return;
+    if (ec) {
+      if (ec == beast::error::timeout) Bump(state_->stats.write_timeouts);
+      Close();
+      return;
+    }
+    const bool keep_alive = response_->keep_alive();
+    response_.reset();
+    if (keep_alive && !state_->stopping) {
+      ReadNext(/*first=*/false);
+    } else {
+      CloseGracefully();
+    }
+  }
+
+  void CloseGracefully() {
+    phase_ = Phase::kClosing;
+    Lowest().expires_after(std::min(state_->options.read_timeout, kMaxLinger));
+    if constexpr (kTls) {
+      // close_notify; the peer may or may not answer before the deadline.
+      stream_.async_shutdown([self = Self()](beast::error_code) { self->Close(); });
+    } else {
+      beast::error_code ignored;
+      Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+      buffer_.consume(buffer_.size());
+      Drain();
+    }
+  }
+
+  void Drain() {
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = Self()](beast::error_code ec, size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->closed_ || self->drained_ > kMaxLingerBytes) {
+                                self->Close();
+                                return;
+                              }
+                              self->Drain();
+                            });
+  }
+
+  std::shared_ptr<ServerState> state_;
+  const std::string remote_;
+  Stream stream_;
+  uint64_t id_ = 0;
+  Phase phase_ = Phase::kHead;
+  bool closed_ = false;
+  size_t drained_ = 0;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::empty_body>> parser_;
+  Request request_;
+  ResponseShape shape_;
+  std::optional<WireResponse> response_;
+};
+
+using PlainSession = Session<beast::tcp_stream>;
+using TlsSession = Session<asio::ssl::stream<beast::tcp_stream>>;
+
+}  // namespace
+
+void StartConnection(tcp::socket socket, std::shared_ptr<ServerState> state) {
+  beast::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  std::string remote = ec ? std::string("unknown") : FormatEndpoint(peer);
+  if (state->tls) {
+    auto& context = *state->tls;
+    std::make_shared<TlsSession>(std::move(state), std::move(remote), std::move(socket), context)
+        ->Run();
+  } else {
+    std::make_shared<PlainSession>(std::move(state), std::move(remote), std::move(socket))->Run();
+  }
+}
+
+}  // namespace iowatch::daemon::http::internal

@@ -1,0 +1,27 @@
+// The daemon's own resource use, read from /proc/self at scrape time, for the
+// standard process_* metrics every Prometheus client exports (so existing
+// dashboards and alerts on process_resident_memory_bytes etc. just work).
+// Thread-safety: pure function of the files it reads.
+#pragma once
+
+#include <cstdint>
+
+#include "collectors/file_tree.h"
+#include "common/result.h"
+
+namespace iowatch::daemon {
+
+struct ProcessStats {
+  double cpu_seconds = 0;       // utime + stime
+  uint64_t resident_bytes = 0;
+  uint64_t virtual_bytes = 0;
+  uint64_t open_fds = 0;
+  uint64_t max_fds = 0;         // soft RLIMIT_NOFILE
+  double start_time_seconds = 0;  // since the epoch
+};
+
+// `procfs` is the real /proc (not the injected collector root: iowatch
+// reports on itself, not on a fixture).
+Result<ProcessStats> ReadProcessStats(const collectors::FileTree& procfs);
+
+}  // namespace iowatch::daemon

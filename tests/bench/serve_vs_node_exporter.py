@@ -1,0 +1,150 @@
+#!/usr/bin/python3
+"""Side-by-side cost of a scrape: `iowatch serve` vs prometheus-node-exporter.
+
+Generates a procfs/sysfs tree with N block devices (default 1,000), starts both
+exporters on it (node_exporter limited to the sources iowatch covers:
+diskstats, meminfo, vmstat, stat), scrapes each K times in turn on loopback,
+and reports per exporter: CPU seconds per scrape (from /proc/PID/stat), scrape
+latency p50/p99, peak RSS (VmHWM), series and bytes per scrape.
+
+Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200]
+Run by hand (a benchmark, not a test); figures go to README.md.
+"""
+import argparse
+import os
+import random
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import fixturegen  # noqa: E402
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def make_tree(root, devices, seed=1):
+    rng = random.Random(seed)
+    lines = []
+    for i in range(devices):
+        name = f"nvme{i}n1" if i % 3 == 0 else (f"dm-{i}" if i % 3 == 1 else f"sd{chr(97 + i % 26)}{i}")
+        major = 259 if i % 3 == 0 else (253 if i % 3 == 1 else 8)
+        c = fixturegen.device_counters(rng, 17, "normal")
+        lines.append(f"{major:4d} {i:7d} {name} " + " ".join(str(v) for v in c))
+        d = os.path.join(root, "sys/block", name)
+        write(os.path.join(d, "stat"), fixturegen.stat_file(c))
+        write(os.path.join(d, "dev"), f"{major}:{i}\n")
+        for attr, value in [("rotational", "0"), ("logical_block_size", "512"),
+                            ("physical_block_size", "4096"), ("scheduler", "[none] mq-deadline"),
+                            ("nr_requests", "1023"), ("max_sectors_kb", "1280"),
+                            ("read_ahead_kb", "128"), ("optimal_io_size", "0")]:
+            write(os.path.join(d, "queue", attr), value + "\n")
+        if name.startswith("dm-"):
+            write(os.path.join(d, "dm/name"), f"vg-lv{i}\n")
+    write(os.path.join(root, "proc/diskstats"), "\n".join(lines) + "\n")
+    for name in ("stat", "meminfo", "vmstat", "uptime"):
+        shutil.copy(f"/proc/{name}", os.path.join(root, "proc", name))
+    for c in range(os.cpu_count()):
+        write(os.path.join(root, f"sys/devices/system/cpu/cpu{c}/online"), "1\n")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_rss_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def wait_up(url, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2).read()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not come up")
+
+
+def measure(name, url, pid, scrapes):
+    body = urllib.request.urlopen(url, timeout=10).read()  # warm up (and the first render)
+    latencies = []
+    cpu0 = cpu_seconds(pid)
+    for _ in range(scrapes):
+        t = time.perf_counter()
+        body = urllib.request.urlopen(url, timeout=10).read()
+        latencies.append(time.perf_counter() - t)
+    cpu = (cpu_seconds(pid) - cpu0) / scrapes
+    series = sum(1 for line in body.decode().splitlines() if line and not line.startswith("#"))
+    latencies.sort()
+    return {"exporter": name, "cpu_ms_per_scrape": cpu * 1000,
+            "p50_ms": statistics.median(latencies) * 1000,
+            "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
+            "peak_rss_mib": peak_rss_kib(pid) / 1024, "series": series, "bytes": len(body)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("iowatch")
+    ap.add_argument("--devices", type=int, default=1000)
+    ap.add_argument("--scrapes", type=int, default=200)
+    args = ap.parse_args()
+    node = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
+    if not node:
+        sys.exit("prometheus-node-exporter is not installed")
+    with tempfile.TemporaryDirectory(prefix="iowatch-bench-") as tmp:
+        make_tree(tmp, args.devices)
+        proc, sysd = os.path.join(tmp, "proc"), os.path.join(tmp, "sys")
+        p1, p2 = free_port(), free_port()
+        ours = subprocess.Popen([args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{p1}",
+                                 f"--path.procfs={proc}", f"--path.sysfs={sysd}",
+                                 f"--state.dir={tmp}/state", "--log.level=warn"])
+        theirs = subprocess.Popen([node, f"--web.listen-address=127.0.0.1:{p2}",
+                                   "--collector.disable-defaults", "--collector.diskstats",
+                                   "--collector.meminfo", "--collector.vmstat", "--collector.stat",
+                                   f"--path.procfs={proc}", f"--path.sysfs={sysd}",
+                                   f"--path.rootfs={tmp}", "--log.level=warn"],
+                                  stderr=subprocess.DEVNULL)
+        try:
+            wait_up(f"http://127.0.0.1:{p1}/metrics")
+            wait_up(f"http://127.0.0.1:{p2}/metrics")
+            time.sleep(2)
+            rows = [measure("iowatch", f"http://127.0.0.1:{p1}/metrics", ours.pid, args.scrapes),
+                    measure("node_exporter", f"http://127.0.0.1:{p2}/metrics", theirs.pid, args.scrapes)]
+        finally:
+            for p in (ours, theirs):
+                p.terminate()
+                p.wait(timeout=10)
+    keys = ["cpu_ms_per_scrape", "p50_ms", "p99_ms", "peak_rss_mib", "series", "bytes"]
+    print(f"{args.devices} devices, {args.scrapes} scrapes each")
+    print("| exporter | " + " | ".join(keys) + " |")
+    for r in rows:
+        print(f"| {r['exporter']} | " + " | ".join(
+            f"{r[k]:.2f}" if isinstance(r[k], float) else str(r[k]) for k in keys) + " |")
+    a, b = rows
+    print(f"ratios iowatch/node_exporter: cpu {a['cpu_ms_per_scrape'] / b['cpu_ms_per_scrape']:.2f}, "
+          f"rss {a['peak_rss_mib'] / b['peak_rss_mib']:.2f}, series {a['series'] / b['series']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+// Every class of configuration error, with its exact message and position.
+#include <gtest/gtest.h>
+
+#include "config/config.h"
+#include "config/values.h"
+
+namespace iowatch::config {
+namespace {
+
+constexpr char kHash[] = "$2b$10$tdYaENOqHspa4/nfnRHKSOxUx1G1Odb8ISB2dU8LqnRx3uVH7tt4y";
+constexpr char kWebKeys[] =
+    "listen_address, read_timeout, write_timeout, idle_timeout, max_connections, "
+    "max_header_bytes, tls, basic_auth_users";
+
+// The error a document gives, or "parsed" when it gives none.
+Error ErrorOf(std::string_view yaml) {
+  const auto c = ParseConfig(yaml, "t.yaml");
+  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
+  return c.error();
+}
+std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); }
+
+TEST(ConfigErrors, UnknownKeysAtEveryLevel) {
+  EXPECT_EQ(MessageOf("webb:\n  x: 1\n"),
+            "t.yaml:1:1: webb: unknown key; expected one of web, sampling, devices, paths, "
+            "state_dir, log");
+  EXPECT_EQ(MessageOf("web:\n  listen_adress: \":9860\"\n"),
+            std::string("t.yaml:2:3: web.listen_adress: unknown key; expected one of ") + kWebKeys);
+  EXPECT_EQ(MessageOf("web:\n  tls:\n    cert: a\n"),
+            "t.yaml:3:5: web.tls.cert: unknown key; expected one of cert_file, key_file");
+  EXPECT_EQ(ErrorOf("log: {lvl: info}").code, ErrorCode::kParse);
+}
+
+TEST(ConfigErrors, DuplicateKeys) {
+  EXPECT_EQ(MessageOf("log:\n  level: info\n  level: debug\n"),
+            "t.yaml:3:3: log.level: duplicate key");
+  EXPECT_EQ(MessageOf("log: {}\nlog: {}\n"), "t.yaml:2:1: log: duplicate key");
+}
+
+TEST(ConfigErrors, WrongShapes) {
+  EXPECT_EQ(
+      MessageOf("web:\n  - listen_address: x\n"),
+      std::string("t.yaml:2:3: web: expected a map with keys ") + kWebKeys + ", found a list");
+  EXPECT_EQ(MessageOf("sampling: 1s\n"),
+            "t.yaml:1:11: sampling: expected a map with keys interval, window, found \"1s\"");
+  EXPECT_EQ(MessageOf("- web\n"),
+            "t.yaml:1:1: expected a map with keys web, sampling, devices, paths, state_dir, log, "
+            "found a list");
+  EXPECT_EQ(MessageOf("? [a]\n: 1\n"), "t.yaml:1:3: expected a key name, found a list");
+  EXPECT_EQ(MessageOf("state_dir: [a]\n"),
+            "t.yaml:1:12: state_dir: expected a non-empty path, found a list");
+  EXPECT_EQ(MessageOf("devices: {include: {a: 1}}"),
+            "t.yaml:1:20: devices.include: expected a string, found a map");
+}
+
+TEST(ConfigErrors, MissingValuePointsAtTheKey) {
+  EXPECT_EQ(MessageOf("web:\n  read_timeout:\n  write_timeout: 1s\n"),
+            "t.yaml:2:3: web.read_timeout: expected a duration like \"500ms\", \"1s\" or \"15m\", "
+            "found no value");
+  EXPECT_EQ(MessageOf("devices:\n  exclude: ~\n"),
+            "t.yaml:2:3: devices.exclude: expected a string, found no value");
+}
+
+TEST(ConfigErrors, Integers) {
+  EXPECT_EQ(MessageOf("web:\n  max_connections: abc\n"),
+            "t.yaml:2:20: web.max_connections: expected an integer from 1 to 65535, found \"abc\"");
+  EXPECT_EQ(MessageOf("web: {max_connections: -1}"),
+            "t.yaml:1:24: web.max_connections: expected an integer from 1 to 65535, found \"-1\"");
+  EXPECT_EQ(MessageOf("web: {max_connections: 0}"),
+            "t.yaml:1:24: web.max_connections: expected an integer from 1 to 65535, found \"0\"");
+  EXPECT_EQ(ErrorOf("web: {max_connections: 0}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("web: {max_connections: 65536}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("web: {max_connections: 99999999999999999999999}").code,
+            ErrorCode::kInvalidArgument);
+  for (const char* bad : {"1.5", "0x40", "+64", "64k", "1e3", "{a: 1}", "[64]"}) {
+    EXPECT_EQ(ErrorOf(std::string("web: {max_connections: ") + bad + "}").code, ErrorCode::kParse)
+        << bad;
+  }
+}
+
+TEST(ConfigErrors, Sizes) {
+  EXPECT_EQ(MessageOf("web: {max_header_bytes: 8x}"),
+            "t.yaml:1:25: web.max_header_bytes: expected a size from 1024 to 1048576 bytes, like "
+            "\"8192\" or \"8k\", found \"8x\"");
+  EXPECT_EQ(MessageOf("web: {max_header_bytes: 512}"),
+            "t.yaml:1:25: web.max_header_bytes: expected a size from 1024 to 1048576 bytes, like "
+            "\"8192\" or \"8k\", found \"512\"");
+  EXPECT_EQ(ErrorOf("web: {max_header_bytes: 2M}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("web: {max_header_bytes: 99999999999P}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("web: {max_header_bytes: -8k}").code, ErrorCode::kParse);
+}
+
+TEST(ConfigErrors, Durations) {
+  EXPECT_EQ(
+      MessageOf("sampling:\n  interval: fast\n"),
+      "t.yaml:2:13: sampling.interval: expected a duration like \"500ms\", \"1s\" or \"15m\", "
+      "found \"fast\"");
+  EXPECT_EQ(MessageOf("web: {read_timeout: 10}"),
+            "t.yaml:1:21: web.read_timeout: expected a duration like \"500ms\", \"1s\" or \"15m\", "
+            "found \"10\"");
+  EXPECT_EQ(
+      MessageOf("sampling: {interval: 50ms}"),
+      "t.yaml:1:22: sampling.interval: expected a duration of at least 100ms, found \"50ms\"");
+  EXPECT_EQ(MessageOf("web: {write_timeout: 0}"),
+            "t.yaml:1:22: web.write_timeout: expected a duration of at least 1ms, found \"0\"");
+  EXPECT_EQ(MessageOf("web: {idle_timeout: 99999999999999999999w}"),
+            "t.yaml:1:21: web.idle_timeout: duration \"99999999999999999999w\" is out of range "
+            "(at most 2^63-1 ms)");
+  EXPECT_EQ(ErrorOf("web: {idle_timeout: -1s}").code, ErrorCode::kParse);
+}
+
+TEST(ConfigErrors, WindowShorterThanInterval) {
+  EXPECT_EQ(MessageOf("sampling:\n  interval: 10s\n  window: 5s\n"),
+            "t.yaml:3:11: sampling.window: expected at least sampling.interval (10s), found 5s");
+  EXPECT_EQ(MessageOf("sampling: {interval: 2m}"),
+            "t.yaml:1:22: sampling.interval: expected at most sampling.window (1m), found 2m");
+  EXPECT_EQ(ErrorOf("sampling: {window: 500ms}").code, ErrorCode::kInvalidArgument);
+}
+
+TEST(ConfigErrors, Booleans) {
+  EXPECT_EQ(MessageOf("devices: {partitions: yes}"),
+            "t.yaml:1:23: devices.partitions: expected true or false, found \"yes\"");
+  for (const char* bad : {"1", "on", "y", "tRUE", "\"\"", "[true]"}) {
+    EXPECT_EQ(ErrorOf(std::string("devices: {partitions: ") + bad + "}").code, ErrorCode::kParse)
+        << bad;
+  }
+}
+
+TEST(ConfigErrors, InvalidRegularExpressions) {
+  const std::string include = MessageOf("devices:\n  include: \"(sd\"\n");
+  const std::string prefix =
+      "t.yaml:2:12: devices.include: expected an ECMAScript regular expression, found \"(sd\" (";
+  EXPECT_EQ(include.substr(0, prefix.size()), prefix) << include;
+  EXPECT_GT(include.size(), prefix.size() + 2) << "the regex library's reason is missing";
+  EXPECT_EQ(MessageOf("devices: {exclude: '[a-'}").substr(0, 35),
+            "t.yaml:1:20: devices.exclude: expec");
+  EXPECT_EQ(ErrorOf("devices: {exclude: '*'}").code, ErrorCode::kInvalidArgument);
+}
+
+TEST(ConfigErrors, TlsNeedsBothFiles) {
+  EXPECT_EQ(MessageOf("web:\n  tls:\n    cert_file: /a.pem\n"),
+            "t.yaml:3:5: web.tls: expected both cert_file and key_file, found only cert_file");
+  EXPECT_EQ(MessageOf("web: {tls: {key_file: k.pem}}"),
+            "t.yaml:1:12: web.tls: expected both cert_file and key_file, found only key_file");
+  EXPECT_EQ(ErrorOf("web: {tls: {cert_file: c.pem, key_file: \"\"}}").code,
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(ConfigErrors, BasicAuthUsers) {
+  const std::string plain = MessageOf("web:\n  basic_auth_users:\n    alice: hunter2\n");
+  EXPECT_EQ(plain,
+            "t.yaml:3:12: web.basic_auth_users.alice: expected a bcrypt hash (\"$2y$\", a cost "
+            "from 04 to 31, \"$\" and 53 characters, as \"htpasswd -nbBC 10 user password\" "
+            "prints), found something else (not shown: it may be a password)");
+  EXPECT_EQ(plain.find("hunter2"), std::string::npos);
+  EXPECT_EQ(MessageOf(std::string("web: {basic_auth_users: {\"a:b\": \"") + kHash + "\"}}"),
+            "t.yaml:1:26: web.basic_auth_users: expected a user name without ':', found \"a:b\"");
+  EXPECT_EQ(MessageOf(std::string("web:\n  basic_auth_users:\n    u: ") + kHash +
+                      "\n    u: " + kHash + "\n"),
+            "t.yaml:4:5: web.basic_auth_users.u: duplicate user");
+  EXPECT_EQ(MessageOf("web: {basic_auth_users: [alice]}"),
+            "t.yaml:1:25: web.basic_auth_users: expected a map of user names to bcrypt hashes, "
+            "found a list");
+  EXPECT_EQ(MessageOf("web: {basic_auth_users: {alice: }}"),
+            "t.yaml:1:26: web.basic_auth_users.alice: expected a bcrypt hash, found no value");
+}
+
+TEST(ParseBcryptHash, FormOfHtpasswdAndPrometheusHashes) {
+  const std::string good = kHash;
+  EXPECT_TRUE(ParseBcryptHash(good).has_value());
+  EXPECT_TRUE(ParseBcryptHash("$2a$" + good.substr(4)).has_value());
+  EXPECT_TRUE(ParseBcryptHash("$2y$04$" + good.substr(7)).has_value());
+  EXPECT_TRUE(ParseBcryptHash("$2y$31$" + good.substr(7)).has_value());
+  for (const std::string& bad :
+       {std::string(), "$2x$" + good.substr(4), "$1$" + good.substr(3), "$2y$03$" + good.substr(7),
+        "$2y$32$" + good.substr(7), "$2y$1$" + good.substr(6), "$2y$10x" + good.substr(7),
+        good.substr(0, 59), good + "x", good.substr(0, 59) + "!", "$2y$1a$" + good.substr(7)}) {
+    const auto s = ParseBcryptHash(bad);
+    EXPECT_FALSE(s.has_value()) << bad;
+    if (!s) {
+      EXPECT_EQ(s.error().code, ErrorCode::kInvalidArgument);
+    }
+  }
+}
+
+TEST(ConfigErrors, ListenAddress) {
+  EXPECT_EQ(
+      MessageOf("web: {listen_address: localhost}"),
+      "t.yaml:1:23: web.listen_address: expected \"host:port\", \"[ipv6]:port\" or \":port\", "
+      "found \"localhost\"");
+  EXPECT_EQ(MessageOf("web: {listen_address: \":0\"}"),
+            "t.yaml:1:23: web.listen_address: expected a port from 1 to 65535, found \":0\"");
+  EXPECT_EQ(ErrorOf("web: {listen_address: \":70000\"}").code, ErrorCode::kInvalidArgument);
+}
+
+TEST(ConfigErrors, LogLevelAndPaths) {
+  EXPECT_EQ(MessageOf("log:\n  level: verbose\n"),
+            "t.yaml:2:10: log.level: expected one of trace, debug, info, warn, error, off, found "
+            "\"verbose\"");
+  EXPECT_EQ(ErrorOf("log: {level: INFO}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf("paths: {procfs: \"\"}"),
+            "t.yaml:1:17: paths.procfs: expected a non-empty path, found \"\"");
+}
+
+TEST(ConfigErrors, InvalidYamlHasYamlCppsPosition) {
+  const Error tab = ErrorOf("web:\n  tls: {}\n\tlog: {}\n");
+  EXPECT_EQ(tab.code, ErrorCode::kParse);
+  EXPECT_EQ(tab.ToString(), "t.yaml:3:2: invalid YAML: end of map not found");
+  EXPECT_EQ(MessageOf("web: {listen_address: \":1\"\n"),
+            "t.yaml:2:1: invalid YAML: end of map flow not found");
+  EXPECT_EQ(MessageOf("log: {level: info}\n---\nlog: {level: debug}\n"),
+            "t.yaml:3:1: expected one YAML document, found more");
+}
+
+}  // namespace
+}  // namespace iowatch::config
