@@ -26,7 +26,7 @@ bool IsIpv6(std::string_view host) {
 
 }  // namespace
 
-Result<ListenAddress> ParseListenAddress(std::string_view text) {
+Result<ListenAddress> ParseListenAddress(std::string_view text, bool allow_port_zero) {
   const auto syntax_error = [&] {
     return MakeError(ErrorCode::kParse, fmt::format(kExpected, text));
   };
@@ -49,9 +49,11 @@ Result<ListenAddress> ParseListenAddress(std::string_view text) {
   unsigned port = 0;
   const auto [end, ec] =
       std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) {
+  const unsigned lowest = allow_port_zero ? 0 : 1;
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < lowest ||
+      port > 65535) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("expected a port from 1 to 65535, found {:?}", text));
+                     fmt::format("expected a port from {} to 65535, found {:?}", lowest, text));
   }
   return ListenAddress{std::string(host), static_cast<uint16_t>(port)};
 }

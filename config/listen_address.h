@@ -26,6 +26,7 @@ struct ListenAddress {
 // address with an optional "%zone". The port is decimal, 1 to 65535 (0, "any
 // free port", is refused: scrapers need a fixed one).
 // Errors (kParse, kInvalidArgument) read "expected ..., found "<text>"".
-Result<ListenAddress> ParseListenAddress(std::string_view text);
+// Port 0 (an ephemeral port, for tests) only when `allow_port_zero`.
+Result<ListenAddress> ParseListenAddress(std::string_view text, bool allow_port_zero = false);
 
 }  // namespace iowatch::config
