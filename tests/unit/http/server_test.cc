@@ -342,7 +342,7 @@ TEST(ServerStart, RejectsBadOptions) {
     auto server = Server::Start(io, std::move(options), Handle);
     return server ? std::string() : server.error().ToString();
   };
-  EXPECT_NE(start({.listen_address = "127.0.0.1"}).find("invalid listen address"),
+  EXPECT_NE(start({.listen_address = "127.0.0.1"}).find("expected \"host:port\""),
             std::string::npos);
   EXPECT_NE(start({.listen_address = "127.0.0.1:0", .max_connections = 0}), "");
   EXPECT_NE(start({.listen_address = "127.0.0.1:0", .tls_cert_file = "c.pem"}).find("tls_key_file"),

@@ -1,0 +1,192 @@
+"""Shared machinery of the `iowatch serve` end-to-end tests (python3 stdlib only).
+
+Daemon starts the binary on a free loopback port with a temporary state
+directory (and, if given, a temporary config file), waits for /healthz and
+always kills the process and removes the directory on close(): use it as a
+context manager. The child gets PR_SET_PDEATHSIG, so even a test killed with
+SIGKILL leaves no daemon behind. Results counts checks and prints the closing
+`N passed, M failed` line of every e2e script.
+"""
+import ctypes
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SAMPLE = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: -?\d+)?')
+LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(,|$)')
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent():
+    _libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_metrics(text):
+    """[(name, {label: value}, float)] of a text exposition; ValueError on a malformed line."""
+    samples = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.fullmatch(line)
+        if not m:
+            raise ValueError(f"line {number}: {line[:120]!r}")
+        labels, rest = {}, m.group(2) or ""
+        while rest:
+            lm = LABEL.match(rest)
+            if not lm:
+                raise ValueError(f"line {number}: bad labels {line[:120]!r}")
+            labels[lm.group(1)] = lm.group(2)
+            rest = rest[lm.end():]
+        samples.append((m.group(1), labels, float(m.group(3))))
+    return samples
+
+
+def values(samples, name, **labels):
+    """Values of the samples of `name` whose labels include `labels`."""
+    return [v for n, l, v in samples if n == name and all(l.get(k) == x for k, x in labels.items())]
+
+
+def promtool_check(text):
+    """(ok, output) of `promtool check metrics`: ok means exit 0 and nothing printed."""
+    run = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
+                         text=True, timeout=60)
+    output = (run.stdout + run.stderr).strip()
+    return run.returncode == 0 and not output, f"exit {run.returncode}: {output[:2000]}"
+
+
+def require_root(what):
+    if os.geteuid() != 0:
+        print(f"SKIP: {what} needs root")
+        sys.exit(77)
+
+
+def exit_on_sigterm():
+    """ctest's timeout sends SIGTERM: unwind through the `finally` blocks."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+
+
+class Results:
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def check(self, ok, what, detail=""):
+        ok = bool(ok)
+        self.passed, self.failed = self.passed + ok, self.failed + (not ok)
+        print(f"{'ok  ' if ok else 'FAIL'} {what}" + (f"\n     {detail}" if detail and not ok else ""),
+              flush=True)
+        return ok
+
+    def finish(self):
+        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        return 1 if self.failed else 0
+
+
+class Daemon:
+    def __init__(self, binary, config=None, procfs=None, sysfs=None, extra=()):
+        self.binary, self.config, self.extra = os.path.abspath(binary), config, list(extra)
+        self.procfs, self.sysfs = procfs, sysfs
+        self.dir = tempfile.mkdtemp(prefix="iowatch-e2e-")
+        self.config_file = os.path.join(self.dir, "iowatch.yaml")
+        self.proc, self.port = None, None
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.close()
+            raise
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def write_config(self, text):
+        with open(self.config_file + ".new", "w") as f:
+            f.write(text)
+        os.replace(self.config_file + ".new", self.config_file)  # a reload never sees half a file
+
+    def start(self, timeout=15.0):
+        for attempt in range(5):  # another process may take the free port before we bind it
+            self.port = free_port()
+            argv = [self.binary, "serve", f"--web.listen-address=127.0.0.1:{self.port}",
+                    f"--state.dir={self.dir}/state"]
+            if self.config is not None:
+                self.write_config(self.config)
+                argv.append(f"--config.file={self.config_file}")
+            argv += [f"--path.procfs={self.procfs}"] * bool(self.procfs)
+            argv += [f"--path.sysfs={self.sysfs}"] * bool(self.sysfs)
+            self.stderr_path = os.path.join(self.dir, f"stderr-{attempt}.log")
+            with open(self.stderr_path, "w") as err:
+                self.proc = subprocess.Popen(argv + self.extra, stdin=subprocess.DEVNULL,
+                                             stdout=err, stderr=err, preexec_fn=_die_with_parent)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    if self.get("/healthz", timeout=2)[0] == 200:
+                        return self
+                except OSError:
+                    pass
+                time.sleep(0.05)
+            if self.proc.poll() is None:
+                raise RuntimeError(f"/healthz not 200 within {timeout} s:\n{self.stderr()}")
+            if "in use" not in self.stderr():
+                raise RuntimeError(f"iowatch exited with {self.proc.returncode}:\n{self.stderr()}")
+        raise RuntimeError("no free port after 5 attempts")
+
+    def stderr(self):
+        with open(self.stderr_path, errors="replace") as f:
+            return f.read()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def connection(self, timeout=10):
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def get(self, path, headers=None, timeout=10):
+        """(status, headers dict with lower-case names, body bytes) on a fresh connection."""
+        conn = self.connection(timeout)
+        try:
+            conn.request("GET", path, headers=headers or {})
+            r = conn.getresponse()
+            body = r.read()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+        finally:
+            conn.close()
+
+    def scrape(self):
+        status, _, body = self.get("/metrics")
+        if status != 200:
+            raise RuntimeError(f"/metrics answered {status}")
+        return parse_metrics(body.decode())
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, sig=signal.SIGTERM, timeout=5.0):
+        """Signals the daemon; (exit code or None if still running, seconds it took)."""
+        start = time.monotonic()
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        return code, time.monotonic() - start
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
