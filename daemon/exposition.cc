@@ -8,6 +8,10 @@ namespace iowatch::daemon {
 namespace {
 
 void AppendEscaped(std::string& out, std::string_view text, bool escape_quotes) {
+  if (text.find_first_of(escape_quotes ? "\\\n\"" : "\\\n") == std::string_view::npos) {
+    out += text;  // the common case: nothing to escape
+    return;
+  }
   for (const char c : text) {
     if (c == '\\') {
       out += "\\\\";
@@ -35,6 +39,7 @@ void AppendDouble(std::string& out, double value) {
 
 void ExpositionWriter::Family(std::string_view name, std::string_view type,
                               std::string_view help) {
+  if (current_ != nullptr && name == current_name_) return;  // still the same family
   current_name_ = name;
   auto [it, inserted] = families_.try_emplace(std::string(name));
   current_ = &it->second;

@@ -53,17 +53,19 @@ void RenderDisks(const Snapshot& s, ExpositionWriter& w) {
   const auto table = IostatSeriesTable();
   for (size_t i = 0; i < table.size(); ++i) {
     const IostatSeries& series = table[i];
-    const std::string max_name = std::string(series.metric) + "_window_max";
-    const std::string max_help =
-        fmt::format("Maximum of {} over the sampling window.", series.metric);
-    for (const DeviceSnapshot& d : s.devices) {
-      if (!d.has_rates) continue;  // a device's first sample has no interval yet
-      const Label labels[] = {{"device", d.name}, {"op", series.op ? series.op : ""}};
-      const size_t count = series.op ? 2 : 1;
-      w.Family(series.metric, "gauge", series.help);
-      w.Sample(labels, count, d.latest[i]);
-      w.Family(max_name, "gauge", max_help);
-      w.Sample(labels, count, d.window_max[i]);
+    const size_t count = series.op ? 2 : 1;
+    for (const bool window : {false, true}) {
+      if (window) {
+        w.Family(std::string(series.metric) + "_window_max", "gauge",
+                 fmt::format("Maximum of {} over the sampling window.", series.metric));
+      } else {
+        w.Family(series.metric, "gauge", series.help);
+      }
+      for (const DeviceSnapshot& d : s.devices) {
+        if (!d.has_rates) continue;  // a device's first sample has no interval yet
+        const Label labels[] = {{"device", d.name}, {"op", series.op ? series.op : ""}};
+        w.Sample(labels, count, window ? d.window_max[i] : d.latest[i]);
+      }
     }
   }
   for (const DeviceSnapshot& d : s.devices) {

@@ -51,8 +51,10 @@ def make_tree(root, devices, seed=1):
         if name.startswith("dm-"):
             write(os.path.join(d, "dm/name"), f"vg-lv{i}\n")
     write(os.path.join(root, "proc/diskstats"), "\n".join(lines) + "\n")
-    for name in ("stat", "meminfo", "vmstat", "uptime"):
+    for name in ("stat", "meminfo", "vmstat"):
         shutil.copy(f"/proc/{name}", os.path.join(root, "proc", name))
+    # The live uptime, so that intervals are real and iowatch derives its series.
+    os.symlink("/proc/uptime", os.path.join(root, "proc", "uptime"))
     for c in range(os.cpu_count()):
         write(os.path.join(root, f"sys/devices/system/cpu/cpu{c}/online"), "1\n")
 
@@ -86,7 +88,9 @@ def wait_up(url, timeout=20):
     raise SystemExit(f"{url} did not come up")
 
 
-def measure(name, url, pid, scrapes):
+def measure(name, url, pid, scrapes, spacing):
+    """CPU per scrape is all the process's CPU over the run divided by the scrapes:
+    with `spacing` >= the sampling interval it includes a sample and a render per scrape."""
     body = urllib.request.urlopen(url, timeout=10).read()  # warm up (and the first render)
     latencies = []
     cpu0 = cpu_seconds(pid)
@@ -94,6 +98,7 @@ def measure(name, url, pid, scrapes):
         t = time.perf_counter()
         body = urllib.request.urlopen(url, timeout=10).read()
         latencies.append(time.perf_counter() - t)
+        time.sleep(max(0.0, spacing - (time.perf_counter() - t)))
     cpu = (cpu_seconds(pid) - cpu0) / scrapes
     series = sum(1 for line in body.decode().splitlines() if line and not line.startswith("#"))
     latencies.sort()
@@ -108,6 +113,8 @@ def main():
     ap.add_argument("iowatch")
     ap.add_argument("--devices", type=int, default=1000)
     ap.add_argument("--scrapes", type=int, default=200)
+    ap.add_argument("--spacing", type=float, default=0.0,
+                    help="seconds between scrape starts (1.0: one scrape per iowatch sample)")
     args = ap.parse_args()
     node = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
     if not node:
@@ -129,14 +136,16 @@ def main():
             wait_up(f"http://127.0.0.1:{p1}/metrics")
             wait_up(f"http://127.0.0.1:{p2}/metrics")
             time.sleep(2)
-            rows = [measure("iowatch", f"http://127.0.0.1:{p1}/metrics", ours.pid, args.scrapes),
-                    measure("node_exporter", f"http://127.0.0.1:{p2}/metrics", theirs.pid, args.scrapes)]
+            rows = [measure("iowatch", f"http://127.0.0.1:{p1}/metrics", ours.pid, args.scrapes,
+                            args.spacing),
+                    measure("node_exporter", f"http://127.0.0.1:{p2}/metrics", theirs.pid,
+                            args.scrapes, args.spacing)]
         finally:
             for p in (ours, theirs):
                 p.terminate()
                 p.wait(timeout=10)
     keys = ["cpu_ms_per_scrape", "p50_ms", "p99_ms", "peak_rss_mib", "series", "bytes"]
-    print(f"{args.devices} devices, {args.scrapes} scrapes each")
+    print(f"{args.devices} devices, {args.scrapes} scrapes each, {args.spacing} s apart")
     print("| exporter | " + " | ".join(keys) + " |")
     for r in rows:
         print(f"| {r['exporter']} | " + " | ".join(
