@@ -139,7 +139,8 @@ VmstatRates ComputeVmstatRates(const VmSample& prev, const VmSample& cur, double
   const uint64_t swap_free = m.GetOr("SwapFree", 0);
   r.procs_running = static_cast<double>(cur.stat.procs_running);
   r.procs_blocked = static_cast<double>(cur.stat.procs_blocked);
-  r.swap_used_bytes = swap_free < swap_total ? static_cast<double>(swap_total - swap_free) * 1024 : 0;
+  r.swap_used_bytes =
+      swap_free < swap_total ? static_cast<double>(swap_total - swap_free) * 1024 : 0;
   r.free_bytes = kib("MemFree");
   r.buffers_bytes = kib("Buffers");
   r.cache_bytes = kib("Cached") + kib("SReclaimable");

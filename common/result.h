@@ -31,7 +31,7 @@ struct Error {
   std::string path;     // file the error concerns, empty if none
   int line = 0;         // 1-based line in `path`, 0 if not applicable
   int os_errno = 0;
-  int column = 0;       // 1-based column on `line`, 0 if not applicable
+  int column = 0;  // 1-based column on `line`, 0 if not applicable
 
   // "path:line:column: message" (or "path:line: message", "path: message"),
   // the form every error is printed in.

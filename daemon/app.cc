@@ -26,8 +26,7 @@ using Clock = std::chrono::steady_clock;
 constexpr milliseconds kShutdownGrace{1500};  // in-flight responses may finish; exit < 2 s
 
 double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 double Seconds(milliseconds ms) { return static_cast<double>(ms.count()) / 1000; }
@@ -61,9 +60,16 @@ http::ServerOptions ServerOptionsFrom(const config::WebConfig& web) {
   return o;
 }
 
-void ApplyLogLevel(const std::string& level) {
-  spdlog::set_level(spdlog::level::from_str(level));
+// Any web.* setting: the server is configured once, at start.
+bool WebChanged(const config::WebConfig& a, const config::WebConfig& b) {
+  return a.listen_address != b.listen_address || a.read_timeout != b.read_timeout ||
+         a.write_timeout != b.write_timeout || a.idle_timeout != b.idle_timeout ||
+         a.max_connections != b.max_connections || a.max_header_bytes != b.max_header_bytes ||
+         a.tls_cert_file != b.tls_cert_file || a.tls_key_file != b.tls_key_file ||
+         a.basic_auth_users != b.basic_auth_users;
 }
+
+void ApplyLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
 
 class App {
  public:
@@ -84,7 +90,8 @@ class App {
     }
     server_ = std::move(*server);
     spdlog::info("iowatch listening on {}{} (config: {})", server_->tls() ? "https://" : "http://",
-                 server_->local_endpoint(), config_.source.empty() ? "built-in defaults" : config_.source);
+                 server_->local_endpoint(),
+                 config_.source.empty() ? "built-in defaults" : config_.source);
     signals_.async_wait([this](auto error, int signal) { OnSignal(error, signal); });
     next_sample_ = Clock::now();
     ScheduleSample();
@@ -159,11 +166,8 @@ class App {
       systemd_.Ready();
       return;
     }
-    if (config->web.listen_address != config_.web.listen_address ||
-        config->web.tls_cert_file != config_.web.tls_cert_file ||
-        config->web.tls_key_file != config_.web.tls_key_file ||
-        config->web.basic_auth_users != config_.web.basic_auth_users ||
-        config->procfs != config_.procfs || config->sysfs != config_.sysfs) {
+    if (WebChanged(config->web, config_.web) || config->procfs != config_.procfs ||
+        config->sysfs != config_.sysfs) {
       spdlog::warn("config reload: web and paths settings take effect at the next restart");
       config->web = config_.web;
       config->procfs = config_.procfs;
@@ -188,8 +192,9 @@ class App {
   }
 
   http::Response Handle(const http::Request& request) {
-    const std::string_view path = std::string_view(request.target).substr(
-        0, std::min(request.target.find('?'), request.target.size()));
+    const std::string_view path =
+        std::string_view(request.target)
+            .substr(0, std::min(request.target.find('?'), request.target.size()));
     if (path == "/metrics") return Metrics();
     if (path == "/healthz") return Health();
     if (path == "/") return LandingPage(*snapshot_, server_ ? server_->local_endpoint() : "");
@@ -220,9 +225,12 @@ class App {
     const double age = WallSeconds() - snapshot_->timestamp_seconds;
     const double limit = 3 * Seconds(Interval());
     if (age <= limit) return http::Response{200, "text/plain; charset=utf-8", "ok\n", {}, false};
-    return http::Response{503, "text/plain; charset=utf-8",
-                          fmt::format("stale: last sample {:.1f} s ago (limit {:.1f} s)\n", age, limit),
-                          {}, false};
+    return http::Response{
+        503,
+        "text/plain; charset=utf-8",
+        fmt::format("stale: last sample {:.1f} s ago (limit {:.1f} s)\n", age, limit),
+        {},
+        false};
   }
 
   config::Config config_;

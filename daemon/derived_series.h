@@ -16,7 +16,7 @@ namespace iowatch::daemon {
 struct IostatSeries {
   const char* metric;  // without the _window_max suffix
   const char* help;
-  const char* op;      // value of the "op" label, nullptr when the series has none
+  const char* op;  // value of the "op" label, nullptr when the series has none
   double (*value)(const collectors::IostatRow&);
 };
 

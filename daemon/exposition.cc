@@ -37,8 +37,7 @@ void AppendDouble(std::string& out, double value) {
 
 }  // namespace
 
-void ExpositionWriter::Family(std::string_view name, std::string_view type,
-                              std::string_view help) {
+void ExpositionWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
   if (current_ != nullptr && name == current_name_) return;  // still the same family
   current_name_ = name;
   auto [it, inserted] = families_.try_emplace(std::string(name));

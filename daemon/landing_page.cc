@@ -11,12 +11,23 @@ std::string HtmlEscape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -25,11 +36,11 @@ std::string HtmlEscape(std::string_view text) {
 http::Response LandingPage(const Snapshot& snapshot, const std::string& listen_endpoint) {
   std::string rows;
   for (const collectors::BlockDevice& d : snapshot.block_devices) {
-    const std::string rotational =
-        d.queue.rotational ? (*d.queue.rotational ? "yes" : "no") : "?";
-    rows += fmt::format("<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                        HtmlEscape(d.name), d.major, d.minor, HtmlEscape(d.dm_name),
-                        HtmlEscape(d.model), rotational, HtmlEscape(d.queue.scheduler));
+    const std::string rotational = d.queue.rotational ? (*d.queue.rotational ? "yes" : "no") : "?";
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        HtmlEscape(d.name), d.major, d.minor, HtmlEscape(d.dm_name), HtmlEscape(d.model),
+        rotational, HtmlEscape(d.queue.scheduler));
   }
   std::string body = fmt::format(
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>iowatch</title>"

@@ -21,34 +21,43 @@ struct RawDiskSeries {
 #define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) scale; }
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
 const RawDiskSeries kRawDisk[] = {
-    {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.", C(reads, * 1)},
-    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, * 1)},
-    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, * 512)},
-    {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.", C(read_ms, / 1000)},
-    {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.", C(writes, * 1)},
-    {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.", C(writes_merged, * 1)},
-    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.", C(write_sectors, * 512)},
-    {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.", C(write_ms, / 1000)},
-    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, * 1)},
+    {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.",
+     C(reads, *1)},
+    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, *1)},
+    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, *512)},
+    {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.",
+     C(read_ms, / 1000)},
+    {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.",
+     C(writes, *1)},
+    {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.",
+     C(writes_merged, *1)},
+    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.", C(write_sectors, *512)},
+    {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.",
+     C(write_ms, / 1000)},
+    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, *1)},
     {"iowatch_disk_io_time_seconds_total", "counter", "Time with at least one I/O in progress.",
      C(io_ms, / 1000)},
     {"iowatch_disk_io_time_weighted_seconds_total", "counter",
      "Time spent doing I/Os, weighted by the number in progress.", C(weighted_io_ms, / 1000)},
-    {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.", C(discards, * 1)},
-    {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.", C(discards_merged, * 1)},
-    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.", C(discard_sectors, * 512)},
+    {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.",
+     C(discards, *1)},
+    {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.",
+     C(discards_merged, *1)},
+    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.", C(discard_sectors, *512)},
     {"iowatch_disk_discard_time_seconds_total", "counter", "Time spent by all discards.",
      C(discard_ms, / 1000)},
-    {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.", C(flushes, * 1)},
-    {"iowatch_disk_flush_requests_time_seconds_total", "counter", "Time spent by all flush requests.",
-     C(flush_ms, / 1000)},
+    {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.",
+     C(flushes, *1)},
+    {"iowatch_disk_flush_requests_time_seconds_total", "counter",
+     "Time spent by all flush requests.", C(flush_ms, / 1000)},
 };
 #undef C
 
 void RenderDisks(const Snapshot& s, ExpositionWriter& w) {
   for (const RawDiskSeries& series : kRawDisk) {
     w.Family(series.name, series.type, series.help);
-    for (const DeviceSnapshot& d : s.devices) w.Sample({{"device", d.name}}, series.value(d.counters));
+    for (const DeviceSnapshot& d : s.devices)
+      w.Sample({{"device", d.name}}, series.value(d.counters));
   }
   const auto table = IostatSeriesTable();
   for (size_t i = 0; i < table.size(); ++i) {
@@ -92,12 +101,23 @@ void RenderDeviceInfo(const Snapshot& s, ExpositionWriter& w) {
     w.Family("iowatch_disk_info", "gauge",
              "Identity and queue settings of a block device (always 1), read from sysfs at "
              "discovery.");
-    w.Sample({{"device", b.name}, {"major", major}, {"minor", minor}, {"dm_name", b.dm_name},
-              {"partition", b.is_partition ? "1" : "0"}, {"parent", b.parent},
-              {"model", b.model}, {"serial", b.serial}, {"wwid", b.wwid},
-              {"rotational", rotational}, {"scheduler", b.queue.scheduler},
-              {"logical_block_size", lbs}, {"physical_block_size", pbs}, {"nr_requests", nr},
-              {"max_sectors_kb", max_kb}, {"read_ahead_kb", ra_kb}, {"optimal_io_size", opt}},
+    w.Sample({{"device", b.name},
+              {"major", major},
+              {"minor", minor},
+              {"dm_name", b.dm_name},
+              {"partition", b.is_partition ? "1" : "0"},
+              {"parent", b.parent},
+              {"model", b.model},
+              {"serial", b.serial},
+              {"wwid", b.wwid},
+              {"rotational", rotational},
+              {"scheduler", b.queue.scheduler},
+              {"logical_block_size", lbs},
+              {"physical_block_size", pbs},
+              {"nr_requests", nr},
+              {"max_sectors_kb", max_kb},
+              {"read_ahead_kb", ra_kb},
+              {"optimal_io_size", opt}},
              1);
     if (b.md) {
       w.Family("iowatch_md_info", "gauge", "Software RAID (md) array level (always 1).");
@@ -157,8 +177,8 @@ void RenderCpu(const Snapshot& s, ExpositionWriter& w) {
     const collectors::CpuTicks& t = stat.per_cpu[cpu];
     const std::string id = std::to_string(cpu);
     const std::pair<const char*, uint64_t> modes[] = {
-        {"user", t.user}, {"nice", t.nice},       {"system", t.system},   {"idle", t.idle},
-        {"iowait", t.iowait}, {"irq", t.irq}, {"softirq", t.softirq}, {"steal", t.steal}};
+        {"user", t.user},     {"nice", t.nice}, {"system", t.system},   {"idle", t.idle},
+        {"iowait", t.iowait}, {"irq", t.irq},   {"softirq", t.softirq}, {"steal", t.steal}};
     w.Family("iowatch_cpu_seconds_total", "counter",
              "Seconds the CPU spent in each mode (user and nice include guest time).");
     for (const auto& [mode, ticks] : modes) {

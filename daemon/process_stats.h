@@ -12,11 +12,11 @@
 namespace iowatch::daemon {
 
 struct ProcessStats {
-  double cpu_seconds = 0;       // utime + stime
+  double cpu_seconds = 0;  // utime + stime
   uint64_t resident_bytes = 0;
   uint64_t virtual_bytes = 0;
   uint64_t open_fds = 0;
-  uint64_t max_fds = 0;         // soft RLIMIT_NOFILE
+  uint64_t max_fds = 0;           // soft RLIMIT_NOFILE
   double start_time_seconds = 0;  // since the epoch
 };
 

@@ -6,13 +6,12 @@
 
 #include "collectors/block_devices.h"
 #include "collectors/disk_sample.h"
-#include "collectors/proc_vmstat.h"
 #include "collectors/iostat.h"
+#include "collectors/proc_vmstat.h"
 #include "daemon/derived_series.h"
 
 namespace iowatch::daemon {
 namespace {
-
 
 std::vector<std::string> NamesOf(const collectors::Diskstats& diskstats) {
   std::vector<std::string> names;
@@ -85,10 +84,9 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
       known_names_ = names;
       discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0};
     }
-    const uint64_t interval_cs =
-        previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
-            ? sample->uptime_cs - *previous_uptime_cs_
-            : 0;
+    const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
+                                     ? sample->uptime_cs - *previous_uptime_cs_
+                                     : 0;
     const auto table = IostatSeriesTable();
     std::map<std::string, DeviceState, std::less<>> next;
     for (const collectors::DiskStat& disk : sample->diskstats.disks) {
@@ -151,20 +149,22 @@ void Sampler::CollectVm(const collectors::FileTree& procfs, Snapshot& out) {
     out.stat = std::move(*stat);
     return true;
   });
-  const bool meminfo_ok = timed_read("meminfo", [&](const std::string& text, const std::string& path) {
-    auto meminfo = collectors::ParseMeminfo(text, path);
-    parse_errors_["meminfo"] += meminfo.values.skipped.size();
-    sample.meminfo = meminfo.values;
-    out.meminfo = std::move(meminfo);
-    return true;
-  });
-  const bool vmstat_ok = timed_read("vmstat", [&](const std::string& text, const std::string& path) {
-    auto vmstat = collectors::ParseProcVmstat(text, path);
-    parse_errors_["vmstat"] += vmstat.skipped.size();
-    sample.vmstat = vmstat;
-    out.vmstat = std::move(vmstat);
-    return true;
-  });
+  const bool meminfo_ok =
+      timed_read("meminfo", [&](const std::string& text, const std::string& path) {
+        auto meminfo = collectors::ParseMeminfo(text, path);
+        parse_errors_["meminfo"] += meminfo.values.skipped.size();
+        sample.meminfo = meminfo.values;
+        out.meminfo = std::move(meminfo);
+        return true;
+      });
+  const bool vmstat_ok =
+      timed_read("vmstat", [&](const std::string& text, const std::string& path) {
+        auto vmstat = collectors::ParseProcVmstat(text, path);
+        parse_errors_["vmstat"] += vmstat.skipped.size();
+        sample.vmstat = vmstat;
+        out.vmstat = std::move(vmstat);
+        return true;
+      });
   if (!(stat_ok && meminfo_ok && vmstat_ok)) {
     previous_vm_.reset();
     return;

@@ -68,12 +68,12 @@ class Sampler {
   std::optional<uint64_t> previous_uptime_cs_;
   double last_interval_seconds_ = 0;  // measured by /proc/uptime, 0 when unknown
   std::map<std::string, DeviceState, std::less<>> devices_;
-  std::vector<std::string> known_names_;                   // diskstats names at last discovery
-  std::vector<collectors::BlockDevice> block_devices_;     // from the last discovery
+  std::vector<std::string> known_names_;                // diskstats names at last discovery
+  std::vector<collectors::BlockDevice> block_devices_;  // from the last discovery
   bool discovery_ok_ = false;
   std::optional<collectors::VmSample> previous_vm_;
   std::vector<WindowMax> vm_windows_;
-  std::map<std::string, uint64_t> parse_errors_;          // per collector, since start
+  std::map<std::string, uint64_t> parse_errors_;  // per collector, since start
 };
 
 }  // namespace iowatch::daemon

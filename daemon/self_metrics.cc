@@ -21,7 +21,8 @@ std::string RenderSelfMetrics(const SelfState& s) {
     w.SampleInt({}, p.open_fds);
     w.Family("process_max_fds", "gauge", "File descriptor limit of iowatch.");
     w.SampleInt({}, p.max_fds);
-    w.Family("process_start_time_seconds", "gauge", "Start time of iowatch, seconds since the epoch.");
+    w.Family("process_start_time_seconds", "gauge",
+             "Start time of iowatch, seconds since the epoch.");
     w.Sample({}, p.start_time_seconds);
   }
   w.Family("iowatch_config_last_reload_successful", "gauge",
@@ -37,7 +38,8 @@ std::string RenderSelfMetrics(const SelfState& s) {
   w.Family("iowatch_http_rejected_connections_total", "counter",
            "Connections refused because max_connections were open.");
   w.SampleInt({}, s.http.rejected_connections);
-  w.Family("iowatch_http_timeouts_total", "counter", "Connections closed by a read or write timeout.");
+  w.Family("iowatch_http_timeouts_total", "counter",
+           "Connections closed by a read or write timeout.");
   w.SampleInt({}, s.http.timeouts);
   w.Family("iowatch_sample_age_seconds", "gauge", "Age of the sample served, at scrape time.");
   w.Sample({}, s.last_sample_age_seconds);

@@ -26,10 +26,10 @@ namespace iowatch::daemon {
 struct DeviceSnapshot {
   std::string name;
   collectors::DiskCounters counters;
-  bool has_rates = false;           // false for a device's first sample
-  bool counters_reset = false;      // the last interval saw counters go backwards
-  std::vector<double> latest;       // IostatSeriesTable() order
-  std::vector<double> window_max;   // same order
+  bool has_rates = false;          // false for a device's first sample
+  bool counters_reset = false;     // the last interval saw counters go backwards
+  std::vector<double> latest;      // IostatSeriesTable() order
+  std::vector<double> window_max;  // same order
 };
 
 struct CollectorStatus {
@@ -44,14 +44,14 @@ struct Snapshot {
   double timestamp_seconds = 0;  // wall clock when the sample was taken
   double interval_seconds = 1;
   double window_seconds = 60;
-  double user_hz = 100;          // /proc/stat ticks per second
-  std::vector<DeviceSnapshot> devices;                     // filtered, sorted by name
-  std::vector<collectors::BlockDevice> block_devices;      // filtered, sorted by name
+  double user_hz = 100;                                // /proc/stat ticks per second
+  std::vector<DeviceSnapshot> devices;                 // filtered, sorted by name
+  std::vector<collectors::BlockDevice> block_devices;  // filtered, sorted by name
   std::optional<collectors::ProcStat> stat;
   std::optional<collectors::Meminfo> meminfo;
   std::optional<collectors::NamedValues> vmstat;
   bool has_vm_rates = false;
-  std::vector<double> vm_latest;      // VmstatSeriesTable() order
+  std::vector<double> vm_latest;  // VmstatSeriesTable() order
   std::vector<double> vm_window_max;
   std::vector<CollectorStatus> collectors;
 

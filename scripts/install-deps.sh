@@ -11,7 +11,7 @@ packages=(
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
-  sysstat procps fio util-linux faketime python3 openssl
+  sysstat procps fio util-linux faketime python3 openssl prometheus
 )
 
 missing=()

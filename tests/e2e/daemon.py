@@ -172,7 +172,18 @@ class Daemon:
             raise RuntimeError(f"/metrics answered {status}")
         return parse_metrics(body.decode())
 
-    def signal(self, sig):
+    def scrape_after_next_sample(self, timeout=10.0):
+        """Samples of the first scrape served from a newer sample than the current one."""
+        first = values(self.scrape(), "iowatch_sample_timestamp_seconds")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            samples = self.scrape()
+            if values(samples, "iowatch_sample_timestamp_seconds") != first:
+                return samples
+        raise RuntimeError(f"no new sample within {timeout} s")
+
+    def send(self, sig):
         self.proc.send_signal(sig)
 
     def stop(self, sig=signal.SIGTERM, timeout=5.0):

@@ -75,7 +75,8 @@ TEST(MetricsGolden, DerivedSeriesAgreeWithTheIostatColumns) {
   EXPECT_NE(text.find("iowatch_iostat_await_seconds{device=\"sda\",op=\"read\"} 0.004\n"),
             std::string::npos);
   EXPECT_NE(text.find("iowatch_iostat_queue_size{device=\"sda\"} 1.45\n"), std::string::npos);
-  EXPECT_NE(text.find("iowatch_iostat_utilization_ratio{device=\"sda\"} 0.75\n"), std::string::npos);
+  EXPECT_NE(text.find("iowatch_iostat_utilization_ratio{device=\"sda\"} 0.75\n"),
+            std::string::npos);
 }
 
 TEST(MetricsGolden, FiltersDropLoopDevicesAndPartitionsByDefault) {
