@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdlib>
 
@@ -57,19 +58,24 @@ Result<std::string> GzipCompress(std::string_view data, int level) {
       Z_OK) {
     return MakeError(ErrorCode::kInvalidArgument, "gzip: deflateInit2 failed");
   }
-  const uLong input_size = static_cast<uLong>(data.size());
-  std::string out(deflateBound(&zs, input_size), '\0');
+  // Output grows in 64 KiB steps: a buffer of deflateBound() bytes, filled
+  // with zeros up front, would touch (and keep resident) as many pages as the
+  // uncompressed body although text compresses about eightfold.
+  std::string out;
+  out.reserve(data.size() / 8 + 1024);
   // zlib's API is not const-correct; deflate never writes through next_in.
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(input_size);
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  const uLong produced = zs.total_out;
+  zs.avail_in = static_cast<uInt>(data.size());
+  std::array<char, 65536> chunk;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk.data());
+    zs.avail_out = static_cast<uInt>(chunk.size());
+    rc = deflate(&zs, Z_FINISH);
+    out.append(chunk.data(), chunk.size() - zs.avail_out);
+  }
   deflateEnd(&zs);
-  // deflateBound guarantees room for a single Z_FINISH call.
   if (rc != Z_STREAM_END) return MakeError(ErrorCode::kIo, "gzip: deflate did not finish");
-  out.resize(produced);
   return out;
 }
 
