@@ -8,17 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/test_files.h"
+
 namespace iowatch::daemon {
 namespace {
 
 const std::string kDir = IOWATCH_FIXTURES_DIR "/iostat-two-samples";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using iowatch::testing::ReadFile;
 
 IostatSample Sample(const std::string& name) {
   auto sample = ReadIostatSample(collectors::FileTree(kDir + "/" + name + "/proc"),

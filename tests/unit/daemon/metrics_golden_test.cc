@@ -6,18 +6,14 @@
 #include <sstream>
 
 #include "daemon/sampler.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
 
 const std::string kDir = IOWATCH_FIXTURES_DIR "/metrics-two-samples";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using iowatch::testing::ReadFile;
 
 // The first differing line, with its neighbours, for a readable failure.
 std::string FirstDifference(const std::string& expected, const std::string& actual) {
