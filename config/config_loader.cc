@@ -9,7 +9,7 @@
 
 #include "config/config.h"
 #include "config/listen_address.h"
-#include "config/units.h"
+#include "common/units.h"
 #include "config/values.h"
 
 namespace iowatch::config {

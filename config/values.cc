@@ -4,7 +4,7 @@
 #include <charconv>
 #include <regex>
 
-#include "config/units.h"
+#include "common/units.h"
 
 namespace iowatch::config {
 namespace {

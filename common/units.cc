@@ -1,4 +1,4 @@
-#include "config/units.h"
+#include "common/units.h"
 
 #include <array>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-namespace iowatch::config {
+namespace iowatch {
 namespace {
 
 constexpr char kDurationExpected[] =
@@ -141,4 +141,4 @@ Result<uint64_t> ParseSize(std::string_view text) {
   return bytes;
 }
 
-}  // namespace iowatch::config
+}  // namespace iowatch

@@ -16,7 +16,7 @@
 
 #include "common/result.h"
 
-namespace iowatch::config {
+namespace iowatch {
 
 // Durations as Prometheus writes them (model.ParseDuration): one or more
 // <decimal integer><unit> terms, units from largest to smallest, each at most
@@ -44,4 +44,4 @@ std::string FormatDuration(std::chrono::milliseconds duration);
 // suffixes ("4kk"), percentages. Values above UINT64_MAX are out of range.
 Result<uint64_t> ParseSize(std::string_view text);
 
-}  // namespace iowatch::config
+}  // namespace iowatch

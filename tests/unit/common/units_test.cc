@@ -1,11 +1,11 @@
 // Durations (Prometheus' syntax) and sizes (fio 3.33's, kb_base=1024).
-#include "config/units.h"
+#include "common/units.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-namespace iowatch::config {
+namespace iowatch {
 namespace {
 
 using std::chrono::milliseconds;
@@ -154,4 +154,4 @@ TEST(ParseSize, Overflow) {
 }
 
 }  // namespace
-}  // namespace iowatch::config
+}  // namespace iowatch
