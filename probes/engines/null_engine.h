@@ -1,0 +1,36 @@
+// fio's "null" engine: every request completes at once with its full length
+// and no I/O happens, so the runner itself (offsets, pacing, runtime,
+// statistics) can be tested and its overhead measured.
+// Thread-safety: one owner.
+#pragma once
+
+#include <vector>
+
+#include "probes/engine.h"
+
+namespace iowatch::probes {
+
+class NullEngine final : public ProbeEngine {
+ public:
+  Result<void> Open(const EngineTarget& target, uint32_t depth) override;
+  Result<void> Queue(const IoRequest& request) override;
+  Result<uint32_t> Submit() override;
+  Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
+                      std::chrono::nanoseconds timeout) override;
+  void Close() noexcept override;
+  bool IsSynchronous() const override { return true; }
+  std::string_view Name() const override { return "null"; }
+
+  // Every request seen since Open, in order (for tests of the runner).
+  const std::vector<IoRequest>& History() const { return history_; }
+  void KeepHistory(bool keep) { keep_history_ = keep; }
+
+ private:
+  uint32_t depth_ = 0;
+  std::vector<IoRequest> queued_;
+  std::vector<IoCompletion> completed_;
+  std::vector<IoRequest> history_;
+  bool keep_history_ = false;
+};
+
+}  // namespace iowatch::probes

@@ -1,0 +1,64 @@
+// Runs one probe job on an opened engine, the way fio's core drives an
+// ioengine: the runner owns offsets (OffsetGenerator), the read/write mix,
+// pacing (rate_iops), ramp time, runtime, the hard time limit, fsync=N, and
+// every timestamp: start when an I/O is prepared, issue when Submit returns
+// (slat = issue − start, async engines only), completion when Reap returns it
+// (clat = completion − issue, lat = completion − start). Statistics of the
+// ramp are discarded. I/O buffers (iodepth × bs, aligned) are allocated here
+// and filled with incompressible data.
+// Errors: a failed I/O (−errno) is counted and ends the run with
+// RunEnd::kFailed and the errno in `error`; a short transfer is counted and
+// the run goes on; cancellation and the hard limit end the run with partial
+// results. RunJob only returns an error (no result) when the engine cannot
+// be opened.
+// Thread-safety: one run per call; `cancel` may be set from another thread
+// or a signal handler.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "common/result.h"
+#include "probes/engine.h"
+#include "probes/job_spec.h"
+#include "probes/probe_clock.h"
+#include "probes/probe_result.h"
+
+namespace iowatch::probes {
+
+// Where the runner may do I/O: [region_offset, region_offset + region_size)
+// of `fd`, offsets and lengths multiples of offset_alignment.
+struct RunTarget {
+  int fd = -1;
+  uint64_t region_offset = 0;
+  uint64_t region_size = 0;
+  uint32_t memory_alignment = 4096;
+  uint32_t offset_alignment = 512;
+};
+
+struct RunProgress {
+  double fraction_done = 0;      // 0..1, by time (time_based) or by I/O amount
+  double read_iops = 0;          // over the last progress interval
+  double write_iops = 0;
+  double read_bytes_per_second = 0;
+  double write_bytes_per_second = 0;
+  std::chrono::nanoseconds eta{0};
+  bool ramping = false;
+};
+
+struct RunOptions {
+  ProbeClock* clock = nullptr;                 // null: a SteadyProbeClock
+  const std::atomic<bool>* cancel = nullptr;   // set → stop soon, keep partial results
+  // Ends the run even if I/Os hang; 0 = runtime + ramp_time + 10 s
+  // (or 10 minutes when the run has no runtime).
+  std::chrono::nanoseconds hard_limit{0};
+  std::function<void(const RunProgress&)> on_progress;  // called about every progress_interval
+  std::chrono::nanoseconds progress_interval = std::chrono::seconds(1);
+};
+
+Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTarget& target,
+                           const RunOptions& options);
+
+}  // namespace iowatch::probes

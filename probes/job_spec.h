@@ -1,0 +1,87 @@
+// A probe job as fio describes one: the option names and value syntaxes of
+// fio 3.33 for the subset iowatch implements, so a fio user can read and
+// write iowatch jobs without a translation table. Defaults are fio's
+// (ioengine=psync, direct=0, bs=4k, iodepth=1, rwmixread=50, randrepeat=1).
+// ApplyJobOption sets one option from its text; ValidateJobSpec checks the
+// combination (e.g. time_based needs runtime, filename xor directory).
+// Errors name the option, the value and what is accepted:
+//   bs: expected a size such as "4k", "64KiB" or "1m", found "4q"
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace iowatch::probes {
+
+enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
+enum class EngineKind { kIoUring, kPsync, kNull };
+
+bool IsRandom(RwMode mode);
+bool ReadsData(RwMode mode);   // read, randread, rw, randrw
+bool WritesData(RwMode mode);  // write, randwrite, rw, randrw
+std::string_view ToString(RwMode mode);        // fio's spelling: "randread", "rw", "randrw", ...
+std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null"
+
+struct JobSpec {
+  std::string name = "iowatch";  // fio: name
+  std::string filename;          // fio: filename (file or block device)
+  std::string directory;         // fio: directory (file is <directory>/<name>.0.0)
+  RwMode rw = RwMode::kRead;
+  uint64_t block_size = 4096;  // fio: bs (one value for both directions)
+  uint64_t size = 0;           // fio: size; 0 = the existing file's or device's size
+  uint64_t offset = 0;         // fio: offset (start of the I/O region)
+  uint32_t iodepth = 1;
+  EngineKind engine = EngineKind::kPsync;
+  bool direct = false;
+  std::chrono::nanoseconds runtime{0};  // 0 = no limit (runs until the I/O amount is done)
+  bool time_based = false;
+  std::chrono::nanoseconds ramp_time{0};
+  uint32_t rwmixread = 50;  // percent of reads in rw/randrw
+  uint64_t rate_iops_read = 0;   // fio: rate_iops=R[,W]; 0 = unpaced
+  uint64_t rate_iops_write = 0;
+  bool randrepeat = true;           // fio: same random sequence every run
+  std::optional<uint64_t> randseed;  // fio: randseed (implies repeatable)
+  uint64_t io_size = 0;     // fio: io_size / io_limit; 0 = size
+  uint64_t number_ios = 0;  // fio: number_ios; 0 = no limit
+  uint32_t fsync = 0;       // fio: fsync=N, fsync after every N writes; 0 = never
+
+  // The path the job reads and writes: filename, or <directory>/<name>.0.0.
+  std::string TargetPath() const;
+  // The number of bytes the job transfers before it ends when not time_based.
+  uint64_t IoAmount() const;
+};
+
+struct JobOption {
+  std::string name;
+  std::string value;  // empty for a bare boolean flag ("time_based")
+};
+
+// Every option name ApplyJobOption accepts, in fio's spelling (aliases too).
+std::span<const std::string_view> JobOptionNames();
+
+// Sets one option. Unknown names, bad values and out-of-range values are
+// errors (code kInvalidArgument) whose message starts with the option name.
+Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value);
+
+// Checks the options together: a target is given, bs > 0, size a multiple of bs
+// where needed, time_based has a runtime, rwmixread ≤ 100, iodepth 1..4096, ...
+Result<void> ValidateJobSpec(const JobSpec& spec);
+
+// ApplyJobOption for each option in order (later ones win), then ValidateJobSpec.
+Result<JobSpec> ParseJobOptions(std::span<const JobOption> options);
+
+// fio time values: an integer with an optional unit, "us"/"usec", "ms"/"msec",
+// "s"/"sec", "m"/"min", "h", "d"; a bare number is in `bare_unit` (seconds for
+// runtime and ramp_time, as in fio).
+Result<std::chrono::nanoseconds> ParseFioTime(std::string_view text,
+                                              std::chrono::nanoseconds bare_unit);
+
+}  // namespace iowatch::probes

@@ -1,0 +1,2 @@
+// Placeholder: implemented by the probe-engine work in progress.
+namespace iowatch::probes {}
