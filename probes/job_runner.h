@@ -58,6 +58,25 @@ struct RunOptions {
   std::chrono::nanoseconds progress_interval = std::chrono::seconds(1);
 };
 
+// Decisions worth knowing when reading a result:
+// - Seeds: randseed, else kDefaultRandSeed (offset_generator.h) when
+//   randrepeat, else std::random_device; reads, writes and the rw mix draw
+//   from separate streams derived from that seed.
+// - The I/O amount (IoAmount(), or the region when 0) and number_ios count
+//   I/Os issued after the ramp, so the measured phase does the whole amount;
+//   number_ios also caps time_based runs, as in fio. runtime caps every run
+//   and is measured after the ramp.
+// - fsync=N: after every Nth write the runner waits for the writes in flight
+//   to complete, then issues one fsync alone (a barrier, as fio's libaio
+//   engine does). When the I/O amount ends the run, its last N writes are
+//   synced too, so W writes issue W / N fsyncs (fio skips that final one);
+//   fsync time is not part of any latency statistic.
+// - runtime of a direction = the measured phase's wall time (fio's
+//   update_runtime) for each direction that completed an I/O.
+// - RunJob also returns an error, before opening the engine, when bs is 0 or
+//   4 GiB or more, iodepth is 0, the region holds no whole block, bs or the
+//   region offset is not a multiple of offset_alignment, or the buffers cannot
+//   be allocated.
 Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTarget& target,
                            const RunOptions& options);
 

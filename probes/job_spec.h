@@ -25,8 +25,8 @@ enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadW
 enum class EngineKind { kIoUring, kPsync, kNull };
 
 bool IsRandom(RwMode mode);
-bool ReadsData(RwMode mode);   // read, randread, rw, randrw
-bool WritesData(RwMode mode);  // write, randwrite, rw, randrw
+bool ReadsData(RwMode mode);                   // read, randread, rw, randrw
+bool WritesData(RwMode mode);                  // write, randwrite, rw, randrw
 std::string_view ToString(RwMode mode);        // fio's spelling: "randread", "rw", "randrw", ...
 std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null"
 
@@ -44,19 +44,22 @@ struct JobSpec {
   std::chrono::nanoseconds runtime{0};  // 0 = no limit (runs until the I/O amount is done)
   bool time_based = false;
   std::chrono::nanoseconds ramp_time{0};
-  uint32_t rwmixread = 50;  // percent of reads in rw/randrw
-  uint64_t rate_iops_read = 0;   // fio: rate_iops=R[,W]; 0 = unpaced
+  uint32_t rwmixread = 50;      // percent of reads in rw/randrw
+  uint64_t rate_iops_read = 0;  // fio: rate_iops=R[,W]; 0 = unpaced
   uint64_t rate_iops_write = 0;
-  bool randrepeat = true;           // fio: same random sequence every run
+  bool randrepeat = true;            // fio: same random sequence every run
   std::optional<uint64_t> randseed;  // fio: randseed (implies repeatable)
-  uint64_t io_size = 0;     // fio: io_size / io_limit; 0 = size
-  uint64_t number_ios = 0;  // fio: number_ios; 0 = no limit
-  uint32_t fsync = 0;       // fio: fsync=N, fsync after every N writes; 0 = never
+  uint64_t io_size = 0;              // fio: io_size / io_limit; 0 = size
+  uint64_t number_ios = 0;           // fio: number_ios; 0 = no limit
+  uint32_t fsync = 0;                // fio: fsync=N, fsync after every N writes; 0 = never
 
   // The path the job reads and writes: filename, or <directory>/<name>.0.0.
   std::string TargetPath() const;
   // The number of bytes the job transfers before it ends when not time_based.
   uint64_t IoAmount() const;
+
+  // Field by field, so a round trip through ToJobOptions can be checked whole.
+  bool operator==(const JobSpec&) const = default;
 };
 
 struct JobOption {
@@ -78,10 +81,24 @@ Result<void> ValidateJobSpec(const JobSpec& spec);
 // ApplyJobOption for each option in order (later ones win), then ValidateJobSpec.
 Result<JobSpec> ParseJobOptions(std::span<const JobOption> options);
 
-// fio time values: an integer with an optional unit, "us"/"usec", "ms"/"msec",
-// "s"/"sec", "m"/"min", "h", "d"; a bare number is in `bare_unit` (seconds for
-// runtime and ramp_time, as in fio).
+// fio time values: an integer with an optional case-insensitive unit, "us"/
+// "usec", "ms"/"msec", "s", "m", "h", "d"; a bare number is in `bare_unit`
+// (seconds for runtime and ramp_time, as in fio). "sec" and "min" are errors:
+// fio 3.33 silently reads them as microseconds.
 Result<std::chrono::nanoseconds> ParseFioTime(std::string_view text,
                                               std::chrono::nanoseconds bare_unit);
+
+// The spec as canonical options, in a fixed order: name, rw, bs, ioengine,
+// iodepth and direct always, every other option only when it differs from its
+// default. Sizes use the largest exact binary suffix ("4k", "1m"), times the
+// largest exact unit ("30s", "500ms"), ':' in paths is escaped as "\:".
+// ParseJobOptions(ToJobOptions(spec)) == spec for every valid spec.
+std::vector<JobOption> ToJobOptions(const JobSpec& spec);
+
+// A stable "key=value;key=value" rendering of ToJobOptions without `name`:
+// what a measurement depends on, so a baseline is only compared with runs of
+// the same job. Options left at their defaults are omitted, so adding an
+// option later does not change the fingerprint of jobs that don't use it.
+std::string JobFingerprint(const JobSpec& spec);
 
 }  // namespace iowatch::probes

@@ -11,12 +11,18 @@
 // Errors are specific: a filesystem without O_DIRECT (tmpfs) names the path
 // and suggests --direct=0; a block device without --allow-block-device says
 // so; no space while filling says how much was needed.
+// The marker user.iowatch.probe holds, in decimal, how many bytes from the
+// start of the file are known to hold data; it is raised only after the data
+// is on disk, so a crash while filling leads to a refill. Where the
+// filesystem has no user xattrs, a sidecar file "<path>.iowatch" with the
+// same text replaces it.
 // Thread-safety: PreparedTarget owns its descriptor; one owner.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
-#include <sys/types.h>
 
 #include "common/result.h"
 #include "probes/job_spec.h"
@@ -37,18 +43,25 @@ class PreparedTarget {
   PreparedTarget& operator=(const PreparedTarget&) = delete;
   ~PreparedTarget();
 
-  int fd = -1;                 // opened O_RDWR or O_RDONLY (+ O_DIRECT when direct=1)
+  int fd = -1;  // opened O_RDWR or O_RDONLY (+ O_DIRECT when direct=1)
   std::string path;
   bool is_block_device = false;
-  bool created = false;        // this call created the file
-  uint64_t region_offset = 0;  // the job's offset
-  uint64_t region_size = 0;    // bytes from region_offset the job may touch
+  bool created = false;              // this call created the file
+  uint64_t region_offset = 0;        // the job's offset
+  uint64_t region_size = 0;          // bytes from region_offset the job may touch
   uint32_t memory_alignment = 4096;  // buffer address alignment
   uint32_t offset_alignment = 512;   // offset and length alignment (1 when direct=0)
-  dev_t device = 0;            // the block device holding the data (st_dev or st_rdev)
+  dev_t device = 0;                  // the block device holding the data (st_dev or st_rdev)
 };
 
 // Opens (and for files, creates/extends/fills) the target of `spec`.
 Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& policy);
+
+// kUnsupported (message suggesting --direct=0) when files in `directory`
+// cannot do meaningful direct I/O: tmpfs (which accepts O_DIRECT from Linux
+// 6.6 on but serves it from memory) or a filesystem refusing O_DIRECT. Asks
+// through an unnamed O_TMPFILE inode, so nothing is left behind; where
+// O_TMPFILE is unsupported it cannot tell and returns success.
+Result<void> CheckFilesystemAllowsDirectIo(const std::string& directory);
 
 }  // namespace iowatch::probes

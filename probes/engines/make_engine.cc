@@ -1,2 +1,24 @@
-// Placeholder: implemented by the probe-engine work in progress.
-namespace iowatch::probes {}
+// The explicit list of engines (no static registration): adding an engine
+// means adding a case here and to EngineKind.
+#include <memory>
+
+#include "probes/engine.h"
+#include "probes/engines/null_engine.h"
+#include "probes/engines/psync_engine.h"
+#include "probes/engines/uring_engine.h"
+
+namespace iowatch::probes {
+
+std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind) {
+  switch (kind) {
+    case EngineKind::kIoUring:
+      return std::make_unique<UringEngine>();
+    case EngineKind::kPsync:
+      return std::make_unique<PsyncEngine>();
+    case EngineKind::kNull:
+      return std::make_unique<NullEngine>();
+  }
+  return nullptr;
+}
+
+}  // namespace iowatch::probes

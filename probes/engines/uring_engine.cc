@@ -1,2 +1,277 @@
-// Placeholder: implemented by the probe-engine work in progress.
-namespace iowatch::probes {}
+#include "probes/engines/uring_engine.h"
+
+#include <liburing.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <fstream>
+
+namespace iowatch::probes {
+namespace {
+
+// IORING_MAX_ENTRIES in the kernel.
+constexpr uint32_t kMaxEntries = 32768;
+// user_data of the cancel request Close issues; never a caller's completion.
+constexpr uint64_t kCancelTag = ~uint64_t{0};
+// How long Close waits for cancelled I/O. Block I/O cannot be cancelled once
+// it reached the device, so this is the time a healthy device needs to
+// finish what was queued; a hung device is abandoned after it.
+constexpr std::chrono::seconds kCloseDrainTimeout{5};
+// Bounds a wait so that "now + timeout" cannot overflow.
+constexpr std::chrono::nanoseconds kLongestWait = std::chrono::hours(24 * 365);
+
+// kernel.io_uring_disabled (Linux ≥ 6.6): 0 allowed, 1 only for
+// CAP_SYS_ADMIN or kernel.io_uring_group, 2 refused for everyone.
+int IoUringDisabledSysctl() {
+  std::ifstream in("/proc/sys/kernel/io_uring_disabled");
+  int value = 0;
+  if (!(in >> value)) return 0;
+  return value;
+}
+
+std::unexpected<Error> Unavailable(const std::string& reason, int err) {
+  Error error;
+  error.code = ErrorCode::kUnsupported;
+  error.message = "io_uring is not available (" + reason + "); use --ioengine=psync";
+  error.os_errno = err;
+  return std::unexpected<Error>(std::move(error));
+}
+
+__kernel_timespec ToTimespec(std::chrono::nanoseconds duration) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration);
+  return {.tv_sec = seconds.count(), .tv_nsec = (duration - seconds).count()};
+}
+
+}  // namespace
+
+UringEngine::UringEngine() = default;
+UringEngine::~UringEngine() { Close(); }
+
+Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
+  Close();
+  if (depth == 0 || depth > kMaxEntries) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("io_uring engine: depth must be 1..{}", kMaxEntries));
+  }
+  if (target.fd < 0)
+    return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: no descriptor");
+
+  const int disabled = IoUringDisabledSysctl();
+  if (disabled >= 2) return Unavailable("disabled by the sysctl kernel.io_uring_disabled=2", EPERM);
+
+  auto ring = std::make_unique<io_uring>();
+  // SUBMIT_ALL (5.18) keeps submitting after a request fails at submission,
+  // so Submit starts the whole batch; older kernels reject the flag.
+  io_uring_params params{};
+  params.flags = IORING_SETUP_SUBMIT_ALL;
+  int ret = io_uring_queue_init_params(std::bit_ceil(depth), ring.get(), &params);
+  if (ret == -EINVAL) {
+    params = {};
+    ret = io_uring_queue_init_params(std::bit_ceil(depth), ring.get(), &params);
+  }
+  if (ret == -ENOSYS) return Unavailable("the kernel was built without io_uring", ENOSYS);
+  if (ret == -EPERM) {
+    return Unavailable(disabled == 1 ? "the sysctl kernel.io_uring_disabled=1 limits it to "
+                                       "members of kernel.io_uring_group"
+                                     : "refused with EPERM, e.g. by a seccomp or container policy",
+                       EPERM);
+  }
+  if (ret < 0) return ErrnoError(-ret, "io_uring_queue_init", "");
+  ring_ = std::move(ring);
+  fd_ = target.fd;
+  depth_ = depth;
+  cqes_.resize(params.cq_entries);
+  buffers_.assign(target.buffers.begin(), target.buffers.end());
+
+  // Registered files save an fget/fput per I/O; losing them costs little,
+  // so a refusal is not an error.
+  fixed_file_ = io_uring_register_files(ring_.get(), &fd_, 1) == 0;
+  return RegisterBuffers();
+}
+
+Result<void> UringEngine::RegisterBuffers() {
+  fixed_buffers_ = false;
+  fixed_buffers_reason_.clear();
+  if (buffers_.empty()) {
+    fixed_buffers_reason_ = "no buffers to register";
+    return {};
+  }
+  std::vector<iovec> iovecs;
+  iovecs.reserve(buffers_.size());
+  size_t bytes = 0;
+  for (const std::span<std::byte> buffer : buffers_) {
+    iovecs.push_back({buffer.data(), buffer.size()});
+    bytes += buffer.size();
+  }
+  const int ret =
+      io_uring_register_buffers(ring_.get(), iovecs.data(), static_cast<unsigned>(iovecs.size()));
+  if (ret == 0) {
+    fixed_buffers_ = true;
+    return {};
+  }
+  // Registration pins the pages and, without CAP_IPC_LOCK, charges them to
+  // RLIMIT_MEMLOCK (ENOMEM when over it). Unregistered I/O works the same,
+  // only pins per request, so the run goes on and says why.
+  if (ret == -ENOMEM) {
+    rlimit limit{};
+    getrlimit(RLIMIT_MEMLOCK, &limit);
+    fixed_buffers_reason_ = fmt::format(
+        "registering {} bytes of buffers failed with ENOMEM (RLIMIT_MEMLOCK is {} bytes); "
+        "using unregistered buffers",
+        bytes, limit.rlim_cur);
+  } else {
+    fixed_buffers_reason_ =
+        fmt::format("registering {} buffers failed: {}; using unregistered buffers",
+                    buffers_.size(), std::strerror(-ret));
+  }
+  return {};
+}
+
+Result<void> UringEngine::Queue(const IoRequest& request) {
+  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
+  if (queued_ + in_flight_ >= depth_) {
+    return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: queue is full");
+  }
+  if (request.op != IoOp::kFsync && (request.buffer_index >= buffers_.size() ||
+                                     request.length > buffers_[request.buffer_index].size())) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "io_uring engine: request does not fit its buffer");
+  }
+  io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
+  // The ring has at least depth_ entries, so this only fails on a bug.
+  if (sqe == nullptr) return MakeError(ErrorCode::kIo, "io_uring engine: submission queue full");
+  const int file = fixed_file_ ? 0 : fd_;  // index into the registered files
+  std::byte* data = request.op == IoOp::kFsync ? nullptr : buffers_[request.buffer_index].data();
+  const auto index = static_cast<int>(request.buffer_index);
+  switch (request.op) {
+    case IoOp::kRead:
+      if (fixed_buffers_) {
+        io_uring_prep_read_fixed(sqe, file, data, request.length, request.offset, index);
+      } else {
+        io_uring_prep_read(sqe, file, data, request.length, request.offset);
+      }
+      break;
+    case IoOp::kWrite:
+      if (fixed_buffers_) {
+        io_uring_prep_write_fixed(sqe, file, data, request.length, request.offset, index);
+      } else {
+        io_uring_prep_write(sqe, file, data, request.length, request.offset);
+      }
+      break;
+    case IoOp::kFsync:
+      io_uring_prep_fsync(sqe, file, 0);
+      break;
+  }
+  if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, request.tag);
+  ++queued_;
+  return {};
+}
+
+Result<uint32_t> UringEngine::Submit() {
+  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
+  if (queued_ == 0) return 0u;
+  int ret = 0;
+  do {
+    ret = io_uring_submit(ring_.get());
+  } while (ret == -EINTR);
+  if (ret < 0) return ErrnoError(-ret, "io_uring_submit", "");
+  // Entries the kernel did not take stay in the ring for the next Submit.
+  const uint32_t started = std::min(static_cast<uint32_t>(ret), queued_);
+  queued_ -= started;
+  in_flight_ += started;
+  return started;
+}
+
+Result<size_t> UringEngine::Reap(size_t min, std::span<IoCompletion> out,
+                                 std::chrono::nanoseconds timeout) {
+  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
+  // Waiting for more than can ever complete would only sleep out the timeout.
+  const size_t want = std::min({min, out.size(), static_cast<size_t>(in_flight_)});
+  timeout = std::clamp(timeout, std::chrono::nanoseconds::zero(), kLongestWait);
+  if (want > 0 && io_uring_cq_ready(ring_.get()) < want && timeout > timeout.zero()) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = deadline - std::chrono::steady_clock::now();
+      if (left <= left.zero()) break;
+      __kernel_timespec ts = ToTimespec(left);
+      io_uring_cqe* cqe = nullptr;
+      const int ret =
+          io_uring_wait_cqes(ring_.get(), &cqe, static_cast<unsigned>(want), &ts, nullptr);
+      if (ret == -EINTR) continue;  // a signal: wait out the rest of the timeout
+      // -ETIME: the timeout passed; what is ready is returned below.
+      if (ret < 0 && ret != -ETIME) return ErrnoError(-ret, "io_uring_wait_cqes", "");
+      break;
+    }
+  }
+  size_t reaped = 0;
+  while (reaped < out.size()) {
+    const auto batch = static_cast<unsigned>(std::min(out.size() - reaped, cqes_.size()));
+    const unsigned n = io_uring_peek_batch_cqe(ring_.get(), cqes_.data(), batch);
+    if (n == 0) break;
+    for (unsigned i = 0; i < n; ++i) {
+      out[reaped + i] = {io_uring_cqe_get_data64(cqes_[i]), cqes_[i]->res};
+    }
+    io_uring_cq_advance(ring_.get(), n);
+    reaped += n;
+  }
+  in_flight_ -= static_cast<uint32_t>(std::min<size_t>(reaped, in_flight_));
+  return reaped;
+}
+
+void UringEngine::DrainInFlight() noexcept {
+  // Requests never submitted are dropped with the ring, unless the cancel
+  // below would submit them: turn them into no-ops first.
+  io_uring* ring = ring_.get();
+  for (unsigned i = ring->sq.sqe_head; i != ring->sq.sqe_tail; ++i) {
+    io_uring_sqe* sqe = &ring->sq.sqes[i & ring->sq.ring_mask];
+    const uint64_t tag = sqe->user_data;
+    io_uring_prep_nop(sqe);
+    io_uring_sqe_set_data64(sqe, tag);
+  }
+  in_flight_ += queued_;
+  queued_ = 0;
+  // IORING_ASYNC_CANCEL_ANY needs Linux 5.19; older kernels answer -EINVAL
+  // and we just wait.
+  if (io_uring_sqe* sqe = io_uring_get_sqe(ring); sqe != nullptr) {
+    io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+    io_uring_sqe_set_data64(sqe, kCancelTag);
+  }
+  int ret = 0;
+  do {
+    ret = io_uring_submit(ring);
+  } while (ret == -EINTR);
+  const auto deadline = std::chrono::steady_clock::now() + kCloseDrainTimeout;
+  while (in_flight_ > 0) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= left.zero()) break;
+    __kernel_timespec ts = ToTimespec(left);
+    io_uring_cqe* cqe = nullptr;
+    ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+    if (ret == -EINTR) continue;
+    if (ret < 0) break;
+    if (io_uring_cqe_get_data64(cqe) != kCancelTag) --in_flight_;
+    io_uring_cqe_seen(ring, cqe);
+  }
+}
+
+void UringEngine::Close() noexcept {
+  if (!ring_) return;
+  if (in_flight_ > 0) DrainInFlight();
+  if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
+  if (fixed_file_) io_uring_unregister_files(ring_.get());
+  io_uring_queue_exit(ring_.get());
+  ring_.reset();
+  fd_ = -1;
+  depth_ = 0;
+  queued_ = 0;
+  in_flight_ = 0;
+  fixed_buffers_ = false;
+  fixed_file_ = false;
+  buffers_.clear();
+}
+
+}  // namespace iowatch::probes
