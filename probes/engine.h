@@ -26,10 +26,10 @@ enum class IoOp : uint8_t { kRead, kWrite, kFsync };
 
 struct IoRequest {
   IoOp op = IoOp::kRead;
-  uint64_t offset = 0;      // bytes from the start of the file or device
-  uint32_t length = 0;      // bytes; 0 for kFsync
+  uint64_t offset = 0;        // bytes from the start of the file or device
+  uint32_t length = 0;        // bytes; 0 for kFsync
   uint32_t buffer_index = 0;  // which of the registered buffers to use
-  uint64_t tag = 0;         // returned unchanged in the completion
+  uint64_t tag = 0;           // returned unchanged in the completion
 };
 
 struct IoCompletion {

@@ -1,18 +1,16 @@
 #include "probes/job_runner.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <bit>
-#include <cstdlib>
-#include <cstring>
 #include <initializer_list>
-#include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
+#include "probes/in_flight_slots.h"
+#include "probes/io_buffers.h"
 #include "probes/offset_generator.h"
+#include "probes/progress_meter.h"
+#include "probes/run_limits.h"
+#include "probes/thread_cpu.h"
 
 namespace iowatch::probes {
 namespace {
@@ -21,66 +19,6 @@ constexpr uint64_t kNsPerSecond = 1'000'000'000;
 // Cancellation and the hard limit are noticed within this long even when an
 // I/O hangs or pacing asks for a long sleep.
 constexpr uint64_t kMaxWaitNs = 100'000'000;
-constexpr uint64_t kNoLimit = UINT64_MAX;
-constexpr std::chrono::nanoseconds kHardLimitGrace = std::chrono::seconds(10);
-constexpr std::chrono::nanoseconds kHardLimitWithoutRuntime = std::chrono::minutes(10);
-
-uint64_t ToNs(std::chrono::nanoseconds d) {
-  return d.count() > 0 ? static_cast<uint64_t>(d.count()) : 0;
-}
-
-double Seconds(const timeval& tv) {
-  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
-}
-
-// One buffer per I/O slot, allocated once so the loop never allocates. The
-// contents are random because compressing or deduplicating storage would
-// otherwise report the speed of its compressor, not of the medium.
-class IoBuffers {
- public:
-  static Result<IoBuffers> Allocate(size_t count, size_t size, size_t alignment, uint64_t seed) {
-    alignment = std::bit_ceil(std::max<size_t>(alignment, sizeof(void*)));
-    IoBuffers buffers;
-    buffers.owned_.reserve(count);
-    buffers.spans_.reserve(count);
-    PortableRandom random(seed);
-    for (size_t i = 0; i < count; ++i) {
-      void* memory = nullptr;
-      if (const int err = posix_memalign(&memory, alignment, size); err != 0) {
-        return ErrnoError(err, fmt::format("allocating {} I/O buffers of {} bytes", count, size),
-                          "");
-      }
-      buffers.owned_.emplace_back(static_cast<std::byte*>(memory));
-      std::span<std::byte> span(static_cast<std::byte*>(memory), size);
-      for (size_t at = 0; at < size; at += sizeof(uint64_t)) {
-        const uint64_t word = random.Next();
-        std::memcpy(span.data() + at, &word, std::min(sizeof(word), size - at));
-      }
-      buffers.spans_.push_back(span);
-    }
-    return buffers;
-  }
-
-  std::span<const std::span<std::byte>> Spans() const { return spans_; }
-
- private:
-  struct Free {
-    void operator()(std::byte* p) const noexcept { std::free(p); }
-  };
-  std::vector<std::unique_ptr<std::byte, Free>> owned_;
-  std::vector<std::span<std::byte>> spans_;
-};
-
-CpuUsage ThreadCpu() {
-  rusage usage{};
-  getrusage(RUSAGE_THREAD, &usage);
-  return CpuUsage{
-      .user_seconds = Seconds(usage.ru_utime),
-      .system_seconds = Seconds(usage.ru_stime),
-      .voluntary_switches = static_cast<uint64_t>(usage.ru_nvcsw),
-      .involuntary_switches = static_cast<uint64_t>(usage.ru_nivcsw),
-  };
-}
 
 void ResetStats(DirectionStats& stats) {
   stats.ios = stats.bytes = stats.short_ios = stats.errors = 0;
@@ -91,16 +29,6 @@ void ResetStats(DirectionStats& stats) {
   stats.clat_histogram.Reset();
   stats.lat_histogram.Reset();
 }
-
-// One in-flight I/O; its index is both the request tag and the buffer index.
-struct Slot {
-  IoOp op = IoOp::kRead;
-  uint32_t length = 0;
-  uint64_t offset = 0;
-  uint64_t start_ns = 0;
-  uint64_t issue_ns = 0;
-  bool measured = false;  // started after the ramp, so its latency counts
-};
 
 class Runner {
  public:
@@ -119,31 +47,13 @@ class Runner {
                             IsRandom(spec.rw), seeds_.write_offsets),
         },
         mix_(spec.rwmixread, seeds_.rw_mix),
-        rate_{spec.rate_iops_read, spec.rate_iops_write} {
-    const uint32_t depth = spec.iodepth;
-    slots_.resize(depth);
-    free_slots_.reserve(depth);
-    for (uint32_t i = depth; i-- > 0;) free_slots_.push_back(i);
-    batch_.reserve(depth);
-    completions_.resize(depth);
-
-    reads_ = ReadsData(spec.rw);
-    writes_ = WritesData(spec.rw);
-    if (!spec.time_based) {
-      uint64_t amount = spec.IoAmount();
-      if (amount == 0) amount = target.region_size;
-      ios_limit_ = (amount + spec.block_size - 1) / spec.block_size;
-    }
-    if (spec.number_ios != 0) ios_limit_ = std::min(ios_limit_, spec.number_ios);
-    runtime_ns_ = ToNs(spec.runtime);
-    ramp_ns_ = ToNs(spec.ramp_time);
-    hard_limit_ns_ = ToNs(options.hard_limit);
-    if (hard_limit_ns_ == 0) {
-      hard_limit_ns_ = ramp_ns_ + (runtime_ns_ != 0 ? runtime_ns_ + ToNs(kHardLimitGrace)
-                                                    : ToNs(kHardLimitWithoutRuntime));
-    }
-    progress_interval_ns_ = ToNs(options.progress_interval);
-    if (progress_interval_ns_ == 0) progress_interval_ns_ = kNsPerSecond;
+        rate_{spec.rate_iops_read, spec.rate_iops_write},
+        reads_(ReadsData(spec.rw)),
+        writes_(WritesData(spec.rw)),
+        limits_(LimitsFor(spec, target.region_size, options.hard_limit)),
+        slots_(spec.iodepth),
+        completions_(spec.iodepth),
+        progress_(options.on_progress, options.progress_interval) {
     if (!spec.filename.empty() || !spec.directory.empty()) path_ = spec.TargetPath();
   }
 
@@ -151,7 +61,7 @@ class Runner {
 
  private:
   bool Blocked() const {
-    return stop_issuing_ || free_slots_.empty() || fsync_pending_ || fsync_in_flight_;
+    return stop_issuing_ || !slots_.HasFree() || fsync_pending_ || fsync_in_flight_;
   }
   void StartMeasuredPhase(uint64_t now);
   void CheckEnd(uint64_t now);
@@ -163,7 +73,7 @@ class Runner {
   void Stop(RunEnd end);
   uint64_t DueNs(int dir) const;
   uint64_t NextDeadline(uint64_t now) const;
-  void ReportProgress(uint64_t now);
+  RunPosition Position() const;
   DirectionStats& Stats(int dir) { return dir == 0 ? result_.read : result_.write; }
 
   const JobSpec& spec_;
@@ -175,21 +85,13 @@ class Runner {
   OffsetGenerator generators_[2];  // [0] reads, [1] writes
   RwMix mix_;
   const uint64_t rate_[2];
-  bool reads_ = false;
-  bool writes_ = false;
+  const bool reads_;
+  const bool writes_;
+  const RunLimits limits_;
   std::string path_;
 
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> free_slots_;
-  std::vector<uint32_t> batch_;  // queued since the last Submit
+  InFlightSlots slots_;
   std::vector<IoCompletion> completions_;
-  uint32_t in_flight_ = 0;
-
-  uint64_t ios_limit_ = kNoLimit;  // I/Os to issue in the measured phase
-  uint64_t runtime_ns_ = 0;
-  uint64_t ramp_ns_ = 0;
-  uint64_t hard_limit_ns_ = 0;
-  uint64_t progress_interval_ns_ = 0;
 
   uint64_t run_start_ns_ = 0;
   uint64_t hard_deadline_ns_ = 0;
@@ -207,30 +109,24 @@ class Runner {
   bool abandoned_ = false;  // the engine failed; in-flight I/Os cannot be reaped
   RunEnd end_ = RunEnd::kCompleted;
 
-  uint64_t next_progress_ns_ = kNoLimit;
-  uint64_t last_progress_ns_ = 0;
-  uint64_t done_ios_[2] = {0, 0};  // since the run started, for progress rates
-  uint64_t done_bytes_[2] = {0, 0};
-  uint64_t reported_ios_[2] = {0, 0};
-  uint64_t reported_bytes_[2] = {0, 0};
+  ProgressMeter progress_;
 
-  CpuUsage cpu_before_;
+  ThreadCpuMeter cpu_;  // over the measured phase
   ProbeResult result_;
 };
 
 ProbeResult Runner::Run() {
   result_.spec = spec_;
   run_start_ns_ = clock_.NowNs();
-  hard_deadline_ns_ = run_start_ns_ + hard_limit_ns_;
-  last_progress_ns_ = run_start_ns_;
-  if (options_.on_progress) next_progress_ns_ = run_start_ns_ + progress_interval_ns_;
+  hard_deadline_ns_ = run_start_ns_ + limits_.hard_limit_ns;
+  progress_.Start(run_start_ns_);
   ramping_ = true;
-  if (ramp_ns_ == 0) StartMeasuredPhase(run_start_ns_);
+  if (limits_.ramp_ns == 0) StartMeasuredPhase(run_start_ns_);
 
   uint64_t now = run_start_ns_;
   while (!abandoned_) {
     now = clock_.NowNs();
-    if (ramping_ && now >= run_start_ns_ + ramp_ns_) StartMeasuredPhase(now);
+    if (ramping_ && now >= run_start_ns_ + limits_.ramp_ns) StartMeasuredPhase(now);
     if (now >= hard_deadline_ns_) {
       // Hung I/Os are left to engine.Close(); waiting longer is what the
       // limit exists to prevent.
@@ -238,11 +134,11 @@ ProbeResult Runner::Run() {
       break;
     }
     if (!stop_issuing_) CheckEnd(now);
-    if (now >= next_progress_ns_) ReportProgress(now);
-    if (stop_issuing_ && in_flight_ == 0) break;
+    if (now >= progress_.NextReportNs()) progress_.Report(now, Position());
+    if (stop_issuing_ && slots_.InFlight() == 0) break;
 
     const uint64_t due_ns = stop_issuing_ ? 0 : Issue(now);
-    if (in_flight_ == 0) {
+    if (slots_.InFlight() == 0) {
       if (due_ns != 0) clock_.SleepUntilNs(std::min(due_ns, NextDeadline(now)));
       continue;
     }
@@ -259,13 +155,7 @@ ProbeResult Runner::Run() {
   now = clock_.NowNs();
   if (!ramping_) {
     result_.elapsed = std::chrono::nanoseconds(now - measured_start_ns_);
-    const CpuUsage cpu_after = ThreadCpu();
-    result_.cpu = CpuUsage{
-        .user_seconds = cpu_after.user_seconds - cpu_before_.user_seconds,
-        .system_seconds = cpu_after.system_seconds - cpu_before_.system_seconds,
-        .voluntary_switches = cpu_after.voluntary_switches - cpu_before_.voluntary_switches,
-        .involuntary_switches = cpu_after.involuntary_switches - cpu_before_.involuntary_switches,
-    };
+    result_.cpu = cpu_.SinceStart();
     // As fio's update_runtime: every direction that moved data ran for the
     // whole measured phase.
     for (DirectionStats* stats : {&result_.read, &result_.write}) {
@@ -283,7 +173,7 @@ void Runner::StartMeasuredPhase(uint64_t now) {
   ResetStats(result_.write);
   result_.fsyncs = 0;
   measured_issued_ = 0;
-  cpu_before_ = ThreadCpu();
+  cpu_.Start();
 }
 
 void Runner::Stop(RunEnd end) {
@@ -303,12 +193,12 @@ void Runner::CheckEnd(uint64_t now) {
     return;
   }
   if (ramping_) return;
-  if (runtime_ns_ != 0 && now - measured_start_ns_ >= runtime_ns_) {
+  if (limits_.runtime_ns != 0 && now - measured_start_ns_ >= limits_.runtime_ns) {
     Stop(RunEnd::kCompleted);
     return;
   }
   // A pending fsync still goes out, so the last N writes are synced too.
-  if (measured_issued_ >= ios_limit_ && !fsync_pending_) Stop(RunEnd::kCompleted);
+  if (measured_issued_ >= limits_.ios && !fsync_pending_) Stop(RunEnd::kCompleted);
 }
 
 uint64_t Runner::DueNs(int dir) const {
@@ -326,9 +216,11 @@ uint64_t Runner::NextDeadline(uint64_t now) const {
   const auto consider = [&](uint64_t at) {
     if (at > now) deadline = std::min(deadline, at);
   };
-  consider(next_progress_ns_);
-  if (ramping_) consider(run_start_ns_ + ramp_ns_);
-  if (!ramping_ && !stop_issuing_ && runtime_ns_ != 0) consider(measured_start_ns_ + runtime_ns_);
+  consider(progress_.NextReportNs());
+  if (ramping_) consider(run_start_ns_ + limits_.ramp_ns);
+  if (!ramping_ && !stop_issuing_ && limits_.runtime_ns != 0) {
+    consider(measured_start_ns_ + limits_.runtime_ns);
+  }
   return deadline;
 }
 
@@ -340,28 +232,26 @@ uint64_t Runner::Issue(uint64_t now) {
     // fsync acts as a barrier, as fio's libaio engine makes it: it waits for
     // the writes before it to complete, so it covers them, and nothing else
     // is in flight while it runs.
-    if (in_flight_ > 0) return 0;
-    const uint32_t index = free_slots_.back();
-    free_slots_.pop_back();
-    slots_[index] =
-        Slot{.op = IoOp::kFsync, .start_ns = now, .issue_ns = now, .measured = !ramping_};
+    if (slots_.InFlight() > 0) return 0;
+    const uint32_t index =
+        slots_.Take({.op = IoOp::kFsync, .start_ns = now, .issue_ns = now, .measured = !ramping_});
     if (auto queued = engine_.Queue({.op = IoOp::kFsync, .buffer_index = index, .tag = index});
         !queued) {
-      free_slots_.push_back(index);
+      slots_.Untake(index);
       Fail(std::move(queued.error()));
       return 0;
     }
     fsync_pending_ = false;
     fsync_in_flight_ = true;
-    batch_.push_back(index);
+    slots_.AddToBatch(index);
     SubmitBatch();
     return 0;
   }
 
   uint64_t due_ns = 0;
   const auto block_size = static_cast<uint32_t>(spec_.block_size);
-  while (!free_slots_.empty()) {
-    if (!ramping_ && measured_issued_ >= ios_limit_) break;
+  while (slots_.HasFree()) {
+    if (!ramping_ && measured_issued_ >= limits_.ios) break;
     if (next_dir_ < 0)
       next_dir_ = (reads_ && writes_) ? (mix_.NextIsRead() ? 0 : 1) : (reads_ ? 0 : 1);
     const int dir = next_dir_;
@@ -371,27 +261,25 @@ uint64_t Runner::Issue(uint64_t now) {
         break;
       }
     }
-    const uint32_t index = free_slots_.back();
-    free_slots_.pop_back();
     const IoOp op = dir == 0 ? IoOp::kRead : IoOp::kWrite;
     const uint64_t offset = generators_[dir].Next();
-    slots_[index] = Slot{.op = op,
-                         .length = block_size,
-                         .offset = offset,
-                         .start_ns = now,
-                         .issue_ns = now,
-                         .measured = !ramping_};
+    const uint32_t index = slots_.Take({.op = op,
+                                        .length = block_size,
+                                        .offset = offset,
+                                        .start_ns = now,
+                                        .issue_ns = now,
+                                        .measured = !ramping_});
     if (auto queued = engine_.Queue({.op = op,
                                      .offset = offset,
                                      .length = block_size,
                                      .buffer_index = index,
                                      .tag = index});
         !queued) {
-      free_slots_.push_back(index);
+      slots_.Untake(index);
       Fail(std::move(queued.error()));
       break;
     }
-    batch_.push_back(index);
+    slots_.AddToBatch(index);
     next_dir_ = -1;
     ++paced_issued_[dir];
     if (!ramping_) ++measured_issued_;
@@ -401,7 +289,7 @@ uint64_t Runner::Issue(uint64_t now) {
       break;
     }
   }
-  if (!batch_.empty()) SubmitBatch();
+  if (!slots_.BatchEmpty()) SubmitBatch();
   return due_ns;
 }
 
@@ -410,22 +298,13 @@ void Runner::SubmitBatch() {
   if (!submitted) {
     // Assume nothing of this batch started: waiting for it could only end at
     // the hard limit.
-    for (const uint32_t index : batch_) {
-      if (slots_[index].op == IoOp::kFsync) fsync_in_flight_ = false;
-      free_slots_.push_back(index);
-    }
-    batch_.clear();
+    if (slots_.BatchFailed()) fsync_in_flight_ = false;
     Fail(std::move(submitted.error()));
     return;
   }
-  in_flight_ += static_cast<uint32_t>(batch_.size());
-  if (!synchronous_) {
-    // Sync engines did the I/O inside Submit, so their issue time stays the
-    // start time and they record no slat, as fio's sync engines.
-    const uint64_t issue_ns = clock_.NowNs();
-    for (const uint32_t index : batch_) slots_[index].issue_ns = issue_ns;
-  }
-  batch_.clear();
+  // Sync engines did the I/O inside Submit, so their issue time stays the
+  // start time and they record no slat, as fio's sync engines.
+  slots_.BatchSubmitted(synchronous_ ? std::nullopt : std::optional(clock_.NowNs()));
 }
 
 void Runner::ReapSome(size_t min, uint64_t timeout_ns) {
@@ -441,17 +320,15 @@ void Runner::ReapSome(size_t min, uint64_t timeout_ns) {
 }
 
 void Runner::Complete(const IoCompletion& completion, uint64_t now) {
-  if (completion.tag >= slots_.size()) {
+  const std::optional<Slot> completed = slots_.Complete(completion.tag);
+  if (!completed) {
     Fail(MakeError(ErrorCode::kIo, fmt::format("{} engine: completion with unknown tag {}",
                                                engine_.Name(), completion.tag))
              .error());
     abandoned_ = true;  // the in-flight count can no longer be trusted
     return;
   }
-  const auto index = static_cast<uint32_t>(completion.tag);
-  const Slot& slot = slots_[index];
-  free_slots_.push_back(index);
-  --in_flight_;
+  const Slot& slot = *completed;
 
   if (slot.op == IoOp::kFsync) {
     fsync_in_flight_ = false;
@@ -473,8 +350,7 @@ void Runner::Complete(const IoCompletion& completion, uint64_t now) {
     return;
   }
   const auto bytes = static_cast<uint64_t>(completion.result);
-  ++done_ios_[dir];
-  done_bytes_[dir] += bytes;
+  progress_.CountDone(dir, bytes);
   if (!slot.measured) return;
 
   ++stats.ios;
@@ -489,65 +365,13 @@ void Runner::Complete(const IoCompletion& completion, uint64_t now) {
   stats.lat_histogram.Record(lat);
 }
 
-void Runner::ReportProgress(uint64_t now) {
-  next_progress_ns_ = now + progress_interval_ns_;
-  const double interval_s = static_cast<double>(now - last_progress_ns_) / 1e9;
-  last_progress_ns_ = now;
-  RunProgress progress;
-  progress.ramping = ramping_;
-  if (interval_s > 0) {
-    const auto rate = [&](const uint64_t* done, uint64_t* reported, int dir) {
-      const double value = static_cast<double>(done[dir] - reported[dir]) / interval_s;
-      reported[dir] = done[dir];
-      return value;
-    };
-    progress.read_iops = rate(done_ios_, reported_ios_, 0);
-    progress.write_iops = rate(done_ios_, reported_ios_, 1);
-    progress.read_bytes_per_second = rate(done_bytes_, reported_bytes_, 0);
-    progress.write_bytes_per_second = rate(done_bytes_, reported_bytes_, 1);
-  }
-  if (ramping_) {
-    progress.eta = std::chrono::nanoseconds(run_start_ns_ + ramp_ns_ - now + runtime_ns_);
-  } else {
-    const uint64_t elapsed_ns = now - measured_start_ns_;
-    double fraction = 0;
-    if (runtime_ns_ != 0) {
-      fraction = static_cast<double>(elapsed_ns) / static_cast<double>(runtime_ns_);
-    }
-    if (ios_limit_ != kNoLimit && ios_limit_ != 0) {
-      fraction = std::max(fraction,
-                          static_cast<double>(measured_issued_) / static_cast<double>(ios_limit_));
-    }
-    progress.fraction_done = std::min(fraction, 1.0);
-    if (progress.fraction_done > 0) {
-      // Whichever limit is closest dominates the fraction, so this is the
-      // time-based remainder for time-limited runs and an extrapolation
-      // otherwise.
-      progress.eta = std::chrono::nanoseconds(static_cast<int64_t>(
-          static_cast<double>(elapsed_ns) * (1 - progress.fraction_done) / progress.fraction_done));
-    }
-  }
-  options_.on_progress(progress);
-}
-
-Result<void> ValidateRun(const JobSpec& spec, const RunTarget& target) {
-  if (spec.block_size == 0 || spec.block_size > UINT32_MAX) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("bs: {} is out of range (1 to 4GiB - 1)", spec.block_size));
-  }
-  if (spec.iodepth == 0) return MakeError(ErrorCode::kInvalidArgument, "iodepth: must be > 0");
-  if (target.region_size / spec.block_size == 0) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("the I/O region of {} bytes holds no whole block of bs={}",
-                                 target.region_size, spec.block_size));
-  }
-  const uint64_t align = target.offset_alignment;
-  if (align > 1 && (spec.block_size % align != 0 || target.region_offset % align != 0)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("bs={} and offset={} must be multiples of {} bytes on this target",
-                                 spec.block_size, target.region_offset, align));
-  }
-  return {};
+RunPosition Runner::Position() const {
+  return RunPosition{.ramping = ramping_,
+                     .ramp_end_ns = run_start_ns_ + limits_.ramp_ns,
+                     .measured_start_ns = measured_start_ns_,
+                     .runtime_ns = limits_.runtime_ns,
+                     .ios_limit = limits_.ios,
+                     .measured_issued = measured_issued_};
 }
 
 }  // namespace

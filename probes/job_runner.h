@@ -39,8 +39,8 @@ struct RunTarget {
 };
 
 struct RunProgress {
-  double fraction_done = 0;      // 0..1, by time (time_based) or by I/O amount
-  double read_iops = 0;          // over the last progress interval
+  double fraction_done = 0;  // 0..1, by time (time_based) or by I/O amount
+  double read_iops = 0;      // over the last progress interval
   double write_iops = 0;
   double read_bytes_per_second = 0;
   double write_bytes_per_second = 0;
@@ -49,8 +49,8 @@ struct RunProgress {
 };
 
 struct RunOptions {
-  ProbeClock* clock = nullptr;                 // null: a SteadyProbeClock
-  const std::atomic<bool>* cancel = nullptr;   // set → stop soon, keep partial results
+  ProbeClock* clock = nullptr;                // null: a SteadyProbeClock
+  const std::atomic<bool>* cancel = nullptr;  // set → stop soon, keep partial results
   // Ends the run even if I/Os hang; 0 = runtime + ramp_time + 10 s
   // (or 10 minutes when the run has no runtime).
   std::chrono::nanoseconds hard_limit{0};

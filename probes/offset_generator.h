@@ -3,36 +3,19 @@
 // job's region, either in order (wrapping to the start, so time_based jobs
 // loop over the region as fio's do) or uniformly at random over the region's
 // whole blocks; RwMix picks read or write for rw/randrw by rwmixread.
-// Randomness comes from PortableRandom, a fixed algorithm (xoshiro256**
-// seeded through splitmix64, bounded draws by Lemire's method) rather than
-// <random>'s distributions, whose output differs between standard libraries:
-// a seed means the same offsets on every build, which is what randrepeat and
-// randseed promise. The sequences are not fio's own; only the guarantees are.
+// Randomness comes from PortableRandom (portable_random.h), so a seed means
+// the same offsets on every build, which is what randrepeat and randseed
+// promise. The sequences are not fio's own; only the guarantees are.
 // Thread-safety: none; each generator has one owner. SeedsFor is safe to
 // call from any thread.
 #pragma once
 
-#include <array>
 #include <cstdint>
 
 #include "probes/job_spec.h"
+#include "probes/portable_random.h"
 
 namespace iowatch::probes {
-
-// xoshiro256** (Blackman and Vigna), 2^256 − 1 period, state seeded by
-// splitmix64 so that any 64-bit seed (zero included) gives a usable state.
-class PortableRandom {
- public:
-  explicit PortableRandom(uint64_t seed);
-
-  uint64_t Next();
-  // Uniform in [0, bound) without modulo bias (Lemire, "Fast Random Integer
-  // Generation in an Interval", 2019). bound must be > 0.
-  uint64_t Below(uint64_t bound);
-
- private:
-  std::array<uint64_t, 4> state_;
-};
 
 // The seed fio-style repeatable runs use when no randseed is given. fio seeds
 // from its FIO_RANDSEED constant, 0xb1899bed; we keep that value so the

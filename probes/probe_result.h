@@ -18,14 +18,14 @@
 namespace iowatch::probes {
 
 struct DirectionStats {
-  uint64_t ios = 0;        // completed I/Os (full or short), after ramp
-  uint64_t bytes = 0;      // bytes actually transferred
-  uint64_t short_ios = 0;  // completed with fewer bytes than asked
-  uint64_t errors = 0;     // completed with -errno
+  uint64_t ios = 0;                     // completed I/Os (full or short), after ramp
+  uint64_t bytes = 0;                   // bytes actually transferred
+  uint64_t short_ios = 0;               // completed with fewer bytes than asked
+  uint64_t errors = 0;                  // completed with -errno
   std::chrono::nanoseconds runtime{0};  // time this direction was active, after ramp
-  RunningStats slat;  // submission latency (async engines only)
-  RunningStats clat;  // completion latency
-  RunningStats lat;   // total latency
+  RunningStats slat;                    // submission latency (async engines only)
+  RunningStats clat;                    // completion latency
+  RunningStats lat;                     // total latency
   LatencyHistogram clat_histogram;
   LatencyHistogram lat_histogram;
 

@@ -7,180 +7,42 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cerrno>
-#include <charconv>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <memory>
-#include <random>
-#include <span>
+#include <string>
 #include <utility>
+
+#include "probes/posix_file.h"
+#include "probes/probe_file_layout.h"
 
 namespace iowatch::probes {
 namespace {
 
-constexpr char kMarkerXattr[] = "user.iowatch.probe";
-constexpr char kSidecarSuffix[] = ".iowatch";
-constexpr size_t kFillChunkBytes = size_t{1} << 20;
-// Buffers aligned to a page satisfy every direct-I/O memory alignment a
-// kernel asks for and never straddle more pages than needed.
-constexpr uint32_t kPageBytes = 4096;
 // What a device that reports nothing is assumed to need (the historical
 // sector size).
 constexpr uint32_t kDefaultLogicalBlockBytes = 512;
 
-// Closes the descriptor it owns.
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
-std::unexpected<Error> Fail(ErrorCode code, std::string message, std::string path, int err = 0) {
-  Error error;
-  error.code = code;
-  error.message = std::move(message);
-  error.path = std::move(path);
-  error.os_errno = err;
-  return std::unexpected<Error>(std::move(error));
-}
-
 std::unexpected<Error> DirectIoUnsupported(std::string path) {
-  return Fail(ErrorCode::kUnsupported,
-              "the filesystem does not support O_DIRECT (direct=1); use --direct=0 to measure "
-              "through the page cache",
-              std::move(path), EINVAL);
+  return PathError(ErrorCode::kUnsupported,
+                   "the filesystem does not support O_DIRECT (direct=1); use --direct=0 to measure "
+                   "through the page cache",
+                   std::move(path), EINVAL);
 }
 
 // tmpfs (Linux ≥ 6.6) accepts O_DIRECT but serves it from memory, so it
 // would report memory speed as device speed.
 std::unexpected<Error> DirectIoOnTmpfs(std::string path) {
-  return Fail(ErrorCode::kUnsupported,
-              "the filesystem does not support O_DIRECT (direct=1): it is tmpfs, which keeps "
-              "files in memory; use --direct=0 to measure through the page cache",
-              std::move(path), EINVAL);
-}
-
-int OpenNoEintr(const std::string& path, int flags, mode_t mode = 0) {
-  int fd = -1;
-  do {
-    fd = open(path.c_str(), flags | O_CLOEXEC, mode);
-  } while (fd < 0 && errno == EINTR);
-  return fd;
+  return PathError(ErrorCode::kUnsupported,
+                   "the filesystem does not support O_DIRECT (direct=1): it is tmpfs, which keeps "
+                   "files in memory; use --direct=0 to measure through the page cache",
+                   std::move(path), EINVAL);
 }
 
 // fsync=N counts as writing: only jobs that mean to change data ask for it.
 bool JobWrites(const JobSpec& spec) { return WritesData(spec.rw) || spec.fsync > 0; }
-
-std::string ParentDirectory(const std::string& path) {
-  const std::string parent = std::filesystem::path(path).parent_path().string();
-  return parent.empty() ? "." : parent;
-}
-
-bool IsNoSpace(int err) { return err == ENOSPC || err == EDQUOT; }
-
-// xoshiro256** (Blackman & Vigna): fast, and its output does not compress,
-// which is all the fill needs (no cryptographic strength).
-class Xoshiro256 {
- public:
-  explicit Xoshiro256(uint64_t seed) {
-    for (uint64_t& word : state_) word = SplitMix64(seed);
-  }
-  void Fill(std::span<std::byte> out) {
-    size_t i = 0;
-    for (; i + sizeof(uint64_t) <= out.size(); i += sizeof(uint64_t)) {
-      const uint64_t value = Next();
-      std::memcpy(out.data() + i, &value, sizeof value);
-    }
-    const uint64_t value = Next();
-    std::memcpy(out.data() + i, &value, out.size() - i);
-  }
-
- private:
-  static uint64_t SplitMix64(uint64_t& x) {
-    uint64_t z = (x += 0x9e3779b97f4a7c15);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-    return z ^ (z >> 31);
-  }
-  uint64_t Next() {
-    const uint64_t result = std::rotl(state_[1] * 5, 7) * 9;
-    const uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = std::rotl(state_[3], 45);
-    return result;
-  }
-  std::array<uint64_t, 4> state_{};
-};
-
-// The marker says "iowatch created this file, and [0, filled) holds data".
-// It lives in the xattr user.iowatch.probe (decimal); on filesystems without
-// user xattrs in a sidecar file "<path>.iowatch" with the same text. It is
-// written only after the data it vouches for is on disk (fdatasync), so a
-// crash while filling leaves the old, smaller value and the next run refills.
-struct Marker {
-  bool present = false;
-  uint64_t filled_bytes = 0;
-};
-
-uint64_t ParseFilled(std::string_view text) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  // Unreadable means "nothing is known to be filled": refilling is safe.
-  return ec == std::errc() && end == text.data() + text.size() ? value : 0;
-}
-
-Result<Marker> ReadMarker(int fd, const std::string& path) {
-  std::array<char, 32> value{};
-  const ssize_t n = fgetxattr(fd, kMarkerXattr, value.data(), value.size());
-  if (n >= 0) return Marker{true, ParseFilled({value.data(), static_cast<size_t>(n)})};
-  if (errno == ERANGE) return Marker{true, 0};
-  if (errno == ENODATA) return Marker{};
-  if (errno != ENOTSUP)
-    return ErrnoError(errno, "cannot read the attribute user.iowatch.probe", path);
-  std::ifstream sidecar(path + kSidecarSuffix);
-  if (!sidecar) return Marker{};
-  std::string text;
-  sidecar >> text;
-  return Marker{true, ParseFilled(text)};
-}
-
-Result<void> WriteMarker(int fd, const std::string& path, uint64_t filled_bytes) {
-  const std::string value = std::to_string(filled_bytes);
-  if (fsetxattr(fd, kMarkerXattr, value.data(), value.size(), 0) == 0) return {};
-  if (errno != ENOTSUP)
-    return ErrnoError(errno, "cannot set the attribute user.iowatch.probe", path);
-  // A torn write leaves a prefix of the digits, a smaller number: safe.
-  const std::string sidecar = path + kSidecarSuffix;
-  UniqueFd out(OpenNoEintr(sidecar, O_WRONLY | O_CREAT | O_TRUNC, 0600));
-  if (out.get() < 0) return ErrnoError(errno, "cannot write the marker file", sidecar);
-  if (write(out.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()) ||
-      fsync(out.get()) != 0) {
-    return ErrnoError(errno, "cannot write the marker file", sidecar);
-  }
-  return {};
-}
 
 struct Alignment {
   uint32_t memory = kPageBytes;
@@ -232,10 +94,11 @@ Result<void> CheckAlignment(const JobSpec& spec, uint32_t alignment, const std::
       {"bs", spec.block_size}, {"offset", spec.offset}, {"size", spec.size}};
   for (const auto& [name, value] : values) {
     if (value % alignment == 0) continue;
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("{}={} is not a multiple of the direct-I/O alignment {} of this {}",
-                            name, value, alignment, block_device ? "device" : "file"),
-                path);
+    return PathError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}={} is not a multiple of the direct-I/O alignment {} of this {}", name,
+                    value, alignment, block_device ? "device" : "file"),
+        path);
   }
   return {};
 }
@@ -253,75 +116,9 @@ Result<int> OpenForJob(const JobSpec& spec, const std::string& path, bool writes
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   if (st.st_dev != inspected.st_dev || st.st_ino != inspected.st_ino) {
-    return Fail(ErrorCode::kIo, "was replaced while being prepared", path);
+    return PathError(ErrorCode::kIo, "was replaced while being prepared", path);
   }
   return fd.release();
-}
-
-// Writes pseudo-random data over [begin, end) and makes it durable; returns
-// 0 or an errno. Fresh data per chunk: a repeated chunk could be
-// deduplicated or compressed by the storage below.
-int FillRange(int fd, uint64_t begin, uint64_t end) {
-  std::unique_ptr<std::byte, decltype(&std::free)> buffer(
-      static_cast<std::byte*>(std::aligned_alloc(kPageBytes, kFillChunkBytes)), &std::free);
-  if (!buffer) return ENOMEM;
-  Xoshiro256 random(std::random_device{}() ^ begin);
-  for (uint64_t offset = begin; offset < end;) {
-    const size_t length = static_cast<size_t>(std::min<uint64_t>(kFillChunkBytes, end - offset));
-    random.Fill({buffer.get(), length});
-    size_t done = 0;
-    while (done < length) {
-      const ssize_t n =
-          pwrite(fd, buffer.get() + done, length - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return errno;
-      if (n == 0) return EIO;
-      done += static_cast<size_t>(n);
-    }
-    offset += length;
-  }
-  if (fdatasync(fd) != 0) return errno;
-  // The data is on disk; keeping it cached would make the first buffered
-  // (direct=0) run measure memory.
-  posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
-                POSIX_FADV_DONTNEED);
-  return 0;
-}
-
-// Grows the file to `required` bytes (preallocating, so ENOSPC comes before
-// the time spent writing and the extent is allocated in one piece), fills
-// [filled, required) (from `filled` rounded down to `alignment`, which is 1
-// unless `fd` is O_DIRECT) and then records `required` in the marker.
-Result<void> LayOut(int fd, const std::string& path, uint64_t filled, uint64_t required,
-                    uint32_t alignment) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return ErrnoError(errno, "cannot stat", path);
-  const auto size = static_cast<uint64_t>(st.st_size);
-  const auto no_space = [&](int err) {
-    // Give the space back; the marker still vouches only for what it did.
-    if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      // Nothing more to do: the next run refills from the marker anyway.
-    }
-    return Fail(
-        ErrorCode::kIo,
-        fmt::format("no space left on {} to lay out {} bytes", ParentDirectory(path), required),
-        path, err);
-  };
-  if (required > size) {
-    int ret = 0;
-    do {
-      ret = fallocate(fd, 0, static_cast<off_t>(size), static_cast<off_t>(required - size));
-    } while (ret != 0 && errno == EINTR);
-    if (ret != 0 && IsNoSpace(errno)) return no_space(errno);
-    // EOPNOTSUPP: the filesystem cannot preallocate; the fill allocates.
-    if (ret != 0 && errno != EOPNOTSUPP) return ErrnoError(errno, "cannot preallocate", path);
-  }
-  const uint64_t begin = filled / alignment * alignment;
-  if (const int err = FillRange(fd, begin, required); err != 0) {
-    if (IsNoSpace(err)) return no_space(err);
-    return ErrnoError(err, "cannot fill", path);
-  }
-  return WriteMarker(fd, path, required);
 }
 
 // The region the job may touch; `size` is the file's or device's size.
@@ -330,19 +127,20 @@ Result<void> SetRegion(const JobSpec& spec, uint64_t size, bool may_extend,
   target.region_offset = spec.offset;
   if (spec.size == 0) {
     if (spec.offset >= size) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("offset={} is at or beyond the end ({} bytes)", spec.offset, size),
-                  target.path);
+      return PathError(
+          ErrorCode::kInvalidArgument,
+          fmt::format("offset={} is at or beyond the end ({} bytes)", spec.offset, size),
+          target.path);
     }
     target.region_size = size - spec.offset;
     return {};
   }
   target.region_size = spec.size;
   if (spec.offset > UINT64_MAX - spec.size) {
-    return Fail(ErrorCode::kInvalidArgument, "offset+size overflows", target.path);
+    return PathError(ErrorCode::kInvalidArgument, "offset+size overflows", target.path);
   }
   if (!may_extend && spec.offset + spec.size > size) {
-    return Fail(
+    return PathError(
         ErrorCode::kInvalidArgument,
         fmt::format(
             "offset+size ({} bytes) exceeds the size of this {} ({} bytes){}",
@@ -356,15 +154,15 @@ Result<void> SetRegion(const JobSpec& spec, uint64_t size, bool may_extend,
 Result<PreparedTarget> PrepareBlockDevice(const JobSpec& spec, const TargetPolicy& policy,
                                           const std::string& path, const struct stat& st) {
   if (!policy.allow_block_device) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "is a block device; pass --allow-block-device to read it", path);
+    return PathError(ErrorCode::kInvalidArgument,
+                     "is a block device; pass --allow-block-device to read it", path);
   }
   const bool writes = JobWrites(spec);
   if (writes && !policy.destructive) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "is a block device, and writing to a block device destroys its data; pass "
-                "--destructive to allow this job's writes",
-                path);
+    return PathError(ErrorCode::kInvalidArgument,
+                     "is a block device, and writing to a block device destroys its data; pass "
+                     "--destructive to allow this job's writes",
+                     path);
   }
   PreparedTarget target;
   target.path = path;
@@ -417,7 +215,7 @@ Result<void> FillFile(const JobSpec& spec, const std::string& path, uint64_t fil
   UniqueFd fd(OpenNoEintr(path, O_WRONLY | (direct ? O_DIRECT : 0)));
   if (fd.get() < 0 && errno == EINVAL && direct) return DirectIoUnsupported(path);
   if (fd.get() < 0) return ErrnoError(errno, "cannot open for filling", path);
-  return LayOut(fd.get(), path, filled, required, direct ? alignment : 1);
+  return LayOutProbeFile(fd.get(), path, filled, required, direct ? alignment : 1);
 }
 
 Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPolicy& policy,
@@ -428,15 +226,18 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   struct stat st {};
   if (fstat(probe.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   // Every decision below concerns what was opened, not what stat saw.
-  if (!S_ISREG(st.st_mode)) return Fail(ErrorCode::kIo, "was replaced while being prepared", path);
-  auto marker = ReadMarker(probe.get(), path);
+  if (!S_ISREG(st.st_mode)) {
+    return PathError(ErrorCode::kIo, "was replaced while being prepared", path);
+  }
+  auto marker = ReadProbeFileMarker(probe.get(), path);
   if (!marker) return std::unexpected(marker.error());
   const bool writes = JobWrites(spec);
   if (!marker->present && writes && !policy.destructive) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "was not created by iowatch (it has no user.iowatch.probe attribute), and this "
-                "job writes to it; pass --destructive to allow writing to it",
-                path);
+    return PathError(
+        ErrorCode::kInvalidArgument,
+        "was not created by iowatch (it has no user.iowatch.probe attribute), and this "
+        "job writes to it; pass --destructive to allow writing to it",
+        path);
   }
   PreparedTarget target;
   target.path = path;
@@ -465,18 +266,18 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
 
 Result<PreparedTarget> CreateFile(const JobSpec& spec, const std::string& path) {
   if (spec.size == 0) {
-    return Fail(ErrorCode::kInvalidArgument, "does not exist, and size is required to create it",
-                path);
+    return PathError(ErrorCode::kInvalidArgument,
+                     "does not exist, and size is required to create it", path);
   }
   if (spec.offset > UINT64_MAX - spec.size) {
-    return Fail(ErrorCode::kInvalidArgument, "offset+size overflows", path);
+    return PathError(ErrorCode::kInvalidArgument, "offset+size overflows", path);
   }
   const std::string directory = ParentDirectory(path);
   struct stat dir_st {};
   if (stat(directory.c_str(), &dir_st) != 0 || !S_ISDIR(dir_st.st_mode)) {
-    return Fail(ErrorCode::kNotFound,
-                fmt::format("cannot create: the directory {} does not exist", directory), path,
-                ENOENT);
+    return PathError(ErrorCode::kNotFound,
+                     fmt::format("cannot create: the directory {} does not exist", directory), path,
+                     ENOENT);
   }
   // Before creating anything, so a refusal leaves no trace.
   if (spec.direct) {
@@ -498,11 +299,11 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const std::string& path) 
     ~Remover() {
       if (keep) return;
       unlink(path.c_str());
-      unlink((path + kSidecarSuffix).c_str());
+      unlink(ProbeFileSidecarPath(path).c_str());
     }
   } remover{path, keep};
 
-  if (auto marked = WriteMarker(created.get(), path, 0); !marked) {
+  if (auto marked = WriteProbeFileMarker(created.get(), path, 0); !marked) {
     return std::unexpected(marked.error());
   }
   struct stat st {};
@@ -586,7 +387,8 @@ Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& po
   }
   if (S_ISBLK(st.st_mode)) return PrepareBlockDevice(spec, policy, path, st);
   if (S_ISREG(st.st_mode)) return PrepareExistingFile(spec, policy, path);
-  return Fail(ErrorCode::kInvalidArgument, "is neither a regular file nor a block device", path);
+  return PathError(ErrorCode::kInvalidArgument, "is neither a regular file nor a block device",
+                   path);
 }
 
 }  // namespace iowatch::probes

@@ -11,11 +11,8 @@
 // Errors are specific: a filesystem without O_DIRECT (tmpfs) names the path
 // and suggests --direct=0; a block device without --allow-block-device says
 // so; no space while filling says how much was needed.
-// The marker user.iowatch.probe holds, in decimal, how many bytes from the
-// start of the file are known to hold data; it is raised only after the data
-// is on disk, so a crash while filling leads to a refill. Where the
-// filesystem has no user xattrs, a sidecar file "<path>.iowatch" with the
-// same text replaces it.
+// The marker (how many bytes from the start of the file are known to hold
+// data) and the fill are probe_file_layout.h's.
 // Thread-safety: PreparedTarget owns its descriptor; one owner.
 #pragma once
 

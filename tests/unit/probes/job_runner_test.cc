@@ -31,28 +31,7 @@ using std::chrono::seconds;
 constexpr uint64_t kMs = 1'000'000;
 
 // ---------------------------------------------------------------------------
-// PortableRandom, seeds, OffsetGenerator, RwMix
-
-TEST(PortableRandomTest, MatchesReferenceXoshiro256StarStar) {
-  // Values from an independent implementation (xoshiro256** with the state
-  // filled by splitmix64): a change here changes every seeded run.
-  PortableRandom zero(0);
-  EXPECT_EQ(zero.Next(), 0x99ec5f36cb75f2b4ULL);
-  EXPECT_EQ(zero.Next(), 0xbf6e1f784956452aULL);
-  EXPECT_EQ(zero.Next(), 0x1a5f849d4933e6e0ULL);
-  PortableRandom fio_default(kDefaultRandSeed);
-  EXPECT_EQ(fio_default.Next(), 0xbce820174d924d39ULL);
-  PortableRandom bounded(42);
-  const std::vector<uint64_t> expected = {83, 378, 680, 924, 991, 769, 719, 850};
-  for (const uint64_t value : expected) EXPECT_EQ(bounded.Below(1000), value);
-}
-
-TEST(PortableRandomTest, BelowStaysInRange) {
-  PortableRandom random(7);
-  for (int i = 0; i < 1000; ++i) EXPECT_EQ(random.Below(1), 0u);
-  const uint64_t huge = (UINT64_MAX / 3) * 2;  // rejection happens often here
-  for (int i = 0; i < 10000; ++i) EXPECT_LT(random.Below(huge), huge);
-}
+// Seeds, OffsetGenerator, RwMix
 
 TEST(SeedsTest, RandseedThenRandrepeatThenEntropy) {
   JobSpec spec;

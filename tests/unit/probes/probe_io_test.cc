@@ -1,8 +1,9 @@
 // Tests of what touches real storage: PrepareTarget (create, fill, reuse,
-// extend, refill, refusals, tmpfs, alignment, block devices) and the psync
-// and io_uring engines. Each test works in a fresh directory under /var/tmp
-// (ext4 on CI) and removes it; loop devices are detached and private mounts
-// live in a child's mount namespace, so nothing outlives a test.
+// extend, refill, refusals, tmpfs, alignment, block devices), the probe-file
+// marker and layout, and the psync and io_uring engines. Each test works in
+// a fresh directory under /var/tmp (ext4 on CI) and removes it; loop devices
+// are detached and private mounts live in a child's mount namespace, so
+// nothing outlives a test.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
@@ -35,6 +36,7 @@
 #include "probes/engine.h"
 #include "probes/engines/psync_engine.h"
 #include "probes/engines/uring_engine.h"
+#include "probes/probe_file_layout.h"
 #include "probes/probe_target.h"
 
 namespace iowatch::probes {
@@ -270,6 +272,48 @@ TEST_F(PrepareTargetTest, RefillsWhatACrashLeftUnfilled) {
   ASSERT_TRUE(PrepareTarget(FileJob(path, 2 * kMiB, RwMode::kRead, false), {}));
   EXPECT_EQ(GetXattr(path), std::to_string(2 * kMiB));
   EXPECT_NE(ReadBytes(path, 0, kMiB), first);
+}
+
+TEST_F(PrepareTargetTest, MarkerRoundTripsAndJunkMeansNothingFilled) {
+  const std::string path = dir_.File("marked");
+  std::ofstream(path) << "data";
+  const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const auto absent = ReadProbeFileMarker(fd, path);
+  ASSERT_TRUE(absent) << absent.error().ToString();
+  EXPECT_FALSE(absent->present);
+  ASSERT_TRUE(WriteProbeFileMarker(fd, path, 12345));
+  const auto marker = ReadProbeFileMarker(fd, path);
+  ASSERT_TRUE(marker) << marker.error().ToString();
+  EXPECT_TRUE(marker->present);
+  EXPECT_EQ(marker->filled_bytes, 12345u);
+  ASSERT_EQ(setxattr(path.c_str(), "user.iowatch.probe", "12x", 3, 0), 0);
+  const auto junk = ReadProbeFileMarker(fd, path);
+  close(fd);
+  ASSERT_TRUE(junk) << junk.error().ToString();
+  EXPECT_TRUE(junk->present);
+  EXPECT_EQ(junk->filled_bytes, 0u);
+  EXPECT_EQ(ProbeFileSidecarPath(path), path + ".iowatch");
+}
+
+TEST_F(PrepareTargetTest, LayOutFillsFromTheAlignedMarkAndRaisesTheMarker) {
+  const std::string path = dir_.File("laid");
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  const std::vector<char> ones(8192, 1);
+  ASSERT_EQ(pwrite(fd, ones.data(), ones.size(), 0), 8192);
+  // 6000 bytes are vouched for; with alignment 4096 the fill starts at 4096.
+  const auto laid = LayOutProbeFile(fd, path, 6000, kMiB, 4096);
+  const auto marker = ReadProbeFileMarker(fd, path);
+  close(fd);
+  ASSERT_TRUE(laid) << laid.error().ToString();
+  EXPECT_EQ(FileSize(path), kMiB);
+  EXPECT_EQ(ReadBytes(path, 0, 4096), std::vector<char>(4096, 1));
+  ExpectIncompressible(ReadBytes(path, 4096, 4096));
+  ExpectIncompressible(ReadBytes(path, kMiB - 4096, 4096));
+  ASSERT_TRUE(marker) << marker.error().ToString();
+  EXPECT_TRUE(marker->present);
+  EXPECT_EQ(marker->filled_bytes, kMiB);
 }
 
 TEST_F(PrepareTargetTest, ForeignFileIsReadButNeverWrittenWithoutDestructive) {

@@ -1,0 +1,51 @@
+// The layout of a probe file that iowatch created: its marker and its data.
+// The marker says "iowatch created this file, and [0, filled_bytes) holds
+// data". It lives in the extended attribute user.iowatch.probe (decimal
+// text); on filesystems without user xattrs in a sidecar file
+// "<path>.iowatch" with the same text. It is raised only after the data it
+// vouches for is on disk (fdatasync), so a crash while filling leaves the
+// old, smaller value and the next run refills.
+// The data is pseudo-random (PortableRandom, fresh for every 1 MiB chunk):
+// fallocate leaves extents unwritten, whose reads return zeros without
+// touching the disk, and a repeated or compressible pattern could be
+// deduplicated or compressed by the storage below.
+// Thread-safety: functions on a descriptor the caller owns; no shared state.
+// Two processes laying out the same file at once is not supported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/result.h"
+
+namespace iowatch::probes {
+
+struct ProbeFileMarker {
+  bool present = false;       // iowatch created the file
+  uint64_t filled_bytes = 0;  // [0, filled_bytes) holds data
+};
+
+// The marker of the open regular file `fd` at `path`: absent when neither the
+// attribute nor the sidecar exists; present with 0 filled bytes when its text
+// is not a decimal number (refilling is safe). Errors other than "no such
+// attribute" or "xattrs unsupported" are returned.
+Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const std::string& path);
+
+// Records `filled_bytes` in the attribute, or in the sidecar (written and
+// fsynced) where the filesystem has no user xattrs.
+Result<void> WriteProbeFileMarker(int fd, const std::string& path, uint64_t filled_bytes);
+
+// "<path>.iowatch", where the marker lives without user xattrs.
+std::string ProbeFileSidecarPath(const std::string& path);
+
+// Grows the file to `required` bytes (preallocating, so ENOSPC comes before
+// the time spent writing and the extent is allocated in one piece), fills
+// [filled, required) (from `filled` rounded down to `alignment`, which is 1
+// unless `fd` is O_DIRECT), makes it durable, drops it from the page cache
+// and then records `required` in the marker. `fd` must be open for writing.
+// No space (ENOSPC, EDQUOT) gives back what was preallocated and is an error
+// naming the directory and `required`; the marker is left as it was.
+Result<void> LayOutProbeFile(int fd, const std::string& path, uint64_t filled, uint64_t required,
+                             uint32_t alignment);
+
+}  // namespace iowatch::probes
