@@ -5,6 +5,18 @@
 
 namespace iowatch::probes {
 
+RunningStats RunningStats::FromSummary(uint64_t count, uint64_t min, uint64_t max, double mean,
+                                       double stddev) {
+  RunningStats stats;
+  if (count == 0) return stats;
+  stats.count_ = count;
+  stats.min_ = min;
+  stats.max_ = max;
+  stats.mean_ = mean;
+  stats.m2_ = count > 1 ? stddev * stddev * static_cast<double>(count - 1) : 0;
+  return stats;
+}
+
 void RunningStats::Add(uint64_t value_ns) {
   // Welford's update, as fio's add_stat_sample: accumulating deviations from
   // the running mean instead of Σx and Σx² keeps the variance accurate when

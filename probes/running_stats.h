@@ -11,6 +11,13 @@ namespace iowatch::probes {
 
 class RunningStats {
  public:
+  // Rebuilds the summary a store kept (count, min, max, mean, sample stddev)
+  // so that it reports the same figures and still merges correctly. m2 is
+  // recomputed from the stddev, so StdDev() comes back usually bit for bit,
+  // always within a few ulps.
+  static RunningStats FromSummary(uint64_t count, uint64_t min, uint64_t max, double mean,
+                                  double stddev);
+
   void Add(uint64_t value_ns);
   void Merge(const RunningStats& other);
   void Reset() { *this = RunningStats(); }
