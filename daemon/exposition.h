@@ -1,18 +1,20 @@
-// ExpositionWriter: builds Prometheus text exposition format 0.0.4
-// (https://prometheus.io/docs/instrumenting/exposition_formats/): HELP and
-// TYPE lines per family, escaped help and label values, integers printed
-// exactly and floats in shortest round-trip form (+Inf, -Inf, NaN spelled
-// as Prometheus expects). Families are buffered separately and emitted
-// sorted by name, so output is byte-for-byte reproducible.
+// ExpositionWriter: writes Prometheus text exposition format 0.0.4
+// (https://prometheus.io/docs/instrumenting/exposition_formats/) into the
+// caller's string: HELP and TYPE lines per family, escaped help and label
+// values, integers printed exactly and floats in shortest round-trip form
+// (+Inf, -Inf, NaN spelled as Prometheus expects). It buffers nothing: the
+// caller emits families in the order they are to appear (sorted by name, for
+// output that is byte-for-byte reproducible); a family may be continued by a
+// later writer, which is how /metrics is rendered piece by piece.
+// A family's HELP and TYPE lines are written with its first sample, so a
+// family without samples leaves no trace.
 // Thread-safety: one writer per thread.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
-#include <map>
 #include <string>
 #include <string_view>
-#include <utility>
 
 namespace iowatch::daemon {
 
@@ -23,21 +25,25 @@ struct Label {
 
 class ExpositionWriter {
  public:
-  // Starts (or continues) the family `name`; samples go to the current family.
-  void Family(std::string_view name, std::string_view type, std::string_view help);
+  explicit ExpositionWriter(std::string& out) : out_(&out) {}
+
+  // Starts the family `name`; the three views must stay valid until the next
+  // Family call. `header_written` continues a family whose HELP and TYPE
+  // lines an earlier piece already carries.
+  void Family(std::string_view name, std::string_view type, std::string_view help,
+              bool header_written = false);
+  bool header_written() const { return header_written_; }
+
   void Sample(std::initializer_list<Label> labels, double value);
   void SampleInt(std::initializer_list<Label> labels, uint64_t value);
   void Sample(const Label* labels, size_t count, double value);
 
-  // All families, sorted by name.
-  std::string Finish() &&;
-
  private:
-  void AppendSeriesName(const Label* labels, size_t count);
+  void WriteHeader();
 
-  std::map<std::string, std::string, std::less<>> families_;
-  std::string* current_ = nullptr;
-  std::string current_name_;
+  std::string* out_;
+  std::string_view name_, type_, help_;
+  bool header_written_ = false;
 };
 
 }  // namespace iowatch::daemon

@@ -11,30 +11,13 @@
 #include "daemon/derived_series.h"
 
 namespace iowatch::daemon {
-namespace {
-
-std::vector<std::string> NamesOf(const collectors::Diskstats& diskstats) {
-  std::vector<std::string> names;
-  names.reserve(diskstats.disks.size());
-  for (const auto& d : diskstats.disks) names.push_back(d.name);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-const collectors::BlockDevice* FindDevice(const std::vector<collectors::BlockDevice>& devices,
-                                          const std::string& name) {
-  // Discovery returns names sorted ("cciss!c0d0" spelled as the kernel does in diskstats).
-  const auto it = std::lower_bound(
-      devices.begin(), devices.end(), name,
-      [](const collectors::BlockDevice& d, const std::string& n) { return d.name < n; });
-  return it != devices.end() && it->name == name ? &*it : nullptr;
-}
-
-}  // namespace
 
 Sampler::Sampler(SamplerOptions options) : options_(std::move(options)) {}
 
-void Sampler::Reconfigure(SamplerOptions options) { options_ = std::move(options); }
+void Sampler::Reconfigure(SamplerOptions options) {
+  options_ = std::move(options);
+  plan_stale_ = true;
+}
 
 double Sampler::Now() const {
   if (options_.monotonic_seconds) return options_.monotonic_seconds();
@@ -66,6 +49,49 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const collectors::FileTree& pro
   return snapshot;
 }
 
+bool Sampler::LinesChanged(const collectors::Diskstats& diskstats) const {
+  if (diskstats.disks.size() != lines_.size()) return true;
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const collectors::DiskStat& disk = diskstats.disks[i];
+    if (disk.name != lines_[i].name || disk.counters.HasExtendedFields() != lines_[i].extended) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Sampler::Plan(const collectors::Diskstats& diskstats,
+                   const std::vector<collectors::BlockDevice>& discovered) {
+  std::map<std::string_view, const collectors::BlockDevice*> info;
+  for (const collectors::BlockDevice& b : discovered) info.emplace(b.name, &b);
+  std::map<std::string_view, size_t> wanted;  // name -> line
+  lines_.clear();
+  for (size_t i = 0; i < diskstats.disks.size(); ++i) {
+    const collectors::DiskStat& disk = diskstats.disks[i];
+    lines_.push_back({disk.name, disk.counters.HasExtendedFields()});
+    const auto found = info.find(disk.name);
+    const collectors::BlockDevice* device = found == info.end() ? nullptr : found->second;
+    if (lines_.back().extended && Wanted(device, disk.name)) wanted.emplace(disk.name, i);
+  }
+  // Devices that stay keep their previous counters and window maxima.
+  std::map<std::string, DeviceState, std::less<>> old;
+  for (DeviceState& state : devices_) old.emplace(state.name, std::move(state));
+  devices_.clear();
+  slots_.assign(lines_.size(), kSkip);
+  auto exported = std::make_shared<std::vector<collectors::BlockDevice>>();
+  for (const auto& [name, line] : wanted) {  // by name: the snapshot's order
+    slots_[line] = devices_.size();
+    const auto kept = old.find(name);
+    devices_.push_back(kept == old.end() ? DeviceState{std::string(name), false, {}, {}}
+                                         : std::move(kept->second));
+    if (const auto found = info.find(name); found != info.end()) {
+      exported->push_back(*found->second);
+    }
+  }
+  block_devices_ = std::move(exported);
+  plan_stale_ = false;
+}
+
 void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors::FileTree& sysfs,
                            Snapshot& out) {
   const double start = Now();
@@ -73,33 +99,33 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0};
   last_interval_seconds_ = 0;
   if (sample) {
-    parse_errors_["diskstats"] += sample->diskstats.skipped.size();
-    const std::vector<std::string> names = NamesOf(sample->diskstats);
+    const collectors::Diskstats& diskstats = sample->diskstats;
+    parse_errors_["diskstats"] += diskstats.skipped.size();
     CollectorStatus discovery{"sysfs", 0, discovery_ok_, 0};
-    if (names != known_names_ || !discovery_ok_) {  // hotplug (or first run): walk sysfs again
+    // Hotplug, first run, new filters, or the last walk failed: walk sysfs again.
+    if (LinesChanged(diskstats) || plan_stale_ || !discovery_ok_) {
       const double discovery_start = Now();
       auto devices = collectors::DiscoverBlockDevices(sysfs);
       discovery_ok_ = devices.has_value();
-      block_devices_ = devices ? std::move(*devices) : std::vector<collectors::BlockDevice>();
-      known_names_ = names;
       discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0};
+      Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>());
     }
     const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
                                      ? sample->uptime_cs - *previous_uptime_cs_
                                      : 0;
     const auto table = IostatSeriesTable();
-    std::map<std::string, DeviceState, std::less<>> next;
-    for (const collectors::DiskStat& disk : sample->diskstats.disks) {
-      if (!disk.counters.HasExtendedFields()) continue;
-      const collectors::BlockDevice* info = FindDevice(block_devices_, disk.name);
-      if (!Wanted(info, disk.name)) continue;
-      auto node = devices_.extract(disk.name);
-      DeviceState state = node.empty() ? DeviceState{} : std::move(node.mapped());
+    out.devices.resize(devices_.size());
+    for (size_t line = 0; line < diskstats.disks.size(); ++line) {
+      if (slots_[line] == kSkip) continue;
+      const collectors::DiskCounters& counters = diskstats.disks[line].counters;
+      DeviceState& state = devices_[slots_[line]];
+      DeviceSnapshot& device = out.devices[slots_[line]];
+      device.name = state.name;
+      device.counters = counters;
       if (state.windows.size() != table.size()) state.windows.assign(table.size(), WindowMax());
-      DeviceSnapshot device{disk.name, disk.counters, false, false, {}, {}};
-      if (!node.empty() && interval_cs > 0) {
+      if (state.has_previous && interval_cs > 0) {
         const collectors::IostatRow row =
-            collectors::ComputeIostat(state.previous, disk.counters, interval_cs);
+            collectors::ComputeIostat(state.previous, counters, interval_cs);
         device.has_rates = true;
         device.counters_reset = row.counters_reset;
         device.latest.reserve(table.size());
@@ -111,18 +137,12 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
           device.window_max.push_back(state.windows[i].Max());
         }
       }
-      state.previous = disk.counters;
-      next.emplace(disk.name, std::move(state));
-      out.devices.push_back(std::move(device));
-      if (info != nullptr) out.block_devices.push_back(*info);
+      state.previous = counters;
+      state.has_previous = true;
     }
-    devices_ = std::move(next);  // vanished devices drop out here: no stale series
+    if (block_devices_) out.block_devices = block_devices_;
     previous_uptime_cs_ = sample->uptime_cs;
     last_interval_seconds_ = static_cast<double>(interval_cs) / 100;
-    std::sort(out.devices.begin(), out.devices.end(),
-              [](const auto& a, const auto& b) { return a.name < b.name; });
-    std::sort(out.block_devices.begin(), out.block_devices.end(),
-              [](const auto& a, const auto& b) { return a.name < b.name; });
     discovery.parse_errors_total = parse_errors_["sysfs"];
     out.collectors.push_back(discovery);
   }

@@ -6,7 +6,10 @@
 // are left out until it reads again.
 //
 // Sysfs is walked (~15 attribute files per device) only when the set of
-// devices in /proc/diskstats changes, never on every sample.
+// devices in /proc/diskstats or the filters change, never on every sample. The work that
+// depends only on that set (filters, sysfs lookups, sorting by name) is done
+// then too and kept as a plan: each sample just walks /proc/diskstats' lines
+// into the per-device state slots the plan assigns them.
 // Thread-safety: not thread-safe; one caller (the event loop) at a time.
 #pragma once
 
@@ -52,12 +55,27 @@ class Sampler {
 
  private:
   struct DeviceState {
+    std::string name;
+    bool has_previous = false;  // false until the device's first sample
     collectors::DiskCounters previous;
     std::vector<WindowMax> windows;
   };
+  // What the plan was made for: one per /proc/diskstats line, in file order.
+  struct Line {
+    std::string name;
+    bool extended = false;  // HasExtendedFields(): devices without them are skipped
+    bool operator==(const Line&) const = default;
+  };
+  static constexpr size_t kSkip = static_cast<size_t>(-1);
 
   void CollectDisks(const collectors::FileTree& procfs, const collectors::FileTree& sysfs,
                     Snapshot& out);
+  bool LinesChanged(const collectors::Diskstats& diskstats) const;
+  // Assigns the wanted lines their state slots (sorted by name, keeping the
+  // history of devices that stay) and keeps the wanted devices' entries of
+  // `discovered` (every block device in sysfs).
+  void Plan(const collectors::Diskstats& diskstats,
+            const std::vector<collectors::BlockDevice>& discovered);
   void CollectVm(const collectors::FileTree& procfs, Snapshot& out);
   bool Wanted(const collectors::BlockDevice* device, const std::string& name) const;
   uint64_t WindowSamples() const;
@@ -67,9 +85,14 @@ class Sampler {
   uint64_t tick_ = 0;
   std::optional<uint64_t> previous_uptime_cs_;
   double last_interval_seconds_ = 0;  // measured by /proc/uptime, 0 when unknown
-  std::map<std::string, DeviceState, std::less<>> devices_;
-  std::vector<std::string> known_names_;                // diskstats names at last discovery
-  std::vector<collectors::BlockDevice> block_devices_;  // from the last discovery
+  std::vector<DeviceState> devices_;  // wanted devices, sorted by name
+  std::vector<Line> lines_;           // /proc/diskstats as of the plan
+  std::vector<size_t> slots_;         // per line: index into devices_, or kSkip
+  bool plan_stale_ = true;            // filters changed since the plan
+  // The wanted devices' sysfs information, shared by every snapshot until
+  // the plan changes. Unwanted devices' is not kept: a filter change walks
+  // sysfs again.
+  std::shared_ptr<const std::vector<collectors::BlockDevice>> block_devices_;
   bool discovery_ok_ = false;
   std::optional<collectors::VmSample> previous_vm_;
   std::vector<WindowMax> vm_windows_;

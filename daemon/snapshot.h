@@ -1,16 +1,14 @@
 // Snapshot: everything one sample produced, immutable once published. The
 // sampler builds a new one every interval and swaps it in; scrapes read the
-// current one without ever waiting for a sample (or, later, a probe). The
-// Prometheus text of a snapshot is rendered on first use and cached, so many
-// scrapes of one sample cost one rendering, and an unscraped daemon renders
-// nothing.
-// Thread-safety: immutable after publication, except the render cache, which
-// is filled once under std::call_once.
+// current one without ever waiting for a sample (or, later, a probe), and a
+// scrape in progress keeps the one it started with (shared_ptr). Its
+// Prometheus text is rendered by MetricsCursor (metrics_renderer.h), piece by
+// piece as a scrape is sent, and not kept.
+// Thread-safety: immutable after publication.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,9 +42,12 @@ struct Snapshot {
   double timestamp_seconds = 0;  // wall clock when the sample was taken
   double interval_seconds = 1;
   double window_seconds = 60;
-  double user_hz = 100;                                // /proc/stat ticks per second
-  std::vector<DeviceSnapshot> devices;                 // filtered, sorted by name
-  std::vector<collectors::BlockDevice> block_devices;  // filtered, sorted by name
+  double user_hz = 100;                 // /proc/stat ticks per second
+  std::vector<DeviceSnapshot> devices;  // filtered, sorted by name
+  // Filtered, sorted by name; never null. Shared with the snapshots before
+  // and after: it changes only when devices come and go or filters change.
+  std::shared_ptr<const std::vector<collectors::BlockDevice>> block_devices =
+      std::make_shared<const std::vector<collectors::BlockDevice>>();
   std::optional<collectors::ProcStat> stat;
   std::optional<collectors::Meminfo> meminfo;
   std::optional<collectors::NamedValues> vmstat;
@@ -54,13 +55,6 @@ struct Snapshot {
   std::vector<double> vm_latest;  // VmstatSeriesTable() order
   std::vector<double> vm_window_max;
   std::vector<CollectorStatus> collectors;
-
-  // The Prometheus text of everything above, rendered once on demand.
-  const std::string& Rendered() const;
-
- private:
-  mutable std::once_flag rendered_once_;
-  mutable std::string rendered_;
 };
 
 }  // namespace iowatch::daemon

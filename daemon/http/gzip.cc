@@ -14,6 +14,7 @@ namespace {
 // zlib's own framing (zlib.h, deflateInit2).
 constexpr int kGzipWindowBits = 15 + 16;
 constexpr int kMemLevel = 8;
+constexpr size_t kMaxSliceBytes = size_t{1} << 30;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -49,33 +50,61 @@ bool QualityIsZero(std::string_view params) {
 
 }  // namespace
 
-Result<std::string> GzipCompress(std::string_view data, int level) {
-  if (data.size() > UINT_MAX / 2) {
-    return MakeError(ErrorCode::kInvalidArgument, "gzip: body too large to compress in one piece");
-  }
-  z_stream zs{};
-  if (deflateInit2(&zs, level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) !=
+void GzipStream::End::operator()(z_stream_s* zs) const {
+  deflateEnd(zs);
+  delete zs;
+}
+
+Result<GzipStream> GzipStream::Create(int level) {
+  std::unique_ptr<z_stream_s, End> zs(new z_stream_s{});
+  if (deflateInit2(zs.get(), level, Z_DEFLATED, kGzipWindowBits, kMemLevel, Z_DEFAULT_STRATEGY) !=
       Z_OK) {
+    delete zs.release();  // deflateEnd is for initialised streams only
     return MakeError(ErrorCode::kInvalidArgument, "gzip: deflateInit2 failed");
   }
-  // Output grows in 64 KiB steps: a buffer of deflateBound() bytes, filled
-  // with zeros up front, would touch (and keep resident) as many pages as the
-  // uncompressed body although text compresses about eightfold.
+  return GzipStream(std::move(zs));
+}
+
+Status GzipStream::Write(std::string_view in, bool finish, std::string& out) {
+  if (!zs_) return MakeError(ErrorCode::kInvalidArgument, "gzip: the stream is finished");
+  z_stream_s& zs = *zs_;
+  std::array<char, 16384> chunk;
+  for (;;) {
+    // avail_in is 32 bits wide: larger inputs go in slices.
+    const size_t slice = std::min<size_t>(in.size(), kMaxSliceBytes);
+    const bool last = slice == in.size();
+    const int flush = finish && last ? Z_FINISH : Z_NO_FLUSH;
+    // zlib's API is not const-correct; deflate never writes through next_in.
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(slice);
+    int rc = Z_OK;
+    do {  // until zlib leaves output space unused: it has nothing more to give now
+      zs.next_out = reinterpret_cast<Bytef*>(chunk.data());
+      zs.avail_out = static_cast<uInt>(chunk.size());
+      rc = deflate(&zs, flush);
+      if (rc == Z_STREAM_ERROR) return MakeError(ErrorCode::kIo, "gzip: deflate failed");
+      out.append(chunk.data(), chunk.size() - zs.avail_out);
+    } while (zs.avail_out == 0);
+    if (flush == Z_FINISH) {
+      zs_.reset();
+      if (rc != Z_STREAM_END) return MakeError(ErrorCode::kIo, "gzip: deflate did not finish");
+      return {};
+    }
+    if (last) return {};
+    in.remove_prefix(slice);
+  }
+}
+
+Result<std::string> GzipCompress(std::string_view data, int level) {
+  auto stream = GzipStream::Create(level);
+  if (!stream) return std::unexpected(stream.error());
+  // Reserve for text's usual eightfold shrink rather than deflateBound():
+  // a worst-case buffer would touch as many pages as the input.
   std::string out;
   out.reserve(data.size() / 8 + 1024);
-  // zlib's API is not const-correct; deflate never writes through next_in.
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  std::array<char, 65536> chunk;
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    zs.next_out = reinterpret_cast<Bytef*>(chunk.data());
-    zs.avail_out = static_cast<uInt>(chunk.size());
-    rc = deflate(&zs, Z_FINISH);
-    out.append(chunk.data(), chunk.size() - zs.avail_out);
+  if (auto written = stream->Write(data, /*finish=*/true, out); !written) {
+    return std::unexpected(written.error());
   }
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return MakeError(ErrorCode::kIo, "gzip: deflate did not finish");
   return out;
 }
 

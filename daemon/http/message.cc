@@ -24,15 +24,12 @@ Response ErrorResponse(unsigned status, std::string_view detail) {
   return r;
 }
 
-WireResponse BuildWireResponse(Response response, const ResponseShape& shape,
-                               bool* invalid_status) {
-  if (invalid_status != nullptr) *invalid_status = false;
-  if (response.status < 200 || response.status > 599) {
-    if (invalid_status != nullptr) *invalid_status = true;
-    response = ErrorResponse(500, fmt::format("handler returned status {}", response.status));
-  }
+namespace {
 
-  WireResponse res;
+// Status, extra headers, Date, Content-Type and Vary: everything but framing
+// and Content-Encoding, which the caller decides.
+template <class Body>
+void SetHeaders(bhttp::response<Body>& res, const Response& response, const ResponseShape& shape) {
   res.version(shape.version);
   res.result(response.status);
   for (const auto& [name, value] : response.headers) {
@@ -43,28 +40,62 @@ WireResponse BuildWireResponse(Response response, const ResponseShape& shape,
   if (!response.content_type.empty() && !HasLineBreak(response.content_type)) {
     res.set(bhttp::field::content_type, response.content_type);
   }
-
-  std::string body = std::move(response.body);
   res.erase(bhttp::field::content_encoding);
   res.erase(bhttp::field::transfer_encoding);
-  if (response.compressible) {
-    res.set(bhttp::field::vary, "Accept-Encoding");
-    if (shape.accepts_gzip && body.size() >= kGzipMinBytes) {
+  res.erase(bhttp::field::content_length);
+  if (response.compressible) res.set(bhttp::field::vary, "Accept-Encoding");
+}
+
+StreamResponse BuildStreamed(Response response, const ResponseShape& shape) {
+  StreamResponse res;
+  SetHeaders(res, response, shape);
+  const bool gzip = response.compressible && shape.accepts_gzip;
+  if (gzip) res.set(bhttp::field::content_encoding, "gzip");
+  res.body().produce = std::move(response.stream);
+  res.body().gzip = gzip;
+  if (shape.version >= 11) {
+    res.chunked(true);
+    res.keep_alive(shape.keep_alive);
+  } else {
+    // HTTP/1.0 has no chunks: the end of the connection is the end of the body.
+    res.keep_alive(false);
+  }
+  return res;
+}
+
+}  // namespace
+
+WireMessage BuildWireMessage(Response response, const ResponseShape& shape, bool* invalid_status) {
+  if (invalid_status != nullptr) *invalid_status = false;
+  if (response.status < 200 || response.status > 599) {
+    if (invalid_status != nullptr) *invalid_status = true;
+    response = ErrorResponse(500, fmt::format("handler returned status {}", response.status));
+  }
+  const bool streamed = response.stream && !NoBodyAllowed(response.status);
+  if (streamed && !shape.head) return {std::nullopt, BuildStreamed(std::move(response), shape)};
+
+  WireResponse res;
+  SetHeaders(res, response, shape);
+  std::string body = std::move(response.body);
+  if (streamed) {
+    // HEAD: the GET's headers; its length is not known without rendering it.
+    if (response.compressible && shape.accepts_gzip) {
+      res.set(bhttp::field::content_encoding, "gzip");
+    }
+  } else if (NoBodyAllowed(response.status)) {
+    body.clear();
+  } else {
+    if (response.compressible && shape.accepts_gzip && body.size() >= kGzipMinBytes) {
       if (auto compressed = GzipCompress(body)) {
         body = std::move(*compressed);
         res.set(bhttp::field::content_encoding, "gzip");
       }
     }
-  }
-  if (NoBodyAllowed(response.status)) {
-    body.clear();
-    res.erase(bhttp::field::content_length);
-  } else {
     res.content_length(body.size());
   }
   if (!shape.head) res.body() = std::move(body);
   res.keep_alive(shape.keep_alive);
-  return res;
+  return {std::move(res), std::nullopt};
 }
 
 std::string HttpDateNow() {

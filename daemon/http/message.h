@@ -1,14 +1,16 @@
 // Internal to iowatch_http: turns a Handler's Response into the Beast message
-// put on the wire (status check, gzip, Content-Length, HEAD, keep-alive), and
-// the server's own error responses.
+// put on the wire (status check, gzip, Content-Length or chunked framing,
+// HEAD, keep-alive), and the server's own error responses.
 // Thread-safety: pure functions.
 #pragma once
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <optional>
 #include <string_view>
 
 #include "daemon/http/server.h"
+#include "daemon/http/stream_body.h"
 
 namespace iowatch::daemon::http::internal {
 
@@ -25,10 +27,20 @@ struct ResponseShape {
 // A short text/plain response, body "<status> <reason>\n" plus `detail`.
 Response ErrorResponse(unsigned status, std::string_view detail = {});
 
+// Exactly one of the two is set: `streamed` when the Response has a producer,
+// its status allows a body and the request is not HEAD (chunked for HTTP/1.1,
+// close-delimited for HTTP/1.0); `whole` otherwise. A HEAD of a
+// streamed response is `whole`: its headers (with Content-Encoding as the GET
+// would have it) and neither Content-Length nor Transfer-Encoding.
+struct WireMessage {
+  std::optional<WireResponse> whole;
+  std::optional<StreamResponse> streamed;
+};
+
 // The message to send. `invalid_status` is set when the handler's status was
 // unusable and 500 was sent instead.
-WireResponse BuildWireResponse(Response response, const ResponseShape& shape,
-                               bool* invalid_status = nullptr);
+WireMessage BuildWireMessage(Response response, const ResponseShape& shape,
+                             bool* invalid_status = nullptr);
 
 // RFC 9110 IMF-fixdate of the current time ("Sun, 06 Nov 1994 08:49:37 GMT").
 std::string HttpDateNow();

@@ -5,8 +5,12 @@
 // worker thread, and every resource is bounded (connections, request head
 // size, time to send the head, to write the response, to start the next
 // request). Only GET and HEAD are served, without request bodies; responses
-// always carry Content-Length and are gzip-compressed when the client accepts
-// it. Routing is the Handler's job.
+// are gzip-compressed when the client accepts it. A response either carries
+// its whole body (sent with Content-Length) or a producer that the server
+// pulls one piece at a time, each only once the previous one is on the wire
+// (sent chunked, or close-delimited to HTTP/1.0 clients), so that a large
+// body costs one piece of memory per connection, not its size. Routing is
+// the Handler's job.
 //
 // Graceful shutdown: Shutdown(grace, done), or by hand StopAccepting(), wait
 // until active_connections() is 0 or a grace period passed, then CloseAll().
@@ -46,12 +50,27 @@ struct Request {
   std::string user{};         // the Basic auth user, empty without auth
 };
 
+// Appends the next piece of a streamed body to `out` (which arrives empty,
+// with kStreamPieceBytes of capacity) and returns false once that was the
+// last piece. Pieces of about that size keep syscalls and chunk framing cheap
+// without reallocating; an empty piece with `true` is allowed but wasteful.
+// Called on the io_context thread, like the Handler, and under the same
+// rules. An exception aborts the connection: the status line is already
+// out, so the client sees a truncated body (a chunked body without its last
+// chunk, or a reset), never a complete one.
+using BodyProducer = std::function<bool(std::string& out)>;
+
+inline constexpr size_t kStreamPieceBytes = 64 * 1024;
+
 struct Response {
   unsigned status = 200;                                   // 200..599; anything else is sent as 500
   std::string content_type = "text/plain; charset=utf-8";  // empty: no Content-Type
   std::string body{};  // the server drops it for HEAD but keeps its Content-Length
   std::vector<std::pair<std::string, std::string>> headers{};  // extra; no CR/LF, framing is ours
   bool compressible = true;  // gzip when the client accepts it and body >= kGzipMinBytes
+  // Set: the body comes from here instead of `body` (gzip whenever accepted
+  // and compressible: the size is not known in advance). HEAD never calls it.
+  BodyProducer stream{};
 };
 
 // Called on the io_context thread for every authorised GET/HEAD request. It
@@ -92,7 +111,7 @@ struct ServerStats {
   uint64_t idle_closes = 0;  // keep-alive connections closed after idle_timeout
   uint64_t tls_handshake_errors = 0;
   uint64_t auth_failures = 0;   // 401 answers
-  uint64_t handler_errors = 0;  // the handler threw or returned an invalid status
+  uint64_t handler_errors = 0;  // the handler or a body producer threw, or an invalid status
   uint64_t accept_errors = 0;   // e.g. EMFILE; accepting resumes after a short pause
   size_t active_connections = 0;
 };

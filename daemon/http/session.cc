@@ -1,7 +1,9 @@
 // One HTTP connection, plain or TLS: read a request head (bounded in size and
 // time), authorise, answer, repeat while keep-alive. Every wait on the peer is
 // asynchronous and has a deadline (beast::tcp_stream::expires_after, which
-// closes the socket when it passes).
+// closes the socket when it passes); the write deadline covers a whole
+// response, streamed or not, so a client that stops reading a stream is
+// dropped like one that stops reading a whole body.
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -234,27 +236,55 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     shape_.keep_alive = shape_.keep_alive && !close && !state_->stopping;
     if (close) shape_.head = false;  // error answers to unparsed requests carry their text
     bool invalid_status = false;
-    response_.emplace(BuildWireResponse(std::move(response), shape_, &invalid_status));
+    WireMessage message = BuildWireMessage(std::move(response), shape_, &invalid_status);
     if (invalid_status) Bump(state_->stats.handler_errors);
-    Bump(state_->stats.responses_by_class[std::min<unsigned>(response_->result_int() / 100, 5)]);
     Lowest().expires_after(state_->options.write_timeout);
-    bhttp::async_write(stream_, *response_, beast::bind_front_handler(&Session::OnWritten, Self()));
+    auto on_written = beast::bind_front_handler(&Session::OnWritten, Self());
+    if (message.streamed) {
+      streamed_.emplace(std::move(*message.streamed));
+      CountResponse(streamed_->result_int());
+      keep_alive_ = streamed_->keep_alive();
+      bhttp::async_write(stream_, *streamed_, std::move(on_written));
+    } else {
+      whole_.emplace(std::move(*message.whole));
+      CountResponse(whole_->result_int());
+      keep_alive_ = whole_->keep_alive();
+      bhttp::async_write(stream_, *whole_, std::move(on_written));
+    }
+  }
+
+  void CountResponse(unsigned status) {
+    Bump(state_->stats.responses_by_class[std::min<unsigned>(status / 100, 5)]);
   }
 
   void OnWritten(beast::error_code ec, size_t) {
+    const bool producer_failed = streamed_ && streamed_->body().failed;
+    whole_.reset();
+    streamed_.reset();  // lets go of what the producer holds (a snapshot) at once
     if (closed_) return;
+    if (producer_failed) {
+      Bump(state_->stats.handler_errors);
+      Abort();
+      return;
+    }
     if (ec) {
       if (ec == beast::error::timeout) Bump(state_->stats.write_timeouts);
       Close();
       return;
     }
-    const bool keep_alive = response_->keep_alive();
-    response_.reset();
-    if (keep_alive && !state_->stopping) {
+    if (keep_alive_ && !state_->stopping) {
       ReadNext(/*first=*/false);
     } else {
       CloseGracefully();
     }
+  }
+
+  // A body that cannot be completed: a reset tells the client so even where
+  // the framing could not (a close-delimited HTTP/1.0 body).
+  void Abort() {
+    beast::error_code ignored;
+    Lowest().socket().set_option(asio::socket_base::linger(true, 0), ignored);
+    Close();
   }
 
   void CloseGracefully() {
@@ -294,7 +324,9 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   std::optional<bhttp::request_parser<bhttp::empty_body>> parser_;
   Request request_;
   ResponseShape shape_;
-  std::optional<WireResponse> response_;
+  std::optional<WireResponse> whole_;
+  std::optional<StreamResponse> streamed_;
+  bool keep_alive_ = false;  // of the response being written
 };
 
 using PlainSession = Session<beast::tcp_stream>;

@@ -96,7 +96,7 @@ def fetch(url, gzip):
 def measure(name, url, pid, scrapes, spacing, gzip=False):
     """CPU per scrape is all the process's CPU over the run divided by the scrapes:
     with `spacing` >= the sampling interval it includes a sample and a render per scrape."""
-    body = fetch(url, False)  # warm up (and the first render); counted uncompressed
+    body = fetch(url, False)  # warm up; series and bytes are counted uncompressed
     latencies = []
     cpu0 = cpu_seconds(pid)
     for _ in range(scrapes):

@@ -9,8 +9,8 @@
    file:line:column; a later good file brings 1 back.
 3. SIGTERM while 20 threads scrape /metrics over keep-alive connections (and two
    more connections sit idle, one with half a request head): every
-   response that started arrives whole (status line, Content-Length bytes,
-   trailing newline, a parseable exposition); refused or reset connections
+   response that started arrives whole (status line, Content-Length bytes or
+   every chunk up to the last, trailing newline, a parseable exposition); refused or reset connections
    before a status line are fine. The daemon exits 0 within 2 s of the signal.
 
 Usage: serve_signals.py IOWATCH_BINARY
@@ -113,8 +113,11 @@ class Scraper(threading.Thread):
             try:
                 body = response.read()
                 length = int(response.getheader("Content-Length", "-1"))
+                # /metrics is streamed, chunked: http.client raises IncompleteRead if it is cut.
+                chunked = response.getheader("Transfer-Encoding") == "chunked"
                 problem = (f"status {response.status}" if response.status != 200 else
-                           f"{len(body)} bytes, Content-Length {length}" if len(body) != length else
+                           f"{len(body)} bytes, Content-Length {length}"
+                           if len(body) != length and not chunked else
                            "no trailing newline" if not body.endswith(b"\n") else None)
                 if problem is None:
                     daemon.parse_metrics(body.decode())

@@ -62,6 +62,30 @@ TEST_F(TlsTest, ServesHttps) {
   }
 }
 
+TEST_F(TlsTest, StreamsOverHttps) {
+  std::string expected;
+  for (int i = 0; i < 2000; ++i) expected += fmt::format("iowatch_x{{n=\"{}\"}} {}\n", i, i);
+  testing::ServerHarness harness;
+  const auto server = harness.Start(TlsOptions(), [&](const Request&) {
+    Response response;
+    response.stream = [&expected, offset = size_t{0}](std::string& out) mutable {
+      out += std::string_view(expected).substr(offset, 4096);  // small pieces: many records
+      offset += 4096;
+      return offset < expected.size();
+    };
+    return response;
+  });
+  ASSERT_TRUE(server) << server.error().ToString();
+  testing::TestClient client(/*tls=*/true);
+  ASSERT_FALSE(client.Connect((*server)->local_port()));
+  auto reply = client.Get("/");
+  ASSERT_FALSE(reply.ec) << reply.ec.message();
+  EXPECT_TRUE(reply.response.body() == expected);
+  reply = client.Get("/", {{"Accept-Encoding", "gzip"}});
+  ASSERT_FALSE(reply.ec) << reply.ec.message();
+  EXPECT_EQ(testing::Gunzip(reply.response.body()), expected);
+}
+
 TEST_F(TlsTest, PlainHttpOnTheTlsPortIsDropped) {
   testing::ServerHarness harness;
   const auto server = harness.Start(TlsOptions(), Hello);
