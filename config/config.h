@@ -9,6 +9,9 @@
 // (a regex compiles, an address has a port); it opens no file and binds
 // nothing. Errors are kParse for invalid YAML and values in the wrong syntax,
 // kInvalidArgument for well-formed values that are not allowed.
+// The probes section holds the scheduled probe jobs, each already merged with
+// probes.defaults and checked by probes::ValidateJobSpec, so a loaded config
+// never carries a job that cannot run for a reason the text alone shows.
 // Thread-safety: plain values and pure functions; safe from any thread.
 #pragma once
 
@@ -21,6 +24,8 @@
 #include <vector>
 
 #include "common/result.h"
+#include "probes/baseline.h"
+#include "probes/job_spec.h"
 
 namespace iowatch::config {
 
@@ -56,6 +61,43 @@ struct DeviceConfig {
   bool operator==(const DeviceConfig&) const = default;
 };
 
+// One scheduled probe (probes.jobs[]) with probes.defaults applied.
+struct ProbeJobConfig {
+  std::string name;  // unique; also names the probe file: <directory>/<name>.0.0
+  std::chrono::milliseconds every{15 * 60 * 1000};
+  std::chrono::milliseconds jitter{60 * 1000};   // at most every / 2
+  std::chrono::milliseconds timeout{60 * 1000};  // more than runtime + ramp_time
+  // defaults.options, then the job's options, validated; spec.name == name.
+  // A relative directory or filename is kept as written: it is relative to
+  // the state directory, which the command line may still change, so it is
+  // resolved where the job runs (ResolveProbeTarget), not here.
+  probes::JobSpec spec;
+
+  bool operator==(const ProbeJobConfig&) const = default;
+};
+
+// The bundled job set, what probes.jobs means when a file does not set it:
+// 4k random read QD1, 4k random write QD1 and 1M sequential read QD8, each a
+// 3 s direct io_uring run on a 64M file under <state_dir>/probes, every 15
+// minutes (jitter 1m, timeout 1m).
+std::vector<ProbeJobConfig> DefaultProbeJobs();
+
+struct ProbesConfig {
+  bool enabled = true;
+  uint32_t max_concurrent = 1;  // probes at once across all devices; never two on one device
+  double busy_threshold = 0.5;  // skip while the device's utilisation over busy_window exceeds it
+  std::chrono::milliseconds busy_window{60 * 1000};
+  std::chrono::milliseconds busy_retry{60 * 1000};  // a skipped slot is tried again after this
+  // Busy-skips one slot may take before it is given up (counted as a run with
+  // result "skipped"; the job waits for its next regular slot). 1: no retry.
+  uint32_t max_skips = 10;
+  std::chrono::milliseconds retention{90LL * 24 * 3600 * 1000};  // runs older than this are pruned
+  probes::BaselinePolicy baseline;
+  std::vector<ProbeJobConfig> jobs = DefaultProbeJobs();  // empty: no probes run
+
+  bool operator==(const ProbesConfig&) const = default;
+};
+
 struct Config {
   WebConfig web;
   SamplingConfig sampling;
@@ -64,7 +106,8 @@ struct Config {
   std::string sysfs = "/sys";    // yaml: paths.sysfs
   std::string state_dir = "/var/lib/iowatch";
   std::string log_level = "info";  // yaml: log.level; trace|debug|info|warn|error|off
-  std::string source;              // the file it was read from, "" for the defaults
+  ProbesConfig probes;
+  std::string source;  // the file it was read from, "" for the defaults
 
   bool operator==(const Config&) const = default;
 };
@@ -74,9 +117,14 @@ struct Config {
 Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name);
 
 // Reads and parses a file. Relative paths in it (paths.*, state_dir,
-// web.tls.*) are resolved against the file's directory, as Prometheus does.
+// web.tls.*) are resolved against the file's directory, as Prometheus does;
+// a probe job's relative directory or filename stays relative to state_dir.
 // An unreadable file is an error carrying the path and the errno text.
 Result<Config> LoadConfigFile(const std::filesystem::path& path);
+
+// The job's spec with a relative directory or filename placed under
+// `state_dir` ("probes" -> "<state_dir>/probes"); absolute paths unchanged.
+probes::JobSpec ResolveProbeTarget(probes::JobSpec spec, const std::filesystem::path& state_dir);
 
 // Every key a config file may hold, dotted ("web.tls.cert_file"), in
 // documentation order. Sections ("web", "web.tls") are not listed.

@@ -1,126 +1,14 @@
-// The one file that includes yaml-cpp: walks the document against a table of
-// known keys (the schema), so AllConfigKeys, the walk and the error messages
-// cannot drift apart. Scalars are converted by values.h.
-#include <yaml-cpp/yaml.h>
-
-#include <map>
-#include <optional>
+// The Reader's walk, the schema of every section but probes (which is
+// probes_config.cc's), and the parse of a whole document. yaml_reader.h says
+// how the walk works.
 #include <set>
 
-#include "config/config.h"
-#include "config/listen_address.h"
 #include "common/units.h"
-#include "config/values.h"
+#include "config/listen_address.h"
+#include "config/yaml_reader.h"
 
 namespace iowatch::config {
-namespace {
-
-using std::chrono::milliseconds;
-
-constexpr char kDurationWhat[] = R"(a duration like "500ms", "1s" or "15m")";
-
-// A node being read, its dotted key path and where errors point: the value,
-// or its key when the value is empty (yaml-cpp marks an empty value at the
-// next token, often on the following line).
-struct Value {
-  YAML::Node node;
-  std::string path;
-  YAML::Mark mark;
-};
-
-class Reader;
-using ReadFn = void (*)(Reader&, const Value&, Config&);
-
-// A schema entry: a leaf with `read`, or a section with `children`.
-struct Key {
-  std::string_view name;
-  ReadFn read = nullptr;
-  const Key* children = nullptr;
-  size_t child_count = 0;
-};
-
-template <size_t N>
-constexpr Key Section(std::string_view name, const Key (&children)[N]) {
-  return Key{name, nullptr, children, N};
-}
-
-std::string Describe(const YAML::Node& node) {
-  if (node.IsScalar()) return fmt::format("{:?}", node.Scalar());
-  if (node.IsMap()) return "a map";
-  if (node.IsSequence()) return "a list";
-  return "no value";
-}
-
-std::string Join(std::string_view path, std::string_view name) {
-  return path.empty() ? std::string(name) : fmt::format("{}.{}", path, name);
-}
-
-YAML::Mark EntryMark(const YAML::Node& key, const YAML::Node& value) {
-  return value.IsNull() || value.Mark().is_null() ? key.Mark() : value.Mark();
-}
-
-std::string KeyNames(const Key* keys, size_t count) {
-  std::string names;
-  for (size_t i = 0; i < count; ++i) names += fmt::format("{}{}", i ? ", " : "", keys[i].name);
-  return names;
-}
-
-// Reads values into a Config, keeping the first error (later reads do nothing).
-class Reader {
- public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
-
-  bool failed() const { return error_.has_value(); }
-  const Error& error() const { return *error_; }
-  const std::vector<std::string>& keys_seen() const { return keys_seen_; }
-  YAML::Mark MarkOf(const std::string& path) const {
-    const auto it = marks_.find(path);
-    return it == marks_.end() ? YAML::Mark::null_mark() : it->second;
-  }
-
-  void Fail(ErrorCode code, const YAML::Mark& mark, std::string_view path,
-            std::string_view message) {
-    if (error_) return;
-    const int line = mark.is_null() ? 0 : mark.line + 1;  // yaml-cpp counts from 0
-    const int column = mark.is_null() ? 0 : mark.column + 1;
-    std::string text = path.empty() ? std::string(message) : fmt::format("{}: {}", path, message);
-    error_ = Error{code, std::move(text), source_, line, 0, column};
-  }
-  void Expected(const Value& v, std::string_view what) {
-    Fail(ErrorCode::kParse, v.mark, v.path,
-         fmt::format("expected {}, found {}", what, Describe(v.node)));
-  }
-
-  // A scalar converted by `convert` (values.h) into `out`; `what` names the
-  // type for a node that is not a scalar.
-  template <typename T, typename Convert>
-  void Read(const Value& v, std::string_view what, Convert convert, T& out) {
-    if (failed()) return;
-    if (!v.node.IsScalar()) return Expected(v, what);
-    auto value = convert(v.node.Scalar());
-    if (!value) return Fail(value.error().code, v.mark, v.path, value.error().message);
-    out = std::move(*value);
-  }
-  void String(const Value& v, std::string& out) {
-    Read(
-        v, "a string", [](std::string_view s) { return Result<std::string>(s); }, out);
-  }
-  void Duration(const Value& v, milliseconds min, milliseconds& out) {
-    Read(
-        v, kDurationWhat, [min](std::string_view s) { return ParseDurationAtLeast(s, min); }, out);
-  }
-
-  // Visits the entries of a map in file order; null (a section with every
-  // key commented out) means all defaults.
-  void Walk(const Value& v, const Key* keys, size_t count, Config& config);
-  void Users(const Value& v, std::map<std::string, std::string>& out);
-
- private:
-  std::string source_;
-  std::optional<Error> error_;
-  std::map<std::string, YAML::Mark> marks_;
-  std::vector<std::string> keys_seen_;
-};
+namespace internal {
 
 void Reader::Walk(const Value& v, const Key* keys, size_t count, Config& config) {
   if (failed() || v.node.IsNull()) return;
@@ -146,7 +34,8 @@ void Reader::Walk(const Value& v, const Key* keys, size_t count, Config& config)
     }
     marks_[child.path] = child.mark;
     if (key->read != nullptr) {
-      keys_seen_.push_back(child.path);
+      // A job's keys are not config keys ("probes.jobs" is).
+      if (child.path.find('[') == std::string::npos) keys_seen_.push_back(child.path);
       key->read(*this, child, config);
     } else {
       Walk(child, key->children, key->child_count, config);
@@ -171,6 +60,19 @@ void Reader::Users(const Value& v, std::map<std::string, std::string>& out) {
   }
   out = std::move(users);
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::BuildProbeJobs;
+using internal::Join;
+using internal::Key;
+using internal::kProbesKeys;
+using internal::Reader;
+using internal::Section;
+using internal::Value;
+using std::chrono::milliseconds;
 
 // The schema, in documentation order (AllConfigKeys).
 constexpr Key kTlsKeys[] = {
@@ -243,6 +145,7 @@ constexpr Key kRootKeys[] = {
     Section("paths", kPathKeys),
     {"state_dir", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.state_dir); }},
     Section("log", kLogKeys),
+    Section("probes", kProbesKeys),
 };
 constexpr size_t kRootCount = std::size(kRootKeys);
 
@@ -266,6 +169,18 @@ void CheckCombinations(Reader& r, const Config& c) {
                                  FormatDuration(s.window), FormatDuration(s.interval));
     r.Fail(ErrorCode::kInvalidArgument, r.MarkOf(key), key, message);
   }
+  // The busy check needs at least half its window in samples.
+  const ProbesConfig& p = c.probes;
+  if (!r.failed() && p.busy_window < 2 * s.interval) {
+    const bool busy_set = !r.MarkOf("probes.busy_window").is_null();
+    const char* key = busy_set ? "probes.busy_window" : "sampling.interval";
+    const std::string message =
+        busy_set ? fmt::format("expected at least twice sampling.interval ({}), found {}",
+                               FormatDuration(2 * s.interval), FormatDuration(p.busy_window))
+                 : fmt::format("expected at most half of probes.busy_window ({}), found {}",
+                               FormatDuration(p.busy_window), FormatDuration(s.interval));
+    r.Fail(ErrorCode::kInvalidArgument, r.MarkOf(key), key, message);
+  }
 }
 
 Result<Config> Parse(std::string_view yaml_text, std::string_view source_name,
@@ -284,6 +199,7 @@ Result<Config> Parse(std::string_view yaml_text, std::string_view source_name,
   } catch (const YAML::Exception& e) {  // ParserException for invalid YAML
     reader.Fail(ErrorCode::kParse, e.mark, "", fmt::format("invalid YAML: {}", e.msg));
   }
+  if (!reader.failed()) BuildProbeJobs(reader, config);
   if (!reader.failed()) CheckCombinations(reader, config);
   if (reader.failed()) return std::unexpected(reader.error());
   if (keys_seen != nullptr) *keys_seen = reader.keys_seen();

@@ -23,7 +23,7 @@ std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); 
 TEST(ConfigErrors, UnknownKeysAtEveryLevel) {
   EXPECT_EQ(MessageOf("webb:\n  x: 1\n"),
             "t.yaml:1:1: webb: unknown key; expected one of web, sampling, devices, paths, "
-            "state_dir, log");
+            "state_dir, log, probes");
   EXPECT_EQ(MessageOf("web:\n  listen_adress: \":9860\"\n"),
             std::string("t.yaml:2:3: web.listen_adress: unknown key; expected one of ") + kWebKeys);
   EXPECT_EQ(MessageOf("web:\n  tls:\n    cert: a\n"),
@@ -45,7 +45,7 @@ TEST(ConfigErrors, WrongShapes) {
             "t.yaml:1:11: sampling: expected a map with keys interval, window, found \"1s\"");
   EXPECT_EQ(MessageOf("- web\n"),
             "t.yaml:1:1: expected a map with keys web, sampling, devices, paths, state_dir, log, "
-            "found a list");
+            "probes, found a list");
   EXPECT_EQ(MessageOf("? [a]\n: 1\n"), "t.yaml:1:3: expected a key name, found a list");
   EXPECT_EQ(MessageOf("state_dir: [a]\n"),
             "t.yaml:1:12: state_dir: expected a non-empty path, found a list");

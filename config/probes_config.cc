@@ -1,0 +1,378 @@
+// The probes section: its schema and lists (walked by the Reader of
+// yaml_reader.h), the bundled job set, and the merge of probes.defaults with
+// each job, which both the built-in defaults and a parsed file go through.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <expected>
+#include <utility>
+
+#include "common/units.h"
+#include "config/yaml_reader.h"
+
+namespace iowatch::config {
+namespace {
+
+using internal::ProbeJobDraft;
+using internal::ProbesDraft;
+using std::chrono::milliseconds;
+
+std::unexpected<Error> Invalid(std::string message) {
+  return MakeError(ErrorCode::kInvalidArgument, std::move(message));
+}
+
+// An error of one job, with the dotted key it concerns.
+struct LocatedError {
+  std::string path;
+  Error error;
+};
+
+bool IsTargetOption(std::string_view name) { return name == "filename" || name == "directory"; }
+
+std::vector<std::pair<std::string, std::vector<probes::JobOption>>> BundledProbeJobOptions() {
+  return {
+      {"randread-4k-qd1", {{"rw", "randread"}, {"bs", "4k"}, {"iodepth", "1"}}},
+      {"randwrite-4k-qd1", {{"rw", "randwrite"}, {"bs", "4k"}, {"iodepth", "1"}}},
+      {"seqread-1m-qd8", {{"rw", "read"}, {"bs", "1m"}, {"iodepth", "8"}}},
+  };
+}
+
+// `job` with its spec: the defaults' options, then the job's, then
+// ValidateJobSpec and the timing rules. A job that gives filename or
+// directory replaces both of the defaults' (so it can move to another
+// directory or a device without unsetting the default). Messages begin with
+// the key at fault: "jitter: ", "timeout: " or a fio option ("size: ").
+Result<ProbeJobConfig> BuildJob(ProbeJobConfig job, std::span<const probes::JobOption> defaults,
+                                std::span<const probes::JobOption> options) {
+  probes::JobSpec spec;
+  if (auto ok = probes::ApplyJobOption(spec, "name", job.name); !ok) {
+    return std::unexpected(ok.error());
+  }
+  const bool job_sets_target = std::ranges::any_of(
+      options, [](const probes::JobOption& o) { return IsTargetOption(o.name); });
+  for (const probes::JobOption& option : defaults) {
+    if (job_sets_target && IsTargetOption(option.name)) continue;
+    if (auto ok = probes::ApplyJobOption(spec, option.name, option.value); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  for (const probes::JobOption& option : options) {
+    if (auto ok = probes::ApplyJobOption(spec, option.name, option.value); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  if (auto ok = probes::ValidateJobSpec(spec); !ok) return std::unexpected(ok.error());
+
+  // A jitter above half the period could put a run before the previous one's
+  // slot; a timeout within the runtime would end every run as an error.
+  if (job.jitter * 2 > job.every) {
+    return Invalid(fmt::format("jitter: expected at most half of every ({}), found {}",
+                               FormatDuration(job.every), FormatDuration(job.jitter)));
+  }
+  const auto busy = std::chrono::ceil<milliseconds>(spec.runtime + spec.ramp_time);
+  if (job.timeout <= busy) {
+    return Invalid(fmt::format("timeout: expected more than runtime + ramp_time ({}), found {}",
+                               FormatDuration(busy), FormatDuration(job.timeout)));
+  }
+  job.spec = std::move(spec);
+  return job;
+}
+
+// Where a timing error points: the job's own key, else the default's (unless
+// the job's own `every` is what the default jitter no longer fits), else
+// nowhere more precise than the job.
+std::optional<std::string> TimingKey(const ProbesDraft& draft, const ProbeJobDraft& job,
+                                     std::string_view key) {
+  const bool jitter = key == "jitter";
+  if (jitter ? job.jitter_set : job.timeout_set) return fmt::format("{}.{}", job.path, key);
+  if (jitter ? draft.jitter_set && !job.every_set : draft.timeout_set) {
+    return fmt::format("probes.defaults.{}", key);
+  }
+  return std::nullopt;
+}
+
+// Every job over the defaults, in order. An invalid option combination points
+// at the job, or at probes.defaults.options for a bundled job (which only the
+// defaults can break); a duplicate at the second job's name.
+std::expected<std::vector<ProbeJobConfig>, LocatedError> BuildJobs(const ProbesDraft& draft) {
+  std::vector<ProbeJobDraft> jobs;
+  if (draft.jobs) {
+    jobs = *draft.jobs;
+  } else {
+    for (auto& [name, options] : BundledProbeJobOptions()) {
+      ProbeJobDraft& job = jobs.emplace_back();
+      job.path = "probes.defaults.options";
+      job.job.name = name;
+      job.options = std::move(options);
+    }
+  }
+  std::vector<ProbeJobConfig> built;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ProbeJobDraft& job = jobs[i];
+    for (size_t k = 0; k < i; ++k) {
+      if (jobs[k].job.name != job.job.name) continue;
+      return std::unexpected(LocatedError{
+          job.path + ".name",
+          MakeError(ErrorCode::kInvalidArgument,
+                    fmt::format("duplicate job name {:?} (also {})", job.job.name, jobs[k].path))
+              .error()});
+    }
+    if (!job.every_set) job.job.every = draft.defaults.every;
+    if (!job.jitter_set) job.job.jitter = draft.defaults.jitter;
+    if (!job.timeout_set) job.job.timeout = draft.defaults.timeout;
+    auto one = BuildJob(job.job, draft.default_options, job.options);
+    if (one) {
+      built.push_back(std::move(*one));
+      continue;
+    }
+    LocatedError error{job.path, std::move(one.error())};
+    for (std::string_view key : {"jitter", "timeout"}) {
+      if (!error.error.message.starts_with(fmt::format("{}: ", key))) continue;
+      if (auto at = TimingKey(draft, job, key)) {
+        error.error.message.erase(0, key.size() + 2);
+        error.path = std::move(*at);
+      }
+    }
+    if (!draft.jobs) error.error.message += fmt::format(" (bundled job {})", job.job.name);
+    return std::unexpected(std::move(error));
+  }
+  return built;
+}
+
+// One option on its own, as ApplyJobOption sees it, its message no longer
+// starting with the option's name (the key path has it). kParse for an
+// unknown option (the fault is the key), else the value's error.
+Result<void> CheckJobOption(std::string_view name, std::string_view value) {
+  if (name == "name") return Invalid("not allowed: a probe's name is its job's name");
+  probes::JobSpec scratch;
+  auto ok = probes::ApplyJobOption(scratch, name, value);
+  if (ok) return ok;
+  std::string message = std::move(ok.error().message);
+  const std::string unknown = fmt::format("unknown option {:?}", name);
+  if (message.starts_with(unknown)) {
+    return MakeError(ErrorCode::kParse, "unknown fio job option" + message.substr(unknown.size()));
+  }
+  if (message.starts_with(fmt::format("{}: ", name))) message.erase(0, name.size() + 2);
+  return MakeError(ok.error().code, std::move(message));
+}
+
+// A decimal number in [min, max], or (min, max] when !min_inclusive; read
+// with from_chars, so the locale cannot change it; no inf, nan, hex or sign.
+Result<double> ParseNumber(std::string_view text, double min, double max, bool min_inclusive) {
+  const std::string message =
+      fmt::format("expected a number {} {} and at most {}, found {:?}",
+                  min_inclusive ? "at least" : "greater than", min, max, text);
+  double n = 0;
+  const char* end = text.data() + text.size();
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE-") == text.npos;
+  const auto parsed = std::from_chars(text.data(), end, n);
+  if (!plain || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(n)) {
+    return MakeError(ErrorCode::kParse, message);
+  }
+  if (n < min || (n == min && !min_inclusive) || n > max) {
+    return MakeError(ErrorCode::kInvalidArgument, message);
+  }
+  return n;
+}
+
+// A job name also names its probe file and a metric label: short and plain,
+// a safe file name everywhere that needs no quoting.
+Result<std::string> ParseJobName(std::string_view text) {
+  const auto plain = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  };
+  if (!text.empty() && text.size() <= 64 && std::isalnum(static_cast<unsigned char>(text[0])) &&
+      std::ranges::all_of(text, plain)) {
+    return std::string(text);
+  }
+  return Invalid(fmt::format(
+      "expected 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, "
+      "found {:?}",
+      text));
+}
+
+}  // namespace
+
+std::vector<ProbeJobConfig> DefaultProbeJobs() {
+  // Valid by construction: a unit test parses the bundled file to exactly
+  // these jobs, so value() cannot throw.
+  return BuildJobs(ProbesDraft{}).value();
+}
+
+probes::JobSpec ResolveProbeTarget(probes::JobSpec spec, const std::filesystem::path& state_dir) {
+  for (std::string* path : {&spec.directory, &spec.filename}) {
+    if (path->empty() || std::filesystem::path(*path).is_absolute()) continue;
+    *path = (state_dir / *path).lexically_normal().string();
+  }
+  return spec;
+}
+
+namespace internal {
+
+std::vector<probes::JobOption> DefaultProbeOptions() {
+  return {{"directory", "probes"}, {"size", "64M"},   {"ioengine", "io_uring"},
+          {"direct", "1"},         {"runtime", "3s"}, {"time_based", "1"}};
+}
+
+// Each option is checked alone as it is read, so an error points at it; the
+// options of a job are checked together once every job is read.
+void Reader::JobOptions(const Value& v, std::vector<probes::JobOption>& out) {
+  if (failed() || v.node.IsNull()) return;
+  if (!v.node.IsMap()) return Expected(v, "a map of fio job options");
+  std::vector<probes::JobOption> options;
+  for (const auto& entry : v.node) {
+    std::string name;
+    String(Value{entry.first, v.path, entry.first.Mark()}, name);
+    const Value value{entry.second, Join(v.path, name), EntryMark(entry.first, entry.second)};
+    if (failed()) return;
+    if (std::ranges::any_of(options, [&](const auto& o) { return o.name == name; })) {
+      return Fail(ErrorCode::kParse, entry.first.Mark(), value.path, "duplicate key");
+    }
+    if (!value.node.IsScalar()) {
+      return Expected(value,
+                      "an option value (a string or a number; 1 for a flag like time_based)");
+    }
+    if (auto ok = CheckJobOption(name, value.node.Scalar()); !ok) {
+      const bool name_at_fault = ok.error().code == ErrorCode::kParse || name == "name";
+      return Fail(ok.error().code, name_at_fault ? entry.first.Mark() : value.mark, value.path,
+                  ok.error().message);
+    }
+    options.push_back({name, value.node.Scalar()});
+  }
+  out = std::move(options);
+}
+
+namespace {
+
+void Integer(Reader& r, const Value& v, uint32_t min, uint32_t max, uint32_t& out) {
+  r.Read(
+      v, fmt::format("an integer from {} to {}", min, max),
+      [=](std::string_view s) { return ParseInteger(s, min, max); }, out);
+}
+void Number(Reader& r, const Value& v, double min, double max, double& out) {
+  r.Read(
+      v, "a number", [=](std::string_view s) { return ParseNumber(s, min, max, true); }, out);
+}
+void Timing(Reader& r, const Value& v, milliseconds min, milliseconds& out, bool& set) {
+  r.Duration(v, min, out);
+  set = true;
+}
+
+constexpr Key kBaselineKeys[] = {
+    {"runs",
+     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.runs); }},
+    {"throughput_tolerance",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1, c.probes.baseline.throughput_tolerance);
+     }},
+    {"latency_tolerance",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 100, c.probes.baseline.latency_tolerance);
+     }},
+    {"tail_tolerance", [](Reader& r, const Value& v,
+                          Config& c) { Number(r, v, 0, 100, c.probes.baseline.tail_tolerance); }},
+    {"spread_factor", [](Reader& r, const Value& v,
+                         Config& c) { Number(r, v, 0, 100, c.probes.baseline.spread_factor); }},
+    {"hysteresis", [](Reader& r, const Value& v,
+                      Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.hysteresis); }},
+};
+constexpr Key kDefaultsKeys[] = {
+    {"every",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(1000), r.probes().defaults.every, r.probes().every_set);
+     }},
+    {"jitter",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(0), r.probes().defaults.jitter, r.probes().jitter_set);
+     }},
+    {"timeout",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(1000), r.probes().defaults.timeout, r.probes().timeout_set);
+     }},
+    {"options",
+     [](Reader& r, const Value& v, Config&) { r.JobOptions(v, r.probes().default_options); }},
+};
+constexpr Key kJobKeys[] = {
+    {"name", [](Reader& r, const Value& v,
+                Config&) { r.Read(v, "a job name", ParseJobName, r.job().job.name); }},
+    {"every",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(1000), r.job().job.every, r.job().every_set);
+     }},
+    {"jitter",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(0), r.job().job.jitter, r.job().jitter_set);
+     }},
+    {"timeout",
+     [](Reader& r, const Value& v, Config&) {
+       Timing(r, v, milliseconds(1000), r.job().job.timeout, r.job().timeout_set);
+     }},
+    {"options", [](Reader& r, const Value& v, Config&) { r.JobOptions(v, r.job().options); }},
+};
+
+}  // namespace
+
+const Key kProbesKeys[kProbesKeyCount] = {
+    {"enabled", [](Reader& r, const Value& v,
+                   Config& c) { r.Read(v, "true or false", ParseBool, c.probes.enabled); }},
+    {"max_concurrent",
+     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 64, c.probes.max_concurrent); }},
+    {"busy_threshold",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(
+           v, "a number", [](std::string_view s) { return ParseNumber(s, 0, 1, false); },
+           c.probes.busy_threshold);
+     }},
+    {"busy_window", [](Reader& r, const Value& v,
+                       Config& c) { r.Duration(v, milliseconds(1000), c.probes.busy_window); }},
+    {"busy_retry", [](Reader& r, const Value& v,
+                      Config& c) { r.Duration(v, milliseconds(1000), c.probes.busy_retry); }},
+    {"max_skips",
+     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 10000, c.probes.max_skips); }},
+    {"retention", [](Reader& r, const Value& v,
+                     Config& c) { r.Duration(v, milliseconds(3600 * 1000), c.probes.retention); }},
+    Section("baseline", kBaselineKeys),
+    Section("defaults", kDefaultsKeys),
+    {"jobs", [](Reader& r, const Value& v, Config& c) { r.Jobs(v, c); }},
+};
+
+// Each job is a small map walked with the schema.
+void Reader::Jobs(const Value& v, Config& config) {
+  if (failed()) return;
+  if (!v.node.IsSequence()) return Expected(v, "a list of jobs ([] for none)");
+  std::vector<ProbeJobDraft> jobs(v.node.size());
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Value job{v.node[i], fmt::format("{}[{}]", v.path, i), v.node[i].Mark()};
+    jobs[i].path = job.path;
+    marks_[job.path] = job.mark;
+    if (!job.node.IsMap()) {
+      return Expected(job,
+                      fmt::format("a map with keys {}", KeyNames(kJobKeys, std::size(kJobKeys))));
+    }
+    job_ = &jobs[i];
+    Walk(job, kJobKeys, std::size(kJobKeys), config);
+    job_ = nullptr;
+    if (failed()) return;
+    if (jobs[i].job.name.empty())
+      return Fail(ErrorCode::kParse, job.mark, job.path, "expected a name");
+  }
+  probes_.jobs = std::move(jobs);
+}
+
+// An error points at its key, or at the nearest enclosing key the file sets
+// (a file that sets only probes.defaults.every and breaks a bundled job
+// points at probes.defaults).
+void BuildProbeJobs(Reader& r, Config& config) {
+  auto jobs = BuildJobs(r.probes());
+  if (jobs) {
+    config.probes.jobs = std::move(*jobs);
+    return;
+  }
+  std::string at = jobs.error().path;
+  while (r.MarkOf(at).is_null() && at.find('.') != std::string::npos) at.resize(at.rfind('.'));
+  r.Fail(jobs.error().error.code, r.MarkOf(at), jobs.error().path, jobs.error().error.message);
+}
+
+}  // namespace internal
+}  // namespace iowatch::config

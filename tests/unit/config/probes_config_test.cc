@@ -1,0 +1,377 @@
+// The probes section: the bundled jobs, every key, how defaults and jobs
+// merge, where a relative target lives, and every error with its position.
+#include <gtest/gtest.h>
+
+#include "config/config.h"
+
+namespace iowatch::config {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const std::string kBundled = IOWATCH_SOURCE_DIR "/config/iowatch.yaml";
+
+Config Parsed(std::string_view yaml) {
+  auto config = ParseConfig(yaml, "t.yaml");
+  EXPECT_TRUE(config.has_value()) << config.error().ToString();
+  return config.value_or(Config{});
+}
+Error ErrorOf(std::string_view yaml) {
+  const auto c = ParseConfig(yaml, "t.yaml");
+  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
+  return c.error();
+}
+std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); }
+
+std::vector<std::string> Names(const ProbesConfig& p) {
+  std::vector<std::string> names;
+  for (const ProbeJobConfig& job : p.jobs) names.push_back(job.name);
+  return names;
+}
+
+TEST(ProbesConfig, Defaults) {
+  const ProbesConfig p;
+  EXPECT_TRUE(p.enabled);
+  EXPECT_EQ(p.max_concurrent, 1u);
+  EXPECT_EQ(p.busy_threshold, 0.5);
+  EXPECT_EQ(p.busy_window, minutes(1));
+  EXPECT_EQ(p.busy_retry, minutes(1));
+  EXPECT_EQ(p.max_skips, 10u);
+  EXPECT_EQ(p.retention, std::chrono::days(90));
+  EXPECT_EQ(p.baseline, probes::BaselinePolicy{});
+  EXPECT_EQ(p.baseline.runs, 5u);
+  EXPECT_EQ(p.baseline.hysteresis, 3u);
+  EXPECT_EQ(Names(p),
+            (std::vector<std::string>{"randread-4k-qd1", "randwrite-4k-qd1", "seqread-1m-qd8"}));
+}
+
+TEST(ProbesConfig, BundledFileHasTheThreeDefaultJobs) {
+  const auto c = LoadConfigFile(kBundled);
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  EXPECT_EQ(c->probes, ProbesConfig{});
+  ASSERT_EQ(c->probes.jobs.size(), 3u);
+  for (const ProbeJobConfig& job : c->probes.jobs) {
+    EXPECT_EQ(job.every, minutes(15)) << job.name;
+    EXPECT_EQ(job.jitter, minutes(1)) << job.name;
+    EXPECT_EQ(job.timeout, minutes(1)) << job.name;
+    EXPECT_EQ(job.spec.name, job.name);
+    EXPECT_EQ(job.spec.directory, "probes");  // relative to state_dir, resolved at use
+    EXPECT_EQ(job.spec.filename, "");
+    EXPECT_EQ(job.spec.TargetPath(), "probes/" + job.name + ".0.0");
+    EXPECT_EQ(job.spec.size, 64u << 20);
+    EXPECT_EQ(job.spec.engine, probes::EngineKind::kIoUring);
+    EXPECT_TRUE(job.spec.direct);
+    EXPECT_EQ(job.spec.runtime, seconds(3));
+    EXPECT_TRUE(job.spec.time_based);
+  }
+  const auto& jobs = c->probes.jobs;
+  EXPECT_EQ(jobs[0].spec.rw, probes::RwMode::kRandRead);
+  EXPECT_EQ(jobs[0].spec.block_size, 4096u);
+  EXPECT_EQ(jobs[0].spec.iodepth, 1u);
+  EXPECT_EQ(jobs[1].spec.rw, probes::RwMode::kRandWrite);
+  EXPECT_EQ(jobs[1].spec.block_size, 4096u);
+  EXPECT_EQ(jobs[2].spec.rw, probes::RwMode::kRead);
+  EXPECT_EQ(jobs[2].spec.block_size, 1u << 20);
+  EXPECT_EQ(jobs[2].spec.iodepth, 8u);
+}
+
+TEST(ProbesConfig, EveryKeyIsRead) {
+  const Config c = Parsed(R"(
+probes:
+  enabled: false
+  max_concurrent: 2
+  busy_threshold: 0.25
+  busy_window: 2m
+  busy_retry: 30s
+  max_skips: 3
+  retention: 30d
+  baseline: {runs: 7, throughput_tolerance: 0.1, latency_tolerance: 0.3, tail_tolerance: 1,
+             spread_factor: 2.5, hysteresis: 2}
+  defaults: {every: 5m, jitter: 30s, timeout: 20s, options: {directory: p, size: 1M}}
+  jobs:
+    - name: Job_1.a-b
+      every: 1h
+      jitter: 0
+      timeout: 2m
+      options: {rw: randrw, bs: 8k, rwmixread: 70}
+    - name: second
+)");
+  const ProbesConfig& p = c.probes;
+  EXPECT_FALSE(p.enabled);
+  EXPECT_EQ(p.max_concurrent, 2u);
+  EXPECT_EQ(p.busy_threshold, 0.25);
+  EXPECT_EQ(p.busy_window, minutes(2));
+  EXPECT_EQ(p.busy_retry, seconds(30));
+  EXPECT_EQ(p.max_skips, 3u);
+  EXPECT_EQ(p.retention, std::chrono::days(30));
+  EXPECT_EQ(p.baseline.runs, 7u);
+  EXPECT_EQ(p.baseline.throughput_tolerance, 0.1);
+  EXPECT_EQ(p.baseline.latency_tolerance, 0.3);
+  EXPECT_EQ(p.baseline.tail_tolerance, 1.0);
+  EXPECT_EQ(p.baseline.spread_factor, 2.5);
+  EXPECT_EQ(p.baseline.hysteresis, 2u);
+  ASSERT_EQ(Names(p), (std::vector<std::string>{"Job_1.a-b", "second"}));
+
+  const ProbeJobConfig& own = p.jobs[0];  // sets everything itself
+  EXPECT_EQ(own.every, std::chrono::hours(1));
+  EXPECT_EQ(own.jitter, milliseconds(0));
+  EXPECT_EQ(own.timeout, minutes(2));
+  EXPECT_EQ(own.spec.rw, probes::RwMode::kRandReadWrite);
+  EXPECT_EQ(own.spec.block_size, 8192u);
+  EXPECT_EQ(own.spec.rwmixread, 70u);
+  EXPECT_EQ(own.spec.directory, "p");
+  EXPECT_EQ(own.spec.size, 1u << 20);
+
+  const ProbeJobConfig& inherited = p.jobs[1];  // only a name: all from defaults
+  EXPECT_EQ(inherited.every, minutes(5));
+  EXPECT_EQ(inherited.jitter, seconds(30));
+  EXPECT_EQ(inherited.timeout, seconds(20));
+  EXPECT_EQ(inherited.spec.rw, probes::RwMode::kRead);  // fio's default
+  EXPECT_EQ(inherited.spec.engine, probes::EngineKind::kPsync);
+  EXPECT_FALSE(inherited.spec.direct);  // defaults.options replaced the bundled map
+}
+
+TEST(ProbesConfig, DefaultsApplyToTheBundledJobs) {
+  const Config c = Parsed("probes: {defaults: {every: 5m, timeout: 10s}}");
+  ASSERT_EQ(c.probes.jobs.size(), 3u);
+  for (const ProbeJobConfig& job : c.probes.jobs) {
+    EXPECT_EQ(job.every, minutes(5)) << job.name;
+    EXPECT_EQ(job.timeout, seconds(10)) << job.name;
+    EXPECT_EQ(job.jitter, minutes(1)) << job.name;
+    EXPECT_TRUE(job.spec.direct) << job.name;
+  }
+  const Config moved = Parsed(
+      "probes: {defaults: {options: {directory: /data/iowatch, size: 16M, runtime: 1s, "
+      "time_based: 1}}}");
+  EXPECT_EQ(moved.probes.jobs[2].spec.TargetPath(), "/data/iowatch/seqread-1m-qd8.0.0");
+  EXPECT_EQ(moved.probes.jobs[2].spec.block_size, 1u << 20);
+  EXPECT_EQ(moved.probes.jobs[2].spec.engine, probes::EngineKind::kPsync);
+}
+
+TEST(ProbesConfig, JobOptionsOverrideDefaultsAndTargetsReplaceEachOther) {
+  const Config c = Parsed(R"(
+probes:
+  jobs:
+    - {name: a, options: {bs: 64k, size: 128M, ioengine: psync}}
+    - {name: b, options: {filename: /dev/shm/x, size: 1M, direct: 0}}
+    - {name: c, options: {directory: /srv/probes}}
+)");
+  ASSERT_EQ(c.probes.jobs.size(), 3u);
+  const probes::JobSpec& a = c.probes.jobs[0].spec;
+  EXPECT_EQ(a.block_size, 65536u);
+  EXPECT_EQ(a.size, 128u << 20);
+  EXPECT_EQ(a.engine, probes::EngineKind::kPsync);
+  EXPECT_TRUE(a.direct);  // still from the defaults
+  const probes::JobSpec& b = c.probes.jobs[1].spec;
+  EXPECT_EQ(b.filename, "/dev/shm/x");
+  EXPECT_EQ(b.directory, "");  // a job's filename replaces the default directory
+  EXPECT_EQ(c.probes.jobs[2].spec.TargetPath(), "/srv/probes/c.0.0");
+}
+
+TEST(ProbesConfig, ValuesMayBeNumbersOrStrings) {
+  const Config numbers = Parsed("probes: {jobs: [{name: a, options: {iodepth: 4, direct: 1}}]}");
+  const Config strings =
+      Parsed("probes: {jobs: [{name: a, options: {iodepth: \"4\", direct: '1'}}]}");
+  EXPECT_EQ(numbers.probes, strings.probes);
+  EXPECT_EQ(numbers.probes.jobs[0].spec.iodepth, 4u);
+  const Config flag = Parsed("probes: {jobs: [{name: a, options: {time_based: \"\"}}]}");
+  EXPECT_TRUE(flag.probes.jobs[0].spec.time_based);
+}
+
+TEST(ProbesConfig, EmptyJobListMeansNoProbes) {
+  EXPECT_TRUE(Parsed("probes: {jobs: []}").probes.jobs.empty());
+  EXPECT_TRUE(Parsed("probes:\n  jobs: []\n").probes.enabled);
+  // A section with nothing in it keeps the bundled jobs.
+  EXPECT_EQ(Parsed("probes:\n").probes, ProbesConfig{});
+  EXPECT_EQ(Parsed("probes: {defaults: {options: ~}, baseline: {}}").probes, ProbesConfig{});
+}
+
+TEST(ProbesConfig, BoundaryValues) {
+  const ProbesConfig p = Parsed(
+                             "probes: {busy_threshold: 1, max_concurrent: 64, max_skips: 1, "
+                             "retention: 1h, busy_window: 2s, busy_retry: 1s}")
+                             .probes;
+  EXPECT_EQ(p.busy_threshold, 1.0);
+  EXPECT_EQ(p.max_concurrent, 64u);
+  EXPECT_EQ(p.max_skips, 1u);
+  EXPECT_EQ(Parsed("probes: {busy_threshold: 0.001}").probes.busy_threshold, 0.001);
+  EXPECT_EQ(Parsed("probes: {busy_threshold: 5e-1}").probes.busy_threshold, 0.5);
+  EXPECT_EQ(Parsed("probes: {baseline: {throughput_tolerance: 0, spread_factor: 0}}")
+                .probes.baseline.spread_factor,
+            0.0);
+  // jitter exactly half of every; timeout just above the runtime.
+  const ProbeJobConfig job =
+      Parsed("probes: {jobs: [{name: a, every: 2s, jitter: 1s, timeout: 3001ms}]}").probes.jobs[0];
+  EXPECT_EQ(job.jitter, seconds(1));
+  EXPECT_EQ(job.timeout, milliseconds(3001));
+}
+
+TEST(ProbesConfig, ResolveProbeTargetPlacesRelativePathsUnderTheStateDir) {
+  probes::JobSpec spec;
+  spec.name = "a";
+  spec.directory = "probes";
+  EXPECT_EQ(ResolveProbeTarget(spec, "/var/lib/iowatch").TargetPath(),
+            "/var/lib/iowatch/probes/a.0.0");
+  spec.directory = "./x/../probes/";
+  EXPECT_EQ(ResolveProbeTarget(spec, "/s").directory, "/s/probes/");
+  spec.directory = "/abs";
+  EXPECT_EQ(ResolveProbeTarget(spec, "/s").directory, "/abs");
+  spec.directory = "";
+  spec.filename = "f.bin";
+  EXPECT_EQ(ResolveProbeTarget(spec, "/s").filename, "/s/f.bin");
+  spec.filename = "/dev/sdb";
+  EXPECT_EQ(ResolveProbeTarget(spec, "/s").filename, "/dev/sdb");
+}
+
+TEST(ProbesConfigErrors, UnknownKeys) {
+  EXPECT_EQ(MessageOf("probes:\n  enable: true\n"),
+            "t.yaml:2:3: probes.enable: unknown key; expected one of enabled, max_concurrent, "
+            "busy_threshold, busy_window, busy_retry, max_skips, retention, baseline, defaults, "
+            "jobs");
+  EXPECT_EQ(MessageOf("probes: {baseline: {run: 5}}"),
+            "t.yaml:1:21: probes.baseline.run: unknown key; expected one of runs, "
+            "throughput_tolerance, latency_tolerance, tail_tolerance, spread_factor, hysteresis");
+  EXPECT_EQ(MessageOf("probes: {defaults: {rw: read}}"),
+            "t.yaml:1:21: probes.defaults.rw: unknown key; expected one of every, jitter, "
+            "timeout, options");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      evry: 1m\n"),
+            "t.yaml:4:7: probes.jobs[0].evry: unknown key; expected one of name, every, jitter, "
+            "timeout, options");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {bss: 4k}\n"),
+            "t.yaml:4:17: probes.jobs[0].options.bss: unknown fio job option; did you mean "
+            "\"bs\"?");
+  EXPECT_EQ(ErrorOf("probes: {jobs: [{name: a, options: {bss: 4k}}]}").code, ErrorCode::kParse);
+}
+
+TEST(ProbesConfigErrors, BadJobOptionIsLocated) {
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n    - name: b\n"
+                      "      options: {rw: randread, bs: 4q}\n"),
+            "t.yaml:5:35: probes.jobs[1].options.bs: expected a size such as \"4k\", \"64KiB\" or "
+            "\"1m\", found \"4q\"");
+  EXPECT_EQ(ErrorOf("probes: {jobs: [{name: a, options: {bs: 4q}}]}").code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf("probes: {defaults: {options: {rw: sideways}}}"),
+            "t.yaml:1:35: probes.defaults.options.rw: expected one of read, write, randread, "
+            "randwrite, rw, readwrite, randrw, found \"sideways\"");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: x\n      options:\n        name: y\n"),
+            "t.yaml:5:9: probes.jobs[0].options.name: not allowed: a probe's name is its job's "
+            "name");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: {rw: [a]}}]}"),
+            "t.yaml:1:41: probes.jobs[0].options.rw: expected an option value (a string or a "
+            "number; 1 for a flag like time_based), found a list");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: {direct: ~}}]}"),
+            "t.yaml:1:37: probes.jobs[0].options.direct: expected an option value (a string or a "
+            "number; 1 for a flag like time_based), found no value");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {bs: 4k, bs: 8k}\n"),
+            "t.yaml:4:25: probes.jobs[0].options.bs: duplicate key");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: [bs]}]}"),
+            "t.yaml:1:36: probes.jobs[0].options: expected a map of fio job options, found a list");
+}
+
+TEST(ProbesConfigErrors, OptionsThatDoNotGoTogetherPointAtTheJob) {
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {size: 0}\n"),
+            "t.yaml:3:7: probes.jobs[0]: size: required with directory (iowatch creates "
+            "\"probes/a.0.0\")");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {runtime: 0}\n"),
+            "t.yaml:3:7: probes.jobs[0]: time_based: needs a runtime greater than 0");
+  // The bundled jobs can only be broken by the defaults.
+  EXPECT_EQ(MessageOf("probes:\n  defaults:\n    options: {size: 1M}\n"),
+            "t.yaml:3:14: probes.defaults.options: filename or directory is required (bundled "
+            "job randread-4k-qd1)");
+}
+
+TEST(ProbesConfigErrors, JobNames) {
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n    - name: b\n    - name: a\n"),
+            "t.yaml:5:13: probes.jobs[2].name: duplicate job name \"a\" (also probes.jobs[0])");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - every: 1m\n"),
+            "t.yaml:3:7: probes.jobs[0]: expected a name");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a/b}]}"),
+            "t.yaml:1:24: probes.jobs[0].name: expected 1 to 64 letters, digits, '.', '_' or "
+            "'-', starting with a letter or digit, found \"a/b\"");
+  for (const std::string& bad :
+       std::vector<std::string>{"..", ".hidden", "-x", "a b", "\"\"", "é", std::string(65, 'a')}) {
+    EXPECT_EQ(ErrorOf("probes: {jobs: [{name: " + bad + "}]}").code, ErrorCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_EQ(Parsed("probes: {jobs: [{name: " + std::string(64, 'a') + "}]}").probes.jobs.size(),
+            1u);
+}
+
+TEST(ProbesConfigErrors, Timing) {
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      jitter: 10m\n"),
+            "t.yaml:4:15: probes.jobs[0].jitter: expected at most half of every (15m), found 10m");
+  EXPECT_EQ(MessageOf("probes:\n  defaults:\n    jitter: 10m\n"),
+            "t.yaml:3:13: probes.defaults.jitter: expected at most half of every (15m), found 10m "
+            "(bundled job randread-4k-qd1)");
+  // The job's own `every` no longer fits the default jitter: the job is at fault.
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      every: 1s\n"),
+            "t.yaml:3:7: probes.jobs[0]: jitter: expected at most half of every (1s), found 1m");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      timeout: 3s\n"),
+            "t.yaml:4:16: probes.jobs[0].timeout: expected more than runtime + ramp_time (3s), "
+            "found 3s");
+  EXPECT_EQ(MessageOf("probes:\n  defaults:\n    timeout: 2s\n"),
+            "t.yaml:3:14: probes.defaults.timeout: expected more than runtime + ramp_time (3s), "
+            "found 2s (bundled job randread-4k-qd1)");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, every: 500ms}]}"),
+            "t.yaml:1:34: probes.jobs[0].every: expected a duration of at least 1s, found "
+            "\"500ms\"");
+}
+
+TEST(ProbesConfigErrors, Values) {
+  EXPECT_EQ(MessageOf("probes: {busy_threshold: 0}"),
+            "t.yaml:1:26: probes.busy_threshold: expected a number greater than 0 and at most 1, "
+            "found \"0\"");
+  for (const char* bad : {"1.5", "-0.5"}) {
+    EXPECT_EQ(ErrorOf(std::string("probes: {busy_threshold: ") + bad + "}").code,
+              ErrorCode::kInvalidArgument)
+        << bad;
+  }
+  for (const char* bad : {"nan", "inf", "50%", "+0.5", "0x1", "0.5.", "\"\"", "[0.5]", "half"}) {
+    EXPECT_EQ(ErrorOf(std::string("probes: {busy_threshold: ") + bad + "}").code, ErrorCode::kParse)
+        << bad;
+  }
+  EXPECT_EQ(MessageOf("probes: {max_concurrent: 0}"),
+            "t.yaml:1:26: probes.max_concurrent: expected an integer from 1 to 64, found \"0\"");
+  EXPECT_EQ(ErrorOf("probes: {max_concurrent: 65}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf("probes: {max_skips: 0}"),
+            "t.yaml:1:21: probes.max_skips: expected an integer from 1 to 10000, found \"0\"");
+  EXPECT_EQ(MessageOf("probes: {retention: 30m}"),
+            "t.yaml:1:21: probes.retention: expected a duration of at least 1h, found \"30m\"");
+  EXPECT_EQ(ErrorOf("probes: {busy_retry: 0}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("probes: {enabled: yes}").code, ErrorCode::kParse);
+  EXPECT_EQ(MessageOf("probes: {baseline: {throughput_tolerance: 1.5}}"),
+            "t.yaml:1:43: probes.baseline.throughput_tolerance: expected a number at least 0 "
+            "and at most 1, found \"1.5\"");
+  EXPECT_EQ(ErrorOf("probes: {baseline: {latency_tolerance: -1}}").code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("probes: {baseline: {runs: 0}}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ErrorOf("probes: {baseline: {hysteresis: 1001}}").code, ErrorCode::kInvalidArgument);
+}
+
+TEST(ProbesConfigErrors, WrongShapes) {
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n"),
+            "t.yaml:2:3: probes.jobs: expected a list of jobs ([] for none), found no value");
+  EXPECT_EQ(MessageOf("probes: {jobs: {name: a}}"),
+            "t.yaml:1:16: probes.jobs: expected a list of jobs ([] for none), found a map");
+  EXPECT_EQ(MessageOf("probes: {jobs: [a]}"),
+            "t.yaml:1:17: probes.jobs[0]: expected a map with keys name, every, jitter, timeout, "
+            "options, found \"a\"");
+  EXPECT_EQ(MessageOf("probes: [a]"),
+            "t.yaml:1:9: probes: expected a map with keys enabled, max_concurrent, "
+            "busy_threshold, busy_window, busy_retry, max_skips, retention, baseline, defaults, "
+            "jobs, found a list");
+}
+
+TEST(ProbesConfigErrors, BusyWindowNeedsTwoSamplingIntervals) {
+  EXPECT_EQ(MessageOf("sampling: {interval: 45s, window: 10m}"),
+            "t.yaml:1:22: sampling.interval: expected at most half of probes.busy_window (1m), "
+            "found 45s");
+  EXPECT_EQ(MessageOf("sampling: {interval: 2s}\nprobes: {busy_window: 3s}"),
+            "t.yaml:2:23: probes.busy_window: expected at least twice sampling.interval (4s), "
+            "found 3s");
+}
+
+}  // namespace
+}  // namespace iowatch::config
