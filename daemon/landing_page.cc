@@ -35,7 +35,7 @@ std::string HtmlEscape(std::string_view text) {
 
 http::Response LandingPage(const Snapshot& snapshot, const std::string& listen_endpoint) {
   std::string rows;
-  for (const collectors::BlockDevice& d : snapshot.block_devices) {
+  for (const collectors::BlockDevice& d : *snapshot.block_devices) {
     const std::string rotational = d.queue.rotational ? (*d.queue.rotational ? "yes" : "no") : "?";
     rows += fmt::format(
         "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -49,7 +49,7 @@ http::Response LandingPage(const Snapshot& snapshot, const std::string& listen_e
       "<a href=\"/metrics\">/metrics</a> · <a href=\"/healthz\">/healthz</a></p>\n"
       "<h2>Devices ({})</h2>\n<table><tr><th>device</th><th>maj:min</th><th>dm name</th>"
       "<th>model</th><th>rotational</th><th>scheduler</th></tr>\n{}</table>\n</body></html>\n",
-      kVersion, HtmlEscape(listen_endpoint), snapshot.block_devices.size(), rows);
+      kVersion, HtmlEscape(listen_endpoint), snapshot.block_devices->size(), rows);
   return http::Response{200, "text/html; charset=utf-8", std::move(body), {}, true};
 }
 

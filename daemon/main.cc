@@ -7,8 +7,10 @@
 
 #include "config/config.h"
 #include "daemon/app.h"
+#include "daemon/baseline_command.h"
 #include "daemon/global_options.h"
 #include "daemon/iostat_command.h"
+#include "daemon/probe_command.h"
 #include "daemon/version.h"
 #include "daemon/vmstat_command.h"
 
@@ -42,6 +44,22 @@ int main(int argc, char** argv) {
       "vmstat",
       "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
       "[delay [count]])");
+  CLI::App* probe = app.add_subcommand(
+      "probe",
+      "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
+      "--iodepth --ioengine=io_uring|psync|null --direct --runtime --time_based ...; "
+      "--output-format=normal|json, --eta=auto|always|never, --allow-block-device, "
+      "--destructive)");
+  probe->allow_extras();
+  probe->prefix_command();
+  CLI::App* baseline = app.add_subcommand(
+      "baseline",
+      "read and edit the probe baselines in <state.dir>/iowatch.db: [--state.dir=DIR] "
+      "list | show JOB [--runs=N] | capture JOB [--runs=N] [--device=MAJ:MIN] | reset JOB | "
+      "export [FILE|-] | import FILE|-");
+  baseline->allow_extras();
+  baseline->prefix_command();
+  baseline->set_help_flag();  // `iowatch baseline --help` is answered by RunBaseline
   ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand(
       "serve", "run the daemon: sample every interval and serve /metrics, / and /healthz");
@@ -94,5 +112,7 @@ int main(int argc, char** argv) {
   }
   if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
   if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));
+  if (probe->parsed()) return RunProbe(Passthrough(probe));
+  if (baseline->parsed()) return RunBaseline(Passthrough(baseline));
   return 2;
 }

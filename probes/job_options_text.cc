@@ -61,6 +61,9 @@ std::vector<JobOption> ToJobOptions(const JobSpec& spec) {
   add("ioengine", std::string(ToString(spec.engine)));
   add("iodepth", std::to_string(spec.iodepth));
   add("direct", spec.direct ? "1" : "0");
+  if (spec.iodepth_batch_submit != defaults.iodepth_batch_submit) {
+    add("iodepth_batch_submit", std::to_string(spec.iodepth_batch_submit));
+  }
   if (spec.size != defaults.size) add("size", FormatSize(spec.size));
   if (spec.offset != defaults.offset) add("offset", FormatSize(spec.offset));
   if (spec.io_size != defaults.io_size) add("io_size", FormatSize(spec.io_size));

@@ -51,6 +51,7 @@ class Runner {
         reads_(ReadsData(spec.rw)),
         writes_(WritesData(spec.rw)),
         limits_(LimitsFor(spec, target.region_size, options.hard_limit)),
+        batch_submit_(spec.iodepth_batch_submit == 0 ? spec.iodepth : spec.iodepth_batch_submit),
         slots_(spec.iodepth),
         completions_(spec.iodepth),
         progress_(options.on_progress, options.progress_interval) {
@@ -90,6 +91,8 @@ class Runner {
   const RunLimits limits_;
   std::string path_;
 
+  const uint32_t batch_submit_;  // I/Os per Submit (fio's iodepth_batch_submit)
+  uint32_t batched_ = 0;         // queued since the last Submit
   InFlightSlots slots_;
   std::vector<IoCompletion> completions_;
 
@@ -280,6 +283,12 @@ uint64_t Runner::Issue(uint64_t now) {
       break;
     }
     slots_.AddToBatch(index);
+    if (++batched_ >= batch_submit_) {
+      SubmitBatch();
+      if (stop_issuing_) break;
+      // The next I/O starts after this submission, as in fio.
+      if (slots_.HasFree()) now = clock_.NowNs();
+    }
     next_dir_ = -1;
     ++paced_issued_[dir];
     if (!ramping_) ++measured_issued_;
@@ -294,6 +303,7 @@ uint64_t Runner::Issue(uint64_t now) {
 }
 
 void Runner::SubmitBatch() {
+  batched_ = 0;
   auto submitted = engine_.Submit();
   if (!submitted) {
     // Assume nothing of this batch started: waiting for it could only end at

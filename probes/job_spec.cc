@@ -74,6 +74,12 @@ OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value
     const auto depth = ParseUnsigned<uint32_t>(value);
     if (auto ok = CheckIodepthInRange(depth.value_or(0), value); !ok) return ok;
     spec.iodepth = *depth;
+  } else if (option == "iodepth_batch_submit") {
+    const auto batch = ParseUnsigned<uint32_t>(value);
+    if (!batch || *batch > 4096) {
+      return OptionProblem(Found("expected a count from 0 (= iodepth) to 4096", value));
+    }
+    spec.iodepth_batch_submit = *batch;
   } else if (option == "ioengine") {
     const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
     if (it == kEngines.end()) {
@@ -120,12 +126,14 @@ OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value
 
 // fio 3.33's option names, then its aliases for them (fio --cmdhelp=<name>
 // lists an option's alias).
-constexpr std::array<std::string_view, 21> kCanonicalNames{
+constexpr std::array<std::string_view, 22> kCanonicalNames{
     "name",       "filename",  "directory",  "rw",       "bs",         "size",       "offset",
     "iodepth",    "ioengine",  "direct",     "runtime",  "time_based", "ramp_time",  "rwmixread",
-    "rwmixwrite", "rate_iops", "randrepeat", "randseed", "io_size",    "number_ios", "fsync"};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kAliases{{
+    "rwmixwrite", "rate_iops", "randrepeat", "randseed", "io_size",    "number_ios", "fsync",
+    "iodepth_batch_submit"};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases{{
     {"readwrite", "rw"},
+    {"iodepth_batch", "iodepth_batch_submit"},
     {"blocksize", "bs"},
     {"fileoffset", "offset"},
     {"timeout", "runtime"},

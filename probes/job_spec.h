@@ -39,6 +39,10 @@ struct JobSpec {
   uint64_t size = 0;           // fio: size; 0 = the existing file's or device's size
   uint64_t offset = 0;         // fio: offset (start of the I/O region)
   uint32_t iodepth = 1;
+  // fio: iodepth_batch_submit (alias iodepth_batch): I/Os per submission;
+  // fio's default 1 submits each I/O as soon as it is ready (so adjacent
+  // sequential I/Os are not merged by the block layer's plug); 0 = iodepth.
+  uint32_t iodepth_batch_submit = 1;
   EngineKind engine = EngineKind::kPsync;
   bool direct = false;
   std::chrono::nanoseconds runtime{0};  // 0 = no limit (runs until the I/O amount is done)

@@ -211,6 +211,7 @@ class FakeEngine final : public ProbeEngine {
     in_flight_.insert(in_flight_.end(), queued_.begin(), queued_.end());
     queued_.clear();
     max_in_flight_ = std::max(max_in_flight_, in_flight_.size());
+    if (n > 0) submit_sizes_.push_back(n);
     if (behaviour_.clock != nullptr && n > 0) behaviour_.clock->Advance(behaviour_.submit_ns);
     return n;
   }
@@ -253,8 +254,32 @@ class FakeEngine final : public ProbeEngine {
   std::vector<size_t> in_flight_;
   std::vector<size_t> fsync_saw_in_flight_;
   size_t max_in_flight_ = 0;
+  std::vector<uint32_t> submit_sizes_;  // requests per non-empty Submit
   bool closed_ = false;
 };
+
+// ---------------------------------------------------------------------------
+// RunJob: submission batches (fio's iodepth_batch_submit)
+
+TEST(RunJobTest, SubmitsEachIoAloneByDefaultAndInBatchesWhenAsked) {
+  const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> cases = {
+      {1, {1, 1, 1, 1, 1, 1, 1, 1}},  // fio's default: no plug merging of adjacent I/Os
+      {4, {4, 4}},
+      {0, {8}},  // 0 = iodepth
+  };
+  for (const auto& [batch, want] : cases) {
+    ManualProbeClock clock;
+    FakeEngine engine(FakeEngine::Async(&clock, 100, 1000));
+    JobSpec spec = Spec(RwMode::kRead, 8 * 4096);
+    spec.iodepth = 8;
+    spec.iodepth_batch_submit = batch;
+    RunOptions options;
+    options.clock = &clock;
+    const ProbeResult result = MustRun(spec, engine, Target(8 * 4096), options);
+    EXPECT_EQ(result.read.ios, 8u) << "batch " << batch;
+    EXPECT_EQ(engine.submit_sizes_, want) << "batch " << batch;
+  }
+}
 
 // ---------------------------------------------------------------------------
 // RunJob: amounts

@@ -371,7 +371,7 @@ TEST(JobOptionNames, ListsEveryNameAndAliasOnce) {
         "number_ios", "fsync"}) {
     EXPECT_TRUE(unique.contains(name)) << name;
   }
-  EXPECT_EQ(names.size(), 26u);
+  EXPECT_EQ(names.size(), 28u);
   // Every listed name is one ApplyJobOption knows (its error, if any, is about the value).
   for (const std::string_view name : names) {
     JobSpec spec;
@@ -655,6 +655,19 @@ TEST(JobFingerprint, ValuesCannotForgeASeparator) {
   JobSpec honest = Applied({{"filename", "/dev/sdb"}, {"bs", "8k"}});
   EXPECT_NE(JobFingerprint(forged), JobFingerprint(honest));
   EXPECT_NE(JobFingerprint(forged).find(R"(/dev/sdb\;bs=8k)"), std::string::npos);
+}
+
+TEST(ApplyJobOption, IodepthBatchSubmitAndItsAlias) {
+  JobSpec spec;
+  EXPECT_EQ(spec.iodepth_batch_submit, 1u);  // fio's default
+  ASSERT_TRUE(ApplyJobOption(spec, "iodepth_batch_submit", "16"));
+  EXPECT_EQ(spec.iodepth_batch_submit, 16u);
+  ASSERT_TRUE(ApplyJobOption(spec, "iodepth_batch", "0"));
+  EXPECT_EQ(spec.iodepth_batch_submit, 0u);
+  const auto bad = ApplyJobOption(spec, "iodepth_batch_submit", "many");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().message.starts_with("iodepth_batch_submit")) << bad.error().message;
+  EXPECT_NE(bad.error().message.find("many"), std::string::npos);
 }
 
 }  // namespace

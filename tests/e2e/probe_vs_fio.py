@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""`iowatch probe` against the real fio 3.33 on a small file on this disk.
+
+For each engine (io_uring, psync) and pattern (read, randread, randwrite,
+randrw) both tools run the same job for about a second on a few MiB in a
+temp directory under /var/tmp (the ext4 root): iowatch's JSON must parse,
+carry fio's field names and number types for everything we measure, be
+self-consistent (I/Os × bs = bytes, IOPS × runtime ≈ I/Os, N = I/Os,
+percentiles ordered and within min/max, lat ≈ slat + clat) and its IOPS be
+in the same league as fio's (within ×2: a smoke bound, not a benchmark).
+Then the safety rules: O_DIRECT on tmpfs, a foreign file, a block device
+(loop, root only), a bad option, and SIGINT mid-run (partial results, exit
+130 within 2 s). Everything created is removed.
+
+Usage: probe_vs_fio.py IOWATCH_BINARY
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import daemon
+from serve_hotplug import LOOP_CTL_REMOVE, loop_ctl, loop_nodes
+
+BS = 4096
+SIZE = "8M"
+
+
+def run_json(cmd, timeout=60):
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    try:
+        return run.returncode, json.loads(run.stdout), run.stderr
+    except json.JSONDecodeError:
+        return run.returncode, None, run.stdout + run.stderr
+
+
+def job_args(workdir, engine, rw, extra=()):
+    return [f"--name=probe", f"--directory={workdir}", f"--rw={rw}", f"--bs={BS}", f"--size={SIZE}",
+            f"--ioengine={engine}", "--iodepth=8" if engine == "io_uring" else "--iodepth=1",
+            "--direct=1", "--runtime=1", "--time_based", *extra]
+
+
+def key_types(obj, prefix=""):
+    """{path: type name} for every leaf, with percentile keys kept."""
+    out = {}
+    for k, v in obj.items():
+        path = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict):
+            out.update(key_types(v, path))
+        else:
+            out[path] = "float" if isinstance(v, float) else type(v).__name__
+    return out
+
+
+MEASURED = ("io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "short_ios",
+            "drop_ios", "slat_ns", "clat_ns", "lat_ns")
+
+
+def check_consistency(r, tag, job, direction, async_engine):
+    d = job[direction]
+    n = d["total_ios"]
+    r.check(n > 0, f"{tag}: {direction} did I/O", f"total_ios={n}")
+    if n == 0:
+        return
+    r.check(d["short_ios"] > 0 or d["io_bytes"] == n * BS, f"{tag}: {direction} bytes = I/Os x bs",
+            f"io_bytes={d['io_bytes']} ios={n}")
+    expected = d["iops"] * d["runtime"] / 1000
+    r.check(abs(expected - n) <= 0.01 * n + 1, f"{tag}: {direction} IOPS x runtime = I/Os",
+            f"iops={d['iops']} runtime={d['runtime']} ios={n}")
+    r.check(d["bw"] == d["bw_bytes"] // 1024, f"{tag}: {direction} bw is bw_bytes in KiB")
+    for lat in ("clat_ns", "lat_ns"):
+        r.check(d[lat]["N"] == n, f"{tag}: {direction} {lat}.N = I/Os", f"N={d[lat]['N']} ios={n}")
+    clat = d["clat_ns"]
+    values = [clat["percentile"][k] for k in sorted(clat["percentile"], key=float)]
+    r.check(values == sorted(values), f"{tag}: {direction} percentiles ordered", str(values))
+    slack = 1 + 1 / 128
+    r.check(clat["min"] / slack <= values[0] and values[-1] <= clat["max"] * slack,
+            f"{tag}: {direction} percentiles within min..max",
+            f"min={clat['min']} max={clat['max']} p={values}")
+    r.check(clat["min"] <= clat["mean"] <= clat["max"], f"{tag}: {direction} clat mean in range")
+    if async_engine:
+        r.check(d["slat_ns"]["N"] == n, f"{tag}: {direction} slat recorded for async engine")
+        total = d["slat_ns"]["mean"] + clat["mean"]
+        r.check(abs(total - d["lat_ns"]["mean"]) <= 0.01 * d["lat_ns"]["mean"] + 100,
+                f"{tag}: {direction} lat mean = slat + clat means",
+                f"slat+clat={total} lat={d['lat_ns']['mean']}")
+    else:
+        r.check(d["slat_ns"]["N"] == 0, f"{tag}: {direction} no slat for a sync engine")
+
+
+def compare_with_fio(r, binary, workdir):
+    for engine in ("io_uring", "psync"):
+        for rw in ("read", "randread", "randwrite", "randrw"):
+            tag = f"{engine} {rw}"
+            rc, ours, err = run_json([binary, "probe", *job_args(workdir, engine, rw),
+                                      "--output-format=json"])
+            if not r.check(rc == 0 and ours is not None, f"{tag}: iowatch probe ran, JSON parses",
+                           f"exit {rc}: {err[:1500]}"):
+                continue
+            fio_dir = os.path.join(workdir, "fio")
+            os.makedirs(fio_dir, exist_ok=True)
+            rc, theirs, err = run_json(["fio", *job_args(fio_dir, engine, rw), "--output-format=json"])
+            if not r.check(rc == 0 and theirs is not None, f"{tag}: fio ran", err[:1500]):
+                continue
+            job, fjob = ours["jobs"][0], theirs["jobs"][0]
+            for key in ("jobname", "job options", "usr_cpu", "sys_cpu", "ctx", "read", "write"):
+                r.check(key in job, f"{tag}: job has {key!r}")
+            ours_t, fio_t = key_types(job), key_types(fjob)
+            directions = [d for d in ("read", "write") if fjob[d]["total_ios"] > 0]
+            for d in ("read", "write"):
+                for field in MEASURED:
+                    paths = [p for p in fio_t if p == f"{d}.{field}" or p.startswith(f"{d}.{field}.")]
+                    # Percentiles exist only for a direction that did I/O.
+                    missing = [p for p in paths if p not in ours_t and
+                               not (".percentile." in p and d not in directions)]
+                    wrong = [p for p in paths if p in ours_t and ours_t[p] != fio_t[p]]
+                    r.check(not missing and not wrong, f"{tag}: {d}.{field} named and typed as fio's",
+                            f"missing={missing[:5]} wrong type={[(p, ours_t[p], fio_t[p]) for p in wrong[:5]]}")
+            for key in ("usr_cpu", "sys_cpu", "ctx"):
+                r.check(ours_t.get(key) == fio_t.get(key), f"{tag}: {key} typed as fio's")
+            for d in directions:
+                check_consistency(r, tag, job, d, engine == "io_uring")
+                ratio = job[d]["iops"] / max(fjob[d]["iops"], 1e-9)
+                print(f"     {tag} {d}: iowatch {job[d]['iops']:.0f} IOPS, fio {fjob[d]['iops']:.0f} "
+                      f"IOPS (ratio {ratio:.2f})")
+                r.check(0.5 <= ratio <= 2, f"{tag}: {d} IOPS within x2 of fio's", f"ratio {ratio:.2f}")
+            shutil.rmtree(fio_dir, ignore_errors=True)
+
+
+def check_safety(r, binary, workdir):
+    # O_DIRECT on tmpfs.
+    shm = tempfile.mkdtemp(dir="/dev/shm") if os.path.isdir("/dev/shm") else None
+    if shm:
+        try:
+            run = subprocess.run([binary, "probe", *job_args(shm, "psync", "randread")],
+                                 capture_output=True, text=True, timeout=60)
+            r.check(run.returncode == 2 and "--direct=0" in run.stderr and shm in run.stderr,
+                    "tmpfs with direct=1: clear error naming the path and --direct=0",
+                    f"exit {run.returncode}: {run.stderr}")
+            r.check(not os.listdir(shm), "tmpfs: nothing left behind", str(os.listdir(shm)))
+            args = [a if a != "--direct=1" else "--direct=0" for a in job_args(shm, "psync", "randread")]
+            run = subprocess.run([binary, "probe", *args], capture_output=True, text=True, timeout=60)
+            r.check(run.returncode == 0, "tmpfs with direct=0 runs", run.stderr)
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
+
+    # A file iowatch did not create is never written.
+    foreign = os.path.join(workdir, "foreign.dat")
+    payload = os.urandom(1 << 20)
+    with open(foreign, "wb") as f:
+        f.write(payload)
+    run = subprocess.run([binary, "probe", "--name=f", f"--filename={foreign}", "--rw=randwrite",
+                          "--bs=4k", "--size=1M", "--ioengine=psync", "--runtime=1"],
+                         capture_output=True, text=True, timeout=60)
+    with open(foreign, "rb") as f:
+        unchanged = f.read() == payload
+    r.check(run.returncode == 2 and "--destructive" in run.stderr and unchanged,
+            "a foreign file is not written without --destructive", f"exit {run.returncode}: {run.stderr}")
+    run = subprocess.run([binary, "probe", "--name=f", f"--filename={foreign}", "--rw=randread",
+                          "--bs=4k", "--size=1M", "--ioengine=psync", "--runtime=1"],
+                         capture_output=True, text=True, timeout=60)
+    r.check(run.returncode == 0, "a foreign file may be read", run.stderr)
+
+    # Bad option values name the option.
+    run = subprocess.run([binary, "probe", "--name=x", f"--directory={workdir}", "--size=1M",
+                          "--bs=4q"], capture_output=True, text=True, timeout=30)
+    r.check(run.returncode == 2 and "bs" in run.stderr and "4q" in run.stderr,
+            "bad bs: exit 2 naming the option and value", run.stderr)
+
+    # SIGINT mid-run: partial results, exit 130, promptly.
+    proc = subprocess.Popen([binary, "probe", "--name=long", f"--directory={workdir}", "--size=8M",
+                             "--rw=randread", "--bs=4k", "--ioengine=io_uring", "--iodepth=4",
+                             "--direct=1", "--runtime=60", "--time_based", "--output-format=json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+        data = json.loads(out) if out.strip().startswith("{") else None
+        ok = (proc.returncode == 130 and data is not None and took < 2.0 and
+              data["jobs"][0]["read"]["total_ios"] > 0 and
+              data["jobs"][0]["iowatch"]["end"] == "interrupted")
+        r.check(ok, "SIGINT: partial results, exit 130 within 2 s",
+                f"exit {proc.returncode} after {took:.2f} s: {err[:500]} {out[:300]}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def check_block_device(r, binary, workdir):
+    if os.geteuid() != 0 or shutil.which("losetup") is None:
+        print("     (block-device checks need root and losetup; skipped)")
+        return
+    nodes_before = loop_nodes()
+    backing = os.path.join(workdir, "loop.img")
+    with open(backing, "wb") as f:
+        f.truncate(16 << 20)
+    dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    try:
+        base = [binary, "probe", "--name=b", f"--filename={dev}", "--bs=4k", "--size=4M",
+                "--ioengine=psync", "--runtime=1"]
+        run = subprocess.run(base + ["--rw=randread"], capture_output=True, text=True, timeout=60)
+        r.check(run.returncode == 2 and "--allow-block-device" in run.stderr,
+                "a block device is refused without --allow-block-device", run.stderr)
+        run = subprocess.run(base + ["--rw=randread", "--allow-block-device"], capture_output=True,
+                             text=True, timeout=60)
+        r.check(run.returncode == 0, "a block device may be read with --allow-block-device",
+                run.stderr)
+        run = subprocess.run(base + ["--rw=randwrite", "--allow-block-device"], capture_output=True,
+                             text=True, timeout=60)
+        r.check(run.returncode == 2 and "--destructive" in run.stderr,
+                "writing a block device needs --destructive", run.stderr)
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+        for number in loop_nodes() - nodes_before:  # losetup --find may have added a node
+            loop_ctl(LOOP_CTL_REMOVE, number)
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    daemon.exit_on_sigterm()
+    if shutil.which("fio") is None:
+        print("SKIP: fio is not installed")
+        return 77
+    r = daemon.Results()
+    workdir = tempfile.mkdtemp(prefix="iowatch-probe-", dir="/var/tmp")
+    try:
+        compare_with_fio(r, binary, workdir)
+        check_safety(r, binary, workdir)
+        check_block_device(r, binary, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
