@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Side by side: `iowatch probe` and fio 3.33 on the same file, alternating runs.
+
+Three jobs (the issue's benchmark set): 4k randread QD32 io_uring, 4k randwrite
+QD1 psync, 1M sequential read QD8 io_uring, all O_DIRECT on one 256 MiB file
+under --dir (default /var/tmp). iowatch lays the file out first (it never
+writes to a file it did not create; fio then reuses it as it is), and each
+round runs fio then iowatch with identical options. Reported per job: the
+median over rounds of IOPS, bandwidth, clat p50/p99 and CPU per I/O (usr_cpu +
+sys_cpu of the job, from each tool's own JSON, times its runtime, over its
+I/Os), and the iowatch/fio ratios.
+
+Usage: probe_vs_fio.py IOWATCH [--rounds 3] [--runtime 5] [--dir /var/tmp]
+Run by hand (a benchmark, not a test); figures go to README.md.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+JOBS = [
+    ("randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=io_uring"], "read"),
+    ("randwrite-4k-qd1", ["--rw=randwrite", "--bs=4k", "--iodepth=1", "--ioengine=psync"], "write"),
+    ("seqread-1m-qd8", ["--rw=read", "--bs=1m", "--iodepth=8", "--ioengine=io_uring"], "read"),
+]
+
+
+def run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["jobs"][0]
+
+
+def figures(job, op):
+    d = job[op]
+    runtime_s = d["runtime"] / 1000
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s
+    pct = d["clat_ns"]["percentile"]
+    return {"iops": d["iops"], "bw_mib": d["bw_bytes"] / 2**20,
+            "clat_p50_us": pct["50.000000"] / 1e3, "clat_p99_us": pct["99.000000"] / 1e3,
+            "cpu_us_per_io": 1e6 * cpu_s / max(d["total_ios"], 1)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("iowatch")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--dir", default="/var/tmp")
+    args = ap.parse_args()
+    workdir = tempfile.mkdtemp(prefix="iowatch-bench-", dir=args.dir)
+    common = [f"--directory={workdir}", "--name=bench", "--size=256M", "--direct=1",
+              f"--runtime={args.runtime}", "--time_based", "--output-format=json"]
+    try:
+        # Lay the file out once with iowatch (fio would refuse nothing, iowatch would refuse
+        # to write to fio's file).
+        subprocess.run([args.iowatch, "probe", *common, "--rw=read", "--bs=1m", "--runtime=1"],
+                       capture_output=True, check=True)
+        print(f"{args.rounds} rounds of {args.runtime} s per tool and job, alternating fio / iowatch")
+        print("| job | tool | IOPS | MiB/s | clat p50 µs | clat p99 µs | CPU µs/I/O |")
+        print("|---|---|---|---|---|---|---|")
+        for name, opts, op in JOBS:
+            rows = {"fio": [], "iowatch": []}
+            for _ in range(args.rounds):
+                rows["fio"].append(figures(run(["fio", *common, *opts]), op))
+                rows["iowatch"].append(figures(run([args.iowatch, "probe", *common, *opts]), op))
+            med = {tool: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+                   for tool, rs in rows.items()}
+            for tool in ("fio", "iowatch"):
+                m = med[tool]
+                print(f"| {name} | {tool} | {m['iops']:.0f} | {m['bw_mib']:.1f} | "
+                      f"{m['clat_p50_us']:.1f} | {m['clat_p99_us']:.1f} | {m['cpu_us_per_io']:.2f} |")
+            r = {k: med["iowatch"][k] / med["fio"][k] if med["fio"][k] else float("nan")
+                 for k in med["fio"]}
+            print(f"| {name} | ratio | {r['iops']:.2f} | {r['bw_mib']:.2f} | {r['clat_p50_us']:.2f} | "
+                  f"{r['clat_p99_us']:.2f} | {r['cpu_us_per_io']:.2f} |")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
