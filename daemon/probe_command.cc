@@ -86,9 +86,8 @@ int RunProbe(const std::vector<std::string>& args) {
 
   const ProbeReportContext context{options->job, target->path, major(target->device),
                                    minor(target->device), start_ms};
-  WriteStdout(options->format == ProbeOutputFormat::kJson
-                  ? FormatProbeJson(*result, context)
-                  : FormatProbeNormal(*result, context));
+  WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(*result, context)
+                                                          : FormatProbeNormal(*result, context));
   if (result->error) {
     std::fprintf(stderr, "iowatch probe: %s\n", result->error->ToString().c_str());
   }

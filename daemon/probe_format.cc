@@ -228,9 +228,9 @@ std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext&
   w.Close();
   WriteDirection(w, "read", result.read);
   WriteDirection(w, "write", result.write);
-  w.Uint("job_runtime", static_cast<uint64_t>(
-                            std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed)
-                                .count()));
+  w.Uint("job_runtime",
+         static_cast<uint64_t>(
+             std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count()));
   w.Float("usr_cpu", Percent(result.cpu.user_seconds, result.elapsed));
   w.Float("sys_cpu", Percent(result.cpu.system_seconds, result.elapsed));
   w.Uint("ctx", result.cpu.ContextSwitches());
@@ -251,19 +251,18 @@ std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext&
 
 std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContext& context) {
   const probes::JobSpec& s = result.spec;
-  std::string out = fmt::format(
-      "{}: rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} ({}:{}): {}\n", s.name,
-      probes::ToString(s.rw), HumanBytes(static_cast<double>(s.block_size), true),
-      probes::ToString(s.engine), s.iodepth, s.direct ? 1 : 0, context.target_path,
-      context.device_major, context.device_minor, probes::ToString(result.end));
+  std::string out =
+      fmt::format("{}: rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} ({}:{}): {}\n", s.name,
+                  probes::ToString(s.rw), HumanBytes(static_cast<double>(s.block_size), true),
+                  probes::ToString(s.engine), s.iodepth, s.direct ? 1 : 0, context.target_path,
+                  context.device_major, context.device_minor, probes::ToString(result.end));
   if (result.error) out += fmt::format("  error: {}\n", result.error->ToString());
   AppendDirection(out, "read", result.read);
   AppendDirection(out, "write", result.write);
   if (result.fsyncs > 0) out += fmt::format("  fsync: {}\n", result.fsyncs);
   fmt::format_to(std::back_inserter(out), "  cpu: usr={:.2f}%, sys={:.2f}%, ctx={}\n",
                  Percent(result.cpu.user_seconds, result.elapsed),
-                 Percent(result.cpu.system_seconds, result.elapsed),
-                 result.cpu.ContextSwitches());
+                 Percent(result.cpu.system_seconds, result.elapsed), result.cpu.ContextSwitches());
   return out;
 }
 

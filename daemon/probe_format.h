@@ -23,8 +23,7 @@ struct ProbeReportContext {
 };
 
 std::string FormatProbeJson(const probes::ProbeResult& result, const ProbeReportContext& context);
-std::string FormatProbeNormal(const probes::ProbeResult& result,
-                              const ProbeReportContext& context);
+std::string FormatProbeNormal(const probes::ProbeResult& result, const ProbeReportContext& context);
 // "[r=17.3MiB/s,w=0KiB/s][r=4440,w=0 IOPS][43.0%][eta 00m:05s]", no newline.
 std::string FormatProgressLine(const probes::RunProgress& progress);
 

@@ -126,11 +126,17 @@ OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value
 
 // fio 3.33's option names, then its aliases for them (fio --cmdhelp=<name>
 // lists an option's alias).
-constexpr std::array<std::string_view, 22> kCanonicalNames{
-    "name",       "filename",  "directory",  "rw",       "bs",         "size",       "offset",
-    "iodepth",    "ioengine",  "direct",     "runtime",  "time_based", "ramp_time",  "rwmixread",
-    "rwmixwrite", "rate_iops", "randrepeat", "randseed", "io_size",    "number_ios", "fsync",
-    "iodepth_batch_submit"};
+constexpr std::array<std::string_view, 22> kCanonicalNames{"name",       "filename",
+                                                           "directory",  "rw",
+                                                           "bs",         "size",
+                                                           "offset",     "iodepth",
+                                                           "ioengine",   "direct",
+                                                           "runtime",    "time_based",
+                                                           "ramp_time",  "rwmixread",
+                                                           "rwmixwrite", "rate_iops",
+                                                           "randrepeat", "randseed",
+                                                           "io_size",    "number_ios",
+                                                           "fsync",      "iodepth_batch_submit"};
 constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases{{
     {"readwrite", "rw"},
     {"iodepth_batch", "iodepth_batch_submit"},

@@ -11,10 +11,10 @@ namespace {
 using probes::ProbeResult;
 
 TEST(ProbeArgs, FioSpellingPassesThroughInOrder) {
-  const auto o = ParseProbeArgs({"--name=p", "--filename=/var/tmp/p.dat", "--rw=randread",
-                                 "--bs=8k", "--iodepth=32", "--ioengine=io_uring", "--direct=1",
-                                 "--size=256M", "--runtime=10", "--time_based",
-                                 "--output-format=json"});
+  const auto o =
+      ParseProbeArgs({"--name=p", "--filename=/var/tmp/p.dat", "--rw=randread", "--bs=8k",
+                      "--iodepth=32", "--ioengine=io_uring", "--direct=1", "--size=256M",
+                      "--runtime=10", "--time_based", "--output-format=json"});
   ASSERT_TRUE(o) << o.error().ToString();
   EXPECT_EQ(o->format, ProbeOutputFormat::kJson);
   EXPECT_EQ(o->spec.rw, probes::RwMode::kRandRead);
