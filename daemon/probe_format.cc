@@ -267,7 +267,8 @@ std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContex
 }
 
 std::string FormatProgressLine(const probes::RunProgress& p) {
-  const auto eta_s = std::chrono::duration_cast<std::chrono::seconds>(p.eta).count();
+  const auto eta_s =
+      std::chrono::ceil<std::chrono::seconds>(p.eta).count();  // 0.9 s left reads 1 s
   return fmt::format("[r={},w={}][r={},w={} IOPS][{:.1f}%{}][eta {:02d}m:{:02d}s]",
                      FormatBandwidth(p.read_bytes_per_second),
                      FormatBandwidth(p.write_bytes_per_second), FormatIops(p.read_iops),

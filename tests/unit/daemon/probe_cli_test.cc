@@ -124,6 +124,19 @@ TEST(ProbeNormal, SummaryInFioUnits) {
   EXPECT_EQ(text.find("write:"), std::string::npos) << text;
 }
 
+TEST(ProbeProgress, OneLineWithRatesPercentAndEtaRoundedUp) {
+  probes::RunProgress p;
+  p.fraction_done = 0.5;
+  p.read_iops = 8321;
+  p.read_bytes_per_second = 8321.0 * 4096;
+  p.eta = std::chrono::milliseconds(999);
+  EXPECT_EQ(FormatProgressLine(p), "[r=32.5MiB/s,w=0B/s][r=8321,w=0 IOPS][50.0%][eta 00m:01s]");
+  p.ramping = true;
+  p.eta = std::chrono::seconds(61);
+  EXPECT_EQ(FormatProgressLine(p),
+            "[r=32.5MiB/s,w=0B/s][r=8321,w=0 IOPS][50.0% ramp][eta 01m:01s]");
+}
+
 TEST(ProbeHumanUnits, IopsAndBandwidth) {
   EXPECT_EQ(FormatIops(4440.4), "4440");
   EXPECT_EQ(FormatIops(12345), "12.3k");
