@@ -14,6 +14,7 @@
 #include "daemon/http/server.h"
 #include "daemon/landing_page.h"
 #include "daemon/metrics_renderer.h"
+#include "daemon/probe_service.h"
 #include "daemon/sampler.h"
 #include "daemon/self_metrics.h"
 #include "daemon/systemd_notify.h"
@@ -99,12 +100,14 @@ class App {
                  server_->local_endpoint(),
                  config_.source.empty() ? "built-in defaults" : config_.source);
     signals_.async_wait([this](auto error, int signal) { OnSignal(error, signal); });
+    probes_ = ProbeService::Start(config_, io_);
     next_sample_ = Clock::now();
     ScheduleSample();
     StartWatchdog();
     reload_.last_success_timestamp_seconds = WallSeconds();
     systemd_.Ready();
     io_.run();
+    if (probes_) probes_->Join();  // Stop() cancelled the running probe: it ends within moments
     return 0;
   }
 
@@ -120,6 +123,7 @@ class App {
     // reference), so that two are not alive at once for nothing.
     snapshot_.reset();
     snapshot_ = sampler_.Collect(procfs_, sysfs_, WallSeconds());
+    if (probes_) probes_->OnSample(*snapshot_);
     for (const CollectorStatus& c : snapshot_->collectors) {
       if (!c.success) spdlog::warn("collector {} failed this sample", c.name);
     }
@@ -175,6 +179,11 @@ class App {
       systemd_.Ready();
       return;
     }
+    if (config->probes != config_.probes || config->state_dir != config_.state_dir) {
+      spdlog::warn("config reload: probes and state_dir settings take effect at the next restart");
+      config->probes = config_.probes;
+      config->state_dir = config_.state_dir;
+    }
     if (WebChanged(config->web, config_.web) || config->procfs != config_.procfs ||
         config->sysfs != config_.sysfs) {
       spdlog::warn("config reload: web and paths settings take effect at the next restart");
@@ -196,6 +205,7 @@ class App {
     systemd_.Stopping();
     sample_timer_.cancel();
     watchdog_timer_.cancel();
+    if (probes_) probes_->Shutdown();
     signals_.cancel();
     server_->Shutdown(kShutdownGrace, [this] { io_.stop(); });
   }
@@ -220,14 +230,17 @@ class App {
                  stats.read_timeouts + stats.write_timeouts};
     self.last_sample_age_seconds = WallSeconds() - snapshot_->timestamp_seconds;
     self.sample_lag_seconds = sample_lag_;
+    std::string probe_text;  // a few dozen lines per job: rendered whole, now
+    if (probes_) probes_->AppendMetrics(probe_text);
     http::Response response;
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     // Streamed: the server asks for the next piece once the previous one is
     // on the wire, so a scrape holds ~64 KiB of text, not 4.4 MB (1,000
-    // devices). The self metrics are as of the request, and come last.
-    response.stream = [cursor = MetricsCursor(snapshot_),
+    // devices). The probe and self metrics are as of the request, and come last.
+    response.stream = [cursor = MetricsCursor(snapshot_), probe_text = std::move(probe_text),
                        self_text = RenderSelfMetrics(self)](std::string& out) mutable {
       if (cursor.Next(out, kMetricsPieceBytes)) return true;
+      out += probe_text;
       out += self_text;
       return false;
     };
@@ -257,6 +270,7 @@ class App {
   boost::asio::steady_timer watchdog_timer_{io_};
   boost::asio::signal_set signals_{io_, SIGINT, SIGTERM, SIGHUP};
   std::unique_ptr<http::Server> server_;
+  std::unique_ptr<ProbeService> probes_;  // null when no probe is configured
   std::shared_ptr<const Snapshot> snapshot_;
   SystemdNotifier systemd_;
   ReloadStatus reload_;

@@ -1,9 +1,10 @@
 // App: the composition root of `iowatch serve`. It owns the event loop (one
 // io_context, one thread) and wires the pieces together: the sampling timer
 // feeding the Sampler, the HTTP server answering from the latest Snapshot,
-// signals (SIGTERM/SIGINT: graceful stop within 2 s; SIGHUP: reload the
-// config file, keeping the old one when the new one is invalid) and the
-// systemd notifications and watchdog.
+// signals (SIGTERM/SIGINT: graceful stop within 2 s, a running probe
+// cancelled; SIGHUP: reload the config file, keeping the old one when the new
+// one is invalid), the scheduled probes (ProbeService) and the systemd
+// notifications and watchdog.
 // Thread-safety: Run() on one thread; everything else happens on the event
 // loop. Snapshots are immutable and swapped whole.
 #pragma once

@@ -1,0 +1,59 @@
+// ProbeSnapshot: what the probe recorder knows about every scheduled job, as
+// of its last outcome: the last successful run's figures, the completion
+// latency histogram accumulated over every run since start, the job's
+// baseline with the last run's verdicts and regression states, and the
+// store's health. The recorder builds a new one after each outcome and swaps
+// it in whole; a scrape renders the one it got (probe_metrics_renderer.h)
+// without ever waiting for a probe or for the store.
+// Thread-safety: immutable after publication.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "probes/baseline.h"
+#include "probes/run_metrics.h"
+
+namespace iowatch::daemon {
+
+// The `le` bounds of iowatch_probe_clat_seconds, in nanoseconds: 1, 2.5 and 5
+// per decade from 10 µs to 10 s (+Inf is implied).
+std::span<const uint64_t> ProbeClatBucketBoundsNs();
+
+struct ProbeClatHistogram {
+  std::string op;                    // "read" or "write"
+  std::vector<uint64_t> cumulative;  // per ProbeClatBucketBoundsNs(): completions ≤ bound
+  uint64_t count = 0;                // all completions (the +Inf bucket)
+  double sum_seconds = 0;            // sum of their completion latencies
+};
+
+struct ProbeVerdict {
+  probes::MetricVerdict verdict;  // the last successful run against the baseline
+  bool regressed = false;         // the hysteresis state after that run
+};
+
+struct ProbeJobSnapshot {
+  std::string name;
+  // The last successful run (none yet: empty metrics, timestamp 0).
+  std::vector<probes::MetricSample> last_metrics;  // probes::ExtractMetrics order
+  double last_run_timestamp_seconds = 0;           // its start, seconds since the epoch
+  double run_duration_seconds = 0;
+  double cpu_seconds = 0;                // user + system
+  std::vector<ProbeClatHistogram> clat;  // ops in first-seen order
+  // The baseline the last successful run was compared with, if any.
+  bool has_baseline = false;
+  std::vector<probes::MetricBaseline> baseline;
+  double baseline_created_seconds = 0;  // seconds since the epoch
+  int64_t baseline_runs = 0;
+  std::vector<ProbeVerdict> verdicts;
+};
+
+struct ProbeSnapshot {
+  std::vector<ProbeJobSnapshot> jobs;  // configuration order
+  bool store_up = false;               // the last store operation succeeded
+  uint64_t store_errors_total = 0;     // runs whose storing or baseline work failed
+};
+
+}  // namespace iowatch::daemon
