@@ -75,6 +75,8 @@ ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hy
   o.baseline.hysteresis = hysteresis;
   o.sysfs = dir / "no-sysfs";
   o.wall_ms = [] { return int64_t{1'700'000'000'000}; };
+  // The runs below start in 1970: a retention longer than that keeps them from pruning.
+  o.retention = milliseconds(int64_t{1'800'000'000'000});
   return o;
 }
 
