@@ -64,6 +64,12 @@ std::vector<JobOption> ToJobOptions(const JobSpec& spec) {
   if (spec.iodepth_batch_submit != defaults.iodepth_batch_submit) {
     add("iodepth_batch_submit", std::to_string(spec.iodepth_batch_submit));
   }
+  if (spec.iodepth_batch_complete_min != defaults.iodepth_batch_complete_min) {
+    add("iodepth_batch_complete_min", std::to_string(spec.iodepth_batch_complete_min));
+  }
+  if (spec.iodepth_batch_complete_max != defaults.iodepth_batch_complete_max) {
+    add("iodepth_batch_complete_max", std::to_string(spec.iodepth_batch_complete_max));
+  }
   if (spec.size != defaults.size) add("size", FormatSize(spec.size));
   if (spec.offset != defaults.offset) add("offset", FormatSize(spec.offset));
   if (spec.io_size != defaults.io_size) add("io_size", FormatSize(spec.io_size));

@@ -53,7 +53,10 @@ class Runner {
         limits_(LimitsFor(spec, target.region_size, options.hard_limit)),
         batch_submit_(spec.iodepth_batch_submit == 0 ? spec.iodepth : spec.iodepth_batch_submit),
         slots_(spec.iodepth),
-        completions_(spec.iodepth),
+        reap_min_(std::clamp(spec.iodepth_batch_complete_min, 1u, spec.iodepth)),
+        completions_(
+            std::clamp(std::max(spec.iodepth_batch_complete_max, spec.iodepth_batch_complete_min),
+                       1u, spec.iodepth)),
         progress_(options.on_progress, options.progress_interval) {
     if (!spec.filename.empty() || !spec.directory.empty()) path_ = spec.TargetPath();
   }
@@ -94,6 +97,9 @@ class Runner {
   const uint32_t batch_submit_;  // I/Os per Submit (fio's iodepth_batch_submit)
   uint32_t batched_ = 0;         // queued since the last Submit
   InFlightSlots slots_;
+  // fio's iodepth_batch_complete_min/max: completions awaited when nothing
+  // more can be issued, and taken per reap (the buffer's size).
+  const uint32_t reap_min_;
   std::vector<IoCompletion> completions_;
 
   uint64_t run_start_ns_ = 0;
@@ -152,7 +158,7 @@ ProbeResult Runner::Run() {
     }
     uint64_t wake_ns = NextDeadline(now);
     if (due_ns != 0) wake_ns = std::min(wake_ns, due_ns);
-    ReapSome(1, wake_ns > now ? wake_ns - now : 0);
+    ReapSome(reap_min_, wake_ns > now ? wake_ns - now : 0);
   }
 
   now = clock_.NowNs();

@@ -74,12 +74,18 @@ OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value
     const auto depth = ParseUnsigned<uint32_t>(value);
     if (auto ok = CheckIodepthInRange(depth.value_or(0), value); !ok) return ok;
     spec.iodepth = *depth;
-  } else if (option == "iodepth_batch_submit") {
+  } else if (option == "iodepth_batch_submit" || option == "iodepth_batch_complete_min" ||
+             option == "iodepth_batch_complete_max") {
     const auto batch = ParseUnsigned<uint32_t>(value);
     if (!batch || *batch > 4096) {
-      return OptionProblem(Found("expected a count from 0 (= iodepth) to 4096", value));
+      return OptionProblem(Found(option == "iodepth_batch_submit"
+                                     ? "expected a count from 0 (= iodepth) to 4096"
+                                     : "expected a count from 0 to 4096",
+                                 value));
     }
-    spec.iodepth_batch_submit = *batch;
+    (option == "iodepth_batch_submit"         ? spec.iodepth_batch_submit
+     : option == "iodepth_batch_complete_min" ? spec.iodepth_batch_complete_min
+                                              : spec.iodepth_batch_complete_max) = *batch;
   } else if (option == "ioengine") {
     const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
     if (it == kEngines.end()) {
@@ -126,20 +132,34 @@ OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value
 
 // fio 3.33's option names, then its aliases for them (fio --cmdhelp=<name>
 // lists an option's alias).
-constexpr std::array<std::string_view, 22> kCanonicalNames{"name",       "filename",
-                                                           "directory",  "rw",
-                                                           "bs",         "size",
-                                                           "offset",     "iodepth",
-                                                           "ioengine",   "direct",
-                                                           "runtime",    "time_based",
-                                                           "ramp_time",  "rwmixread",
-                                                           "rwmixwrite", "rate_iops",
-                                                           "randrepeat", "randseed",
-                                                           "io_size",    "number_ios",
-                                                           "fsync",      "iodepth_batch_submit"};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases{{
+constexpr std::array<std::string_view, 24> kCanonicalNames{"name",
+                                                           "filename",
+                                                           "directory",
+                                                           "rw",
+                                                           "bs",
+                                                           "size",
+                                                           "offset",
+                                                           "iodepth",
+                                                           "ioengine",
+                                                           "direct",
+                                                           "runtime",
+                                                           "time_based",
+                                                           "ramp_time",
+                                                           "rwmixread",
+                                                           "rwmixwrite",
+                                                           "rate_iops",
+                                                           "randrepeat",
+                                                           "randseed",
+                                                           "io_size",
+                                                           "number_ios",
+                                                           "fsync",
+                                                           "iodepth_batch_submit",
+                                                           "iodepth_batch_complete_min",
+                                                           "iodepth_batch_complete_max"};
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases{{
     {"readwrite", "rw"},
     {"iodepth_batch", "iodepth_batch_submit"},
+    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
     {"blocksize", "bs"},
     {"fileoffset", "offset"},
     {"timeout", "runtime"},

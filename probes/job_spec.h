@@ -43,6 +43,17 @@ struct JobSpec {
   // fio's default 1 submits each I/O as soon as it is ready (so adjacent
   // sequential I/Os are not merged by the block layer's plug); 0 = iodepth.
   uint32_t iodepth_batch_submit = 1;
+  // fio: iodepth_batch_complete_min (alias iodepth_batch_complete): when the
+  // queue is full, wait for at least this many completions (0 waits like 1:
+  // iowatch never busy-polls).
+  uint32_t iodepth_batch_complete_min = 1;
+  // fio: iodepth_batch_complete_max: completions taken per reap; 0 or less
+  // than the min = the min, as fio. fio's default 1 takes one completion,
+  // refills its slot, then takes the next, so a slot is never idle while a
+  // completion waits (and the wait counts in clat): reaping them all at
+  // once would run a QD32 job at an effective depth of ~26 on a device that
+  // completes in bursts.
+  uint32_t iodepth_batch_complete_max = 0;
   EngineKind engine = EngineKind::kPsync;
   bool direct = false;
   std::chrono::nanoseconds runtime{0};  // 0 = no limit (runs until the I/O amount is done)

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/config/every_probes_key.h"
+
 namespace iowatch::config {
 namespace {
 
@@ -26,20 +28,7 @@ std::string ReadText(const std::string& path) {
 }
 
 // Every probes key, as probes_config_test.cc checks it value by value.
-constexpr char kEveryProbesKey[] = R"(
-probes:
-  enabled: false
-  max_concurrent: 2
-  busy_threshold: 0.25
-  busy_window: 2m
-  busy_retry: 30s
-  max_skips: 3
-  retention: 30d
-  baseline: {runs: 7, throughput_tolerance: 0.1, latency_tolerance: 0.3, tail_tolerance: 1,
-             spread_factor: 2.5, hysteresis: 2}
-  defaults: {every: 5m, jitter: 30s, timeout: 20s, options: {directory: p, size: 1M}}
-  jobs: []
-)";
+const std::string kEveryProbesKey = std::string(test_data::kEveryProbesKeyButJobs) + "  jobs: []\n";
 
 Config Parsed(std::string_view yaml) {
   auto config = ParseConfig(yaml, "test.yaml");

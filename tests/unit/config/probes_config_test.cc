@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config/config.h"
+#include "tests/unit/config/every_probes_key.h"
 
 namespace iowatch::config {
 namespace {
@@ -78,18 +79,7 @@ TEST(ProbesConfig, BundledFileHasTheThreeDefaultJobs) {
 }
 
 TEST(ProbesConfig, EveryKeyIsRead) {
-  const Config c = Parsed(R"(
-probes:
-  enabled: false
-  max_concurrent: 2
-  busy_threshold: 0.25
-  busy_window: 2m
-  busy_retry: 30s
-  max_skips: 3
-  retention: 30d
-  baseline: {runs: 7, throughput_tolerance: 0.1, latency_tolerance: 0.3, tail_tolerance: 1,
-             spread_factor: 2.5, hysteresis: 2}
-  defaults: {every: 5m, jitter: 30s, timeout: 20s, options: {directory: p, size: 1M}}
+  const Config c = Parsed(std::string(test_data::kEveryProbesKeyButJobs) + R"(
   jobs:
     - name: Job_1.a-b
       every: 1h

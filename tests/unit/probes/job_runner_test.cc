@@ -215,7 +215,8 @@ class FakeEngine final : public ProbeEngine {
     if (behaviour_.clock != nullptr && n > 0) behaviour_.clock->Advance(behaviour_.submit_ns);
     return n;
   }
-  Result<size_t> Reap(size_t /*min*/, std::span<IoCompletion> out, nanoseconds timeout) override {
+  Result<size_t> Reap(size_t min, std::span<IoCompletion> out, nanoseconds timeout) override {
+    reap_calls_.push_back({min, out.size()});
     if (behaviour_.never_complete) {
       if (behaviour_.clock != nullptr) {
         behaviour_.clock->Advance(static_cast<uint64_t>(timeout.count()));
@@ -255,6 +256,11 @@ class FakeEngine final : public ProbeEngine {
   std::vector<size_t> fsync_saw_in_flight_;
   size_t max_in_flight_ = 0;
   std::vector<uint32_t> submit_sizes_;  // requests per non-empty Submit
+  struct ReapCall {
+    size_t min;       // completions the runner waits for
+    size_t capacity;  // completions it takes at most
+  };
+  std::vector<ReapCall> reap_calls_;
   bool closed_ = false;
 };
 
@@ -278,6 +284,62 @@ TEST(RunJobTest, SubmitsEachIoAloneByDefaultAndInBatchesWhenAsked) {
     const ProbeResult result = MustRun(spec, engine, Target(8 * 4096), options);
     EXPECT_EQ(result.read.ios, 8u) << "batch " << batch;
     EXPECT_EQ(engine.submit_sizes_, want) << "batch " << batch;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// RunJob: reaping (fio's iodepth_batch_complete_min/max)
+
+// The fake completes everything in flight at once, as a device that
+// completes in bursts: fio's default still takes one completion per reap
+// and refills its slot before the next, so the queue stays full.
+TEST(RunJobTest, TakesOneCompletionPerReapByDefaultSoTheQueueStaysFull) {
+  ManualProbeClock clock;
+  FakeEngine engine(FakeEngine::Async(&clock, 100, 1000));
+  JobSpec spec = Spec(RwMode::kRandRead, 64 * 4096);
+  spec.iodepth = 8;
+  RunOptions options;
+  options.clock = &clock;
+  const ProbeResult result = MustRun(spec, engine, Target(64 * 4096), options);
+  EXPECT_EQ(result.read.ios, 64u);
+  ASSERT_FALSE(engine.reap_calls_.empty());
+  for (const auto& call : engine.reap_calls_) {
+    EXPECT_EQ(call.capacity, 1u);
+    EXPECT_LE(call.min, 1u);
+  }
+  // After the first fill, each submission finds the other 7 still in flight.
+  ASSERT_GT(engine.submit_sizes_.size(), 8u);
+  EXPECT_EQ(engine.max_in_flight_, 8u);
+}
+
+TEST(RunJobTest, ReapsUpToIodepthBatchCompleteMaxAndWaitsForTheMin) {
+  const struct {
+    uint32_t min, max;
+    size_t want_min, want_capacity;
+  } cases[] = {
+      {1, 4, 1, 4},  {3, 0, 3, 3},  // max unset = the min, as fio
+      {3, 2, 3, 3},                 // max below the min = the min, as fio
+      {0, 0, 1, 1},                 // 0 waits like 1: no busy polling
+      {1, 64, 1, 8},                // never more than iodepth
+  };
+  for (const auto& c : cases) {
+    ManualProbeClock clock;
+    FakeEngine engine(FakeEngine::Async(&clock, 100, 1000));
+    JobSpec spec = Spec(RwMode::kRandRead, 64 * 4096);
+    spec.iodepth = 8;
+    spec.iodepth_batch_complete_min = c.min;
+    spec.iodepth_batch_complete_max = c.max;
+    RunOptions options;
+    options.clock = &clock;
+    const ProbeResult result = MustRun(spec, engine, Target(64 * 4096), options);
+    EXPECT_EQ(result.read.ios, 64u);
+    ASSERT_FALSE(engine.reap_calls_.empty());
+    for (const auto& call : engine.reap_calls_) {
+      EXPECT_EQ(call.capacity, c.want_capacity) << c.min << "/" << c.max;
+      if (call.min != 0) {
+        EXPECT_EQ(call.min, c.want_min) << c.min << "/" << c.max;
+      }
+    }
   }
 }
 

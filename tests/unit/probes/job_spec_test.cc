@@ -363,15 +363,40 @@ TEST(JobOptionNames, ListsEveryNameAndAliasOnce) {
   const auto names = JobOptionNames();
   const std::set<std::string_view> unique(names.begin(), names.end());
   EXPECT_EQ(unique.size(), names.size());
-  for (const std::string_view name :
-       {"name",       "filename",  "directory",  "rw",         "readwrite", "bs",
-        "blocksize",  "size",      "offset",     "fileoffset", "iodepth",   "ioengine",
-        "direct",     "runtime",   "timeout",    "time_based", "ramp_time", "rwmixread",
-        "rwmixwrite", "rate_iops", "randrepeat", "randseed",   "io_size",   "io_limit",
-        "number_ios", "fsync"}) {
+  for (const std::string_view name : {"name",
+                                      "filename",
+                                      "directory",
+                                      "rw",
+                                      "readwrite",
+                                      "bs",
+                                      "blocksize",
+                                      "size",
+                                      "offset",
+                                      "fileoffset",
+                                      "iodepth",
+                                      "ioengine",
+                                      "direct",
+                                      "runtime",
+                                      "timeout",
+                                      "time_based",
+                                      "ramp_time",
+                                      "rwmixread",
+                                      "rwmixwrite",
+                                      "rate_iops",
+                                      "randrepeat",
+                                      "randseed",
+                                      "io_size",
+                                      "io_limit",
+                                      "number_ios",
+                                      "fsync",
+                                      "iodepth_batch_submit",
+                                      "iodepth_batch",
+                                      "iodepth_batch_complete_min",
+                                      "iodepth_batch_complete",
+                                      "iodepth_batch_complete_max"}) {
     EXPECT_TRUE(unique.contains(name)) << name;
   }
-  EXPECT_EQ(names.size(), 28u);
+  EXPECT_EQ(names.size(), 31u);
   // Every listed name is one ApplyJobOption knows (its error, if any, is about the value).
   for (const std::string_view name : names) {
     JobSpec spec;
@@ -598,7 +623,9 @@ INSTANTIATE_TEST_SUITE_P(
                                            {"randseed", "18446744073709551615"},
                                            {"io_limit", "12345"},
                                            {"number_ios", "18446744073709551615"},
-                                           {"fsync", "4294967295"}},
+                                           {"fsync", "4294967295"},
+                                           {"iodepth_batch_complete", "2"},
+                                           {"iodepth_batch_complete_max", "4096"}},
                     std::vector<JobOption>{{"directory", "/var/lib/iowatch"},
                                            {"name", "seq"},
                                            {"rw", "write"},
@@ -668,6 +695,31 @@ TEST(ApplyJobOption, IodepthBatchSubmitAndItsAlias) {
   ASSERT_FALSE(bad);
   EXPECT_TRUE(bad.error().message.starts_with("iodepth_batch_submit")) << bad.error().message;
   EXPECT_NE(bad.error().message.find("many"), std::string::npos);
+}
+
+TEST(ApplyJobOption, IodepthBatchCompleteMinMaxAndTheAlias) {
+  JobSpec spec;
+  EXPECT_EQ(spec.iodepth_batch_complete_min, 1u);  // fio's default
+  EXPECT_EQ(spec.iodepth_batch_complete_max, 0u);  // unset: the min, as fio
+  ASSERT_TRUE(ApplyJobOption(spec, "iodepth_batch_complete", "4"));
+  EXPECT_EQ(spec.iodepth_batch_complete_min, 4u);
+  ASSERT_TRUE(ApplyJobOption(spec, "iodepth_batch_complete_max", "16"));
+  EXPECT_EQ(spec.iodepth_batch_complete_max, 16u);
+  for (const char* option : {"iodepth_batch_complete_min", "iodepth_batch_complete_max"}) {
+    const auto bad = ApplyJobOption(spec, option, "4097");
+    ASSERT_FALSE(bad) << option;
+    EXPECT_TRUE(bad.error().message.starts_with(option)) << bad.error().message;
+    EXPECT_NE(bad.error().message.find("0 to 4096"), std::string::npos) << bad.error().message;
+  }
+  // Round trip through the canonical text, as the store keeps it.
+  const auto text = [](const JobSpec& s) {
+    std::string joined;
+    for (const JobOption& o : ToJobOptions(s)) joined += fmt::format("{}={}\n", o.name, o.value);
+    return joined;
+  };
+  EXPECT_NE(text(spec).find("iodepth_batch_complete_min=4\n"), std::string::npos) << text(spec);
+  EXPECT_NE(text(spec).find("iodepth_batch_complete_max=16\n"), std::string::npos) << text(spec);
+  EXPECT_EQ(text(JobSpec{}).find("iodepth_batch_complete"), std::string::npos);
 }
 
 }  // namespace
