@@ -10,7 +10,7 @@ median over rounds of IOPS, bandwidth, clat p50/p99 and CPU per I/O (usr_cpu +
 sys_cpu of the job, from each tool's own JSON, times its runtime, over its
 I/Os), and the iowatch/fio ratios.
 
-Usage: probe_vs_fio.py IOWATCH [--rounds 3] [--runtime 5] [--dir /var/tmp]
+Usage: probe_vs_fio.py IOWATCH [--rounds 3] [--runtime 5] [--dir /var/tmp] [--jobs A,B] [--control]
 Run by hand (a benchmark, not a test); figures go to README.md.
 """
 import argparse
@@ -50,7 +50,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--dir", default="/var/tmp")
+    ap.add_argument("--jobs", default=",".join(j[0] for j in JOBS),
+                    help="comma-separated job names (default: all)")
+    ap.add_argument("--control", action="store_true",
+                    help="also run fio a second time each round: fio-vs-fio ratios are the "
+                         "noise floor the iowatch-vs-fio ratios must be read against")
     args = ap.parse_args()
+    wanted = args.jobs.split(",")
+    tools = ["fio", "iowatch"] + ["fio again"] * args.control
     workdir = tempfile.mkdtemp(prefix="iowatch-bench-", dir=args.dir)
     common = [f"--directory={workdir}", "--name=bench", "--size=256M", "--direct=1",
               f"--runtime={args.runtime}", "--time_based", "--output-format=json"]
@@ -59,24 +66,27 @@ def main():
         # to write to fio's file).
         subprocess.run([args.iowatch, "probe", *common, "--rw=read", "--bs=1m", "--runtime=1"],
                        capture_output=True, check=True)
-        print(f"{args.rounds} rounds of {args.runtime} s per tool and job, alternating fio / iowatch")
+        print(f"{args.rounds} rounds of {args.runtime} s per tool and job, alternating "
+              f"{' / '.join(tools)}")
         print("| job | tool | IOPS | MiB/s | clat p50 µs | clat p99 µs | CPU µs/I/O |")
         print("|---|---|---|---|---|---|---|")
-        for name, opts, op in JOBS:
-            rows = {"fio": [], "iowatch": []}
+        for name, opts, op in (j for j in JOBS if j[0] in wanted):
+            rows = {tool: [] for tool in tools}
             for _ in range(args.rounds):
-                rows["fio"].append(figures(run(["fio", *common, *opts]), op))
-                rows["iowatch"].append(figures(run([args.iowatch, "probe", *common, *opts]), op))
+                for tool in tools:
+                    cmd = [args.iowatch, "probe"] if tool == "iowatch" else ["fio"]
+                    rows[tool].append(figures(run([*cmd, *common, *opts]), op))
             med = {tool: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
                    for tool, rs in rows.items()}
-            for tool in ("fio", "iowatch"):
+            for tool in tools:
                 m = med[tool]
                 print(f"| {name} | {tool} | {m['iops']:.0f} | {m['bw_mib']:.1f} | "
                       f"{m['clat_p50_us']:.1f} | {m['clat_p99_us']:.1f} | {m['cpu_us_per_io']:.2f} |")
-            r = {k: med["iowatch"][k] / med["fio"][k] if med["fio"][k] else float("nan")
-                 for k in med["fio"]}
-            print(f"| {name} | ratio | {r['iops']:.2f} | {r['bw_mib']:.2f} | {r['clat_p50_us']:.2f} | "
-                  f"{r['clat_p99_us']:.2f} | {r['cpu_us_per_io']:.2f} |")
+            for tool in tools[1:]:
+                r = {k: med[tool][k] / med["fio"][k] if med["fio"][k] else float("nan")
+                     for k in med["fio"]}
+                print(f"| {name} | ratio {tool} / fio | {r['iops']:.2f} | {r['bw_mib']:.2f} | "
+                      f"{r['clat_p50_us']:.2f} | {r['clat_p99_us']:.2f} | {r['cpu_us_per_io']:.2f} |")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
