@@ -11,6 +11,10 @@
 namespace iowatch::daemon {
 namespace {
 
+// The probe job's label. Not "job": Prometheus sets that target label on every
+// series it scrapes and would rename ours to "exported_job".
+constexpr std::string_view kProbe = "probe";
+
 struct Input {
   const ProbeSnapshot& recorded;
   const SchedulerStatus& scheduler;
@@ -29,7 +33,7 @@ template <const char* kMetric>
 void LastMetric(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const probes::MetricSample& m : job.last_metrics) {
-      if (m.metric == kMetric) w.Sample({{"job", job.name}, {"op", m.op}}, m.value);
+      if (m.metric == kMetric) w.Sample({{kProbe, job.name}, {"op", m.op}}, m.value);
     }
   }
 }
@@ -51,7 +55,7 @@ void LastClat(const Input& in, ExpositionWriter& w, std::string&) {
     for (const probes::MetricSample& m : job.last_metrics) {
       for (const auto& [metric, stat] : kStats) {
         if (m.metric == metric) {
-          w.Sample({{"job", job.name}, {"op", m.op}, {"stat", stat}}, m.value);
+          w.Sample({{kProbe, job.name}, {"op", m.op}, {"stat", stat}}, m.value);
         }
       }
     }
@@ -62,7 +66,7 @@ void LastClat(const Input& in, ExpositionWriter& w, std::string&) {
 template <double ProbeJobSnapshot::*kField>
 void PerJob(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (job.last_run_timestamp_seconds > 0) w.Sample({{"job", job.name}}, job.*kField);
+    if (job.last_run_timestamp_seconds > 0) w.Sample({{kProbe, job.name}}, job.*kField);
   }
 }
 
@@ -83,13 +87,13 @@ void ClatHistogram(const Input& in, ExpositionWriter&, std::string& out) {
       w.Family("iowatch_probe_clat_seconds_bucket", "histogram", "", true);
       for (size_t i = 0; i < bounds.size() && i < h.cumulative.size(); ++i) {
         const std::string le = fmt::format("{}", static_cast<double>(bounds[i]) / 1e9);
-        w.SampleInt({{"job", job.name}, {"op", h.op}, {"le", le}}, h.cumulative[i]);
+        w.SampleInt({{kProbe, job.name}, {"op", h.op}, {"le", le}}, h.cumulative[i]);
       }
-      w.SampleInt({{"job", job.name}, {"op", h.op}, {"le", "+Inf"}}, h.count);
+      w.SampleInt({{kProbe, job.name}, {"op", h.op}, {"le", "+Inf"}}, h.count);
       w.Family("iowatch_probe_clat_seconds_sum", "histogram", "", true);
-      w.Sample({{"job", job.name}, {"op", h.op}}, h.sum_seconds);
+      w.Sample({{kProbe, job.name}, {"op", h.op}}, h.sum_seconds);
       w.Family("iowatch_probe_clat_seconds_count", "histogram", "", true);
-      w.SampleInt({{"job", job.name}, {"op", h.op}}, h.count);
+      w.SampleInt({{kProbe, job.name}, {"op", h.op}}, h.count);
     }
   }
 }
@@ -98,7 +102,7 @@ void BaselineValue(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (!job.has_baseline) continue;
     for (const probes::MetricBaseline& m : job.baseline) {
-      w.Sample({{"job", job.name}, {"op", m.op}, {"metric", m.metric}}, m.median);
+      w.Sample({{kProbe, job.name}, {"op", m.op}, {"metric", m.metric}}, m.median);
     }
   }
 }
@@ -106,7 +110,7 @@ void BaselineValue(const Input& in, ExpositionWriter& w, std::string&) {
 void BaselineRatio(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const ProbeVerdict& v : job.verdicts) {
-      w.Sample({{"job", job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
+      w.Sample({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
                v.verdict.ratio);
     }
   }
@@ -115,7 +119,7 @@ void BaselineRatio(const Input& in, ExpositionWriter& w, std::string&) {
 void Regression(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const ProbeVerdict& v : job.verdicts) {
-      w.SampleInt({{"job", job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
+      w.SampleInt({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
                   v.regressed ? 1 : 0);
     }
   }
@@ -124,7 +128,7 @@ void Regression(const Input& in, ExpositionWriter& w, std::string&) {
 void BaselineAge(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.has_baseline) {
-      w.Sample({{"job", job.name}}, std::max(0.0, in.now_seconds - job.baseline_created_seconds));
+      w.Sample({{kProbe, job.name}}, std::max(0.0, in.now_seconds - job.baseline_created_seconds));
     }
   }
 }
@@ -132,7 +136,7 @@ void BaselineAge(const Input& in, ExpositionWriter& w, std::string&) {
 void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.has_baseline) {
-      w.SampleInt({{"job", job.name}},
+      w.SampleInt({{kProbe, job.name}},
                   static_cast<uint64_t>(std::max<int64_t>(0, job.baseline_runs)));
     }
   }
@@ -140,20 +144,25 @@ void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
 
 void Runs(const Input& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs) {
-    w.SampleInt({{"job", job.name}, {"result", "ok"}}, job.runs.ok);
-    w.SampleInt({{"job", job.name}, {"result", "error"}}, job.runs.error);
-    w.SampleInt({{"job", job.name}, {"result", "skipped"}}, job.runs.skipped);
+    w.SampleInt({{kProbe, job.name}, {"result", "ok"}}, job.runs.ok);
+    w.SampleInt({{kProbe, job.name}, {"result", "error"}}, job.runs.error);
+    w.SampleInt({{kProbe, job.name}, {"result", "skipped"}}, job.runs.skipped);
   }
 }
 
 void Skips(const Input& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs) {
     // "busy" is the one reason today: always present, so rate() has a series from the start.
-    if (!job.skips.contains("busy")) w.SampleInt({{"job", job.name}, {"reason", "busy"}}, 0);
+    if (!job.skips.contains("busy")) w.SampleInt({{kProbe, job.name}, {"reason", "busy"}}, 0);
     for (const auto& [reason, count] : job.skips) {
-      w.SampleInt({{"job", job.name}, {"reason", reason}}, count);
+      w.SampleInt({{kProbe, job.name}, {"reason", reason}}, count);
     }
   }
+}
+
+void Interval(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const JobStatus& job : in.scheduler.jobs)
+    w.Sample({{kProbe, job.name}}, job.interval_seconds);
 }
 
 void Running(const Input& in, ExpositionWriter& w, std::string&) {
@@ -210,6 +219,8 @@ std::vector<Family> Sorted() {
        "Probe runs since start, by result (skipped: a slot given up while the device was busy).",
        Runs},
       {"iowatch_probe_skips_total", "counter", "Probe attempts postponed, by reason.", Skips},
+      {"iowatch_probe_interval_seconds", "gauge", "The job's configured interval (every).",
+       Interval},
       {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
        StoreUp},

@@ -76,6 +76,7 @@ ProbeScheduler::ProbeScheduler(std::vector<ScheduledJob> jobs, SchedulerPolicy p
   for (ScheduledJob& config : jobs) {
     auto job = std::make_unique<Job>();
     job->status.name = config.name;
+    job->status.interval_seconds = std::chrono::duration<double>(config.every).count();
     job->config = std::move(config);
     jobs_.push_back(std::move(job));
   }

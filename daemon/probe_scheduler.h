@@ -137,6 +137,7 @@ struct RunCounts {
 
 struct JobStatus {
   std::string name;
+  double interval_seconds = 0;     // the job's `every`
   std::optional<DeviceId> device;  // as last resolved
   RunCounts runs;
   std::map<std::string, uint64_t> skips;  // by reason ("busy")

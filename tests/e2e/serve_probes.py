@@ -49,12 +49,12 @@ probes:
 
 
 def ok_runs(samples, job):
-    return sum(daemon.values(samples, "iowatch_probe_runs_total", job=job, result="ok"))
+    return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=job, result="ok"))
 
 
 def ready(samples):
     return all(ok_runs(samples, job) >= 3 and
-               daemon.values(samples, "iowatch_probe_baseline_runs", job=job) for job in JOBS)
+               daemon.values(samples, "iowatch_probe_baseline_runs", probe=job) for job in JOBS)
 
 
 def db_runs(path):
@@ -86,24 +86,24 @@ def main():
             r.check(ok_runs(samples, job) >= 3, f"{job}: at least 3 ok runs within 30 s",
                     f"runs: {[(l, v) for n, l, v in samples if n == 'iowatch_probe_runs_total']}"
                     f"\n{d.stderr()[-3000:]}")
-            r.check(daemon.values(samples, "iowatch_probe_runs_total", job=job, result="error")
+            r.check(daemon.values(samples, "iowatch_probe_runs_total", probe=job, result="error")
                     == [0], f"{job}: no error runs")
             op = "read" if "read" in job else "write"
-            iops = daemon.values(samples, "iowatch_probe_iops", job=job, op=op)
+            iops = daemon.values(samples, "iowatch_probe_iops", probe=job, op=op)
             r.check(iops and iops[0] > 0, f"{job}: iowatch_probe_iops > 0", str(iops))
             buckets = [(l["le"], v) for n, l, v in samples
-                       if n == "iowatch_probe_clat_seconds_bucket" and l.get("job") == job]
+                       if n == "iowatch_probe_clat_seconds_bucket" and l.get("probe") == job]
             counts = [v for _, v in buckets]
-            total = daemon.values(samples, "iowatch_probe_clat_seconds_count", job=job, op=op)
+            total = daemon.values(samples, "iowatch_probe_clat_seconds_count", probe=job, op=op)
             r.check(len(buckets) == 20 and counts == sorted(counts) and buckets[-1][0] == "+Inf"
                     and total and counts[-1] == total[0] > 0,
                     f"{job}: clat histogram cumulative, 20 buckets, +Inf = _count", str(buckets))
-            r.check(daemon.values(samples, "iowatch_probe_baseline_runs", job=job) == [2],
+            r.check(daemon.values(samples, "iowatch_probe_baseline_runs", probe=job) == [2],
                     f"{job}: baseline learned from 2 runs")
-            r.check(daemon.values(samples, "iowatch_probe_regression", job=job, op=op,
+            r.check(daemon.values(samples, "iowatch_probe_regression", probe=job, op=op,
                                   metric="iops") in ([0], [1]),
                     f"{job}: regression series for iops")
-            r.check(daemon.values(samples, "iowatch_probe_baseline_ratio", job=job, op=op,
+            r.check(daemon.values(samples, "iowatch_probe_baseline_ratio", probe=job, op=op,
                                   metric="iops"), f"{job}: ratio series for iops")
         r.check(daemon.values(samples, "iowatch_probe_store_up") == [1], "store up")
         r.check(daemon.values(samples, "iowatch_probe_store_errors_total") == [0], "no store errors")

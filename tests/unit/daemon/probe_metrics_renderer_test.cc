@@ -50,6 +50,7 @@ SchedulerStatus Status() {
   SchedulerStatus status;
   JobStatus job;
   job.name = "rr";
+  job.interval_seconds = 900;
   job.runs = {7, 1, 2, 0};
   status.jobs = {job};
   status.devices = {{MakeDeviceId(8, 0), true, "rr"}};
@@ -62,79 +63,82 @@ TEST(ProbeMetricsRenderer, SmallSnapshotAsExactText) {
   const std::string expected =
       R"(# HELP iowatch_probe_bandwidth_bytes_per_second Bytes per second of the last successful run.
 # TYPE iowatch_probe_bandwidth_bytes_per_second gauge
-iowatch_probe_bandwidth_bytes_per_second{job="rr",op="read"} 4096000
+iowatch_probe_bandwidth_bytes_per_second{probe="rr",op="read"} 4096000
 # HELP iowatch_probe_baseline_age_seconds Time since the job's baseline was made.
 # TYPE iowatch_probe_baseline_age_seconds gauge
-iowatch_probe_baseline_age_seconds{job="rr"} 1000
+iowatch_probe_baseline_age_seconds{probe="rr"} 1000
 # HELP iowatch_probe_baseline_ratio The last successful run's value divided by the baseline.
 # TYPE iowatch_probe_baseline_ratio gauge
-iowatch_probe_baseline_ratio{job="rr",op="read",metric="iops"} 0.8
+iowatch_probe_baseline_ratio{probe="rr",op="read",metric="iops"} 0.8
 # HELP iowatch_probe_baseline_runs Runs the job's baseline was built from.
 # TYPE iowatch_probe_baseline_runs gauge
-iowatch_probe_baseline_runs{job="rr"} 5
+iowatch_probe_baseline_runs{probe="rr"} 5
 # HELP iowatch_probe_baseline_value The job's baseline (median of its first runs) per op and metric, in the metric's unit.
 # TYPE iowatch_probe_baseline_value gauge
-iowatch_probe_baseline_value{job="rr",op="read",metric="iops"} 1250
+iowatch_probe_baseline_value{probe="rr",op="read",metric="iops"} 1250
 # HELP iowatch_probe_clat_seconds Completion latency of every probe I/O since start.
 # TYPE iowatch_probe_clat_seconds histogram
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="1e-05"} 0
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="2.5e-05"} 0
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="5e-05"} 1
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.0001"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.00025"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.0005"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.001"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.0025"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.005"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.01"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.025"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.05"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.1"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.25"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="0.5"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="1"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="2.5"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="5"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="10"} 3
-iowatch_probe_clat_seconds_bucket{job="rr",op="read",le="+Inf"} 3
-iowatch_probe_clat_seconds_sum{job="rr",op="read"} 0.5
-iowatch_probe_clat_seconds_count{job="rr",op="read"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="1e-05"} 0
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="2.5e-05"} 0
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="5e-05"} 1
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0001"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.00025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0005"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.001"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.005"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.01"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.05"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.1"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.25"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="1"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="2.5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="10"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="+Inf"} 3
+iowatch_probe_clat_seconds_sum{probe="rr",op="read"} 0.5
+iowatch_probe_clat_seconds_count{probe="rr",op="read"} 3
 # HELP iowatch_probe_cpu_seconds User and system CPU time of the job's last successful run.
 # TYPE iowatch_probe_cpu_seconds gauge
-iowatch_probe_cpu_seconds{job="rr"} 0.25
+iowatch_probe_cpu_seconds{probe="rr"} 0.25
+# HELP iowatch_probe_interval_seconds The job's configured interval (every).
+# TYPE iowatch_probe_interval_seconds gauge
+iowatch_probe_interval_seconds{probe="rr"} 900
 # HELP iowatch_probe_iops I/O operations per second of the last successful run.
 # TYPE iowatch_probe_iops gauge
-iowatch_probe_iops{job="rr",op="read"} 1000
+iowatch_probe_iops{probe="rr",op="read"} 1000
 # HELP iowatch_probe_last_clat_seconds Completion latency of the last successful run: mean and percentiles.
 # TYPE iowatch_probe_last_clat_seconds gauge
-iowatch_probe_last_clat_seconds{job="rr",op="read",stat="mean"} 0.0001
-iowatch_probe_last_clat_seconds{job="rr",op="read",stat="p50"} 0.0001
-iowatch_probe_last_clat_seconds{job="rr",op="read",stat="p90"} 0.0002
-iowatch_probe_last_clat_seconds{job="rr",op="read",stat="p99"} 0.0005
-iowatch_probe_last_clat_seconds{job="rr",op="read",stat="p99_9"} 0.001
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="mean"} 0.0001
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p50"} 0.0001
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p90"} 0.0002
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99"} 0.0005
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99_9"} 0.001
 # HELP iowatch_probe_last_run_timestamp_seconds Start of the job's last successful run, seconds since the epoch.
 # TYPE iowatch_probe_last_run_timestamp_seconds gauge
-iowatch_probe_last_run_timestamp_seconds{job="rr"} 1700000000
+iowatch_probe_last_run_timestamp_seconds{probe="rr"} 1700000000
 # HELP iowatch_probe_lat_mean_seconds Mean total latency (submission + completion) of the last successful run.
 # TYPE iowatch_probe_lat_mean_seconds gauge
-iowatch_probe_lat_mean_seconds{job="rr",op="read"} 0.00011
+iowatch_probe_lat_mean_seconds{probe="rr",op="read"} 0.00011
 # HELP iowatch_probe_regression 1 while the metric is regressed against the baseline (after hysteresis).
 # TYPE iowatch_probe_regression gauge
-iowatch_probe_regression{job="rr",op="read",metric="iops"} 1
+iowatch_probe_regression{probe="rr",op="read",metric="iops"} 1
 # HELP iowatch_probe_run_duration_seconds Measured time of the job's last successful run.
 # TYPE iowatch_probe_run_duration_seconds gauge
-iowatch_probe_run_duration_seconds{job="rr"} 1
+iowatch_probe_run_duration_seconds{probe="rr"} 1
 # HELP iowatch_probe_running 1 while a probe runs on the device.
 # TYPE iowatch_probe_running gauge
 iowatch_probe_running{device="8:0"} 1
 # HELP iowatch_probe_runs_total Probe runs since start, by result (skipped: a slot given up while the device was busy).
 # TYPE iowatch_probe_runs_total counter
-iowatch_probe_runs_total{job="rr",result="ok"} 7
-iowatch_probe_runs_total{job="rr",result="error"} 1
-iowatch_probe_runs_total{job="rr",result="skipped"} 2
+iowatch_probe_runs_total{probe="rr",result="ok"} 7
+iowatch_probe_runs_total{probe="rr",result="error"} 1
+iowatch_probe_runs_total{probe="rr",result="skipped"} 2
 # HELP iowatch_probe_skips_total Probe attempts postponed, by reason.
 # TYPE iowatch_probe_skips_total counter
-iowatch_probe_skips_total{job="rr",reason="busy"} 0
+iowatch_probe_skips_total{probe="rr",reason="busy"} 0
 # HELP iowatch_probe_store_errors_total Probe runs whose storing (or baseline update) failed.
 # TYPE iowatch_probe_store_errors_total counter
 iowatch_probe_store_errors_total 2
@@ -148,7 +152,7 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 20u);
 }
 
 TEST(ProbeMetricsRenderer, NothingButCountersBeforeTheFirstRun) {
