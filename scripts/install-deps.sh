@@ -11,7 +11,10 @@ packages=(
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
-  sysstat procps fio util-linux faketime python3 openssl prometheus
+  sysstat procps fio util-linux faketime python3 openssl prometheus prometheus-node-exporter
+  # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
+  # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
+  systemd strace dpkg-dev
 )
 
 missing=()

@@ -95,8 +95,10 @@ class Results:
 
 
 class Daemon:
-    def __init__(self, binary, config=None, procfs=None, sysfs=None, extra=()):
+    def __init__(self, binary, config=None, procfs=None, sysfs=None, extra=(), wrapper=()):
+        """wrapper: a command the daemon runs under (e.g. strace and its options)."""
         self.binary, self.config, self.extra = os.path.abspath(binary), config, list(extra)
+        self.wrapper = list(wrapper)
         self.procfs, self.sysfs = procfs, sysfs
         self.dir = tempfile.mkdtemp(prefix="iowatch-e2e-")
         self.config_file = os.path.join(self.dir, "iowatch.yaml")
@@ -120,7 +122,7 @@ class Daemon:
     def start(self, timeout=15.0):
         for attempt in range(5):  # another process may take the free port before we bind it
             self.port = free_port()
-            argv = [self.binary, "serve", f"--web.listen-address=127.0.0.1:{self.port}",
+            argv = [*self.wrapper, self.binary, "serve", f"--web.listen-address=127.0.0.1:{self.port}",
                     f"--state.dir={self.dir}/state"]
             if self.config is not None:
                 self.write_config(self.config)

@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""deploy/ against a real Prometheus: the scrape config, every alert rule, every dashboard query.
+
+A running iowatch (this machine's /proc and /sys, two fast probe jobs so the probe families
+and baselines exist) is scraped every second by the Debian `prometheus` server, started on
+loopback with a temporary data directory, deploy/prometheus/scrape.yml as its scrape config
+(targets and interval adapted) and deploy/prometheus/alerts.yml as its rules. Then:
+1. `promtool check config` accepts the generated config; the target is up;
+2. every alert rule is loaded and healthy, its expression evaluates without error through
+   /api/v1/query, and every metric it reads returns data (the rule's own result may be empty);
+3. every query of deploy/grafana/iowatch.json (its variables substituted as Grafana would:
+   one instance, All for device and probe) returns data, and every variable's label_values
+   query has values;
+4. no metric named anywhere under deploy/ is missing from a live scrape of the daemon (the
+   series Prometheus makes itself, up and scrape_*, aside);
+5. the dashboard's structure: unique panel ids, every panel on the Prometheus data-source
+   variable, every $variable it uses defined.
+
+Usage: deploy_prometheus.py IOWATCH_BINARY SOURCE_DIR
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+import daemon
+
+CONFIG = """\
+probes:
+  enabled: true
+  busy_threshold: 1
+  baseline:
+    runs: 2
+  defaults:
+    every: 2s
+    jitter: 0s
+    timeout: 10s
+    options: {directory: probes, size: 4M, ioengine: psync, direct: 1, runtime: 300ms, time_based: 1}
+  jobs:
+    - name: e2e-read
+      options: {rw: randread, bs: 4k}
+    - name: e2e-write
+      options: {rw: randwrite, bs: 4k}
+"""
+PROMETHEUS_OWN = {"up", "scrape_duration_seconds", "scrape_samples_scraped",
+                  "scrape_series_added", "scrape_samples_post_metric_relabeling"}
+METRIC = re.compile(r"\b((?:iowatch|process)_[a-z0-9_]+|up|scrape_duration_seconds)\b")
+
+
+def api(port, path, **params):
+    url = f"http://127.0.0.1:{port}{path}"
+    if params:
+        url += "?" + urllib.parse.urlencode(params, doseq=True)
+    with urllib.request.urlopen(url, timeout=30) as r:
+        body = json.load(r)
+    if body.get("status") != "success":
+        raise RuntimeError(f"{path} {params}: {body}")
+    return body["data"]
+
+
+def query(port, expr):
+    return api(port, "/api/v1/query", query=expr)["result"]
+
+
+def base_name(name):
+    for suffix in ("_bucket", "_sum", "_count"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def dashboard_queries(dashboard):
+    """(panel title, expr) of every target, rows' nested panels included."""
+    out = []
+    for panel in dashboard["panels"]:
+        for p in [panel] + panel.get("panels", []):
+            for t in p.get("targets", []):
+                out.append((p["title"], t["expr"]))
+    return out
+
+
+def substitute(expr, instance):
+    return (expr.replace("$instance", instance).replace("$device", ".+").replace("$probe", ".+")
+            .replace("$__rate_interval", "30s").replace("$__interval", "5s"))
+
+
+def label_values(port, definition, instance):
+    m = re.fullmatch(r"label_values\((.+), *(\w+)\)", substitute(definition, instance))
+    if not m:
+        raise RuntimeError(f"not a label_values query: {definition}")
+    return api(port, f"/api/v1/label/{m.group(2)}/values", **{"match[]": m.group(1)})
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    source = sys.argv[2]
+    if not shutil.which("prometheus") or not shutil.which("promtool"):
+        print("FAIL: prometheus and promtool are needed (scripts/install-deps.sh installs them)")
+        return 1
+    deploy = os.path.join(source, "deploy")
+    with open(os.path.join(deploy, "grafana", "iowatch.json")) as f:
+        dashboard = json.load(f)
+    tempfile.tempdir = "/var/tmp"
+    r = daemon.Results()
+    work = tempfile.mkdtemp(prefix="iowatch-e2e-prom-")
+    prom = None
+    try:
+        with daemon.Daemon(sys.argv[1], config=CONFIG) as d:
+            instance = f"127.0.0.1:{d.port}"
+            with open(os.path.join(deploy, "prometheus", "scrape.yml")) as f:
+                scrape = f.read()
+            scrape = scrape.replace("localhost:9860", instance).replace(
+                "scrape_interval: 15s", "scrape_interval: 1s").replace(
+                "scrape_timeout: 10s", "scrape_timeout: 1s")
+            shutil.copy(os.path.join(deploy, "prometheus", "alerts.yml"), work)
+            config = os.path.join(work, "prometheus.yml")
+            with open(config, "w") as f:
+                f.write("global:\n  evaluation_interval: 1s\nrule_files:\n  - alerts.yml\n" + scrape)
+            check = subprocess.run(["promtool", "check", "config", config], capture_output=True,
+                                   text=True, timeout=60)
+            r.check(check.returncode == 0, "promtool check config accepts scrape.yml + alerts.yml",
+                    check.stdout + check.stderr)
+            port = daemon.free_port()
+            log = open(os.path.join(work, "prometheus.log"), "w")
+            prom = subprocess.Popen(
+                ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={work}/data",
+                 f"--web.listen-address=127.0.0.1:{port}"],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, preexec_fn=daemon._die_with_parent)
+
+            # Until the target is up, both probes have baselines in Prometheus, and the
+            # histogram has moved within the rate window.
+            deadline, ready = time.monotonic() + 60, False
+            while time.monotonic() < deadline and not ready:
+                time.sleep(1)
+                try:
+                    ready = (query(port, 'up{job="iowatch"} == 1') and
+                             len(query(port, "iowatch_probe_baseline_runs")) == 2 and
+                             query(port, "rate(iowatch_probe_clat_seconds_count[30s]) > 0"))
+                except (OSError, RuntimeError):
+                    ready = False
+            with open(os.path.join(work, "prometheus.log")) as f:
+                prom_log = f.read()
+            r.check(ready, "Prometheus scrapes iowatch (up 1, probes with baselines)",
+                    prom_log[-3000:] + d.stderr()[-2000:])
+            time.sleep(3)  # a few rule evaluations
+
+            # 2. Alert rules.
+            groups = api(port, "/api/v1/rules")["groups"]
+            rules = [rule for g in groups for rule in g["rules"]]
+            r.check(len(rules) >= 10, f"alerts.yml loaded ({len(rules)} rules)")
+            for rule in rules:
+                name = rule["name"]
+                r.check(rule.get("health") == "ok", f"{name}: healthy", rule.get("lastError", ""))
+                try:
+                    query(port, rule["query"])
+                    evaluated = True
+                except (OSError, RuntimeError) as e:
+                    evaluated = str(e)
+                r.check(evaluated is True, f"{name}: its expression evaluates", str(evaluated))
+                for metric in sorted(set(METRIC.findall(rule["query"]))):
+                    selector = metric if metric in PROMETHEUS_OWN else f'{metric}{{instance="{instance}"}}'
+                    r.check(query(port, selector), f"{name}: {metric} has data")
+
+            # 3. Dashboard queries and variables.
+            for title, expr in dashboard_queries(dashboard):
+                concrete = substitute(expr, instance)
+                try:
+                    result = query(port, concrete)
+                except (OSError, RuntimeError) as e:
+                    result = None
+                    detail = str(e)
+                else:
+                    detail = concrete
+                r.check(result, f"dashboard '{title}': {expr[:90]} returns data", detail)
+            for var in dashboard["templating"]["list"]:
+                if var["type"] == "query":
+                    values = label_values(port, var["definition"], instance)
+                    r.check(values, f"dashboard variable ${var['name']} has values ({values[:5]})")
+
+            # 4. Every metric named under deploy/ is in a live scrape.
+            live = {base_name(name) for name, _, _ in d.scrape()}
+            referenced = {}
+            for root, _, files in os.walk(deploy):
+                for file in files:
+                    if file.endswith((".yml", ".yaml", ".json")):
+                        with open(os.path.join(root, file)) as f:
+                            for metric in METRIC.findall(f.read()):
+                                referenced.setdefault(metric, file)
+            missing = {m: f for m, f in referenced.items()
+                       if m not in PROMETHEUS_OWN and base_name(m) not in live}
+            r.check(not missing, f"all {len(referenced)} metrics named in deploy/ are in a live scrape",
+                    str(missing))
+    finally:
+        if prom is not None:
+            prom.send_signal(signal.SIGTERM)
+            try:
+                prom.wait(10)
+            except subprocess.TimeoutExpired:
+                prom.kill()
+                prom.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    # 5. Dashboard structure.
+    ids = [p["id"] for p in dashboard["panels"]]
+    r.check(len(ids) == len(set(ids)), "dashboard panel ids are unique")
+    targets = [p for p in dashboard["panels"] if p["type"] != "row"]
+    r.check(all(p["datasource"]["uid"] == "${datasource}" and
+                all(t["datasource"]["uid"] == "${datasource}" for t in p["targets"])
+                for p in targets), "every panel and query uses the $datasource variable")
+    defined = {v["name"] for v in dashboard["templating"]["list"]}
+    used = set(re.findall(r"\$(\w+)", json.dumps(dashboard))) - {"__rate_interval", "__interval"}
+    used = {u for u in used if not u[0].isdigit()}
+    r.check(used <= defined, f"every $variable used is defined ({sorted(used)})",
+            str(used - defined))
+    r.check(all(p["gridPos"]["x"] + p["gridPos"]["w"] <= 24 for p in dashboard["panels"]),
+            "every panel fits the 24-column grid")
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""deploy/iowatch.service against systemd's own tools, and against what the daemon really calls.
+
+1. `systemd-analyze verify` is silent on the unit (ExecStart pointed at the built binary, since
+   /usr/bin/iowatch need not exist here);
+2. `systemd-analyze security --offline=true` rates it below 2.0, and below Debian's
+   prometheus-node-exporter.service when that is installed (both figures printed);
+3. the unit's SystemCallFilter allows every system call the daemon makes: the filter's groups
+   are expanded with `systemd-analyze syscall-filter`, then `iowatch serve` runs under strace
+   with two probe jobs (psync and io_uring), is scraped (plain and gzip), reloaded with SIGHUP
+   and stopped with SIGTERM; a call outside the filter would kill it under systemd
+   (SystemCallErrorNumber makes it fail with EPERM instead), so none may appear. The daemon
+   runs as `nobody`, as the unit's DynamicUser would (as root, SQLite also calls fchown).
+
+Usage: deploy_systemd.py IOWATCH_BINARY SOURCE_DIR
+"""
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import daemon
+
+CONFIG = """\
+probes:
+  enabled: true
+  busy_threshold: 1
+  defaults:
+    every: 1s
+    jitter: 0s
+    timeout: 10s
+    options: {directory: probes, size: 4M, direct: 1, runtime: 200ms, time_based: 1}
+  jobs:
+    - name: sys-psync
+      options: {rw: randrw, bs: 4k, ioengine: psync}
+    - name: sys-uring
+      options: {rw: randread, bs: 4k, ioengine: io_uring, iodepth: 4}
+"""
+
+
+def run(argv):
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def exposure(unit):
+    code, out = run(["systemd-analyze", "security", "--offline=true", "--no-pager", unit])
+    m = re.search(r"Overall exposure level for \S+: ([0-9.]+)", out)
+    return (float(m.group(1)) if m else None), out
+
+
+def expand(groups, seen=None):
+    """The system calls named by `groups` (names and @groups), nested groups expanded."""
+    seen = set() if seen is None else seen
+    calls = set()
+    for g in groups:
+        if not g.startswith("@"):
+            calls.add(g)
+            continue
+        if g in seen:
+            continue
+        seen.add(g)
+        _, out = run(["systemd-analyze", "syscall-filter", "--no-pager", g])
+        for line in out.splitlines()[1:]:
+            word = line.strip()
+            if not word or word.startswith("#"):
+                continue
+            calls |= expand([word], seen)
+    return calls
+
+
+def allowed_by(unit_text):
+    allowed, denied = None, set()
+    for line in unit_text.splitlines():
+        if not line.startswith("SystemCallFilter="):
+            continue
+        value = line.split("=", 1)[1].strip()
+        if value.startswith("~"):
+            denied |= expand(value[1:].split())
+        else:
+            allowed = (allowed or set()) | expand(value.split())
+    return allowed - denied
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    binary, source = os.path.abspath(sys.argv[1]), sys.argv[2]
+    for tool in ("systemd-analyze", "strace"):
+        if not shutil.which(tool):
+            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
+            return 1
+    unit_path = os.path.join(source, "deploy", "iowatch.service")
+    with open(unit_path) as f:
+        unit = f.read()
+    r = daemon.Results()
+    tempfile.tempdir = "/var/tmp"  # probe files need O_DIRECT; /tmp may be tmpfs
+    work = tempfile.mkdtemp(prefix="iowatch-e2e-unit-")
+    try:
+        # 1. verify (the unit file keeps its name: the name is part of what is checked).
+        local = os.path.join(work, "iowatch.service")
+        with open(local, "w") as f:
+            f.write(unit.replace("/usr/bin/iowatch", binary))
+        code, out = run(["systemd-analyze", "verify", local])
+        r.check(code == 0 and not out, "systemd-analyze verify is silent", f"exit {code}: {out}")
+
+        # 2. security exposure, ours and node_exporter's.
+        ours, detail = exposure(unit_path)
+        print(f"note: systemd-analyze security: iowatch.service {ours}")
+        r.check(ours is not None and ours < 2.0, f"exposure below 2.0 ({ours})", detail[-3000:])
+        theirs_unit = "/lib/systemd/system/prometheus-node-exporter.service"
+        if os.path.exists(theirs_unit):
+            theirs, _ = exposure(theirs_unit)
+            print(f"note: systemd-analyze security: prometheus-node-exporter.service {theirs}")
+            r.check(ours is not None and theirs is not None and ours < theirs,
+                    f"exposure below node_exporter's packaged unit ({ours} < {theirs})")
+
+        # 3. every system call the daemon makes is allowed.
+        allowed = allowed_by(unit)
+        r.check({"io_uring_setup", "io_uring_enter", "io_uring_register"} <= allowed,
+                "the filter allows io_uring", str(sorted(allowed))[:500])
+        trace = os.path.join(work, "strace.txt")
+        # As the unit runs it: an unprivileged user (DynamicUser), never root.
+        d = daemon.Daemon(binary, config=CONFIG, wrapper=[
+            "strace", "-f", "-qq", "-c", "-U", "name", "-o", trace, "-u", "nobody"])
+        nobody = pwd.getpwnam("nobody")
+        os.chmod(d.dir, 0o755)
+        os.chown(d.dir, nobody.pw_uid, nobody.pw_gid)
+        d.start(timeout=30)
+        try:
+            deadline = time.monotonic() + 30
+            runs = 0
+            while time.monotonic() < deadline and runs < 4:
+                samples = d.scrape()
+                runs = sum(daemon.values(samples, "iowatch_probe_runs_total", result="ok"))
+                time.sleep(0.3)
+            r.check(runs >= 4, f"both engines probed under strace ({runs:.0f} ok runs)",
+                    d.stderr()[-2000:])
+            d.get("/metrics", headers={"Accept-Encoding": "gzip"})
+            d.get("/")
+            # Signals go to the daemon, strace's child; strace exits with its status.
+            traced = int(subprocess.check_output(["pgrep", "-P", str(d.proc.pid)]).split()[0])
+            os.kill(traced, signal.SIGHUP)
+            time.sleep(1)
+            d.scrape()
+            os.kill(traced, signal.SIGTERM)
+            try:
+                code = d.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                code = None
+            r.check(code == 0, "exits 0 under strace", d.stderr()[-2000:])
+        finally:
+            d.close()
+        with open(trace) as f:
+            used = {line.split()[-1] for line in f.read().splitlines()
+                    if line.strip() and not line.startswith(("-", "%", " ", "syscall", "total"))}
+        used.discard("total")
+        outside = sorted(used - allowed)
+        print(f"note: {len(used)} distinct system calls used")
+        r.check(used and not outside, "every system call the daemon made is allowed by the unit",
+                f"outside the filter: {outside}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
