@@ -12,11 +12,11 @@
 
 #include "collectors/device_filter.h"
 #include "daemon/http/server.h"
-#include "daemon/landing_page.h"
 #include "daemon/metrics_renderer.h"
 #include "daemon/probe_service.h"
 #include "daemon/sampler.h"
 #include "daemon/self_metrics.h"
+#include "daemon/status_page.h"
 #include "daemon/systemd_notify.h"
 
 namespace iowatch::daemon {
@@ -216,7 +216,13 @@ class App {
             .substr(0, std::min(request.target.find('?'), request.target.size()));
     if (path == "/metrics") return Metrics();
     if (path == "/healthz") return Health();
-    if (path == "/") return LandingPage(*snapshot_, server_ ? server_->local_endpoint() : "");
+    if (path == "/") {
+      const auto probes = probes_ ? probes_->Recorded() : nullptr;
+      return StatusPage({.sample = *snapshot_,
+                         .probes = probes.get(),
+                         .listen_endpoint = server_ ? server_->local_endpoint() : "",
+                         .now_seconds = WallSeconds()});
+    }
     return http::Response{404, "text/plain; charset=utf-8", "not found\n", {}, true};
   }
 

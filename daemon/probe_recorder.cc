@@ -45,6 +45,20 @@ ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistog
   return out;
 }
 
+// Adds the run's p99 per op to the job's recent series, dropping the oldest
+// beyond kRecentRuns.
+void AppendRecent(std::vector<ProbeRecentSeries>& recent,
+                  const std::vector<probes::MetricSample>& metrics) {
+  for (const probes::MetricSample& m : metrics) {
+    if (m.metric != "clat_p99_seconds") continue;
+    auto it = std::ranges::find(recent, m.op, &ProbeRecentSeries::op);
+    if (it == recent.end()) it = recent.insert(recent.end(), {m.op, {}});
+    std::vector<double>& values = it->clat_p99_seconds;
+    if (values.size() == kRecentRuns) values.erase(values.begin());
+    values.push_back(m.value);
+  }
+}
+
 void LogChange(const std::string& job, const probes::RegressionChange& c) {
   const probes::MetricVerdict& v = c.verdict;
   if (c.regressed) {
@@ -247,6 +261,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
     state.clat[op].Merge(d->clat_histogram);
     state.clat_sum_seconds[op] += d->clat.Mean() * static_cast<double>(d->clat.Count()) / 1e9;
   }
+  AppendRecent(p.recent, p.last_metrics);
   p.clat.clear();
   for (const auto& [op, histogram] : state.clat) {
     p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));

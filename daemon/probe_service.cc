@@ -108,6 +108,10 @@ void ProbeService::AppendMetrics(std::string& out) const {
   RenderProbeMetrics(*recorder_->Snapshot(), scheduler_->Status(), WallSeconds(), out);
 }
 
+std::shared_ptr<const ProbeSnapshot> ProbeService::Recorded() const {
+  return recorder_->Snapshot();
+}
+
 void ProbeService::Shutdown() {
   stopping_ = true;
   timer_.cancel();

@@ -43,6 +43,8 @@ class ProbeService {
   void OnSample(const Snapshot& snapshot);
   // Appends the probe families (probe_metrics_renderer.h) as of now.
   void AppendMetrics(std::string& out) const;
+  // What the recorder published last, for the status page.
+  std::shared_ptr<const ProbeSnapshot> Recorded() const;
   void Shutdown();
   void Join();
 

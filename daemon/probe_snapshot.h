@@ -8,6 +8,7 @@
 // Thread-safety: immutable after publication.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,14 +35,23 @@ struct ProbeVerdict {
   bool regressed = false;         // the hysteresis state after that run
 };
 
+// A metric over the job's recent successful runs, oldest first (at most
+// kRecentRuns), for the status page's sparklines.
+struct ProbeRecentSeries {
+  std::string op;
+  std::vector<double> clat_p99_seconds;
+};
+inline constexpr size_t kRecentRuns = 48;
+
 struct ProbeJobSnapshot {
   std::string name;
   // The last successful run (none yet: empty metrics, timestamp 0).
   std::vector<probes::MetricSample> last_metrics;  // probes::ExtractMetrics order
   double last_run_timestamp_seconds = 0;           // its start, seconds since the epoch
   double run_duration_seconds = 0;
-  double cpu_seconds = 0;                // user + system
-  std::vector<ProbeClatHistogram> clat;  // ops in first-seen order
+  double cpu_seconds = 0;                 // user + system
+  std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
+  std::vector<ProbeRecentSeries> recent;  // ops in first-seen order
   // The baseline the last successful run was compared with, if any.
   bool has_baseline = false;
   std::vector<probes::MetricBaseline> baseline;

@@ -15,6 +15,8 @@ packages=(
   # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
   # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
   systemd strace dpkg-dev
+  # the status page is tested in a real browser
+  chromium
 )
 
 missing=()
