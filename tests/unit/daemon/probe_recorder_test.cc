@@ -178,6 +178,27 @@ TEST(ProbeRecorder, ABaselineResetElsewhereIsLearnedAgain) {
   EXPECT_TRUE(FindVerdict(j, "clat_mean_seconds")->regressed);
 }
 
+TEST(ProbeRecorder, KeepsTheP99OfTheLastRunsForTheStatusPage) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path()), {"rr"});
+  const size_t runs = kRecentRuns + 5;
+  for (size_t i = 0; i < runs; ++i) {
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100 + static_cast<double>(i),
+                                 static_cast<int64_t>(1000 * (i + 1))));
+  }
+  recorder.Record(job, Outcome(job, RunResult::kError, 5000, 999'000));  // not a successful run
+  const auto s = recorder.Snapshot();
+  ASSERT_EQ(s->jobs[0].recent.size(), 1u);
+  const ProbeRecentSeries& series = s->jobs[0].recent[0];
+  EXPECT_EQ(series.op, "read");
+  ASSERT_EQ(series.clat_p99_seconds.size(), kRecentRuns);
+  // Oldest first: the first 5 runs dropped; every run's clat is one value, so p99 is that
+  // value within the histogram's 1/128.
+  EXPECT_NEAR(series.clat_p99_seconds.front(), 105e-6, 105e-6 / 128);
+  EXPECT_NEAR(series.clat_p99_seconds.back(), (100.0 + runs - 1) * 1e-6, 153e-6 / 128);
+}
+
 TEST(ProbeRecorder, AFailingStoreIsCountedAndRecovers) {
   TempDir tmp;
   // A regular file where the state directory should be: nothing can be created under it.
