@@ -98,11 +98,13 @@ void ClatHistogram(const Input& in, ExpositionWriter&, std::string& out) {
   }
 }
 
-void BaselineValue(const Input& in, ExpositionWriter& w, std::string&) {
+// One sample per (job, op, metric) of the baseline's `kField` (median or spread).
+template <double probes::MetricBaseline::*kField>
+void BaselineField(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (!job.has_baseline) continue;
     for (const probes::MetricBaseline& m : job.baseline) {
-      w.Sample({{kProbe, job.name}, {"op", m.op}, {"metric", m.metric}}, m.median);
+      w.Sample({{kProbe, job.name}, {"op", m.op}, {"metric", m.metric}}, m.*kField);
     }
   }
 }
@@ -206,7 +208,10 @@ std::vector<Family> Sorted() {
       {"iowatch_probe_clat_seconds", "histogram", "", ClatHistogram},
       {"iowatch_probe_baseline_value", "gauge",
        "The job's baseline (median of its first runs) per op and metric, in the metric's unit.",
-       BaselineValue},
+       BaselineField<&probes::MetricBaseline::median>},
+      {"iowatch_probe_baseline_spread", "gauge",
+       "The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.",
+       BaselineField<&probes::MetricBaseline::spread>},
       {"iowatch_probe_baseline_ratio", "gauge",
        "The last successful run's value divided by the baseline.", BaselineRatio},
       {"iowatch_probe_regression", "gauge",

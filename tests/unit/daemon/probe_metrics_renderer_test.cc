@@ -73,6 +73,9 @@ iowatch_probe_baseline_ratio{probe="rr",op="read",metric="iops"} 0.8
 # HELP iowatch_probe_baseline_runs Runs the job's baseline was built from.
 # TYPE iowatch_probe_baseline_runs gauge
 iowatch_probe_baseline_runs{probe="rr"} 5
+# HELP iowatch_probe_baseline_spread The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.
+# TYPE iowatch_probe_baseline_spread gauge
+iowatch_probe_baseline_spread{probe="rr",op="read",metric="iops"} 10
 # HELP iowatch_probe_baseline_value The job's baseline (median of its first runs) per op and metric, in the metric's unit.
 # TYPE iowatch_probe_baseline_value gauge
 iowatch_probe_baseline_value{probe="rr",op="read",metric="iops"} 1250
@@ -152,7 +155,7 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(names.size(), 21u);
 }
 
 TEST(ProbeMetricsRenderer, NothingButCountersBeforeTheFirstRun) {
