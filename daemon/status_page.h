@@ -31,8 +31,9 @@ http::Response StatusPage(const StatusPageInput& input);
 
 std::string HtmlEscape(std::string_view text);
 
-// An inline SVG polyline of `values` (oldest first) scaled to their range,
-// `width` × `height` pixels; empty text for fewer than two values.
+// An inline SVG polyline of latencies `values` in seconds (oldest first),
+// scaled to their range, `width` × `height` pixels, titled with that range in
+// µs; empty text for fewer than two values.
 std::string Sparkline(const std::vector<double>& values, int width, int height);
 
 }  // namespace iowatch::daemon
