@@ -200,6 +200,15 @@ class Daemon:
 
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
+            if self.wrapper:
+                # The daemon is the wrapper's child and outlives a killed wrapper: kill it first.
+                children = subprocess.run(["pgrep", "-P", str(self.proc.pid)],
+                                          capture_output=True, text=True).stdout.split()
+                for pid in children:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except OSError:
+                        pass
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
