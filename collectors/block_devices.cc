@@ -7,6 +7,12 @@
 namespace iowatch::collectors {
 namespace {
 
+// sysfs spells a '/' in a kernel device name as '!' ("cciss!c0d0").
+std::string KernelName(std::string sysfs_name) {
+  std::replace(sysfs_name.begin(), sysfs_name.end(), '!', '/');
+  return sysfs_name;
+}
+
 std::string Trimmed(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\n");
   if (first == std::string_view::npos) return {};
@@ -109,6 +115,30 @@ Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs) {
     }
   }
   return devices;
+}
+
+Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
+  auto entries = sysfs.List("block");
+  if (!entries) return std::unexpected(entries.error());
+  BlockTopology topology;
+  for (const std::string& entry : *entries) {
+    const std::string disk = KernelName(entry);
+    topology.disks.insert(disk);
+    auto& parts = topology.partitions[disk];
+    for (const std::string& child :
+         sysfs.List("block/" + entry).value_or(std::vector<std::string>())) {
+      // The kernel names partitions after their disk ("sda1", "nvme0n1p1"); checking
+      // only those entries spares a stat() of each of the ~30 attributes of a disk.
+      if (child.starts_with(entry) && sysfs.Exists("block/" + entry + "/" + child + "/partition")) {
+        parts.push_back(KernelName(child));
+      }
+    }
+    if (auto dm = sysfs.Read("block/" + entry + "/dm/name")) {
+      while (!dm->empty() && (dm->back() == '\n' || dm->back() == ' ')) dm->pop_back();
+      if (!dm->empty()) topology.dm_names[disk] = *dm;
+    }
+  }
+  return topology;
 }
 
 }  // namespace iowatch::collectors

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,17 @@ struct BlockDevice {
 // missing or malformed are still listed with major = minor = 0; a missing
 // <sysfs>/block is an error.
 Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs);
+
+// Names of whole disks and the partitions of each, from sysfs.
+struct BlockTopology {
+  std::set<std::string> disks;                                 // diskstats names ("cciss/c0d0")
+  std::map<std::string, std::vector<std::string>> partitions;  // disk -> its partitions
+  std::map<std::string, std::string> dm_names;                 // "dm-0" -> "vg0-root"
+};
+
+// Reads only names (block/, partition markers, dm/name): cheap enough to call
+// for every sample, so hot-plugged devices are seen.
+Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs);
 
 // "[mq-deadline] none" -> "mq-deadline"; "none" -> "none".
 std::string ActiveScheduler(std::string_view scheduler_file);

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "common/result.h"
-#include "probes/baseline.h"
-#include "probes/job_spec.h"
+#include "probes/baseline/baseline.h"
+#include "probes/spec/job_spec.h"
 
 namespace iowatch::config {
 

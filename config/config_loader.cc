@@ -3,8 +3,8 @@
 // how the walk works.
 #include <set>
 
+#include "common/listen_address.h"
 #include "common/units.h"
-#include "config/listen_address.h"
 #include "config/yaml_reader.h"
 
 namespace iowatch::config {

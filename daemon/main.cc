@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "common/version.h"
 #include "config/config.h"
-#include "daemon/app.h"
-#include "daemon/baseline_command.h"
-#include "daemon/global_options.h"
-#include "daemon/iostat_command.h"
-#include "daemon/probe_command.h"
-#include "daemon/version.h"
-#include "daemon/vmstat_command.h"
+#include "daemon/cli/baseline/baseline_command.h"
+#include "daemon/cli/global_options.h"
+#include "daemon/cli/iostat/iostat_command.h"
+#include "daemon/cli/probe/probe_command.h"
+#include "daemon/cli/vmstat/vmstat_command.h"
+#include "daemon/serve/app.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ void AddGlobalOptions(CLI::App& app, iowatch::daemon::GlobalOptions& global) {
 int main(int argc, char** argv) {
   using namespace iowatch::daemon;
   CLI::App app{"iowatch: storage telemetry for Linux hosts (iostat, vmstat, probes, Prometheus)"};
-  app.set_version_flag("--version", std::string("iowatch ") + kVersion);
+  app.set_version_flag("--version", std::string("iowatch ") + iowatch::kVersion);
   app.require_subcommand(1);
   GlobalOptions global;
   AddGlobalOptions(app, global);

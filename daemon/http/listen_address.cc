@@ -1,14 +1,14 @@
 #include "daemon/http/listen_address.h"
 
-#include "config/listen_address.h"
+#include "common/listen_address.h"
 
 namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 
 Result<ListenAddress> ParseListenAddress(std::string_view text) {
-  // The syntax is config's (one parser for config files and flags); this adds
+  // The syntax is common/'s (one parser for config files and flags); this adds
   // what only the server needs: the Asio address, and ":port" meaning all.
-  auto parsed = config::ParseListenAddress(text, /*allow_port_zero=*/true);
+  auto parsed = iowatch::ParseListenAddress(text, /*allow_port_zero=*/true);
   if (!parsed) return std::unexpected(parsed.error());
   ListenAddress out;
   out.port = parsed->port;

@@ -2,7 +2,7 @@
 // means adding a case here and to EngineKind.
 #include <memory>
 
-#include "probes/engine.h"
+#include "probes/engines/engine.h"
 #include "probes/engines/null_engine.h"
 #include "probes/engines/psync_engine.h"
 #include "probes/engines/uring_engine.h"

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "probes/engine.h"
+#include "probes/engines/engine.h"
 
 namespace iowatch::probes {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/engine.h"
+#include "probes/engines/engine.h"
 
 // liburing stays out of this header so users of the engine need not see it.
 struct io_uring;

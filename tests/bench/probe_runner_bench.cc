@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "probes/engines/null_engine.h"
-#include "probes/job_runner.h"
+#include "probes/run/job_runner.h"
 
 namespace {
 

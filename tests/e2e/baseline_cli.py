@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`iowatch baseline` end to end, on a store that store_writer filled.
 
-store_writer (tests/unit/probes/store_writer_main.cc) adds synthetic runs of two
+store_writer (tests/unit/probes/store/store_writer_main.cc) adds synthetic runs of two
 jobs (randread-4k, randwrite-4k on 259:0, model "store_writer") to a store
 under /var/tmp; it is stopped once enough runs are reported. Then the real
 binary lists, shows, captures, resets, exports and imports baselines, and the

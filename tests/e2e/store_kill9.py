@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Crash consistency of the probe store: a kill -9 at any moment loses no committed run.
 
-store_writer (tests/unit/probes/store_writer_main.cc) adds synthetic runs to a
+store_writer (tests/unit/probes/store/store_writer_main.cc) adds synthetic runs to a
 store under /var/tmp as fast as it can and prints "run ID OPS METRICS" after
 each AddRun returned. Twenty times, on the same database: start it, SIGKILL it
 after a random 0.05-0.6 s (inside a transaction, an fsync, a checkpoint: wherever

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collectors/device_filter.h"
-#include "collectors/iostat_report.h"
+#include "daemon/cli/iostat/iostat_report.h"
 
 namespace iowatch::collectors {
 namespace {

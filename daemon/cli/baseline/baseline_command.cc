@@ -1,0 +1,327 @@
+#include "daemon/cli/baseline/baseline_command.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+#include "config/config.h"
+#include "daemon/cli/baseline/baseline_table.h"
+#include "daemon/cli/cli_output.h"
+#include "probes/store/store_json.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using probes::Baseline;
+using probes::BaselineRuns;
+using probes::MetricSample;
+using probes::RunRecord;
+using probes::Store;
+using probes::StoredBaseline;
+
+std::string Plural(int64_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::vector<MetricSample> MetricsOf(const RunRecord& run) {
+  return run.metrics.empty() ? probes::ExtractMetrics(run.result) : run.metrics;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+  if (!file) return ErrnoError(errno, "cannot open", path);
+  std::string text;
+  char buffer[65536];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
+  if (std::ferror(file.get())) return ErrnoError(errno, "cannot read", path);
+  return text;
+}
+
+Result<std::string> ReadStdin() {
+  std::string text;
+  char buffer[65536];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0) text.append(buffer, n);
+  if (std::ferror(stdin)) return ErrnoError(errno, "cannot read", "<stdin>");
+  return text;
+}
+
+Status WriteTo(const std::string& path, std::string_view text) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return ErrnoError(errno, "cannot create", path);
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  const int write_errno = errno;
+  if (std::fclose(file) != 0 || !written) {
+    return ErrnoError(written ? errno : write_errno, "cannot write", path);
+  }
+  return {};
+}
+
+// A regular file (or a new one) is written beside and renamed over, so a full
+// disk never leaves half a document where a golden baseline was; anything
+// else (/dev/stdout, a pipe) is written in place.
+Status WriteWholeFile(const std::string& path, std::string_view text) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return WriteTo(path, text);
+  const std::string temporary = path + ".tmp";
+  if (Status written = WriteTo(temporary, text); !written) {
+    std::remove(temporary.c_str());
+    return written;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(temporary.c_str());
+    return ErrnoError(err, "cannot rename " + temporary + " to", path);
+  }
+  return {};
+}
+
+std::string KnownJobs(std::span<const StoredBaseline> baselines) {
+  std::vector<std::string_view> jobs;  // ListBaselines orders by job
+  for (const StoredBaseline& s : baselines) {
+    if (jobs.empty() || jobs.back() != s.baseline.job) jobs.push_back(s.baseline.job);
+  }
+  if (jobs.empty()) return "";
+  return fmt::format(" (jobs with a baseline: {})", fmt::join(jobs, ", "));
+}
+
+}  // namespace
+
+BaselineContext DefaultBaselineContext() {
+  BaselineContext context;
+  context.now_unix_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  context.read_stdin = ReadStdin;
+  return context;
+}
+
+Status BaselineList(const Store& store, std::string& out) {
+  Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
+  if (!baselines) return std::unexpected(baselines.error());
+  if (baselines->empty()) {
+    out += fmt::format("no baselines in {}\n", store.Path());
+    return {};
+  }
+  out += FormatBaselineList(*baselines);
+  return {};
+}
+
+Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
+                    const probes::BaselinePolicy& policy, std::string& out) {
+  Result<std::vector<StoredBaseline>> all = store.ListBaselines();
+  if (!all) return std::unexpected(all.error());
+  Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", "", 1, true);
+  if (!latest) return std::unexpected(latest.error());
+  std::vector<const StoredBaseline*> mine;
+  bool latest_has_baseline = false;
+  for (const StoredBaseline& s : *all) {
+    if (s.baseline.job != job) continue;
+    mine.push_back(&s);
+    if (!latest->empty() && latest->front().fingerprint == s.baseline.fingerprint &&
+        latest->front().device == s.baseline.device) {
+      latest_has_baseline = true;
+    }
+  }
+  if (mine.empty() && latest->empty()) {
+    return MakeError(ErrorCode::kNotFound,
+                     fmt::format("no baseline and no successful run of job \"{}\" in {}{}", job,
+                                 store.Path(), KnownJobs(*all)));
+  }
+
+  std::string text;
+  for (const StoredBaseline* s : mine) {
+    const Baseline& b = s->baseline;
+    Result<std::vector<RunRecord>> recent =
+        store.RecentRuns(job, b.fingerprint, b.device, runs, true);
+    if (!recent) return std::unexpected(recent.error());
+    text += FormatBaselineHeader(*s);
+    text += '\n';
+    if (recent->empty()) {
+      text += "  no successful runs of these parameters on this device in the store\n\n";
+    } else {
+      text += FormatBaselineRuns(&b, *recent, policy);
+    }
+  }
+  // Runs the daemon is still learning from, or whose parameters changed since.
+  if (!latest->empty() && !latest_has_baseline) {
+    const RunRecord& newest = latest->front();
+    Result<std::vector<RunRecord>> recent =
+        store.RecentRuns(job, newest.fingerprint, newest.device, runs, true);
+    if (!recent) return std::unexpected(recent.error());
+    text += FormatNoBaselineHeader(newest);
+    text += '\n';
+    text += FormatBaselineRuns(nullptr, *recent, policy);
+  }
+  if (!mine.empty()) text += FormatBaselineLegend(policy);
+  out += text;
+  return {};
+}
+
+Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::string_view device,
+                       int64_t now_unix_ms, std::string& out) {
+  Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", device, 1, true);
+  if (!latest) return std::unexpected(latest.error());
+  if (latest->empty()) {
+    return MakeError(
+        ErrorCode::kNotFound,
+        fmt::format("no successful run of {}{} in {}", job,
+                    device.empty() ? "" : fmt::format(" on {}", device), store.Path()));
+  }
+  const RunRecord& newest = latest->front();
+  Result<std::vector<RunRecord>> chosen =
+      store.RunsForBaseline(job, newest.fingerprint, newest.device, runs, BaselineRuns::kLast);
+  if (!chosen) return std::unexpected(chosen.error());
+  if (chosen->size() < runs) {
+    // Runs of earlier parameters exist but cannot count: say so, or the
+    // operator would look for runs the message seems to have missed.
+    Result<std::vector<RunRecord>> any = store.RecentRuns(job, "", newest.device, runs, true);
+    if (!any) return std::unexpected(any.error());
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("only {} of {} on {}; need {} (--runs){}",
+                    Plural(static_cast<int64_t>(chosen->size()), "successful run"), job,
+                    newest.device, runs,
+                    any->size() > chosen->size()
+                        ? fmt::format("; runs with parameters other than the latest ({}) do "
+                                      "not count",
+                                      ShortFingerprint(newest.fingerprint))
+                        : ""));
+  }
+
+  std::vector<std::vector<MetricSample>> metrics;
+  Baseline baseline;
+  baseline.job = std::string(job);
+  baseline.fingerprint = newest.fingerprint;
+  baseline.device = newest.device;
+  baseline.model = newest.model;
+  baseline.created_unix_ms = now_unix_ms;
+  for (const RunRecord& run : *chosen) {
+    metrics.push_back(MetricsOf(run));
+    baseline.run_ids.push_back(run.id);
+  }
+  baseline.metrics = probes::LearnMetrics(metrics);
+  if (baseline.metrics.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("the last {} of {} on {} measured nothing to learn from",
+                                 Plural(runs, "successful run"), job, newest.device));
+  }
+  Result<std::optional<StoredBaseline>> previous =
+      store.GetBaseline(job, newest.fingerprint, newest.device);
+  if (!previous) return std::unexpected(previous.error());
+  Result<int64_t> id = store.PutBaseline(baseline, /*pinned=*/true);
+  if (!id) return std::unexpected(id.error());
+
+  StoredBaseline stored;
+  stored.id = *id;
+  stored.pinned = true;
+  stored.run_count = static_cast<int64_t>(baseline.run_ids.size());
+  stored.baseline = baseline;
+  out += FormatBaselineHeader(stored);
+  out += '\n';
+  out += FormatBaselineChange(baseline, *previous ? &(*previous)->baseline : nullptr);
+  return {};
+}
+
+Status BaselineReset(Store& store, std::string_view job, std::string& out) {
+  Result<int64_t> deleted = store.DeleteBaselines(job);
+  if (!deleted) return std::unexpected(deleted.error());
+  if (*deleted == 0) {
+    out += fmt::format("no baseline of {} to delete\n", job);
+  } else {
+    out += fmt::format("deleted {} of {}; the daemon learns anew from its next successful runs\n",
+                       Plural(*deleted, "baseline"), job);
+  }
+  return {};
+}
+
+Status BaselineExport(const Store& store, std::string_view file, std::string& out) {
+  Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
+  if (!baselines) return std::unexpected(baselines.error());
+  const std::string json = probes::BaselinesToJson(*baselines);
+  if (file.empty() || file == "-") {
+    out += json;
+    return {};
+  }
+  if (Status written = WriteWholeFile(std::string(file), json); !written) return written;
+  out += fmt::format("exported {} to {}\n",
+                     Plural(static_cast<int64_t>(baselines->size()), "baseline"), file);
+  return {};
+}
+
+Status BaselineImport(Store& store, std::string_view file,
+                      const std::function<Result<std::string>()>& read_stdin, std::string& out) {
+  const bool from_stdin = file == "-";
+  Result<std::string> text = from_stdin ? read_stdin() : ReadWholeFile(std::string(file));
+  if (!text) return std::unexpected(text.error());
+  const std::string source = from_stdin ? "<stdin>" : std::string(file);
+  Result<int64_t> imported = store.ImportBaselines(*text, source);
+  if (!imported) return std::unexpected(imported.error());
+  out += fmt::format("imported {} from {} (pinned)\n", Plural(*imported, "baseline"), source);
+  return {};
+}
+
+Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context, std::string& out) {
+  if (args.action == BaselineAction::kHelp) {
+    out += BaselineUsage();
+    return {};
+  }
+  const std::filesystem::path state_dir =
+      args.state_dir.empty() ? config::Config{}.state_dir : args.state_dir;
+  const std::filesystem::path db = state_dir / Store::kFileName;
+  // Store::Open would create the file: here a missing one is a mistake (a
+  // wrong --state.dir), not a store to start. Other stat errors (EACCES) are
+  // left for Open to report precisely.
+  struct stat info {};
+  if (::stat(db.c_str(), &info) != 0 && errno == ENOENT) {
+    return MakeError(ErrorCode::kNotFound,
+                     fmt::format("no store at {} (has `iowatch serve` run with --state.dir={}?)",
+                                 db.string(), state_dir.string()));
+  }
+  Result<Store> store = Store::Open(db);
+  if (!store) return std::unexpected(store.error());
+  switch (args.action) {
+    case BaselineAction::kList:
+      return BaselineList(*store, out);
+    case BaselineAction::kShow:
+      return BaselineShow(*store, args.job, args.runs.value_or(kShowRunsDefault), context.policy,
+                          out);
+    case BaselineAction::kCapture:
+      return BaselineCapture(*store, args.job, args.runs.value_or(context.policy.runs), args.device,
+                             context.now_unix_ms(), out);
+    case BaselineAction::kReset:
+      return BaselineReset(*store, args.job, out);
+    case BaselineAction::kExport:
+      return BaselineExport(*store, args.file, out);
+    case BaselineAction::kImport:
+      return BaselineImport(*store, args.file, context.read_stdin, out);
+    case BaselineAction::kHelp:
+      break;
+  }
+  return {};
+}
+
+int RunBaseline(const std::vector<std::string>& args) {
+  Result<BaselineArgs> parsed = ParseBaselineArgs(args);
+  if (!parsed) return ReportError("baseline", parsed.error());
+  std::string out;
+  if (Status done = ExecuteBaseline(*parsed, DefaultBaselineContext(), out); !done) {
+    const std::string command = fmt::format("baseline {}", BaselineActionName(parsed->action));
+    return ReportError(command.c_str(), done.error());
+  }
+  WriteStdout(out);
+  return 0;
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,70 @@
+// `iowatch baseline`: reads and edits the baselines in the probe store
+// (<state.dir>/iowatch.db), the file the daemon's probe worker writes; SQLite's
+// WAL lets this run beside a live daemon.
+//
+//   iowatch baseline [--state.dir=DIR] list
+//   iowatch baseline [--state.dir=DIR] show JOB [--runs=N]         (N default 10)
+//   iowatch baseline [--state.dir=DIR] capture JOB [--runs=N] [--device=MAJ:MIN]
+//   iowatch baseline [--state.dir=DIR] reset JOB
+//   iowatch baseline [--state.dir=DIR] export [FILE|-]
+//   iowatch baseline [--state.dir=DIR] import FILE|-
+//
+// Options go anywhere after `baseline`, as "--name=value" or "--name value".
+// `capture` rebuilds the baseline of JOB from its latest N successful runs
+// (N defaults to probes::BaselinePolicy's runs) of the parameters and device
+// of its most recent successful run (of the one on --device when given) and
+// stores it pinned (an operator's baseline, not one learned). `reset`
+// deletes the job's baselines, so the daemon learns anew. `show`
+// judges runs with the default BaselinePolicy; the daemon's config may differ.
+// `export` writes store_json.h's document (stdout for none or "-"; a file is
+// written whole or not at all), `import` validates one and stores every
+// baseline in it pinned. A missing database is an error for every action
+// (nothing is created here): "no store at <path> (has `iowatch serve` run
+// with --state.dir=<dir>?)".
+//
+// Exit status: 0 on success, 2 on a bad command line or any error, printed as
+// one line "iowatch baseline <action>: <message>".
+// Thread-safety: main thread only (the functions below share nothing, but
+// each Store has one owner).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "daemon/cli/baseline/baseline_options.h"
+#include "probes/baseline/baseline.h"
+#include "probes/store/store.h"
+
+namespace iowatch::daemon {
+
+// What the actions need from outside the store, injectable for tests.
+struct BaselineContext {
+  std::function<int64_t()> now_unix_ms;             // capture's creation time
+  std::function<Result<std::string>()> read_stdin;  // import -
+  probes::BaselinePolicy policy;                    // show's judgement, capture's default N
+};
+BaselineContext DefaultBaselineContext();
+
+// Each appends its report to `out` (for export without a file, the JSON).
+Status BaselineList(const probes::Store& store, std::string& out);
+Status BaselineShow(const probes::Store& store, std::string_view job, uint32_t runs,
+                    const probes::BaselinePolicy& policy, std::string& out);
+Status BaselineCapture(probes::Store& store, std::string_view job, uint32_t runs,
+                       std::string_view device, int64_t now_unix_ms, std::string& out);
+Status BaselineReset(probes::Store& store, std::string_view job, std::string& out);
+Status BaselineExport(const probes::Store& store, std::string_view file, std::string& out);
+Status BaselineImport(probes::Store& store, std::string_view file,
+                      const std::function<Result<std::string>()>& read_stdin, std::string& out);
+
+// Opens <state_dir>/iowatch.db (an error when it does not exist) and runs the
+// action; kHelp needs no store.
+Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context, std::string& out);
+
+// main's entry: parse, execute, print; returns the exit status.
+int RunBaseline(const std::vector<std::string>& args);
+
+}  // namespace iowatch::daemon

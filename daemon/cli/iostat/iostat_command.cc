@@ -1,0 +1,54 @@
+#include "daemon/cli/iostat/iostat_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "daemon/cli/cli_output.h"
+#include "daemon/cli/iostat/iostat_session.h"
+#include "daemon/cli/local_time.h"
+#include "daemon/cli/sleeper.h"
+
+namespace iowatch::daemon {
+namespace {
+
+void WarnSkippedLines(const IostatSample& sample) {
+  for (const Error& e : sample.disks.diskstats.skipped) {
+    std::fprintf(stderr, "iowatch iostat: %s (line skipped)\n", e.ToString().c_str());
+  }
+}
+
+}  // namespace
+
+int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args) {
+  auto opts = ParseIostatArgs(args);
+  if (!opts) return ReportError("iostat", opts.error());
+  const collectors::FileTree procfs(global.procfs);
+  const collectors::FileTree sysfs(global.sysfs);
+  const char* time_format = std::getenv("S_TIME_FORMAT");
+  IostatSession session(*opts, ReadHostInfo(sysfs), FormatNow,
+                        std::getenv("POSIXLY_CORRECT") != nullptr,
+                        time_format != nullptr && std::string_view(time_format) == "ISO");
+
+  auto first = ReadIostatSample(procfs, sysfs);
+  if (!first) return ReportError("iostat", first.error());
+  WarnSkippedLines(*first);
+  WriteStdout(session.Start(std::move(*first)));
+  if (opts->interval_s) {
+    const bool skipped_first = opts->skip_since_boot;
+    IntervalSleeper sleeper{std::chrono::seconds(*opts->interval_s)};
+    for (long printed = skipped_first ? 0 : 1; !opts->count || printed < *opts->count; ++printed) {
+      if (!sleeper.SleepUntilNext()) break;
+      auto sample = ReadIostatSample(procfs, sysfs, session.previous());
+      if (!sample) {
+        WriteStdout(session.Finish());
+        return ReportError("iostat", sample.error());
+      }
+      WriteStdout(session.Next(std::move(*sample)));
+    }
+  }
+  WriteStdout(session.Finish());
+  return 0;
+}
+
+}  // namespace iowatch::daemon

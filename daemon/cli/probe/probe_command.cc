@@ -1,0 +1,97 @@
+#include "daemon/cli/probe/probe_command.h"
+
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+#include "daemon/cli/cli_output.h"
+#include "daemon/cli/probe/probe_format.h"
+#include "daemon/cli/probe/probe_options.h"
+#include "probes/engines/engine.h"
+#include "probes/run/job_runner.h"
+#include "probes/target/probe_target.h"
+
+namespace iowatch::daemon {
+namespace {
+
+std::atomic<bool> g_stop_requested{false};  // written by the signal handler only
+
+extern "C" void RequestStop(int /*signal*/) { g_stop_requested.store(true); }
+
+// SIGINT and SIGTERM end the run (partial results are still printed) instead
+// of killing the process; SA_RESTART is off so a blocking wait returns.
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = RequestStop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool ShowProgress(ProgressMode mode) {
+  if (mode == ProgressMode::kAlways) return true;
+  if (mode == ProgressMode::kNever) return false;
+  return isatty(STDERR_FILENO) == 1;
+}
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int ExitStatus(probes::RunEnd end) {
+  switch (end) {
+    case probes::RunEnd::kCompleted:
+      return 0;
+    case probes::RunEnd::kInterrupted:
+      return 130;
+    case probes::RunEnd::kTimedOut:
+    case probes::RunEnd::kFailed:
+      return 1;
+  }
+  return 1;
+}
+
+}  // namespace
+
+int RunProbe(const std::vector<std::string>& args) {
+  auto options = ParseProbeArgs(args);
+  if (!options) return ReportError("probe", options.error());
+  const probes::JobSpec& spec = options->spec;
+
+  auto target = probes::PrepareTarget(spec, options->policy);
+  if (!target) return ReportError("probe", target.error());
+  auto engine = probes::MakeEngine(spec.engine);
+
+  InstallStopHandlers();
+  const bool progress = ShowProgress(options->progress);
+  probes::RunOptions run;
+  run.cancel = &g_stop_requested;
+  if (progress) {
+    run.on_progress = [](const probes::RunProgress& p) {
+      std::fprintf(stderr, "\r%s\033[K", FormatProgressLine(p).c_str());
+      std::fflush(stderr);
+    };
+  }
+  const probes::RunTarget run_target{target->fd, target->region_offset, target->region_size,
+                                     target->memory_alignment, target->offset_alignment};
+  const int64_t start_ms = WallMs();
+  auto result = probes::RunJob(spec, *engine, run_target, run);
+  if (progress) std::fputs("\r\033[K", stderr);
+  if (!result) return ReportError("probe", result.error());
+
+  const ProbeReportContext context{options->job, target->path, major(target->device),
+                                   minor(target->device), start_ms};
+  WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(*result, context)
+                                                          : FormatProbeNormal(*result, context));
+  if (result->error) {
+    std::fprintf(stderr, "iowatch probe: %s\n", result->error->ToString().c_str());
+  }
+  return ExitStatus(result->end);
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,279 @@
+#include "daemon/cli/probe/probe_format.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+
+#include "common/version.h"
+#include "probes/stats/latency_histogram.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using probes::DirectionStats;
+using probes::LatencyHistogram;
+using probes::ProbeResult;
+using probes::RunningStats;
+
+// fio's JSON layout: two-space indentation, `"key" : value`, floats with six
+// decimals ("%f", locale-independent through fmt), integers as integers.
+class FioJsonWriter {
+ public:
+  void Open(std::string_view key) { Begin(key, '{'); }
+  void OpenArray(std::string_view key) { Begin(key, '['); }
+  void OpenElement() { Begin({}, '{'); }
+  void Close() { End('}'); }
+  void CloseArray() { End(']'); }
+  void Int(std::string_view key, int64_t value) { Value(key, fmt::format("{}", value)); }
+  void Uint(std::string_view key, uint64_t value) { Value(key, fmt::format("{}", value)); }
+  void Float(std::string_view key, double value) {
+    Value(key, std::isfinite(value) ? fmt::format("{:.6f}", value) : "0.000000");
+  }
+  void String(std::string_view key, std::string_view value) { Value(key, Quote(value)); }
+  std::string Finish() && {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  static std::string Quote(std::string_view s) {
+    std::string q = "\"";
+    for (const char c : s) {
+      if (c == '"' || c == '\\') {
+        q += '\\';
+        q += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        q += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+      } else {
+        q += c;
+      }
+    }
+    return q + '"';
+  }
+  void Separator() {
+    if (!first_) out_ += ',';
+    if (depth_ > 0) out_ += '\n';
+    out_.append(static_cast<size_t>(depth_) * 2, ' ');
+    first_ = false;
+  }
+  void Begin(std::string_view key, char bracket) {
+    Separator();
+    if (!key.empty()) out_ += Quote(key) + " : ";
+    out_ += bracket;
+    ++depth_;
+    first_ = true;
+  }
+  void End(char bracket) {
+    --depth_;
+    out_ += '\n';
+    out_.append(static_cast<size_t>(depth_) * 2, ' ');
+    out_ += bracket;
+    first_ = false;
+  }
+  void Value(std::string_view key, const std::string& text) {
+    Separator();
+    out_ += Quote(key) + " : " + text;
+  }
+
+  std::string out_;
+  int depth_ = 0;
+  bool first_ = true;
+};
+
+void WriteLatency(FioJsonWriter& w, std::string_view key, const RunningStats& stats,
+                  const LatencyHistogram* histogram) {
+  w.Open(key);
+  w.Uint("min", stats.Min());
+  w.Uint("max", stats.Max());
+  w.Float("mean", stats.Mean());
+  w.Float("stddev", stats.StdDev());
+  w.Uint("N", stats.Count());
+  if (histogram != nullptr && histogram->Count() > 0) {
+    w.Open("percentile");
+    for (const double p : probes::DefaultPercentiles()) {
+      w.Uint(fmt::format("{:.6f}", p), histogram->Percentile(p));
+    }
+    w.Close();
+  }
+  w.Close();
+}
+
+void WriteDirection(FioJsonWriter& w, std::string_view key, const DirectionStats& d) {
+  w.Open(key);
+  w.Uint("io_bytes", d.bytes);
+  w.Uint("io_kbytes", d.bytes / 1024);
+  const auto bw_bytes = static_cast<uint64_t>(d.BandwidthBytesPerSecond());
+  w.Uint("bw_bytes", bw_bytes);
+  w.Uint("bw", bw_bytes / 1024);
+  w.Float("iops", d.Iops());
+  w.Uint("runtime", d.RuntimeMs());
+  w.Uint("total_ios", d.ios);
+  w.Uint("short_ios", d.short_ios);
+  w.Uint("drop_ios", 0);  // fio's count of I/Os dropped by rate limiting; we never drop
+  WriteLatency(w, "slat_ns", d.slat, nullptr);
+  WriteLatency(w, "clat_ns", d.clat, &d.clat_histogram);
+  WriteLatency(w, "lat_ns", d.lat, &d.lat_histogram);
+  w.Close();
+}
+
+double Percent(double part_seconds, std::chrono::nanoseconds whole) {
+  const double whole_seconds = std::chrono::duration<double>(whole).count();
+  return whole_seconds > 0 ? 100.0 * part_seconds / whole_seconds : 0;
+}
+
+std::string LocalTimeText(int64_t epoch_ms) {
+  const std::time_t t = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, "%a %b %e %H:%M:%S %Y", &tm);
+  return buffer;
+}
+
+// fio's choice of unit for a latency line: nsec below 10 µs, usec below 10 ms.
+struct LatencyUnit {
+  const char* name;
+  double divisor;
+};
+LatencyUnit UnitFor(uint64_t max_ns) {
+  if (max_ns >= 10'000'000) return {"msec", 1e6};
+  if (max_ns >= 10'000) return {"usec", 1e3};
+  return {"nsec", 1};
+}
+
+void AppendLatencyLine(std::string& out, const char* label, const RunningStats& s) {
+  if (s.Count() == 0) return;
+  const LatencyUnit u = UnitFor(s.Max());
+  fmt::format_to(std::back_inserter(out),
+                 "    {} ({}): min={:.0f}, max={:.0f}, avg={:.2f}, stdev={:.2f}\n", label, u.name,
+                 static_cast<double>(s.Min()) / u.divisor, static_cast<double>(s.Max()) / u.divisor,
+                 s.Mean() / u.divisor, s.StdDev() / u.divisor);
+}
+
+void AppendPercentiles(std::string& out, const LatencyHistogram& h, uint64_t max_ns) {
+  if (h.Count() == 0) return;
+  const LatencyUnit u = UnitFor(max_ns);
+  fmt::format_to(std::back_inserter(out), "    clat percentiles ({}):\n", u.name);
+  const auto list = probes::DefaultPercentiles();
+  for (size_t i = 0; i < list.size(); ++i) {
+    out += i % 4 == 0 ? "     | " : ", ";
+    const double value = static_cast<double>(h.Percentile(list[i])) / u.divisor;
+    fmt::format_to(std::back_inserter(out), "{:5.2f}th=[{:5.0f}]", list[i], value);
+    if (i % 4 == 3 || i + 1 == list.size()) out += i + 1 == list.size() ? "\n" : ",\n";
+  }
+}
+
+// fio's num2str: at most four digits before the unit ("2000KiB", "17.3MiB").
+std::string HumanBytes(double bytes, bool binary) {
+  static constexpr const char* kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  static constexpr const char* kDecimal[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  const double base = binary ? 1024 : 1000;
+  size_t unit = 0;
+  while (bytes >= 10'000 && unit + 1 < std::size(kBinary)) {
+    bytes /= base;
+    ++unit;
+  }
+  const char* name = binary ? kBinary[unit] : kDecimal[unit];
+  if (unit == 0 || bytes >= 100) return fmt::format("{:.0f}{}", bytes, name);
+  return bytes >= 10 ? fmt::format("{:.1f}{}", bytes, name) : fmt::format("{:.2f}{}", bytes, name);
+}
+
+void AppendDirection(std::string& out, const char* name, const DirectionStats& d) {
+  if (d.ios == 0 && d.errors == 0) return;
+  fmt::format_to(std::back_inserter(out), "  {}: IOPS={}, BW={} ({}/s)({}/{}msec)\n", name,
+                 FormatIops(d.Iops()), FormatBandwidth(d.BandwidthBytesPerSecond()),
+                 HumanBytes(d.BandwidthBytesPerSecond(), false),
+                 HumanBytes(static_cast<double>(d.bytes), true), d.RuntimeMs());
+  AppendLatencyLine(out, "slat", d.slat);
+  AppendLatencyLine(out, "clat", d.clat);
+  AppendLatencyLine(out, " lat", d.lat);
+  AppendPercentiles(out, d.clat_histogram, d.clat.Max());
+  if (d.short_ios > 0 || d.errors > 0) {
+    fmt::format_to(std::back_inserter(out), "    short={}, errors={}\n", d.short_ios, d.errors);
+  }
+}
+
+}  // namespace
+
+std::string FormatIops(double iops) {
+  if (iops < 10'000) return fmt::format("{:.0f}", iops);
+  if (iops < 10'000'000) return fmt::format("{:.1f}k", iops / 1e3);
+  return fmt::format("{:.1f}M", iops / 1e6);
+}
+
+std::string FormatBandwidth(double bytes_per_second) {
+  return HumanBytes(bytes_per_second, true) + "/s";
+}
+
+std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext& context) {
+  FioJsonWriter w;
+  w.OpenElement();
+  w.String("fio version", std::string("iowatch-") + kVersion);
+  w.Int("timestamp", context.start_time_ms / 1000);
+  w.Int("timestamp_ms", context.start_time_ms);
+  w.String("time", LocalTimeText(context.start_time_ms));
+  w.OpenArray("jobs");
+  w.OpenElement();
+  w.String("jobname", result.spec.name);
+  w.Int("groupid", 0);
+  w.Int("error", result.error ? result.error->os_errno : 0);
+  w.Int("eta", 0);
+  w.Uint("elapsed", static_cast<uint64_t>(
+                        std::chrono::duration_cast<std::chrono::seconds>(result.elapsed).count()));
+  w.Open("job options");
+  for (const probes::JobOption& option : context.job_options) {
+    w.String(option.name, option.value.empty() ? "1" : option.value);
+  }
+  w.Close();
+  WriteDirection(w, "read", result.read);
+  WriteDirection(w, "write", result.write);
+  w.Uint("job_runtime",
+         static_cast<uint64_t>(
+             std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count()));
+  w.Float("usr_cpu", Percent(result.cpu.user_seconds, result.elapsed));
+  w.Float("sys_cpu", Percent(result.cpu.system_seconds, result.elapsed));
+  w.Uint("ctx", result.cpu.ContextSwitches());
+  // What fio has no field for: how the run ended and where it ran.
+  w.Open("iowatch");
+  w.String("end", probes::ToString(result.end));
+  w.String("error_message", result.error ? result.error->ToString() : "");
+  w.String("target", context.target_path);
+  w.String("device", fmt::format("{}:{}", context.device_major, context.device_minor));
+  w.Uint("fsyncs", result.fsyncs);
+  w.Float("clat_max_relative_error", LatencyHistogram::kMaxRelativeError);
+  w.Close();
+  w.Close();
+  w.CloseArray();
+  w.Close();
+  return std::move(w).Finish();
+}
+
+std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContext& context) {
+  const probes::JobSpec& s = result.spec;
+  std::string out =
+      fmt::format("{}: rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} ({}:{}): {}\n", s.name,
+                  probes::ToString(s.rw), HumanBytes(static_cast<double>(s.block_size), true),
+                  probes::ToString(s.engine), s.iodepth, s.direct ? 1 : 0, context.target_path,
+                  context.device_major, context.device_minor, probes::ToString(result.end));
+  if (result.error) out += fmt::format("  error: {}\n", result.error->ToString());
+  AppendDirection(out, "read", result.read);
+  AppendDirection(out, "write", result.write);
+  if (result.fsyncs > 0) out += fmt::format("  fsync: {}\n", result.fsyncs);
+  fmt::format_to(std::back_inserter(out), "  cpu: usr={:.2f}%, sys={:.2f}%, ctx={}\n",
+                 Percent(result.cpu.user_seconds, result.elapsed),
+                 Percent(result.cpu.system_seconds, result.elapsed), result.cpu.ContextSwitches());
+  return out;
+}
+
+std::string FormatProgressLine(const probes::RunProgress& p) {
+  const auto eta_s =
+      std::chrono::ceil<std::chrono::seconds>(p.eta).count();  // 0.9 s left reads 1 s
+  return fmt::format("[r={},w={}][r={},w={} IOPS][{:.1f}%{}][eta {:02d}m:{:02d}s]",
+                     FormatBandwidth(p.read_bytes_per_second),
+                     FormatBandwidth(p.write_bytes_per_second), FormatIops(p.read_iops),
+                     FormatIops(p.write_iops), 100 * p.fraction_done, p.ramping ? " ramp" : "",
+                     eta_s / 60, eta_s % 60);
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,34 @@
+// How `iowatch probe` prints a result: fio 3.33's JSON structure (the fields
+// we measure, under fio's names and number formats, so fio JSON consumers
+// parse it unchanged), a short human summary in fio's layout, and the
+// one-line progress shown on a terminal.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "probes/run/job_runner.h"
+#include "probes/run/probe_result.h"
+
+namespace iowatch::daemon {
+
+struct ProbeReportContext {
+  std::span<const probes::JobOption> job_options;  // as typed, for "job options"
+  std::string target_path;
+  uint32_t device_major = 0;
+  uint32_t device_minor = 0;
+  int64_t start_time_ms = 0;  // wall clock, ms since the epoch, when the run started
+};
+
+std::string FormatProbeJson(const probes::ProbeResult& result, const ProbeReportContext& context);
+std::string FormatProbeNormal(const probes::ProbeResult& result, const ProbeReportContext& context);
+// "[r=17.3MiB/s,w=0KiB/s][r=4440,w=0 IOPS][43.0%][eta 00m:05s]", no newline.
+std::string FormatProgressLine(const probes::RunProgress& progress);
+
+// fio's human units: IOPS "4440" / "12.3k"; bandwidth "17.3MiB/s (18.2MB/s)".
+std::string FormatIops(double iops);
+std::string FormatBandwidth(double bytes_per_second);
+
+}  // namespace iowatch::daemon

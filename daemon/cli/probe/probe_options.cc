@@ -1,0 +1,88 @@
+#include "daemon/cli/probe/probe_options.h"
+
+#include <fmt/format.h>
+
+namespace iowatch::daemon {
+namespace {
+
+struct Argument {
+  std::string_view name;
+  std::string_view value;
+  bool has_value = false;
+};
+
+Result<Argument> SplitArgument(std::string_view arg) {
+  if (!arg.starts_with("--") || arg.size() == 2) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("expected an option such as --rw=randread, found \"{}\"", arg));
+  }
+  arg.remove_prefix(2);
+  const size_t eq = arg.find('=');
+  if (eq == std::string_view::npos) return Argument{arg, {}, false};
+  return Argument{arg.substr(0, eq), arg.substr(eq + 1), true};
+}
+
+Result<bool> ParseFlagValue(const Argument& a) {
+  if (!a.has_value || a.value == "1" || a.value == "true") return true;
+  if (a.value == "0" || a.value == "false") return false;
+  return MakeError(ErrorCode::kInvalidArgument,
+                   fmt::format("--{}: expected 0 or 1, found \"{}\"", a.name, a.value));
+}
+
+}  // namespace
+
+Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args) {
+  ProbeOptions options;
+  bool named = false;
+  for (const std::string& text : args) {
+    const auto arg = SplitArgument(text);
+    if (!arg) return std::unexpected(arg.error());
+    const Argument& a = *arg;
+    if (a.name == "output-format") {
+      if (a.value == "normal") {
+        options.format = ProbeOutputFormat::kNormal;
+      } else if (a.value == "json") {
+        options.format = ProbeOutputFormat::kJson;
+      } else {
+        return MakeError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("--output-format: expected normal or json, found \"{}\"", a.value));
+      }
+    } else if (a.name == "eta") {
+      if (a.value == "auto") {
+        options.progress = ProgressMode::kAuto;
+      } else if (a.value == "always") {
+        options.progress = ProgressMode::kAlways;
+      } else if (a.value == "never") {
+        options.progress = ProgressMode::kNever;
+      } else {
+        return MakeError(
+            ErrorCode::kInvalidArgument,
+            fmt::format("--eta: expected auto, always or never, found \"{}\"", a.value));
+      }
+    } else if (a.name == "allow-block-device") {
+      const auto on = ParseFlagValue(a);
+      if (!on) return std::unexpected(on.error());
+      options.policy.allow_block_device = *on;
+    } else if (a.name == "destructive") {
+      const auto on = ParseFlagValue(a);
+      if (!on) return std::unexpected(on.error());
+      options.policy.destructive = *on;
+    } else {
+      if (a.name == "name") {
+        if (named) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "--name: one job per run (a second --name starts another job in fio)");
+        }
+        named = true;
+      }
+      options.job.push_back({std::string(a.name), std::string(a.value)});
+    }
+  }
+  auto spec = probes::ParseJobOptions(options.job);
+  if (!spec) return std::unexpected(spec.error());
+  options.spec = std::move(*spec);
+  return options;
+}
+
+}  // namespace iowatch::daemon

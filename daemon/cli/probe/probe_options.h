@@ -1,0 +1,32 @@
+// The command line of `iowatch probe`: fio's own spelling, "--rw=randread
+// --bs=4k --time_based", every job option passed through to the job parser
+// in order, plus iowatch's output and safety flags. One job per run (fio
+// starts a new job at each --name; a second --name is an error here rather
+// than a silently different run).
+// Thread-safety: pure function.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "probes/spec/job_spec.h"
+#include "probes/target/probe_target.h"
+
+namespace iowatch::daemon {
+
+enum class ProbeOutputFormat { kNormal, kJson };
+enum class ProgressMode { kAuto, kAlways, kNever };
+
+struct ProbeOptions {
+  std::vector<probes::JobOption> job;  // as typed, for the report's "job options"
+  probes::JobSpec spec;                // job parsed and validated
+  ProbeOutputFormat format = ProbeOutputFormat::kNormal;
+  probes::TargetPolicy policy;
+  ProgressMode progress = ProgressMode::kAuto;  // --eta=auto|always|never, as fio
+};
+
+// `args` excludes the subcommand. Errors name the argument and what is accepted.
+Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args);
+
+}  // namespace iowatch::daemon

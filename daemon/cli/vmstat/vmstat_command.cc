@@ -1,0 +1,57 @@
+#include "daemon/cli/vmstat/vmstat_command.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "daemon/cli/cli_output.h"
+#include "daemon/cli/local_time.h"
+#include "daemon/cli/sleeper.h"
+#include "daemon/cli/vmstat/vmstat_session.h"
+
+namespace iowatch::daemon {
+namespace {
+
+// procps repeats the header every (terminal rows - 3) lines: 21 when stdout
+// is not a terminal, 22 when the terminal is too small.
+uint64_t HeaderInterval() {
+  winsize ws{};
+  int rows = 24;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) rows = ws.ws_row;
+  return rows - 3 > 0 ? static_cast<uint64_t>(rows - 3) : 22;
+}
+
+collectors::VmstatParams ParamsFor(uint64_t unit_bytes) {
+  collectors::VmstatParams params;
+  params.unit_bytes = unit_bytes;
+  const long hz = sysconf(_SC_CLK_TCK);
+  params.hz = hz > 0 ? static_cast<uint64_t>(hz) : 100;
+  const long page = sysconf(_SC_PAGESIZE);
+  params.page_kib = page > 0 ? static_cast<uint64_t>(page) / 1024 : 4;
+  return params;
+}
+
+}  // namespace
+
+int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args) {
+  auto opts = ParseVmstatArgs(args);
+  if (!opts) return ReportError("vmstat", opts.error());
+  const collectors::FileTree procfs(global.procfs);
+  VmstatSession session(*opts, ParamsFor(opts->unit_bytes), HeaderInterval(), FormatNow);
+
+  auto first = collectors::ReadVmSample(procfs);
+  if (!first) return ReportError("vmstat", first.error());
+  WriteStdout(session.Start(std::move(*first)));
+  const std::optional<uint64_t> lines = session.IntervalLines();
+  IntervalSleeper sleeper{std::chrono::seconds(session.DelaySeconds())};
+  for (uint64_t i = 0; !lines || i < *lines; ++i) {
+    if (!sleeper.SleepUntilNext()) break;
+    auto sample = collectors::ReadVmSample(procfs);
+    if (!sample) return ReportError("vmstat", sample.error());
+    WriteStdout(session.Next(std::move(*sample)));
+  }
+  return 0;
+}
+
+}  // namespace iowatch::daemon

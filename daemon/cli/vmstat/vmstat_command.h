@@ -1,0 +1,8 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "daemon/cli/global_options.h"
+namespace iowatch::daemon {
+int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args);
+}

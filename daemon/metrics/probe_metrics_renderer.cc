@@ -1,0 +1,262 @@
+#include "daemon/metrics/probe_metrics_renderer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+
+#include "daemon/metrics/exposition.h"
+
+namespace iowatch::daemon {
+namespace {
+
+// The probe job's label. Not "job": Prometheus sets that target label on every
+// series it scrapes and would rename ours to "exported_job".
+constexpr std::string_view kProbe = "probe";
+
+struct Input {
+  const ProbeSnapshot& recorded;
+  const SchedulerStatus& scheduler;
+  double now_seconds;
+};
+
+struct Family {
+  std::string_view name;
+  std::string_view type;
+  std::string_view help;
+  void (*write)(const Input&, ExpositionWriter&, std::string& out);
+};
+
+// One sample per (job, op) of the last run's metric `kMetric`.
+template <const char* kMetric>
+void LastMetric(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const probes::MetricSample& m : job.last_metrics) {
+      if (m.metric == kMetric) w.Sample({{kProbe, job.name}, {"op", m.op}}, m.value);
+    }
+  }
+}
+
+constexpr char kIops[] = "iops";
+constexpr char kBandwidth[] = "bandwidth_bytes";
+constexpr char kLatMean[] = "lat_mean_seconds";
+constexpr char kSlatMean[] = "slat_mean_seconds";
+
+void LastClat(const Input& in, ExpositionWriter& w, std::string&) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kStats = {{
+      {"clat_mean_seconds", "mean"},
+      {"clat_p50_seconds", "p50"},
+      {"clat_p90_seconds", "p90"},
+      {"clat_p99_seconds", "p99"},
+      {"clat_p99_9_seconds", "p99_9"},
+  }};
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const probes::MetricSample& m : job.last_metrics) {
+      for (const auto& [metric, stat] : kStats) {
+        if (m.metric == metric) {
+          w.Sample({{kProbe, job.name}, {"op", m.op}, {"stat", stat}}, m.value);
+        }
+      }
+    }
+  }
+}
+
+// Per-job values of the last successful run; a job that has none yet has no sample.
+template <double ProbeJobSnapshot::*kField>
+void PerJob(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_run_timestamp_seconds > 0) w.Sample({{kProbe, job.name}}, job.*kField);
+  }
+}
+
+// The family name is the histogram's; its samples carry the _bucket, _sum
+// and _count suffixes, so the header is written here rather than by the writer.
+void ClatHistogram(const Input& in, ExpositionWriter&, std::string& out) {
+  bool header = false;
+  const auto bounds = ProbeClatBucketBoundsNs();
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const ProbeClatHistogram& h : job.clat) {
+      if (!header) {
+        out +=
+            "# HELP iowatch_probe_clat_seconds Completion latency of every probe I/O since start.\n"
+            "# TYPE iowatch_probe_clat_seconds histogram\n";
+        header = true;
+      }
+      ExpositionWriter w(out);
+      w.Family("iowatch_probe_clat_seconds_bucket", "histogram", "", true);
+      for (size_t i = 0; i < bounds.size() && i < h.cumulative.size(); ++i) {
+        const std::string le = fmt::format("{}", static_cast<double>(bounds[i]) / 1e9);
+        w.SampleInt({{kProbe, job.name}, {"op", h.op}, {"le", le}}, h.cumulative[i]);
+      }
+      w.SampleInt({{kProbe, job.name}, {"op", h.op}, {"le", "+Inf"}}, h.count);
+      w.Family("iowatch_probe_clat_seconds_sum", "histogram", "", true);
+      w.Sample({{kProbe, job.name}, {"op", h.op}}, h.sum_seconds);
+      w.Family("iowatch_probe_clat_seconds_count", "histogram", "", true);
+      w.SampleInt({{kProbe, job.name}, {"op", h.op}}, h.count);
+    }
+  }
+}
+
+// One sample per (job, op, metric) of the baseline's `kField` (median or spread).
+template <double probes::MetricBaseline::*kField>
+void BaselineField(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (!job.has_baseline) continue;
+    for (const probes::MetricBaseline& m : job.baseline) {
+      w.Sample({{kProbe, job.name}, {"op", m.op}, {"metric", m.metric}}, m.*kField);
+    }
+  }
+}
+
+void BaselineRatio(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const ProbeVerdict& v : job.verdicts) {
+      w.Sample({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
+               v.verdict.ratio);
+    }
+  }
+}
+
+void Regression(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const ProbeVerdict& v : job.verdicts) {
+      w.SampleInt({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
+                  v.regressed ? 1 : 0);
+    }
+  }
+}
+
+void BaselineAge(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.has_baseline) {
+      w.Sample({{kProbe, job.name}}, std::max(0.0, in.now_seconds - job.baseline_created_seconds));
+    }
+  }
+}
+
+void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.has_baseline) {
+      w.SampleInt({{kProbe, job.name}},
+                  static_cast<uint64_t>(std::max<int64_t>(0, job.baseline_runs)));
+    }
+  }
+}
+
+void Runs(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const JobStatus& job : in.scheduler.jobs) {
+    w.SampleInt({{kProbe, job.name}, {"result", "ok"}}, job.runs.ok);
+    w.SampleInt({{kProbe, job.name}, {"result", "error"}}, job.runs.error);
+    w.SampleInt({{kProbe, job.name}, {"result", "skipped"}}, job.runs.skipped);
+  }
+}
+
+void Skips(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const JobStatus& job : in.scheduler.jobs) {
+    // "busy" is the one reason today: always present, so rate() has a series from the start.
+    if (!job.skips.contains("busy")) w.SampleInt({{kProbe, job.name}, {"reason", "busy"}}, 0);
+    for (const auto& [reason, count] : job.skips) {
+      w.SampleInt({{kProbe, job.name}, {"reason", reason}}, count);
+    }
+  }
+}
+
+void Interval(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const JobStatus& job : in.scheduler.jobs)
+    w.Sample({{kProbe, job.name}}, job.interval_seconds);
+}
+
+void Running(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const DeviceStatus& device : in.scheduler.devices) {
+    const std::string name = FormatDevice(device.device);
+    w.SampleInt({{"device", name}}, device.probe_running ? 1 : 0);
+  }
+}
+
+void StoreUp(const Input& in, ExpositionWriter& w, std::string&) {
+  w.SampleInt({}, in.recorded.store_up ? 1 : 0);
+}
+
+void StoreErrors(const Input& in, ExpositionWriter& w, std::string&) {
+  w.SampleInt({}, in.recorded.store_errors_total);
+}
+
+std::vector<Family> Sorted() {
+  std::vector<Family> f = {
+      {"iowatch_probe_iops", "gauge", "I/O operations per second of the last successful run.",
+       LastMetric<kIops>},
+      {"iowatch_probe_bandwidth_bytes_per_second", "gauge",
+       "Bytes per second of the last successful run.", LastMetric<kBandwidth>},
+      {"iowatch_probe_last_clat_seconds", "gauge",
+       "Completion latency of the last successful run: mean and percentiles.", LastClat},
+      {"iowatch_probe_lat_mean_seconds", "gauge",
+       "Mean total latency (submission + completion) of the last successful run.",
+       LastMetric<kLatMean>},
+      {"iowatch_probe_slat_mean_seconds", "gauge",
+       "Mean submission latency of the last successful run (async engines only).",
+       LastMetric<kSlatMean>},
+      {"iowatch_probe_last_run_timestamp_seconds", "gauge",
+       "Start of the job's last successful run, seconds since the epoch.",
+       PerJob<&ProbeJobSnapshot::last_run_timestamp_seconds>},
+      {"iowatch_probe_run_duration_seconds", "gauge",
+       "Measured time of the job's last successful run.",
+       PerJob<&ProbeJobSnapshot::run_duration_seconds>},
+      {"iowatch_probe_cpu_seconds", "gauge",
+       "User and system CPU time of the job's last successful run.",
+       PerJob<&ProbeJobSnapshot::cpu_seconds>},
+      {"iowatch_probe_clat_seconds", "histogram", "", ClatHistogram},
+      {"iowatch_probe_baseline_value", "gauge",
+       "The job's baseline (median of its first runs) per op and metric, in the metric's unit.",
+       BaselineField<&probes::MetricBaseline::median>},
+      {"iowatch_probe_baseline_spread", "gauge",
+       "The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.",
+       BaselineField<&probes::MetricBaseline::spread>},
+      {"iowatch_probe_baseline_ratio", "gauge",
+       "The last successful run's value divided by the baseline.", BaselineRatio},
+      {"iowatch_probe_regression", "gauge",
+       "1 while the metric is regressed against the baseline (after hysteresis).", Regression},
+      {"iowatch_probe_baseline_age_seconds", "gauge", "Time since the job's baseline was made.",
+       BaselineAge},
+      {"iowatch_probe_baseline_runs", "gauge", "Runs the job's baseline was built from.",
+       BaselineRuns},
+      {"iowatch_probe_runs_total", "counter",
+       "Probe runs since start, by result (skipped: a slot given up while the device was busy).",
+       Runs},
+      {"iowatch_probe_skips_total", "counter", "Probe attempts postponed, by reason.", Skips},
+      {"iowatch_probe_interval_seconds", "gauge", "The job's configured interval (every).",
+       Interval},
+      {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},
+      {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
+       StoreUp},
+      {"iowatch_probe_store_errors_total", "counter",
+       "Probe runs whose storing (or baseline update) failed.", StoreErrors},
+  };
+  std::sort(f.begin(), f.end(), [](const Family& a, const Family& b) { return a.name < b.name; });
+  return f;
+}
+
+const std::vector<Family>& Families() {
+  static const std::vector<Family> families = Sorted();
+  return families;
+}
+
+}  // namespace
+
+void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& scheduler,
+                        double now_seconds, std::string& out) {
+  const Input in{recorded, scheduler, now_seconds};
+  for (const Family& f : Families()) {
+    ExpositionWriter w(out);
+    w.Family(f.name, f.type, f.help);
+    f.write(in, w, out);
+  }
+}
+
+std::vector<std::string_view> ProbeMetricFamilyNames() {
+  std::vector<std::string_view> names;
+  for (const Family& f : Families()) names.push_back(f.name);
+  return names;
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,155 @@
+#include "daemon/scheduling/probe_executor.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <system_error>
+
+#include "probes/engines/engine.h"
+#include "probes/run/job_runner.h"
+
+namespace iowatch::daemon {
+namespace {
+
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, std::move(error)); }
+
+// <sysfs>/dev/block/M:m links to the device's directory; a partition's
+// directory has a "partition" file and sits inside its disk's, whose "dev"
+// holds "M:m".
+DeviceId WholeDisk(DeviceId device, const std::filesystem::path& sysfs) {
+  std::error_code ec;
+  const auto dir = std::filesystem::canonical(sysfs / "dev/block" / FormatDevice(device), ec);
+  if (ec || !std::filesystem::exists(dir / "partition", ec)) return device;
+  std::ifstream in(dir.parent_path() / "dev");
+  uint32_t major_number = 0;
+  uint32_t minor_number = 0;
+  char colon = 0;
+  if (in >> major_number >> colon >> minor_number && colon == ':') {
+    return MakeDeviceId(major_number, minor_number);
+  }
+  return device;
+}
+
+}  // namespace
+
+ThreadJobExecutor::ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy)
+    : on_done_(std::move(on_done)), policy_(policy), worker_([this] { Loop(); }) {}
+
+ThreadJobExecutor::~ThreadJobExecutor() { Stop(); }
+
+void ThreadJobExecutor::Start(const ProbeRun& run) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      queue_.push_back(run);
+      wake_.notify_one();
+      return;
+    }
+  }
+  on_done_(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
+}
+
+void ThreadJobExecutor::Stop() {
+  std::deque<ProbeRun> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    dropped.swap(queue_);
+    wake_.notify_one();
+  }
+  for (const ProbeRun& run : dropped) {
+    on_done_(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
+  }
+  if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
+}
+
+void ThreadJobExecutor::Loop() {
+  for (;;) {
+    ProbeRun run;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping
+      run = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    on_done_(run.id, ExecuteProbeRun(run, policy_));
+  }
+}
+
+RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy) {
+  const probes::JobSpec& spec = run.job.spec;
+  const int64_t start_ms = WallMs();
+  const auto cancelled = [&] {
+    RunOutcome outcome = RunOutcome::Of(RunResult::kCancelled, "cancelled");
+    outcome.start_unix_ms = start_ms;
+    return outcome;
+  };
+  if (run.cancel && run.cancel->cancelled()) return cancelled();
+  if (!spec.directory.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(spec.directory, ec);
+    if (ec) return Failed(fmt::format("cannot create {}: {}", spec.directory, ec.message()));
+  }
+  auto target = probes::PrepareTarget(spec, policy);
+  if (!target) return Failed(target.error().ToString());
+  // Creating and filling the file may take a while: look again.
+  if (run.cancel && run.cancel->cancelled()) return cancelled();
+  auto engine = probes::MakeEngine(spec.engine);
+  probes::RunOptions options;
+  options.cancel = run.cancel ? run.cancel->flag() : nullptr;
+  options.hard_limit = run.job.timeout;
+  const probes::RunTarget run_target{target->fd, target->region_offset, target->region_size,
+                                     target->memory_alignment, target->offset_alignment};
+  auto result = probes::RunJob(spec, *engine, run_target, options);
+  if (!result) return Failed(result.error().ToString());
+
+  RunOutcome outcome;
+  outcome.target_device = target->device;
+  outcome.target_path = target->path;
+  outcome.start_unix_ms = start_ms;
+  switch (result->end) {
+    case probes::RunEnd::kCompleted:
+      outcome.result = RunResult::kOk;
+      break;
+    case probes::RunEnd::kInterrupted:
+      outcome.result = RunResult::kCancelled;
+      outcome.error = "cancelled";
+      break;
+    case probes::RunEnd::kTimedOut:
+      outcome.result = RunResult::kError;
+      outcome.error = fmt::format("timed out: stopped by the {} s limit",
+                                  std::chrono::duration<double>(run.job.timeout).count());
+      break;
+    case probes::RunEnd::kFailed:
+      outcome.result = RunResult::kError;
+      outcome.error = result->error ? result->error->ToString() : "I/O error";
+      break;
+  }
+  outcome.probe = std::move(*result);
+  return outcome;
+}
+
+std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec,
+                                           const std::filesystem::path& sysfs) {
+  std::filesystem::path path = spec.filename.empty() ? spec.TargetPath() : spec.filename;
+  for (;;) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      return WholeDisk(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, sysfs);
+    }
+    if (!path.has_relative_path()) return std::nullopt;  // "/" itself failed
+    const std::filesystem::path parent = path.parent_path();
+    if (parent == path || parent.empty()) return std::nullopt;
+    path = parent;
+  }
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,302 @@
+#include "daemon/scheduling/probe_recorder.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <fstream>
+#include <system_error>
+
+#include "probes/baseline/run_metrics.h"
+#include "probes/spec/job_spec.h"
+
+namespace iowatch::daemon {
+namespace {
+
+constexpr int64_t kPruneEveryMs = 24LL * 3600 * 1000;
+
+std::string KernelRelease() {
+  struct utsname u {};
+  return ::uname(&u) == 0 ? std::string(u.release) : std::string();
+}
+
+std::string ReadTrimmed(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+double Seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
+
+ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& h,
+                              double sum_seconds) {
+  ProbeClatHistogram out;
+  out.op = op;
+  for (const uint64_t bound : ProbeClatBucketBoundsNs()) {
+    out.cumulative.push_back(h.CountAtOrBelow(bound));
+  }
+  out.count = h.Count();
+  out.sum_seconds = sum_seconds;
+  return out;
+}
+
+// Adds the run's p99 per op to the job's recent series, dropping the oldest
+// beyond kRecentRuns.
+void AppendRecent(std::vector<ProbeRecentSeries>& recent,
+                  const std::vector<probes::MetricSample>& metrics) {
+  for (const probes::MetricSample& m : metrics) {
+    if (m.metric != "clat_p99_seconds") continue;
+    auto it = std::ranges::find(recent, m.op, &ProbeRecentSeries::op);
+    if (it == recent.end()) it = recent.insert(recent.end(), {m.op, {}});
+    std::vector<double>& values = it->clat_p99_seconds;
+    if (values.size() == kRecentRuns) values.erase(values.begin());
+    values.push_back(m.value);
+  }
+}
+
+void LogChange(const std::string& job, const probes::RegressionChange& c) {
+  const probes::MetricVerdict& v = c.verdict;
+  if (c.regressed) {
+    spdlog::warn(
+        "probe {}: {} {} regressed: {:.6g} against a baseline of {:.6g} (ratio {:.3f}, allowed "
+        "distance {:.6g})",
+        job, c.op, c.metric, v.value, v.baseline, v.ratio, v.threshold);
+  } else {
+    spdlog::info("probe {}: {} {} recovered: {:.6g} against a baseline of {:.6g} (ratio {:.3f})",
+                 job, c.op, c.metric, v.value, v.baseline, v.ratio);
+  }
+}
+
+}  // namespace
+
+ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std::string>& jobs)
+    : options_(std::move(options)), kernel_(KernelRelease()) {
+  for (const std::string& name : jobs) {
+    if (jobs_.contains(name)) continue;
+    order_.push_back(name);
+    JobState& state = jobs_[name];
+    state.published.name = name;
+    state.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+  }
+  {
+    std::lock_guard lock(state_mutex_);
+    Publish();
+  }
+  std::lock_guard lock(store_mutex_);
+  if (EnsureStore()) SetStoreState(true, "", false);
+}
+
+ProbeRecorder::~ProbeRecorder() = default;
+
+int64_t ProbeRecorder::NowMs() const {
+  if (options_.wall_ms) return options_.wall_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::shared_ptr<const ProbeSnapshot> ProbeRecorder::Snapshot() const {
+  std::lock_guard lock(state_mutex_);
+  return snapshot_;
+}
+
+void ProbeRecorder::SetStoreState(bool up, const std::string& why, bool count) {
+  std::lock_guard lock(state_mutex_);
+  if (!up && count) ++store_errors_total_;
+  if (!store_state_known_ || up != store_up_) {
+    if (up) {
+      if (store_state_known_) spdlog::info("probe store {}: writable again", StorePath());
+    } else {
+      spdlog::error("probe store: {}; runs are not stored until it recovers (retried each run)",
+                    why);
+    }
+  }
+  store_state_known_ = true;
+  store_up_ = up;
+  Publish();
+}
+
+std::string ProbeRecorder::StorePath() const {
+  return (options_.state_dir / probes::Store::kFileName).string();
+}
+
+bool ProbeRecorder::EnsureStore() {
+  if (store_) return true;
+  std::error_code ec;
+  std::filesystem::create_directories(options_.state_dir, ec);
+  if (ec) {
+    SetStoreState(false,
+                  fmt::format("cannot create {}: {}", options_.state_dir.string(), ec.message()),
+                  false);
+    return false;
+  }
+  auto store = probes::Store::OpenInStateDir(options_.state_dir);
+  if (!store) {
+    SetStoreState(false, store.error().ToString(), false);
+    return false;
+  }
+  store_.emplace(std::move(*store));
+  return true;
+}
+
+std::string ProbeRecorder::ModelOf(const std::string& device) const {
+  const std::filesystem::path dir = options_.sysfs / "dev/block" / device;
+  std::string model = ReadTrimmed(dir / "device/model");
+  if (model.empty()) model = ReadTrimmed(dir / "../device/model");  // a partition: its disk's
+  return model;
+}
+
+ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
+                                              const std::vector<probes::MetricSample>& metrics) {
+  Stored stored;
+  if (!EnsureStore()) {
+    std::lock_guard lock(state_mutex_);
+    ++store_errors_total_;
+    Publish();
+    return stored;
+  }
+  const auto fail = [&](const Error& error) {
+    store_.reset();  // reopened at the next run: the directory may have been replaced
+    SetStoreState(false, error.ToString(), true);
+    return Stored{};
+  };
+  const probes::ProbeResult& result = *outcome.probe;
+  const bool ok = outcome.result == RunResult::kOk;
+  probes::RunRecord run;
+  run.job = job.name;
+  run.fingerprint = probes::JobFingerprint(result.spec);
+  run.device = FormatDevice(outcome.target_device);
+  run.model = ModelOf(run.device);
+  run.kernel = kernel_;
+  run.start_unix_ms = outcome.start_unix_ms;
+  run.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count();
+  run.ok = ok;
+  run.error = ok ? std::string() : outcome.error;
+  run.result = result;
+  run.metrics = metrics;
+  const auto id = store_->AddRun(run);
+  if (!id) return fail(id.error());
+  if (ok) {
+    auto baseline = store_->GetBaseline(run.job, run.fingerprint, run.device);
+    if (!baseline) return fail(baseline.error());
+    const size_t n = std::max<uint32_t>(options_.baseline.runs, 1);
+    if (!*baseline) {
+      auto runs = store_->RunsForBaseline(run.job, run.fingerprint, run.device, n,
+                                          probes::BaselineRuns::kFirst);
+      if (!runs) return fail(runs.error());
+      if (runs->size() >= n) {
+        probes::Baseline learned;
+        learned.job = run.job;
+        learned.fingerprint = run.fingerprint;
+        learned.device = run.device;
+        learned.model = run.model;
+        learned.created_unix_ms = NowMs();
+        std::vector<std::vector<probes::MetricSample>> series;
+        for (const probes::RunRecord& r : *runs) {
+          learned.run_ids.push_back(r.id);
+          series.push_back(r.metrics);
+        }
+        learned.metrics = probes::LearnMetrics(series);
+        auto put = store_->PutBaseline(learned, false);
+        if (!put) return fail(put.error());
+        spdlog::info("probe {}: baseline learned from {} runs on {}", run.job, runs->size(),
+                     run.device);
+        *baseline = probes::StoredBaseline{*put, false, static_cast<int64_t>(runs->size()),
+                                           std::move(learned)};
+      }
+    }
+    // Runs the baseline was built from are compared too: they are good by
+    // construction, and the ratio and regression series appear at once.
+    if (*baseline) {
+      stored.verdicts = probes::Compare((*baseline)->baseline, metrics, options_.baseline);
+    }
+    stored.baseline = std::move(*baseline);
+    stored.looked_up = true;
+  }
+  const int64_t now_ms = NowMs();
+  if (now_ms - last_prune_ms_ >= kPruneEveryMs) {
+    auto pruned = store_->PruneRunsBefore(now_ms - options_.retention.count());
+    if (!pruned) return fail(pruned.error());
+    if (*pruned > 0) spdlog::info("probe store: pruned {} runs older than the retention", *pruned);
+    last_prune_ms_ = now_ms;
+  }
+  SetStoreState(true, "", false);
+  return stored;
+}
+
+void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
+  // Skips and time-outs measured nothing; a cancelled run is partial.
+  if (!outcome.probe || outcome.result == RunResult::kCancelled) return;
+  const probes::ProbeResult& result = *outcome.probe;
+  const bool ok = outcome.result == RunResult::kOk;
+  const std::vector<probes::MetricSample> metrics = probes::ExtractMetrics(result);
+  Stored stored;
+  {
+    std::lock_guard lock(store_mutex_);
+    stored = StoreRun(job, outcome, metrics);
+  }
+  if (!ok) return;  // an error run's partial figures stay out of the published state
+
+  std::lock_guard lock(state_mutex_);
+  if (!jobs_.contains(job.name)) {
+    order_.push_back(job.name);
+    jobs_[job.name].tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+  }
+  JobState& state = jobs_.find(job.name)->second;
+  ProbeJobSnapshot& p = state.published;
+  p.name = job.name;
+  p.last_metrics = metrics;
+  p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
+  p.run_duration_seconds = Seconds(result.elapsed);
+  p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  const std::pair<const char*, const probes::DirectionStats*> directions[] = {
+      {"read", &result.read}, {"write", &result.write}};
+  for (const auto& [op, d] : directions) {
+    if (d->clat_histogram.Count() == 0) continue;
+    state.clat[op].Merge(d->clat_histogram);
+    state.clat_sum_seconds[op] += d->clat.Mean() * static_cast<double>(d->clat.Count()) / 1e9;
+  }
+  AppendRecent(p.recent, p.last_metrics);
+  p.clat.clear();
+  for (const auto& [op, histogram] : state.clat) {
+    p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));
+  }
+  if (stored.looked_up) {
+    const int64_t id = stored.baseline ? stored.baseline->id : 0;
+    if (id != state.baseline_id) {
+      state.tracker.Reset();  // another baseline (learned, captured, reset): start afresh
+      state.baseline_id = id;
+    }
+    p.has_baseline = stored.baseline.has_value();
+    p.baseline.clear();
+    p.verdicts.clear();
+    if (stored.baseline) {
+      p.baseline = stored.baseline->baseline.metrics;
+      p.baseline_created_seconds =
+          static_cast<double>(stored.baseline->baseline.created_unix_ms) / 1000;
+      p.baseline_runs = stored.baseline->run_count;
+      for (const probes::RegressionChange& c : state.tracker.Update(stored.verdicts)) {
+        LogChange(job.name, c);
+      }
+      for (const probes::MetricVerdict& v : stored.verdicts) {
+        p.verdicts.push_back({v, state.tracker.Regressed(v.op, v.metric)});
+      }
+    }
+  }
+  Publish();
+}
+
+void ProbeRecorder::Publish() {
+  auto snapshot = std::make_shared<ProbeSnapshot>();
+  for (const std::string& name : order_) snapshot->jobs.push_back(jobs_.at(name).published);
+  snapshot->store_up = store_up_;
+  snapshot->store_errors_total = store_errors_total_;
+  snapshot_ = std::move(snapshot);
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,107 @@
+// ProbeRecorder: the one place a probe outcome goes. For each outcome the
+// scheduler reports it stores the run (ok and error runs that measured
+// something; never a cancelled run, whose results are partial, nor a skip),
+// learns the job's baseline once N successful runs of the same job,
+// parameter fingerprint and device exist, compares the run with that
+// baseline, feeds the job's RegressionTracker (logging each state change
+// once, with the numbers), prunes runs older than the retention once a day,
+// and publishes a new immutable ProbeSnapshot for scrapes.
+//
+// The baseline is read back from the store on every run, so `iowatch baseline
+// reset` and `capture` (another process) take effect at the next run; a new
+// baseline (another id) restarts the job's hysteresis. A store that cannot be
+// opened or written (missing rights, a full disk) does not stop anything:
+// the figures and histograms are still published, store_up reads 0, each
+// failed run counts in store_errors_total, the change of state is logged
+// once, and the next run tries again (reopening the store if needed).
+//
+// Thread-safety: Record may be called from any thread (the probe worker for
+// finished runs, the event loop for skips and time-outs); store work is
+// serialised by one mutex and the published state by another, so Snapshot()
+// (a scrape) never waits for the store. Outcomes without a measurement never
+// touch the store, so the event loop never does store I/O.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_snapshot.h"
+#include "probes/baseline/baseline.h"
+#include "probes/stats/latency_histogram.h"
+#include "probes/store/store.h"
+
+namespace iowatch::daemon {
+
+struct ProbeRecorderOptions {
+  std::filesystem::path state_dir;  // created if missing; the store is <state_dir>/iowatch.db
+  probes::BaselinePolicy baseline;
+  std::chrono::milliseconds retention{90LL * 24 * 3600 * 1000};
+  std::filesystem::path sysfs = "/sys";  // for the target device's model
+  std::function<int64_t()> wall_ms;      // now, ms since the epoch; system_clock when empty
+};
+
+class ProbeRecorder {
+ public:
+  // `jobs`: the scheduled jobs' names, in configuration order. Tries to open
+  // the store at once, so store_up is meaningful before the first run.
+  ProbeRecorder(ProbeRecorderOptions options, const std::vector<std::string>& jobs);
+  ~ProbeRecorder();
+  ProbeRecorder(const ProbeRecorder&) = delete;
+  ProbeRecorder& operator=(const ProbeRecorder&) = delete;
+
+  // ProbeScheduler's outcome sink.
+  void Record(const ScheduledJob& job, const RunOutcome& outcome);
+
+  std::shared_ptr<const ProbeSnapshot> Snapshot() const;
+
+ private:
+  struct JobState {
+    ProbeJobSnapshot published;
+    std::map<std::string, probes::LatencyHistogram> clat;  // by op, since start
+    std::map<std::string, double> clat_sum_seconds;
+    probes::RegressionTracker tracker;
+    int64_t baseline_id = 0;  // the baseline `tracker` follows; 0: none
+  };
+  // What the store side found out about one run, for the published state.
+  struct Stored {
+    std::optional<probes::StoredBaseline> baseline;
+    bool looked_up = false;  // the baseline was read (or learned): `baseline` is current
+    std::vector<probes::MetricVerdict> verdicts;
+  };
+
+  int64_t NowMs() const;
+  std::string StorePath() const;
+  bool EnsureStore();  // store mutex held
+  // Logs a change of state once; `count` adds a failed run to the errors.
+  void SetStoreState(bool up, const std::string& why, bool count);
+  Stored StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
+                  const std::vector<probes::MetricSample>& metrics);  // store mutex held
+  std::string ModelOf(const std::string& device) const;
+  void Publish();  // state mutex held
+
+  const ProbeRecorderOptions options_;
+  const std::string kernel_;
+
+  std::mutex store_mutex_;  // store_, last_prune_ms_
+  std::optional<probes::Store> store_;
+  int64_t last_prune_ms_ = 0;
+
+  mutable std::mutex state_mutex_;  // everything below
+  std::vector<std::string> order_;
+  std::map<std::string, JobState, std::less<>> jobs_;
+  bool store_up_ = false;
+  bool store_state_known_ = false;
+  uint64_t store_errors_total_ = 0;
+  std::shared_ptr<const ProbeSnapshot> snapshot_;
+};
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,291 @@
+#include "daemon/scheduling/probe_scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace iowatch::daemon {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// How long after its timeout a run may still report before it is written off.
+constexpr double kTimeoutGraceS = 5;
+// A probe's last I/Os complete, and the sample after it is read, a little
+// after the executor reports: leave that much more of the device's time out.
+constexpr double kExcludeTailS = 1;
+
+double Seconds(std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000; }
+
+}  // namespace
+
+struct ProbeScheduler::Job {
+  ScheduledJob config;
+  std::optional<DeviceId> device;
+  double due_s = 0;        // the current slot
+  double following_s = 0;  // the slot after it, drawn in advance
+  std::optional<double> retry_s;
+  uint32_t slot_skips = 0;
+  uint64_t run_id = 0;  // 0: not running
+  double run_start_s = 0;
+  DeviceId run_device = 0;
+  std::shared_ptr<CancelToken> token;
+  JobStatus status;
+
+  double Attempt() const { return retry_s.value_or(due_s); }
+};
+
+struct ProbeScheduler::Emit {
+  const ScheduledJob* job;  // jobs_ never shrinks, so this outlives the mutex
+  RunOutcome outcome;
+};
+
+std::string_view ToString(RunResult result) {
+  switch (result) {
+    case RunResult::kOk:
+      return "ok";
+    case RunResult::kError:
+      return "error";
+    case RunResult::kSkipped:
+      return "skipped";
+    case RunResult::kCancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+std::vector<ScheduledJob> ScheduledJobsFrom(const config::ProbesConfig& probes,
+                                            const std::filesystem::path& state_dir) {
+  std::vector<ScheduledJob> jobs;
+  if (!probes.enabled) return jobs;
+  for (const config::ProbeJobConfig& job : probes.jobs) {
+    jobs.push_back({job.name, config::ResolveProbeTarget(job.spec, state_dir), job.every,
+                    job.jitter, job.timeout});
+  }
+  return jobs;
+}
+
+SchedulerPolicy SchedulerPolicyFrom(const config::ProbesConfig& probes) {
+  return {probes.max_concurrent, probes.busy_threshold, Seconds(probes.busy_window),
+          Seconds(probes.busy_retry), probes.max_skips};
+}
+
+ProbeScheduler::ProbeScheduler(std::vector<ScheduledJob> jobs, SchedulerPolicy policy,
+                               Dependencies deps)
+    : policy_(policy), deps_(std::move(deps)), random_(deps_.seed) {
+  for (ScheduledJob& config : jobs) {
+    auto job = std::make_unique<Job>();
+    job->status.name = config.name;
+    job->status.interval_seconds = std::chrono::duration<double>(config.every).count();
+    job->config = std::move(config);
+    jobs_.push_back(std::move(job));
+  }
+}
+
+ProbeScheduler::~ProbeScheduler() = default;
+
+// The config guarantees jitter <= every / 2; clamping here too keeps every
+// slot at least half a period after the one before, whoever built the job.
+double ProbeScheduler::NextSlot(const ScheduledJob& job, double previous_s) {
+  const double every_s = std::max(Seconds(job.every), 0.001);
+  const double jitter_s = std::min(Seconds(job.jitter), every_s / 2);
+  return previous_s + every_s +
+         std::uniform_real_distribution<double>(-jitter_s, jitter_s)(random_);
+}
+
+void ProbeScheduler::ConsumeSlot(Job& job, double now_s) {
+  job.retry_s.reset();
+  job.slot_skips = 0;
+  do {
+    job.due_s = job.following_s;
+    job.following_s = NextSlot(job.config, job.due_s);
+  } while (job.due_s <= now_s);
+}
+
+void ProbeScheduler::Finish(Job& job, double now_s, RunOutcome outcome, std::vector<Emit>& emits) {
+  Device& device = devices_[job.run_device];
+  device.run_id = 0;
+  device.job.clear();
+  device.runs.push_back({job.run_start_s, now_s});
+  --running_;
+  job.run_id = 0;
+  job.token.reset();
+  JobStatus& status = job.status;
+  status.running = false;
+  status.last_end_s = now_s;
+  status.last_duration_s = now_s - job.run_start_s;
+  status.last_result = outcome.result;
+  status.last_error = outcome.error;
+  if (outcome.start_unix_ms != 0) status.last_start_unix_ms = outcome.start_unix_ms;
+  switch (outcome.result) {
+    case RunResult::kOk:
+      ++status.runs.ok;
+      break;
+    case RunResult::kError:
+      ++status.runs.error;
+      break;
+    case RunResult::kSkipped:
+      ++status.runs.skipped;
+      break;
+    case RunResult::kCancelled:
+      ++status.runs.cancelled;
+      break;
+  }
+  emits.push_back({&job.config, std::move(outcome)});
+}
+
+void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& starts,
+                              std::vector<Emit>& emits) {
+  if (deps_.resolve_device) {
+    const std::optional<DeviceId> resolved = deps_.resolve_device(job.config.spec);
+    if (resolved && resolved != job.device && deps_.busy != nullptr) deps_.busy->Watch(*resolved);
+    if (resolved) job.device = resolved;
+    job.status.device = job.device;
+  }
+  const DeviceId id = job.device.value_or(0);
+  Device& device = devices_[id];
+  if (device.run_id != 0 || running_ >= policy_.max_concurrent) return;  // wait, no skip
+
+  if (deps_.busy != nullptr && job.device) {
+    const double from_s = now_s - policy_.busy_window_s;
+    while (!device.runs.empty() && device.runs.front().end_s + kExcludeTailS < from_s) {
+      device.runs.pop_front();
+    }
+    std::vector<TimeSpan> exclude(device.runs.begin(), device.runs.end());
+    for (TimeSpan& span : exclude) span.end_s += kExcludeTailS;
+    const auto utilization = deps_.busy->Utilization(id, policy_.busy_window_s, now_s, exclude);
+    if (!utilization) {
+      spdlog::debug("probe {}: utilisation of {} unknown, running anyway", job.config.name,
+                    FormatDevice(id));
+    } else if (*utilization > policy_.busy_threshold) {
+      ++job.status.skips["busy"];
+      ++job.slot_skips;
+      const double retry_s = now_s + policy_.busy_retry_s;
+      if (job.slot_skips < policy_.max_skips && retry_s < job.following_s) {
+        job.retry_s = retry_s;
+        return;
+      }
+      const std::string why =
+          fmt::format("busy: {} was {:.0f}% utilised (threshold {:.0f}%)", FormatDevice(id),
+                      *utilization * 100, policy_.busy_threshold * 100);
+      spdlog::info("probe {}: slot skipped after {} tries, {}", job.config.name, job.slot_skips,
+                   why);
+      ++job.status.runs.skipped;
+      job.status.last_result = RunResult::kSkipped;
+      job.status.last_error = why;
+      emits.push_back({&job.config, RunOutcome::Of(RunResult::kSkipped, why)});
+      ConsumeSlot(job, now_s);
+      return;
+    }
+  }
+
+  job.run_id = next_run_id_++;
+  job.run_start_s = now_s;
+  job.run_device = id;
+  job.token = std::make_shared<CancelToken>();
+  job.status.running = true;
+  job.status.last_start_s = now_s;
+  device.run_id = job.run_id;
+  device.job = job.config.name;
+  ++running_;
+  ConsumeSlot(job, now_s);
+  starts.push_back(ProbeRun{job.run_id, job.config, id, job.token});
+}
+
+double ProbeScheduler::Tick() {
+  std::vector<ProbeRun> starts;
+  std::vector<Emit> emits;
+  double next_s = kInfinity;
+  {
+    std::lock_guard lock(mutex_);
+    const double now_s = deps_.clock();
+    if (!started_) {
+      started_ = true;
+      for (auto& job : jobs_) {
+        if (deps_.resolve_device) job->device = deps_.resolve_device(job->config.spec);
+        job->status.device = job->device;
+        if (job->device) {
+          devices_.try_emplace(*job->device);
+          if (deps_.busy != nullptr) deps_.busy->Watch(*job->device);
+        }
+        const double jitter_s = Seconds(job->config.jitter);
+        job->due_s = now_s + std::uniform_real_distribution<double>(0, jitter_s)(random_);
+        job->following_s = NextSlot(job->config, job->due_s);
+      }
+    }
+    for (auto& job : jobs_) {
+      if (job->run_id == 0) continue;
+      const double limit_s = Seconds(job->config.timeout) + kTimeoutGraceS;
+      if (now_s < job->run_start_s + limit_s) continue;
+      spdlog::warn("probe {}: no result {:.0f} s after its start; counted as an error",
+                   job->config.name, limit_s);
+      job->token->Cancel();
+      Finish(*job, now_s,
+             RunOutcome::Of(RunResult::kError,
+                            fmt::format("timed out: no result within {:.0f} s", limit_s)),
+             emits);
+    }
+    if (!shut_down_) {
+      std::vector<Job*> due;
+      for (auto& job : jobs_) {
+        if (job->run_id == 0 && job->Attempt() <= now_s) due.push_back(job.get());
+      }
+      std::ranges::stable_sort(due, {}, &Job::Attempt);  // the longest waiting first
+      for (Job* job : due) TryStart(*job, now_s, starts, emits);
+    }
+    for (auto& job : jobs_) {
+      if (job->run_id != 0) {
+        next_s = std::min(next_s, job->run_start_s + Seconds(job->config.timeout) + kTimeoutGraceS);
+      } else if (!shut_down_ && job->Attempt() > now_s) {
+        next_s = std::min(next_s, job->Attempt());
+      }
+    }
+  }
+  for (const ProbeRun& run : starts) deps_.executor->Start(run);
+  if (deps_.on_outcome) {
+    for (const Emit& emit : emits) deps_.on_outcome(*emit.job, emit.outcome);
+  }
+  return next_s;
+}
+
+bool ProbeScheduler::OnFinished(uint64_t run_id, RunOutcome outcome) {
+  std::vector<Emit> emits;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = std::ranges::find_if(jobs_, [&](const auto& j) { return j->run_id == run_id; });
+    if (run_id == 0 || it == jobs_.end()) {
+      spdlog::debug("probe run {}: result ({}) arrived after it was written off; dropped", run_id,
+                    ToString(outcome.result));
+      return false;
+    }
+    Finish(**it, deps_.clock(), std::move(outcome), emits);
+  }
+  if (deps_.on_outcome) deps_.on_outcome(*emits.front().job, emits.front().outcome);
+  return true;
+}
+
+void ProbeScheduler::Shutdown() {
+  std::lock_guard lock(mutex_);
+  shut_down_ = true;
+  for (auto& job : jobs_) {
+    if (job->token) job->token->Cancel();
+  }
+}
+
+SchedulerStatus ProbeScheduler::Status() const {
+  std::lock_guard lock(mutex_);
+  SchedulerStatus status;
+  for (const auto& job : jobs_) {
+    status.jobs.push_back(job->status);
+    status.jobs.back().next_attempt_s = job->Attempt();
+  }
+  for (const auto& [id, device] : devices_) {
+    if (id == 0) continue;  // unknown: no series to attach a gauge to
+    status.devices.push_back({id, device.run_id != 0, device.job});
+  }
+  status.running = running_;
+  status.shut_down = shut_down_;
+  return status;
+}
+
+}  // namespace iowatch::daemon

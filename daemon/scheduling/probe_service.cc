@@ -1,0 +1,117 @@
+#include "daemon/scheduling/probe_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <cmath>
+#include <random>
+
+namespace iowatch::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000; }
+
+// The scheduler's clock: steady_clock in seconds, so that its times convert
+// back to timer deadlines.
+double MonotonicSeconds() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+Clock::time_point MonotonicTimePoint(double seconds) {
+  return Clock::time_point(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+}
+
+}  // namespace
+
+std::unique_ptr<ProbeService> ProbeService::Start(const config::Config& config,
+                                                  boost::asio::io_context& io) {
+  if (ScheduledJobsFrom(config.probes, config.state_dir).empty()) return nullptr;
+  std::unique_ptr<ProbeService> service(new ProbeService(config, io));
+  service->Tick();
+  return service;
+}
+
+ProbeService::ProbeService(const config::Config& config, boost::asio::io_context& io)
+    : io_(io), timer_(io), busy_(Seconds(config.probes.busy_window)) {
+  std::vector<ScheduledJob> jobs = ScheduledJobsFrom(config.probes, config.state_dir);
+  std::vector<std::string> names;
+  for (const ScheduledJob& job : jobs) names.push_back(job.name);
+  ProbeRecorderOptions options;
+  options.state_dir = config.state_dir;
+  options.baseline = config.probes.baseline;
+  options.retention = config.probes.retention;
+  options.sysfs = config.sysfs;
+  recorder_ = std::make_unique<ProbeRecorder>(std::move(options), names);
+  // On the worker: the outcome goes through the scheduler to the recorder
+  // there (the store's fsync never delays the event loop); the next Tick (a
+  // job may have waited for the device) runs on the loop.
+  executor_ = std::make_unique<ThreadJobExecutor>([this](uint64_t id, RunOutcome outcome) {
+    scheduler_->OnFinished(id, std::move(outcome));
+    boost::asio::post(io_, [this] { Tick(); });
+  });
+  ProbeScheduler::Dependencies deps;
+  deps.clock = MonotonicSeconds;
+  deps.seed = std::random_device{}();
+  deps.busy = &busy_;
+  deps.executor = executor_.get();
+  deps.resolve_device = [sysfs = std::filesystem::path(config.sysfs)](const probes::JobSpec& spec) {
+    return ResolveProbeDevice(spec, sysfs);
+  };
+  deps.on_outcome = [this](const ScheduledJob& job, const RunOutcome& outcome) {
+    recorder_->Record(job, outcome);
+  };
+  scheduler_ = std::make_unique<ProbeScheduler>(std::move(jobs), SchedulerPolicyFrom(config.probes),
+                                                std::move(deps));
+  spdlog::info("probes: {} jobs scheduled, store in {}", names.size(), config.state_dir);
+}
+
+ProbeService::~ProbeService() { Join(); }
+
+void ProbeService::Tick() {
+  if (stopping_) return;
+  const double next_s = scheduler_->Tick();
+  if (!std::isfinite(next_s)) return;  // nothing due until a run reports (it posts a Tick)
+  // A millisecond late, so that the clock has surely reached the time.
+  timer_.expires_at(MonotonicTimePoint(next_s) + std::chrono::milliseconds(1));
+  timer_.async_wait([this](const boost::system::error_code& error) {
+    if (!error) Tick();
+  });
+}
+
+// Every device of the sample is offered; the tracker keeps the watched ones.
+void ProbeService::OnSample(const Snapshot& snapshot) {
+  if (snapshot.block_devices != device_ids_for_) {
+    device_ids_for_ = snapshot.block_devices;
+    device_ids_.clear();
+    for (const collectors::BlockDevice& b : *device_ids_for_) {
+      device_ids_.emplace(b.name, MakeDeviceId(b.major, b.minor));
+    }
+  }
+  const double now_s = MonotonicSeconds();
+  for (const DeviceSnapshot& d : snapshot.devices) {
+    const auto it = device_ids_.find(d.name);
+    if (it != device_ids_.end()) busy_.Record(now_s, it->second, d.counters.io_ms);
+  }
+}
+
+SchedulerStatus ProbeService::Scheduled() const { return scheduler_->Status(); }
+
+std::shared_ptr<const ProbeSnapshot> ProbeService::Recorded() const {
+  return recorder_->Snapshot();
+}
+
+void ProbeService::Shutdown() {
+  stopping_ = true;
+  timer_.cancel();
+  scheduler_->Shutdown();
+}
+
+void ProbeService::Join() {
+  if (executor_) executor_->Stop();
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,67 @@
+// ProbeService: the scheduled probes inside `iowatch serve`, wired together:
+// a DeviceBusyTracker fed from every sample, the ProbeScheduler ticked by a
+// timer on the event loop (at the time each Tick asks for, and again after
+// every finished run), a ThreadJobExecutor running the jobs on its worker
+// thread, and the ProbeRecorder taking every outcome to the store, the
+// baselines and the snapshot that /metrics renders.
+//
+// Shutdown: Shutdown() (on the event loop) cancels the running probe and
+// starts no more; Join() (after the loop has stopped) waits for the worker,
+// which the cancellation ends within moments.
+// Thread-safety: every member on the event loop thread, except Join (after
+// it stops); the worker only calls the scheduler and the recorder, which
+// lock, and posts Ticks to the loop.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/scheduling/device_busy.h"
+#include "daemon/scheduling/probe_executor.h"
+#include "daemon/scheduling/probe_recorder.h"
+#include "daemon/scheduling/probe_scheduler.h"
+
+namespace iowatch::daemon {
+
+class ProbeService {
+ public:
+  // Null when probes are disabled or no job is configured. Runs the first
+  // Tick: jobs due at start go to the worker at once.
+  static std::unique_ptr<ProbeService> Start(const config::Config& config,
+                                             boost::asio::io_context& io);
+  ~ProbeService();  // Join()
+  ProbeService(const ProbeService&) = delete;
+  ProbeService& operator=(const ProbeService&) = delete;
+
+  // Feeds the busy tracker with the sample's io_ticks.
+  void OnSample(const Snapshot& snapshot);
+  // The scheduler's run and skip counts and running gauges, as of now.
+  SchedulerStatus Scheduled() const;
+  // What the recorder published last, for the status page.
+  std::shared_ptr<const ProbeSnapshot> Recorded() const;
+  void Shutdown();
+  void Join();
+
+ private:
+  ProbeService(const config::Config& config, boost::asio::io_context& io);
+  void Tick();
+
+  boost::asio::io_context& io_;
+  boost::asio::steady_timer timer_;
+  bool stopping_ = false;
+  DeviceBusyTracker busy_;
+  std::unique_ptr<ProbeRecorder> recorder_;
+  std::unique_ptr<ProbeScheduler> scheduler_;
+  // Last: destroyed (its worker joined) before what the worker uses.
+  std::unique_ptr<ThreadJobExecutor> executor_;
+  std::shared_ptr<const std::vector<collectors::BlockDevice>> device_ids_for_;
+  std::unordered_map<std::string, DeviceId> device_ids_;
+};
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,77 @@
+// ProbeSnapshot: what the probe recorder knows about every scheduled job, as
+// of its last outcome: the last successful run's figures, the completion
+// latency histogram accumulated over every run since start, the job's
+// baseline with the last run's verdicts and regression states, and the
+// store's health. The recorder builds a new one after each outcome and swaps
+// it in whole; a scrape renders the one it got (probe_metrics_renderer.h)
+// without ever waiting for a probe or for the store.
+// Thread-safety: immutable after publication.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "probes/baseline/baseline.h"
+#include "probes/baseline/run_metrics.h"
+
+namespace iowatch::daemon {
+
+// The `le` bounds of iowatch_probe_clat_seconds, in nanoseconds: 1, 2.5 and 5
+// per decade from 10 µs to 10 s (+Inf is implied).
+inline std::span<const uint64_t> ProbeClatBucketBoundsNs() {
+  static constexpr std::array<uint64_t, 19> kBounds = {
+      10'000,        25'000,        50'000,        100'000,       250'000,
+      500'000,       1'000'000,     2'500'000,     5'000'000,     10'000'000,
+      25'000'000,    50'000'000,    100'000'000,   250'000'000,   500'000'000,
+      1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+  return kBounds;
+}
+
+struct ProbeClatHistogram {
+  std::string op;                    // "read" or "write"
+  std::vector<uint64_t> cumulative;  // per ProbeClatBucketBoundsNs(): completions ≤ bound
+  uint64_t count = 0;                // all completions (the +Inf bucket)
+  double sum_seconds = 0;            // sum of their completion latencies
+};
+
+struct ProbeVerdict {
+  probes::MetricVerdict verdict;  // the last successful run against the baseline
+  bool regressed = false;         // the hysteresis state after that run
+};
+
+// A metric over the job's recent successful runs, oldest first (at most
+// kRecentRuns), for the status page's sparklines.
+struct ProbeRecentSeries {
+  std::string op;
+  std::vector<double> clat_p99_seconds;
+};
+inline constexpr size_t kRecentRuns = 48;
+
+struct ProbeJobSnapshot {
+  std::string name;
+  // The last successful run (none yet: empty metrics, timestamp 0).
+  std::vector<probes::MetricSample> last_metrics;  // probes::ExtractMetrics order
+  double last_run_timestamp_seconds = 0;           // its start, seconds since the epoch
+  double run_duration_seconds = 0;
+  double cpu_seconds = 0;                 // user + system
+  std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
+  std::vector<ProbeRecentSeries> recent;  // ops in first-seen order
+  // The baseline the last successful run was compared with, if any.
+  bool has_baseline = false;
+  std::vector<probes::MetricBaseline> baseline;
+  double baseline_created_seconds = 0;  // seconds since the epoch
+  int64_t baseline_runs = 0;
+  std::vector<ProbeVerdict> verdicts;
+};
+
+struct ProbeSnapshot {
+  std::vector<ProbeJobSnapshot> jobs;  // configuration order
+  bool store_up = false;               // the last store operation succeeded
+  uint64_t store_errors_total = 0;     // runs whose storing or baseline work failed
+};
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,336 @@
+#include "daemon/serve/app.h"
+
+#include <malloc.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <csignal>
+
+#include "collectors/device_filter.h"
+#include "daemon/http/server.h"
+#include "daemon/metrics/metrics_renderer.h"
+#include "daemon/metrics/probe_metrics_renderer.h"
+#include "daemon/metrics/self_metrics.h"
+#include "daemon/sampling/sampler.h"
+#include "daemon/scheduling/probe_service.h"
+#include "daemon/serve/systemd_notify.h"
+#include "daemon/status/status_page.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr milliseconds kShutdownGrace{1500};  // in-flight responses may finish; exit < 2 s
+
+// /metrics pieces stop short of the server's piece buffer, so that the item
+// crossing the mark (a few hundred bytes at most) never makes it reallocate.
+constexpr size_t kMetricsPieceBytes = http::kStreamPieceBytes - 4096;
+
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double Seconds(milliseconds ms) { return static_cast<double>(ms.count()) / 1000; }
+
+Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
+  auto filter = collectors::DeviceFilter::Create(c.devices.include, c.devices.exclude);
+  if (!filter) return std::unexpected(filter.error());
+  SamplerOptions options;
+  options.interval_seconds = Seconds(c.sampling.interval);
+  options.window_seconds = Seconds(c.sampling.window);
+  options.filter = std::move(*filter);
+  options.partitions = c.devices.partitions;
+  const long page = sysconf(_SC_PAGESIZE);
+  options.page_bytes = page > 0 ? static_cast<uint64_t>(page) : 4096;
+  const long hz = sysconf(_SC_CLK_TCK);
+  options.user_hz = hz > 0 ? static_cast<double>(hz) : 100;
+  return options;
+}
+
+http::ServerOptions ServerOptionsFrom(const config::WebConfig& web) {
+  http::ServerOptions o;
+  o.listen_address = web.listen_address;
+  o.read_timeout = web.read_timeout;
+  o.write_timeout = web.write_timeout;
+  o.idle_timeout = web.idle_timeout;
+  o.max_connections = web.max_connections;
+  o.max_header_bytes = web.max_header_bytes;
+  o.tls_cert_file = web.tls_cert_file;
+  o.tls_key_file = web.tls_key_file;
+  o.basic_auth_users = web.basic_auth_users;
+  return o;
+}
+
+// Any web.* setting: the server is configured once, at start.
+bool WebChanged(const config::WebConfig& a, const config::WebConfig& b) {
+  return a.listen_address != b.listen_address || a.read_timeout != b.read_timeout ||
+         a.write_timeout != b.write_timeout || a.idle_timeout != b.idle_timeout ||
+         a.max_connections != b.max_connections || a.max_header_bytes != b.max_header_bytes ||
+         a.tls_cert_file != b.tls_cert_file || a.tls_key_file != b.tls_key_file ||
+         a.basic_auth_users != b.basic_auth_users;
+}
+
+void ApplyLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
+
+class App {
+ public:
+  App(config::Config config, ServeFlags flags, SamplerOptions sampler_options)
+      : config_(std::move(config)),
+        flags_(std::move(flags)),
+        procfs_(config_.procfs),
+        sysfs_(config_.sysfs),
+        sampler_(std::move(sampler_options)) {}
+
+  int Run() {
+    SampleNow();  // READY means "serving real data", so the first sample comes first
+    auto server = http::Server::Start(io_, ServerOptionsFrom(config_.web),
+                                      [this](const http::Request& r) { return Handle(r); });
+    if (!server) {
+      spdlog::critical("cannot serve HTTP: {}", server.error().ToString());
+      return 2;
+    }
+    server_ = std::move(*server);
+    spdlog::info("iowatch listening on {}{} (config: {})", server_->tls() ? "https://" : "http://",
+                 server_->local_endpoint(),
+                 config_.source.empty() ? "built-in defaults" : config_.source);
+    signals_.async_wait([this](auto error, int signal) { OnSignal(error, signal); });
+    probes_ = ProbeService::Start(config_, io_);
+    next_sample_ = Clock::now();
+    ScheduleSample();
+    StartWatchdog();
+    reload_.last_success_timestamp_seconds = WallSeconds();
+    systemd_.Ready();
+    io_.run();
+    if (probes_) probes_->Join();  // Stop() cancelled the running probe: it ends within moments
+    return 0;
+  }
+
+ private:
+  milliseconds Interval() const { return config_.sampling.interval; }
+
+  void SampleNow() {
+    const auto started = Clock::now();
+    sample_lag_ = next_sample_.time_since_epoch().count() == 0
+                      ? 0
+                      : std::chrono::duration<double>(started - next_sample_).count();
+    // Let go of the old snapshot first (a scrape in progress keeps its own
+    // reference), so that two are not alive at once for nothing.
+    snapshot_.reset();
+    snapshot_ = sampler_.Collect(procfs_, sysfs_, WallSeconds());
+    if (probes_) probes_->OnSample(*snapshot_);
+    for (const CollectorStatus& c : snapshot_->collectors) {
+      if (!c.success) spdlog::warn("collector {} failed this sample", c.name);
+    }
+  }
+
+  void ScheduleSample() {
+    next_sample_ += Interval();
+    const auto now = Clock::now();
+    if (next_sample_ + Interval() < now) next_sample_ = now;  // fell far behind (suspend): resync
+    sample_timer_.expires_at(next_sample_);
+    sample_timer_.async_wait([this](auto error) {
+      if (error || stopping_) return;
+      SampleNow();
+      ScheduleSample();
+    });
+  }
+
+  void StartWatchdog() {
+    const auto interval = systemd_.WatchdogInterval();
+    if (!interval) return;
+    watchdog_timer_.expires_after(*interval);
+    watchdog_timer_.async_wait([this](auto error) {
+      if (error || stopping_) return;
+      // Pinging from the event loop proves the loop turns; requiring a fresh
+      // sample proves the sampler does too. Otherwise systemd restarts us.
+      if (WallSeconds() - snapshot_->timestamp_seconds < 3 * Seconds(Interval())) {
+        systemd_.WatchdogPing();
+      }
+      StartWatchdog();
+    });
+  }
+
+  void OnSignal(const boost::system::error_code& error, int signal) {
+    if (error) return;
+    if (signal == SIGHUP) {
+      Reload();
+      signals_.async_wait([this](auto e, int s) { OnSignal(e, s); });
+      return;
+    }
+    spdlog::info("received signal {}, stopping", signal);
+    Stop();
+  }
+
+  void Reload() {
+    systemd_.Reloading();
+    auto config = EffectiveConfig(flags_);
+    auto options = config ? SamplerOptionsFrom(*config)
+                          : Result<SamplerOptions>(std::unexpected(config.error()));
+    if (!options) {
+      reload_.last_successful = false;
+      spdlog::error("config reload failed, keeping the running config: {}",
+                    options.error().ToString());
+      systemd_.Ready();
+      return;
+    }
+    if (config->probes != config_.probes || config->state_dir != config_.state_dir) {
+      spdlog::warn("config reload: probes and state_dir settings take effect at the next restart");
+      config->probes = config_.probes;
+      config->state_dir = config_.state_dir;
+    }
+    if (WebChanged(config->web, config_.web) || config->procfs != config_.procfs ||
+        config->sysfs != config_.sysfs) {
+      spdlog::warn("config reload: web and paths settings take effect at the next restart");
+      config->web = config_.web;
+      config->procfs = config_.procfs;
+      config->sysfs = config_.sysfs;
+    }
+    sampler_.Reconfigure(std::move(*options));
+    ApplyLogLevel(config->log_level);
+    config_ = std::move(*config);
+    reload_ = {true, WallSeconds()};
+    spdlog::info("config reloaded from {}", config_.source.empty() ? "defaults" : config_.source);
+    systemd_.Ready();
+  }
+
+  void Stop() {
+    if (stopping_) return;
+    stopping_ = true;
+    systemd_.Stopping();
+    sample_timer_.cancel();
+    watchdog_timer_.cancel();
+    if (probes_) probes_->Shutdown();
+    signals_.cancel();
+    server_->Shutdown(kShutdownGrace, [this] { io_.stop(); });
+  }
+
+  http::Response Handle(const http::Request& request) {
+    const std::string_view path =
+        std::string_view(request.target)
+            .substr(0, std::min(request.target.find('?'), request.target.size()));
+    if (path == "/metrics") return Metrics();
+    if (path == "/healthz") return Health();
+    if (path == "/") {
+      const auto probes = probes_ ? probes_->Recorded() : nullptr;
+      return http::Response{
+          200,
+          "text/html; charset=utf-8",
+          RenderStatusPage({.sample = *snapshot_,
+                            .probes = probes.get(),
+                            .listen_endpoint = server_ ? server_->local_endpoint() : "",
+                            .now_seconds = WallSeconds()}),
+          {},
+          true};
+    }
+    return http::Response{404, "text/plain; charset=utf-8", "not found\n", {}, true};
+  }
+
+  http::Response Metrics() {
+    SelfState self;
+    if (auto process = ReadProcessStats(self_procfs_)) self.process = *process;
+    self.reload = reload_;
+    const http::ServerStats stats = server_->stats();
+    self.http = {stats.responses_by_class[2], stats.responses_by_class[4],
+                 stats.responses_by_class[5], stats.connections_rejected,
+                 stats.read_timeouts + stats.write_timeouts};
+    self.last_sample_age_seconds = WallSeconds() - snapshot_->timestamp_seconds;
+    self.sample_lag_seconds = sample_lag_;
+    std::string probe_text;  // a few dozen lines per job: rendered whole, now
+    if (probes_)
+      RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallSeconds(), probe_text);
+    http::Response response;
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    // Streamed: the server asks for the next piece once the previous one is
+    // on the wire, so a scrape holds ~64 KiB of text, not 4.4 MB (1,000
+    // devices). The probe and self metrics are as of the request, and come last.
+    response.stream = [cursor = MetricsCursor(snapshot_), probe_text = std::move(probe_text),
+                       self_text = RenderSelfMetrics(self)](std::string& out) mutable {
+      if (cursor.Next(out, kMetricsPieceBytes)) return true;
+      out += probe_text;
+      out += self_text;
+      return false;
+    };
+    return response;
+  }
+
+  http::Response Health() {
+    const double age = WallSeconds() - snapshot_->timestamp_seconds;
+    const double limit = 3 * Seconds(Interval());
+    if (age <= limit) return http::Response{200, "text/plain; charset=utf-8", "ok\n", {}, false};
+    return http::Response{
+        503,
+        "text/plain; charset=utf-8",
+        fmt::format("stale: last sample {:.1f} s ago (limit {:.1f} s)\n", age, limit),
+        {},
+        false};
+  }
+
+  config::Config config_;
+  ServeFlags flags_;
+  collectors::FileTree procfs_;
+  collectors::FileTree sysfs_;
+  const collectors::FileTree self_procfs_{"/proc"};  // iowatch's own process, never a fixture
+  Sampler sampler_;
+  boost::asio::io_context io_{1};
+  boost::asio::steady_timer sample_timer_{io_};
+  boost::asio::steady_timer watchdog_timer_{io_};
+  boost::asio::signal_set signals_{io_, SIGINT, SIGTERM, SIGHUP};
+  std::unique_ptr<http::Server> server_;
+  std::unique_ptr<ProbeService> probes_;  // null when no probe is configured
+  std::shared_ptr<const Snapshot> snapshot_;
+  SystemdNotifier systemd_;
+  ReloadStatus reload_;
+  Clock::time_point next_sample_{};
+  double sample_lag_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+Result<config::Config> EffectiveConfig(const ServeFlags& flags) {
+  Result<config::Config> loaded =
+      flags.config_file ? config::LoadConfigFile(*flags.config_file) : config::Config{};
+  if (!loaded) return loaded;
+  config::Config& c = *loaded;
+  if (flags.listen_address) c.web.listen_address = *flags.listen_address;
+  if (flags.procfs) c.procfs = *flags.procfs;
+  if (flags.sysfs) c.sysfs = *flags.sysfs;
+  if (flags.state_dir) c.state_dir = *flags.state_dir;
+  if (flags.log_level) c.log_level = *flags.log_level;
+  return loaded;
+}
+
+int RunServe(const ServeFlags& flags) {
+  auto config = EffectiveConfig(flags);
+  if (!config) {
+    spdlog::critical("{}", config.error().ToString());
+    return 2;
+  }
+  ApplyLogLevel(config->log_level);
+  auto options = SamplerOptionsFrom(*config);
+  if (!options) {
+    spdlog::critical("{}", options.error().ToString());
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(config->state_dir, ec);
+  if (ec) spdlog::warn("state directory {}: {}", config->state_dir, ec.message());
+  std::signal(SIGPIPE, SIG_IGN);
+  // A fixed threshold: blocks of 128 KiB and more (a snapshot's per-device
+  // arrays, each sample) are mmapped and returned to the kernel when freed.
+  // glibc's default raises the threshold to the size of the largest block
+  // freed, after which such blocks come from the heap and leave it larger.
+  // (M_ARENA_MAX was measured too and changed nothing: one thread allocates.)
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  App app(std::move(*config), flags, std::move(*options));
+  return app.Run();
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,36 @@
+// The HTML status page served at "/": what an operator reads at a glance.
+// Each device with its current iostat -x columns (and %util's window
+// maximum), the host's vmstat line, and each probe job's last result beside
+// its baseline, its regression state and a sparkline of its recent p99
+// completion latency. One self-contained document (inline CSS and SVG, no
+// script, no external asset) that reloads itself every 10 s; every value
+// from the system is escaped.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/sampling/snapshot.h"
+#include "daemon/scheduling/probe_snapshot.h"
+
+namespace iowatch::daemon {
+
+struct StatusPageInput {
+  const Snapshot& sample;
+  const ProbeSnapshot* probes = nullptr;  // null when no probe job is configured
+  std::string_view listen_endpoint;
+  double now_seconds = 0;  // wall clock, for the age of the last probe runs
+};
+
+std::string RenderStatusPage(const StatusPageInput& input);
+
+std::string HtmlEscape(std::string_view text);
+
+// An inline SVG polyline of latencies `values` in seconds (oldest first),
+// scaled to their range, `width` × `height` pixels, titled with that range in
+// µs; empty text for fewer than two values.
+std::string Sparkline(const std::vector<double>& values, int width, int height);
+
+}  // namespace iowatch::daemon

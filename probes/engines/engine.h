@@ -1,0 +1,74 @@
+// The I/O engine seam, shaped like fio's ioengine_ops (queue / commit /
+// getevents): an engine moves bytes and nothing else. Offsets, pacing,
+// runtime, timestamps and statistics belong to JobRunner, so every engine is
+// measured the same way.
+// Life cycle: Open once, then any number of Queue → Submit → Reap rounds,
+// then Close. Queue never blocks and never starts I/O for asynchronous
+// engines; Submit starts everything queued. Synchronous engines (psync, null)
+// perform the I/O inside Submit and their completions are ready for Reap at
+// once; IsSynchronous() tells the runner not to record slat for them, as fio
+// does for sync engines.
+// Thread-safety: an engine belongs to one thread (one ring per run).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "common/result.h"
+#include "probes/spec/job_spec.h"
+
+namespace iowatch::probes {
+
+enum class IoOp : uint8_t { kRead, kWrite, kFsync };
+
+struct IoRequest {
+  IoOp op = IoOp::kRead;
+  uint64_t offset = 0;        // bytes from the start of the file or device
+  uint32_t length = 0;        // bytes; 0 for kFsync
+  uint32_t buffer_index = 0;  // which of the registered buffers to use
+  uint64_t tag = 0;           // returned unchanged in the completion
+};
+
+struct IoCompletion {
+  uint64_t tag = 0;
+  int64_t result = 0;  // bytes transferred (may be short), or -errno
+};
+
+// What an engine works on: an open descriptor and the I/O buffers, all
+// allocated and aligned by the caller (registered with the kernel by engines
+// that can).
+struct EngineTarget {
+  int fd = -1;
+  std::span<const std::span<std::byte>> buffers;
+};
+
+class ProbeEngine {
+ public:
+  virtual ~ProbeEngine() = default;
+
+  // Prepares for at most `depth` I/Os in flight. io_uring refused by the
+  // kernel (EPERM, ENOSYS, io_uring_disabled) is an error with code
+  // kUnsupported whose message suggests --ioengine=psync.
+  virtual Result<void> Open(const EngineTarget& target, uint32_t depth) = 0;
+  // Adds one request to the next Submit; fails if `depth` are already queued
+  // or in flight.
+  virtual Result<void> Queue(const IoRequest& request) = 0;
+  // Starts every queued request; returns how many were started.
+  virtual Result<uint32_t> Submit() = 0;
+  // Waits until at least `min` completions are available or `timeout` passes,
+  // then moves up to out.size() completions into `out`; returns how many.
+  virtual Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
+                              std::chrono::nanoseconds timeout) = 0;
+  virtual void Close() noexcept = 0;
+
+  virtual bool IsSynchronous() const = 0;
+  virtual std::string_view Name() const = 0;
+};
+
+// The engine for `kind`, not yet opened.
+std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind);
+
+}  // namespace iowatch::probes

@@ -1,0 +1,48 @@
+#include "probes/run/in_flight_slots.h"
+
+namespace iowatch::probes {
+
+InFlightSlots::InFlightSlots(uint32_t depth) : slots_(depth) {
+  free_.reserve(depth);
+  for (uint32_t i = depth; i-- > 0;) free_.push_back(i);
+  batch_.reserve(depth);
+}
+
+uint32_t InFlightSlots::Take(const Slot& slot) {
+  const uint32_t index = free_.back();
+  free_.pop_back();
+  slots_[index] = slot;
+  return index;
+}
+
+void InFlightSlots::Untake(uint32_t index) { free_.push_back(index); }
+
+void InFlightSlots::AddToBatch(uint32_t index) { batch_.push_back(index); }
+
+void InFlightSlots::BatchSubmitted(std::optional<uint64_t> issue_ns) {
+  in_flight_ += static_cast<uint32_t>(batch_.size());
+  if (issue_ns) {
+    for (const uint32_t index : batch_) slots_[index].issue_ns = *issue_ns;
+  }
+  batch_.clear();
+}
+
+bool InFlightSlots::BatchFailed() {
+  bool held_fsync = false;
+  for (const uint32_t index : batch_) {
+    if (slots_[index].op == IoOp::kFsync) held_fsync = true;
+    free_.push_back(index);
+  }
+  batch_.clear();
+  return held_fsync;
+}
+
+std::optional<Slot> InFlightSlots::Complete(uint64_t tag) {
+  if (tag >= slots_.size()) return std::nullopt;
+  const auto index = static_cast<uint32_t>(tag);
+  free_.push_back(index);
+  --in_flight_;
+  return slots_[index];
+}
+
+}  // namespace iowatch::probes

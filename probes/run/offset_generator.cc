@@ -1,0 +1,47 @@
+#include "probes/run/offset_generator.h"
+
+#include <random>
+
+namespace iowatch::probes {
+namespace {
+
+// A seed per stream: mixing the stream number in before splitmix64 makes the
+// streams unrelated even for adjacent base seeds.
+uint64_t DeriveSeed(uint64_t base, uint64_t stream) {
+  uint64_t state = base ^ (stream * 0xd1b54a32d192ed03ULL);
+  return SplitMix64(state);
+}
+
+}  // namespace
+
+JobSeeds SeedsFromBase(uint64_t base) {
+  return JobSeeds{
+      .base = base,
+      .read_offsets = DeriveSeed(base, 1),
+      .write_offsets = DeriveSeed(base, 2),
+      .rw_mix = DeriveSeed(base, 3),
+      .buffer_fill = DeriveSeed(base, 4),
+  };
+}
+
+JobSeeds SeedsFor(const JobSpec& spec) {
+  if (spec.randseed) return SeedsFromBase(*spec.randseed);
+  if (spec.randrepeat) return SeedsFromBase(kDefaultRandSeed);
+  std::random_device entropy;
+  const uint64_t base = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  return SeedsFromBase(base);
+}
+
+OffsetGenerator::OffsetGenerator(uint64_t region_offset, uint64_t region_size, uint64_t block_size,
+                                 bool random, uint64_t seed)
+    : region_offset_(region_offset),
+      block_size_(block_size),
+      blocks_(block_size == 0 ? 0 : region_size / block_size),
+      random_(random),
+      random_source_(seed) {
+  // A region without a whole block cannot be addressed; callers validate
+  // first, and this keeps Next() well-defined (always block 0) regardless.
+  if (blocks_ == 0) blocks_ = 1;
+}
+
+}  // namespace iowatch::probes

@@ -1,0 +1,95 @@
+// Store: opening the database (file mode, pragmas, migrations) and retention.
+// Runs are in store_runs.cc, baselines in store_baselines.cc.
+#include "probes/store/store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "probes/store/store_schema.h"
+#include "probes/store/store_sqlite.h"
+
+namespace iowatch::probes {
+
+using internal::Connection;
+
+Store::Store(std::unique_ptr<Connection> connection) : connection_(std::move(connection)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+const std::string& Store::Path() const { return connection_->Path(); }
+
+Result<Store> Store::OpenInStateDir(const std::filesystem::path& state_dir) {
+  return Open(state_dir / kFileName);
+}
+
+Result<Store> Store::Open(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
+  // Checked here because SQLite would only say "unable to open database
+  // file"; the state directory is the operator's to create (systemd's
+  // StateDirectory=), so a missing one is reported, not made.
+  struct stat info {};
+  if (::stat(parent.c_str(), &info) != 0) {
+    return ErrnoError(errno, "cannot use the state directory", parent.string());
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument, "the state directory is not a directory",
+                     parent.string());
+  }
+  // Created here rather than by SQLite, which would use 0644 & ~umask: runs
+  // name devices and paths that are nobody else's business. SQLite gives the
+  // -wal and -shm files the main file's mode.
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return ErrnoError(errno, "cannot create or open the database", file);
+  ::close(fd);
+
+  Result<Connection> opened = Connection::Open(file);
+  if (!opened) return std::unexpected(opened.error());
+  // On the heap before any Statement exists: statements keep its address.
+  auto connection = std::make_unique<Connection>(std::move(*opened));
+
+  // busy_timeout first, so that even switching to WAL waits for a writer in
+  // another process instead of failing with SQLITE_BUSY.
+  Status set = connection->Exec(fmt::format("PRAGMA busy_timeout = {}", kBusyTimeout.count()),
+                                "setting the busy timeout");
+  if (set) set = connection->Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
+  if (!set) return std::unexpected(set.error());
+  // Persistent in the file; answers the mode now in effect. A file system
+  // without shared memory for the -shm file (some network file systems)
+  // answers "delete", and we would rather say so than run without WAL.
+  Result<std::string> mode =
+      connection->QueryText("PRAGMA journal_mode = WAL", "switching to WAL mode");
+  if (!mode) return std::unexpected(mode.error());
+  if (*mode != "wal") {
+    return MakeError(ErrorCode::kUnsupported,
+                     fmt::format("cannot use WAL mode here (SQLite kept journal_mode={})", *mode),
+                     file);
+  }
+  // Per connection, not stored in the file: see the header for why FULL.
+  set = connection->Exec("PRAGMA synchronous = FULL", "setting synchronous=FULL");
+  if (!set) return std::unexpected(set.error());
+
+  Status migrated = internal::Migrate(*connection, internal::StoreMigrations());
+  if (!migrated) return std::unexpected(migrated.error());
+  return Store(std::move(connection));
+}
+
+Result<int64_t> Store::PruneRunsBefore(int64_t unix_ms) {
+  // One statement, hence one transaction; the cascades take the runs'
+  // run_ops and run_metrics rows with them.
+  Result<internal::Statement> prune = connection_->Prepare(
+      "DELETE FROM runs WHERE start_unix_ms < ?1 "
+      "AND id NOT IN (SELECT run_id FROM baseline_runs)",
+      "pruning old runs");
+  if (!prune) return std::unexpected(prune.error());
+  prune->Bind(1, unix_ms);
+  if (Status done = prune->Run(); !done) return std::unexpected(done.error());
+  return connection_->Changes();
+}
+
+}  // namespace iowatch::probes

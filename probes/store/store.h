@@ -1,0 +1,151 @@
+// Store: the embedded SQLite database of probe runs and baselines, one file
+// in the daemon's state directory (<state_dir>/iowatch.db, mode 0600). The
+// daemon's probe worker writes every run to it; `iowatch baseline …` reads and
+// edits the same file from another process.
+//
+// Durability: WAL journal with synchronous=FULL. Once AddRun returns an id,
+// the run survives a kill -9 of the process at any later moment (that alone
+// would hold with synchronous=NORMAL, since a WAL commit is in the kernel's
+// page cache before it returns) and also an OS crash or power loss, because
+// FULL fsyncs the WAL at every commit. That costs one fsync per run, every few
+// minutes at most: nothing next to the probe's own I/O. Every write is one
+// transaction, so a run, a baseline or an import is stored whole or not at
+// all; a crash in the middle leaves the previous state.
+//
+// Sharing: WAL lets the CLI read while the daemon writes; writers take the
+// lock up front (BEGIN IMMEDIATE) and wait up to kBusyTimeout for each other.
+//
+// Errors: every method returns a Result and never throws. An Error's path is
+// the database file and its message says what was being done and what SQLite
+// said, with the code's name:
+//   /var/lib/iowatch/iowatch.db: adding run: database or disk is full (SQLITE_FULL)
+// A failed write leaves nothing half-written and the Store usable: when space
+// returns (or the lock is released) the next call succeeds. Open fails when
+// the directory is missing (it is not created here) or not writable.
+//
+// Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
+// baseline_metrics, baseline_runs), versioned with PRAGMA user_version; a
+// file from a newer iowatch is refused (kUnsupported). Histogram blobs and the
+// job options text: store_codec.h. Baseline JSON: store_json.h.
+//
+// Thread-safety: none. One Store per thread (the daemon's probe worker owns
+// one, the CLI opens its own); processes and threads coordinate through
+// SQLite's file locks, never through a shared Store.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "probes/baseline/baseline.h"
+#include "probes/baseline/run_metrics.h"
+#include "probes/run/probe_result.h"
+
+namespace iowatch::probes {
+
+namespace internal {
+class Connection;
+}
+
+struct RunRecord {
+  int64_t id = 0;  // assigned by AddRun (ignored there), set by the reads
+  std::string job;
+  std::string fingerprint;  // JobFingerprint(result.spec) when left empty
+  std::string job_options;  // JobOptionsText(result.spec) when left empty
+  std::string device;       // "major:minor" of the target
+  std::string model;        // device model where known, else ""
+  std::string kernel;       // uname -r
+  int64_t start_unix_ms = 0;
+  int64_t duration_ms = 0;
+  bool ok = true;
+  std::string error;  // why the run failed ("" when ok)
+  // Everything measured. On reading, result.spec is rebuilt from job_options
+  // (left at its defaults if those options no longer parse).
+  ProbeResult result;
+  std::vector<MetricSample> metrics;  // ExtractMetrics(result), kept for baselines
+};
+
+struct StoredBaseline {
+  int64_t id = 0;
+  bool pinned = false;    // given by an operator (import) rather than learned here
+  int64_t run_count = 0;  // runs it was built from; an imported one has no local run_ids
+  Baseline baseline;
+};
+
+// Which successful runs a baseline is built from: the first N (learning) or
+// the latest N (`iowatch baseline capture`).
+enum class BaselineRuns { kFirst, kLast };
+
+class Store {
+ public:
+  static constexpr std::string_view kFileName = "iowatch.db";
+  static constexpr std::chrono::milliseconds kBusyTimeout{5000};
+
+  // Opens (creating, mode 0600) the database at `path` and brings its schema
+  // up to date.
+  static Result<Store> Open(const std::filesystem::path& path);
+  // Open(state_dir / kFileName).
+  static Result<Store> OpenInStateDir(const std::filesystem::path& state_dir);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& Path() const;
+
+  // --- Runs (store_runs.cc) ---------------------------------------------
+
+  // Stores the run, its directions and its metrics in one transaction;
+  // returns the new id. A direction that did nothing gets no run_ops row.
+  Result<int64_t> AddRun(const RunRecord& run);
+  // kNotFound when there is no run `id`.
+  Result<RunRecord> GetRun(int64_t id) const;
+  // Newest first (by start time, then id). An empty job, fingerprint or
+  // device matches any; only_ok keeps successful runs only.
+  Result<std::vector<RunRecord>> RecentRuns(std::string_view job, std::string_view fingerprint,
+                                            std::string_view device, size_t limit,
+                                            bool only_ok = false) const;
+  // Up to n successful runs of exactly this job, fingerprint and device,
+  // oldest first: the first n ever, or the latest n.
+  Result<std::vector<RunRecord>> RunsForBaseline(std::string_view job, std::string_view fingerprint,
+                                                 std::string_view device, size_t n,
+                                                 BaselineRuns which) const;
+  // Deletes the runs that started before `unix_ms` (with their directions and
+  // metrics) except those a baseline was built from, which are kept as long
+  // as the baseline is; returns how many runs were deleted.
+  Result<int64_t> PruneRunsBefore(int64_t unix_ms);
+
+  // --- Baselines (store_baselines.cc) -----------------------------------
+
+  // Stores the baseline, replacing the one of the same job, fingerprint and
+  // device if any; its run_ids must be runs in the store. Returns its id.
+  Result<int64_t> PutBaseline(const Baseline& baseline, bool pinned = false);
+  Result<std::optional<StoredBaseline>> GetBaseline(std::string_view job,
+                                                    std::string_view fingerprint,
+                                                    std::string_view device) const;
+  // Ordered by job, fingerprint, device.
+  Result<std::vector<StoredBaseline>> ListBaselines() const;
+  // Deletes every baseline of `job` (any fingerprint or device); returns how
+  // many. Their runs stay (and become prunable).
+  Result<int64_t> DeleteBaselines(std::string_view job);
+  // Every baseline as the JSON document of store_json.h.
+  Result<std::string> ExportBaselines() const;
+  // Validates the whole document first, then stores every baseline in one
+  // transaction, each pinned, without run ids, replacing any baseline of the
+  // same job, fingerprint and device. `source` names the input in errors
+  // (e.g. the file name): "golden.json:4:17: baselines[0].runs: expected …".
+  Result<int64_t> ImportBaselines(std::string_view json, std::string_view source = "<input>");
+
+ private:
+  explicit Store(std::unique_ptr<internal::Connection> connection);
+
+  std::unique_ptr<internal::Connection> connection_;
+};
+
+}  // namespace iowatch::probes

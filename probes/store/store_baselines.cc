@@ -1,0 +1,227 @@
+// Store: baselines (tables baselines, baseline_metrics, baseline_runs) and
+// their JSON export and import.
+#include <cmath>
+#include <utility>
+
+#include "probes/store/store.h"
+#include "probes/store/store_json.h"
+#include "probes/store/store_sqlite.h"
+
+namespace iowatch::probes {
+namespace {
+
+using internal::Connection;
+using internal::Statement;
+using internal::Transaction;
+
+constexpr std::string_view kPutWhat = "storing baseline";
+
+Status Validate(const Connection& db, const Baseline& b) {
+  if (b.job.empty() || b.fingerprint.empty() || b.device.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "a baseline needs a job, a fingerprint and a device", db.Path());
+  }
+  for (const MetricBaseline& m : b.metrics) {
+    if (!std::isfinite(m.median) || !std::isfinite(m.spread)) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("baseline of job \"{}\": {} {} is not finite (median {}, "
+                                   "spread {})",
+                                   b.job, m.op, m.metric, m.median, m.spread),
+                       db.Path());
+    }
+  }
+  return {};
+}
+
+// Inside the caller's write transaction.
+Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinned,
+                              int64_t run_count) {
+  if (Status valid = Validate(db, b); !valid) return std::unexpected(valid.error());
+  Result<Statement> remove = db.Prepare(
+      "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3", kPutWhat);
+  if (!remove) return std::unexpected(remove.error());
+  remove->Bind(1, b.job).Bind(2, b.fingerprint).Bind(3, b.device);
+  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+
+  Result<Statement> insert = db.Prepare(
+      "INSERT INTO baselines (job, fingerprint, device, model, created_unix_ms, pinned, "
+      "run_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+      kPutWhat);
+  if (!insert) return std::unexpected(insert.error());
+  insert->Bind(1, b.job)
+      .Bind(2, b.fingerprint)
+      .Bind(3, b.device)
+      .Bind(4, b.model)
+      .Bind(5, b.created_unix_ms)
+      .Bind(6, int64_t{pinned ? 1 : 0})
+      .Bind(7, run_count);
+  if (Status done = insert->Run(); !done) return std::unexpected(done.error());
+  const int64_t id = db.LastInsertId();
+
+  Result<Statement> metric = db.Prepare(
+      "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread) "
+      "VALUES (?1, ?2, ?3, ?4, ?5)",
+      kPutWhat);
+  if (!metric) return std::unexpected(metric.error());
+  for (const MetricBaseline& m : b.metrics) {
+    metric->Reset();
+    metric->Bind(1, id).Bind(2, m.op).Bind(3, m.metric).Bind(4, m.median).Bind(5, m.spread);
+    if (Status done = metric->Run(); !done) return std::unexpected(done.error());
+  }
+
+  // The foreign key would refuse a missing run too, but could not say which.
+  Result<Statement> exists = db.Prepare("SELECT 1 FROM runs WHERE id = ?1", kPutWhat);
+  Result<Statement> link =
+      db.Prepare("INSERT INTO baseline_runs (baseline_id, run_id) VALUES (?1, ?2)", kPutWhat);
+  if (!exists) return std::unexpected(exists.error());
+  if (!link) return std::unexpected(link.error());
+  for (int64_t run_id : b.run_ids) {
+    exists->Reset();
+    exists->Bind(1, run_id);
+    Result<bool> found = exists->Step();
+    if (!found) return std::unexpected(found.error());
+    if (!*found) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("baseline of job \"{}\" refers to run {}, which is not in "
+                                   "the store",
+                                   b.job, run_id),
+                       db.Path());
+    }
+    link->Reset();
+    link->Bind(1, id).Bind(2, run_id);
+    if (Status done = link->Run(); !done) return std::unexpected(done.error());
+  }
+  return id;
+}
+
+// Reads the baselines the (bound) statement selects, with their metrics and
+// runs, in the statement's order. The caller holds a read transaction.
+Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statement& select) {
+  std::vector<StoredBaseline> out;
+  for (;;) {
+    Result<bool> row = select.Step();
+    if (!row) return std::unexpected(row.error());
+    if (!*row) break;
+    StoredBaseline stored;
+    stored.id = select.Int(0);
+    stored.baseline.job = select.Text(1);
+    stored.baseline.fingerprint = select.Text(2);
+    stored.baseline.device = select.Text(3);
+    stored.baseline.model = select.Text(4);
+    stored.baseline.created_unix_ms = select.Int(5);
+    stored.pinned = select.Int(6) != 0;
+    stored.run_count = select.Int(7);
+    out.push_back(std::move(stored));
+  }
+  Result<Statement> metrics = db.Prepare(
+      "SELECT op, metric, median, spread FROM baseline_metrics WHERE baseline_id = ?1 "
+      "ORDER BY rowid",
+      "reading baselines");
+  Result<Statement> runs =
+      db.Prepare("SELECT run_id FROM baseline_runs WHERE baseline_id = ?1 ORDER BY rowid",
+                 "reading baselines");
+  if (!metrics) return std::unexpected(metrics.error());
+  if (!runs) return std::unexpected(runs.error());
+  for (StoredBaseline& stored : out) {
+    metrics->Reset();
+    metrics->Bind(1, stored.id);
+    for (;;) {
+      Result<bool> row = metrics->Step();
+      if (!row) return std::unexpected(row.error());
+      if (!*row) break;
+      stored.baseline.metrics.push_back(
+          MetricBaseline{metrics->Text(0), metrics->Text(1), metrics->Real(2), metrics->Real(3)});
+    }
+    runs->Reset();
+    runs->Bind(1, stored.id);
+    for (;;) {
+      Result<bool> row = runs->Step();
+      if (!row) return std::unexpected(row.error());
+      if (!*row) break;
+      stored.baseline.run_ids.push_back(runs->Int(0));
+    }
+  }
+  return out;
+}
+
+constexpr std::string_view kBaselineColumns =
+    "id, job, fingerprint, device, model, created_unix_ms, pinned, run_count";
+
+}  // namespace
+
+Result<int64_t> Store::PutBaseline(const Baseline& baseline, bool pinned) {
+  const Connection& db = *connection_;
+  Result<Transaction> transaction = Transaction::Begin(db, kPutWhat);
+  if (!transaction) return std::unexpected(transaction.error());
+  Result<int64_t> id =
+      WriteBaseline(db, baseline, pinned, static_cast<int64_t>(baseline.run_ids.size()));
+  if (!id) return id;
+  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  return id;
+}
+
+Result<std::optional<StoredBaseline>> Store::GetBaseline(std::string_view job,
+                                                         std::string_view fingerprint,
+                                                         std::string_view device) const {
+  const Connection& db = *connection_;
+  Result<Transaction> snapshot =
+      Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
+  if (!snapshot) return std::unexpected(snapshot.error());
+  Result<Statement> select = db.Prepare(
+      fmt::format("SELECT {} FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3",
+                  kBaselineColumns),
+      "reading baselines");
+  if (!select) return std::unexpected(select.error());
+  select->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
+  Result<std::vector<StoredBaseline>> found = ReadBaselines(db, *select);
+  if (!found) return std::unexpected(found.error());
+  if (found->empty()) return std::optional<StoredBaseline>();
+  return std::optional<StoredBaseline>(std::move(found->front()));
+}
+
+Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
+  const Connection& db = *connection_;
+  Result<Transaction> snapshot =
+      Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
+  if (!snapshot) return std::unexpected(snapshot.error());
+  Result<Statement> select = db.Prepare(
+      fmt::format("SELECT {} FROM baselines ORDER BY job, fingerprint, device", kBaselineColumns),
+      "reading baselines");
+  if (!select) return std::unexpected(select.error());
+  return ReadBaselines(db, *select);
+}
+
+Result<int64_t> Store::DeleteBaselines(std::string_view job) {
+  // One statement is one transaction; the cascades drop the baselines'
+  // metrics and run links, not the runs.
+  Result<Statement> remove =
+      connection_->Prepare("DELETE FROM baselines WHERE job = ?1", "deleting baselines");
+  if (!remove) return std::unexpected(remove.error());
+  remove->Bind(1, job);
+  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+  return connection_->Changes();
+}
+
+Result<std::string> Store::ExportBaselines() const {
+  Result<std::vector<StoredBaseline>> baselines = ListBaselines();
+  if (!baselines) return std::unexpected(baselines.error());
+  return BaselinesToJson(*baselines);
+}
+
+Result<int64_t> Store::ImportBaselines(std::string_view json, std::string_view source) {
+  // Parsed and checked whole before the first write: a bad document changes
+  // nothing, and the transaction covers the rest (a full disk halfway).
+  Result<std::vector<StoredBaseline>> baselines = BaselinesFromJson(json, source);
+  if (!baselines) return std::unexpected(baselines.error());
+  const Connection& db = *connection_;
+  Result<Transaction> transaction = Transaction::Begin(db, "importing baselines");
+  if (!transaction) return std::unexpected(transaction.error());
+  for (const StoredBaseline& stored : *baselines) {
+    Result<int64_t> id = WriteBaseline(db, stored.baseline, true, stored.run_count);
+    if (!id) return std::unexpected(id.error());
+  }
+  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  return static_cast<int64_t>(baselines->size());
+}
+
+}  // namespace iowatch::probes

@@ -1,0 +1,84 @@
+// The baseline exchange format (`iowatch baseline export` / `import`), so a
+// fleet can share a golden baseline per hardware class. Version 1:
+//
+//   {
+//     "iowatch_baselines": 1,
+//     "baselines": [
+//       {
+//         "job": "randread-4k",
+//         "fingerprint": "rw=randread;bs=4k;ioengine=io_uring;iodepth=1;direct=1;...",
+//         "device": "259:0",
+//         "model": "Samsung SSD 980 PRO 1TB",
+//         "created_unix_ms": 1717243200000,
+//         "runs": 5,
+//         "metrics": [
+//           {"op": "read", "metric": "iops", "median": 12873.5, "spread": 211.3},
+//           ...
+//         ]
+//       }
+//     ]
+//   }
+//
+// Every key is required and no other key is allowed (a field a reader does
+// not know would be silently dropped; a new field means a new version).
+// job, fingerprint and device are non-empty strings, model a string (may be
+// ""), created_unix_ms and runs non-negative integers, op "read" or "write",
+// metric a non-empty string, median and spread finite numbers with spread >= 0.
+// A (job, fingerprint, device) appears once per document and an (op, metric)
+// once per baseline. Run ids are not exported: they mean nothing on another
+// host; "runs" says how many runs the baseline was built from.
+// The writer emits baselines in ListBaselines order, numbers in their
+// shortest round-trip form (locale-independent), strings as UTF-8 with only
+// the escapes JSON requires. The reader is strict RFC 8259 (no comments, no
+// trailing commas, no duplicate keys, nesting ≤ 32) and its errors give the
+// line, column and the path of the offending value with what was expected:
+//   golden.json:7:20: baselines[0].runs: expected a non-negative integer, found a string
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "probes/store/store.h"
+
+namespace iowatch::probes {
+
+inline constexpr int kBaselinesJsonVersion = 1;
+
+std::string BaselinesToJson(std::span<const StoredBaseline> baselines);
+// Each result is pinned, has no run ids and has run_count = "runs"; ids are 0.
+// `source` becomes the Error's path.
+Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
+                                                      std::string_view source);
+
+namespace internal {
+
+// A parsed JSON value; objects keep their members in document order.
+struct JsonMember;
+struct JsonValue {
+  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
+  Kind kind = Kind::kNull;
+  bool boolean = false;
+  std::string text;  // kString: the decoded string; kNumber: the literal as written
+  std::vector<JsonValue> items;
+  std::vector<JsonMember> members;
+  int line = 0;  // where the value starts, 1-based
+  int column = 0;
+};
+struct JsonMember {
+  std::string key;
+  JsonValue value;
+  int key_line = 0;  // where the key starts
+  int key_column = 0;
+};
+
+std::string_view KindName(JsonValue::Kind kind);  // "a string", "an object", ...
+Result<JsonValue> ParseJson(std::string_view text, std::string_view source);
+void AppendJsonString(std::string& out, std::string_view text);
+
+}  // namespace internal
+}  // namespace iowatch::probes

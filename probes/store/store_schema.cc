@@ -1,0 +1,158 @@
+#include "probes/store/store_schema.h"
+
+#include <array>
+#include <string>
+
+namespace iowatch::probes::internal {
+namespace {
+
+// Version 1. Conventions: STRICT tables (a wrong type is an error, not a
+// silent conversion); units in column names; unsigned 64-bit counters are
+// stored as their two's-complement int64 (SQLite has no unsigned type; real
+// values stay far below 2^63); ids are AUTOINCREMENT so an id is never reused
+// after pruning, and a log line naming "run 42" always means the same run.
+constexpr std::string_view kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,            -- JobFingerprint: what a measurement depends on
+  job_options TEXT NOT NULL,            -- JobOptionsText: every option, name included
+  device TEXT NOT NULL,                 -- "major:minor"
+  model TEXT NOT NULL,
+  kernel TEXT NOT NULL,                 -- uname -r
+  start_unix_ms INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  result TEXT NOT NULL CHECK (result IN ('ok', 'error')),
+  error TEXT NOT NULL,                  -- why the run failed, '' when ok
+  run_end TEXT NOT NULL CHECK (run_end IN ('completed', 'interrupted', 'timed_out', 'failed')),
+  elapsed_ns INTEGER NOT NULL,
+  fsyncs INTEGER NOT NULL,
+  cpu_user_seconds REAL NOT NULL,
+  cpu_system_seconds REAL NOT NULL,
+  voluntary_switches INTEGER NOT NULL,
+  involuntary_switches INTEGER NOT NULL,
+  io_error_code INTEGER,                -- ProbeResult::error; all four NULL when none
+  io_error_message TEXT,
+  io_error_path TEXT,
+  io_error_errno INTEGER
+) STRICT;
+CREATE INDEX runs_by_series ON runs (job, fingerprint, device, start_unix_ms);
+CREATE INDEX runs_by_start ON runs (start_unix_ms);
+
+-- One row per direction that did anything. Histograms: see store_codec.h.
+CREATE TABLE run_ops (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  op TEXT NOT NULL CHECK (op IN ('read', 'write')),
+  ios INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  short_ios INTEGER NOT NULL,
+  errors INTEGER NOT NULL,
+  runtime_ns INTEGER NOT NULL,
+  slat_n INTEGER NOT NULL, slat_min_ns INTEGER NOT NULL, slat_max_ns INTEGER NOT NULL,
+  slat_mean_ns REAL NOT NULL, slat_stddev_ns REAL NOT NULL,
+  clat_n INTEGER NOT NULL, clat_min_ns INTEGER NOT NULL, clat_max_ns INTEGER NOT NULL,
+  clat_mean_ns REAL NOT NULL, clat_stddev_ns REAL NOT NULL,
+  lat_n INTEGER NOT NULL, lat_min_ns INTEGER NOT NULL, lat_max_ns INTEGER NOT NULL,
+  lat_mean_ns REAL NOT NULL, lat_stddev_ns REAL NOT NULL,
+  clat_histogram BLOB,                  -- NULL when empty
+  lat_histogram BLOB,
+  PRIMARY KEY (run_id, op)
+) STRICT, WITHOUT ROWID;
+
+-- The run's MetricSamples, so baselines are learned without decoding
+-- histograms. value is NULL for NaN (SQLite stores no NaN). Rows are read
+-- back in insertion (rowid) order.
+CREATE TABLE run_metrics (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  op TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  UNIQUE (run_id, op, metric)
+) STRICT;
+
+-- At most one baseline per job, fingerprint and device. pinned: given by an
+-- operator (import) rather than learned from this host's runs. run_count is
+-- kept apart from baseline_runs because an imported baseline has a count but
+-- no local runs.
+CREATE TABLE baselines (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  device TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created_unix_ms INTEGER NOT NULL,
+  pinned INTEGER NOT NULL CHECK (pinned IN (0, 1)),
+  run_count INTEGER NOT NULL,
+  UNIQUE (job, fingerprint, device)
+) STRICT;
+
+CREATE TABLE baseline_metrics (
+  baseline_id INTEGER NOT NULL REFERENCES baselines (id) ON DELETE CASCADE,
+  op TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  median REAL NOT NULL,
+  spread REAL NOT NULL,
+  UNIQUE (baseline_id, op, metric)
+) STRICT;
+
+-- No ON DELETE for run_id: deleting a run a baseline was built from is a
+-- foreign-key error, a second guard behind PruneRunsBefore's own filter.
+CREATE TABLE baseline_runs (
+  baseline_id INTEGER NOT NULL REFERENCES baselines (id) ON DELETE CASCADE,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  UNIQUE (baseline_id, run_id)
+) STRICT;
+CREATE INDEX baseline_runs_by_run ON baseline_runs (run_id);
+)sql";
+
+constexpr std::array kMigrations{
+    Migration{1, kSchemaV1},
+};
+
+Result<int> UserVersion(const Connection& connection) {
+  Result<int64_t> version =
+      connection.QueryInt("PRAGMA user_version", "reading the schema version");
+  if (!version) return std::unexpected(version.error());
+  return static_cast<int>(*version);
+}
+
+std::unexpected<Error> TooNew(const Connection& connection, int found, int known) {
+  return MakeError(ErrorCode::kUnsupported,
+                   fmt::format("schema version {} is newer than this iowatch understands "
+                               "(up to {}); run a newer iowatch or use another state directory",
+                               found, known),
+                   connection.Path());
+}
+
+}  // namespace
+
+std::span<const Migration> StoreMigrations() { return kMigrations; }
+
+Status Migrate(const Connection& connection, std::span<const Migration> migrations) {
+  const int known = migrations.empty() ? 0 : migrations.back().version;
+  Result<int> current = UserVersion(connection);
+  if (!current) return std::unexpected(current.error());
+  if (*current > known) return TooNew(connection, *current, known);
+  for (const Migration& migration : migrations) {
+    if (migration.version <= *current) continue;
+    const std::string what = fmt::format("migrating the schema to version {}", migration.version);
+    Result<Transaction> transaction = Transaction::Begin(connection, what);
+    if (!transaction) return std::unexpected(transaction.error());
+    // Another process may have migrated between our read and our lock.
+    current = UserVersion(connection);
+    if (!current) return std::unexpected(current.error());
+    if (*current > known) return TooNew(connection, *current, known);
+    if (migration.version <= *current) continue;
+    Status applied = connection.Exec(migration.sql, what);
+    if (!applied) return applied;
+    // PRAGMA takes no parameters; the version is our own integer.
+    applied = connection.Exec(fmt::format("PRAGMA user_version = {}", migration.version), what);
+    if (!applied) return applied;
+    Status committed = transaction->Commit();
+    if (!committed) return committed;
+    *current = migration.version;
+  }
+  return {};
+}
+
+}  // namespace iowatch::probes::internal

@@ -1,0 +1,148 @@
+// `iowatch probe`'s command line and reports: fio's option spelling, one job
+// per run, and fio's JSON layout and arithmetic for what we measure.
+#include <gtest/gtest.h>
+
+#include "daemon/cli/probe/probe_format.h"
+#include "daemon/cli/probe/probe_options.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using probes::ProbeResult;
+
+TEST(ProbeArgs, FioSpellingPassesThroughInOrder) {
+  const auto o =
+      ParseProbeArgs({"--name=p", "--filename=/var/tmp/p.dat", "--rw=randread", "--bs=8k",
+                      "--iodepth=32", "--ioengine=io_uring", "--direct=1", "--size=256M",
+                      "--runtime=10", "--time_based", "--output-format=json"});
+  ASSERT_TRUE(o) << o.error().ToString();
+  EXPECT_EQ(o->format, ProbeOutputFormat::kJson);
+  EXPECT_EQ(o->spec.rw, probes::RwMode::kRandRead);
+  EXPECT_EQ(o->spec.block_size, 8192u);
+  EXPECT_EQ(o->spec.iodepth, 32u);
+  EXPECT_EQ(o->spec.engine, probes::EngineKind::kIoUring);
+  EXPECT_TRUE(o->spec.direct);
+  EXPECT_TRUE(o->spec.time_based);
+  EXPECT_EQ(o->spec.size, 256u << 20);
+  ASSERT_EQ(o->job.size(), 10u);  // everything but --output-format, as typed
+  EXPECT_EQ(o->job[9].name, "time_based");
+  EXPECT_EQ(o->job[9].value, "");
+  EXPECT_FALSE(o->policy.allow_block_device);
+  EXPECT_FALSE(o->policy.destructive);
+}
+
+TEST(ProbeArgs, SafetyFlags) {
+  const auto o = ParseProbeArgs(
+      {"--filename=/dev/loop0", "--rw=read", "--allow-block-device", "--destructive=1"});
+  ASSERT_TRUE(o) << o.error().ToString();
+  EXPECT_TRUE(o->policy.allow_block_device);
+  EXPECT_TRUE(o->policy.destructive);
+}
+
+TEST(ProbeArgs, ErrorsNameTheArgument) {
+  const auto format = ParseProbeArgs({"--filename=/x", "--output-format=xml"});
+  ASSERT_FALSE(format);
+  EXPECT_NE(format.error().message.find("--output-format"), std::string::npos);
+  EXPECT_NE(format.error().message.find("xml"), std::string::npos);
+
+  const auto bare = ParseProbeArgs({"--filename=/x", "randread"});
+  ASSERT_FALSE(bare);
+  EXPECT_NE(bare.error().message.find("randread"), std::string::npos);
+
+  const auto two_jobs = ParseProbeArgs({"--name=a", "--filename=/x", "--name=b"});
+  ASSERT_FALSE(two_jobs);
+  EXPECT_NE(two_jobs.error().message.find("one job"), std::string::npos);
+
+  const auto bad_bs = ParseProbeArgs({"--filename=/x", "--bs=4q"});
+  ASSERT_FALSE(bad_bs);
+  EXPECT_TRUE(bad_bs.error().message.starts_with("bs")) << bad_bs.error().message;
+}
+
+ProbeResult SyntheticResult() {
+  ProbeResult r;
+  r.spec.name = "synthetic";
+  r.spec.rw = probes::RwMode::kRandRead;
+  r.elapsed = std::chrono::milliseconds(2000);
+  r.read.ios = 1000;
+  r.read.bytes = 1000 * 4096;
+  r.read.runtime = std::chrono::microseconds(2'000'900);  // fio rounds down to 2000 ms
+  for (uint64_t i = 1; i <= 1000; ++i) {
+    const uint64_t clat = 50'000 + i * 100;
+    r.read.slat.Add(1000);
+    r.read.clat.Add(clat);
+    r.read.lat.Add(clat + 1000);
+    r.read.clat_histogram.Record(clat);
+    r.read.lat_histogram.Record(clat + 1000);
+  }
+  r.cpu.user_seconds = 0.1;
+  r.cpu.system_seconds = 0.5;
+  r.cpu.voluntary_switches = 7;
+  r.cpu.involuntary_switches = 3;
+  return r;
+}
+
+std::string Field(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\" : ");
+  if (at == std::string::npos) return "<missing " + key + ">";
+  const size_t start = at + key.size() + 5;
+  return json.substr(start, json.find_first_of(",\n", start) - start);
+}
+
+TEST(ProbeJson, FioArithmeticAndNumberFormats) {
+  const std::vector<probes::JobOption> options = {{"name", "synthetic"}, {"time_based", ""}};
+  const std::string json =
+      FormatProbeJson(SyntheticResult(), {options, "/var/tmp/p.dat", 254, 0, 1'700'000'000'123});
+  // bw_bytes = 1000 · bytes / runtime_ms, bw in KiB/s, iops = 1000 · ios / runtime_ms.
+  EXPECT_EQ(Field(json, "io_bytes"), "4096000");
+  EXPECT_EQ(Field(json, "io_kbytes"), "4000");
+  EXPECT_EQ(Field(json, "bw_bytes"), "2048000");
+  EXPECT_EQ(Field(json, "bw"), "2000");
+  EXPECT_EQ(Field(json, "iops"), "500.000000");
+  EXPECT_EQ(Field(json, "runtime"), "2000");
+  EXPECT_EQ(Field(json, "total_ios"), "1000");
+  EXPECT_EQ(Field(json, "timestamp"), "1700000000");
+  EXPECT_EQ(Field(json, "timestamp_ms"), "1700000000123");
+  EXPECT_EQ(Field(json, "usr_cpu"), "5.000000");
+  EXPECT_EQ(Field(json, "sys_cpu"), "25.000000");
+  EXPECT_EQ(Field(json, "ctx"), "10");
+  EXPECT_EQ(Field(json, "time_based"), "\"1\"");  // a bare flag reads as fio prints it
+  EXPECT_EQ(Field(json, "mean"), "1000.000000");  // slat_ns comes first
+  EXPECT_NE(json.find("\"99.990000\" : "), std::string::npos);
+  EXPECT_NE(json.find("\"clat_ns\" : {"), std::string::npos);
+  // A direction without I/O has its summary but no percentiles, as fio.
+  const size_t write_at = json.find("\"write\" : {");
+  ASSERT_NE(write_at, std::string::npos);
+  EXPECT_EQ(json.find("percentile", write_at), std::string::npos);
+}
+
+TEST(ProbeNormal, SummaryInFioUnits) {
+  const std::string text = FormatProbeNormal(SyntheticResult(), {{}, "/var/tmp/p.dat", 254, 0, 0});
+  EXPECT_NE(text.find("read: IOPS=500, BW=2000KiB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("clat (usec): min=50, max=150"), std::string::npos) << text;
+  EXPECT_NE(text.find("clat percentiles (usec)"), std::string::npos) << text;
+  EXPECT_NE(text.find("cpu: usr=5.00%, sys=25.00%, ctx=10"), std::string::npos) << text;
+  EXPECT_EQ(text.find("write:"), std::string::npos) << text;
+}
+
+TEST(ProbeProgress, OneLineWithRatesPercentAndEtaRoundedUp) {
+  probes::RunProgress p;
+  p.fraction_done = 0.5;
+  p.read_iops = 8321;
+  p.read_bytes_per_second = 8321.0 * 4096;
+  p.eta = std::chrono::milliseconds(999);
+  EXPECT_EQ(FormatProgressLine(p), "[r=32.5MiB/s,w=0B/s][r=8321,w=0 IOPS][50.0%][eta 00m:01s]");
+  p.ramping = true;
+  p.eta = std::chrono::seconds(61);
+  EXPECT_EQ(FormatProgressLine(p),
+            "[r=32.5MiB/s,w=0B/s][r=8321,w=0 IOPS][50.0% ramp][eta 01m:01s]");
+}
+
+TEST(ProbeHumanUnits, IopsAndBandwidth) {
+  EXPECT_EQ(FormatIops(4440.4), "4440");
+  EXPECT_EQ(FormatIops(12345), "12.3k");
+  EXPECT_EQ(FormatBandwidth(18188531), "17.3MiB/s");
+  EXPECT_EQ(FormatBandwidth(512), "512B/s");
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

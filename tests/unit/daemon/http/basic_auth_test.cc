@@ -1,0 +1,128 @@
+// Basic auth: header parsing, bcrypt verification and its cache, and the
+// server's 401 answers. Hashes use bcrypt cost 4 so that tests stay fast.
+#include "daemon/http/basic_auth.h"
+
+#include <crypt.h>
+#include <gtest/gtest.h>
+
+#include "daemon/http/server.h"
+#include "tests/unit/daemon/http/server_harness.h"
+#include "tests/unit/daemon/http/test_client.h"
+
+namespace iowatch::daemon::http {
+namespace {
+
+// Independent of BcryptHash: libxcrypt directly, as htpasswd would.
+std::string HashCost4(const std::string& password) {
+  char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+  EXPECT_NE(crypt_gensalt_rn("$2b$", 4, nullptr, 0, setting, sizeof setting), nullptr);
+  crypt_data data{};
+  const char* hash = crypt_r(password.c_str(), setting, &data);
+  EXPECT_NE(hash, nullptr);
+  EXPECT_TRUE(std::string_view(hash).starts_with("$2b$04$"));
+  return hash;
+}
+
+std::string BasicHeader(std::string_view user_colon_password) {
+  // Base64 by hand (RFC 4648) to keep the test independent of the decoder.
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out = "Basic ";
+  size_t i = 0;
+  for (; i + 2 < user_colon_password.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(user_colon_password[i]) << 16 |
+                       static_cast<unsigned char>(user_colon_password[i + 1]) << 8 |
+                       static_cast<unsigned char>(user_colon_password[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  const size_t rest = user_colon_password.size() - i;
+  if (rest > 0) {
+    unsigned v = static_cast<unsigned char>(user_colon_password[i]) << 16;
+    if (rest == 2) v |= static_cast<unsigned char>(user_colon_password[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+TEST(ParseBasicAuthorization, DecodesUserAndPassword) {
+  auto c = ParseBasicAuthorization(BasicHeader("prometheus:s3cr:et"));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->user, "prometheus");
+  EXPECT_EQ(c->password, "s3cr:et");  // only the first colon separates
+  c = ParseBasicAuthorization("basic " + BasicHeader("a:").substr(6));
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->user, "a");
+  EXPECT_EQ(c->password, "");
+  EXPECT_FALSE(ParseBasicAuthorization(""));
+  EXPECT_FALSE(ParseBasicAuthorization("Bearer abc"));
+  EXPECT_FALSE(ParseBasicAuthorization("Basic !!!!"));
+  EXPECT_FALSE(ParseBasicAuthorization(BasicHeader("no-colon")));
+}
+
+TEST(BasicAuthenticator, VerifiesWithBcryptAndCachesOnlySuccess) {
+  const auto auth = BasicAuthenticator::Create({{"prometheus", HashCost4("right")}});
+  ASSERT_TRUE(auth) << auth.error().ToString();
+  auto& a = **auth;
+  EXPECT_FALSE(a.IsCached("prometheus", "right"));
+  EXPECT_FALSE(a.Verify("prometheus", "wrong"));
+  EXPECT_FALSE(a.IsCached("prometheus", "wrong"));
+  EXPECT_FALSE(a.Verify("nobody", "right"));
+  EXPECT_TRUE(a.Verify("prometheus", "right"));
+  EXPECT_TRUE(a.IsCached("prometheus", "right"));
+  EXPECT_FALSE(a.IsCached("prometheus", "righ"));
+  EXPECT_FALSE(a.IsCached("prometheu", "sright"));
+}
+
+TEST(BasicAuthenticator, BcryptHashMakesVerifiableHashes) {
+  const auto hash = BcryptHash("pw", 4);
+  ASSERT_TRUE(hash) << hash.error().ToString();
+  EXPECT_TRUE(hash->starts_with("$2b$04$"));
+  const auto auth = BasicAuthenticator::Create({{"u", *hash}});
+  ASSERT_TRUE(auth);
+  EXPECT_TRUE((*auth)->Verify("u", "pw"));
+  EXPECT_FALSE(BcryptHash("pw", 3));
+}
+
+TEST(BasicAuthenticator, RejectsConfigurationErrorsNamingTheUser) {
+  auto auth = BasicAuthenticator::Create({{"alice", "$1$md5$notbcrypt"}});
+  ASSERT_FALSE(auth);
+  EXPECT_NE(auth.error().ToString().find("alice"), std::string::npos);
+  auth = BasicAuthenticator::Create({{"a:b", HashCost4("x")}});
+  ASSERT_FALSE(auth);
+  EXPECT_NE(auth.error().ToString().find("a:b"), std::string::npos);
+  EXPECT_FALSE(BasicAuthenticator::Create({}));
+}
+
+TEST(ServerBasicAuth, AnswersWith401UntilTheRightCredentials) {
+  testing::ServerHarness harness;
+  const auto server =
+      harness.Start(ServerOptions{.basic_auth_users = {{"prometheus", HashCost4("right")}}},
+                    [](const Request& r) { return Response{.body = "user=" + r.user + "\n"}; });
+  ASSERT_TRUE(server) << server.error().ToString();
+  testing::TestClient client;
+  ASSERT_FALSE(client.Connect((*server)->local_port()));
+
+  auto reply = client.Get("/metrics");
+  ASSERT_FALSE(reply.ec) << reply.ec.message();
+  EXPECT_EQ(reply.response.result_int(), 401u);
+  const auto challenge = reply.response[boost::beast::http::field::www_authenticate];
+  EXPECT_TRUE(std::string_view(challenge.data(), challenge.size()).starts_with("Basic realm="));
+
+  reply = client.Get("/metrics", {{"Authorization", BasicHeader("prometheus:wrong")}});
+  EXPECT_EQ(reply.response.result_int(), 401u);
+  reply = client.Get("/metrics", {{"Authorization", BasicHeader("grafana:right")}});
+  EXPECT_EQ(reply.response.result_int(), 401u);
+  for (int i = 0; i < 2; ++i) {  // the second answer comes from the cache
+    reply = client.Get("/metrics", {{"Authorization", BasicHeader("prometheus:right")}});
+    ASSERT_FALSE(reply.ec) << reply.ec.message();
+    EXPECT_EQ(reply.response.result_int(), 200u);
+    EXPECT_EQ(reply.response.body(), "user=prometheus\n");
+  }
+  EXPECT_EQ((*server)->stats().auth_failures, 3u);
+}
+
+}  // namespace
+}  // namespace iowatch::daemon::http

@@ -1,0 +1,177 @@
+// The whole /metrics body for two fixture samples, against a golden file, and
+// how it is produced: in pieces that resume anywhere, families in name order,
+// numbers printed as fmt's shortest form.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "daemon/metrics/exposition.h"
+#include "daemon/metrics/metrics_renderer.h"
+#include "daemon/metrics/self_metrics.h"
+#include "daemon/sampling/sampler.h"
+#include "tests/unit/test_files.h"
+
+namespace iowatch::daemon {
+namespace {
+
+const std::string kDir = IOWATCH_FIXTURES_DIR "/metrics-two-samples";
+
+using iowatch::testing::ReadFile;
+
+// The first differing line, with its neighbours, for a readable failure.
+std::string FirstDifference(const std::string& expected, const std::string& actual) {
+  std::istringstream e(expected), a(actual);
+  std::string el, al;
+  for (int line = 1;; ++line) {
+    const bool more_e = static_cast<bool>(std::getline(e, el));
+    const bool more_a = static_cast<bool>(std::getline(a, al));
+    if (!more_e && !more_a) return "identical";
+    if (el != al || more_e != more_a) {
+      return "line " + std::to_string(line) + "\n- " + (more_e ? el : "<end>") + "\n+ " +
+             (more_a ? al : "<end>");
+    }
+  }
+}
+
+std::shared_ptr<const Snapshot> TwoSamples(SamplerOptions options) {
+  Sampler sampler(std::move(options));
+  sampler.Collect(collectors::FileTree(kDir + "/s1/proc"), collectors::FileTree(kDir + "/s1/sys"),
+                  1709647629);
+  return sampler.Collect(collectors::FileTree(kDir + "/s2/proc"),
+                         collectors::FileTree(kDir + "/s2/sys"), 1709647631);
+}
+
+SamplerOptions Defaults() {
+  SamplerOptions options;
+  options.interval_seconds = 2;
+  options.filter = *collectors::DeviceFilter::Create("", "^(loop|ram|zram|fd)\\d+$");
+  auto ticks = std::make_shared<double>(0);
+  options.monotonic_seconds = [ticks] { return *ticks += 0.000125; };  // every read takes 125 µs
+  return options;
+}
+
+TEST(MetricsGolden, SecondSampleMatchesGoldenFile) {
+  const std::string actual = RenderSnapshot(*TwoSamples(Defaults()));
+  const std::string golden_path = kDir + "/metrics.golden";
+  if (std::getenv("IOWATCH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden_path) << actual;
+    GTEST_SKIP() << "rewrote " << golden_path;
+  }
+  const std::string expected = ReadFile(golden_path);
+  EXPECT_TRUE(expected == actual) << "differs from " << golden_path << " at "
+                                  << FirstDifference(expected, actual)
+                                  << "\n(IOWATCH_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+TEST(MetricsGolden, DerivedSeriesAgreeWithTheIostatColumns) {
+  const std::string text = RenderSnapshot(*TwoSamples(Defaults()));
+  // sysstat printed for sda over this interval: r/s 75.00, rkB/s 3000.00, r_await 4.00,
+  // aqu-sz 1.45, %util 75.00 (tests/fixtures/iostat-two-samples/sysstat/r2_x.txt).
+  EXPECT_NE(text.find("iowatch_iostat_requests_per_second{device=\"sda\",op=\"read\"} 75\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("iowatch_iostat_bytes_per_second{device=\"sda\",op=\"read\"} 3072000\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("iowatch_iostat_await_seconds{device=\"sda\",op=\"read\"} 0.004\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("iowatch_iostat_queue_size{device=\"sda\"} 1.45\n"), std::string::npos);
+  EXPECT_NE(text.find("iowatch_iostat_utilization_ratio{device=\"sda\"} 0.75\n"),
+            std::string::npos);
+}
+
+TEST(MetricsGolden, FiltersDropLoopDevicesAndPartitionsByDefault) {
+  const std::string text = RenderSnapshot(*TwoSamples(Defaults()));
+  EXPECT_EQ(text.find("device=\"loop0\""), std::string::npos);
+  EXPECT_EQ(text.find("device=\"sda1\""), std::string::npos);
+  SamplerOptions with_partitions = Defaults();
+  with_partitions.partitions = true;
+  EXPECT_NE(RenderSnapshot(*TwoSamples(with_partitions)).find("device=\"sda1\""),
+            std::string::npos);
+}
+
+TEST(MetricsGolden, PiecesOfAnySizeJoinToTheWholeText) {
+  const std::string whole = RenderSnapshot(*TwoSamples(Defaults()));
+  for (const size_t piece_bytes : {size_t{0}, size_t{1}, size_t{100}, size_t{4096}}) {
+    MetricsCursor cursor(TwoSamples(Defaults()));  // the cursor holds the only reference
+    std::string joined;
+    size_t pieces = 0;
+    for (bool more = true; more; ++pieces) {
+      std::string piece;
+      more = cursor.Next(piece, piece_bytes);
+      joined += piece;
+    }
+    EXPECT_TRUE(joined == whole) << "pieces of " << piece_bytes
+                                 << " bytes: " << FirstDifference(whole, joined);
+    EXPECT_GT(pieces, piece_bytes < 4096 ? 100u : 2u);
+    std::string after;
+    EXPECT_FALSE(cursor.Next(after, piece_bytes));
+    EXPECT_EQ(after, "");
+  }
+}
+
+std::vector<std::string> TypeLines(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# TYPE ", 0) == 0) names.push_back(line.substr(7, line.find(' ', 7) - 7));
+  }
+  return names;
+}
+
+TEST(MetricsGolden, FamiliesAreSortedAndUnique) {
+  const auto table = MetricFamilyNames();
+  EXPECT_TRUE(std::is_sorted(table.begin(), table.end()));
+  EXPECT_EQ(std::adjacent_find(table.begin(), table.end()), table.end());
+  SelfState self;
+  self.process = ProcessStats{};
+  for (const std::string& text :
+       {RenderSnapshot(*TwoSamples(Defaults())), RenderSelfMetrics(self)}) {
+    const auto names = TypeLines(text);
+    EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+  }
+}
+
+TEST(MetricsGolden, FamiliesWithoutSamplesLeaveNoTrace) {
+  Sampler sampler(Defaults());
+  const auto first = sampler.Collect(collectors::FileTree(kDir + "/s1/proc"),
+                                     collectors::FileTree(kDir + "/s1/sys"), 1709647629);
+  const std::string text = RenderSnapshot(*first);  // one sample: no rates yet
+  EXPECT_EQ(text.find("iowatch_iostat_"), std::string::npos);
+  EXPECT_EQ(text.find("iowatch_disk_counters_reset"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE iowatch_disk_reads_completed_total counter\n"), std::string::npos);
+  EXPECT_EQ(TypeLines(text).size(),
+            static_cast<size_t>(std::count(text.begin(), text.end(), '#')) / 2);
+}
+
+TEST(Exposition, NumbersPrintAsFmtsShortestForm) {
+  const double values[] = {
+      0,    1,      3072000,           0.004,     1.45, 5.6,      -3,     1e15,
+      1e16, 1.5e16, 123456789012345.0, 0.1 + 0.2, 1e-7, 2.5e-300, 4.5e15, 9007199254740993.0,
+      1e300};
+  for (const double value : values) {
+    std::string out;
+    ExpositionWriter w(out);
+    w.Family("x", "gauge", "help");
+    w.Sample({}, value);
+    EXPECT_EQ(out, fmt::format("# HELP x help\n# TYPE x gauge\nx {}\n", value));
+  }
+  std::string out;
+  ExpositionWriter w(out);
+  w.Family("x", "gauge", "h", /*header_written=*/true);
+  w.Sample({}, -0.0);
+  w.Sample({}, std::numeric_limits<double>::quiet_NaN());
+  w.Sample({}, std::numeric_limits<double>::infinity());
+  w.Sample({}, -std::numeric_limits<double>::infinity());
+  w.SampleInt({{"a", "q\"uo\\te\nd"}}, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(out,
+            "x -0\nx NaN\nx +Inf\nx -Inf\n"
+            "x{a=\"q\\\"uo\\\\te\\nd\"} 18446744073709551615\n");
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

@@ -1,0 +1,200 @@
+// The probe families for a small hand-made ProbeSnapshot, as exact text, and
+// the shape of the cumulative histogram.
+#include "daemon/metrics/probe_metrics_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "probes/stats/latency_histogram.h"
+
+namespace iowatch::daemon {
+namespace {
+
+ProbeSnapshot Small() {
+  ProbeSnapshot s;
+  s.store_up = true;
+  s.store_errors_total = 2;
+  ProbeJobSnapshot job;
+  job.name = "rr";
+  job.last_metrics = {{"read", "iops", 1000},
+                      {"read", "bandwidth_bytes", 4096000},
+                      {"read", "clat_mean_seconds", 0.0001},
+                      {"read", "clat_p50_seconds", 0.0001},
+                      {"read", "clat_p90_seconds", 0.0002},
+                      {"read", "clat_p99_seconds", 0.0005},
+                      {"read", "clat_p99_9_seconds", 0.001},
+                      {"read", "lat_mean_seconds", 0.00011}};
+  job.last_run_timestamp_seconds = 1700000000;
+  job.run_duration_seconds = 1;
+  job.cpu_seconds = 0.25;
+  ProbeClatHistogram h;
+  h.op = "read";
+  h.cumulative.assign(ProbeClatBucketBoundsNs().size(), 3);
+  h.cumulative[0] = 0;
+  h.cumulative[1] = 0;
+  h.cumulative[2] = 1;
+  h.count = 3;
+  h.sum_seconds = 0.5;
+  job.clat = {h};
+  job.has_baseline = true;
+  job.baseline = {{"read", "iops", 1250, 10}};
+  job.baseline_created_seconds = 1699999000;
+  job.baseline_runs = 5;
+  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true}, true}};
+  s.jobs = {job};
+  return s;
+}
+
+SchedulerStatus Status() {
+  SchedulerStatus status;
+  JobStatus job;
+  job.name = "rr";
+  job.interval_seconds = 900;
+  job.runs = {7, 1, 2, 0};
+  status.jobs = {job};
+  status.devices = {{MakeDeviceId(8, 0), true, "rr"}};
+  return status;
+}
+
+TEST(ProbeMetricsRenderer, SmallSnapshotAsExactText) {
+  std::string out;
+  RenderProbeMetrics(Small(), Status(), 1700000000, out);
+  const std::string expected =
+      R"(# HELP iowatch_probe_bandwidth_bytes_per_second Bytes per second of the last successful run.
+# TYPE iowatch_probe_bandwidth_bytes_per_second gauge
+iowatch_probe_bandwidth_bytes_per_second{probe="rr",op="read"} 4096000
+# HELP iowatch_probe_baseline_age_seconds Time since the job's baseline was made.
+# TYPE iowatch_probe_baseline_age_seconds gauge
+iowatch_probe_baseline_age_seconds{probe="rr"} 1000
+# HELP iowatch_probe_baseline_ratio The last successful run's value divided by the baseline.
+# TYPE iowatch_probe_baseline_ratio gauge
+iowatch_probe_baseline_ratio{probe="rr",op="read",metric="iops"} 0.8
+# HELP iowatch_probe_baseline_runs Runs the job's baseline was built from.
+# TYPE iowatch_probe_baseline_runs gauge
+iowatch_probe_baseline_runs{probe="rr"} 5
+# HELP iowatch_probe_baseline_spread The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.
+# TYPE iowatch_probe_baseline_spread gauge
+iowatch_probe_baseline_spread{probe="rr",op="read",metric="iops"} 10
+# HELP iowatch_probe_baseline_value The job's baseline (median of its first runs) per op and metric, in the metric's unit.
+# TYPE iowatch_probe_baseline_value gauge
+iowatch_probe_baseline_value{probe="rr",op="read",metric="iops"} 1250
+# HELP iowatch_probe_clat_seconds Completion latency of every probe I/O since start.
+# TYPE iowatch_probe_clat_seconds histogram
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="1e-05"} 0
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="2.5e-05"} 0
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="5e-05"} 1
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0001"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.00025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0005"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.001"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.0025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.005"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.01"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.025"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.05"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.1"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.25"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="0.5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="1"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="2.5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="5"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="10"} 3
+iowatch_probe_clat_seconds_bucket{probe="rr",op="read",le="+Inf"} 3
+iowatch_probe_clat_seconds_sum{probe="rr",op="read"} 0.5
+iowatch_probe_clat_seconds_count{probe="rr",op="read"} 3
+# HELP iowatch_probe_cpu_seconds User and system CPU time of the job's last successful run.
+# TYPE iowatch_probe_cpu_seconds gauge
+iowatch_probe_cpu_seconds{probe="rr"} 0.25
+# HELP iowatch_probe_interval_seconds The job's configured interval (every).
+# TYPE iowatch_probe_interval_seconds gauge
+iowatch_probe_interval_seconds{probe="rr"} 900
+# HELP iowatch_probe_iops I/O operations per second of the last successful run.
+# TYPE iowatch_probe_iops gauge
+iowatch_probe_iops{probe="rr",op="read"} 1000
+# HELP iowatch_probe_last_clat_seconds Completion latency of the last successful run: mean and percentiles.
+# TYPE iowatch_probe_last_clat_seconds gauge
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="mean"} 0.0001
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p50"} 0.0001
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p90"} 0.0002
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99"} 0.0005
+iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99_9"} 0.001
+# HELP iowatch_probe_last_run_timestamp_seconds Start of the job's last successful run, seconds since the epoch.
+# TYPE iowatch_probe_last_run_timestamp_seconds gauge
+iowatch_probe_last_run_timestamp_seconds{probe="rr"} 1700000000
+# HELP iowatch_probe_lat_mean_seconds Mean total latency (submission + completion) of the last successful run.
+# TYPE iowatch_probe_lat_mean_seconds gauge
+iowatch_probe_lat_mean_seconds{probe="rr",op="read"} 0.00011
+# HELP iowatch_probe_regression 1 while the metric is regressed against the baseline (after hysteresis).
+# TYPE iowatch_probe_regression gauge
+iowatch_probe_regression{probe="rr",op="read",metric="iops"} 1
+# HELP iowatch_probe_run_duration_seconds Measured time of the job's last successful run.
+# TYPE iowatch_probe_run_duration_seconds gauge
+iowatch_probe_run_duration_seconds{probe="rr"} 1
+# HELP iowatch_probe_running 1 while a probe runs on the device.
+# TYPE iowatch_probe_running gauge
+iowatch_probe_running{device="8:0"} 1
+# HELP iowatch_probe_runs_total Probe runs since start, by result (skipped: a slot given up while the device was busy).
+# TYPE iowatch_probe_runs_total counter
+iowatch_probe_runs_total{probe="rr",result="ok"} 7
+iowatch_probe_runs_total{probe="rr",result="error"} 1
+iowatch_probe_runs_total{probe="rr",result="skipped"} 2
+# HELP iowatch_probe_skips_total Probe attempts postponed, by reason.
+# TYPE iowatch_probe_skips_total counter
+iowatch_probe_skips_total{probe="rr",reason="busy"} 0
+# HELP iowatch_probe_store_errors_total Probe runs whose storing (or baseline update) failed.
+# TYPE iowatch_probe_store_errors_total counter
+iowatch_probe_store_errors_total 2
+# HELP iowatch_probe_store_up 1 when the last write to the probe store succeeded.
+# TYPE iowatch_probe_store_up gauge
+iowatch_probe_store_up 1
+)";
+  EXPECT_EQ(out, expected);
+}
+
+TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
+  const auto names = ProbeMetricFamilyNames();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(names.size(), 21u);
+}
+
+TEST(ProbeMetricsRenderer, NothingButCountersBeforeTheFirstRun) {
+  ProbeSnapshot s;
+  s.jobs.push_back({});
+  s.jobs[0].name = "rr";
+  std::string out;
+  RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
+  EXPECT_EQ(out.find("iowatch_probe_iops"), std::string::npos);
+  EXPECT_EQ(out.find("iowatch_probe_clat_seconds"), std::string::npos);
+  EXPECT_NE(out.find("iowatch_probe_store_up 0\n"), std::string::npos);
+}
+
+// CountAtOrBelow over the bounds of a real histogram: cumulative, monotone,
+// never above the total, and exact where the values are far from a bound.
+TEST(ProbeMetricsRenderer, ClatBoundsGiveAMonotoneCumulativeHistogram) {
+  probes::LatencyHistogram h;
+  for (uint64_t ns : {5'000u, 30'000u, 70'000u, 70'000u, 400'000u, 3'000'000u, 20'000'000u}) {
+    h.Record(ns);
+  }
+  const auto bounds = ProbeClatBucketBoundsNs();
+  ASSERT_EQ(bounds.size(), 19u);
+  EXPECT_EQ(bounds.front(), 10'000u);
+  EXPECT_EQ(bounds.back(), 10'000'000'000u);
+  EXPECT_TRUE(std::is_sorted(bounds.begin(), bounds.end()));
+  uint64_t previous = 0;
+  std::vector<uint64_t> counts;
+  for (const uint64_t bound : bounds) {
+    const uint64_t count = h.CountAtOrBelow(bound);
+    EXPECT_GE(count, previous);
+    EXPECT_LE(count, h.Count());
+    previous = count;
+    counts.push_back(count);
+  }
+  // le=1e-05: 1, 2.5e-05: 1, 5e-05: 2, 1e-04: 4, 2.5e-4: 4, 5e-4: 5, 1e-3: 5,
+  // 2.5e-3: 5, 5e-3: 6, 1e-2: 6, 2.5e-2: 7 ... 10: 7.
+  const std::vector<uint64_t> expected = {1, 1, 2, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7};
+  EXPECT_EQ(counts, expected);
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

@@ -1,0 +1,229 @@
+// ProbeRecorder on synthetic outcomes and a real store in a temporary state
+// directory: what is stored, when a baseline is learned, when a regression is
+// raised, and how a failing store is reported and recovers.
+#include "daemon/scheduling/probe_recorder.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "probes/store/store.h"
+
+namespace iowatch::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = "/var/tmp/iowatch-recorder-XXXXXX";
+    path_ = ::mkdtemp(pattern.data()) != nullptr ? fs::path(pattern) : fs::path();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+ScheduledJob Job(const std::string& name) {
+  ScheduledJob job;
+  job.name = name;
+  job.spec.name = name;
+  return job;
+}
+
+// A run of `ios` reads of `clat_us` each, over one second.
+RunOutcome Outcome(const ScheduledJob& job, RunResult result, double clat_us, int64_t start_ms,
+                   uint64_t ios = 200) {
+  probes::ProbeResult r;
+  r.spec = job.spec;
+  const auto ns = static_cast<uint64_t>(clat_us * 1000);
+  r.read.ios = ios;
+  r.read.bytes = ios * 4096;
+  r.read.runtime = std::chrono::seconds(1);
+  for (uint64_t i = 0; i < ios; ++i) {
+    r.read.clat.Add(ns);
+    r.read.lat.Add(ns + 1000);
+    r.read.clat_histogram.Record(ns);
+    r.read.lat_histogram.Record(ns + 1000);
+  }
+  r.elapsed = std::chrono::seconds(1);
+  r.cpu.user_seconds = 0.01;
+  r.cpu.system_seconds = 0.02;
+  RunOutcome outcome;
+  outcome.result = result;
+  outcome.probe = std::move(r);
+  outcome.target_device = MakeDeviceId(8, 0);
+  outcome.target_path = "/tmp/x";
+  outcome.start_unix_ms = start_ms;
+  return outcome;
+}
+
+ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hysteresis = 2) {
+  ProbeRecorderOptions o;
+  o.state_dir = dir;
+  o.baseline.runs = runs;
+  o.baseline.hysteresis = hysteresis;
+  o.sysfs = dir / "no-sysfs";
+  o.wall_ms = [] { return int64_t{1'700'000'000'000}; };
+  // The runs below start in 1970: a retention longer than that keeps them from pruning.
+  o.retention = milliseconds(int64_t{1'800'000'000'000});
+  return o;
+}
+
+size_t StoredRuns(const fs::path& dir) {
+  auto store = probes::Store::OpenInStateDir(dir);
+  EXPECT_TRUE(store.has_value());
+  auto runs = store->RecentRuns("", "", "", 1000);
+  EXPECT_TRUE(runs.has_value());
+  return runs ? runs->size() : 0;
+}
+
+const ProbeVerdict* FindVerdict(const ProbeJobSnapshot& job, std::string_view metric) {
+  for (const ProbeVerdict& v : job.verdicts) {
+    if (v.verdict.op == "read" && v.verdict.metric == metric) return &v;
+  }
+  return nullptr;
+}
+
+TEST(ProbeRecorder, StoresOkAndErrorRunsButNeverCancelledOnes) {
+  TempDir tmp;
+  const fs::path state = tmp.path() / "state";  // created by the recorder
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(state), {"rr"});
+  EXPECT_TRUE(recorder.Snapshot()->store_up);
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+  recorder.Record(job, Outcome(job, RunResult::kCancelled, 100, 2000));
+  RunOutcome error = Outcome(job, RunResult::kError, 100, 3000);
+  error.error = "I/O error";
+  recorder.Record(job, error);
+  recorder.Record(job, RunOutcome::Of(RunResult::kSkipped, "busy"));
+  EXPECT_EQ(StoredRuns(state), 2u);
+
+  const auto snapshot = recorder.Snapshot();
+  ASSERT_EQ(snapshot->jobs.size(), 1u);
+  const ProbeJobSnapshot& j = snapshot->jobs[0];
+  EXPECT_EQ(j.name, "rr");
+  EXPECT_DOUBLE_EQ(j.last_run_timestamp_seconds, 1.0);  // the ok run, not the error
+  EXPECT_DOUBLE_EQ(j.cpu_seconds, 0.03);
+  ASSERT_EQ(j.clat.size(), 1u);
+  EXPECT_EQ(j.clat[0].count, 200u);  // only the ok run is in the histogram
+  EXPECT_FALSE(j.has_baseline);
+  EXPECT_EQ(snapshot->store_errors_total, 0u);
+}
+
+TEST(ProbeRecorder, LearnsABaselineAfterNRunsAndRaisesARegressionAfterKBadOnes) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  int64_t t = 1000;
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_FALSE(recorder.Snapshot()->jobs[0].has_baseline);
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  {
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    ASSERT_TRUE(j.has_baseline);
+    EXPECT_EQ(j.baseline_runs, 3);
+    const ProbeVerdict* v = FindVerdict(j, "clat_mean_seconds");
+    ASSERT_NE(v, nullptr);
+    EXPECT_DOUBLE_EQ(v->verdict.ratio, 1.0);
+    EXPECT_FALSE(v->regressed);
+  }
+  // Ten times slower: one bad run is not enough, two are (hysteresis 2).
+  recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000, 20));
+  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "clat_mean_seconds")->regressed);
+  recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000, 20));
+  {
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    const ProbeVerdict* v = FindVerdict(j, "clat_mean_seconds");
+    ASSERT_NE(v, nullptr);
+    EXPECT_TRUE(v->regressed);
+    EXPECT_NEAR(v->verdict.ratio, 10.0, 1e-9);
+    EXPECT_TRUE(FindVerdict(j, "iops")->regressed);
+    EXPECT_EQ(j.clat[0].count, 3 * 200u + 2 * 20u);  // accumulated over every ok run
+  }
+  // Back to normal: two good runs clear it.
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "clat_mean_seconds")->regressed);
+}
+
+TEST(ProbeRecorder, ABaselineResetElsewhereIsLearnedAgain) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 1, 1), {"rr"});
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+  ASSERT_TRUE(recorder.Snapshot()->jobs[0].has_baseline);
+  {
+    auto store = probes::Store::OpenInStateDir(tmp.path());  // as `iowatch baseline reset rr`
+    ASSERT_TRUE(store.has_value());
+    ASSERT_EQ(store->DeleteBaselines("rr").value_or(0), 1);
+  }
+  // The next run reads the store again, finds no baseline and learns one from
+  // the first run (runs: 1); with hysteresis 1 its own tenfold latency is a
+  // regression against it at once.
+  recorder.Record(job, Outcome(job, RunResult::kOk, 1000, 2000));
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  ASSERT_TRUE(j.has_baseline);
+  EXPECT_TRUE(FindVerdict(j, "clat_mean_seconds")->regressed);
+}
+
+TEST(ProbeRecorder, KeepsTheP99OfTheLastRunsForTheStatusPage) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path()), {"rr"});
+  const size_t runs = kRecentRuns + 5;
+  for (size_t i = 0; i < runs; ++i) {
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100 + static_cast<double>(i),
+                                 static_cast<int64_t>(1000 * (i + 1))));
+  }
+  recorder.Record(job, Outcome(job, RunResult::kError, 5000, 999'000));  // not a successful run
+  const auto s = recorder.Snapshot();
+  ASSERT_EQ(s->jobs[0].recent.size(), 1u);
+  const ProbeRecentSeries& series = s->jobs[0].recent[0];
+  EXPECT_EQ(series.op, "read");
+  ASSERT_EQ(series.clat_p99_seconds.size(), kRecentRuns);
+  // Oldest first: the first 5 runs dropped; every run's clat is one value, so p99 is that
+  // value within the histogram's 1/128.
+  EXPECT_NEAR(series.clat_p99_seconds.front(), 105e-6, 105e-6 / 128);
+  EXPECT_NEAR(series.clat_p99_seconds.back(), (100.0 + runs - 1) * 1e-6, 153e-6 / 128);
+}
+
+TEST(ProbeRecorder, AFailingStoreIsCountedAndRecovers) {
+  TempDir tmp;
+  // A regular file where the state directory should be: nothing can be created under it.
+  const fs::path blocker = tmp.path() / "blocker";
+  std::ofstream(blocker) << "x";
+  const fs::path state = blocker / "state";
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(state), {"rr"});
+  EXPECT_FALSE(recorder.Snapshot()->store_up);
+  EXPECT_EQ(recorder.Snapshot()->store_errors_total, 0u);
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 2000));
+  {
+    const auto s = recorder.Snapshot();
+    EXPECT_FALSE(s->store_up);
+    EXPECT_EQ(s->store_errors_total, 2u);
+    EXPECT_DOUBLE_EQ(s->jobs[0].last_run_timestamp_seconds, 2.0);  // still published
+  }
+  fs::remove(blocker);  // space returns
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 3000));
+  const auto s = recorder.Snapshot();
+  EXPECT_TRUE(s->store_up);
+  EXPECT_EQ(s->store_errors_total, 2u);
+  EXPECT_EQ(StoredRuns(state), 1u);
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

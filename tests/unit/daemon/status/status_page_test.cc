@@ -1,0 +1,139 @@
+#include "daemon/status/status_page.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "daemon/sampling/derived_series.h"
+
+namespace iowatch::daemon {
+namespace {
+
+size_t Count(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A device whose every iostat series is `value` (so any column shows it).
+DeviceSnapshot Device(std::string name, double value) {
+  DeviceSnapshot d;
+  d.name = std::move(name);
+  d.has_rates = true;
+  d.latest.assign(IostatSeriesTable().size(), value);
+  d.window_max.assign(IostatSeriesTable().size(), value * 2);
+  return d;
+}
+
+Snapshot Sample() {
+  Snapshot s;
+  s.window_seconds = 60;
+  s.devices = {Device("sda", 0.5), Device("<vd&b>", 0.25)};
+  DeviceSnapshot fresh;
+  fresh.name = "sdc";
+  s.devices.push_back(fresh);  // its first sample: no rates yet
+  s.has_vm_rates = true;
+  s.vm_latest.assign(VmstatSeriesTable().size(), 0);
+  // vmstat "r": the first series.
+  s.vm_latest[0] = 3;
+  return s;
+}
+
+ProbeSnapshot Probes() {
+  ProbeSnapshot p;
+  p.store_up = true;
+  ProbeJobSnapshot slow;
+  slow.name = "randread-4k";
+  slow.last_run_timestamp_seconds = 990;
+  slow.last_metrics = {{"read", "iops", 500},
+                       {"read", "clat_p50_seconds", 0.0001},
+                       {"read", "clat_p99_seconds", 0.002}};
+  slow.has_baseline = true;
+  slow.baseline = {{"read", "iops", 1000, 10}, {"read", "clat_p99_seconds", 0.001, 0.0001}};
+  probes::MetricVerdict iops_verdict;
+  iops_verdict.op = "read";
+  iops_verdict.metric = "iops";
+  probes::MetricVerdict p99_verdict = iops_verdict;
+  p99_verdict.metric = "clat_p99_seconds";
+  slow.verdicts = {{iops_verdict, true}, {p99_verdict, false}};
+  slow.recent = {{"read", {0.001, 0.0011, 0.001, 0.002}}};
+  ProbeJobSnapshot learning;
+  learning.name = "seqread";
+  learning.last_run_timestamp_seconds = 995;
+  learning.last_metrics = {{"read", "iops", 80}, {"read", "clat_p99_seconds", 0.05}};
+  learning.recent = {{"read", {0.05}}};
+  ProbeJobSnapshot never;
+  never.name = "randwrite";
+  p.jobs = {slow, learning, never};
+  return p;
+}
+
+TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
+  const Snapshot s = Sample();
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "127.0.0.1:9860", .now_seconds = 0});
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(html.find("<meta http-equiv=\"refresh\" content=\"10\">"), std::string::npos);
+  EXPECT_NE(html.find("<h2>Devices (3)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>sda</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>&lt;vd&amp;b&gt;</td>"), std::string::npos);
+  EXPECT_EQ(html.find("<vd&b>"), std::string::npos);
+  // sda: r/s 0.50, rkB/s 0.5/1024, r_await 500 ms, %util 50, window max 100.
+  EXPECT_NE(html.find("<td>sda</td><td class=\"n\">0.50</td><td class=\"n\">0.00</td>"
+                      "<td class=\"n\">500.00</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"n\">50.00</td><td class=\"n\">100.00</td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>sdc</td><td colspan=\"9\" class=\"dim\">first sample"),
+            std::string::npos);
+  EXPECT_EQ(html.find("id=\"probes\""), std::string::npos) << "no probes configured";
+  // No external asset, no script.
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+TEST(StatusPage, VmstatLine) {
+  const Snapshot s = Sample();
+  const std::string html =
+      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  EXPECT_NE(html.find("<table id=\"vmstat\"><tr><th>r</th><th>b</th>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td class=\"n\">3</td><td class=\"n\">0</td>"), std::string::npos)
+      << html;
+}
+
+TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
+  const Snapshot s = Sample();
+  const ProbeSnapshot p = Probes();
+  const std::string html =
+      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 3u);
+  // randread-4k: IOPS 500 against 1000, p99 2000 µs against 1000, ratio 0.50, iops regressed.
+  EXPECT_NE(html.find("<td>randread-4k</td><td>read</td><td>10 s ago</td><td class=\"n\">500</td>"
+                      "<td class=\"n\">1000</td><td class=\"n\">100.0</td>"
+                      "<td class=\"n\">2000.0</td><td class=\"n\">1000.0</td>"
+                      "<td class=\"n\">0.50</td><td class=\"bad\">regressed: iops</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"dim\">learning the baseline</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>randwrite</td><td colspan=\"10\" class=\"dim\">no successful run"),
+            std::string::npos);
+  EXPECT_EQ(Count(html, "<svg class=\"spark\""), 1u) << "one run is no line";
+  EXPECT_NE(html.find("<span class=\"good\">writable</span>"), std::string::npos);
+}
+
+TEST(Sparkline, ScalesToTheRangeOldestFirst) {
+  EXPECT_EQ(Sparkline({}, 100, 20), "");
+  EXPECT_EQ(Sparkline({1.0}, 100, 20), "");
+  const std::string svg = Sparkline({0.001, 0.002, 0.0015}, 101, 22);
+  // x from 1 to width-1; the minimum at the bottom (y = height-1), the maximum at the top (y = 3).
+  EXPECT_NE(svg.find("points=\"1.0,21.0 50.5,3.0 100.0,12.0\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>1000.0 µs to 2000.0 µs</title>"), std::string::npos) << svg;
+  const std::string flat = Sparkline({0.5, 0.5}, 10, 10);
+  EXPECT_NE(flat.find("points=\"1.0,9.0 9.0,9.0\""), std::string::npos) << flat;
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

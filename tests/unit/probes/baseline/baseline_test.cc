@@ -1,0 +1,268 @@
+// Baseline math: median/MAD learning, metric-by-metric comparison with the
+// noise-aware threshold, and the hysteresis tracker. The whole policy on
+// synthetic series is in baseline_series_test.cc.
+#include "probes/baseline/baseline.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tests/unit/probes/baseline/synthetic_disk.h"
+
+namespace iowatch::probes {
+namespace {
+
+std::vector<std::vector<MetricSample>> Runs(std::string_view metric,
+                                            const std::vector<double>& values) {
+  std::vector<std::vector<MetricSample>> runs;
+  for (double v : values) runs.push_back({{"read", std::string(metric), v}});
+  return runs;
+}
+
+MetricBaseline LearnOne(const std::vector<double>& values) {
+  const auto learned = LearnMetrics(Runs("iops", values));
+  EXPECT_EQ(learned.size(), 1u);
+  return learned.empty() ? MetricBaseline{} : learned.front();
+}
+
+TEST(LearnMetricsTest, OddCountMedianAndMad) {
+  const MetricBaseline b = LearnOne({4, 1, 100, 3, 2});
+  EXPECT_EQ(b.op, "read");
+  EXPECT_EQ(b.metric, "iops");
+  EXPECT_DOUBLE_EQ(b.median, 3);
+  EXPECT_DOUBLE_EQ(b.spread, 1.4826 * 1);  // deviations {1, 2, 97, 0, 1}
+}
+
+TEST(LearnMetricsTest, EvenCountAveragesTheMiddleTwo) {
+  const MetricBaseline b = LearnOne({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(b.median, 2.5);
+  EXPECT_DOUBLE_EQ(b.spread, 1.4826 * 1);  // deviations {1.5, 1.5, 0.5, 0.5}
+  EXPECT_DOUBLE_EQ(LearnOne({10, 20}).median, 15);
+  EXPECT_DOUBLE_EQ(LearnOne({10, 20}).spread, 1.4826 * 5);
+}
+
+TEST(LearnMetricsTest, IdenticalRunsHaveZeroSpread) {
+  const MetricBaseline b = LearnOne({7, 7, 7, 7, 7});
+  EXPECT_DOUBLE_EQ(b.median, 7);
+  EXPECT_DOUBLE_EQ(b.spread, 0);
+  EXPECT_DOUBLE_EQ(LearnOne({42}).median, 42);
+  EXPECT_DOUBLE_EQ(LearnOne({42}).spread, 0);
+}
+
+TEST(LearnMetricsTest, OneWildRunInFiveBarelyMoves) {
+  const MetricBaseline calm = LearnOne({100, 101, 99, 100.5, 99.5});
+  for (double wild : {0.0, 1.0, 10000.0, 1e12}) {
+    const MetricBaseline b = LearnOne({100, 101, 99, 100.5, wild});
+    EXPECT_NEAR(b.median, calm.median, 1) << wild;
+    EXPECT_LT(b.spread, 2) << wild;  // a standard deviation would be ~wild / 2
+  }
+}
+
+TEST(LearnMetricsTest, KeysByOpAndMetricInFirstSeenOrder) {
+  const std::vector<std::vector<MetricSample>> runs = {
+      {{"read", "iops", 10}, {"read", "clat_mean_seconds", 1}, {"write", "iops", 5}},
+      {{"read", "iops", 12},
+       {"read", "clat_mean_seconds", 3},
+       {"write", "iops", 7},
+       {"write", "slat_mean_seconds", 0.5}},
+      {{"read", "iops", 11},
+       {"read", "clat_mean_seconds", 2},
+       {"write", "iops", 6},
+       {"write", "slat_mean_seconds", 1.5}},
+  };
+  const auto b = LearnMetrics(runs);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0], (MetricBaseline{"read", "iops", 11, 1.4826}));
+  EXPECT_EQ(b[1], (MetricBaseline{"read", "clat_mean_seconds", 2, 1.4826}));
+  EXPECT_EQ(b[2], (MetricBaseline{"write", "iops", 6, 1.4826}));
+  // Built from the two runs that have it.
+  EXPECT_EQ(b[3], (MetricBaseline{"write", "slat_mean_seconds", 1, 1.4826 * 0.5}));
+  EXPECT_TRUE(LearnMetrics({}).empty());
+}
+
+using test_data::MakeBaseline;
+
+MetricVerdict CompareOne(const MetricBaseline& base, double value,
+                         const BaselinePolicy& policy = {}) {
+  const std::vector<MetricSample> run = {{base.op, base.metric, value}};
+  const auto v = Compare(MakeBaseline({base}), run, policy);
+  EXPECT_EQ(v.size(), 1u);
+  return v.empty() ? MetricVerdict{} : v.front();
+}
+
+TEST(BaselineTest, FindByOpAndMetric) {
+  const Baseline b = MakeBaseline({{"read", "iops", 1, 0}, {"write", "iops", 2, 0}});
+  ASSERT_NE(b.Find("write", "iops"), nullptr);
+  EXPECT_EQ(b.Find("write", "iops")->median, 2);
+  EXPECT_EQ(b.Find("read", "bandwidth_bytes"), nullptr);
+  EXPECT_EQ(b.Find("trim", "iops"), nullptr);
+}
+
+TEST(CompareTest, ThroughputDropIsBadRiseIsNot) {
+  const MetricBaseline iops{"read", "iops", 1000, 0};
+  const MetricVerdict drop = CompareOne(iops, 700);
+  EXPECT_TRUE(drop.bad);
+  EXPECT_DOUBLE_EQ(drop.value, 700);
+  EXPECT_DOUBLE_EQ(drop.baseline, 1000);
+  EXPECT_DOUBLE_EQ(drop.ratio, 0.7);
+  EXPECT_DOUBLE_EQ(drop.threshold, 200);
+  EXPECT_FALSE(CompareOne(iops, 810).bad);
+  EXPECT_FALSE(CompareOne(iops, 800).bad);  // exactly at the threshold is still good
+  EXPECT_FALSE(CompareOne(iops, 1e9).bad);
+}
+
+TEST(CompareTest, LatencyRiseIsBadDropIsNot) {
+  const MetricBaseline clat{"read", "clat_mean_seconds", 0.001, 0};
+  const MetricVerdict rise = CompareOne(clat, 0.0016);
+  EXPECT_TRUE(rise.bad);
+  EXPECT_DOUBLE_EQ(rise.threshold, 0.0005);
+  EXPECT_DOUBLE_EQ(rise.ratio, 1.6);
+  EXPECT_FALSE(CompareOne(clat, 0.0014).bad);
+  EXPECT_FALSE(CompareOne(clat, 0).bad);
+  EXPECT_FALSE(CompareOne(clat, 1e-9).bad);
+}
+
+TEST(CompareTest, ToleranceByMetricKind) {
+  BaselinePolicy policy;
+  policy.throughput_tolerance = 0.1;
+  policy.latency_tolerance = 0.3;
+  policy.tail_tolerance = 0.7;
+  auto threshold = [&](std::string_view metric) {
+    return CompareOne({"write", std::string(metric), 100, 0}, 100, policy).threshold;
+  };
+  EXPECT_DOUBLE_EQ(threshold("iops"), 10);
+  EXPECT_DOUBLE_EQ(threshold("bandwidth_bytes"), 10);
+  EXPECT_DOUBLE_EQ(threshold("clat_mean_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("clat_p50_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("clat_p90_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("lat_mean_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("slat_mean_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("clat_p99_seconds"), 70);
+  EXPECT_DOUBLE_EQ(threshold("clat_p99_9_seconds"), 70);
+}
+
+TEST(CompareTest, ThresholdIsTheLargerOfToleranceAndSpread) {
+  // Quiet baseline: 20 % of 1000 beats 3 × 10.
+  const MetricBaseline quiet{"read", "iops", 1000, 10};
+  EXPECT_DOUBLE_EQ(CompareOne(quiet, 1000).threshold, 200);
+  EXPECT_TRUE(CompareOne(quiet, 799).bad);
+  // Noisy baseline: 3 × 100 beats 20 % of 1000, so a 25 % drop is tolerated.
+  const MetricBaseline noisy{"read", "iops", 1000, 100};
+  EXPECT_DOUBLE_EQ(CompareOne(noisy, 1000).threshold, 300);
+  EXPECT_FALSE(CompareOne(noisy, 750).bad);
+  EXPECT_TRUE(CompareOne(noisy, 699).bad);
+  BaselinePolicy k1;
+  k1.spread_factor = 1;
+  EXPECT_DOUBLE_EQ(CompareOne(noisy, 1000, k1).threshold, 200);
+  EXPECT_TRUE(CompareOne(noisy, 750, k1).bad);
+}
+
+TEST(CompareTest, ZeroBaselineIsNeverBad) {
+  const MetricVerdict v = CompareOne({"read", "slat_mean_seconds", 0, 0}, 1e-6);
+  EXPECT_FALSE(v.bad);
+  EXPECT_EQ(v.ratio, 0);
+}
+
+TEST(CompareTest, SkipsMetricsMissingOnEitherSideOrUnknown) {
+  const Baseline b = MakeBaseline(
+      {{"read", "iops", 100, 0}, {"read", "clat_mean_seconds", 1, 0}, {"read", "made_up", 1, 0}});
+  const std::vector<MetricSample> run = {{"read", "clat_mean_seconds", 5},
+                                         {"write", "iops", 1},
+                                         {"read", "made_up", 100},
+                                         {"read", "iops", 10}};
+  const auto v = Compare(b, run, {});
+  ASSERT_EQ(v.size(), 2u);  // in the run's order
+  EXPECT_EQ(v[0].metric, "clat_mean_seconds");
+  EXPECT_TRUE(v[0].bad);
+  EXPECT_EQ(v[1].metric, "iops");
+  EXPECT_TRUE(v[1].bad);
+}
+
+// --- RegressionTracker ---
+
+MetricVerdict Verdict(bool bad, double value = 0, std::string metric = "iops") {
+  return MetricVerdict{.op = "read", .metric = std::move(metric), .value = value, .bad = bad};
+}
+
+// Feeds one verdict per run; returns, per run, the number of changes.
+std::vector<size_t> Feed(RegressionTracker& t, const std::string& pattern) {
+  std::vector<size_t> changes;
+  for (char c : pattern) {
+    const std::vector<MetricVerdict> v = {Verdict(c == 'B')};
+    changes.push_back(t.Update(v).size());
+  }
+  return changes;
+}
+
+TEST(RegressionTrackerTest, KBadRaiseOnceKGoodClearOnce) {
+  RegressionTracker t(3);
+  EXPECT_EQ(Feed(t, "BB"), (std::vector<size_t>{0, 0}));
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+  EXPECT_EQ(Feed(t, "BBBB"), (std::vector<size_t>{1, 0, 0, 0}));
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  EXPECT_EQ(Feed(t, "GG"), (std::vector<size_t>{0, 0}));
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  EXPECT_EQ(Feed(t, "GGG"), (std::vector<size_t>{1, 0, 0}));
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+}
+
+TEST(RegressionTrackerTest, StreaksAreBrokenByTheOtherKind) {
+  RegressionTracker t(3);
+  Feed(t, "BBGBBGBBGBGB");
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+  Feed(t, "BB");
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  Feed(t, "GGBGGBGBGG");
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  Feed(t, "G");
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+}
+
+TEST(RegressionTrackerTest, ChangeCarriesTheFlippingVerdict) {
+  RegressionTracker t(2);
+  const std::vector<MetricVerdict> first = {Verdict(true, 1)};
+  const std::vector<MetricVerdict> second = {Verdict(true, 2)};
+  EXPECT_TRUE(t.Update(first).empty());
+  const auto raised = t.Update(second);
+  ASSERT_EQ(raised.size(), 1u);
+  EXPECT_EQ(raised[0].op, "read");
+  EXPECT_EQ(raised[0].metric, "iops");
+  EXPECT_TRUE(raised[0].regressed);
+  EXPECT_EQ(raised[0].verdict, second[0]);
+
+  const std::vector<MetricVerdict> good = {Verdict(false, 3)};
+  t.Update(good);
+  const auto cleared = t.Update(good);
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_FALSE(cleared[0].regressed);
+  EXPECT_DOUBLE_EQ(cleared[0].verdict.value, 3);
+}
+
+TEST(RegressionTrackerTest, MetricsAreIndependent) {
+  RegressionTracker t(2);
+  for (int i = 0; i < 2; ++i) {
+    const std::vector<MetricVerdict> v = {Verdict(true, 0, "iops"),
+                                          Verdict(false, 0, "clat_p99_seconds")};
+    t.Update(v);
+  }
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  EXPECT_FALSE(t.Regressed("read", "clat_p99_seconds"));
+  EXPECT_FALSE(t.Regressed("write", "iops"));
+  EXPECT_FALSE(t.Regressed("read", "never_seen"));
+  t.Reset();
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+}
+
+TEST(RegressionTrackerTest, HysteresisOneFlipsEveryChangeAndZeroActsAsOne) {
+  for (uint32_t k : {0u, 1u}) {
+    RegressionTracker t(k);
+    EXPECT_EQ(Feed(t, "GBBGGB"), (std::vector<size_t>{0, 1, 0, 1, 0, 1})) << k;
+  }
+}
+
+}  // namespace
+}  // namespace iowatch::probes

@@ -1,0 +1,311 @@
+// Store: opening (file mode, WAL, migrations, versions) and runs (exact round
+// trips, ordering and filters, atomicity).
+#include "probes/store/store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "probes/store/store_schema.h"
+#include "probes/store/store_sqlite.h"
+#include "tests/unit/probes/store/store_test_util.h"
+
+namespace iowatch::probes {
+namespace {
+
+using test_store::SampleRun;
+using test_store::ScratchDir;
+using test_store::SeriesRun;
+
+// A second connection, to look at the file as another process would.
+int64_t QueryInt(const std::filesystem::path& db, const std::string& sql) {
+  Result<internal::Connection> raw = internal::Connection::Open(db.string());
+  EXPECT_TRUE(raw) << raw.error().ToString();
+  Result<int64_t> value = raw->QueryInt(sql, "test");
+  EXPECT_TRUE(value) << value.error().ToString();
+  return value.value_or(-1);
+}
+
+void Exec(const std::filesystem::path& db, const std::string& sql) {
+  Result<internal::Connection> raw = internal::Connection::Open(db.string());
+  ASSERT_TRUE(raw) << raw.error().ToString();
+  Status done = raw->Exec(sql, "test");
+  EXPECT_TRUE(done) << done.error().ToString();
+}
+
+TEST(StoreOpen, CreatesThePrivateFileInWalModeAtTheLatestVersion) {
+  ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ(store->Path(), dir.Db().string());
+  struct stat info {};
+  ASSERT_EQ(::stat(dir.Db().c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
+  EXPECT_EQ(QueryInt(dir.Db(),
+                     "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name "
+                     "IN ('runs', 'run_ops', 'run_metrics', 'baselines', "
+                     "'baseline_metrics', 'baseline_runs')"),
+            6);
+  Result<internal::Connection> raw = internal::Connection::Open(dir.Db().string());
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->QueryText("PRAGMA journal_mode", "test").value_or(""), "wal");
+}
+
+TEST(StoreOpen, ReopeningKeepsDataAndVersion) {
+  ScratchDir dir;
+  int64_t id = 0;
+  {
+    Result<Store> store = Store::Open(dir.Db());
+    ASSERT_TRUE(store) << store.error().ToString();
+    Result<int64_t> added = store->AddRun(SampleRun(1));
+    ASSERT_TRUE(added) << added.error().ToString();
+    id = *added;
+  }
+  for (int i = 0; i < 2; ++i) {
+    Result<Store> store = Store::Open(dir.Db());
+    ASSERT_TRUE(store) << store.error().ToString();
+    EXPECT_TRUE(store->GetRun(id));
+  }
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 1);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM runs"), 1);
+}
+
+TEST(StoreOpen, TwoStoresOnOneFileSeeEachOthersWrites) {
+  ScratchDir dir;
+  Result<Store> daemon = Store::Open(dir.Db());
+  Result<Store> cli = Store::Open(dir.Db());
+  ASSERT_TRUE(daemon && cli);
+  Result<int64_t> id = daemon->AddRun(SampleRun(2));
+  ASSERT_TRUE(id);
+  EXPECT_TRUE(cli->GetRun(*id));
+  EXPECT_TRUE(cli->AddRun(SampleRun(3)));
+}
+
+TEST(StoreOpen, MissingDirectoryIsAnErrorAndIsNotCreated) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Path() / "absent" / "iowatch.db");
+  ASSERT_FALSE(store);
+  EXPECT_EQ(store.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(store.error().ToString(),
+            (dir.Path() / "absent").string() +
+                ": cannot use the state directory: No such file or directory");
+  EXPECT_FALSE(std::filesystem::exists(dir.Path() / "absent"));
+}
+
+TEST(StoreOpen, NewerSchemaIsRefused) {
+  ScratchDir dir;
+  ASSERT_TRUE(Store::Open(dir.Db()));
+  Exec(dir.Db(), "PRAGMA user_version = 99");
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_FALSE(store);
+  EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(store.error().ToString(),
+            dir.Db().string() +
+                ": schema version 99 is newer than this iowatch understands (up to 1); run a "
+                "newer iowatch or use another state directory");
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
+}
+
+TEST(StoreOpen, AFileThatIsNotADatabaseIsRefused) {
+  ScratchDir dir;
+  std::ofstream(dir.Db()) << "this is not a database, it is a text file of some length\n";
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_FALSE(store);
+  EXPECT_NE(store.error().ToString().find("file is not a database (SQLITE_NOTADB)"),
+            std::string::npos)
+      << store.error().ToString();
+}
+
+TEST(StoreMigrate, AppliesInOrderAndAFailingMigrationLeavesThePreviousVersion) {
+  ScratchDir dir;
+  std::ofstream(dir.Db()).close();
+  Result<internal::Connection> db = internal::Connection::Open(dir.Db().string());
+  ASSERT_TRUE(db) << db.error().ToString();
+  const internal::Migration first[] = {{1, "CREATE TABLE a (x INTEGER)"},
+                                       {2, "CREATE TABLE b (x INTEGER)"}};
+  ASSERT_TRUE(internal::Migrate(*db, first));
+  ASSERT_TRUE(internal::Migrate(*db, first));  // idempotent
+  EXPECT_EQ(*db->QueryInt("PRAGMA user_version", "test"), 2);
+
+  const internal::Migration broken[] = {{1, "CREATE TABLE a (x INTEGER)"},
+                                        {2, "CREATE TABLE b (x INTEGER)"},
+                                        {3,
+                                         "CREATE TABLE c (x INTEGER); INSERT INTO nowhere "
+                                         "VALUES (1)"}};
+  Status migrated = internal::Migrate(*db, broken);
+  ASSERT_FALSE(migrated);
+  EXPECT_EQ(migrated.error().ToString(),
+            dir.Db().string() +
+                ": migrating the schema to version 3: no such table: nowhere (SQLITE_ERROR)");
+  EXPECT_EQ(*db->QueryInt("PRAGMA user_version", "test"), 2);
+  EXPECT_EQ(*db->QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'c'", "test"), 0);
+
+  const internal::Migration older[] = {{1, "CREATE TABLE a (x INTEGER)"}};
+  Status refused = internal::Migrate(*db, older);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnsupported);
+}
+
+TEST(StoreRuns, RoundTripIsExact) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  RunRecord run = SampleRun(42);
+  run.metrics.push_back({"read", "slat_mean_seconds", std::numeric_limits<double>::quiet_NaN()});
+  Result<int64_t> id = store->AddRun(run);
+  ASSERT_TRUE(id) << id.error().ToString();
+  Result<RunRecord> got = store->GetRun(*id);
+  ASSERT_TRUE(got) << got.error().ToString();
+
+  EXPECT_EQ(got->id, *id);
+  EXPECT_EQ(got->job, run.job);
+  EXPECT_EQ(got->fingerprint, JobFingerprint(run.result.spec));  // filled in from the spec
+  EXPECT_EQ(got->device, run.device);
+  EXPECT_EQ(got->model, run.model);
+  EXPECT_EQ(got->kernel, run.kernel);
+  EXPECT_EQ(got->start_unix_ms, run.start_unix_ms);
+  EXPECT_EQ(got->duration_ms, run.duration_ms);
+  EXPECT_EQ(got->ok, run.ok);
+  EXPECT_EQ(got->error, run.error);
+  const ProbeResult& r = got->result;
+  EXPECT_EQ(r.spec, run.result.spec);
+  test_store::ExpectSameDirection(r.read, run.result.read);
+  test_store::ExpectSameDirection(r.write, run.result.write);
+  EXPECT_EQ(r.fsyncs, run.result.fsyncs);
+  EXPECT_EQ(r.cpu.user_seconds, run.result.cpu.user_seconds);
+  EXPECT_EQ(r.cpu.system_seconds, run.result.cpu.system_seconds);
+  EXPECT_EQ(r.cpu.ContextSwitches(), run.result.cpu.ContextSwitches());
+  EXPECT_EQ(r.cpu.voluntary_switches, run.result.cpu.voluntary_switches);
+  EXPECT_EQ(r.elapsed, run.result.elapsed);
+  EXPECT_EQ(r.end, run.result.end);
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->code, run.result.error->code);
+  EXPECT_EQ(r.error->ToString(), run.result.error->ToString());
+  EXPECT_EQ(r.error->os_errno, run.result.error->os_errno);
+
+  ASSERT_EQ(got->metrics.size(), run.metrics.size());
+  for (size_t i = 0; i + 1 < run.metrics.size(); ++i) EXPECT_EQ(got->metrics[i], run.metrics[i]);
+  EXPECT_TRUE(std::isnan(got->metrics.back().value));
+
+  // What is stored is compact: a few hundred bytes per histogram, not 16 KiB.
+  EXPECT_LT(QueryInt(dir.Db(), "SELECT max(length(clat_histogram)) FROM run_ops"), 1024);
+}
+
+TEST(StoreRuns, ADirectionThatDidNothingHasNoRowAndComesBackEmpty) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  RunRecord run = SampleRun(7);
+  run.result.write = DirectionStats{};
+  run.result.error.reset();
+  Result<int64_t> id = store->AddRun(run);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM run_ops"), 1);
+  Result<RunRecord> got = store->GetRun(*id);
+  ASSERT_TRUE(got);
+  test_store::ExpectSameDirection(got->result.write, DirectionStats{});
+  test_store::ExpectSameDirection(got->result.read, run.result.read);
+  EXPECT_FALSE(got->result.error.has_value());
+}
+
+TEST(StoreRuns, MissingRunIsNotFound) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  Result<RunRecord> got = store->GetRun(12345);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(got.error().ToString(), dir.Db().string() + ": no run with id 12345");
+}
+
+TEST(StoreRuns, AFailedAddLeavesNothingAndTheStoreUsable) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  RunRecord run = SampleRun(9);
+  run.metrics.push_back(run.metrics.front());  // the same (op, metric) twice
+  Result<int64_t> id = store->AddRun(run);
+  ASSERT_FALSE(id);
+  EXPECT_EQ(id.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(id.error().ToString().find("adding run metrics: UNIQUE constraint failed"),
+            std::string::npos)
+      << id.error().ToString();
+  for (const char* table : {"runs", "run_ops", "run_metrics"}) {
+    EXPECT_EQ(QueryInt(dir.Db(), fmt::format("SELECT count(*) FROM {}", table)), 0) << table;
+  }
+  EXPECT_TRUE(store->AddRun(SampleRun(10)));
+}
+
+TEST(StoreRuns, RecentRunsAreNewestFirstAndFiltered) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  // Inserted out of time order; two runs share a start time (id breaks the tie).
+  for (auto [job, device, start, ok] : {std::tuple{"a", "8:0", 3000, true},
+                                        {"a", "8:0", 1000, true},
+                                        {"a", "8:0", 2000, false},
+                                        {"b", "8:0", 2500, true},
+                                        {"a", "8:16", 4000, true},
+                                        {"a", "8:0", 3000, true}}) {
+    ASSERT_TRUE(store->AddRun(SeriesRun(job, device, start, ok)));
+  }
+  const auto starts = [](const std::vector<RunRecord>& runs) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const RunRecord& r : runs) out.emplace_back(r.start_unix_ms, r.id);
+    return out;
+  };
+  const std::string fp = JobFingerprint(test_store::SampleSpec());
+  Result<std::vector<RunRecord>> all = store->RecentRuns("", "", "", 100);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(starts(*all), (std::vector<std::pair<int64_t, int64_t>>{
+                              {4000, 5}, {3000, 6}, {3000, 1}, {2500, 4}, {2000, 3}, {1000, 2}}));
+  Result<std::vector<RunRecord>> a = store->RecentRuns("a", fp, "8:0", 10);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(starts(*a),
+            (std::vector<std::pair<int64_t, int64_t>>{{3000, 6}, {3000, 1}, {2000, 3}, {1000, 2}}));
+  Result<std::vector<RunRecord>> ok = store->RecentRuns("a", "", "8:0", 10, true);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->size(), 3u);
+  Result<std::vector<RunRecord>> limited = store->RecentRuns("a", "", "", 2);
+  ASSERT_TRUE(limited);
+  EXPECT_EQ(starts(*limited), (std::vector<std::pair<int64_t, int64_t>>{{4000, 5}, {3000, 6}}));
+  Result<std::vector<RunRecord>> other_fp = store->RecentRuns("a", "rw=read", "", 10);
+  ASSERT_TRUE(other_fp);
+  EXPECT_TRUE(other_fp->empty());
+  // Complete records, not just the row.
+  EXPECT_EQ(a->front().result.read.clat_histogram.Count(), a->front().result.read.ios);
+  EXPECT_FALSE(a->front().metrics.empty());
+}
+
+TEST(StoreRuns, RunsForBaselineTakeTheFirstOrLastOkRunsOldestFirst) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  for (int64_t start = 1000; start <= 9000; start += 1000) {
+    ASSERT_TRUE(store->AddRun(SeriesRun("a", "8:0", start, start != 2000 && start != 8000)));
+  }
+  ASSERT_TRUE(store->AddRun(SeriesRun("a", "8:16", 500)));  // another device
+  const std::string fp = JobFingerprint(test_store::SampleSpec());
+  const auto starts = [](const std::vector<RunRecord>& runs) {
+    std::vector<int64_t> out;
+    for (const RunRecord& r : runs) out.push_back(r.start_unix_ms);
+    return out;
+  };
+  Result<std::vector<RunRecord>> first =
+      store->RunsForBaseline("a", fp, "8:0", 3, BaselineRuns::kFirst);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(starts(*first), (std::vector<int64_t>{1000, 3000, 4000}));
+  Result<std::vector<RunRecord>> last =
+      store->RunsForBaseline("a", fp, "8:0", 3, BaselineRuns::kLast);
+  ASSERT_TRUE(last);
+  EXPECT_EQ(starts(*last), (std::vector<int64_t>{6000, 7000, 9000}));
+  Result<std::vector<RunRecord>> few =
+      store->RunsForBaseline("a", fp, "8:16", 5, BaselineRuns::kFirst);
+  ASSERT_TRUE(few);
+  EXPECT_EQ(starts(*few), (std::vector<int64_t>{500}));
+}
+
+}  // namespace
+}  // namespace iowatch::probes
