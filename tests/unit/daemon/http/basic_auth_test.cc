@@ -108,8 +108,8 @@ TEST(ServerBasicAuth, AnswersWith401UntilTheRightCredentials) {
   auto reply = client.Get("/metrics");
   ASSERT_FALSE(reply.ec) << reply.ec.message();
   EXPECT_EQ(reply.response.result_int(), 401u);
-  const auto challenge = reply.response[boost::beast::http::field::www_authenticate];
-  EXPECT_TRUE(std::string_view(challenge.data(), challenge.size()).starts_with("Basic realm="));
+  const std::string challenge = reply.response["WWW-Authenticate"];
+  EXPECT_TRUE(challenge.starts_with("Basic realm="));
 
   reply = client.Get("/metrics", {{"Authorization", BasicHeader("prometheus:wrong")}});
   EXPECT_EQ(reply.response.result_int(), 401u);

@@ -37,10 +37,7 @@ Response Handle(const Request& request) {
   return Response{.status = 404, .body = "not found\n"};
 }
 
-std::string Header(const ClientResponse& r, std::string_view name) {
-  const auto value = r[testing::beast::string_view(name.data(), name.size())];
-  return std::string(value.data(), value.size());
-}
+std::string Header(const ClientResponse& r, std::string_view name) { return r[name]; }
 
 class ServerTest : public ::testing::Test {
  protected:
