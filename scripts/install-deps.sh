@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  # ninja schedules the build; ccache makes a rebuild of unchanged files (in any checkout) a cache hit
+  ninja-build ccache
   libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
   libssl-dev libcrypt-dev

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh build
+scripts/build.sh build --target iowatch
 exec build/iowatch serve --config.file=config/iowatch.yaml --state.dir=state "$@"

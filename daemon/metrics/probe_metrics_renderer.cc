@@ -21,7 +21,7 @@ struct Input {
   double now_seconds;
 };
 
-struct Family {
+struct ProbeFamily {
   std::string_view name;
   std::string_view type;
   std::string_view help;
@@ -182,8 +182,8 @@ void StoreErrors(const Input& in, ExpositionWriter& w, std::string&) {
   w.SampleInt({}, in.recorded.store_errors_total);
 }
 
-std::vector<Family> Sorted() {
-  std::vector<Family> f = {
+std::vector<ProbeFamily> Sorted() {
+  std::vector<ProbeFamily> f = {
       {"iowatch_probe_iops", "gauge", "I/O operations per second of the last successful run.",
        LastMetric<kIops>},
       {"iowatch_probe_bandwidth_bytes_per_second", "gauge",
@@ -232,12 +232,13 @@ std::vector<Family> Sorted() {
       {"iowatch_probe_store_errors_total", "counter",
        "Probe runs whose storing (or baseline update) failed.", StoreErrors},
   };
-  std::sort(f.begin(), f.end(), [](const Family& a, const Family& b) { return a.name < b.name; });
+  std::sort(f.begin(), f.end(),
+            [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });
   return f;
 }
 
-const std::vector<Family>& Families() {
-  static const std::vector<Family> families = Sorted();
+const std::vector<ProbeFamily>& ProbeFamilies() {
+  static const std::vector<ProbeFamily> families = Sorted();
   return families;
 }
 
@@ -246,7 +247,7 @@ const std::vector<Family>& Families() {
 void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& scheduler,
                         double now_seconds, std::string& out) {
   const Input in{recorded, scheduler, now_seconds};
-  for (const Family& f : Families()) {
+  for (const ProbeFamily& f : ProbeFamilies()) {
     ExpositionWriter w(out);
     w.Family(f.name, f.type, f.help);
     f.write(in, w, out);
@@ -255,7 +256,7 @@ void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& sc
 
 std::vector<std::string_view> ProbeMetricFamilyNames() {
   std::vector<std::string_view> names;
-  for (const Family& f : Families()) names.push_back(f.name);
+  for (const ProbeFamily& f : ProbeFamilies()) names.push_back(f.name);
   return names;
 }
 

@@ -6,17 +6,11 @@
 #include <fstream>
 #include <system_error>
 
-#include "probes/engines/engine.h"
-#include "probes/run/job_runner.h"
+#include "common/clock.h"
+#include "probes/run_probe.h"
 
 namespace iowatch::daemon {
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, std::move(error)); }
 
@@ -86,36 +80,26 @@ void ThreadJobExecutor::Loop() {
 
 RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy) {
   const probes::JobSpec& spec = run.job.spec;
-  const int64_t start_ms = WallMs();
-  const auto cancelled = [&] {
+  const auto cancelled = [](int64_t start_unix_ms) {
     RunOutcome outcome = RunOutcome::Of(RunResult::kCancelled, "cancelled");
-    outcome.start_unix_ms = start_ms;
+    outcome.start_unix_ms = start_unix_ms;
     return outcome;
   };
-  if (run.cancel && run.cancel->cancelled()) return cancelled();
-  if (!spec.directory.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(spec.directory, ec);
-    if (ec) return Failed(fmt::format("cannot create {}: {}", spec.directory, ec.message()));
-  }
-  auto target = probes::PrepareTarget(spec, policy);
-  if (!target) return Failed(target.error().ToString());
-  // Creating and filling the file may take a while: look again.
-  if (run.cancel && run.cancel->cancelled()) return cancelled();
-  auto engine = probes::MakeEngine(spec.engine);
-  probes::RunOptions options;
-  options.cancel = run.cancel ? run.cancel->flag() : nullptr;
-  options.hard_limit = run.job.timeout;
-  const probes::RunTarget run_target{target->fd, target->region_offset, target->region_size,
-                                     target->memory_alignment, target->offset_alignment};
-  auto result = probes::RunJob(spec, *engine, run_target, options);
-  if (!result) return Failed(result.error().ToString());
+  if (run.cancel && run.cancel->cancelled()) return cancelled(WallUnixMs());
+  probes::ProbeRunOptions options;
+  options.policy = policy;
+  options.create_directory = true;  // the job's directory is under the daemon's state dir
+  options.run.cancel = run.cancel ? run.cancel->flag() : nullptr;
+  options.run.hard_limit = run.job.timeout;
+  auto probe = probes::RunProbe(spec, options);
+  if (!probe) return Failed(probe.error().ToString());
 
   RunOutcome outcome;
-  outcome.target_device = target->device;
-  outcome.target_path = target->path;
-  outcome.start_unix_ms = start_ms;
-  switch (result->end) {
+  outcome.target_device = probe->device;
+  outcome.target_path = probe->target_path;
+  outcome.start_unix_ms = probe->start_unix_ms;
+  const probes::ProbeResult& result = probe->result;
+  switch (result.end) {
     case probes::RunEnd::kCompleted:
       outcome.result = RunResult::kOk;
       break;
@@ -125,15 +109,15 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
       break;
     case probes::RunEnd::kTimedOut:
       outcome.result = RunResult::kError;
-      outcome.error = fmt::format("timed out: stopped by the {} s limit",
-                                  std::chrono::duration<double>(run.job.timeout).count());
+      outcome.error =
+          fmt::format("timed out: stopped by the {} s limit", ToSeconds(run.job.timeout));
       break;
     case probes::RunEnd::kFailed:
       outcome.result = RunResult::kError;
-      outcome.error = result->error ? result->error->ToString() : "I/O error";
+      outcome.error = result.error ? result.error->ToString() : "I/O error";
       break;
   }
-  outcome.probe = std::move(*result);
+  outcome.probe = std::move(probe->result);
   return outcome;
 }
 

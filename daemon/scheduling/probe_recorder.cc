@@ -8,6 +8,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "common/clock.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
 
@@ -30,8 +31,6 @@ std::string ReadTrimmed(const std::filesystem::path& path) {
   }
   return text;
 }
-
-double Seconds(std::chrono::nanoseconds d) { return std::chrono::duration<double>(d).count(); }
 
 ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& h,
                               double sum_seconds) {
@@ -190,18 +189,7 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
                                           probes::BaselineRuns::kFirst);
       if (!runs) return fail(runs.error());
       if (runs->size() >= n) {
-        probes::Baseline learned;
-        learned.job = run.job;
-        learned.fingerprint = run.fingerprint;
-        learned.device = run.device;
-        learned.model = run.model;
-        learned.created_unix_ms = NowMs();
-        std::vector<std::vector<probes::MetricSample>> series;
-        for (const probes::RunRecord& r : *runs) {
-          learned.run_ids.push_back(r.id);
-          series.push_back(r.metrics);
-        }
-        learned.metrics = probes::LearnMetrics(series);
+        probes::Baseline learned = probes::LearnBaseline(*runs, NowMs());
         auto put = store_->PutBaseline(learned, false);
         if (!put) return fail(put.error());
         spdlog::info("probe {}: baseline learned from {} runs on {}", run.job, runs->size(),
@@ -252,7 +240,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   p.name = job.name;
   p.last_metrics = metrics;
   p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
-  p.run_duration_seconds = Seconds(result.elapsed);
+  p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
   const std::pair<const char*, const probes::DirectionStats*> directions[] = {
       {"read", &result.read}, {"write", &result.write}};

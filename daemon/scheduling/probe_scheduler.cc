@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/clock.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -14,8 +16,6 @@ constexpr double kTimeoutGraceS = 5;
 // A probe's last I/Os complete, and the sample after it is read, a little
 // after the executor reports: leave that much more of the device's time out.
 constexpr double kExcludeTailS = 1;
-
-double Seconds(std::chrono::milliseconds d) { return static_cast<double>(d.count()) / 1000; }
 
 }  // namespace
 
@@ -66,8 +66,8 @@ std::vector<ScheduledJob> ScheduledJobsFrom(const config::ProbesConfig& probes,
 }
 
 SchedulerPolicy SchedulerPolicyFrom(const config::ProbesConfig& probes) {
-  return {probes.max_concurrent, probes.busy_threshold, Seconds(probes.busy_window),
-          Seconds(probes.busy_retry), probes.max_skips};
+  return {probes.max_concurrent, probes.busy_threshold, ToSeconds(probes.busy_window),
+          ToSeconds(probes.busy_retry), probes.max_skips};
 }
 
 ProbeScheduler::ProbeScheduler(std::vector<ScheduledJob> jobs, SchedulerPolicy policy,
@@ -87,8 +87,8 @@ ProbeScheduler::~ProbeScheduler() = default;
 // The config guarantees jitter <= every / 2; clamping here too keeps every
 // slot at least half a period after the one before, whoever built the job.
 double ProbeScheduler::NextSlot(const ScheduledJob& job, double previous_s) {
-  const double every_s = std::max(Seconds(job.every), 0.001);
-  const double jitter_s = std::min(Seconds(job.jitter), every_s / 2);
+  const double every_s = std::max(ToSeconds(job.every), 0.001);
+  const double jitter_s = std::min(ToSeconds(job.jitter), every_s / 2);
   return previous_s + every_s +
          std::uniform_real_distribution<double>(-jitter_s, jitter_s)(random_);
 }
@@ -208,14 +208,14 @@ double ProbeScheduler::Tick() {
           devices_.try_emplace(*job->device);
           if (deps_.busy != nullptr) deps_.busy->Watch(*job->device);
         }
-        const double jitter_s = Seconds(job->config.jitter);
+        const double jitter_s = ToSeconds(job->config.jitter);
         job->due_s = now_s + std::uniform_real_distribution<double>(0, jitter_s)(random_);
         job->following_s = NextSlot(job->config, job->due_s);
       }
     }
     for (auto& job : jobs_) {
       if (job->run_id == 0) continue;
-      const double limit_s = Seconds(job->config.timeout) + kTimeoutGraceS;
+      const double limit_s = ToSeconds(job->config.timeout) + kTimeoutGraceS;
       if (now_s < job->run_start_s + limit_s) continue;
       spdlog::warn("probe {}: no result {:.0f} s after its start; counted as an error",
                    job->config.name, limit_s);
@@ -235,7 +235,8 @@ double ProbeScheduler::Tick() {
     }
     for (auto& job : jobs_) {
       if (job->run_id != 0) {
-        next_s = std::min(next_s, job->run_start_s + Seconds(job->config.timeout) + kTimeoutGraceS);
+        next_s =
+            std::min(next_s, job->run_start_s + ToSeconds(job->config.timeout) + kTimeoutGraceS);
       } else if (!shut_down_ && job->Attempt() > now_s) {
         next_s = std::min(next_s, job->Attempt());
       }

@@ -7,18 +7,12 @@
 #include <cmath>
 #include <random>
 
+#include "common/clock.h"
+
 namespace iowatch::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double Seconds(std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000; }
-
-// The scheduler's clock: steady_clock in seconds, so that its times convert
-// back to timer deadlines.
-double MonotonicSeconds() {
-  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
 
 Clock::time_point MonotonicTimePoint(double seconds) {
   return Clock::time_point(
@@ -36,7 +30,7 @@ std::unique_ptr<ProbeService> ProbeService::Start(const config::Config& config,
 }
 
 ProbeService::ProbeService(const config::Config& config, boost::asio::io_context& io)
-    : io_(io), timer_(io), busy_(Seconds(config.probes.busy_window)) {
+    : io_(io), timer_(io), busy_(ToSeconds(config.probes.busy_window)) {
   std::vector<ScheduledJob> jobs = ScheduledJobsFrom(config.probes, config.state_dir);
   std::vector<std::string> names;
   for (const ScheduledJob& job : jobs) names.push_back(job.name);

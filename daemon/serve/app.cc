@@ -11,6 +11,7 @@
 #include <csignal>
 
 #include "collectors/device_filter.h"
+#include "common/clock.h"
 #include "daemon/http/server.h"
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
@@ -33,18 +34,12 @@ constexpr milliseconds kShutdownGrace{1500};  // in-flight responses may finish;
 // crossing the mark (a few hundred bytes at most) never makes it reallocate.
 constexpr size_t kMetricsPieceBytes = http::kStreamPieceBytes - 4096;
 
-double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-double Seconds(milliseconds ms) { return static_cast<double>(ms.count()) / 1000; }
-
 Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   auto filter = collectors::DeviceFilter::Create(c.devices.include, c.devices.exclude);
   if (!filter) return std::unexpected(filter.error());
   SamplerOptions options;
-  options.interval_seconds = Seconds(c.sampling.interval);
-  options.window_seconds = Seconds(c.sampling.window);
+  options.interval_seconds = ToSeconds(c.sampling.interval);
+  options.window_seconds = ToSeconds(c.sampling.window);
   options.filter = std::move(*filter);
   options.partitions = c.devices.partitions;
   const long page = sysconf(_SC_PAGESIZE);
@@ -105,7 +100,7 @@ class App {
     next_sample_ = Clock::now();
     ScheduleSample();
     StartWatchdog();
-    reload_.last_success_timestamp_seconds = WallSeconds();
+    reload_.last_success_timestamp_seconds = WallUnixSeconds();
     systemd_.Ready();
     io_.run();
     if (probes_) probes_->Join();  // Stop() cancelled the running probe: it ends within moments
@@ -123,7 +118,7 @@ class App {
     // Let go of the old snapshot first (a scrape in progress keeps its own
     // reference), so that two are not alive at once for nothing.
     snapshot_.reset();
-    snapshot_ = sampler_.Collect(procfs_, sysfs_, WallSeconds());
+    snapshot_ = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
     if (probes_) probes_->OnSample(*snapshot_);
     for (const CollectorStatus& c : snapshot_->collectors) {
       if (!c.success) spdlog::warn("collector {} failed this sample", c.name);
@@ -150,7 +145,7 @@ class App {
       if (error || stopping_) return;
       // Pinging from the event loop proves the loop turns; requiring a fresh
       // sample proves the sampler does too. Otherwise systemd restarts us.
-      if (WallSeconds() - snapshot_->timestamp_seconds < 3 * Seconds(Interval())) {
+      if (WallUnixSeconds() - snapshot_->timestamp_seconds < 3 * ToSeconds(Interval())) {
         systemd_.WatchdogPing();
       }
       StartWatchdog();
@@ -195,7 +190,7 @@ class App {
     sampler_.Reconfigure(std::move(*options));
     ApplyLogLevel(config->log_level);
     config_ = std::move(*config);
-    reload_ = {true, WallSeconds()};
+    reload_ = {true, WallUnixSeconds()};
     spdlog::info("config reloaded from {}", config_.source.empty() ? "defaults" : config_.source);
     systemd_.Ready();
   }
@@ -225,7 +220,7 @@ class App {
           RenderStatusPage({.sample = *snapshot_,
                             .probes = probes.get(),
                             .listen_endpoint = server_ ? server_->local_endpoint() : "",
-                            .now_seconds = WallSeconds()}),
+                            .now_seconds = WallUnixSeconds()}),
           {},
           true};
     }
@@ -240,11 +235,11 @@ class App {
     self.http = {stats.responses_by_class[2], stats.responses_by_class[4],
                  stats.responses_by_class[5], stats.connections_rejected,
                  stats.read_timeouts + stats.write_timeouts};
-    self.last_sample_age_seconds = WallSeconds() - snapshot_->timestamp_seconds;
+    self.last_sample_age_seconds = WallUnixSeconds() - snapshot_->timestamp_seconds;
     self.sample_lag_seconds = sample_lag_;
     std::string probe_text;  // a few dozen lines per job: rendered whole, now
     if (probes_)
-      RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallSeconds(), probe_text);
+      RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallUnixSeconds(), probe_text);
     http::Response response;
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     // Streamed: the server asks for the next piece once the previous one is
@@ -261,8 +256,8 @@ class App {
   }
 
   http::Response Health() {
-    const double age = WallSeconds() - snapshot_->timestamp_seconds;
-    const double limit = 3 * Seconds(Interval());
+    const double age = WallUnixSeconds() - snapshot_->timestamp_seconds;
+    const double limit = 3 * ToSeconds(Interval());
     if (age <= limit) return http::Response{200, "text/plain; charset=utf-8", "ok\n", {}, false};
     return http::Response{
         503,

@@ -65,6 +65,24 @@ std::vector<MetricBaseline> LearnMetrics(std::span<const std::vector<MetricSampl
   return out;
 }
 
+Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms) {
+  Baseline baseline;
+  if (runs.empty()) return baseline;
+  const RunRecord& newest = *std::ranges::max_element(runs, {}, &RunRecord::start_unix_ms);
+  baseline.job = newest.job;
+  baseline.fingerprint = newest.fingerprint;
+  baseline.device = newest.device;
+  baseline.model = newest.model;
+  baseline.created_unix_ms = created_unix_ms;
+  std::vector<std::vector<MetricSample>> metrics;
+  for (const RunRecord& run : runs) {
+    baseline.run_ids.push_back(run.id);
+    metrics.push_back(run.metrics);
+  }
+  baseline.metrics = LearnMetrics(metrics);
+  return baseline;
+}
+
 std::vector<MetricVerdict> Compare(const Baseline& baseline, std::span<const MetricSample> run,
                                    const BaselinePolicy& policy) {
   std::vector<MetricVerdict> out;

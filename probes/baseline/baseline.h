@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "probes/baseline/run_metrics.h"
+#include "probes/baseline/run_record.h"
 
 namespace iowatch::probes {
 
@@ -80,6 +81,13 @@ struct Baseline {
 // in order of first appearance; an even count takes the mean of the two middle
 // values. A metric missing from some runs is built from the runs that have it.
 std::vector<MetricBaseline> LearnMetrics(std::span<const std::vector<MetricSample>> runs);
+
+// The one way a baseline is built, by the daemon (from a job's first N
+// successful runs) and by `iowatch baseline capture` (from its last N): the
+// job, fingerprint and device of the runs (all the same), the model of the
+// newest of them, their ids, LearnMetrics over their metrics. `runs` must not
+// be empty.
+Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms);
 
 struct MetricVerdict {
   std::string op;

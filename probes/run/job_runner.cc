@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "probes/run/in_flight_slots.h"
 #include "probes/run/io_buffers.h"
 #include "probes/run/offset_generator.h"
@@ -15,7 +16,6 @@
 namespace iowatch::probes {
 namespace {
 
-constexpr uint64_t kNsPerSecond = 1'000'000'000;
 // Cancellation and the hard limit are noticed within this long even when an
 // I/O hangs or pacing asks for a long sleep.
 constexpr uint64_t kMaxWaitNs = 100'000'000;

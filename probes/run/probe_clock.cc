@@ -4,11 +4,11 @@
 
 #include <cerrno>
 
+#include "common/clock.h"
+
 namespace iowatch::probes {
 
-namespace {
-constexpr uint64_t kNsPerSecond = 1'000'000'000;
-}  // namespace
+namespace {}  // namespace
 
 uint64_t SteadyProbeClock::NowNs() {
   timespec now{};

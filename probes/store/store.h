@@ -45,6 +45,7 @@
 #include "common/result.h"
 #include "probes/baseline/baseline.h"
 #include "probes/baseline/run_metrics.h"
+#include "probes/baseline/run_record.h"
 #include "probes/run/probe_result.h"
 
 namespace iowatch::probes {
@@ -52,24 +53,6 @@ namespace iowatch::probes {
 namespace internal {
 class Connection;
 }
-
-struct RunRecord {
-  int64_t id = 0;  // assigned by AddRun (ignored there), set by the reads
-  std::string job;
-  std::string fingerprint;  // JobFingerprint(result.spec) when left empty
-  std::string job_options;  // JobOptionsText(result.spec) when left empty
-  std::string device;       // "major:minor" of the target
-  std::string model;        // device model where known, else ""
-  std::string kernel;       // uname -r
-  int64_t start_unix_ms = 0;
-  int64_t duration_ms = 0;
-  bool ok = true;
-  std::string error;  // why the run failed ("" when ok)
-  // Everything measured. On reading, result.spec is rebuilt from job_options
-  // (left at its defaults if those options no longer parse).
-  ProbeResult result;
-  std::vector<MetricSample> metrics;  // ExtractMetrics(result), kept for baselines
-};
 
 struct StoredBaseline {
   int64_t id = 0;

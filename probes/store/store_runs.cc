@@ -241,6 +241,7 @@ Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select)
   for (RunRecord& run : runs) {
     if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());
+    if (run.metrics.empty()) run.metrics = ExtractMetrics(run.result);
   }
   return runs;
 }

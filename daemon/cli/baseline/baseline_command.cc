@@ -30,10 +30,6 @@ std::string Plural(int64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-std::vector<MetricSample> MetricsOf(const RunRecord& run) {
-  return run.metrics.empty() ? probes::ExtractMetrics(run.result) : run.metrics;
-}
-
 Result<std::string> ReadWholeFile(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
@@ -200,18 +196,7 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
                         : ""));
   }
 
-  std::vector<std::vector<MetricSample>> metrics;
-  Baseline baseline;
-  baseline.job = std::string(job);
-  baseline.fingerprint = newest.fingerprint;
-  baseline.device = newest.device;
-  baseline.model = newest.model;
-  baseline.created_unix_ms = now_unix_ms;
-  for (const RunRecord& run : *chosen) {
-    metrics.push_back(MetricsOf(run));
-    baseline.run_ids.push_back(run.id);
-  }
-  baseline.metrics = probes::LearnMetrics(metrics);
+  const Baseline baseline = probes::LearnBaseline(*chosen, now_unix_ms);
   if (baseline.metrics.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("the last {} of {} on {} measured nothing to learn from",

@@ -49,10 +49,6 @@ void AddKey(std::vector<Key>& keys, std::string_view op, std::string_view metric
   if (std::ranges::find(keys, key) == keys.end()) keys.push_back(std::move(key));
 }
 
-std::vector<MetricSample> MetricsOf(const RunRecord& run) {
-  return run.metrics.empty() ? probes::ExtractMetrics(run.result) : run.metrics;
-}
-
 std::string Median(const MetricBaseline* m, double scale) {
   return m != nullptr ? FormatNumber(m->median * scale) : "-";
 }
@@ -188,7 +184,7 @@ std::string FormatBaselineRuns(const Baseline* baseline, std::span<const RunReco
   std::vector<std::map<Key, double>> values(runs.size());
   std::vector<std::map<Key, bool>> bad(runs.size());
   for (size_t r = 0; r < runs.size(); ++r) {
-    const std::vector<MetricSample> metrics = MetricsOf(runs[r]);
+    const std::vector<MetricSample>& metrics = runs[r].metrics;
     for (const MetricSample& s : metrics) {
       AddKey(keys, s.op, s.metric);
       values[r][Key{s.op, s.metric}] = s.value;

@@ -10,9 +10,7 @@
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
-#include "probes/engines/engine.h"
-#include "probes/run/job_runner.h"
-#include "probes/target/probe_target.h"
+#include "probes/run_probe.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -37,12 +35,6 @@ bool ShowProgress(ProgressMode mode) {
   return isatty(STDERR_FILENO) == 1;
 }
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 int ExitStatus(probes::RunEnd end) {
   switch (end) {
     case probes::RunEnd::kCompleted:
@@ -63,35 +55,30 @@ int RunProbe(const std::vector<std::string>& args) {
   if (!options) return ReportError("probe", options.error());
   const probes::JobSpec& spec = options->spec;
 
-  auto target = probes::PrepareTarget(spec, options->policy);
-  if (!target) return ReportError("probe", target.error());
-  auto engine = probes::MakeEngine(spec.engine);
-
   InstallStopHandlers();
   const bool progress = ShowProgress(options->progress);
-  probes::RunOptions run;
-  run.cancel = &g_stop_requested;
+  probes::ProbeRunOptions run;
+  run.policy = options->policy;
+  run.run.cancel = &g_stop_requested;
   if (progress) {
-    run.on_progress = [](const probes::RunProgress& p) {
+    run.run.on_progress = [](const probes::RunProgress& p) {
       std::fprintf(stderr, "\r%s\033[K", FormatProgressLine(p).c_str());
       std::fflush(stderr);
     };
   }
-  const probes::RunTarget run_target{target->fd, target->region_offset, target->region_size,
-                                     target->memory_alignment, target->offset_alignment};
-  const int64_t start_ms = WallMs();
-  auto result = probes::RunJob(spec, *engine, run_target, run);
+  auto outcome = probes::RunProbe(spec, run);
   if (progress) std::fputs("\r\033[K", stderr);
-  if (!result) return ReportError("probe", result.error());
+  if (!outcome) return ReportError("probe", outcome.error());
+  const probes::ProbeResult& result = outcome->result;
 
-  const ProbeReportContext context{options->job, target->path, major(target->device),
-                                   minor(target->device), start_ms};
-  WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(*result, context)
-                                                          : FormatProbeNormal(*result, context));
-  if (result->error) {
-    std::fprintf(stderr, "iowatch probe: %s\n", result->error->ToString().c_str());
+  const ProbeReportContext context{options->job, outcome->target_path, major(outcome->device),
+                                   minor(outcome->device), outcome->start_unix_ms};
+  WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(result, context)
+                                                          : FormatProbeNormal(result, context));
+  if (result.error) {
+    std::fprintf(stderr, "iowatch probe: %s\n", result.error->ToString().c_str());
   }
-  return ExitStatus(result->end);
+  return ExitStatus(result.end);
 }
 
 }  // namespace iowatch::daemon

@@ -3,6 +3,7 @@
 
 #include "config/config.h"
 #include "config/values.h"
+#include "tests/unit/config/config_test_util.h"
 
 namespace iowatch::config {
 namespace {
@@ -12,13 +13,8 @@ constexpr char kWebKeys[] =
     "listen_address, read_timeout, write_timeout, idle_timeout, max_connections, "
     "max_header_bytes, tls, basic_auth_users";
 
-// The error a document gives, or "parsed" when it gives none.
-Error ErrorOf(std::string_view yaml) {
-  const auto c = ParseConfig(yaml, "t.yaml");
-  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
-  return c.error();
-}
-std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); }
+using testing::ErrorOf;
+using testing::MessageOf;
 
 TEST(ConfigErrors, UnknownKeysAtEveryLevel) {
   EXPECT_EQ(MessageOf("webb:\n  x: 1\n"),

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
 
 namespace iowatch::config {
@@ -15,7 +16,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-const std::string kBundled = IOWATCH_SOURCE_DIR "/config/iowatch.yaml";
+using testing::kBundled;
+using testing::Parsed;
 const std::string kReference = IOWATCH_SOURCE_DIR "/docs/configuration.md";
 const std::string kFixtures = IOWATCH_FIXTURES_DIR "/config";
 
@@ -29,12 +31,6 @@ std::string ReadText(const std::string& path) {
 
 // Every probes key, as probes_config_test.cc checks it value by value.
 const std::string kEveryProbesKey = std::string(test_data::kEveryProbesKeyButJobs) + "  jobs: []\n";
-
-Config Parsed(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "test.yaml");
-  EXPECT_TRUE(config.has_value()) << config.error().ToString();
-  return config.value_or(Config{});
-}
 
 TEST(Config, Defaults) {
   const Config c;
@@ -76,7 +72,7 @@ TEST(Config, EmptyAndCommentOnlyDocumentsMeanDefaults) {
 
 TEST(Config, SectionsWithoutKeysMeanDefaults) {
   Config expected;
-  expected.source = "test.yaml";
+  expected.source = testing::kTestFile;
   EXPECT_EQ(Parsed("web:\nsampling:\ndevices: {}\npaths:\nlog: ~\n"), expected);
   EXPECT_EQ(Parsed("web: {tls: {}, basic_auth_users: ~}\n"), expected);
 }

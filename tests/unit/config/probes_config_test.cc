@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config/config.h"
+#include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
 
 namespace iowatch::config {
@@ -12,19 +13,10 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-const std::string kBundled = IOWATCH_SOURCE_DIR "/config/iowatch.yaml";
-
-Config Parsed(std::string_view yaml) {
-  auto config = ParseConfig(yaml, "t.yaml");
-  EXPECT_TRUE(config.has_value()) << config.error().ToString();
-  return config.value_or(Config{});
-}
-Error ErrorOf(std::string_view yaml) {
-  const auto c = ParseConfig(yaml, "t.yaml");
-  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
-  return c.error();
-}
-std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); }
+using testing::ErrorOf;
+using testing::kBundled;
+using testing::MessageOf;
+using testing::Parsed;
 
 std::vector<std::string> Names(const ProbesConfig& p) {
   std::vector<std::string> names;

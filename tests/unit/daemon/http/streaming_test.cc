@@ -21,7 +21,6 @@ namespace iowatch::daemon::http {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::ClientResponse;
 using testing::ServerHarness;
 using testing::TestClient;
 using testing::WaitFor;
@@ -52,8 +51,6 @@ BodyProducer Producer(int count, std::shared_ptr<std::atomic<int>> calls, int th
     return next < count;
   };
 }
-
-std::string Header(const ClientResponse& r, std::string_view name) { return r[name]; }
 
 uint64_t ResidentKib() {
   std::ifstream status("/proc/self/status");
@@ -107,9 +104,9 @@ TEST_F(StreamingTest, ChunkedBodyReassemblesAndTheConnectionStaysUsable) {
     const auto reply = client.Get("/stream");
     ASSERT_FALSE(reply.ec) << reply.ec.message();
     EXPECT_EQ(reply.response.result_int(), 200u);
-    EXPECT_EQ(Header(reply.response, "Transfer-Encoding"), "chunked");
-    EXPECT_EQ(Header(reply.response, "Content-Length"), "");
-    EXPECT_EQ(Header(reply.response, "Content-Encoding"), "");
+    EXPECT_EQ(reply.response["Transfer-Encoding"], "chunked");
+    EXPECT_EQ(reply.response["Content-Length"], "");
+    EXPECT_EQ(reply.response["Content-Encoding"], "");
     EXPECT_TRUE(reply.response.keep_alive());
     EXPECT_TRUE(reply.response.body() == Pieces(kPieces));
   }
@@ -123,9 +120,9 @@ TEST_F(StreamingTest, GzipIsOneStreamThatDecompressesToTheSameText) {
   ASSERT_FALSE(client.Connect(port()));
   const auto reply = client.Get("/stream", {{"Accept-Encoding", "gzip"}});
   ASSERT_FALSE(reply.ec) << reply.ec.message();
-  EXPECT_EQ(Header(reply.response, "Content-Encoding"), "gzip");
-  EXPECT_EQ(Header(reply.response, "Vary"), "Accept-Encoding");
-  EXPECT_EQ(Header(reply.response, "Transfer-Encoding"), "chunked");
+  EXPECT_EQ(reply.response["Content-Encoding"], "gzip");
+  EXPECT_EQ(reply.response["Vary"], "Accept-Encoding");
+  EXPECT_EQ(reply.response["Transfer-Encoding"], "chunked");
   EXPECT_LT(reply.response.body().size(), Pieces(kPieces).size() / 5);
   const auto text = testing::Gunzip(reply.response.body());
   ASSERT_TRUE(text);
@@ -146,9 +143,9 @@ TEST_F(StreamingTest, HeadSendsHeadersOnlyWithoutCallingTheProducer) {
   const auto reply = client.Request("HEAD", "/stream", {{"Accept-Encoding", "gzip"}});
   ASSERT_FALSE(reply.ec) << reply.ec.message();
   EXPECT_EQ(reply.response.result_int(), 200u);
-  EXPECT_EQ(Header(reply.response, "Content-Encoding"), "gzip");
-  EXPECT_EQ(Header(reply.response, "Content-Length"), "");
-  EXPECT_EQ(Header(reply.response, "Transfer-Encoding"), "");
+  EXPECT_EQ(reply.response["Content-Encoding"], "gzip");
+  EXPECT_EQ(reply.response["Content-Length"], "");
+  EXPECT_EQ(reply.response["Transfer-Encoding"], "");
   EXPECT_EQ(calls_->load(), 0);
   const auto after = client.Get("/stream");  // the connection is still in step
   ASSERT_FALSE(after.ec) << after.ec.message();
@@ -164,8 +161,8 @@ TEST_F(StreamingTest, Http10GetsACloseDelimitedBody) {
                                       : "GET /stream HTTP/1.0\r\n\r\n"));
     const auto reply = client.Read();
     ASSERT_FALSE(reply.ec) << reply.ec.message();
-    EXPECT_EQ(Header(reply.response, "Transfer-Encoding"), "");
-    EXPECT_EQ(Header(reply.response, "Content-Length"), "");
+    EXPECT_EQ(reply.response["Transfer-Encoding"], "");
+    EXPECT_EQ(reply.response["Content-Length"], "");
     EXPECT_FALSE(reply.response.keep_alive());
     const auto text = gzip ? testing::Gunzip(reply.response.body()) : reply.response.body();
     ASSERT_TRUE(text);

@@ -6,11 +6,13 @@
 
 #include <vector>
 
+#include "tests/unit/daemon/scheduling/test_devices.h"
+
 namespace iowatch::daemon {
 namespace {
 
-const DeviceId kSda = MakeDeviceId(8, 0);
-const DeviceId kNvme = MakeDeviceId(259, 1);
+using testing::kNvme;
+using testing::kSda;
 
 // Feeds one sample per second over [from_s, to_s], the device busy
 // `fraction` of each second; returns the counter after the last sample.

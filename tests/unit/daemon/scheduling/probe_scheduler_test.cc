@@ -9,14 +9,16 @@
 #include <cmath>
 #include <set>
 
+#include "tests/unit/daemon/scheduling/test_devices.h"
+
 namespace iowatch::daemon {
 namespace {
 
 using std::chrono::milliseconds;
 
-const DeviceId kSda = MakeDeviceId(8, 0);
+using testing::kNvme;
+using testing::kSda;
 const DeviceId kSdb = MakeDeviceId(8, 16);
-const DeviceId kNvme = MakeDeviceId(259, 0);
 
 milliseconds Ms(double seconds) { return milliseconds(std::llround(seconds * 1000)); }
 

@@ -1,0 +1,32 @@
+// What the config tests share: the bundled file, and a YAML text parsed as
+// the file "t.yaml" into its Config or its error.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "config/config.h"
+
+namespace iowatch::config::testing {
+
+inline const std::string kBundled = IOWATCH_SOURCE_DIR "/config/iowatch.yaml";
+inline constexpr char kTestFile[] = "t.yaml";
+
+inline Config Parsed(std::string_view yaml) {
+  auto config = ParseConfig(yaml, kTestFile);
+  EXPECT_TRUE(config.has_value()) << config.error().ToString();
+  return config.value_or(Config{});
+}
+
+// The error a document gives, or "parsed" when it gives none.
+inline Error ErrorOf(std::string_view yaml) {
+  const auto c = ParseConfig(yaml, kTestFile);
+  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
+  return c.error();
+}
+
+inline std::string MessageOf(std::string_view yaml) { return ErrorOf(yaml).ToString(); }
+
+}  // namespace iowatch::config::testing
