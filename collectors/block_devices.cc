@@ -32,13 +32,15 @@ uint64_t ReadNumber(const FileTree& sysfs, const std::string& path) {
 void ReadDevNumbers(const FileTree& sysfs, const std::string& dir, BlockDevice& device) {
   const std::string dev = ReadTrimmed(sysfs, dir + "/dev");  // "major:minor"
   const size_t colon = dev.find(':');
-  if (colon == std::string::npos) return;
   const auto major = ParseU64(std::string_view(dev).substr(0, colon));
-  const auto minor = ParseU64(std::string_view(dev).substr(colon + 1));
-  if (major && minor && *major <= UINT32_MAX && *minor <= UINT32_MAX) {
-    device.major = static_cast<uint32_t>(*major);
-    device.minor = static_cast<uint32_t>(*minor);
+  const auto minor =
+      colon == std::string::npos ? std::nullopt : ParseU64(std::string_view(dev).substr(colon + 1));
+  if (!major || !minor || *major > UINT32_MAX || *minor > UINT32_MAX) {
+    device.malformed_dev = true;
+    return;
   }
+  device.major = static_cast<uint32_t>(*major);
+  device.minor = static_cast<uint32_t>(*minor);
 }
 
 QueueAttributes ReadQueue(const FileTree& sysfs, const std::string& dir) {
@@ -62,20 +64,47 @@ std::optional<MdGeometry> ReadMd(const FileTree& sysfs, const std::string& dir) 
                     ReadNumber(sysfs, dir + "/md/raid_disks")};
 }
 
-BlockDevice ReadDisk(const FileTree& sysfs, const std::string& name) {
-  const std::string dir = "block/" + name;
-  BlockDevice disk;
-  disk.name = name;
-  disk.stat_path = dir + "/stat";
-  ReadDevNumbers(sysfs, dir, disk);
-  disk.dm_name = ReadTrimmed(sysfs, dir + "/dm/name");
+// The attributes of a whole disk, whose directory is the parent of stat_path.
+void ReadDiskAttributes(const FileTree& sysfs, BlockDevice& disk) {
+  const std::string dir = disk.stat_path.substr(0, disk.stat_path.rfind('/'));
   disk.md = ReadMd(sysfs, dir);
   disk.queue = ReadQueue(sysfs, dir);
   disk.model = ReadTrimmed(sysfs, dir + "/device/model");
   disk.serial = ReadTrimmed(sysfs, dir + "/device/serial");
   disk.wwid = ReadTrimmed(sysfs, dir + "/wwid");
   if (disk.wwid.empty()) disk.wwid = ReadTrimmed(sysfs, dir + "/device/wwid");
+}
+
+BlockDevice ReadDisk(const FileTree& sysfs, const std::string& entry) {
+  const std::string dir = "block/" + entry;
+  BlockDevice disk;
+  disk.name = KernelName(entry);
+  disk.stat_path = dir + "/stat";
+  ReadDevNumbers(sysfs, dir, disk);
+  disk.dm_name = ReadTrimmed(sysfs, dir + "/dm/name");
   return disk;
+}
+
+// The partitions of the disk at block/<entry>. The kernel names partitions
+// after their disk ("sda1", "nvme0n1p1", "cciss!c0d0p1"); checking only
+// those entries spares a stat() of each of the ~30 attributes of a disk.
+void AppendPartitions(const FileTree& sysfs, const std::string& entry, const BlockDevice& disk,
+                      std::vector<BlockDevice>& out) {
+  std::vector<std::string> children =
+      sysfs.List("block/" + entry).value_or(std::vector<std::string>());
+  std::sort(children.begin(), children.end());
+  for (const std::string& child : children) {
+    const std::string dir = "block/" + entry + "/" + child;
+    if (!child.starts_with(entry) || !sysfs.Exists(dir + "/partition")) continue;
+    BlockDevice part;
+    part.name = KernelName(child);
+    part.is_partition = true;
+    part.parent = disk.name;
+    part.stat_path = dir + "/stat";
+    ReadDevNumbers(sysfs, dir, part);
+    part.queue = disk.queue;
+    out.push_back(std::move(part));
+  }
 }
 
 }  // namespace
@@ -89,56 +118,53 @@ std::string ActiveScheduler(std::string_view scheduler_file) {
   return Trimmed(scheduler_file);
 }
 
-Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs) {
-  auto names = sysfs.List("block");
-  if (!names) return std::unexpected(names.error());
-  std::sort(names->begin(), names->end());
+Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Detail detail) {
+  auto entries = sysfs.List("block");
+  if (!entries) return std::unexpected(entries.error());
+  std::sort(entries->begin(), entries->end());
   std::vector<BlockDevice> devices;
-  for (const std::string& name : *names) {
-    BlockDevice disk = ReadDisk(sysfs, name);
-    std::vector<std::string> children =
-        sysfs.List("block/" + name).value_or(std::vector<std::string>());
-    std::sort(children.begin(), children.end());
-    const QueueAttributes disk_queue = disk.queue;
-    devices.push_back(std::move(disk));
-    for (const std::string& child : children) {
-      const std::string dir = "block/" + name + "/" + child;
-      if (!sysfs.Exists(dir + "/partition")) continue;
-      BlockDevice part;
-      part.name = child;
-      part.is_partition = true;
-      part.parent = name;
-      part.stat_path = dir + "/stat";
-      ReadDevNumbers(sysfs, dir, part);
-      part.queue = disk_queue;
-      devices.push_back(std::move(part));
-    }
+  for (const std::string& entry : *entries) {
+    BlockDevice disk = ReadDisk(sysfs, entry);
+    if (detail == Detail::kAttributes) ReadDiskAttributes(sysfs, disk);
+    devices.push_back(disk);
+    AppendPartitions(sysfs, entry, disk, devices);
   }
   return devices;
 }
 
-Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
-  auto entries = sysfs.List("block");
-  if (!entries) return std::unexpected(entries.error());
+std::optional<BlockDevice> FindWholeDisk(const FileTree& sysfs, uint32_t major, uint32_t minor) {
+  auto devices = DiscoverBlockDevices(sysfs, Detail::kNames);
+  if (!devices) return std::nullopt;
+  const auto found = std::ranges::find_if(*devices, [&](const BlockDevice& d) {
+    return !d.malformed_dev && d.major == major && d.minor == minor;
+  });
+  if (found == devices->end()) return std::nullopt;
+  const std::string disk_name = found->is_partition ? found->parent : found->name;
+  const auto disk = std::ranges::find(*devices, disk_name, &BlockDevice::name);
+  if (disk == devices->end()) return std::nullopt;
+  BlockDevice whole = *disk;
+  ReadDiskAttributes(sysfs, whole);
+  return whole;
+}
+
+BlockTopology TopologyOf(const std::vector<BlockDevice>& devices) {
   BlockTopology topology;
-  for (const std::string& entry : *entries) {
-    const std::string disk = KernelName(entry);
-    topology.disks.insert(disk);
-    auto& parts = topology.partitions[disk];
-    for (const std::string& child :
-         sysfs.List("block/" + entry).value_or(std::vector<std::string>())) {
-      // The kernel names partitions after their disk ("sda1", "nvme0n1p1"); checking
-      // only those entries spares a stat() of each of the ~30 attributes of a disk.
-      if (child.starts_with(entry) && sysfs.Exists("block/" + entry + "/" + child + "/partition")) {
-        parts.push_back(KernelName(child));
-      }
+  for (const BlockDevice& device : devices) {
+    if (device.is_partition) {
+      topology.partitions[device.parent].push_back(device.name);
+      continue;
     }
-    if (auto dm = sysfs.Read("block/" + entry + "/dm/name")) {
-      while (!dm->empty() && (dm->back() == '\n' || dm->back() == ' ')) dm->pop_back();
-      if (!dm->empty()) topology.dm_names[disk] = *dm;
-    }
+    topology.disks.insert(device.name);
+    topology.partitions[device.name];  // a disk without partitions has an empty list
+    if (!device.dm_name.empty()) topology.dm_names[device.name] = device.dm_name;
   }
   return topology;
+}
+
+Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
+  auto devices = DiscoverBlockDevices(sysfs, Detail::kNames);
+  if (!devices) return std::unexpected(devices.error());
+  return TopologyOf(*devices);
 }
 
 }  // namespace iowatch::collectors

@@ -1,11 +1,14 @@
-// Discovery of block devices from sysfs (Documentation/ABI/stable/sysfs-block):
-// whole disks are the entries of <sysfs>/block, partitions are their
-// subdirectories that hold a "partition" file. Attributes that do not change
-// while a device exists (identity, md geometry, queue limits) are read here,
-// once per discovery, never per sample: reading ~20 sysfs files per device on
-// every scrape is what made node_exporter slow on hosts with thousands of
+// The one walker of block devices in sysfs (Documentation/ABI/stable/
+// sysfs-block): whole disks are the entries of <sysfs>/block, partitions the
+// subdirectories of a disk named after it that hold a "partition" file.
+// Names are the kernel's, as /proc/diskstats spells them: sysfs writes a '/'
+// in a device name as '!' ("cciss!c0d0" is "cciss/c0d0"), and that is
+// undone here, once, for every user. Attributes that do not change while a
+// device exists (identity, md geometry, queue limits) are read only when
+// asked, at discovery, never per sample: reading ~20 sysfs files per device
+// on every scrape is what made node_exporter slow on hosts with thousands of
 // devices.
-// Thread-safety: pure function of the tree it is given.
+// Thread-safety: pure functions of the tree they are given.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/file_tree.h"
+#include "common/file_tree.h"
 
 namespace iowatch::collectors {
 
@@ -37,13 +40,15 @@ struct QueueAttributes {
 };
 
 struct BlockDevice {
-  std::string name;  // kernel name, as in /proc/diskstats ("sda", "dm-0", "nvme0n1p1")
+  std::string name;  // kernel name, as in /proc/diskstats ("sda", "dm-0", "cciss/c0d0p1")
   uint32_t major = 0;
   uint32_t minor = 0;
+  bool malformed_dev = false;  // "dev" missing or not "major:minor": numbers left at 0
   bool is_partition = false;
-  std::string parent;     // whole disk of a partition, empty for disks
-  std::string stat_path;  // relative to the sysfs root: "block/sda/stat", "block/sda/sda1/stat"
+  std::string parent;     // whole disk of a partition (kernel name), empty for disks
+  std::string stat_path;  // relative to the sysfs root: "block/sda/stat", "block/cciss!c0d0/stat"
   std::string dm_name;    // dm/name for device-mapper devices ("vg0-root")
+  // Read with Detail::kAttributes only:
   std::optional<MdGeometry> md;  // md arrays only
   QueueAttributes queue;         // for partitions, the parent disk's queue
   std::string model;             // device/model, trimmed
@@ -51,21 +56,34 @@ struct BlockDevice {
   std::string wwid;              // wwid or device/wwid
 };
 
-// Lists every disk under <sysfs>/block and its partitions, disks sorted by
-// name, each disk followed by its partitions. Entries whose "dev" file is
-// missing or malformed are still listed with major = minor = 0; a missing
-// <sysfs>/block is an error.
-Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs);
+enum class Detail {
+  kNames,       // names, numbers, partitions, dm names: cheap enough for every sample
+  kAttributes,  // and identity, md geometry, queue attributes
+};
 
-// Names of whole disks and the partitions of each, from sysfs.
+// Every disk under <sysfs>/block, sorted by sysfs name, each followed by its
+// partitions (sorted). A device whose "dev" is missing or malformed is still
+// listed, with malformed_dev set. A missing <sysfs>/block is an error.
+Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs,
+                                                      Detail detail = Detail::kAttributes);
+
+// The whole disk holding device major:minor (a partition's disk, else the
+// device itself), with every attribute; nullopt when sysfs has no such
+// device. For the probes' target device, its busy tracking and its model.
+std::optional<BlockDevice> FindWholeDisk(const FileTree& sysfs, uint32_t major, uint32_t minor);
+
+// Names of whole disks and the partitions of each, as iostat's device
+// selection needs them.
 struct BlockTopology {
-  std::set<std::string> disks;                                 // diskstats names ("cciss/c0d0")
+  std::set<std::string> disks;                                 // kernel names ("cciss/c0d0")
   std::map<std::string, std::vector<std::string>> partitions;  // disk -> its partitions
   std::map<std::string, std::string> dm_names;                 // "dm-0" -> "vg0-root"
 };
 
-// Reads only names (block/, partition markers, dm/name): cheap enough to call
-// for every sample, so hot-plugged devices are seen.
+BlockTopology TopologyOf(const std::vector<BlockDevice>& devices);
+
+// DiscoverBlockDevices(kNames) as a topology: cheap enough to call for every
+// sample, so hot-plugged devices are seen.
 Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs);
 
 // "[mq-deadline] none" -> "mq-deadline"; "none" -> "none".

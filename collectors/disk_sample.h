@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "collectors/diskstats.h"
-#include "collectors/file_tree.h"
+#include "common/file_tree.h"
 
 namespace iowatch::collectors {
 

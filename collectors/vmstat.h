@@ -16,10 +16,10 @@
 
 #include <cstdint>
 
-#include "collectors/file_tree.h"
 #include "collectors/meminfo.h"
 #include "collectors/named_values.h"
 #include "collectors/proc_stat.h"
+#include "common/file_tree.h"
 
 namespace iowatch::collectors {
 

@@ -6,7 +6,7 @@
 
 namespace iowatch::daemon {
 
-HostInfo ReadHostInfo(const collectors::FileTree& sysfs) {
+HostInfo ReadHostInfo(const FileTree& sysfs) {
   HostInfo host;
   struct utsname u {};
   if (::uname(&u) == 0) {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "collectors/file_tree.h"
+#include "common/file_tree.h"
 
 namespace iowatch::daemon {
 
@@ -18,6 +18,6 @@ struct HostInfo {
   int cpu_count = 0;  // cpu[0-9]* directories under <sysfs>/devices/system/cpu, as sysstat counts
 };
 
-HostInfo ReadHostInfo(const collectors::FileTree& sysfs);
+HostInfo ReadHostInfo(const FileTree& sysfs);
 
 }  // namespace iowatch::daemon

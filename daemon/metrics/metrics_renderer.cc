@@ -22,20 +22,22 @@ struct RawDiskSeries {
 };
 
 // Milliseconds are divided (not multiplied by 0.001) so that 5600 ms prints as 5.6.
+constexpr auto kSectorBytes = static_cast<double>(collectors::kSectorBytes);
 #define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) scale; }
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
 const RawDiskSeries kRawDisk[] = {
     {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.",
      C(reads, *1)},
     {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, *1)},
-    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, *512)},
+    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, *kSectorBytes)},
     {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.",
      C(read_ms, / 1000)},
     {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.",
      C(writes, *1)},
     {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.",
      C(writes_merged, *1)},
-    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.", C(write_sectors, *512)},
+    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.",
+     C(write_sectors, *kSectorBytes)},
     {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.",
      C(write_ms, / 1000)},
     {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, *1)},
@@ -47,7 +49,8 @@ const RawDiskSeries kRawDisk[] = {
      C(discards, *1)},
     {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.",
      C(discards_merged, *1)},
-    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.", C(discard_sectors, *512)},
+    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.",
+     C(discard_sectors, *kSectorBytes)},
     {"iowatch_disk_discard_time_seconds_total", "counter", "Time spent by all discards.",
      C(discard_ms, / 1000)},
     {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.",

@@ -8,7 +8,7 @@
 
 namespace iowatch::daemon {
 
-Result<ProcessStats> ReadProcessStats(const collectors::FileTree& procfs) {
+Result<ProcessStats> ReadProcessStats(const FileTree& procfs) {
   auto stat_text = procfs.Read("self/stat");
   if (!stat_text) return std::unexpected(stat_text.error());
   // proc(5): the command name (field 2) may contain spaces; fields resume after the last ')'.

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "collectors/file_tree.h"
+#include "common/file_tree.h"
 #include "common/result.h"
 
 namespace iowatch::daemon {
@@ -22,6 +22,6 @@ struct ProcessStats {
 
 // `procfs` is the real /proc (not the injected collector root: iowatch
 // reports on itself, not on a fixture).
-Result<ProcessStats> ReadProcessStats(const collectors::FileTree& procfs);
+Result<ProcessStats> ReadProcessStats(const FileTree& procfs);
 
 }  // namespace iowatch::daemon

@@ -6,7 +6,9 @@
 // Thread-safety: immutable tables.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "collectors/iostat.h"
 #include "collectors/vmstat.h"
@@ -14,6 +16,7 @@
 namespace iowatch::daemon {
 
 struct IostatSeries {
+  const char* column;  // iostat -x's column header: "r/s", "rkB/s", "r_await", "%util", ...
   const char* metric;  // without the _window_max suffix
   const char* help;
   const char* op;  // value of the "op" label, nullptr when the series has none
@@ -21,6 +24,7 @@ struct IostatSeries {
 };
 
 struct VmstatSeries {
+  const char* column;  // vmstat's column header: "r", "swpd", "bi", "us", ...
   const char* metric;
   const char* help;
   const char* label_name;  // nullptr when the series has no label
@@ -30,5 +34,11 @@ struct VmstatSeries {
 
 std::span<const IostatSeries> IostatSeriesTable();
 std::span<const VmstatSeries> VmstatSeriesTable();
+
+// The index of the series of iostat's or vmstat's column `column` in its
+// table (the table's size when there is none), for views that show some
+// columns, such as the status page.
+size_t IostatColumnIndex(std::string_view column);
+size_t VmstatColumnIndex(std::string_view column);
 
 }  // namespace iowatch::daemon

@@ -8,6 +8,7 @@
 #include "collectors/disk_sample.h"
 #include "collectors/iostat.h"
 #include "collectors/proc_vmstat.h"
+#include "common/clock.h"
 #include "daemon/sampling/derived_series.h"
 
 namespace iowatch::daemon {
@@ -20,8 +21,7 @@ void Sampler::Reconfigure(SamplerOptions options) {
 }
 
 double Sampler::Now() const {
-  if (options_.monotonic_seconds) return options_.monotonic_seconds();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return options_.monotonic_seconds ? options_.monotonic_seconds() : MonotonicSeconds();
 }
 
 uint64_t Sampler::WindowSamples() const {
@@ -34,8 +34,7 @@ bool Sampler::Wanted(const collectors::BlockDevice* device, const std::string& n
   return options_.filter.Matches(name);
 }
 
-std::shared_ptr<const Snapshot> Sampler::Collect(const collectors::FileTree& procfs,
-                                                 const collectors::FileTree& sysfs,
+std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const FileTree& sysfs,
                                                  double now_seconds) {
   ++tick_;
   auto snapshot = std::make_shared<Snapshot>();
@@ -92,8 +91,7 @@ void Sampler::Plan(const collectors::Diskstats& diskstats,
   plan_stale_ = false;
 }
 
-void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors::FileTree& sysfs,
-                           Snapshot& out) {
+void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapshot& out) {
   const double start = Now();
   auto sample = collectors::ReadDiskSample(procfs);
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0};
@@ -107,6 +105,10 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
       const double discovery_start = Now();
       auto devices = collectors::DiscoverBlockDevices(sysfs);
       discovery_ok_ = devices.has_value();
+      if (devices) {
+        parse_errors_["sysfs"] += static_cast<uint64_t>(
+            std::ranges::count(*devices, true, &collectors::BlockDevice::malformed_dev));
+      }
       discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0};
       Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>());
     }
@@ -151,7 +153,7 @@ void Sampler::CollectDisks(const collectors::FileTree& procfs, const collectors:
   out.collectors.push_back(status);
 }
 
-void Sampler::CollectVm(const collectors::FileTree& procfs, Snapshot& out) {
+void Sampler::CollectVm(const FileTree& procfs, Snapshot& out) {
   // One status per file, so an alert can say which source broke.
   const auto timed_read = [&](const char* name, auto parse) {
     const double start = Now();

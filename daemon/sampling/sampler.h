@@ -23,8 +23,8 @@
 
 #include "collectors/device_filter.h"
 #include "collectors/diskstats.h"
-#include "collectors/file_tree.h"
 #include "collectors/vmstat.h"
+#include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/window_max.h"
 
@@ -47,8 +47,8 @@ class Sampler {
   explicit Sampler(SamplerOptions options);
 
   // Takes one sample. `now_seconds` is the wall-clock time to stamp it with.
-  std::shared_ptr<const Snapshot> Collect(const collectors::FileTree& procfs,
-                                          const collectors::FileTree& sysfs, double now_seconds);
+  std::shared_ptr<const Snapshot> Collect(const FileTree& procfs, const FileTree& sysfs,
+                                          double now_seconds);
 
   // New filters or window on config reload; per-device history is kept.
   void Reconfigure(SamplerOptions options);
@@ -68,15 +68,14 @@ class Sampler {
   };
   static constexpr size_t kSkip = static_cast<size_t>(-1);
 
-  void CollectDisks(const collectors::FileTree& procfs, const collectors::FileTree& sysfs,
-                    Snapshot& out);
+  void CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapshot& out);
   bool LinesChanged(const collectors::Diskstats& diskstats) const;
   // Assigns the wanted lines their state slots (sorted by name, keeping the
   // history of devices that stay) and keeps the wanted devices' entries of
   // `discovered` (every block device in sysfs).
   void Plan(const collectors::Diskstats& diskstats,
             const std::vector<collectors::BlockDevice>& discovered);
-  void CollectVm(const collectors::FileTree& procfs, Snapshot& out);
+  void CollectVm(const FileTree& procfs, Snapshot& out);
   bool Wanted(const collectors::BlockDevice* device, const std::string& name) const;
   uint64_t WindowSamples() const;
   double Now() const;

@@ -44,11 +44,6 @@ void DeviceBusyTracker::Watch(DeviceId device) {
   devices_.try_emplace(device);
 }
 
-void DeviceBusyTracker::Unwatch(DeviceId device) {
-  std::lock_guard lock(mutex_);
-  devices_.erase(device);
-}
-
 void DeviceBusyTracker::Record(double now_s, DeviceId device, uint64_t io_ticks_ms) {
   std::lock_guard lock(mutex_);
   const auto it = devices_.find(device);

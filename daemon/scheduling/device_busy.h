@@ -63,7 +63,6 @@ class DeviceBusyTracker final : public BusySource {
   explicit DeviceBusyTracker(double keep_s) : keep_s_(keep_s) {}
 
   void Watch(DeviceId device) override;
-  void Unwatch(DeviceId device);
 
   // One sample: at monotonic `now_s`, `device` had `io_ticks_ms`. Ignored for
   // devices not watched and when `now_s` repeats the previous sample's time;

@@ -1,11 +1,12 @@
 #include "daemon/scheduling/probe_executor.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <chrono>
-#include <fstream>
 #include <system_error>
 
+#include "collectors/block_devices.h"
 #include "common/clock.h"
 #include "probes/run_probe.h"
 
@@ -13,23 +14,6 @@ namespace iowatch::daemon {
 namespace {
 
 RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, std::move(error)); }
-
-// <sysfs>/dev/block/M:m links to the device's directory; a partition's
-// directory has a "partition" file and sits inside its disk's, whose "dev"
-// holds "M:m".
-DeviceId WholeDisk(DeviceId device, const std::filesystem::path& sysfs) {
-  std::error_code ec;
-  const auto dir = std::filesystem::canonical(sysfs / "dev/block" / FormatDevice(device), ec);
-  if (ec || !std::filesystem::exists(dir / "partition", ec)) return device;
-  std::ifstream in(dir.parent_path() / "dev");
-  uint32_t major_number = 0;
-  uint32_t minor_number = 0;
-  char colon = 0;
-  if (in >> major_number >> colon >> minor_number && colon == ':') {
-    return MakeDeviceId(major_number, minor_number);
-  }
-  return device;
-}
 
 }  // namespace
 
@@ -121,13 +105,14 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
   return outcome;
 }
 
-std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec,
-                                           const std::filesystem::path& sysfs) {
+std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec, const FileTree& sysfs) {
   std::filesystem::path path = spec.filename.empty() ? spec.TargetPath() : spec.filename;
   for (;;) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
-      return WholeDisk(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, sysfs);
+      const DeviceId device = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+      const auto disk = collectors::FindWholeDisk(sysfs, major(device), minor(device));
+      return disk ? MakeDeviceId(disk->major, disk->minor) : device;
     }
     if (!path.has_relative_path()) return std::nullopt;  // "/" itself failed
     const std::filesystem::path parent = path.parent_path();

@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "probes/target/probe_target.h"
 
@@ -64,9 +65,9 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
 // The device a job's I/O lands on: the node's own device for a block device,
 // else the st_dev of the target file, or of its nearest existing ancestor
 // before the file exists. A partition is mapped to its whole disk through
-// <sysfs>/dev/block, since production I/O on a sibling partition loads the
-// same disk. nullopt when nothing on the path can be stat()ed.
-std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec,
-                                           const std::filesystem::path& sysfs = "/sys");
+// the sysfs walker (collectors/block_devices.h), since production I/O on a
+// sibling partition loads the same disk. nullopt when nothing on the path
+// can be stat()ed.
+std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec, const FileTree& sysfs);
 
 }  // namespace iowatch::daemon

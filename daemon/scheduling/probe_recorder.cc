@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <fstream>
 #include <system_error>
 
+#include "collectors/block_devices.h"
 #include "common/clock.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
@@ -20,16 +21,6 @@ constexpr int64_t kPruneEveryMs = 24LL * 3600 * 1000;
 std::string KernelRelease() {
   struct utsname u {};
   return ::uname(&u) == 0 ? std::string(u.release) : std::string();
-}
-
-std::string ReadTrimmed(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string text;
-  std::getline(in, text);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t')) {
-    text.pop_back();
-  }
-  return text;
 }
 
 ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& h,
@@ -74,7 +65,7 @@ void LogChange(const std::string& job, const probes::RegressionChange& c) {
 }  // namespace
 
 ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std::string>& jobs)
-    : options_(std::move(options)), kernel_(KernelRelease()) {
+    : options_(std::move(options)), sysfs_(options_.sysfs), kernel_(KernelRelease()) {
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);
@@ -143,11 +134,9 @@ bool ProbeRecorder::EnsureStore() {
   return true;
 }
 
-std::string ProbeRecorder::ModelOf(const std::string& device) const {
-  const std::filesystem::path dir = options_.sysfs / "dev/block" / device;
-  std::string model = ReadTrimmed(dir / "device/model");
-  if (model.empty()) model = ReadTrimmed(dir / "../device/model");  // a partition: its disk's
-  return model;
+std::string ProbeRecorder::ModelOf(DeviceId device) const {
+  const auto disk = collectors::FindWholeDisk(sysfs_, major(device), minor(device));
+  return disk ? disk->model : std::string();
 }
 
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
@@ -170,7 +159,7 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
   run.job = job.name;
   run.fingerprint = probes::JobFingerprint(result.spec);
   run.device = FormatDevice(outcome.target_device);
-  run.model = ModelOf(run.device);
+  run.model = ModelOf(outcome.target_device);
   run.kernel = kernel_;
   run.start_unix_ms = outcome.start_unix_ms;
   run.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count();

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
 #include "probes/baseline/baseline.h"
@@ -85,10 +86,11 @@ class ProbeRecorder {
   void SetStoreState(bool up, const std::string& why, bool count);
   Stored StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
                   const std::vector<probes::MetricSample>& metrics);  // store mutex held
-  std::string ModelOf(const std::string& device) const;
-  void Publish();  // state mutex held
+  std::string ModelOf(DeviceId device) const;  // the whole disk's device/model, or ""
+  void Publish();                              // state mutex held
 
   const ProbeRecorderOptions options_;
+  const FileTree sysfs_;
   const std::string kernel_;
 
   std::mutex store_mutex_;  // store_, last_prune_ms_

@@ -52,7 +52,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   deps.seed = std::random_device{}();
   deps.busy = &busy_;
   deps.executor = executor_.get();
-  deps.resolve_device = [sysfs = std::filesystem::path(config.sysfs)](const probes::JobSpec& spec) {
+  deps.resolve_device = [sysfs = FileTree(config.sysfs)](const probes::JobSpec& spec) {
     return ResolveProbeDevice(spec, sysfs);
   };
   deps.on_outcome = [this](const ScheduledJob& job, const RunOutcome& outcome) {

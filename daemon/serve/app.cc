@@ -269,9 +269,9 @@ class App {
 
   config::Config config_;
   ServeFlags flags_;
-  collectors::FileTree procfs_;
-  collectors::FileTree sysfs_;
-  const collectors::FileTree self_procfs_{"/proc"};  // iowatch's own process, never a fixture
+  FileTree procfs_;
+  FileTree sysfs_;
+  const FileTree self_procfs_{"/proc"};  // iowatch's own process, never a fixture
   Sampler sampler_;
   boost::asio::io_context io_{1};
   boost::asio::steady_timer sample_timer_{io_};

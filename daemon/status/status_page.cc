@@ -14,34 +14,49 @@ namespace {
 
 constexpr int kRefreshSeconds = 10;
 
-// Where the page's iostat columns sit in DeviceSnapshot::latest.
-struct IostatColumns {
-  size_t reads, writes, read_bytes, write_bytes, read_await, write_await, queue, util;
+// A column of the page: the reference tool's column (the series definitions
+// say which series that is), and how the page shows it.
+struct PageColumn {
+  const char* header;
+  const char* column;  // iostat -x's or vmstat's column name
+  double scale;        // from the series' base unit
+  int decimals;
 };
 
-size_t IostatIndex(std::string_view metric, const char* op) {
-  const auto table = IostatSeriesTable();
-  for (size_t i = 0; i < table.size(); ++i) {
-    const bool same_op = (op == nullptr) == (table[i].op == nullptr) &&
-                         (op == nullptr || std::string_view(op) == table[i].op);
-    if (metric == table[i].metric && same_op) return i;
-  }
-  return table.size();  // never: the names below are the table's
-}
+// iostat -x's units: kB/s, ms, percent.
+constexpr PageColumn kDeviceColumns[] = {
+    {"r/s", "r/s", 1, 2},
+    {"rkB/s", "rkB/s", 1.0 / 1024, 2},
+    {"r_await ms", "r_await", 1000, 2},
+    {"w/s", "w/s", 1, 2},
+    {"wkB/s", "wkB/s", 1.0 / 1024, 2},
+    {"w_await ms", "w_await", 1000, 2},
+    {"aqu-sz", "aqu-sz", 1, 2},
+    {"%util", "%util", 100, 2},
+};
+constexpr PageColumn kUtilization = {"%util max", "%util", 100, 2};
 
-const IostatColumns& Columns() {
-  static const IostatColumns columns{
-      IostatIndex("iowatch_iostat_requests_per_second", "read"),
-      IostatIndex("iowatch_iostat_requests_per_second", "write"),
-      IostatIndex("iowatch_iostat_bytes_per_second", "read"),
-      IostatIndex("iowatch_iostat_bytes_per_second", "write"),
-      IostatIndex("iowatch_iostat_await_seconds", "read"),
-      IostatIndex("iowatch_iostat_await_seconds", "write"),
-      IostatIndex("iowatch_iostat_queue_size", nullptr),
-      IostatIndex("iowatch_iostat_utilization_ratio", nullptr),
-  };
-  return columns;
-}
+// vmstat's columns in its order; memory in MiB, swap and io in kB/s, CPU in percent
+// (one decimal where the unit is scaled, as vmstat's integers would hide it).
+constexpr PageColumn kVmstatColumns[] = {
+    {"r", "r", 1, 0},
+    {"b", "b", 1, 0},
+    {"swpd MiB", "swpd", 1.0 / 1048576, 1},
+    {"free MiB", "free", 1.0 / 1048576, 1},
+    {"buff MiB", "buff", 1.0 / 1048576, 1},
+    {"cache MiB", "cache", 1.0 / 1048576, 1},
+    {"si kB/s", "si", 1.0 / 1024, 1},
+    {"so kB/s", "so", 1.0 / 1024, 1},
+    {"bi kB/s", "bi", 1.0 / 1024, 1},
+    {"bo kB/s", "bo", 1.0 / 1024, 1},
+    {"in", "in", 1, 0},
+    {"cs", "cs", 1, 0},
+    {"us", "us", 100, 1},
+    {"sy", "sy", 100, 1},
+    {"id", "id", 100, 1},
+    {"wa", "wa", 100, 1},
+    {"st", "st", 100, 1},
+};
 
 double At(const std::vector<double>& values, size_t i) { return i < values.size() ? values[i] : 0; }
 
@@ -49,70 +64,42 @@ std::string Cell(double value, int decimals) {
   return fmt::format("<td class=\"n\">{:.{}f}</td>", value, decimals);
 }
 
+std::string Cell(const std::vector<double>& values, size_t index, const PageColumn& column) {
+  return Cell(At(values, index) * column.scale, column.decimals);
+}
+
 std::string DevicesSection(const Snapshot& s) {
-  const IostatColumns& c = Columns();
+  std::string headers;
+  for (const PageColumn& column : kDeviceColumns)
+    headers += fmt::format("<th>{}</th>", column.header);
   std::string rows;
   for (const DeviceSnapshot& d : s.devices) {
     rows += fmt::format("<tr><td>{}</td>", HtmlEscape(d.name));
     if (!d.has_rates) {
-      rows += "<td colspan=\"9\" class=\"dim\">first sample: rates from the next one</td></tr>\n";
+      rows += fmt::format(
+          "<td colspan=\"{}\" class=\"dim\">first sample: rates from the next one</td></tr>\n",
+          std::size(kDeviceColumns) + 1);
       continue;
     }
-    const auto& v = d.latest;
-    rows += Cell(At(v, c.reads), 2) + Cell(At(v, c.read_bytes) / 1024, 2) +
-            Cell(At(v, c.read_await) * 1000, 2) + Cell(At(v, c.writes), 2) +
-            Cell(At(v, c.write_bytes) / 1024, 2) + Cell(At(v, c.write_await) * 1000, 2) +
-            Cell(At(v, c.queue), 2) + Cell(At(v, c.util) * 100, 2) +
-            Cell(At(d.window_max, c.util) * 100, 2) + "</tr>\n";
+    for (const PageColumn& column : kDeviceColumns) {
+      rows += Cell(d.latest, IostatColumnIndex(column.column), column);
+    }
+    rows += Cell(d.window_max, IostatColumnIndex(kUtilization.column), kUtilization) + "</tr>\n";
   }
   return fmt::format(
-      "<h2>Devices ({})</h2>\n<table id=\"devices\"><tr><th>device</th><th>r/s</th>"
-      "<th>rkB/s</th><th>r_await ms</th><th>w/s</th><th>wkB/s</th><th>w_await ms</th>"
-      "<th>aqu-sz</th><th>%util</th><th>%util max {:.0f}s</th></tr>\n{}</table>\n",
-      s.devices.size(), s.window_seconds, rows);
+      "<h2>Devices ({})</h2>\n<table id=\"devices\"><tr><th>device</th>{}"
+      "<th>{} {:.0f}s</th></tr>\n{}</table>\n",
+      s.devices.size(), headers, kUtilization.header, s.window_seconds, rows);
 }
 
 std::string VmstatSection(const Snapshot& s) {
   if (!s.has_vm_rates) {
     return "<h2>Memory and CPU</h2>\n<p class=\"dim\">first sample: rates from the next one</p>\n";
   }
-  // vmstat's columns in its order; memory in MiB, swap and io in kB/s, CPU in percent.
-  struct Column {
-    const char* header;
-    const char* metric;
-    const char* label;
-    double scale;
-  };
-  static constexpr Column kColumns[] = {
-      {"r", "iowatch_vm_procs_running", nullptr, 1},
-      {"b", "iowatch_vm_procs_blocked", nullptr, 1},
-      {"swpd MiB", "iowatch_vm_memory_bytes", "swap_used", 1.0 / 1048576},
-      {"free MiB", "iowatch_vm_memory_bytes", "free", 1.0 / 1048576},
-      {"buff MiB", "iowatch_vm_memory_bytes", "buffers", 1.0 / 1048576},
-      {"cache MiB", "iowatch_vm_memory_bytes", "cache", 1.0 / 1048576},
-      {"si kB/s", "iowatch_vm_swap_bytes_per_second", "in", 1.0 / 1024},
-      {"so kB/s", "iowatch_vm_swap_bytes_per_second", "out", 1.0 / 1024},
-      {"bi kB/s", "iowatch_vm_io_bytes_per_second", "in", 1.0 / 1024},
-      {"bo kB/s", "iowatch_vm_io_bytes_per_second", "out", 1.0 / 1024},
-      {"in", "iowatch_vm_interrupts_per_second", nullptr, 1},
-      {"cs", "iowatch_vm_context_switches_per_second", nullptr, 1},
-      {"us", "iowatch_vm_cpu_ratio", "user", 100},
-      {"sy", "iowatch_vm_cpu_ratio", "system", 100},
-      {"id", "iowatch_vm_cpu_ratio", "idle", 100},
-      {"wa", "iowatch_vm_cpu_ratio", "iowait", 100},
-      {"st", "iowatch_vm_cpu_ratio", "steal", 100},
-  };
-  const auto table = VmstatSeriesTable();
   std::string headers, cells;
-  for (const Column& column : kColumns) {
-    const auto it = std::ranges::find_if(table, [&](const VmstatSeries& series) {
-      return std::string_view(series.metric) == column.metric &&
-             (column.label == nullptr || (series.label_value != nullptr &&
-                                          std::string_view(series.label_value) == column.label));
-    });
-    const auto index = static_cast<size_t>(it - table.begin());
+  for (const PageColumn& column : kVmstatColumns) {
     headers += fmt::format("<th>{}</th>", column.header);
-    cells += Cell(At(s.vm_latest, index) * column.scale, column.scale == 1 ? 0 : 1);
+    cells += Cell(s.vm_latest, VmstatColumnIndex(column.column), column);
   }
   return fmt::format(
       "<h2>Memory and CPU</h2>\n<table id=\"vmstat\"><tr>{}</tr>\n<tr>{}</tr></table>\n", headers,

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "collectors/diskstats.h"
-#include "collectors/file_tree.h"
 #include "collectors/iostat.h"
+#include "common/file_tree.h"
 
 namespace {
 
@@ -58,7 +58,7 @@ BENCHMARK(BM_ParseAndDeriveIostat)->Arg(10000);
 // The kernel's side: producing /proc/diskstats for the devices of this
 // machine (open, read to EOF, close), per device line, measured the same way.
 void BM_KernelProducesDiskstats(benchmark::State& state) {
-  const iowatch::collectors::FileTree procfs("/proc");
+  const iowatch::FileTree procfs("/proc");
   int64_t lines = 0;
   for (auto _ : state) {
     auto text = procfs.Read("diskstats");

@@ -23,8 +23,8 @@ void WarnSkippedLines(const IostatSample& sample) {
 int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args) {
   auto opts = ParseIostatArgs(args);
   if (!opts) return ReportError("iostat", opts.error());
-  const collectors::FileTree procfs(global.procfs);
-  const collectors::FileTree sysfs(global.sysfs);
+  const FileTree procfs(global.procfs);
+  const FileTree sysfs(global.sysfs);
   const char* time_format = std::getenv("S_TIME_FORMAT");
   IostatSession session(*opts, ReadHostInfo(sysfs), FormatNow,
                         std::getenv("POSIXLY_CORRECT") != nullptr,

@@ -47,8 +47,7 @@ bool SameDevices(const collectors::Diskstats& a, const collectors::Diskstats& b)
 
 }  // namespace
 
-Result<IostatSample> ReadIostatSample(const collectors::FileTree& procfs,
-                                      const collectors::FileTree& sysfs,
+Result<IostatSample> ReadIostatSample(const FileTree& procfs, const FileTree& sysfs,
                                       const IostatSample* previous) {
   IostatSample sample;
   auto stat_text = procfs.Read("stat");

@@ -30,8 +30,7 @@ struct IostatSample {
 
 // `previous`, when given, lets the sysfs topology be reused while the set of
 // devices in /proc/diskstats has not changed (sysfs is walked only on hotplug).
-Result<IostatSample> ReadIostatSample(const collectors::FileTree& procfs,
-                                      const collectors::FileTree& sysfs,
+Result<IostatSample> ReadIostatSample(const FileTree& procfs, const FileTree& sysfs,
                                       const IostatSample* previous = nullptr);
 
 // strftime of "now"; injected so that tests are deterministic.

@@ -37,7 +37,7 @@ collectors::VmstatParams ParamsFor(uint64_t unit_bytes) {
 int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args) {
   auto opts = ParseVmstatArgs(args);
   if (!opts) return ReportError("vmstat", opts.error());
-  const collectors::FileTree procfs(global.procfs);
+  const FileTree procfs(global.procfs);
   VmstatSession session(*opts, ParamsFor(opts->unit_bytes), HeaderInterval(), FormatNow);
 
   auto first = collectors::ReadVmSample(procfs);

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "collectors/device_filter.h"
-#include "daemon/cli/iostat/iostat_report.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -66,6 +68,72 @@ TEST(ReadBlockTopology, RealSysfsOfThisMachine) {
   const auto t = ReadBlockTopology(FileTree(IOWATCH_FIXTURES_DIR "/real-vm/sys"));
   ASSERT_TRUE(t.has_value());
   EXPECT_TRUE(t->disks.contains("vda"));
+}
+
+const FileTree kCciss(IOWATCH_FIXTURES_DIR "/cciss/sys");
+
+TEST(DiscoverBlockDevices, KernelNamesWhereSysfsWritesABang) {
+  const auto devices = DiscoverBlockDevices(kCciss);
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  ASSERT_EQ(devices->size(), 3u);
+  const BlockDevice& disk = (*devices)[0];
+  EXPECT_EQ(disk.name, "cciss/c0d0");
+  EXPECT_EQ(disk.stat_path, "block/cciss!c0d0/stat");
+  EXPECT_EQ(disk.model, "LOGICAL VOLUME");
+  EXPECT_EQ(disk.queue.rotational, true);
+  const BlockDevice& part = (*devices)[1];
+  EXPECT_EQ(part.name, "cciss/c0d0p1");
+  EXPECT_TRUE(part.is_partition);
+  EXPECT_EQ(part.parent, "cciss/c0d0");
+  EXPECT_EQ(part.stat_path, "block/cciss!c0d0/cciss!c0d0p1/stat");
+  EXPECT_EQ(part.major, 104u);
+  EXPECT_EQ(part.minor, 1u);
+  EXPECT_EQ((*devices)[2].name, "sda");
+}
+
+TEST(DiscoverBlockDevices, NamesOnlyReadsNoAttributes) {
+  const auto devices = DiscoverBlockDevices(kCciss, Detail::kNames);
+  ASSERT_TRUE(devices.has_value());
+  EXPECT_EQ((*devices)[0].name, "cciss/c0d0");
+  EXPECT_EQ((*devices)[0].model, "");
+  EXPECT_FALSE((*devices)[0].queue.rotational.has_value());
+}
+
+TEST(DiscoverBlockDevices, AMalformedDevFileIsFlaggedNotFatal) {
+  const auto devices = DiscoverBlockDevices(kHandMade);
+  ASSERT_TRUE(devices.has_value());
+  for (const BlockDevice& d : *devices) EXPECT_FALSE(d.malformed_dev) << d.name;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iowatch-bad-dev";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "block/sdz");
+  std::ofstream(dir / "block/sdz/dev") << "8:x\n";
+  const auto bad = DiscoverBlockDevices(FileTree(dir));
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(bad.has_value());
+  ASSERT_EQ(bad->size(), 1u);
+  EXPECT_TRUE((*bad)[0].malformed_dev);
+  EXPECT_EQ((*bad)[0].major, 0u);
+}
+
+TEST(FindWholeDisk, APartitionIsItsDiskWithTheDisksAttributes) {
+  const auto disk = FindWholeDisk(kCciss, 104, 1);
+  ASSERT_TRUE(disk.has_value());
+  EXPECT_EQ(disk->name, "cciss/c0d0");
+  EXPECT_EQ(disk->major, 104u);
+  EXPECT_EQ(disk->minor, 0u);
+  EXPECT_EQ(disk->model, "LOGICAL VOLUME");
+  const auto itself = FindWholeDisk(kCciss, 8, 0);
+  ASSERT_TRUE(itself.has_value());
+  EXPECT_EQ(itself->name, "sda");
+  EXPECT_FALSE(FindWholeDisk(kCciss, 9, 9).has_value());
+  EXPECT_FALSE(FindWholeDisk(FileTree("/nonexistent"), 8, 0).has_value());
+}
+
+TEST(ReadBlockTopology, CcissPartitionsBelongToTheirDisk) {
+  const auto t = ReadBlockTopology(kCciss);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->disks, (std::set<std::string>{"cciss/c0d0", "sda"}));
+  EXPECT_EQ(t->partitions.at("cciss/c0d0"), (std::vector<std::string>{"cciss/c0d0p1"}));
 }
 
 TEST(ActiveScheduler, BracketedEntry) {

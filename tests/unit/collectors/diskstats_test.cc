@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/file_tree.h"
+#include "common/file_tree.h"
 
 namespace iowatch::collectors {
 namespace {

@@ -1,11 +1,11 @@
 // uptime, /proc/stat, /proc/meminfo, /proc/vmstat.
 #include <gtest/gtest.h>
 
-#include "collectors/file_tree.h"
 #include "collectors/meminfo.h"
 #include "collectors/proc_stat.h"
 #include "collectors/proc_vmstat.h"
 #include "collectors/uptime.h"
+#include "common/file_tree.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -104,14 +104,6 @@ TEST(RealFixtures, EveryLineOfThisMachinesFilesParses) {
   EXPECT_GT(stat->total.idle, 0u);
   EXPECT_GT(stat->context_switches, 0u);
   EXPECT_TRUE(ParseUptimeCentiseconds(procfs.Read("uptime").value(), "uptime").has_value());
-}
-
-TEST(FileTree, MissingFileIsNotFoundWithPath) {
-  FileTree tree("/nonexistent-root");
-  const auto r = tree.Read("diskstats");
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
-  EXPECT_EQ(r.error().path, "/nonexistent-root/diskstats");
 }
 
 }  // namespace

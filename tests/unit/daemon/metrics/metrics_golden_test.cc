@@ -40,10 +40,8 @@ std::string FirstDifference(const std::string& expected, const std::string& actu
 
 std::shared_ptr<const Snapshot> TwoSamples(SamplerOptions options) {
   Sampler sampler(std::move(options));
-  sampler.Collect(collectors::FileTree(kDir + "/s1/proc"), collectors::FileTree(kDir + "/s1/sys"),
-                  1709647629);
-  return sampler.Collect(collectors::FileTree(kDir + "/s2/proc"),
-                         collectors::FileTree(kDir + "/s2/sys"), 1709647631);
+  sampler.Collect(FileTree(kDir + "/s1/proc"), FileTree(kDir + "/s1/sys"), 1709647629);
+  return sampler.Collect(FileTree(kDir + "/s2/proc"), FileTree(kDir + "/s2/sys"), 1709647631);
 }
 
 SamplerOptions Defaults() {
@@ -138,8 +136,8 @@ TEST(MetricsGolden, FamiliesAreSortedAndUnique) {
 
 TEST(MetricsGolden, FamiliesWithoutSamplesLeaveNoTrace) {
   Sampler sampler(Defaults());
-  const auto first = sampler.Collect(collectors::FileTree(kDir + "/s1/proc"),
-                                     collectors::FileTree(kDir + "/s1/sys"), 1709647629);
+  const auto first =
+      sampler.Collect(FileTree(kDir + "/s1/proc"), FileTree(kDir + "/s1/sys"), 1709647629);
   const std::string text = RenderSnapshot(*first);  // one sample: no rates yet
   EXPECT_EQ(text.find("iowatch_iostat_"), std::string::npos);
   EXPECT_EQ(text.find("iowatch_disk_counters_reset"), std::string::npos);

@@ -165,7 +165,7 @@ TEST_F(ProbeExecutorTest, DeviceOfAFileNotYetCreatedIsItsDirectorysDevice) {
   probes::JobSpec spec;
   spec.name = "x";
   spec.directory = (dir_ / "not/yet").string();
-  const fs::path no_sysfs = dir_ / "no-sysfs";
+  const FileTree no_sysfs(dir_ / "no-sysfs");
   EXPECT_EQ(ResolveProbeDevice(spec, no_sysfs), st.st_dev);
   spec.directory.clear();
   spec.filename = (dir_ / "file.bin").string();
@@ -179,21 +179,19 @@ TEST_F(ProbeExecutorTest, DeviceOfAFileNotYetCreatedIsItsDirectorysDevice) {
 TEST_F(ProbeExecutorTest, APartitionIsMappedToItsWholeDisk) {
   struct stat st {};
   ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
-  // <sysfs>/dev/block/<st_dev> -> devices/disk/part, with part/partition and disk/dev.
+  // <sysfs>/block/disk (8:0) with its partition disk1, whose dev is st_dev.
   const fs::path sysfs = dir_ / "sys";
-  fs::create_directories(sysfs / "dev/block");
-  fs::create_directories(sysfs / "devices/disk/part");
-  std::ofstream(sysfs / "devices/disk/part/partition") << "1\n";
-  std::ofstream(sysfs / "devices/disk/dev") << "8:0\n";
-  fs::create_directory_symlink("../../devices/disk/part",
-                               sysfs / "dev/block" / FormatDevice(st.st_dev));
+  fs::create_directories(sysfs / "block/disk/disk1");
+  std::ofstream(sysfs / "block/disk/dev") << "8:0\n";
+  std::ofstream(sysfs / "block/disk/disk1/partition") << "1\n";
+  std::ofstream(sysfs / "block/disk/disk1/dev") << FormatDevice(st.st_dev) << "\n";
   probes::JobSpec spec;
   spec.name = "x";
   spec.directory = dir_.string();
-  EXPECT_EQ(ResolveProbeDevice(spec, sysfs), MakeDeviceId(8, 0));
+  EXPECT_EQ(ResolveProbeDevice(spec, FileTree(sysfs)), MakeDeviceId(8, 0));
   // Not a partition: the device itself.
-  fs::remove(sysfs / "devices/disk/part/partition");
-  EXPECT_EQ(ResolveProbeDevice(spec, sysfs), st.st_dev);
+  fs::remove(sysfs / "block/disk/disk1/partition");
+  EXPECT_EQ(ResolveProbeDevice(spec, FileTree(sysfs)), st.st_dev);
 }
 
 }  // namespace

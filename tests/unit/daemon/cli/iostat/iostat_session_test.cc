@@ -18,8 +18,8 @@ const std::string kDir = IOWATCH_FIXTURES_DIR "/iostat-two-samples";
 using iowatch::testing::ReadFile;
 
 IostatSample Sample(const std::string& name) {
-  auto sample = ReadIostatSample(collectors::FileTree(kDir + "/" + name + "/proc"),
-                                 collectors::FileTree(kDir + "/" + name + "/sys"));
+  auto sample =
+      ReadIostatSample(FileTree(kDir + "/" + name + "/proc"), FileTree(kDir + "/" + name + "/sys"));
   EXPECT_TRUE(sample.has_value()) << sample.error().ToString();
   return std::move(*sample);
 }

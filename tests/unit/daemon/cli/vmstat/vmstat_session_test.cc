@@ -20,8 +20,7 @@ std::vector<std::string> Lines(const std::string& path) {
 }
 
 collectors::VmSample Step(int n) {
-  auto sample =
-      collectors::ReadVmSample(collectors::FileTree(kDir + "/step" + std::to_string(n) + "/proc"));
+  auto sample = collectors::ReadVmSample(FileTree(kDir + "/step" + std::to_string(n) + "/proc"));
   EXPECT_TRUE(sample.has_value()) << sample.error().ToString();
   return std::move(*sample);
 }
