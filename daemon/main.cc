@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   }
   if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
   if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));
-  if (probe->parsed()) return RunProbe(Passthrough(probe));
+  if (probe->parsed()) return RunProbe(global, Passthrough(probe));
   if (baseline->parsed()) return RunBaseline(Passthrough(baseline));
   return 2;
 }

@@ -43,10 +43,14 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   // On the worker: the outcome goes through the scheduler to the recorder
   // there (the store's fsync never delays the event loop); the next Tick (a
   // job may have waited for the device) runs on the loop.
-  executor_ = std::make_unique<ThreadJobExecutor>([this](uint64_t id, RunOutcome outcome) {
-    scheduler_->OnFinished(id, std::move(outcome));
-    boost::asio::post(io_, [this] { Tick(); });
-  });
+  probes::TargetPolicy policy;
+  policy.sysfs = config.sysfs;
+  executor_ = std::make_unique<ThreadJobExecutor>(
+      [this](uint64_t id, RunOutcome outcome) {
+        scheduler_->OnFinished(id, std::move(outcome));
+        boost::asio::post(io_, [this] { Tick(); });
+      },
+      policy);
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;
   deps.seed = std::random_device{}();

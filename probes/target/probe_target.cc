@@ -11,10 +11,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
+#include <cstdio>
 #include <string>
 #include <utility>
 
+#include "common/file_tree.h"
 #include "probes/target/posix_file.h"
 #include "probes/target/probe_file_layout.h"
 
@@ -49,26 +50,23 @@ struct Alignment {
   uint32_t offset = 1;
 };
 
-uint32_t ReadSysfsNumber(const std::string& file) {
-  std::ifstream in(file);
-  uint32_t value = 0;
-  return in >> value ? value : 0;
-}
-
 // The logical block size of the device holding a file; a partition has no
 // queue/ of its own, its parent disk's applies. Filesystems without a
 // backing device (btrfs subvolumes, overlay, NFS) get the default.
-uint32_t LogicalBlockSize(dev_t device) {
-  const std::string dir = fmt::format("/sys/dev/block/{}:{}/", major(device), minor(device));
+uint32_t LogicalBlockSize(dev_t device, const FileTree& sysfs) {
+  const std::string dir = fmt::format("dev/block/{}:{}/", major(device), minor(device));
   for (const char* file : {"queue/logical_block_size", "../queue/logical_block_size"}) {
-    if (const uint32_t size = ReadSysfsNumber(dir + file); size > 0) return size;
+    const auto text = sysfs.Read(dir + file);
+    uint32_t size = 0;
+    if (text && std::sscanf(text->c_str(), "%u", &size) == 1 && size > 0) return size;
   }
   return kDefaultLogicalBlockBytes;
 }
 
 // statx(STATX_DIOALIGN) where the kernel reports it (Linux 6.1 for files,
 // 6.11 for block devices), else the logical block size.
-Result<Alignment> DirectIoAlignment(int fd, const struct stat& st, const std::string& path) {
+Result<Alignment> DirectIoAlignment(int fd, const struct stat& st, const std::string& path,
+                                    const FileTree& sysfs) {
   struct statx stx {};
   if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
       (stx.stx_mask & STATX_DIOALIGN) != 0) {
@@ -83,7 +81,7 @@ Result<Alignment> DirectIoAlignment(int fd, const struct stat& st, const std::st
     logical = ioctl(fd, BLKSSZGET, &size) == 0 && size > 0 ? static_cast<uint32_t>(size)
                                                            : kDefaultLogicalBlockBytes;
   } else {
-    logical = LogicalBlockSize(st.st_dev);
+    logical = LogicalBlockSize(st.st_dev, sysfs);
   }
   return Alignment{std::max(kPageBytes, logical), logical};
 }
@@ -179,7 +177,7 @@ Result<PreparedTarget> PrepareBlockDevice(const JobSpec& spec, const TargetPolic
     return std::unexpected(region.error());
   }
   if (spec.direct) {
-    auto alignment = DirectIoAlignment(target.fd, st, path);
+    auto alignment = DirectIoAlignment(target.fd, st, path, FileTree(policy.sysfs));
     if (!alignment) return std::unexpected(alignment.error());
     if (auto ok = CheckAlignment(spec, alignment->offset, path, true); !ok) {
       return std::unexpected(ok.error());
@@ -194,11 +192,11 @@ Result<PreparedTarget> PrepareBlockDevice(const JobSpec& spec, const TargetPolic
 
 // Alignment of an open file for the job, with tmpfs refused under direct=1.
 Result<Alignment> FileAlignment(const JobSpec& spec, int fd, const struct stat& st,
-                                const std::string& path) {
+                                const std::string& path, const TargetPolicy& policy) {
   if (!spec.direct) return Alignment{};
   struct statfs fs {};
   if (fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) return DirectIoOnTmpfs(path);
-  auto alignment = DirectIoAlignment(fd, st, path);
+  auto alignment = DirectIoAlignment(fd, st, path, FileTree(policy.sysfs));
   if (!alignment) return alignment;
   if (auto ok = CheckAlignment(spec, alignment->offset, path, false); !ok) {
     return std::unexpected(ok.error());
@@ -246,7 +244,7 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   if (auto region = SetRegion(spec, size, marker->present, target); !region) {
     return std::unexpected(region.error());
   }
-  auto alignment = FileAlignment(spec, probe.get(), st, path);
+  auto alignment = FileAlignment(spec, probe.get(), st, path, policy);
   if (!alignment) return std::unexpected(alignment.error());
   target.memory_alignment = alignment->memory;
   target.offset_alignment = alignment->offset;
@@ -264,7 +262,8 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   return target;
 }
 
-Result<PreparedTarget> CreateFile(const JobSpec& spec, const std::string& path) {
+Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& policy,
+                                  const std::string& path) {
   if (spec.size == 0) {
     return PathError(ErrorCode::kInvalidArgument,
                      "does not exist, and size is required to create it", path);
@@ -308,7 +307,7 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const std::string& path) 
   }
   struct stat st {};
   if (fstat(created.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
-  auto alignment = FileAlignment(spec, created.get(), st, path);
+  auto alignment = FileAlignment(spec, created.get(), st, path, policy);
   if (!alignment) return std::unexpected(alignment.error());
   if (auto laid = FillFile(spec, path, 0, spec.offset + spec.size, alignment->offset); !laid) {
     return std::unexpected(laid.error());
@@ -382,7 +381,7 @@ Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& po
   const std::string path = spec.TargetPath();
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return CreateFile(spec, path);
+    if (errno == ENOENT) return CreateFile(spec, policy, path);
     return ErrnoError(errno, "cannot stat", path);
   }
   if (S_ISBLK(st.st_mode)) return PrepareBlockDevice(spec, policy, path, st);

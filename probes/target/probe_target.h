@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "common/result.h"
@@ -29,6 +30,9 @@ namespace iowatch::probes {
 struct TargetPolicy {
   bool allow_block_device = false;  // --allow-block-device: may read a block device
   bool destructive = false;         // --destructive: may also write it, or a foreign file
+  // Where a file's device's logical block size is read when statx cannot
+  // tell the direct-I/O alignment (--path.sysfs).
+  std::filesystem::path sysfs = "/sys";
 };
 
 class PreparedTarget {

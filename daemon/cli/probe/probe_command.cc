@@ -50,8 +50,10 @@ int ExitStatus(probes::RunEnd end) {
 
 }  // namespace
 
-int RunProbe(const std::vector<std::string>& args) {
-  auto options = ParseProbeArgs(args);
+int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) {
+  probes::TargetPolicy defaults;
+  defaults.sysfs = global.sysfs;
+  auto options = ParseProbeArgs(args, defaults);
   if (!options) return ReportError("probe", options.error());
   const probes::JobSpec& spec = options->spec;
 

@@ -9,8 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "daemon/cli/global_options.h"
+
 namespace iowatch::daemon {
 
-int RunProbe(const std::vector<std::string>& args);
+// `global.sysfs` is where a file's device's logical block size is read when
+// statx cannot tell the direct-I/O alignment (--path.sysfs after the
+// subcommand, one of `args`, wins).
+int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args);
 
 }  // namespace iowatch::daemon

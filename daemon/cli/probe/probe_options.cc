@@ -31,8 +31,10 @@ Result<bool> ParseFlagValue(const Argument& a) {
 
 }  // namespace
 
-Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args) {
+Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
+                                    const probes::TargetPolicy& policy) {
   ProbeOptions options;
+  options.policy = policy;
   bool named = false;
   for (const std::string& text : args) {
     const auto arg = SplitArgument(text);
@@ -64,6 +66,8 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args) {
       const auto on = ParseFlagValue(a);
       if (!on) return std::unexpected(on.error());
       options.policy.allow_block_device = *on;
+    } else if (a.name == "path.sysfs") {  // the global flag, after the subcommand
+      options.policy.sysfs = a.value;
     } else if (a.name == "destructive") {
       const auto on = ParseFlagValue(a);
       if (!on) return std::unexpected(on.error());

@@ -26,7 +26,9 @@ struct ProbeOptions {
   ProgressMode progress = ProgressMode::kAuto;  // --eta=auto|always|never, as fio
 };
 
-// `args` excludes the subcommand. Errors name the argument and what is accepted.
-Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args);
+// Errors name the argument and what is accepted.
+// `args` excludes the subcommand; `policy` holds what the global flags set.
+Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
+                                    const probes::TargetPolicy& policy = {});
 
 }  // namespace iowatch::daemon
