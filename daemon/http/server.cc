@@ -12,7 +12,6 @@
 namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
-using internal::Bump;
 using internal::ServerState;
 
 namespace {
@@ -53,16 +52,16 @@ void AcceptNext(std::shared_ptr<ServerState> state) {
       [state = std::move(state)](boost::system::error_code ec, tcp::socket socket) mutable {
         if (ec == asio::error::operation_aborted || !state->acceptor.is_open()) return;
         if (ec) {
-          Bump(state->stats.accept_errors);
+          state->metrics.accept_errors.Increment();
           state->accept_retry_timer.expires_after(kAcceptRetryDelay);
           state->accept_retry_timer.async_wait([state](boost::system::error_code wait_ec) {
             if (!wait_ec && state->acceptor.is_open()) AcceptNext(state);
           });
           return;
         }
-        Bump(state->stats.connections_accepted);
-        if (state->stats.active_connections.load() >= state->options.max_connections) {
-          Bump(state->stats.connections_rejected);
+        state->metrics.accepted.Increment();
+        if (state->connections.size() >= state->options.max_connections) {
+          state->metrics.rejected.Increment();
           RejectBusy(socket, state->tls != nullptr);
         } else {
           internal::StartConnection(std::move(socket), state);
@@ -224,33 +223,18 @@ void Server::Shutdown(std::chrono::milliseconds grace, std::function<void()> don
   });
 }
 
-size_t Server::active_connections() const { return state_->stats.active_connections.load(); }
-
-ServerStats Server::stats() const {
-  const auto& s = state_->stats;
-  ServerStats out;
-  out.connections_accepted = s.connections_accepted.load();
-  out.connections_rejected = s.connections_rejected.load();
-  for (size_t i = 0; i < out.responses_by_class.size(); ++i) {
-    out.responses_by_class[i] = s.responses_by_class[i].load();
-  }
-  out.read_timeouts = s.read_timeouts.load();
-  out.write_timeouts = s.write_timeouts.load();
-  out.idle_closes = s.idle_closes.load();
-  out.tls_handshake_errors = s.tls_handshake_errors.load();
-  out.auth_failures = s.auth_failures.load();
-  out.handler_errors = s.handler_errors.load();
-  out.accept_errors = s.accept_errors.load();
-  out.active_connections = s.active_connections.load();
-  return out;
+size_t Server::active_connections() const {
+  return static_cast<size_t>(state_->metrics.active_connections.Value());
 }
+
+ServerStats Server::stats() const { return state_->metrics.Stats(); }
 
 namespace internal {
 
 uint64_t ServerState::Register(std::weak_ptr<Connection> connection) {
   const uint64_t id = next_connection_id++;
   connections.emplace(id, std::move(connection));
-  stats.active_connections.fetch_add(1);
+  metrics.active_connections.Increment();
   return id;
 }
 
@@ -264,7 +248,7 @@ std::vector<std::shared_ptr<Connection>> ServerState::Live() const {
 
 void ServerState::Unregister(uint64_t id) {
   if (connections.erase(id) == 0) return;
-  stats.active_connections.fetch_sub(1);
+  metrics.active_connections.Decrement();
   if (connections.empty() && on_drained) {
     grace_timer.cancel();
     asio::post(io, [callback = std::exchange(on_drained, nullptr)] { callback(); });

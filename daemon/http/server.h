@@ -39,6 +39,9 @@ namespace boost::asio {
 class io_context;
 class thread_pool;
 }  // namespace boost::asio
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
 
 namespace iowatch::daemon::http {
 
@@ -99,9 +102,16 @@ struct ServerOptions {
   // Non-empty: every request needs Basic auth with one of these users
   // (user -> bcrypt hash), else 401 with WWW-Authenticate.
   std::map<std::string, std::string> basic_auth_users{};
+  // Where the server counts its requests, connections and errors
+  // (server_metrics.h); null: in a registry of its own (stats() works either
+  // way). Must outlive the Server.
+  prometheus::Registry* registry = nullptr;
+  // Request paths counted under their own name in the metrics' "path" label;
+  // any other path is "other".
+  std::vector<std::string> metric_routes{};
 };
 
-// Self-metrics, counted since Start.
+// The server's counters since Start (ServerMetrics' values), for tests and logs.
 struct ServerStats {
   uint64_t connections_accepted = 0;
   uint64_t connections_rejected = 0;             // over max_connections

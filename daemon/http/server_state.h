@@ -2,12 +2,10 @@
 // Connections hold it by shared_ptr, so a completion handler that runs after
 // the Server is gone (its operation was cancelled by CloseAll) still finds
 // valid memory; `server_alive` tells it the Server is gone.
-// Thread-safety: everything except the atomics is touched only on the
-// io_context thread; the atomics may be read from any thread.
+// Thread-safety: everything except `metrics` (thread-safe) is touched only on
+// the io_context thread.
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -21,6 +19,7 @@
 
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
+#include "daemon/http/server_metrics.h"
 
 namespace iowatch::daemon::http::internal {
 
@@ -32,29 +31,15 @@ class Connection {
   virtual void OnStopAccepting() = 0;  // close if idle between requests
 };
 
-struct AtomicStats {
-  std::atomic<uint64_t> connections_accepted{0};
-  std::atomic<uint64_t> connections_rejected{0};
-  std::array<std::atomic<uint64_t>, 6> responses_by_class{};
-  std::atomic<uint64_t> read_timeouts{0};
-  std::atomic<uint64_t> write_timeouts{0};
-  std::atomic<uint64_t> idle_closes{0};
-  std::atomic<uint64_t> tls_handshake_errors{0};
-  std::atomic<uint64_t> auth_failures{0};
-  std::atomic<uint64_t> handler_errors{0};
-  std::atomic<uint64_t> accept_errors{0};
-  std::atomic<size_t> active_connections{0};
-};
-
-inline void Bump(std::atomic<uint64_t>& counter) {
-  counter.fetch_add(1, std::memory_order_relaxed);
-}
-
 struct ServerState {
   ServerState(boost::asio::io_context& io_context, ServerOptions server_options, Handler h)
       : io(io_context),
         options(std::move(server_options)),
         handler(std::move(h)),
+        own_registry(options.registry == nullptr ? std::make_unique<prometheus::Registry>()
+                                                 : nullptr),
+        metrics(options.registry != nullptr ? *options.registry : *own_registry,
+                options.metric_routes),
         acceptor(io_context),
         accept_retry_timer(io_context),
         grace_timer(io_context) {}
@@ -70,6 +55,8 @@ struct ServerState {
   boost::asio::io_context& io;
   const ServerOptions options;
   const Handler handler;
+  const std::unique_ptr<prometheus::Registry> own_registry;  // when options.registry is null
+  ServerMetrics metrics;
   boost::asio::ip::tcp::acceptor acceptor;
   boost::asio::steady_timer accept_retry_timer;
   boost::asio::steady_timer grace_timer;
@@ -81,7 +68,6 @@ struct ServerState {
   std::function<void()> on_drained;  // Shutdown's `done`
   std::unordered_map<uint64_t, std::weak_ptr<Connection>> connections;
   uint64_t next_connection_id = 1;
-  AtomicStats stats;
 };
 
 // Starts a connection on an accepted socket (plain or TLS per `state.tls`).

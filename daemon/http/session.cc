@@ -12,6 +12,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <chrono>
 #include <optional>
 
 #include "daemon/http/gzip.h"
@@ -84,8 +85,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   void OnHandshake(beast::error_code ec) {
     if (closed_) return;
     if (ec) {
-      if (ec == beast::error::timeout) Bump(state_->stats.read_timeouts);
-      Bump(state_->stats.tls_handshake_errors);
+      if (ec == beast::error::timeout) state_->metrics.read_timeouts.Increment();
+      state_->metrics.tls_handshake_errors.Increment();
       Close();
       return;
     }
@@ -114,7 +115,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   void OnFirstBytes(beast::error_code ec, size_t n) {
     if (closed_) return;
     if (ec) {
-      if (ec == beast::error::timeout) Bump(state_->stats.idle_closes);
+      if (ec == beast::error::timeout) state_->metrics.idle_closes.Increment();
       Close();
       return;
     }
@@ -132,6 +133,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   void OnHead(beast::error_code ec, size_t) {
     if (closed_) return;
     phase_ = Phase::kBusy;
+    request_started_ = std::chrono::steady_clock::now();
     if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
       Send(ErrorResponse(431), /*close=*/true);
     } else if (ec == bhttp::error::body_limit) {
@@ -139,7 +141,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     } else if (IsParseError(ec)) {
       Send(ErrorResponse(400, ec.message()), true);
     } else if (ec) {
-      if (ec == beast::error::timeout) Bump(state_->stats.read_timeouts);
+      if (ec == beast::error::timeout) state_->metrics.read_timeouts.Increment();
       Close();  // peer closed, reset, timed out, or we were closed
     } else if (!parser_->is_done()) {
       Send(ErrorResponse(413, "request bodies are not accepted"), true);  // chunked
@@ -206,7 +208,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void Unauthorized() {
-    Bump(state_->stats.auth_failures);
+    state_->metrics.auth_failures.Increment();
     Response r = ErrorResponse(401);
     r.headers.emplace_back("WWW-Authenticate", R"(Basic realm="iowatch", charset="UTF-8")");
     Send(std::move(r), /*close=*/false);
@@ -223,10 +225,10 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     try {
       response = state_->handler(request_);
     } catch (const std::exception& e) {
-      Bump(state_->stats.handler_errors);
+      state_->metrics.handler_errors.Increment();
       response = ErrorResponse(500, e.what());
     } catch (...) {
-      Bump(state_->stats.handler_errors);
+      state_->metrics.handler_errors.Increment();
       response = ErrorResponse(500);
     }
     Send(std::move(response), /*close=*/false);
@@ -237,38 +239,38 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     if (close) shape_.head = false;  // error answers to unparsed requests carry their text
     bool invalid_status = false;
     WireMessage message = BuildWireMessage(std::move(response), shape_, &invalid_status);
-    if (invalid_status) Bump(state_->stats.handler_errors);
+    if (invalid_status) state_->metrics.handler_errors.Increment();
     Lowest().expires_after(state_->options.write_timeout);
     auto on_written = beast::bind_front_handler(&Session::OnWritten, Self());
     if (message.streamed) {
       streamed_.emplace(std::move(*message.streamed));
-      CountResponse(streamed_->result_int());
+      state_->metrics.CountResponse(request_.target, streamed_->result_int());
       keep_alive_ = streamed_->keep_alive();
       bhttp::async_write(stream_, *streamed_, std::move(on_written));
     } else {
       whole_.emplace(std::move(*message.whole));
-      CountResponse(whole_->result_int());
+      state_->metrics.CountResponse(request_.target, whole_->result_int());
       keep_alive_ = whole_->keep_alive();
       bhttp::async_write(stream_, *whole_, std::move(on_written));
     }
   }
 
-  void CountResponse(unsigned status) {
-    Bump(state_->stats.responses_by_class[std::min<unsigned>(status / 100, 5)]);
-  }
-
   void OnWritten(beast::error_code ec, size_t) {
+    // Once written (or failed): the duration covers a streamed body.
+    state_->metrics.ObserveDuration(
+        request_.target,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - request_started_).count());
     const bool producer_failed = streamed_ && streamed_->body().failed;
     whole_.reset();
     streamed_.reset();  // lets go of what the producer holds (a snapshot) at once
     if (closed_) return;
     if (producer_failed) {
-      Bump(state_->stats.handler_errors);
+      state_->metrics.handler_errors.Increment();
       Abort();
       return;
     }
     if (ec) {
-      if (ec == beast::error::timeout) Bump(state_->stats.write_timeouts);
+      if (ec == beast::error::timeout) state_->metrics.write_timeouts.Increment();
       Close();
       return;
     }
@@ -326,7 +328,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   ResponseShape shape_;
   std::optional<WireResponse> whole_;
   std::optional<StreamResponse> streamed_;
-  bool keep_alive_ = false;  // of the response being written
+  bool keep_alive_ = false;                                  // of the response being written
+  std::chrono::steady_clock::time_point request_started_{};  // its head was read
 };
 
 using PlainSession = Session<beast::tcp_stream>;

@@ -1,36 +1,52 @@
-// Metrics about iowatch itself, rendered at scrape time (they change between
-// samples): build info, the standard process_* family, config reload status
-// and the HTTP server's counters.
-// Thread-safety: pure function.
+// SelfMetrics: iowatch's own instrumentation, in a prometheus-cpp Registry
+// whose counters, gauges and histograms are updated where the events happen
+// (thread-safe, by prometheus-cpp): the HTTP server counts its requests in it
+// (daemon/http/server_metrics.h), serve its samples and configuration loads,
+// the probe service its runs and store errors; plus the build and the
+// standard process_* families, read from /proc/self at scrape time. Render()
+// appends all of it after the sample's families (collected_metrics.h).
+// Thread-safety: every method may be called from any thread.
 #pragma once
 
-#include <cstdint>
-#include <optional>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
 #include <string>
 
-#include "daemon/metrics/process_stats.h"
+#include "common/file_tree.h"
 
 namespace iowatch::daemon {
 
-struct ReloadStatus {
-  bool last_successful = true;
-  double last_success_timestamp_seconds = 0;
-};
+class SelfMetrics {
+ public:
+  // `self_procfs` is the real /proc: iowatch reports on itself, never on a
+  // fixture tree.
+  explicit SelfMetrics(FileTree self_procfs = FileTree("/proc"));
+  SelfMetrics(const SelfMetrics&) = delete;
+  SelfMetrics& operator=(const SelfMetrics&) = delete;
 
-struct HttpCounters {
-  uint64_t requests_2xx = 0, requests_4xx = 0, requests_5xx = 0;
-  uint64_t rejected_connections = 0;  // over the connection limit
-  uint64_t timeouts = 0;
-};
+  prometheus::Registry& registry() { return registry_; }
 
-struct SelfState {
-  std::optional<ProcessStats> process;
-  ReloadStatus reload;
-  HttpCounters http;
-  double last_sample_age_seconds = 0;
-  double sample_lag_seconds = 0;  // how late the last sample started against its schedule
-};
+  // A (re)load of the configuration: `ok` false when it was refused.
+  void ConfigLoaded(bool ok, double now_unix_seconds);
+  // A sample taken in `duration_s`, started `lag_s` after its schedule.
+  void SampleTaken(double duration_s, double lag_s);
+  // Appends every family, with the age of the sample being served.
+  void Render(double sample_age_s, std::string& out) const;
 
-std::string RenderSelfMetrics(const SelfState& state);
+ private:
+  const FileTree self_procfs_;
+  prometheus::Registry registry_;
+  prometheus::Counter& reloads_ok_;
+  prometheus::Counter& reloads_failed_;
+  prometheus::Gauge& last_reload_successful_;
+  prometheus::Gauge& last_reload_success_time_;
+  prometheus::Histogram& sample_duration_;
+  prometheus::Gauge& sample_lag_;
+  prometheus::Gauge& sample_age_;
+};
 
 }  // namespace iowatch::daemon

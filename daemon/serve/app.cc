@@ -85,7 +85,10 @@ class App {
 
   int Run() {
     SampleNow();  // READY means "serving real data", so the first sample comes first
-    auto server = http::Server::Start(io_, ServerOptionsFrom(config_.web),
+    http::ServerOptions server_options = ServerOptionsFrom(config_.web);
+    server_options.registry = &self_.registry();
+    server_options.metric_routes = {"/metrics", "/", "/healthz"};
+    auto server = http::Server::Start(io_, std::move(server_options),
                                       [this](const http::Request& r) { return Handle(r); });
     if (!server) {
       spdlog::critical("cannot serve HTTP: {}", server.error().ToString());
@@ -100,7 +103,7 @@ class App {
     next_sample_ = Clock::now();
     ScheduleSample();
     StartWatchdog();
-    reload_.last_success_timestamp_seconds = WallUnixSeconds();
+    self_.ConfigLoaded(true, WallUnixSeconds());
     systemd_.Ready();
     io_.run();
     if (probes_) probes_->Join();  // Stop() cancelled the running probe: it ends within moments
@@ -112,14 +115,14 @@ class App {
 
   void SampleNow() {
     const auto started = Clock::now();
-    sample_lag_ = next_sample_.time_since_epoch().count() == 0
-                      ? 0
-                      : std::chrono::duration<double>(started - next_sample_).count();
+    const double lag_s =
+        next_sample_.time_since_epoch().count() == 0 ? 0 : ToSeconds(started - next_sample_);
     // Let go of the old snapshot first (a scrape in progress keeps its own
     // reference), so that two are not alive at once for nothing.
     snapshot_.reset();
     snapshot_ = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
     if (probes_) probes_->OnSample(*snapshot_);
+    self_.SampleTaken(ToSeconds(Clock::now() - started), lag_s);
     for (const CollectorStatus& c : snapshot_->collectors) {
       if (!c.success) spdlog::warn("collector {} failed this sample", c.name);
     }
@@ -169,7 +172,7 @@ class App {
     auto options = config ? SamplerOptionsFrom(*config)
                           : Result<SamplerOptions>(std::unexpected(config.error()));
     if (!options) {
-      reload_.last_successful = false;
+      self_.ConfigLoaded(false, WallUnixSeconds());
       spdlog::error("config reload failed, keeping the running config: {}",
                     options.error().ToString());
       systemd_.Ready();
@@ -190,7 +193,7 @@ class App {
     sampler_.Reconfigure(std::move(*options));
     ApplyLogLevel(config->log_level);
     config_ = std::move(*config);
-    reload_ = {true, WallUnixSeconds()};
+    self_.ConfigLoaded(true, WallUnixSeconds());
     spdlog::info("config reloaded from {}", config_.source.empty() ? "defaults" : config_.source);
     systemd_.Ready();
   }
@@ -228,25 +231,19 @@ class App {
   }
 
   http::Response Metrics() {
-    SelfState self;
-    if (auto process = ReadProcessStats(self_procfs_)) self.process = *process;
-    self.reload = reload_;
-    const http::ServerStats stats = server_->stats();
-    self.http = {stats.responses_by_class[2], stats.responses_by_class[4],
-                 stats.responses_by_class[5], stats.connections_rejected,
-                 stats.read_timeouts + stats.write_timeouts};
-    self.last_sample_age_seconds = WallUnixSeconds() - snapshot_->timestamp_seconds;
-    self.sample_lag_seconds = sample_lag_;
     std::string probe_text;  // a few dozen lines per job: rendered whole, now
-    if (probes_)
+    if (probes_) {
       RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallUnixSeconds(), probe_text);
+    }
+    std::string self_text;  // iowatch's own: prometheus-cpp's registry and process_*
+    self_.Render(WallUnixSeconds() - snapshot_->timestamp_seconds, self_text);
     http::Response response;
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     // Streamed: the server asks for the next piece once the previous one is
     // on the wire, so a scrape holds ~64 KiB of text, not 4.4 MB (1,000
     // devices). The probe and self metrics are as of the request, and come last.
     response.stream = [cursor = MetricsCursor(snapshot_), probe_text = std::move(probe_text),
-                       self_text = RenderSelfMetrics(self)](std::string& out) mutable {
+                       self_text = std::move(self_text)](std::string& out) mutable {
       if (cursor.Next(out, kMetricsPieceBytes)) return true;
       out += probe_text;
       out += self_text;
@@ -271,8 +268,8 @@ class App {
   ServeFlags flags_;
   FileTree procfs_;
   FileTree sysfs_;
-  const FileTree self_procfs_{"/proc"};  // iowatch's own process, never a fixture
   Sampler sampler_;
+  SelfMetrics self_;  // before server_, which counts into its registry
   boost::asio::io_context io_{1};
   boost::asio::steady_timer sample_timer_{io_};
   boost::asio::steady_timer watchdog_timer_{io_};
@@ -281,9 +278,7 @@ class App {
   std::unique_ptr<ProbeService> probes_;  // null when no probe is configured
   std::shared_ptr<const Snapshot> snapshot_;
   SystemdNotifier systemd_;
-  ReloadStatus reload_;
   Clock::time_point next_sample_{};
-  double sample_lag_ = 0;
   bool stopping_ = false;
 };
 

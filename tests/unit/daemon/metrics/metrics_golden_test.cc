@@ -124,10 +124,12 @@ TEST(MetricsGolden, FamiliesAreSortedAndUnique) {
   const auto table = MetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(table.begin(), table.end()));
   EXPECT_EQ(std::adjacent_find(table.begin(), table.end()), table.end());
-  SelfState self;
-  self.process = ProcessStats{};
-  for (const std::string& text :
-       {RenderSnapshot(*TwoSamples(Defaults())), RenderSelfMetrics(self)}) {
+  SelfMetrics self;
+  self.ConfigLoaded(true, 1709647629);
+  self.SampleTaken(0.001, 0);
+  std::string self_text;
+  self.Render(1, self_text);
+  for (const std::string& text : {RenderSnapshot(*TwoSamples(Defaults())), self_text}) {
     const auto names = TypeLines(text);
     EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
     EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
