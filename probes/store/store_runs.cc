@@ -181,26 +181,23 @@ Status ReadOps(const Connection& db, RunRecord& run) {
       "reading run");
   if (!select) return std::unexpected(select.error());
   select->Bind(1, run.id);
-  for (;;) {
-    Result<bool> row = select->Step();
-    if (!row) return std::unexpected(row.error());
-    if (!*row) return {};
-    const std::string op = select->Text(0);
+  return select->ForEachRow([&](const Statement& row) -> Status {
+    const std::string op = row.Text(0);
     DirectionStats& d = op == "write" ? run.result.write : run.result.read;
-    d.ios = ToUint(select->Int(1));
-    d.bytes = ToUint(select->Int(2));
-    d.short_ios = ToUint(select->Int(3));
-    d.errors = ToUint(select->Int(4));
-    d.runtime = std::chrono::nanoseconds(select->Int(5));
+    d.ios = ToUint(row.Int(1));
+    d.bytes = ToUint(row.Int(2));
+    d.short_ios = ToUint(row.Int(3));
+    d.errors = ToUint(row.Int(4));
+    d.runtime = std::chrono::nanoseconds(row.Int(5));
     int column = 6;
     for (RunningStats* stats : {&d.slat, &d.clat, &d.lat}) {
-      *stats = RunningStats::FromSummary(
-          ToUint(select->Int(column)), ToUint(select->Int(column + 1)),
-          ToUint(select->Int(column + 2)), select->Real(column + 3), select->Real(column + 4));
+      *stats = RunningStats::FromSummary(ToUint(row.Int(column)), ToUint(row.Int(column + 1)),
+                                         ToUint(row.Int(column + 2)), row.Real(column + 3),
+                                         row.Real(column + 4));
       column += 5;
     }
     for (auto [index, histogram] : {std::pair{21, &d.clat_histogram}, {22, &d.lat_histogram}}) {
-      Result<LatencyHistogram> decoded = DecodeHistogram(select->Blob(index));
+      Result<LatencyHistogram> decoded = DecodeHistogram(row.Blob(index));
       if (!decoded) {
         return MakeError(ErrorCode::kParse,
                          fmt::format("run {} {}: {}", run.id, op, decoded.error().message),
@@ -208,7 +205,8 @@ Status ReadOps(const Connection& db, RunRecord& run) {
       }
       *histogram = std::move(*decoded);
     }
-  }
+    return {};
+  });
 }
 
 Status ReadMetrics(const Connection& db, RunRecord& run) {
@@ -216,28 +214,24 @@ Status ReadMetrics(const Connection& db, RunRecord& run) {
       "SELECT op, metric, value FROM run_metrics WHERE run_id = ?1 ORDER BY rowid", "reading run");
   if (!select) return std::unexpected(select.error());
   select->Bind(1, run.id);
-  for (;;) {
-    Result<bool> row = select->Step();
-    if (!row) return std::unexpected(row.error());
-    if (!*row) return {};
-    const double value =
-        select->IsNull(2) ? std::numeric_limits<double>::quiet_NaN() : select->Real(2);
-    run.metrics.push_back(MetricSample{select->Text(0), select->Text(1), value});
-  }
+  return select->ForEachRow([&](const Statement& row) -> Status {
+    const double value = row.IsNull(2) ? std::numeric_limits<double>::quiet_NaN() : row.Real(2);
+    run.metrics.push_back(MetricSample{row.Text(0), row.Text(1), value});
+    return {};
+  });
 }
 
 // Runs the SELECT (already bound) and completes each run; the caller holds a
 // read transaction so the rows and their details come from one snapshot.
 Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select) {
   std::vector<RunRecord> runs;
-  for (;;) {
-    Result<bool> row = select.Step();
-    if (!row) return std::unexpected(row.error());
-    if (!*row) break;
-    Result<RunRecord> run = ReadRunRow(db, select);
+  Status rows = select.ForEachRow([&](const Statement& row) -> Status {
+    Result<RunRecord> run = ReadRunRow(db, row);
     if (!run) return std::unexpected(run.error());
     runs.push_back(std::move(*run));
-  }
+    return {};
+  });
+  if (!rows) return std::unexpected(rows.error());
   for (RunRecord& run : runs) {
     if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());

@@ -140,10 +140,15 @@ Result<bool> Statement::Step() {
 }
 
 Status Statement::Run() {
+  return ForEachRow([](const Statement&) { return Status{}; });
+}
+
+Status Statement::ForEachRow(const std::function<Status(const Statement&)>& row) {
   for (;;) {
-    Result<bool> row = Step();
-    if (!row) return std::unexpected(row.error());
-    if (!*row) return {};
+    Result<bool> stepped = Step();
+    if (!stepped) return std::unexpected(stepped.error());
+    if (!*stepped) return {};
+    if (Status done = row(*this); !done) return done;
   }
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,6 +48,9 @@ class Statement {
   Result<bool> Step();
   // Steps to the end, for statements that return no rows.
   Status Run();
+  // Steps to the end, calling `row` for each row; the first error (SQLite's
+  // or the callback's) stops it and is returned.
+  Status ForEachRow(const std::function<Status(const Statement&)>& row);
   // Ready to run again with new bindings (one prepare for many inserts).
   void Reset();
 
