@@ -17,10 +17,10 @@
 // deletes the job's baselines, so the daemon learns anew. `show`
 // judges runs with the default BaselinePolicy; the daemon's config may differ.
 // `export` writes store_json.h's document (stdout for none or "-"; a file is
-// written whole or not at all), `import` validates one and stores every
-// baseline in it pinned. A missing database is an error for every action
-// (nothing is created here): "no store at <path> (has `iowatch serve` run
-// with --state.dir=<dir>?)".
+// written whole or not at all), `import` validates one (at most 64 MiB) and
+// stores every baseline in it pinned. A missing database is an error for
+// every action (nothing is created here): "no store at <path> (has
+// `iowatch serve` run with --state.dir=<dir>?)".
 //
 // Exit status: 0 on success, 2 on a bad command line or any error, printed as
 // one line "iowatch baseline <action>: <message>".

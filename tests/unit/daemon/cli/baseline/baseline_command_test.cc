@@ -410,6 +410,15 @@ TEST_F(BaselineCommandTest, ImportErrorsNameTheFileAndChangeNothing) {
   EXPECT_NE(unwritable.error().ToString().find("/nonexistent-dir/x.json"), std::string::npos);
 }
 
+TEST_F(BaselineCommandTest, AnEndlessImportStopsAt64MiB) {
+  std::string out;
+  auto endless = BaselineImport(*store_, "/dev/zero", {}, out);
+  ASSERT_FALSE(endless);
+  EXPECT_EQ(endless.error().ToString(),
+            "/dev/zero: expected at most 64 MiB of baseline JSON, found more");
+  EXPECT_TRUE(store_->ListBaselines()->empty());
+}
+
 // --- The whole command ----------------------------------------------------------
 
 TEST_F(BaselineCommandTest, ExecuteOpensTheStoreInTheStateDir) {
