@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -306,16 +307,19 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   return {};
 }
 
-int RunBaseline(const std::vector<std::string>& args) {
-  Result<BaselineArgs> parsed = ParseBaselineArgs(args);
-  if (!parsed) return ReportError("baseline", parsed.error());
+int RunBaseline(const BaselineArgs& args) {
   std::string out;
-  if (Status done = ExecuteBaseline(*parsed, DefaultBaselineContext(), out); !done) {
-    const std::string command = fmt::format("baseline {}", BaselineActionName(parsed->action));
+  if (Status done = ExecuteBaseline(args, DefaultBaselineContext(), out); !done) {
+    const std::string command = fmt::format("baseline {}", BaselineActionName(args.action));
     return ReportError(command.c_str(), done.error());
   }
   WriteStdout(out);
   return 0;
+}
+
+int ExitBaseline(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help: CLI11 prints it
+  return ReportError("baseline", BaselineUsageError(*app.get_subcommand("baseline"), e));
 }
 
 }  // namespace iowatch::daemon
