@@ -52,14 +52,8 @@ int main(int argc, char** argv) {
       "--destructive)");
   probe->allow_extras();
   probe->prefix_command();
-  CLI::App* baseline = app.add_subcommand(
-      "baseline",
-      "read and edit the probe baselines in <state.dir>/iowatch.db: [--state.dir=DIR] "
-      "list | show JOB [--runs=N] | capture JOB [--runs=N] [--device=MAJ:MIN] | reset JOB | "
-      "export [FILE|-] | import FILE|-");
-  baseline->allow_extras();
-  baseline->prefix_command();
-  baseline->set_help_flag();  // `iowatch baseline --help` is answered by RunBaseline
+  BaselineArgs baseline_args;
+  CLI::App* baseline = AddBaselineCommand(app, baseline_args);
   ServeFlags serve_flags;
   CLI::App* serve = app.add_subcommand(
       "serve", "run the daemon: sample every interval and serve /metrics, / and /healthz");
@@ -89,6 +83,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (baseline->parsed()) return ExitBaseline(app, e);
     return app.exit(e);
   }
   if (serve->parsed()) {
@@ -113,6 +108,6 @@ int main(int argc, char** argv) {
   if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
   if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));
   if (probe->parsed()) return RunProbe(global, Passthrough(probe));
-  if (baseline->parsed()) return RunBaseline(Passthrough(baseline));
+  if (baseline->parsed()) return RunBaseline(baseline_args);
   return 2;
 }

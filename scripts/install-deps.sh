@@ -9,6 +9,7 @@ packages=(
   # ninja schedules the build; ccache makes a rebuild of unchanged files (in any checkout) a cache hit
   ninja-build ccache
   libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
+  nlohmann-json3-dev
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev

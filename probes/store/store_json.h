@@ -29,9 +29,11 @@
 // host; "runs" says how many runs the baseline was built from.
 // The writer emits baselines in ListBaselines order, numbers in their
 // shortest round-trip form (locale-independent), strings as UTF-8 with only
-// the escapes JSON requires. The reader is strict RFC 8259 (no comments, no
-// trailing commas, no duplicate keys, nesting ≤ 32) and its errors give the
-// line, column and the path of the offending value with what was expected:
+// the escapes JSON requires; it is hand-written on purpose (store_json.cc).
+// The reader is nlohmann-json, strict RFC 8259 (no comments, no trailing
+// commas, no byte order mark, strings in UTF-8) with no duplicate keys and
+// nesting <= 32, and its errors give the line, column and the path of the
+// offending value with what was expected:
 //   golden.json:7:20: baselines[0].runs: expected a non-negative integer, found a string
 //
 // Thread-safety: pure functions.
@@ -55,30 +57,4 @@ std::string BaselinesToJson(std::span<const StoredBaseline> baselines);
 Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
                                                       std::string_view source);
 
-namespace internal {
-
-// A parsed JSON value; objects keep their members in document order.
-struct JsonMember;
-struct JsonValue {
-  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
-  Kind kind = Kind::kNull;
-  bool boolean = false;
-  std::string text;  // kString: the decoded string; kNumber: the literal as written
-  std::vector<JsonValue> items;
-  std::vector<JsonMember> members;
-  int line = 0;  // where the value starts, 1-based
-  int column = 0;
-};
-struct JsonMember {
-  std::string key;
-  JsonValue value;
-  int key_line = 0;  // where the key starts
-  int key_column = 0;
-};
-
-std::string_view KindName(JsonValue::Kind kind);  // "a string", "an object", ...
-Result<JsonValue> ParseJson(std::string_view text, std::string_view source);
-void AppendJsonString(std::string& out, std::string_view text);
-
-}  // namespace internal
 }  // namespace iowatch::probes

@@ -1,5 +1,5 @@
-// The baseline exchange document (format in store_json.h): writing it, and
-// reading it back with a check of every field.
+// Reading the baseline exchange document (format in store_json.h): nlohmann
+// parses it (store_json_document.h), this file checks every field.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,72 +8,84 @@
 #include <tuple>
 
 #include "probes/store/store_json.h"
+#include "probes/store/store_json_document.h"
 
 namespace iowatch::probes {
 namespace {
 
-using internal::JsonMember;
-using internal::JsonValue;
-using Kind = JsonValue::Kind;
+using internal::Json;
+using internal::JsonDocument;
+
+enum class Kind { kString, kNumber, kArray };
+
+bool IsKind(const Json& value, Kind kind) {
+  switch (kind) {
+    case Kind::kString:
+      return value.is_string();
+    case Kind::kNumber:
+      return value.is_number();
+    case Kind::kArray:
+      return value.is_array();
+  }
+  return false;
+}
 
 // Checks one object's keys and hands out its fields by name. `path` is the
 // object's place in the document ("baselines[2]"), for messages.
 class Fields {
  public:
-  Fields(const JsonValue& object, std::string path, std::string_view source)
-      : object_(object), path_(std::move(path)), source_(source) {}
+  Fields(const JsonDocument& document, const Json& object, std::string path)
+      : document_(document), object_(object), path_(std::move(path)) {}
 
-  std::unexpected<Error> Fail(const JsonValue& at, std::string_view where,
-                              std::string message) const {
-    return MakeError(ErrorCode::kParse,
-                     where.empty() ? std::move(message) : fmt::format("{}: {}", where, message),
-                     std::string(source_), at.line, at.column);
+  std::unexpected<Error> Fail(const Json& at, std::string_view where, std::string message) const {
+    return document_.ErrorAt(
+        at, where.empty() ? std::move(message) : fmt::format("{}: {}", where, message));
   }
 
   // Every key is one of `allowed`.
   Status OnlyKeys(std::initializer_list<std::string_view> allowed) const {
-    for (const JsonMember& member : object_.members) {
-      if (std::find(allowed.begin(), allowed.end(), member.key) != allowed.end()) continue;
+    for (const auto& [key, value] : object_.get_ref<const Json::object_t&>()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
       std::string list;
-      for (std::string_view key : allowed) {
-        list += fmt::format("{}{}", list.empty() ? "" : ", ", key);
+      for (std::string_view name : allowed) {
+        list += fmt::format("{}{}", list.empty() ? "" : ", ", name);
       }
-      JsonValue at;  // the key's position, not its value's
-      at.line = member.key_line;
-      at.column = member.key_column;
-      return Fail(at, path_, fmt::format("unknown key \"{}\" (expected {})", member.key, list));
+      const std::string message = fmt::format("unknown key \"{}\" (expected {})", key, list);
+      return document_.ErrorAtKey(value,
+                                  path_.empty() ? message : fmt::format("{}: {}", path_, message));
     }
     return {};
   }
 
-  Result<const JsonValue*> Get(std::string_view key, Kind kind, std::string_view what) const {
-    for (const JsonMember& member : object_.members) {
-      if (member.key != key) continue;
-      if (member.value.kind != kind) {
-        return Fail(
-            member.value, Where(key),
-            fmt::format("expected {}, found {}", what, internal::KindName(member.value.kind)));
-      }
-      return &member.value;
+  Result<const Json*> Get(std::string_view key, Kind kind, std::string_view what) const {
+    const Json* value = Find(key);
+    if (value == nullptr)
+      return Fail(object_, path_, fmt::format("missing \"{}\" ({})", key, what));
+    if (!IsKind(*value, kind)) {
+      return Fail(*value, Where(key),
+                  fmt::format("expected {}, found {}", what, JsonDocument::KindName(*value)));
     }
-    return Fail(object_, path_, fmt::format("missing \"{}\" ({})", key, what));
+    return value;
   }
 
   Result<std::string> String(std::string_view key, bool allow_empty) const {
     const std::string_view what = allow_empty ? "a string" : "a non-empty string";
-    Result<const JsonValue*> value = Get(key, Kind::kString, what);
+    Result<const Json*> value = Get(key, Kind::kString, what);
     if (!value) return std::unexpected(value.error());
-    if (!allow_empty && (*value)->text.empty()) {
+    const std::string& text = (*value)->get_ref<const std::string&>();
+    if (!allow_empty && text.empty()) {
       return Fail(**value, Where(key), fmt::format("expected {}, found \"\"", what));
     }
-    return (*value)->text;
+    return text;
   }
 
+  // Numbers are read from their text, as written: "1.0" is no count, and
+  // 1e999 no finite number, whatever nlohmann made of them.
   Result<int64_t> Count(std::string_view key) const {
     constexpr std::string_view kWhat = "a non-negative integer";
-    Result<const JsonValue*> value = Get(key, Kind::kNumber, kWhat);
+    Result<const Json*> value = Get(key, Kind::kNumber, kWhat);
     if (!value) return std::unexpected(value.error());
-    const std::string& text = (*value)->text;
+    const std::string_view text = document_.NumberText(**value);
     int64_t out = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     if (ec != std::errc() || end != text.data() + text.size() || out < 0) {
@@ -84,9 +96,9 @@ class Fields {
 
   Result<double> Number(std::string_view key, bool non_negative) const {
     const std::string_view what = non_negative ? "a finite number >= 0" : "a finite number";
-    Result<const JsonValue*> value = Get(key, Kind::kNumber, what);
+    Result<const Json*> value = Get(key, Kind::kNumber, what);
     if (!value) return std::unexpected(value.error());
-    const std::string& text = (*value)->text;
+    const std::string_view text = document_.NumberText(**value);
     double out = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(out) ||
@@ -96,12 +108,12 @@ class Fields {
     return out;
   }
 
-  // The member's value; the caller knows it is there.
-  const JsonValue& Find(std::string_view key) const {
-    for (const JsonMember& member : object_.members) {
-      if (member.key == key) return member.value;
+  // The member's value, or nullptr.
+  const Json* Find(std::string_view key) const {
+    for (const auto& [name, value] : object_.get_ref<const Json::object_t&>()) {
+      if (name == key) return &value;
     }
-    return object_;
+    return nullptr;
   }
 
   std::string Where(std::string_view key) const {
@@ -109,18 +121,18 @@ class Fields {
   }
 
  private:
-  const JsonValue& object_;
+  const JsonDocument& document_;
+  const Json& object_;
   std::string path_;
-  std::string_view source_;
 };
 
-Result<MetricBaseline> ReadMetric(const JsonValue& value, const std::string& path,
-                                  std::string_view source) {
-  Fields fields(value, path, source);
-  if (value.kind != Kind::kObject) {
+Result<MetricBaseline> ReadMetric(const JsonDocument& document, const Json& value,
+                                  const std::string& path) {
+  Fields fields(document, value, path);
+  if (!value.is_object()) {
     return fields.Fail(value, path,
                        fmt::format("expected an object {{op, metric, median, spread}}, found {}",
-                                   internal::KindName(value.kind)));
+                                   JsonDocument::KindName(value)));
   }
   if (Status ok = fields.OnlyKeys({"op", "metric", "median", "spread"}); !ok) {
     return std::unexpected(ok.error());
@@ -129,7 +141,7 @@ Result<MetricBaseline> ReadMetric(const JsonValue& value, const std::string& pat
   Result<std::string> op = fields.String("op", false);
   if (!op) return std::unexpected(op.error());
   if (*op != "read" && *op != "write") {
-    return fields.Fail(fields.Find("op"), fields.Where("op"),
+    return fields.Fail(*fields.Find("op"), fields.Where("op"),
                        fmt::format("expected \"read\" or \"write\", found \"{}\"", *op));
   }
   metric.op = std::move(*op);
@@ -145,13 +157,13 @@ Result<MetricBaseline> ReadMetric(const JsonValue& value, const std::string& pat
   return metric;
 }
 
-Result<StoredBaseline> ReadBaseline(const JsonValue& value, const std::string& path,
-                                    std::string_view source) {
-  Fields fields(value, path, source);
-  if (value.kind != Kind::kObject) {
+Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& value,
+                                    const std::string& path) {
+  Fields fields(document, value, path);
+  if (!value.is_object()) {
     return fields.Fail(
         value, path,
-        fmt::format("expected a baseline object, found {}", internal::KindName(value.kind)));
+        fmt::format("expected a baseline object, found {}", JsonDocument::KindName(value)));
   }
   if (Status ok = fields.OnlyKeys(
           {"job", "fingerprint", "device", "model", "created_unix_ms", "runs", "metrics"});
@@ -175,15 +187,16 @@ Result<StoredBaseline> ReadBaseline(const JsonValue& value, const std::string& p
   Result<int64_t> runs = fields.Count("runs");
   if (!runs) return std::unexpected(runs.error());
   stored.run_count = *runs;
-  Result<const JsonValue*> metrics = fields.Get("metrics", Kind::kArray, "an array");
+  Result<const Json*> metrics = fields.Get("metrics", Kind::kArray, "an array");
   if (!metrics) return std::unexpected(metrics.error());
   std::set<std::pair<std::string, std::string>> seen;
-  for (size_t i = 0; i < (*metrics)->items.size(); ++i) {
+  for (size_t i = 0; i < (*metrics)->size(); ++i) {
+    const Json& item = (**metrics)[i];
     const std::string where = fmt::format("{}.metrics[{}]", path, i);
-    Result<MetricBaseline> metric = ReadMetric((*metrics)->items[i], where, source);
+    Result<MetricBaseline> metric = ReadMetric(document, item, where);
     if (!metric) return std::unexpected(metric.error());
     if (!seen.emplace(metric->op, metric->metric).second) {
-      return fields.Fail((*metrics)->items[i], where,
+      return fields.Fail(item, where,
                          fmt::format("{} {} appears twice", metric->op, metric->metric));
     }
     b.metrics.push_back(std::move(*metric));
@@ -191,83 +204,45 @@ Result<StoredBaseline> ReadBaseline(const JsonValue& value, const std::string& p
   return stored;
 }
 
-void AppendNumber(std::string& out, double value) {
-  // fmt's "{}" is the shortest text that reads back as the same double and
-  // ignores the locale. Non-finite values cannot be stored (PutBaseline).
-  out += fmt::format("{}", value);
-}
-
 }  // namespace
-
-std::string BaselinesToJson(std::span<const StoredBaseline> baselines) {
-  std::string out =
-      fmt::format("{{\n  \"iowatch_baselines\": {},\n  \"baselines\": [", kBaselinesJsonVersion);
-  for (size_t i = 0; i < baselines.size(); ++i) {
-    const Baseline& b = baselines[i].baseline;
-    out += i == 0 ? "\n    {\n" : ",\n    {\n";
-    for (auto [key, text] : {std::pair{"job", &b.job},
-                             {"fingerprint", &b.fingerprint},
-                             {"device", &b.device},
-                             {"model", &b.model}}) {
-      out += fmt::format("      \"{}\": ", key);
-      internal::AppendJsonString(out, *text);
-      out += ",\n";
-    }
-    out += fmt::format("      \"created_unix_ms\": {},\n", b.created_unix_ms);
-    out += fmt::format("      \"runs\": {},\n", baselines[i].run_count);
-    out += "      \"metrics\": [";
-    for (size_t m = 0; m < b.metrics.size(); ++m) {
-      const MetricBaseline& metric = b.metrics[m];
-      out += m == 0 ? "\n        {\"op\": " : ",\n        {\"op\": ";
-      internal::AppendJsonString(out, metric.op);
-      out += ", \"metric\": ";
-      internal::AppendJsonString(out, metric.metric);
-      out += ", \"median\": ";
-      AppendNumber(out, metric.median);
-      out += ", \"spread\": ";
-      AppendNumber(out, metric.spread);
-      out += '}';
-    }
-    out += b.metrics.empty() ? "]\n    }" : "\n      ]\n    }";
-  }
-  out += baselines.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
-}
 
 Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
                                                       std::string_view source) {
-  Result<JsonValue> document = internal::ParseJson(json, source);
+  Result<JsonDocument> document = JsonDocument::Parse(json, source);
   if (!document) return std::unexpected(document.error());
-  Fields top(*document, "", source);
-  if (document->kind != Kind::kObject) {
-    return top.Fail(*document, "document",
+  const Json& root = document->Root();
+  Fields top(*document, root, "");
+  if (!root.is_object()) {
+    return top.Fail(root, "document",
                     fmt::format("expected an object {{\"iowatch_baselines\": {}, \"baselines\": "
                                 "[...]}}, found {}",
-                                kBaselinesJsonVersion, internal::KindName(document->kind)));
+                                kBaselinesJsonVersion, JsonDocument::KindName(root)));
   }
   // The version first: a newer file deserves "newer version", not a
   // complaint about whichever field changed.
   Result<int64_t> version = top.Count("iowatch_baselines");
   if (!version) return std::unexpected(version.error());
   if (*version != kBaselinesJsonVersion) {
-    return top.Fail(top.Find("iowatch_baselines"), "iowatch_baselines",
+    return top.Fail(*top.Find("iowatch_baselines"), "iowatch_baselines",
                     fmt::format("unsupported version {} (this iowatch reads version {})", *version,
                                 kBaselinesJsonVersion));
   }
   if (Status ok = top.OnlyKeys({"iowatch_baselines", "baselines"}); !ok) {
     return std::unexpected(ok.error());
   }
-  Result<const JsonValue*> list = top.Get("baselines", Kind::kArray, "an array");
+  Result<const Json*> list = top.Get("baselines", Kind::kArray, "an array");
   if (!list) return std::unexpected(list.error());
   std::vector<StoredBaseline> out;
+  out.reserve((*list)->size());
   std::set<std::tuple<std::string, std::string, std::string>> seen;
-  for (size_t i = 0; i < (*list)->items.size(); ++i) {
+  for (size_t i = 0; i < (*list)->size(); ++i) {
+    const Json& item = (**list)[i];
     const std::string where = fmt::format("baselines[{}]", i);
-    Result<StoredBaseline> stored = ReadBaseline((*list)->items[i], where, source);
+    Result<StoredBaseline> stored = ReadBaseline(*document, item, where);
     if (!stored) return std::unexpected(stored.error());
     const Baseline& b = stored->baseline;
     if (!seen.emplace(b.job, b.fingerprint, b.device).second) {
-      return top.Fail((*list)->items[i], where,
+      return top.Fail(item, where,
                       fmt::format("a second baseline for job \"{}\" on device {} with the same "
                                   "fingerprint",
                                   b.job, b.device));

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <sys/stat.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -30,26 +31,35 @@ std::string Plural(int64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// Import reads its input whole. A baseline export is kilobytes (a few MiB
+// for thousands of baselines): past this it is the wrong file, or /dev/zero.
+constexpr size_t kMaxImportBytes = size_t{64} << 20;
+
+Result<std::string> ReadAll(std::FILE* file, const std::string& name) {
+  std::string text;
+  char buffer[65536];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
+    if (text.size() + n > kMaxImportBytes) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("expected at most {} MiB of baseline JSON, found more",
+                                   kMaxImportBytes >> 20),
+                       name);
+    }
+    text.append(buffer, n);
+  }
+  if (std::ferror(file)) return ErrnoError(errno, "cannot read", name);
+  return text;
+}
+
 Result<std::string> ReadWholeFile(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
   if (!file) return ErrnoError(errno, "cannot open", path);
-  std::string text;
-  char buffer[65536];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, n);
-  if (std::ferror(file.get())) return ErrnoError(errno, "cannot read", path);
-  return text;
+  return ReadAll(file.get(), path);
 }
 
-Result<std::string> ReadStdin() {
-  std::string text;
-  char buffer[65536];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0) text.append(buffer, n);
-  if (std::ferror(stdin)) return ErrnoError(errno, "cannot read", "<stdin>");
-  return text;
-}
+Result<std::string> ReadStdin() { return ReadAll(stdin, "<stdin>"); }
 
 Status WriteTo(const std::string& path, std::string_view text) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -297,16 +307,19 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   return {};
 }
 
-int RunBaseline(const std::vector<std::string>& args) {
-  Result<BaselineArgs> parsed = ParseBaselineArgs(args);
-  if (!parsed) return ReportError("baseline", parsed.error());
+int RunBaseline(const BaselineArgs& args) {
   std::string out;
-  if (Status done = ExecuteBaseline(*parsed, DefaultBaselineContext(), out); !done) {
-    const std::string command = fmt::format("baseline {}", BaselineActionName(parsed->action));
+  if (Status done = ExecuteBaseline(args, DefaultBaselineContext(), out); !done) {
+    const std::string command = fmt::format("baseline {}", BaselineActionName(args.action));
     return ReportError(command.c_str(), done.error());
   }
   WriteStdout(out);
   return 0;
+}
+
+int ExitBaseline(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help: CLI11 prints it
+  return ReportError("baseline", BaselineUsageError(*app.get_subcommand("baseline"), e));
 }
 
 }  // namespace iowatch::daemon

@@ -2,14 +2,10 @@
 // (<state.dir>/iowatch.db), the file the daemon's probe worker writes; SQLite's
 // WAL lets this run beside a live daemon.
 //
-//   iowatch baseline [--state.dir=DIR] list
-//   iowatch baseline [--state.dir=DIR] show JOB [--runs=N]         (N default 10)
-//   iowatch baseline [--state.dir=DIR] capture JOB [--runs=N] [--device=MAJ:MIN]
-//   iowatch baseline [--state.dir=DIR] reset JOB
-//   iowatch baseline [--state.dir=DIR] export [FILE|-]
-//   iowatch baseline [--state.dir=DIR] import FILE|-
+//   iowatch baseline [--state.dir=DIR] list | show JOB | capture JOB | reset JOB
+//                                      | export [FILE|-] | import FILE|-
 //
-// Options go anywhere after `baseline`, as "--name=value" or "--name value".
+// (the command line, options included: baseline_options.h).
 // `capture` rebuilds the baseline of JOB from its latest N successful runs
 // (N defaults to probes::BaselinePolicy's runs) of the parameters and device
 // of its most recent successful run (of the one on --device when given) and
@@ -17,10 +13,10 @@
 // deletes the job's baselines, so the daemon learns anew. `show`
 // judges runs with the default BaselinePolicy; the daemon's config may differ.
 // `export` writes store_json.h's document (stdout for none or "-"; a file is
-// written whole or not at all), `import` validates one and stores every
-// baseline in it pinned. A missing database is an error for every action
-// (nothing is created here): "no store at <path> (has `iowatch serve` run
-// with --state.dir=<dir>?)".
+// written whole or not at all), `import` validates one (at most 64 MiB) and
+// stores every baseline in it pinned. A missing database is an error for
+// every action (nothing is created here): "no store at <path> (has
+// `iowatch serve` run with --state.dir=<dir>?)".
 //
 // Exit status: 0 on success, 2 on a bad command line or any error, printed as
 // one line "iowatch baseline <action>: <message>".
@@ -38,6 +34,11 @@
 #include "daemon/cli/baseline/baseline_options.h"
 #include "probes/baseline/baseline.h"
 #include "probes/store/store.h"
+
+namespace CLI {
+class App;
+class ParseError;
+}  // namespace CLI
 
 namespace iowatch::daemon {
 
@@ -64,7 +65,10 @@ Status BaselineImport(probes::Store& store, std::string_view file,
 // action; kHelp needs no store.
 Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context, std::string& out);
 
-// main's entry: parse, execute, print; returns the exit status.
-int RunBaseline(const std::vector<std::string>& args);
+// main's entries, after app.parse() (AddBaselineCommand) chose `baseline`:
+// execute and print, or, when the parse threw, print CLI11's help or the
+// usage error. Each returns the exit status.
+int RunBaseline(const BaselineArgs& args);
+int ExitBaseline(CLI::App& app, const CLI::ParseError& e);
 
 }  // namespace iowatch::daemon

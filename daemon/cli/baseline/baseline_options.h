@@ -1,8 +1,17 @@
 // The command line of `iowatch baseline` (see baseline_command.h for what
-// each action does): an action and its arguments, with --state.dir, --runs and
-// --device anywhere after "baseline", as "--name=value" or "--name value".
-// "-" is an argument (stdin or stdout), not an option; "--" ends the options.
-// Thread-safety: pure functions.
+// each action does), defined once with CLI11: main.cc adds it to the binary's
+// CLI::App, and the help (`iowatch baseline --help`, the line in
+// `iowatch --help`) and the usage errors are made from these definitions.
+//
+//   iowatch baseline [--state.dir=DIR] ACTION
+//     list | show JOB [--runs=N] | capture JOB [--runs=N] [--device=MAJ:MIN]
+//     | reset JOB | export [FILE|-] | import FILE|-
+//
+// --state.dir goes anywhere after "baseline", an action's options anywhere
+// after the action, as "--name=value" or "--name value" ("--name=" takes the
+// next word as its value, as CLI11 does). "-" is an argument (stdin or
+// stdout), not an option; "--" ends the options.
+// Thread-safety: main thread only (CLI11 apps are not shared).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +21,11 @@
 #include <vector>
 
 #include "common/result.h"
+
+namespace CLI {
+class App;
+class Error;
+}  // namespace CLI
 
 namespace iowatch::daemon {
 
@@ -28,8 +42,20 @@ struct BaselineArgs {
   std::string device;            // capture: "major:minor", "" for the latest run's
 };
 
-// `args` excludes "baseline". Errors name the argument and what is accepted.
+// Adds `baseline` and its actions to `app`; app.parse() fills `args`, which
+// must outlive it. A bad command line throws CLI::ParseError, as any other.
+CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args);
+
+// What was wrong with a command line CLI11 refused in `baseline` (`e` is not
+// a --help): one message naming the argument and what is accepted, e.g.
+// `unknown action "lsit": expected list, show, capture, reset, export or import`.
+Error BaselineUsageError(const CLI::App& baseline, const CLI::Error& e);
+
+// Parses `args` (what follows "baseline") exactly as the binary does; --help
+// gives kHelp. For tests, and whoever has the words but no CLI::App.
 Result<BaselineArgs> ParseBaselineArgs(const std::vector<std::string>& args);
+
+// `iowatch baseline --help`.
 std::string BaselineUsage();
 std::string_view BaselineActionName(BaselineAction action);
 

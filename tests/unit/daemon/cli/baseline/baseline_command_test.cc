@@ -140,7 +140,37 @@ TEST(BaselineArgs, ErrorsNameTheArgument) {
   EXPECT_NE(message({"capture", "j", "--device=sda"}).find("MAJOR:MINOR"), std::string::npos);
   EXPECT_NE(message({"show", "j", "--device=8:0"}).find("capture only"), std::string::npos);
   EXPECT_NE(message({"reset", "j", "--runs=3"}).find("show and capture only"), std::string::npos);
-  EXPECT_NE(message({"list", "--state.dir"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(message({"list", "--state.dir"}).find("--state.dir: 1 required DIR missing"),
+            std::string::npos);
+  EXPECT_NE(message({"--runs=3", "show", "j"})
+                .find("--runs goes after the action: iowatch baseline show JOB [--runs=N]"),
+            std::string::npos);
+  EXPECT_NE(message({"show", "j", "k"}).find("usage: iowatch baseline show JOB [--runs=N]"),
+            std::string::npos);
+}
+
+TEST(BaselineArgs, DashIsAnArgumentAndDoubleDashEndsTheOptions) {
+  auto to_stdout = ParseBaselineArgs({"export", "-"});
+  ASSERT_TRUE(to_stdout) << to_stdout.error().ToString();
+  EXPECT_EQ(to_stdout->file, "-");
+  auto odd = ParseBaselineArgs({"import", "--state.dir=/x", "--", "--odd.json"});
+  ASSERT_TRUE(odd) << odd.error().ToString();
+  EXPECT_EQ(odd->file, "--odd.json");
+  EXPECT_EQ(odd->state_dir, "/x");
+}
+
+// One usage text: the help is made from the CLI11 definitions the parser uses.
+TEST(BaselineArgs, TheHelpListsEachActionAsItIsParsed) {
+  const std::string usage = BaselineUsage();
+  EXPECT_TRUE(usage.starts_with("Usage: iowatch baseline [OPTIONS] ACTION\n")) << usage;
+  for (const char* synopsis :
+       {"list", "show JOB [--runs=N]", "capture JOB [--runs=N] [--device=MAJ:MIN]", "reset JOB",
+        "export [FILE|-]", "import FILE|-"}) {
+    const bool listed = usage.find(fmt::format("\n  {} ", synopsis)) != std::string::npos ||
+                        usage.find(fmt::format("\n  {}\n", synopsis)) != std::string::npos;
+    EXPECT_TRUE(listed) << synopsis << " in\n" << usage;
+  }
+  EXPECT_NE(usage.find("--state.dir DIR"), std::string::npos) << usage;
 }
 
 // --- Tables -----------------------------------------------------------------
@@ -408,6 +438,15 @@ TEST_F(BaselineCommandTest, ImportErrorsNameTheFileAndChangeNothing) {
   auto unwritable = BaselineExport(*store_, "/nonexistent-dir/x.json", out);
   ASSERT_FALSE(unwritable);
   EXPECT_NE(unwritable.error().ToString().find("/nonexistent-dir/x.json"), std::string::npos);
+}
+
+TEST_F(BaselineCommandTest, AnEndlessImportStopsAt64MiB) {
+  std::string out;
+  auto endless = BaselineImport(*store_, "/dev/zero", {}, out);
+  ASSERT_FALSE(endless);
+  EXPECT_EQ(endless.error().ToString(),
+            "/dev/zero: expected at most 64 MiB of baseline JSON, found more");
+  EXPECT_TRUE(store_->ListBaselines()->empty());
 }
 
 // --- The whole command ----------------------------------------------------------
