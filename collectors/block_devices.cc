@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collectors/text_scan.h"
+#include "common/utf8.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -20,9 +21,11 @@ std::string Trimmed(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
+// Attributes become label values and stored text: valid UTF-8 only (a
+// firmware's model string can hold any byte).
 std::string ReadTrimmed(const FileTree& sysfs, const std::string& path) {
   auto content = sysfs.Read(path);
-  return content ? Trimmed(*content) : std::string();
+  return content ? ToValidUtf8(Trimmed(*content)) : std::string();
 }
 
 uint64_t ReadNumber(const FileTree& sysfs, const std::string& path) {

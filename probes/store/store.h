@@ -117,8 +117,6 @@ class Store {
   // Deletes every baseline of `job` (any fingerprint or device); returns how
   // many. Their runs stay (and become prunable).
   Result<int64_t> DeleteBaselines(std::string_view job);
-  // Every baseline as the JSON document of store_json.h.
-  Result<std::string> ExportBaselines() const;
   // Validates the whole document first, then stores every baseline in one
   // transaction, each pinned, without run ids, replacing any baseline of the
   // same job, fingerprint and device. `source` names the input in errors

@@ -202,12 +202,6 @@ Result<int64_t> Store::DeleteBaselines(std::string_view job) {
   return connection_->Changes();
 }
 
-Result<std::string> Store::ExportBaselines() const {
-  Result<std::vector<StoredBaseline>> baselines = ListBaselines();
-  if (!baselines) return std::unexpected(baselines.error());
-  return BaselinesToJson(*baselines);
-}
-
 Result<int64_t> Store::ImportBaselines(std::string_view json, std::string_view source) {
   // Parsed and checked whole before the first write: a bad document changes
   // nothing, and the transaction covers the rest (a full disk halfway).

@@ -8,11 +8,16 @@
 // Unicode and number parsing are the hard part.
 #include "probes/store/store_json.h"
 
+#include "common/utf8.h"
+
 namespace iowatch::probes {
 namespace {
 
-// JSON's required escapes only; UTF-8 passes through.
-void AppendJsonString(std::string& out, std::string_view text) {
+// JSON's required escapes only; UTF-8 passes through, and a byte that is not
+// UTF-8 (a model string from sysfs can hold one) becomes U+FFFD, so that
+// every export imports.
+void AppendJsonString(std::string& out, std::string_view raw) {
+  const std::string text = ToValidUtf8(raw);
   out += '"';
   for (char c : text) {
     switch (c) {

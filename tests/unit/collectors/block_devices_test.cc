@@ -115,6 +115,18 @@ TEST(DiscoverBlockDevices, AMalformedDevFileIsFlaggedNotFatal) {
   EXPECT_EQ((*bad)[0].major, 0u);
 }
 
+TEST(DiscoverBlockDevices, IdentityBytesThatAreNotUtf8AreReplaced) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iowatch-bad-model";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "block/sdz/device");
+  std::ofstream(dir / "block/sdz/dev") << "8:0\n";
+  std::ofstream(dir / "block/sdz/device/model") << "WDC\xFFWD  \n";
+  const auto devices = DiscoverBlockDevices(FileTree(dir));
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(devices.has_value());
+  EXPECT_EQ((*devices)[0].model, "WDC\xEF\xBF\xBDWD");  // a label value Prometheus accepts
+}
+
 TEST(FindWholeDisk, APartitionIsItsDiskWithTheDisksAttributes) {
   const auto disk = FindWholeDisk(kCciss, 104, 1);
   ASSERT_TRUE(disk.has_value());

@@ -9,6 +9,13 @@
 namespace iowatch::probes {
 namespace {
 
+// Every baseline as the exchange document, as `iowatch baseline export` writes it.
+Result<std::string> ExportOf(const Store& store) {
+  Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
+  if (!baselines) return std::unexpected(baselines.error());
+  return BaselinesToJson(*baselines);
+}
+
 using test_store::ScratchDir;
 using test_store::SeriesRun;
 
@@ -137,7 +144,7 @@ TEST_F(StoreBaselines, ExportThenImportRoundTrips) {
   Baseline empty = MakeBaseline("d", "259:0", {});
   empty.metrics.clear();
   ASSERT_TRUE(store_->PutBaseline(empty));
-  Result<std::string> json = store_->ExportBaselines();
+  Result<std::string> json = ExportOf(*store_);
   ASSERT_TRUE(json);
   EXPECT_TRUE(json->starts_with("{\n  \"iowatch_baselines\": 1,\n  \"baselines\": [\n"));
 
@@ -159,15 +166,29 @@ TEST_F(StoreBaselines, ExportThenImportRoundTrips) {
     EXPECT_EQ((*theirs)[i].run_count, (*mine)[i].run_count);
   }
   // And the export of the import is the same document.
-  EXPECT_EQ(other->ExportBaselines().value_or(""), *json);
+  EXPECT_EQ(ExportOf(*other).value_or(""), *json);
 
   // Importing again replaces rather than duplicates.
   ASSERT_TRUE(other->ImportBaselines(*json));
   EXPECT_EQ(other->ListBaselines()->size(), 3u);
 }
 
+TEST_F(StoreBaselines, AModelThatIsNotUtf8ExportsAsReplacementCharactersAndImports) {
+  Baseline odd = MakeBaseline("a", "8:0", {ids_[0]});
+  odd.model = "WDC\xFFWD10\xC3";  // firmware bytes, as sysfs may hand them over
+  ASSERT_TRUE(store_->PutBaseline(odd));
+  Result<std::string> json = ExportOf(*store_);
+  ASSERT_TRUE(json);
+  ScratchDir other_dir;
+  Result<Store> other = Store::Open(other_dir.Db());
+  ASSERT_TRUE(other);
+  Result<int64_t> imported = other->ImportBaselines(*json);
+  ASSERT_TRUE(imported) << imported.error().ToString();
+  EXPECT_EQ(other->ListBaselines()->at(0).baseline.model, "WDC\xEF\xBF\xBDWD10\xEF\xBF\xBD");
+}
+
 TEST_F(StoreBaselines, AnEmptyStoreExportsAnEmptyList) {
-  Result<std::string> json = store_->ExportBaselines();
+  Result<std::string> json = ExportOf(*store_);
   ASSERT_TRUE(json);
   EXPECT_EQ(*json, "{\n  \"iowatch_baselines\": 1,\n  \"baselines\": []\n}\n");
   EXPECT_EQ(store_->ImportBaselines(*json).value_or(-1), 0);
@@ -327,7 +348,7 @@ TEST(StoreBaselinesJson, ATenMegabyteExportImports) {
   Result<int64_t> imported = store->ImportBaselines(json, "big.json");
   ASSERT_TRUE(imported) << imported.error().ToString();
   EXPECT_EQ(*imported, 3500);
-  EXPECT_EQ(store->ExportBaselines().value_or(""), json);
+  EXPECT_EQ(ExportOf(*store).value_or(""), json);
 }
 
 TEST(StoreBaselinesJson, DeepNestingIsRefusedNotACrash) {
