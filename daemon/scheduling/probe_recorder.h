@@ -30,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,8 @@ class ProbeRecorder {
     std::map<std::string, probes::LatencyHistogram> clat;  // by op, since start
     std::map<std::string, double> clat_sum_seconds;
     probes::RegressionTracker tracker;
-    int64_t baseline_id = 0;  // the baseline `tracker` follows; 0: none
+    int64_t baseline_id = 0;                 // the baseline `tracker` follows; 0: none
+    std::set<std::string> logged_fallbacks;  // engine fallbacks already logged
   };
   // What the store side found out about one run, for the published state.
   struct Stored {

@@ -1,6 +1,7 @@
 // `iowatch probe`'s command line and reports: fio's option spelling, one job
 // per run, --help from the option table (and README showing the same text),
-// and fio's JSON layout and arithmetic for what we measure.
+// fio's JSON layout and arithmetic for what we measure, and engine fallbacks
+// in both outputs.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -155,6 +156,39 @@ TEST(ProbeJson, FioArithmeticAndNumberFormats) {
   const size_t write_at = json.find("\"write\" : {");
   ASSERT_NE(write_at, std::string::npos);
   EXPECT_EQ(json.find("percentile", write_at), std::string::npos);
+}
+
+TEST(ProbeJson, EngineFallbacksInTheIowatchObject) {
+  ProbeResult result = SyntheticResult();
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  EXPECT_NE(FormatProbeJson(result, context).find("\"fallbacks\" : [\n        ]"),
+            std::string::npos)
+      << FormatProbeJson(result, context);
+  result.fallbacks = {{"fixedbufs", "registering failed with ENOMEM"}, {"submit_all", "old"}};
+  const std::string json = FormatProbeJson(result, context);
+  const size_t iowatch = json.find("\"iowatch\" : {");
+  ASSERT_NE(iowatch, std::string::npos);
+  EXPECT_NE(json.find("\"fallbacks\" : [\n"
+                      "          {\n"
+                      "            \"name\" : \"fixedbufs\",\n"
+                      "            \"reason\" : \"registering failed with ENOMEM\"\n"
+                      "          },\n"
+                      "          {\n"
+                      "            \"name\" : \"submit_all\",",
+                      iowatch),
+            std::string::npos)
+      << json;
+}
+
+TEST(ProbeNormal, EngineFallbacksGetALineEach) {
+  ProbeResult result = SyntheticResult();
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  EXPECT_EQ(FormatProbeNormal(result, context).find("fallback"), std::string::npos);
+  result.fallbacks = {{"registerfiles", "registering the file failed: EMFILE"}};
+  EXPECT_NE(FormatProbeNormal(result, context)
+                .find("\n  fallback: registerfiles: registering the file failed: EMFILE\n"),
+            std::string::npos)
+      << FormatProbeNormal(result, context);
 }
 
 TEST(ProbeNormal, SummaryInFioUnits) {
