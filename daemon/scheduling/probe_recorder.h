@@ -4,8 +4,10 @@
 // learns the job's baseline once N successful runs of the same job,
 // parameter fingerprint and device exist, compares the run with that
 // baseline, feeds the job's RegressionTracker (logging each state change
-// once, with the numbers), prunes runs older than the retention once a day,
-// and publishes a new immutable ProbeSnapshot for scrapes.
+// once, with the numbers), logs each engine fallback of a successful run
+// once per job (the snapshot carries them every run), prunes runs older than
+// the retention once a day, and publishes a new immutable ProbeSnapshot for
+// scrapes.
 //
 // The baseline is read back from the store on every run, so `iowatch baseline
 // reset` and `capture` (another process) take effect at the next run; a new

@@ -3,101 +3,13 @@
 #include <algorithm>
 #include <array>
 
+#include "probes/spec/job_option_fields.h"
+
 namespace iowatch::probes::internal {
 namespace {
 
-using std::chrono::nanoseconds;
-
 constexpr char kRwExpected[] =
     "expected one of read, write, randread, randwrite, rw, readwrite, randrw, found {:?}";
-
-// Parsers and printers shared by options of one shape, by the field they
-// set (fio's off1).
-
-template <uint64_t JobSpec::*kField>
-OptionCheck ParseSizeInto(JobSpec& spec, std::string_view value) {
-  const auto bytes = ParseSizeValue(value);
-  if (!bytes) return OptionProblem(bytes.error());
-  spec.*kField = *bytes;
-  return {};
-}
-
-template <uint64_t JobSpec::*kField>
-PrintedValue PrintSize(const JobSpec& spec) {
-  return FormatSize(spec.*kField);
-}
-
-template <typename T, T JobSpec::*kField>
-PrintedValue PrintNumber(const JobSpec& spec) {
-  return std::to_string(spec.*kField);
-}
-
-template <bool JobSpec::*kField>
-OptionCheck ParseBoolInto(JobSpec& spec, std::string_view value) {
-  const auto flag = ParseBool01(value);
-  if (!flag) return OptionProblem(flag.error());
-  spec.*kField = *flag;
-  return {};
-}
-
-template <bool JobSpec::*kField>
-PrintedValue PrintBool(const JobSpec& spec) {
-  return spec.*kField ? "1" : "0";
-}
-
-// A FIO_OPT_STR_SET flag is written bare when set, as fio's job files do.
-PrintedValue FlagText(bool on) { return on ? "" : "0"; }
-
-template <bool IoUringOptions::*kField>
-OptionCheck ParseUringFlag(JobSpec& spec, std::string_view value) {
-  const auto flag = ParseFlag(value);
-  if (!flag) return OptionProblem(flag.error());
-  spec.uring.*kField = *flag;
-  return {};
-}
-
-template <bool IoUringOptions::*kField>
-PrintedValue PrintUringFlag(const JobSpec& spec) {
-  return FlagText(spec.uring.*kField);
-}
-
-// iodepth_batch_*: a count up to 4096 with the option's own wording.
-template <uint32_t JobSpec::*kField>
-OptionCheck ParseBatch(JobSpec& spec, std::string_view value) {
-  const auto batch = ParseUnsigned<uint32_t>(value);
-  if (!batch || *batch > 4096) {
-    return OptionProblem(Found(kField == &JobSpec::iodepth_batch_submit
-                                   ? "expected a count from 0 (= iodepth) to 4096"
-                                   : "expected a count from 0 to 4096",
-                               value));
-  }
-  spec.*kField = *batch;
-  return {};
-}
-
-template <std::string JobSpec::*kField>
-OptionCheck ParsePathInto(JobSpec& spec, std::string_view value) {
-  auto path = ParseOnePath(value);
-  if (!path) return OptionProblem(path.error());
-  spec.*kField = std::move(*path);
-  return {};
-}
-
-template <std::string JobSpec::*kField>
-PrintedValue PrintPath(const JobSpec& spec) {
-  if ((spec.*kField).empty()) return std::nullopt;
-  return EscapePath(spec.*kField);
-}
-
-template <nanoseconds JobSpec::*kField>
-OptionCheck ParseTimeInto(JobSpec& spec, std::string_view value) {
-  return ParseTimeValue(value, spec.*kField);
-}
-
-template <nanoseconds JobSpec::*kField>
-PrintedValue PrintTime(const JobSpec& spec) {
-  return FormatTime(spec.*kField);
-}
 
 OptionCheck ParseName(JobSpec& spec, std::string_view value) {
   if (auto ok = CheckName(value); !ok) return ok;
@@ -128,13 +40,6 @@ OptionCheck ParseIodepth(JobSpec& spec, std::string_view value) {
   return {};
 }
 
-OptionCheck ParseTimeBased(JobSpec& spec, std::string_view value) {
-  const auto flag = ParseFlag(value);
-  if (!flag) return OptionProblem(flag.error());
-  spec.time_based = *flag;
-  return {};
-}
-
 OptionCheck ParseRwmixwrite(JobSpec& spec, std::string_view value) {
   uint32_t write_percent = 0;
   if (auto ok = ParsePercentage(value, write_percent); !ok) return ok;
@@ -146,20 +51,6 @@ OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
   const auto number = ParseUnsigned<uint64_t>(value);
   if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
   spec.randseed = *number;
-  return {};
-}
-
-OptionCheck ParseNumberIos(JobSpec& spec, std::string_view value) {
-  const auto number = ParseUnsigned<uint64_t>(value);
-  if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
-  spec.number_ios = *number;
-  return {};
-}
-
-OptionCheck ParseFsync(JobSpec& spec, std::string_view value) {
-  const auto every = ParseUnsigned<uint32_t>(value);
-  if (!every) return OptionProblem(Found("expected an integer from 0 to 2^32-1", value));
-  spec.fsync = *every;
   return {};
 }
 
@@ -294,7 +185,7 @@ constexpr std::array<JobOptionDef, 28> kTable{{
      .accepted = "0 = no limit",
      .help = "I/Os to issue before the job ends",
      .example = "1000",
-     .parse = ParseNumberIos,
+     .parse = ParseCountInto<uint64_t, &JobSpec::number_ios>,
      .print = PrintNumber<uint64_t, &JobSpec::number_ios>},
     {.name = "runtime",
      .alias = "timeout",
@@ -310,7 +201,7 @@ constexpr std::array<JobOptionDef, 28> kTable{{
      .default_text = "0",
      .help = "run for the whole runtime, repeating the region (needs runtime)",
      .example = "",
-     .parse = ParseTimeBased,
+     .parse = ParseFlagInto<&JobSpec::time_based>,
      .print = [](const JobSpec& s) { return FlagText(s.time_based); }},
     {.name = "ramp_time",
      .type = OptionType::kTime,
@@ -367,7 +258,7 @@ constexpr std::array<JobOptionDef, 28> kTable{{
      .accepted = "0 = never",
      .help = "fsync after every N writes",
      .example = "8",
-     .parse = ParseFsync,
+     .parse = ParseCountInto<uint32_t, &JobSpec::fsync>,
      .print = PrintNumber<uint32_t, &JobSpec::fsync>},
     {.name = "fixedbufs",
      .type = OptionType::kFlag,
