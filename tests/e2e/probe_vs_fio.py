@@ -10,7 +10,8 @@ percentiles ordered and within min/max, lat ≈ slat + clat) and its IOPS be
 in the same league as fio's (within ×3: a smoke bound, not a benchmark).
 Then fio's io_uring flags (fixedbufs, registerfiles): accepted by both, refused
 by both with psync, and with buffer registration refused (a 64 KiB
-RLIMIT_MEMLOCK) fio fails while iowatch reports a fallback. Then the safety rules: O_DIRECT on tmpfs, a foreign file, a block device
+RLIMIT_MEMLOCK) fio fails while iowatch reports a fallback; hipri on a disk
+without poll queues fails in both. Then the safety rules: O_DIRECT on tmpfs, a foreign file, a block device
 (loop, root only), a bad option, and SIGINT mid-run (partial results, exit
 130 within 2 s). Everything created is removed.
 
@@ -186,6 +187,38 @@ def check_uring_options(r, binary, workdir):
             f"exit {run.returncode}: {(run.stdout + run.stderr)[-300:]}")
 
 
+def device_polls(path):
+    """The io_poll setting of the disk holding `path` (None when unknown)."""
+    dev = os.stat(path).st_dev
+    block = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
+    for queue in (f"{block}/queue/io_poll", f"{block}/../queue/io_poll"):
+        try:
+            with open(queue) as f:
+                return f.read().strip() != "0"
+        except OSError:
+            continue
+    return None
+
+
+def check_hipri(r, binary, workdir):
+    """hipri on a disk without poll queues: both tools fail the run with EOPNOTSUPP; iowatch's
+    error says why."""
+    if device_polls(workdir) is not False:
+        print("     (hipri check needs a disk without poll queues; skipped)")
+        return
+    run = subprocess.run([binary, "probe", *job_args(workdir, "io_uring", "randread", ["--hipri"])],
+                         capture_output=True, text=True, timeout=60)
+    r.check(run.returncode == 1 and "Operation not supported" in run.stderr and
+            "needs a device with poll queues" in run.stderr,
+            "hipri without poll queues: the run fails with EOPNOTSUPP and a hint", run.stderr[-400:])
+    run = subprocess.run(["fio", "--name=probe", f"--filename={os.path.join(workdir, 'probe.0.0')}",
+                          "--rw=randread", "--ioengine=io_uring", "--direct=1", "--size=8M",
+                          "--runtime=1", "--hipri"], capture_output=True, text=True, timeout=60)
+    r.check(run.returncode != 0 and "Operation not supported" in run.stdout + run.stderr,
+            "hipri without poll queues: fio 3.33 fails the same way",
+            f"exit {run.returncode}: {(run.stdout + run.stderr)[-300:]}")
+
+
 def check_safety(r, binary, workdir):
     # O_DIRECT on tmpfs.
     shm = tempfile.mkdtemp(dir="/dev/shm") if os.path.isdir("/dev/shm") else None
@@ -290,6 +323,7 @@ def main():
     try:
         compare_with_fio(r, binary, workdir)
         check_uring_options(r, binary, workdir)
+        check_hipri(r, binary, workdir)
         check_safety(r, binary, workdir)
         check_block_device(r, binary, workdir)
     finally:
