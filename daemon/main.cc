@@ -48,10 +48,10 @@ int main(int argc, char** argv) {
       "probe",
       "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
       "--iodepth --ioengine=io_uring|psync|null --direct --runtime --time_based ...; "
-      "--output-format=normal|json, --eta=auto|always|never, --allow-block-device, "
-      "--destructive)");
+      "--output-format=normal|json; every option: iowatch probe --help)");
   probe->allow_extras();
   probe->prefix_command();
+  probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the option table
   BaselineArgs baseline_args;
   CLI::App* baseline = AddBaselineCommand(app, baseline_args);
   ServeFlags serve_flags;

@@ -1,5 +1,6 @@
 #include "probes/run_probe.h"
 
+#include <cerrno>
 #include <filesystem>
 #include <system_error>
 
@@ -35,12 +36,17 @@ Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& option
   if (!target) return std::unexpected(target.error());
   // Creating and filling the file may have taken a while: look again.
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());
-  const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine);
+  const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine, spec.uring);
   const RunTarget run_target{target->fd, target->region_offset, target->region_size,
                              target->memory_alignment, target->offset_alignment};
   const int64_t start_unix_ms = WallUnixMs();
   Result<ProbeResult> result = RunJob(spec, *engine, run_target, options.run);
   if (!result) return std::unexpected(result.error());
+  // fio reports the bare errno; say what it means with hipri.
+  if (spec.uring.hipri && result->error && result->error->os_errno == EOPNOTSUPP) {
+    result->error->message +=
+        " (hipri: polled I/O needs a device with poll queues, e.g. NVMe with nvme.poll_queues > 0)";
+  }
   ProbeOutcome outcome;
   outcome.target_path = target->path;
   outcome.device = target->device;

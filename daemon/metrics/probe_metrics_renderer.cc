@@ -162,6 +162,14 @@ void Skips(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
+void EngineFallbacks(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const std::string& fallback : job.fallbacks) {
+      w.SampleInt({{kProbe, job.name}, {"fallback", fallback}}, 1);
+    }
+  }
+}
+
 void Interval(const Input& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs)
     w.Sample({{kProbe, job.name}}, job.interval_seconds);
@@ -224,6 +232,10 @@ std::vector<ProbeFamily> Sorted() {
        "Probe runs since start, by result (skipped: a slot given up while the device was busy).",
        Runs},
       {"iowatch_probe_skips_total", "counter", "Probe attempts postponed, by reason.", Skips},
+      {"iowatch_probe_engine_fallback", "gauge",
+       "1 for each thing the engine gave up in the job's last successful run (fixedbufs, "
+       "registerfiles, submit_all); none when it ran as asked.",
+       EngineFallbacks},
       {"iowatch_probe_interval_seconds", "gauge", "The job's configured interval (every).",
        Interval},
       {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},

@@ -231,6 +231,14 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
   p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  p.fallbacks.clear();
+  for (const probes::EngineFallback& fallback : result.fallbacks) {
+    p.fallbacks.push_back(fallback.name);
+    // Once per job and fallback: it repeats every run, the metric shows it.
+    if (state.logged_fallbacks.insert(fallback.name).second) {
+      spdlog::warn("probe {}: engine fallback {}: {}", job.name, fallback.name, fallback.reason);
+    }
+  }
   const std::pair<const char*, const probes::DirectionStats*> directions[] = {
       {"read", &result.read}, {"write", &result.write}};
   for (const auto& [op, d] : directions) {

@@ -4,8 +4,10 @@
 // learns the job's baseline once N successful runs of the same job,
 // parameter fingerprint and device exist, compares the run with that
 // baseline, feeds the job's RegressionTracker (logging each state change
-// once, with the numbers), prunes runs older than the retention once a day,
-// and publishes a new immutable ProbeSnapshot for scrapes.
+// once, with the numbers), logs each engine fallback of a successful run
+// once per job (the snapshot carries them every run), prunes runs older than
+// the retention once a day, and publishes a new immutable ProbeSnapshot for
+// scrapes.
 //
 // The baseline is read back from the store on every run, so `iowatch baseline
 // reset` and `capture` (another process) take effect at the next run; a new
@@ -30,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,7 +73,8 @@ class ProbeRecorder {
     std::map<std::string, probes::LatencyHistogram> clat;  // by op, since start
     std::map<std::string, double> clat_sum_seconds;
     probes::RegressionTracker tracker;
-    int64_t baseline_id = 0;  // the baseline `tracker` follows; 0: none
+    int64_t baseline_id = 0;                 // the baseline `tracker` follows; 0: none
+    std::set<std::string> logged_fallbacks;  // engine fallbacks already logged
   };
   // What the store side found out about one run, for the published state.
   struct Stored {

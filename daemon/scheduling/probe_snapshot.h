@@ -58,6 +58,7 @@ struct ProbeJobSnapshot {
   double last_run_timestamp_seconds = 0;           // its start, seconds since the epoch
   double run_duration_seconds = 0;
   double cpu_seconds = 0;                 // user + system
+  std::vector<std::string> fallbacks;     // what its engine gave up, e.g. "fixedbufs"
   std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
   std::vector<ProbeRecentSeries> recent;  // ops in first-seen order
   // The baseline the last successful run was compared with, if any.

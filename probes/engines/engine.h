@@ -8,6 +8,10 @@
 // perform the I/O inside Submit and their completions are ready for Reap at
 // once; IsSynchronous() tells the runner not to record slat for them, as fio
 // does for sync engines.
+// An engine that cannot do what the job asked but can still measure (buffers
+// not registered, a setup flag the kernel lacks) says so through
+// Fallbacks(): the runner copies them into the result, so a run never
+// changes what it measures silently.
 // Thread-safety: an engine belongs to one thread (one ring per run).
 #pragma once
 
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "common/result.h"
 #include "probes/spec/job_spec.h"
@@ -45,6 +50,13 @@ struct EngineTarget {
   std::span<const std::span<std::byte>> buffers;
 };
 
+// Something the engine gave up at Open and how it runs instead.
+struct EngineFallback {
+  std::string name;    // what was given up, short and stable (a metric label): "fixedbufs"
+  std::string reason;  // what refused it and what the run does instead, for people
+  bool operator==(const EngineFallback&) const = default;
+};
+
 class ProbeEngine {
  public:
   virtual ~ProbeEngine() = default;
@@ -66,9 +78,13 @@ class ProbeEngine {
 
   virtual bool IsSynchronous() const = 0;
   virtual std::string_view Name() const = 0;
+  // What the last Open gave up, in the order it happened; empty when the
+  // engine runs as asked. Kept after Close, until the next Open.
+  virtual std::span<const EngineFallback> Fallbacks() const { return {}; }
 };
 
-// The engine for `kind`, not yet opened.
-std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind);
+// The engine for `kind`, not yet opened; `uring` configures io_uring (the
+// other engines have no options).
+std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& uring = {});
 
 }  // namespace iowatch::probes

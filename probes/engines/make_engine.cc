@@ -9,10 +9,10 @@
 
 namespace iowatch::probes {
 
-std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind) {
+std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& uring) {
   switch (kind) {
     case EngineKind::kIoUring:
-      return std::make_unique<UringEngine>();
+      return std::make_unique<UringEngine>(uring);
     case EngineKind::kPsync:
       return std::make_unique<PsyncEngine>();
     case EngineKind::kNull:

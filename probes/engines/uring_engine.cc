@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace iowatch::probes {
@@ -47,58 +48,91 @@ __kernel_timespec ToTimespec(std::chrono::nanoseconds duration) {
 
 }  // namespace
 
-UringEngine::UringEngine() = default;
+UringEngine::UringEngine(IoUringOptions options, uint32_t refused_setup_flags)
+    : options_(options), refused_setup_flags_(refused_setup_flags) {}
 UringEngine::~UringEngine() { Close(); }
 
 Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
   Close();
+  fallbacks_.clear();
   if (depth == 0 || depth > kMaxEntries) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("io_uring engine: depth must be 1..{}", kMaxEntries));
   }
   if (target.fd < 0)
     return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: no descriptor");
+  if (auto ok = SetUpRing(std::bit_ceil(depth)); !ok) return ok;
+  fd_ = target.fd;
+  depth_ = depth;
+  buffers_.assign(target.buffers.begin(), target.buffers.end());
+  // fio: "sqthread submission requires registered files" (Linux < 5.11).
+  if (options_.registerfiles || options_.sqthread_poll) RegisterFile();
+  if (options_.fixedbufs) RegisterBuffers();
+  return {};
+}
 
+Result<void> UringEngine::SetUpRing(uint32_t entries) {
   const int disabled = IoUringDisabledSysctl();
   if (disabled >= 2) return Unavailable("disabled by the sysctl kernel.io_uring_disabled=2", EPERM);
-
-  auto ring = std::make_unique<io_uring>();
   // SUBMIT_ALL (5.18) keeps submitting after a request fails at submission,
   // so Submit starts the whole batch; older kernels reject the flag.
+  uint32_t flags = IORING_SETUP_SUBMIT_ALL;
+  if (options_.hipri) flags |= IORING_SETUP_IOPOLL;
+  if (options_.sqthread_poll) flags |= IORING_SETUP_SQPOLL;
+  auto ring = std::make_unique<io_uring>();
   io_uring_params params{};
-  params.flags = IORING_SETUP_SUBMIT_ALL;
-  int ret = io_uring_queue_init_params(std::bit_ceil(depth), ring.get(), &params);
+  const auto init = [&] {
+    params = io_uring_params{};
+    params.flags = flags;
+    if ((flags & refused_setup_flags_) != 0) return -EINVAL;
+    return io_uring_queue_init_params(entries, ring.get(), &params);
+  };
+  int ret = init();
   if (ret == -EINVAL) {
-    params = {};
-    ret = io_uring_queue_init_params(std::bit_ceil(depth), ring.get(), &params);
+    flags &= ~IORING_SETUP_SUBMIT_ALL;
+    ret = init();
+    if (ret == 0) {
+      fallbacks_.push_back(
+          {"submit_all",
+           "the kernel refused IORING_SETUP_SUBMIT_ALL (Linux < 5.18); a submission stops at "
+           "the first request that fails to submit, the rest are submitted next time"});
+    }
   }
   if (ret == -ENOSYS) return Unavailable("the kernel was built without io_uring", ENOSYS);
   if (ret == -EPERM) {
     return Unavailable(disabled == 1 ? "the sysctl kernel.io_uring_disabled=1 limits it to "
                                        "members of kernel.io_uring_group"
-                                     : "refused with EPERM, e.g. by a seccomp or container policy",
+                       : options_.sqthread_poll
+                           ? "refused with EPERM: sqthread_poll needs CAP_SYS_ADMIN before Linux "
+                             "5.11, or a seccomp or container policy forbids io_uring"
+                           : "refused with EPERM, e.g. by a seccomp or container policy",
                        EPERM);
   }
   if (ret < 0) return ErrnoError(-ret, "io_uring_queue_init", "");
   ring_ = std::move(ring);
-  fd_ = target.fd;
-  depth_ = depth;
   cqes_.resize(params.cq_entries);
-  buffers_.assign(target.buffers.begin(), target.buffers.end());
-
-  // Registered files save an fget/fput per I/O; losing them costs little,
-  // so a refusal is not an error.
-  fixed_file_ = io_uring_register_files(ring_.get(), &fd_, 1) == 0;
-  return RegisterBuffers();
+  return {};
 }
 
-Result<void> UringEngine::RegisterBuffers() {
+// fio fails the job when registration fails; iowatch measures on with the
+// plain descriptor (one fget/fput more per I/O) and says so.
+void UringEngine::RegisterFile() {
+  const int ret = io_uring_register_files(ring_.get(), &fd_, 1);
+  fixed_file_ = ret == 0;
+  if (fixed_file_) return;
+  fallbacks_.push_back(
+      {"registerfiles",
+       fmt::format("registering the file{} failed: {}; using the plain descriptor",
+                   options_.registerfiles ? "" : " (sqthread_poll implies registerfiles)",
+                   std::strerror(-ret))});
+}
+
+// fio fails the job here too ("io_queue_init: Cannot allocate memory");
+// unregistered buffers work the same, only pinned per request, so iowatch
+// measures on and says why.
+void UringEngine::RegisterBuffers() {
   fixed_buffers_ = false;
-  fixed_buffers_reason_.clear();
-  if (buffers_.empty()) {
-    fixed_buffers_reason_ = "no buffers to register";
-    return {};
-  }
+  if (buffers_.empty()) return;
   std::vector<iovec> iovecs;
   iovecs.reserve(buffers_.size());
   size_t bytes = 0;
@@ -110,24 +144,23 @@ Result<void> UringEngine::RegisterBuffers() {
       io_uring_register_buffers(ring_.get(), iovecs.data(), static_cast<unsigned>(iovecs.size()));
   if (ret == 0) {
     fixed_buffers_ = true;
-    return {};
+    return;
   }
   // Registration pins the pages and, without CAP_IPC_LOCK, charges them to
-  // RLIMIT_MEMLOCK (ENOMEM when over it). Unregistered I/O works the same,
-  // only pins per request, so the run goes on and says why.
+  // RLIMIT_MEMLOCK (ENOMEM when over it).
+  std::string reason;
   if (ret == -ENOMEM) {
     rlimit limit{};
     getrlimit(RLIMIT_MEMLOCK, &limit);
-    fixed_buffers_reason_ = fmt::format(
+    reason = fmt::format(
         "registering {} bytes of buffers failed with ENOMEM (RLIMIT_MEMLOCK is {} bytes); "
         "using unregistered buffers",
         bytes, limit.rlim_cur);
   } else {
-    fixed_buffers_reason_ =
-        fmt::format("registering {} buffers failed: {}; using unregistered buffers",
-                    buffers_.size(), std::strerror(-ret));
+    reason = fmt::format("registering {} buffers failed: {}; using unregistered buffers",
+                         buffers_.size(), std::strerror(-ret));
   }
-  return {};
+  fallbacks_.push_back({"fixedbufs", std::move(reason)});
 }
 
 Result<void> UringEngine::Queue(const IoRequest& request) {

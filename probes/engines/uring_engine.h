@@ -1,16 +1,23 @@
-// The io_uring engine (liburing), shaped like fio's io_uring engine with
-// fixedbufs and registerfiles on: the caller's buffers and descriptor are
-// registered once at Open, so each I/O skips the per-request page pinning
-// and file lookup. Queue only fills submission entries (user_data = the
-// request's tag); Submit hands the whole batch to the kernel with one
-// io_uring_enter; Reap waits for `min` completions or the timeout, then
-// takes everything ready in one batch.
-// Fallbacks, each visible through an accessor so a run can report them:
-// buffer registration refused with ENOMEM (RLIMIT_MEMLOCK for a process
-// without CAP_IPC_LOCK) → plain READ/WRITE; file registration refused → the
-// plain descriptor. A kernel that refuses io_uring itself (EPERM, ENOSYS,
-// kernel.io_uring_disabled) is an error with code kUnsupported that names
-// the reason and suggests --ioengine=psync.
+// The io_uring engine (liburing), shaped like fio 3.33's io_uring engine
+// and with its defaults: plain IORING_OP_READ/WRITE on the caller's
+// descriptor and buffers (fio's default nonvectored probe picks these on
+// any kernel since 5.6); fio's options, all off by default, change that:
+// fixedbufs registers the buffers once (READ_FIXED/WRITE_FIXED, no page
+// pinning per I/O), registerfiles the descriptor (IOSQE_FIXED_FILE, no file
+// lookup per I/O), sqthread_poll sets IORING_SETUP_SQPOLL and, as in fio,
+// registerfiles; hipri sets IORING_SETUP_IOPOLL (polled completions; the
+// kernel fails each I/O with EOPNOTSUPP when the device has no poll queues,
+// and iowatch reports that error as fio does).
+// Queue only fills submission entries (user_data = the request's tag);
+// Submit hands the whole batch to the kernel with one io_uring_enter; Reap
+// waits for `min` completions or the timeout, then takes everything ready.
+// Fallbacks (Fallbacks(), each with its reason), where fio would fail the
+// job or never tries: buffer registration refused (ENOMEM from
+// RLIMIT_MEMLOCK without CAP_IPC_LOCK) → unregistered buffers; file
+// registration refused → the plain descriptor; IORING_SETUP_SUBMIT_ALL
+// unknown (Linux < 5.18) → a ring without it. A kernel that refuses
+// io_uring itself (EPERM, ENOSYS, kernel.io_uring_disabled) is an error with
+// code kUnsupported that names the reason and suggests --ioengine=psync.
 // Close cancels what is still in flight and waits (bounded) for it, because
 // the kernel would otherwise go on writing into the caller's buffers.
 // Thread-safety: one owner; the descriptor and buffers belong to the caller
@@ -31,7 +38,9 @@ namespace iowatch::probes {
 
 class UringEngine final : public ProbeEngine {
  public:
-  UringEngine();
+  // `refused_setup_flags`: IORING_SETUP_* flags to treat as unknown to the
+  // kernel (EINVAL), as an older kernel would; a seam for tests.
+  explicit UringEngine(IoUringOptions options = {}, uint32_t refused_setup_flags = 0);
   UringEngine(const UringEngine&) = delete;
   UringEngine& operator=(const UringEngine&) = delete;
   ~UringEngine() override;
@@ -44,18 +53,21 @@ class UringEngine final : public ProbeEngine {
   void Close() noexcept override;
   bool IsSynchronous() const override { return false; }
   std::string_view Name() const override { return "io_uring"; }
+  std::span<const EngineFallback> Fallbacks() const override { return fallbacks_; }
 
-  // False when the buffers could not be registered (or there are none) and
-  // plain READ/WRITE are used; FixedBuffersFallbackReason() says why.
+  // Whether the open ring uses registered buffers (READ_FIXED/WRITE_FIXED)
+  // and a registered file (IOSQE_FIXED_FILE).
   bool UsesFixedBuffers() const { return fixed_buffers_; }
-  const std::string& FixedBuffersFallbackReason() const { return fixed_buffers_reason_; }
-  // False when the descriptor could not be registered (e.g. EMFILE).
   bool UsesFixedFile() const { return fixed_file_; }
 
  private:
-  Result<void> RegisterBuffers();
+  Result<void> SetUpRing(uint32_t entries);
+  void RegisterFile();
+  void RegisterBuffers();
   void DrainInFlight() noexcept;
 
+  const IoUringOptions options_;
+  const uint32_t refused_setup_flags_;
   std::unique_ptr<io_uring> ring_;  // null when closed
   int fd_ = -1;
   uint32_t depth_ = 0;
@@ -63,7 +75,7 @@ class UringEngine final : public ProbeEngine {
   uint32_t in_flight_ = 0;  // submitted, completion not yet reaped
   bool fixed_buffers_ = false;
   bool fixed_file_ = false;
-  std::string fixed_buffers_reason_;
+  std::vector<EngineFallback> fallbacks_;
   std::vector<std::span<std::byte>> buffers_;
   std::vector<io_uring_cqe*> cqes_;
 };

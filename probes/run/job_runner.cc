@@ -405,6 +405,8 @@ Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTa
   SteadyProbeClock steady_clock;
   ProbeClock& clock = options.clock != nullptr ? *options.clock : steady_clock;
   ProbeResult result = Runner(spec, engine, target, options, clock).Run();
+  const auto fallbacks = engine.Fallbacks();
+  result.fallbacks.assign(fallbacks.begin(), fallbacks.end());
   // Close before the buffers go: an async engine may still own hung I/Os.
   engine.Close();
   return result;

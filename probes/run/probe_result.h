@@ -1,16 +1,18 @@
 // What one probe run measured, per direction, in fio's terms: I/Os, bytes,
 // runtime, slat/clat/lat summaries and the clat histogram, plus the CPU the
-// run cost. Rates are derived exactly as fio derives them (from runtime in
-// whole milliseconds) so our JSON agrees with fio's arithmetic.
-// Thread-safety: plain values.
+// run cost, and what the engine gave up (fallbacks). Rates are derived exactly as fio derives them
+// (from runtime in whole milliseconds) so our JSON agrees with fio's arithmetic. Thread-safety:
+// plain values.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
+#include "probes/engines/engine.h"
 #include "probes/spec/job_spec.h"
 #include "probes/stats/latency_histogram.h"
 #include "probes/stats/running_stats.h"
@@ -60,6 +62,9 @@ struct ProbeResult {
   std::chrono::nanoseconds elapsed{0};  // wall time of the measured part (after ramp)
   RunEnd end = RunEnd::kCompleted;
   std::optional<Error> error;  // first I/O error, with errno
+  // What the engine could not do as the job asked (e.g. fixedbufs refused by
+  // RLIMIT_MEMLOCK) and did instead; empty when it ran as asked.
+  std::vector<EngineFallback> fallbacks;
 };
 
 std::string_view ToString(RunEnd end);

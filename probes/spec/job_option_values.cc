@@ -52,6 +52,12 @@ std::expected<bool, std::string> ParseBool01(std::string_view text) {
   return OptionProblem(Found("expected 0 or 1", text));
 }
 
+std::expected<bool, std::string> ParseFlag(std::string_view text) {
+  if (text.empty() || text == "1") return true;
+  if (text == "0") return false;
+  return OptionProblem(Found("expected no value, 0 or 1", text));
+}
+
 OptionCheck CheckBlockSizeInRange(uint64_t bytes, std::string_view text) {
   if (bytes == 0 || bytes > kMaxBlockSize) {
     return OptionProblem(Found("expected a block size from 1 byte to 64m", text));
@@ -150,6 +156,35 @@ OptionCheck ParseRateIops(JobSpec& spec, std::string_view text) {
   if (rates[0]) spec.rate_iops_read = *rates[0];
   if (rates[1]) spec.rate_iops_write = *rates[1];
   return {};
+}
+
+std::string EscapePath(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ':') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string FormatSize(uint64_t bytes) {
+  constexpr std::string_view kSuffixes = "kmgtp";
+  std::string_view suffix;
+  for (size_t i = 0; bytes != 0 && bytes % 1024 == 0 && i < kSuffixes.size(); ++i) {
+    bytes /= 1024;
+    suffix = kSuffixes.substr(i, 1);
+  }
+  return fmt::format("{}{}", bytes, suffix);
+}
+
+std::string FormatTime(nanoseconds time) {
+  if (time == nanoseconds(0)) return "0";
+  for (const TimeUnit& unit : kTimeUnits) {
+    if (time % unit.length == nanoseconds(0)) {
+      return fmt::format("{}{}", time / unit.length, unit.name);
+    }
+  }
+  return fmt::format("{}us", time / std::chrono::microseconds(1));
 }
 
 }  // namespace internal

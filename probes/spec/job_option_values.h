@@ -1,11 +1,11 @@
-// The value syntaxes of fio's job options, as job_spec.cc reads them and
-// job_options_text.cc writes them back: sizes ("4k", "64KiB"), fio times
-// ("500ms", "10s"), 0/1 booleans, plain decimal counts, percentages, one
-// path with "\:" for a colon, bs=R[,W[,T]] and rate_iops=R[,W]. A parser
+// The value syntaxes of fio's job options, read and written back: sizes
+// ("4k", "64KiB"), fio times ("500ms", "10s"), 0/1 booleans, bare flags,
+// plain decimal counts, percentages, one path with "\:" for a colon,
+// bs=R[,W[,T]] and rate_iops=R[,W], the rw and ioengine names. A parser
 // returns what was expected, without the option name, which
 // ApplyJobOption puts in front (an alias stays an alias in the message).
-// Not part of the probes API: only job_spec.cc, job_option_values.cc and
-// job_options_text.cc include it.
+// The option table (job_option_table.h) builds every option from these.
+// Not part of the probes API: only probes/spec and its tests include it.
 // Thread-safety: pure functions and constants.
 #pragma once
 
@@ -44,6 +44,9 @@ std::optional<T> ParseUnsigned(std::string_view text) {
 std::expected<uint64_t, std::string> ParseSizeValue(std::string_view text);
 // fio's FIO_OPT_BOOL (direct, randrepeat): "0" or "1" only.
 std::expected<bool, std::string> ParseBool01(std::string_view text);
+// fio's FIO_OPT_STR_SET (time_based, fixedbufs, ...): the bare name (an
+// empty value) or "1" sets it, "0" clears it.
+std::expected<bool, std::string> ParseFlag(std::string_view text);
 // 0 to 100, into `out`.
 OptionCheck ParsePercentage(std::string_view text, uint32_t& out);
 // One path; "\:" is a literal colon, a bare ':' (fio's list separator) an
@@ -62,6 +65,37 @@ OptionCheck ParseRateIops(JobSpec& spec, std::string_view text);
 OptionCheck CheckName(std::string_view text);                              // non-empty, no '/'
 OptionCheck CheckBlockSizeInRange(uint64_t bytes, std::string_view text);  // 1 byte to 64m
 OptionCheck CheckIodepthInRange(uint64_t depth, std::string_view text);    // 1 to 4096
+
+// The canonical text ToJobOptions writes: the inverse of ParseOnePath
+// (':' escaped as "\:"), the largest exact binary suffix ("4k", "3g"), the
+// largest unit that divides a time exactly ("90s", "1500ms"; times are whole
+// microseconds, fio's resolution).
+std::string EscapePath(std::string_view path);
+std::string FormatSize(uint64_t bytes);
+std::string FormatTime(std::chrono::nanoseconds time);
+
+// fio's names for rw and ioengine; the first spelling of a mode is fio's
+// canonical one ("rw", not "readwrite").
+struct NamedRw {
+  std::string_view name;
+  RwMode mode;
+};
+inline constexpr std::array<NamedRw, 7> kRwModes{{
+    {"read", RwMode::kRead},
+    {"write", RwMode::kWrite},
+    {"randread", RwMode::kRandRead},
+    {"randwrite", RwMode::kRandWrite},
+    {"rw", RwMode::kReadWrite},
+    {"readwrite", RwMode::kReadWrite},
+    {"randrw", RwMode::kRandReadWrite},
+}};
+struct NamedEngine {
+  std::string_view name;
+  EngineKind engine;
+};
+inline constexpr std::array<NamedEngine, 3> kEngines{{{"io_uring", EngineKind::kIoUring},
+                                                      {"psync", EngineKind::kPsync},
+                                                      {"null", EngineKind::kNull}}};
 
 // fio's time units, largest first (the order FormatTime relies on);
 // ParseFioTime looks a unit up by name.

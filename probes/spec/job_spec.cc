@@ -5,6 +5,7 @@
 #include <numeric>
 #include <utility>
 
+#include "probes/spec/job_option_table.h"
 #include "probes/spec/job_option_values.h"
 
 namespace iowatch::probes {
@@ -13,173 +14,25 @@ namespace {
 using internal::CheckBlockSizeInRange;
 using internal::CheckIodepthInRange;
 using internal::CheckName;
-using internal::Found;
-using internal::OptionCheck;
-using internal::OptionProblem;
-using internal::ParseBlockSizes;
-using internal::ParseBool01;
-using internal::ParseOnePath;
-using internal::ParsePercentage;
-using internal::ParseRateIops;
-using internal::ParseSizeValue;
-using internal::ParseTimeValue;
-using internal::ParseUnsigned;
+using internal::FindJobOption;
+using internal::JobOptionDef;
+using internal::JobOptionTable;
+using internal::kEngines;
+using internal::kRwModes;
+using internal::NamedEngine;
+using internal::NamedRw;
 using std::chrono::nanoseconds;
 
 constexpr uint64_t kDirectAlignment = 512;  // the smallest logical block size O_DIRECT meets
-constexpr char kRwExpected[] =
-    "expected one of read, write, randread, randwrite, rw, readwrite, randrw, found {:?}";
 
-struct NamedRw {
-  std::string_view name;
-  RwMode mode;
-};
-constexpr std::array<NamedRw, 7> kRwModes{{
-    {"read", RwMode::kRead},
-    {"write", RwMode::kWrite},
-    {"randread", RwMode::kRandRead},
-    {"randwrite", RwMode::kRandWrite},
-    {"rw", RwMode::kReadWrite},
-    {"readwrite", RwMode::kReadWrite},
-    {"randrw", RwMode::kRandReadWrite},
-}};
-
-struct NamedEngine {
-  std::string_view name;
-  EngineKind engine;
-};
-constexpr std::array<NamedEngine, 3> kEngines{{{"io_uring", EngineKind::kIoUring},
-                                               {"psync", EngineKind::kPsync},
-                                               {"null", EngineKind::kNull}}};
-
-OptionCheck Apply(std::string_view option, JobSpec& spec, std::string_view value) {
-  if (option == "name") {
-    if (auto ok = CheckName(value); !ok) return ok;
-    spec.name = value;
-  } else if (option == "filename" || option == "directory") {
-    auto path = ParseOnePath(value);
-    if (!path) return OptionProblem(path.error());
-    (option == "filename" ? spec.filename : spec.directory) = std::move(*path);
-  } else if (option == "rw") {
-    const auto it = std::ranges::find(kRwModes, value, &NamedRw::name);
-    if (it == kRwModes.end()) return OptionProblem(fmt::format(kRwExpected, value));
-    spec.rw = it->mode;
-  } else if (option == "bs") {
-    return ParseBlockSizes(spec, value);
-  } else if (option == "size" || option == "offset" || option == "io_size") {
-    const auto bytes = ParseSizeValue(value);
-    if (!bytes) return OptionProblem(bytes.error());
-    (option == "size" ? spec.size : option == "offset" ? spec.offset : spec.io_size) = *bytes;
-  } else if (option == "iodepth") {
-    const auto depth = ParseUnsigned<uint32_t>(value);
-    if (auto ok = CheckIodepthInRange(depth.value_or(0), value); !ok) return ok;
-    spec.iodepth = *depth;
-  } else if (option == "iodepth_batch_submit" || option == "iodepth_batch_complete_min" ||
-             option == "iodepth_batch_complete_max") {
-    const auto batch = ParseUnsigned<uint32_t>(value);
-    if (!batch || *batch > 4096) {
-      return OptionProblem(Found(option == "iodepth_batch_submit"
-                                     ? "expected a count from 0 (= iodepth) to 4096"
-                                     : "expected a count from 0 to 4096",
-                                 value));
-    }
-    (option == "iodepth_batch_submit"         ? spec.iodepth_batch_submit
-     : option == "iodepth_batch_complete_min" ? spec.iodepth_batch_complete_min
-                                              : spec.iodepth_batch_complete_max) = *batch;
-  } else if (option == "ioengine") {
-    const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
-    if (it == kEngines.end()) {
-      return OptionProblem(Found("expected one of io_uring, psync, null", value));
-    }
-    spec.engine = it->engine;
-  } else if (option == "direct" || option == "randrepeat") {
-    const auto flag = ParseBool01(value);
-    if (!flag) return OptionProblem(flag.error());
-    (option == "direct" ? spec.direct : spec.randrepeat) = *flag;
-  } else if (option == "runtime") {
-    return ParseTimeValue(value, spec.runtime);
-  } else if (option == "ramp_time") {
-    return ParseTimeValue(value, spec.ramp_time);
-  } else if (option == "time_based") {
-    // fio's FIO_OPT_STR_SET: the bare name sets it, as does an integer.
-    if (value != "" && value != "0" && value != "1") {
-      return OptionProblem(Found("expected no value, 0 or 1", value));
-    }
-    spec.time_based = value != "0";
-  } else if (option == "rwmixread") {
-    return ParsePercentage(value, spec.rwmixread);
-  } else if (option == "rwmixwrite") {
-    uint32_t write_percent = 0;
-    if (auto ok = ParsePercentage(value, write_percent); !ok) return ok;
-    spec.rwmixread = 100 - write_percent;
-  } else if (option == "rate_iops") {
-    return ParseRateIops(spec, value);
-  } else if (option == "randseed" || option == "number_ios") {
-    const auto number = ParseUnsigned<uint64_t>(value);
-    if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
-    if (option == "randseed") {
-      spec.randseed = *number;
-    } else {
-      spec.number_ios = *number;
-    }
-  } else if (option == "fsync") {
-    const auto every = ParseUnsigned<uint32_t>(value);
-    if (!every) return OptionProblem(Found("expected an integer from 0 to 2^32-1", value));
-    spec.fsync = *every;
+// The table's names, then its aliases: a did-you-mean tie goes to the name.
+std::vector<std::string_view> AllOptionNames() {
+  std::vector<std::string_view> names;
+  for (const JobOptionDef& def : JobOptionTable()) names.push_back(def.name);
+  for (const JobOptionDef& def : JobOptionTable()) {
+    if (!def.alias.empty()) names.push_back(def.alias);
   }
-  return {};
-}
-
-// fio 3.33's option names, then its aliases for them (fio --cmdhelp=<name>
-// lists an option's alias).
-constexpr std::array<std::string_view, 24> kCanonicalNames{"name",
-                                                           "filename",
-                                                           "directory",
-                                                           "rw",
-                                                           "bs",
-                                                           "size",
-                                                           "offset",
-                                                           "iodepth",
-                                                           "ioengine",
-                                                           "direct",
-                                                           "runtime",
-                                                           "time_based",
-                                                           "ramp_time",
-                                                           "rwmixread",
-                                                           "rwmixwrite",
-                                                           "rate_iops",
-                                                           "randrepeat",
-                                                           "randseed",
-                                                           "io_size",
-                                                           "number_ios",
-                                                           "fsync",
-                                                           "iodepth_batch_submit",
-                                                           "iodepth_batch_complete_min",
-                                                           "iodepth_batch_complete_max"};
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kAliases{{
-    {"readwrite", "rw"},
-    {"iodepth_batch", "iodepth_batch_submit"},
-    {"iodepth_batch_complete", "iodepth_batch_complete_min"},
-    {"blocksize", "bs"},
-    {"fileoffset", "offset"},
-    {"timeout", "runtime"},
-    {"io_limit", "io_size"},
-}};
-
-constexpr auto kOptionNames = [] {
-  std::array<std::string_view, kCanonicalNames.size() + kAliases.size()> names{};
-  std::ranges::copy(kCanonicalNames, names.begin());
-  std::ranges::transform(kAliases, names.begin() + kCanonicalNames.size(),
-                         [](const auto& alias) { return alias.first; });
   return names;
-}();
-
-// The name Apply dispatches on; empty when `name` is not an option.
-std::string_view CanonicalName(std::string_view name) {
-  if (std::ranges::find(kCanonicalNames, name) != kCanonicalNames.end()) return name;
-  const auto alias =
-      std::ranges::find(kAliases, name, &std::pair<std::string_view, std::string_view>::first);
-  return alias == kAliases.end() ? std::string_view() : alias->second;
 }
 
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -201,7 +54,7 @@ std::string UnknownOption(std::string_view name) {
   std::string message = fmt::format("unknown option {:?}", name);
   std::string_view best;
   size_t best_distance = 3;  // suggest only within 2 edits
-  for (const std::string_view known : kOptionNames) {
+  for (const std::string_view known : JobOptionNames()) {
     const size_t distance = EditDistance(name, known);
     // A distance equal to the known name's length would suggest "rw" for "io".
     if (distance < best_distance && distance < known.size()) {
@@ -252,16 +105,53 @@ std::string JobSpec::TargetPath() const {
 
 uint64_t JobSpec::IoAmount() const { return io_size != 0 ? io_size : size; }
 
-std::span<const std::string_view> JobOptionNames() { return kOptionNames; }
+std::span<const std::string_view> JobOptionNames() {
+  static const std::vector<std::string_view> names = AllOptionNames();
+  return names;
+}
 
 Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value) {
-  const std::string_view canonical = CanonicalName(name);
-  if (canonical.empty()) return Invalid(UnknownOption(name));
-  if (auto ok = Apply(canonical, spec, value); !ok) {
+  const JobOptionDef* option = FindJobOption(name);
+  if (option == nullptr) return Invalid(UnknownOption(name));
+  if (auto ok = option->parse(spec, value); !ok) {
     return Invalid(fmt::format("{}: {}", name, ok.error()));
   }
   return {};
 }
+
+namespace {
+
+// fio registers io_uring's options only with ioengine=io_uring and refuses
+// them otherwise ("unrecognized option"), even "=0"; iowatch sees values, not
+// spellings, so an option left at 0 passes. Unlike fio's command line,
+// ioengine may come after them (a daemon job sets it in defaults.options).
+// hipri is checked beyond fio, which runs it and fails: polled completions
+// exist only for O_DIRECT (the kernel fails buffered reads with EOPNOTSUPP)
+// and a polled ring refuses fsync (EINVAL).
+Result<void> ValidateIoUringOptions(const JobSpec& spec) {
+  const IoUringOptions& uring = spec.uring;
+  if (spec.engine != EngineKind::kIoUring) {
+    for (const auto& [option, on] :
+         {std::pair{"fixedbufs", uring.fixedbufs}, std::pair{"registerfiles", uring.registerfiles},
+          std::pair{"sqthread_poll", uring.sqthread_poll}, std::pair{"hipri", uring.hipri}}) {
+      if (on) {
+        return Invalid(fmt::format("{}: an option of ioengine=io_uring, not of ioengine={}", option,
+                                   ToString(spec.engine)));
+      }
+    }
+  }
+  if (uring.hipri && !spec.direct) {
+    return Invalid(
+        "hipri: needs direct=1 (polled completions exist only for O_DIRECT; buffered I/O fails "
+        "with EOPNOTSUPP)");
+  }
+  if (uring.hipri && spec.fsync != 0) {
+    return Invalid("hipri: a polled ring cannot fsync (the kernel refuses it with EINVAL)");
+  }
+  return {};
+}
+
+}  // namespace
 
 // psync with iodepth > 1 is accepted and kept: fio runs a sync engine at depth
 // 1 without complaint, and the runner clamps the same way.
@@ -308,7 +198,7 @@ Result<void> ValidateJobSpec(const JobSpec& spec) {
   if (spec.time_based && spec.runtime == nanoseconds(0)) {
     return Invalid("time_based: needs a runtime greater than 0");
   }
-  return {};
+  return ValidateIoUringOptions(spec);
 }
 
 Result<JobSpec> ParseJobOptions(std::span<const JobOption> options) {

@@ -1,9 +1,14 @@
 // A probe job as fio describes one: the option names and value syntaxes of
 // fio 3.33 for the subset iowatch implements, so a fio user can read and
 // write iowatch jobs without a translation table. Defaults are fio's
-// (ioengine=psync, direct=0, bs=4k, iodepth=1, rwmixread=50, randrepeat=1).
-// ApplyJobOption sets one option from its text; ValidateJobSpec checks the
-// combination (e.g. time_based needs runtime, filename xor directory).
+// (ioengine=psync, direct=0, bs=4k, iodepth=1, rwmixread=50, randrepeat=1;
+// io_uring registers neither buffers nor files unless asked).
+// Every option is one row of one table (job_option_table.cc, as fio's
+// options.c): its name, alias, type, default, accepted values, help, parser
+// and printer. ApplyJobOption, JobOptionNames, ToJobOptions, JobFingerprint
+// and JobOptionsHelp all read that table. ApplyJobOption sets one option
+// from its text; ValidateJobSpec checks the combination (e.g. time_based
+// needs runtime, filename xor directory, hipri needs direct=1).
 // Errors name the option, the value and what is accepted:
 //   bs: expected a size such as "4k", "64KiB" or "1m", found "4q"
 // Thread-safety: plain values and pure functions.
@@ -23,6 +28,16 @@ namespace iowatch::probes {
 
 enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
 enum class EngineKind { kIoUring, kPsync, kNull };
+
+// fio 3.33's io_uring engine options (engines/io_uring.c), all off by
+// default as in fio; only ioengine=io_uring takes them.
+struct IoUringOptions {
+  bool fixedbufs = false;      // register the buffers: READ_FIXED/WRITE_FIXED
+  bool registerfiles = false;  // register the file: IOSQE_FIXED_FILE
+  bool sqthread_poll = false;  // IORING_SETUP_SQPOLL; implies registerfiles, as in fio
+  bool hipri = false;          // IORING_SETUP_IOPOLL: polled completions
+  bool operator==(const IoUringOptions&) const = default;
+};
 
 bool IsRandom(RwMode mode);
 bool ReadsData(RwMode mode);                   // read, randread, rw, randrw
@@ -67,6 +82,7 @@ struct JobSpec {
   uint64_t io_size = 0;              // fio: io_size / io_limit; 0 = size
   uint64_t number_ios = 0;           // fio: number_ios; 0 = no limit
   uint32_t fsync = 0;                // fio: fsync=N, fsync after every N writes; 0 = never
+  IoUringOptions uring;              // fio: fixedbufs, registerfiles, sqthread_poll, hipri
 
   // The path the job reads and writes: filename, or <directory>/<name>.0.0.
   std::string TargetPath() const;
@@ -82,15 +98,22 @@ struct JobOption {
   std::string value;  // empty for a bare boolean flag ("time_based")
 };
 
-// Every option name ApplyJobOption accepts, in fio's spelling (aliases too).
+// Every option name ApplyJobOption accepts, in fio's spelling: the options
+// in table order, then their aliases.
 std::span<const std::string_view> JobOptionNames();
+
+// The options for --help: per option its name, alias, value syntax, default
+// and a line of help, in table order (two lines each, indented by two).
+std::string JobOptionsHelp();
 
 // Sets one option. Unknown names, bad values and out-of-range values are
 // errors (code kInvalidArgument) whose message starts with the option name.
 Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value);
 
 // Checks the options together: a target is given, bs > 0, size a multiple of bs
-// where needed, time_based has a runtime, rwmixread ≤ 100, iodepth 1..4096, ...
+// where needed, time_based has a runtime, rwmixread ≤ 100, iodepth 1..4096,
+// io_uring's options only with ioengine=io_uring, hipri with direct=1 and
+// without fsync, ...
 Result<void> ValidateJobSpec(const JobSpec& spec);
 
 // ApplyJobOption for each option in order (later ones win), then ValidateJobSpec.
@@ -103,9 +126,10 @@ Result<JobSpec> ParseJobOptions(std::span<const JobOption> options);
 Result<std::chrono::nanoseconds> ParseFioTime(std::string_view text,
                                               std::chrono::nanoseconds bare_unit);
 
-// The spec as canonical options, in a fixed order: name, rw, bs, ioengine,
+// The spec as canonical options, in table order: name, rw, bs, ioengine,
 // iodepth and direct always, every other option only when it differs from its
-// default. Sizes use the largest exact binary suffix ("4k", "1m"), times the
+// default (so an option added later leaves existing texts and fingerprints
+// as they were). Sizes use the largest exact binary suffix ("4k", "1m"), times the
 // largest exact unit ("30s", "500ms"), ':' in paths is escaped as "\:".
 // ParseJobOptions(ToJobOptions(spec)) == spec for every valid spec.
 std::vector<JobOption> ToJobOptions(const JobSpec& spec);

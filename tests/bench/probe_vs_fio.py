@@ -10,7 +10,12 @@ median over rounds of IOPS, bandwidth, clat p50/p99 and CPU per I/O (usr_cpu +
 sys_cpu of the job, from each tool's own JSON, times its runtime, over its
 I/Os), and the iowatch/fio ratios.
 
+--uring-options fixedbufs,registerfiles gives those fio io_uring options (as
+bare flags) to both tools on the io_uring jobs; without it both run with fio's
+defaults (nothing registered).
+
 Usage: probe_vs_fio.py IOWATCH [--rounds 3] [--runtime 5] [--dir /var/tmp] [--jobs A,B] [--control]
+                       [--uring-options fixedbufs,registerfiles,sqthread_poll,hipri]
 Run by hand (a benchmark, not a test); figures go to README.md.
 """
 import argparse
@@ -55,8 +60,12 @@ def main():
     ap.add_argument("--control", action="store_true",
                     help="also run fio a second time each round: fio-vs-fio ratios are the "
                          "noise floor the iowatch-vs-fio ratios must be read against")
+    ap.add_argument("--uring-options", default="",
+                    help="comma-separated fio io_uring flags for the io_uring jobs of both tools, "
+                         "e.g. fixedbufs,registerfiles")
     args = ap.parse_args()
     wanted = args.jobs.split(",")
+    uring_flags = [f"--{o}" for o in args.uring_options.split(",") if o]
     tools = ["fio", "iowatch"] + ["fio again"] * args.control
     workdir = tempfile.mkdtemp(prefix="iowatch-bench-", dir=args.dir)
     common = [f"--directory={workdir}", "--name=bench", "--size=256M", "--direct=1",
@@ -67,10 +76,12 @@ def main():
         subprocess.run([args.iowatch, "probe", *common, "--rw=read", "--bs=1m", "--runtime=1"],
                        capture_output=True, check=True)
         print(f"{args.rounds} rounds of {args.runtime} s per tool and job, alternating "
-              f"{' / '.join(tools)}")
+              f"{' / '.join(tools)}; io_uring options: {' '.join(uring_flags) or 'none'}")
         print("| job | tool | IOPS | MiB/s | clat p50 µs | clat p99 µs | CPU µs/I/O |")
         print("|---|---|---|---|---|---|---|")
         for name, opts, op in (j for j in JOBS if j[0] in wanted):
+            if "--ioengine=io_uring" in opts:
+                opts = [*opts, *uring_flags]
             rows = {tool: [] for tool in tools}
             for _ in range(args.rounds):
                 for tool in tools:

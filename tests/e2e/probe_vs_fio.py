@@ -8,7 +8,10 @@ carry fio's field names and number types for everything we measure, be
 self-consistent (I/Os × bs = bytes, IOPS × runtime ≈ I/Os, N = I/Os,
 percentiles ordered and within min/max, lat ≈ slat + clat) and its IOPS be
 in the same league as fio's (within ×3: a smoke bound, not a benchmark).
-Then the safety rules: O_DIRECT on tmpfs, a foreign file, a block device
+Then fio's io_uring flags (fixedbufs, registerfiles): accepted by both, refused
+by both with psync, and with buffer registration refused (a 64 KiB
+RLIMIT_MEMLOCK) fio fails while iowatch reports a fallback; hipri on a disk
+without poll queues fails in both. Then the safety rules: O_DIRECT on tmpfs, a foreign file, a block device
 (loop, root only), a bad option, and SIGINT mid-run (partial results, exit
 130 within 2 s). Everything created is removed.
 
@@ -131,6 +134,91 @@ def compare_with_fio(r, binary, workdir):
             shutil.rmtree(fio_dir, ignore_errors=True)
 
 
+def check_uring_options(r, binary, workdir):
+    """fio's io_uring flags: taken by both tools, refused by both with psync, and where buffer
+    registration is refused (64 KiB RLIMIT_MEMLOCK, no CAP_IPC_LOCK) fio fails the job while
+    iowatch measures on and reports the fallback."""
+    flags = ["--fixedbufs", "--registerfiles"]
+    rc, ours, err = run_json([binary, "probe", *job_args(workdir, "io_uring", "randread", flags),
+                              "--output-format=json"])
+    r.check(rc == 0 and ours is not None and ours["jobs"][0]["iowatch"]["fallbacks"] == [],
+            "io_uring --fixedbufs --registerfiles: iowatch runs as asked, no fallback",
+            f"exit {rc}: {err[:500]}")
+    fio_dir = os.path.join(workdir, "fio-uring")
+    os.makedirs(fio_dir, exist_ok=True)
+    rc, theirs, err = run_json(["fio", *job_args(fio_dir, "io_uring", "randread", flags),
+                                "--output-format=json"])
+    r.check(rc == 0 and theirs is not None, "io_uring --fixedbufs --registerfiles: fio runs",
+            err[:500])
+    shutil.rmtree(fio_dir, ignore_errors=True)
+
+    run = subprocess.run([binary, "probe", *job_args(workdir, "psync", "randread", ["--fixedbufs"])],
+                         capture_output=True, text=True, timeout=30)
+    r.check(run.returncode == 2 and "fixedbufs: an option of ioengine=io_uring" in run.stderr,
+            "psync --fixedbufs: refused naming the option and the engine", run.stderr)
+    run = subprocess.run(["fio", *job_args(workdir, "psync", "randread", ["--fixedbufs"])],
+                         capture_output=True, text=True, timeout=30)
+    r.check(run.returncode != 0 and "unrecognized option" in run.stderr,
+            "psync --fixedbufs: fio refuses it too", run.stderr[:300])
+
+    limited = ["prlimit", "--memlock=65536"]
+    if os.geteuid() == 0:  # root's CAP_IPC_LOCK would let it pin anything
+        limited += ["setpriv", "--inh-caps=-ipc_lock", "--bounding-set=-ipc_lock"]
+    big = ["--bs=1m", "--iodepth=4"]
+    rc, ours, err = run_json([*limited, binary, "probe",
+                              *job_args(workdir, "io_uring", "randread", flags), *big,
+                              "--output-format=json"])
+    fallbacks = ours["jobs"][0]["iowatch"]["fallbacks"] if ours else None
+    r.check(rc == 0 and fallbacks and fallbacks[0]["name"] == "fixedbufs" and
+            "RLIMIT_MEMLOCK" in fallbacks[0]["reason"] and ours["jobs"][0]["read"]["total_ios"] > 0,
+            "fixedbufs over RLIMIT_MEMLOCK: iowatch measures on and reports the fallback",
+            f"exit {rc}: {err[:500]} fallbacks={fallbacks}")
+    run = subprocess.run([*limited, binary, "probe",
+                          *job_args(workdir, "io_uring", "randread", flags), *big],
+                         capture_output=True, text=True, timeout=60)
+    r.check(run.returncode == 0 and "\n  fallback: fixedbufs: " in run.stdout,
+            "fixedbufs over RLIMIT_MEMLOCK: the summary has a fallback line", run.stdout[-500:])
+    target = os.path.join(workdir, "probe.0.0")
+    run = subprocess.run([*limited, "fio", "--name=probe", f"--filename={target}", "--rw=randread",
+                          "--ioengine=io_uring", "--direct=1", "--size=8M", "--runtime=1", *flags,
+                          *big], capture_output=True, text=True, timeout=60)
+    r.check(run.returncode != 0 and "Cannot allocate memory" in run.stdout + run.stderr,
+            "fixedbufs over RLIMIT_MEMLOCK: fio 3.33 fails the job instead",
+            f"exit {run.returncode}: {(run.stdout + run.stderr)[-300:]}")
+
+
+def device_polls(path):
+    """The io_poll setting of the disk holding `path` (None when unknown)."""
+    dev = os.stat(path).st_dev
+    block = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
+    for queue in (f"{block}/queue/io_poll", f"{block}/../queue/io_poll"):
+        try:
+            with open(queue) as f:
+                return f.read().strip() != "0"
+        except OSError:
+            continue
+    return None
+
+
+def check_hipri(r, binary, workdir):
+    """hipri on a disk without poll queues: both tools fail the run with EOPNOTSUPP; iowatch's
+    error says why."""
+    if device_polls(workdir) is not False:
+        print("     (hipri check needs a disk without poll queues; skipped)")
+        return
+    run = subprocess.run([binary, "probe", *job_args(workdir, "io_uring", "randread", ["--hipri"])],
+                         capture_output=True, text=True, timeout=60)
+    r.check(run.returncode == 1 and "Operation not supported" in run.stderr and
+            "needs a device with poll queues" in run.stderr,
+            "hipri without poll queues: the run fails with EOPNOTSUPP and a hint", run.stderr[-400:])
+    run = subprocess.run(["fio", "--name=probe", f"--filename={os.path.join(workdir, 'probe.0.0')}",
+                          "--rw=randread", "--ioengine=io_uring", "--direct=1", "--size=8M",
+                          "--runtime=1", "--hipri"], capture_output=True, text=True, timeout=60)
+    r.check(run.returncode != 0 and "Operation not supported" in run.stdout + run.stderr,
+            "hipri without poll queues: fio 3.33 fails the same way",
+            f"exit {run.returncode}: {(run.stdout + run.stderr)[-300:]}")
+
+
 def check_safety(r, binary, workdir):
     # O_DIRECT on tmpfs.
     shm = tempfile.mkdtemp(dir="/dev/shm") if os.path.isdir("/dev/shm") else None
@@ -234,6 +322,8 @@ def main():
     workdir = tempfile.mkdtemp(prefix="iowatch-probe-", dir="/var/tmp")
     try:
         compare_with_fio(r, binary, workdir)
+        check_uring_options(r, binary, workdir)
+        check_hipri(r, binary, workdir)
         check_safety(r, binary, workdir)
         check_block_device(r, binary, workdir)
     finally:

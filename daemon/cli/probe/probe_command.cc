@@ -55,6 +55,10 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
   defaults.sysfs = global.sysfs;
   auto options = ParseProbeArgs(args, defaults);
   if (!options) return ReportError("probe", options.error());
+  if (options->help) {
+    WriteStdout(ProbeUsage());
+    return 0;
+  }
   const probes::JobSpec& spec = options->spec;
 
   InstallStopHandlers();

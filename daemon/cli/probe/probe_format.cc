@@ -242,6 +242,16 @@ std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext&
   w.String("device", fmt::format("{}:{}", context.device_major, context.device_minor));
   w.Uint("fsyncs", result.fsyncs);
   w.Float("clat_max_relative_error", LatencyHistogram::kMaxRelativeError);
+  // What the engine gave up (e.g. fixedbufs refused): the run measured
+  // something other than the job asked, so a consumer must be able to see it.
+  w.OpenArray("fallbacks");
+  for (const probes::EngineFallback& fallback : result.fallbacks) {
+    w.OpenElement();
+    w.String("name", fallback.name);
+    w.String("reason", fallback.reason);
+    w.Close();
+  }
+  w.CloseArray();
   w.Close();
   w.Close();
   w.CloseArray();
@@ -257,6 +267,9 @@ std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContex
                   probes::ToString(s.engine), s.iodepth, s.direct ? 1 : 0, context.target_path,
                   context.device_major, context.device_minor, probes::ToString(result.end));
   if (result.error) out += fmt::format("  error: {}\n", result.error->ToString());
+  for (const probes::EngineFallback& fallback : result.fallbacks) {
+    out += fmt::format("  fallback: {}: {}\n", fallback.name, fallback.reason);
+  }
   AppendDirection(out, "read", result.read);
   AppendDirection(out, "write", result.write);
   if (result.fsyncs > 0) out += fmt::format("  fsync: {}\n", result.fsyncs);

@@ -37,6 +37,11 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
   options.policy = policy;
   bool named = false;
   for (const std::string& text : args) {
+    if (text == "--help" || text == "-h") {
+      ProbeOptions help;
+      help.help = true;
+      return help;
+    }
     const auto arg = SplitArgument(text);
     if (!arg) return std::unexpected(arg.error());
     const Argument& a = *arg;
@@ -87,6 +92,31 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
   if (!spec) return std::unexpected(spec.error());
   options.spec = std::move(*spec);
   return options;
+}
+
+std::string ProbeUsage() {
+  return "Usage: iowatch probe --name=NAME (--filename=PATH | --directory=DIR --size=SIZE) "
+         "[OPTION]...\n"
+         "\n"
+         "Runs one fio job, spelled as fio 3.33 spells it (names, value syntax, defaults).\n"
+         "SIZE: \"4k\" is 4096 bytes, \"4KiB\" 4000 (fio's kb_base=1024). TIME: \"500ms\", "
+         "\"10s\", \"5m\";\n"
+         "a bare number is in seconds. A flag ([=0|1]) is set by its bare name.\n"
+         "\n"
+         "Job options:\n" +
+         probes::JobOptionsHelp() +
+         "\n"
+         "iowatch options:\n"
+         "  --output-format=normal|json, default normal\n"
+         "      fio's JSON structure, or a short summary in fio's layout\n"
+         "  --eta=auto|always|never, default auto\n"
+         "      a one-line progress on stderr (auto: when stderr is a terminal)\n"
+         "  --allow-block-device[=0|1]\n"
+         "      allow a block device as filename (to read it)\n"
+         "  --destructive[=0|1]\n"
+         "      allow writing to a block device or to a file iowatch did not create\n"
+         "  --help\n"
+         "      this text\n";
 }
 
 }  // namespace iowatch::daemon

@@ -2,8 +2,9 @@
 // --bs=4k --time_based", every job option passed through to the job parser
 // in order, plus iowatch's output and safety flags. One job per run (fio
 // starts a new job at each --name; a second --name is an error here rather
-// than a silently different run).
-// Thread-safety: pure function.
+// than a silently different run). `--help` (or -h) asks for ProbeUsage(),
+// whose job options come from the option table (probes/spec).
+// Thread-safety: pure functions.
 #pragma once
 
 #include <string>
@@ -24,11 +25,17 @@ struct ProbeOptions {
   ProbeOutputFormat format = ProbeOutputFormat::kNormal;
   probes::TargetPolicy policy;
   ProgressMode progress = ProgressMode::kAuto;  // --eta=auto|always|never, as fio
+  bool help = false;  // --help or -h: print ProbeUsage(), nothing else is parsed
 };
 
 // Errors name the argument and what is accepted.
 // `args` excludes the subcommand; `policy` holds what the global flags set.
 Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
                                     const probes::TargetPolicy& policy = {});
+
+// `iowatch probe --help`: the synopsis, every job option (name, alias,
+// syntax, default, help) and iowatch's own flags. README's `iowatch probe`
+// block is this text.
+std::string ProbeUsage();
 
 }  // namespace iowatch::daemon

@@ -155,7 +155,29 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 21u);
+  EXPECT_EQ(names.size(), 22u);
+}
+
+// One series per fallback of the last successful run, none without: a
+// dashboard can tell a run that measured something else than asked.
+TEST(ProbeMetricsRenderer, EngineFallbacksAreOneSeriesEach) {
+  ProbeSnapshot s;
+  s.jobs.resize(2);
+  s.jobs[0].name = "plain";
+  s.jobs[1].name = "rr";
+  s.jobs[1].fallbacks = {"fixedbufs", "submit_all"};
+  std::string out;
+  RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
+  EXPECT_NE(out.find("# TYPE iowatch_probe_engine_fallback gauge\n"
+                     "iowatch_probe_engine_fallback{probe=\"rr\",fallback=\"fixedbufs\"} 1\n"
+                     "iowatch_probe_engine_fallback{probe=\"rr\",fallback=\"submit_all\"} 1\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("probe=\"plain\",fallback"), std::string::npos);
+  s.jobs[1].fallbacks.clear();
+  out.clear();
+  RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
+  EXPECT_EQ(out.find("iowatch_probe_engine_fallback"), std::string::npos);
 }
 
 TEST(ProbeMetricsRenderer, NothingButCountersBeforeTheFirstRun) {

@@ -150,6 +150,7 @@ class FakeEngine final : public ProbeEngine {
     uint64_t device_ns = 0;  // clock advance inside Reap (clat)
     std::function<int64_t(const IoRequest&, size_t index)> outcome;  // default: full length
     bool refuse_open = false;
+    std::vector<EngineFallback> fallbacks;  // what Open reports it gave up
   };
 
   // The behaviours the tests use, spelled out (designated initializers that
@@ -240,6 +241,7 @@ class FakeEngine final : public ProbeEngine {
   void Close() noexcept override { closed_ = true; }
   bool IsSynchronous() const override { return behaviour_.synchronous; }
   std::string_view Name() const override { return "fake"; }
+  std::span<const EngineFallback> Fallbacks() const override { return behaviour_.fallbacks; }
 
   Behaviour behaviour_;
   uint32_t depth_ = 0;
@@ -700,6 +702,20 @@ TEST(RunJobTest, EngineOpenFailureIsReturned) {
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error().code, ErrorCode::kUnsupported);
   EXPECT_TRUE(engine.requests_.empty());
+}
+
+// A fallback is part of what was measured: the result carries it.
+TEST(RunJobTest, EngineFallbacksAreInTheResult) {
+  ManualProbeClock clock;
+  FakeEngine::Behaviour behaviour = FakeEngine::Sync(&clock);
+  behaviour.fallbacks = {{"fixedbufs", "refused"}, {"submit_all", "old kernel"}};
+  FakeEngine engine(behaviour);
+  const ProbeResult result =
+      MustRun(Spec(RwMode::kRead, 8 * 4096), engine, Target(8 * 4096), Options(clock));
+  EXPECT_EQ(result.fallbacks, behaviour.fallbacks);
+  FakeEngine plain(FakeEngine::Sync(&clock));
+  EXPECT_TRUE(MustRun(Spec(RwMode::kRead, 8 * 4096), plain, Target(8 * 4096), Options(clock))
+                  .fallbacks.empty());
 }
 
 TEST(RunJobTest, RegionWithoutAWholeBlockIsRejected) {

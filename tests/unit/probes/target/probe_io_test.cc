@@ -7,15 +7,11 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -38,12 +34,13 @@
 #include "probes/engines/uring_engine.h"
 #include "probes/target/probe_file_layout.h"
 #include "probes/target/probe_target.h"
+#include "tests/unit/probes/child_process.h"
 
 namespace iowatch::probes {
 namespace {
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
-constexpr int kSkipExit = 77;
+using test::kSkipExit;
 
 class TempDir {
  public:
@@ -133,32 +130,17 @@ std::string RunCommand(const std::string& command) {
 // happens. Returns the child's exit code (kSkipExit when it could not mount).
 int InPrivateMount(const std::string& fstype, const std::string& options, const std::string& dir,
                    const std::function<int()>& body) {
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
+  const auto mount_private = [&] {
     if (unshare(CLONE_NEWNS) != 0 ||
         mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("none", dir.c_str(), fstype.c_str(), 0, options.c_str()) != 0) {
       fprintf(stderr, "cannot mount %s: %s\n", fstype.c_str(), strerror(errno));
-      _exit(kSkipExit);
+      return false;
     }
-    const int code = body();
-    fflush(nullptr);
-    _exit(code);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return true;
+  };
+  return test::InChild(mount_private, body);
 }
-
-// Child-side check: prints what failed and makes the child exit non-zero.
-#define CHILD_CHECK(condition)                                                      \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      return 1;                                                                     \
-    }                                                                               \
-  } while (0)
 
 // ---------------------------------------------------------------- files
 
@@ -793,13 +775,17 @@ TEST_F(UringEngineTest, BatchOfEightSubmittedOnceReapedTogether) {
   auto target = PrepareTarget(FileJob(dir_.File("batch"), kMiB, RwMode::kRandRead, true), {});
   ASSERT_TRUE(target) << target.error().ToString();
   Buffers buffers(8, 4096);
-  UringEngine engine;
+  IoUringOptions registered;  // fio's fixedbufs and registerfiles
+  registered.fixedbufs = true;
+  registered.registerfiles = true;
+  UringEngine engine(registered);
   auto opened = engine.Open({target->fd, buffers.spans()}, 8);
   if (!opened && opened.error().code == ErrorCode::kUnsupported) {
     GTEST_SKIP() << opened.error().ToString();
   }
   ASSERT_TRUE(opened) << opened.error().ToString();
-  EXPECT_TRUE(engine.UsesFixedBuffers()) << engine.FixedBuffersFallbackReason();
+  EXPECT_TRUE(engine.UsesFixedBuffers())
+      << (engine.Fallbacks().empty() ? "" : engine.Fallbacks()[0].reason);
   EXPECT_TRUE(engine.UsesFixedFile());
   for (uint32_t i = 0; i < 8; ++i) {
     ASSERT_TRUE(engine.Queue({IoOp::kRead, i * 65536ull, 4096, i, 1000 + i}));
@@ -857,83 +843,61 @@ TEST_F(UringEngineTest, ReapTimesOutAndCloseCancelsWhatIsInFlight) {
 }
 
 // Without CAP_IPC_LOCK, registered buffers count against RLIMIT_MEMLOCK;
-// over it the engine must fall back to plain READ/WRITE and still work.
+// over it the engine must fall back to plain READ/WRITE, still work, and
+// report the fallback (fio would fail the job).
 TEST_F(UringEngineTest, FallsBackToUnregisteredBuffersOverMemlock) {
   auto target = PrepareTarget(FileJob(dir_.File("memlock"), kMiB, RwMode::kRead, false), {});
   ASSERT_TRUE(target) << target.error().ToString();
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
+  const auto drop_ipc_lock_and_limit = [] {
     __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
     __user_cap_data_struct data[2]{};
-    if (syscall(SYS_capget, &header, data) != 0) _exit(kSkipExit);
+    if (syscall(SYS_capget, &header, data) != 0) return false;
     data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
     rlimit limit{64 * 1024, 64 * 1024};
-    if (syscall(SYS_capset, &header, data) != 0 || setrlimit(RLIMIT_MEMLOCK, &limit) != 0) {
-      _exit(kSkipExit);
-    }
-    const int code = [&]() -> int {
-      Buffers buffers(4, kMiB / 4);
-      UringEngine engine;
-      auto opened = engine.Open({target->fd, buffers.spans()}, 4);
-      if (!opened) return kSkipExit;
-      CHILD_CHECK(!engine.UsesFixedBuffers());
-      fprintf(stderr, "%s\n", engine.FixedBuffersFallbackReason().c_str());
-      CHILD_CHECK(engine.FixedBuffersFallbackReason().find("RLIMIT_MEMLOCK") != std::string::npos);
-      CHILD_CHECK(engine.Queue({IoOp::kRead, 0, 4096, 3, 9}));
-      CHILD_CHECK(engine.Submit().value_or(0) == 1);
-      std::vector<IoCompletion> out(1);
-      CHILD_CHECK(engine.Reap(1, out, std::chrono::seconds(5)).value_or(0) == 1);
-      CHILD_CHECK(out[0].tag == 9 && out[0].result == 4096);
-      return 0;
-    }();
-    fflush(nullptr);
-    _exit(code);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == kSkipExit) GTEST_SKIP() << "cannot drop CAP_IPC_LOCK or open io_uring";
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+    return syscall(SYS_capset, &header, data) == 0 && setrlimit(RLIMIT_MEMLOCK, &limit) == 0;
+  };
+  const int code = test::InChild(drop_ipc_lock_and_limit, [&]() -> int {
+    Buffers buffers(4, kMiB / 4);
+    IoUringOptions fixedbufs;
+    fixedbufs.fixedbufs = true;
+    UringEngine engine(fixedbufs);
+    auto opened = engine.Open({target->fd, buffers.spans()}, 4);
+    if (!opened) return kSkipExit;
+    CHILD_CHECK(!engine.UsesFixedBuffers());
+    CHILD_CHECK(engine.Fallbacks().size() == 1);
+    fprintf(stderr, "%s\n", engine.Fallbacks()[0].reason.c_str());
+    CHILD_CHECK(engine.Fallbacks()[0].name == "fixedbufs");
+    CHILD_CHECK(engine.Fallbacks()[0].reason.find("RLIMIT_MEMLOCK") != std::string::npos);
+    CHILD_CHECK(engine.Queue({IoOp::kRead, 0, 4096, 3, 9}));
+    CHILD_CHECK(engine.Submit().value_or(0) == 1);
+    std::vector<IoCompletion> out(1);
+    CHILD_CHECK(engine.Reap(1, out, std::chrono::seconds(5)).value_or(0) == 1);
+    CHILD_CHECK(out[0].tag == 9 && out[0].result == 4096);
+    return 0;
+  });
+  if (code == kSkipExit) GTEST_SKIP() << "cannot drop CAP_IPC_LOCK or open io_uring";
+  EXPECT_EQ(code, 0);
 }
 
 // A kernel (or seccomp policy) refusing io_uring_setup gives kUnsupported
 // with the psync hint.
 TEST_F(UringEngineTest, RefusedIoUringIsUnsupportedWithAHint) {
-  fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
-      _exit(kSkipExit);
-    }
-    const int code = [] {
-      Buffers buffers(1, 4096);
-      UringEngine engine;
-      auto opened = engine.Open({0, buffers.spans()}, 4);
-      CHILD_CHECK(!opened);
-      fprintf(stderr, "%s\n", opened.error().ToString().c_str());
-      CHILD_CHECK(opened.error().code == ErrorCode::kUnsupported);
-      CHILD_CHECK(opened.error().message.find("io_uring is not available") == 0);
-      CHILD_CHECK(opened.error().message.find("--ioengine=psync") != std::string::npos);
-      engine.Close();
-      return 0;
-    }();
-    fflush(nullptr);
-    _exit(code);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == kSkipExit) GTEST_SKIP() << "cannot install a seccomp filter";
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const int code = test::InChild(
+      [] { return test::DenySyscall(__NR_io_uring_setup, EPERM); },
+      [] {
+        Buffers buffers(1, 4096);
+        UringEngine engine;
+        auto opened = engine.Open({0, buffers.spans()}, 4);
+        CHILD_CHECK(!opened);
+        fprintf(stderr, "%s\n", opened.error().ToString().c_str());
+        CHILD_CHECK(opened.error().code == ErrorCode::kUnsupported);
+        CHILD_CHECK(opened.error().message.find("io_uring is not available") == 0);
+        CHILD_CHECK(opened.error().message.find("--ioengine=psync") != std::string::npos);
+        engine.Close();
+        return 0;
+      });
+  if (code == kSkipExit) GTEST_SKIP() << "cannot install a seccomp filter";
+  EXPECT_EQ(code, 0);
 }
 
 }  // namespace

@@ -1,6 +1,11 @@
 // `iowatch probe`'s command line and reports: fio's option spelling, one job
-// per run, and fio's JSON layout and arithmetic for what we measure.
+// per run, --help from the option table (and README showing the same text),
+// fio's JSON layout and arithmetic for what we measure, and engine fallbacks
+// in both outputs.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
@@ -58,6 +63,44 @@ TEST(ProbeArgs, ErrorsNameTheArgument) {
   EXPECT_TRUE(bad_bs.error().message.starts_with("bs")) << bad_bs.error().message;
 }
 
+TEST(ProbeArgs, HelpStopsParsing) {
+  for (const char* help : {"--help", "-h"}) {
+    const auto o = ParseProbeArgs({"--filename=/x", help, "--bs=4q"});
+    ASSERT_TRUE(o) << o.error().ToString();
+    EXPECT_TRUE(o->help);
+  }
+  EXPECT_FALSE(ParseProbeArgs({"--filename=/x"})->help);
+}
+
+TEST(ProbeUsage, ListsEveryOptionOfTheTableAndTheCliFlags) {
+  const std::string usage = ProbeUsage();
+  EXPECT_NE(usage.find(probes::JobOptionsHelp()), std::string::npos);
+  for (const std::string_view name : probes::JobOptionNames()) {
+    EXPECT_NE(usage.find(fmt::format("--{}", name)), std::string::npos) << name;
+  }
+  for (const char* flag : {"--output-format=normal|json", "--eta=auto|always|never",
+                           "--allow-block-device[=0|1]", "--destructive[=0|1]", "--help"}) {
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag;
+  }
+}
+
+// README's usage block is the help text itself, so neither can drift.
+TEST(ProbeUsage, ReadmeShowsItVerbatim) {
+  std::ifstream in(std::string(IOWATCH_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(in) << "README.md not found";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const std::string heading = "### `iowatch probe`\n\n```\n";
+  const size_t start = readme.find(heading);
+  ASSERT_NE(start, std::string::npos) << "no `iowatch probe` section with a usage block";
+  const size_t body = start + heading.size();
+  const size_t end = readme.find("```\n", body);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(readme.substr(body, end - body), ProbeUsage())
+      << "update README.md's `iowatch probe` block with `iowatch probe --help`";
+}
+
 ProbeResult SyntheticResult() {
   ProbeResult r;
   r.spec.name = "synthetic";
@@ -113,6 +156,39 @@ TEST(ProbeJson, FioArithmeticAndNumberFormats) {
   const size_t write_at = json.find("\"write\" : {");
   ASSERT_NE(write_at, std::string::npos);
   EXPECT_EQ(json.find("percentile", write_at), std::string::npos);
+}
+
+TEST(ProbeJson, EngineFallbacksInTheIowatchObject) {
+  ProbeResult result = SyntheticResult();
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  EXPECT_NE(FormatProbeJson(result, context).find("\"fallbacks\" : [\n        ]"),
+            std::string::npos)
+      << FormatProbeJson(result, context);
+  result.fallbacks = {{"fixedbufs", "registering failed with ENOMEM"}, {"submit_all", "old"}};
+  const std::string json = FormatProbeJson(result, context);
+  const size_t iowatch = json.find("\"iowatch\" : {");
+  ASSERT_NE(iowatch, std::string::npos);
+  EXPECT_NE(json.find("\"fallbacks\" : [\n"
+                      "          {\n"
+                      "            \"name\" : \"fixedbufs\",\n"
+                      "            \"reason\" : \"registering failed with ENOMEM\"\n"
+                      "          },\n"
+                      "          {\n"
+                      "            \"name\" : \"submit_all\",",
+                      iowatch),
+            std::string::npos)
+      << json;
+}
+
+TEST(ProbeNormal, EngineFallbacksGetALineEach) {
+  ProbeResult result = SyntheticResult();
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  EXPECT_EQ(FormatProbeNormal(result, context).find("fallback"), std::string::npos);
+  result.fallbacks = {{"registerfiles", "registering the file failed: EMFILE"}};
+  EXPECT_NE(FormatProbeNormal(result, context)
+                .find("\n  fallback: registerfiles: registering the file failed: EMFILE\n"),
+            std::string::npos)
+      << FormatProbeNormal(result, context);
 }
 
 TEST(ProbeNormal, SummaryInFioUnits) {

@@ -1,0 +1,309 @@
+#include "probes/spec/job_option_table.h"
+
+#include <algorithm>
+#include <array>
+
+#include "probes/spec/job_option_fields.h"
+
+namespace iowatch::probes::internal {
+namespace {
+
+constexpr char kRwExpected[] =
+    "expected one of read, write, randread, randwrite, rw, readwrite, randrw, found {:?}";
+
+OptionCheck ParseName(JobSpec& spec, std::string_view value) {
+  if (auto ok = CheckName(value); !ok) return ok;
+  spec.name = value;
+  return {};
+}
+
+OptionCheck ParseRw(JobSpec& spec, std::string_view value) {
+  const auto it = std::ranges::find(kRwModes, value, &NamedRw::name);
+  if (it == kRwModes.end()) return OptionProblem(fmt::format(kRwExpected, value));
+  spec.rw = it->mode;
+  return {};
+}
+
+OptionCheck ParseEngine(JobSpec& spec, std::string_view value) {
+  const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
+  if (it == kEngines.end()) {
+    return OptionProblem(Found("expected one of io_uring, psync, null", value));
+  }
+  spec.engine = it->engine;
+  return {};
+}
+
+OptionCheck ParseIodepth(JobSpec& spec, std::string_view value) {
+  const auto depth = ParseUnsigned<uint32_t>(value);
+  if (auto ok = CheckIodepthInRange(depth.value_or(0), value); !ok) return ok;
+  spec.iodepth = *depth;
+  return {};
+}
+
+OptionCheck ParseRwmixwrite(JobSpec& spec, std::string_view value) {
+  uint32_t write_percent = 0;
+  if (auto ok = ParsePercentage(value, write_percent); !ok) return ok;
+  spec.rwmixread = 100 - write_percent;
+  return {};
+}
+
+OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
+  const auto number = ParseUnsigned<uint64_t>(value);
+  if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
+  spec.randseed = *number;
+  return {};
+}
+
+constexpr std::string_view kIoUringOnly = "ioengine=io_uring";
+
+// The order is the canonical one: ToJobOptions writes in it, so it is part
+// of every stored fingerprint. New options go at the end.
+constexpr std::array<JobOptionDef, 28> kTable{{
+    {.name = "name",
+     .type = OptionType::kString,
+     .default_text = "iowatch",
+     .accepted = "non-empty, no '/'",
+     .help = "the job's name; under directory, the probe file is NAME.0.0",
+     .example = "seq",
+     .always_printed = true,
+     .parse = ParseName,
+     .print = [](const JobSpec& s) -> PrintedValue { return s.name; }},
+    {.name = "filename",
+     .type = OptionType::kPath,
+     .accepted = R"(one path; "\:" for a colon)",
+     .help = "the file or block device to probe (filename or directory, not both)",
+     .example = "/dev/sdb",
+     .parse = ParsePathInto<&JobSpec::filename>,
+     .print = PrintPath<&JobSpec::filename>},
+    {.name = "directory",
+     .type = OptionType::kPath,
+     .accepted = R"(one path; "\:" for a colon)",
+     .help = "probe PATH/NAME.0.0, created and filled by iowatch (needs size)",
+     .example = "/var/lib/iowatch",
+     .parse = ParsePathInto<&JobSpec::directory>,
+     .print = PrintPath<&JobSpec::directory>},
+    {.name = "rw",
+     .alias = "readwrite",
+     .type = OptionType::kChoice,
+     .default_text = "read",
+     .accepted = "read|write|randread|randwrite|rw|randrw",
+     .help = "the I/O pattern: sequential or random reads, writes, or a mix (rwmixread)",
+     .example = "randrw",
+     .always_printed = true,
+     .parse = ParseRw,
+     .print = [](const JobSpec& s) -> PrintedValue { return std::string(ToString(s.rw)); }},
+    {.name = "bs",
+     .alias = "blocksize",
+     .type = OptionType::kSizeList,
+     .default_text = "4k",
+     .accepted = "1 byte to 64m; the parts given must be equal",
+     .help = "the size of every I/O (read,write,trim)",
+     .example = "64k",
+     .always_printed = true,
+     .parse = ParseBlockSizes,
+     .print = PrintSize<&JobSpec::block_size>},
+    {.name = "ioengine",
+     .type = OptionType::kChoice,
+     .default_text = "psync",
+     .accepted = "io_uring|psync|null",
+     .help = "how I/O is issued: io_uring (asynchronous), psync (pread/pwrite), null (no I/O)",
+     .example = "io_uring",
+     .always_printed = true,
+     .parse = ParseEngine,
+     .print = [](const JobSpec& s) -> PrintedValue { return std::string(ToString(s.engine)); }},
+    {.name = "iodepth",
+     .type = OptionType::kInt,
+     .default_text = "1",
+     .accepted = "1 to 4096",
+     .help = "I/Os in flight (psync and null run at 1, as in fio)",
+     .example = "32",
+     .always_printed = true,
+     .parse = ParseIodepth,
+     .print = PrintNumber<uint32_t, &JobSpec::iodepth>},
+    {.name = "direct",
+     .type = OptionType::kBool,
+     .default_text = "0",
+     .help = "O_DIRECT: measure the device, not the page cache",
+     .example = "1",
+     .always_printed = true,
+     .parse = ParseBoolInto<&JobSpec::direct>,
+     .print = PrintBool<&JobSpec::direct>},
+    {.name = "iodepth_batch_submit",
+     .alias = "iodepth_batch",
+     .type = OptionType::kInt,
+     .default_text = "1",
+     .accepted = "0 (= iodepth) to 4096",
+     .help = "I/Os per submission",
+     .example = "8",
+     .parse = ParseBatch<&JobSpec::iodepth_batch_submit>,
+     .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_submit>},
+    {.name = "iodepth_batch_complete_min",
+     .alias = "iodepth_batch_complete",
+     .type = OptionType::kInt,
+     .default_text = "1",
+     .accepted = "0 to 4096",
+     .help = "when the queue is full, wait for at least this many completions",
+     .example = "4",
+     .parse = ParseBatch<&JobSpec::iodepth_batch_complete_min>,
+     .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_complete_min>},
+    {.name = "iodepth_batch_complete_max",
+     .type = OptionType::kInt,
+     .default_text = "0",
+     .accepted = "0 (= the min) to 4096",
+     .help = "completions taken per reap",
+     .example = "16",
+     .parse = ParseBatch<&JobSpec::iodepth_batch_complete_max>,
+     .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_complete_max>},
+    {.name = "size",
+     .type = OptionType::kSize,
+     .default_text = "0",
+     .accepted = "0 = the file's or device's size",
+     .help = "the region probed",
+     .example = "1g",
+     .parse = ParseSizeInto<&JobSpec::size>,
+     .print = PrintSize<&JobSpec::size>},
+    {.name = "offset",
+     .alias = "fileoffset",
+     .type = OptionType::kSize,
+     .default_text = "0",
+     .help = "where the region starts",
+     .example = "1m",
+     .parse = ParseSizeInto<&JobSpec::offset>,
+     .print = PrintSize<&JobSpec::offset>},
+    {.name = "io_size",
+     .alias = "io_limit",
+     .type = OptionType::kSize,
+     .default_text = "0",
+     .accepted = "0 = size",
+     .help = "bytes to transfer before the job ends",
+     .example = "512m",
+     .parse = ParseSizeInto<&JobSpec::io_size>,
+     .print = PrintSize<&JobSpec::io_size>},
+    {.name = "number_ios",
+     .type = OptionType::kInt,
+     .default_text = "0",
+     .accepted = "0 = no limit",
+     .help = "I/Os to issue before the job ends",
+     .example = "1000",
+     .parse = ParseCountInto<uint64_t, &JobSpec::number_ios>,
+     .print = PrintNumber<uint64_t, &JobSpec::number_ios>},
+    {.name = "runtime",
+     .alias = "timeout",
+     .type = OptionType::kTime,
+     .default_text = "0",
+     .accepted = "0 = until the I/O amount is done",
+     .help = "how long the job runs, after ramp_time",
+     .example = "30s",
+     .parse = ParseTimeInto<&JobSpec::runtime>,
+     .print = PrintTime<&JobSpec::runtime>},
+    {.name = "time_based",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "run for the whole runtime, repeating the region (needs runtime)",
+     .example = "",
+     .parse = ParseFlagInto<&JobSpec::time_based>,
+     .print = [](const JobSpec& s) { return FlagText(s.time_based); }},
+    {.name = "ramp_time",
+     .type = OptionType::kTime,
+     .default_text = "0",
+     .help = "run this long before measuring",
+     .example = "2s",
+     .parse = ParseTimeInto<&JobSpec::ramp_time>,
+     .print = PrintTime<&JobSpec::ramp_time>},
+    {.name = "rwmixread",
+     .type = OptionType::kInt,
+     .default_text = "50",
+     .accepted = "0 to 100",
+     .help = "percent of reads in rw and randrw",
+     .example = "70",
+     .parse = [](JobSpec& s, std::string_view v) { return ParsePercentage(v, s.rwmixread); },
+     .print = PrintNumber<uint32_t, &JobSpec::rwmixread>},
+    {.name = "rwmixwrite",
+     .type = OptionType::kInt,
+     .default_text = "50",
+     .accepted = "0 to 100",
+     .help = "percent of writes in rw and randrw (written as rwmixread)",
+     .example = "30",
+     .parse = ParseRwmixwrite},
+    {.name = "rate_iops",
+     .type = OptionType::kIntList,
+     .default_text = "0,0",
+     .accepted = "0 = unpaced; one value paces both, an empty part leaves that one",
+     .help = "I/Os per second for reads,writes",
+     .example = "100,50",
+     .parse = ParseRateIops,
+     .print = [](const JobSpec& s) -> PrintedValue {
+       return fmt::format("{},{}", s.rate_iops_read, s.rate_iops_write);
+     }},
+    {.name = "randrepeat",
+     .type = OptionType::kBool,
+     .default_text = "1",
+     .help = "the same random offsets every run",
+     .example = "0",
+     .parse = ParseBoolInto<&JobSpec::randrepeat>,
+     .print = PrintBool<&JobSpec::randrepeat>},
+    {.name = "randseed",
+     .type = OptionType::kInt,
+     .accepted = "0 to 2^64-1",
+     .help = "the seed of the random offsets (unset: iowatch's fixed seed)",
+     .example = "7",
+     .parse = ParseRandseed,
+     .print = [](const JobSpec& s) -> PrintedValue {
+       if (!s.randseed) return std::nullopt;
+       return std::to_string(*s.randseed);
+     }},
+    {.name = "fsync",
+     .type = OptionType::kInt,
+     .default_text = "0",
+     .accepted = "0 = never",
+     .help = "fsync after every N writes",
+     .example = "8",
+     .parse = ParseCountInto<uint32_t, &JobSpec::fsync>,
+     .print = PrintNumber<uint32_t, &JobSpec::fsync>},
+    {.name = "fixedbufs",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "register the I/O buffers with the kernel (READ_FIXED/WRITE_FIXED)",
+     .needs = kIoUringOnly,
+     .example = "",
+     .parse = ParseUringFlag<&IoUringOptions::fixedbufs>,
+     .print = PrintUringFlag<&IoUringOptions::fixedbufs>},
+    {.name = "registerfiles",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "register the file with the kernel (IOSQE_FIXED_FILE)",
+     .needs = kIoUringOnly,
+     .example = "",
+     .parse = ParseUringFlag<&IoUringOptions::registerfiles>,
+     .print = PrintUringFlag<&IoUringOptions::registerfiles>},
+    {.name = "sqthread_poll",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "a kernel thread polls the submission queue (SQPOLL); implies registerfiles",
+     .needs = kIoUringOnly,
+     .example = "",
+     .parse = ParseUringFlag<&IoUringOptions::sqthread_poll>,
+     .print = PrintUringFlag<&IoUringOptions::sqthread_poll>},
+    {.name = "hipri",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "polled completions (IOPOLL): I/O fails with EOPNOTSUPP on a device without poll "
+             "queues; no fsync",
+     .needs = "ioengine=io_uring direct=1",
+     .example = "",
+     .parse = ParseUringFlag<&IoUringOptions::hipri>,
+     .print = PrintUringFlag<&IoUringOptions::hipri>},
+}};
+
+}  // namespace
+
+std::span<const JobOptionDef> JobOptionTable() { return kTable; }
+
+const JobOptionDef* FindJobOption(std::string_view name) {
+  if (name.empty()) return nullptr;
+  const auto it = std::ranges::find_if(
+      kTable, [&](const JobOptionDef& def) { return def.name == name || def.alias == name; });
+  return it == kTable.end() ? nullptr : &*it;
+}
+
+}  // namespace iowatch::probes::internal
