@@ -1,8 +1,8 @@
 // IoBuffers: the I/O buffers of one run, one per slot (iodepth × bs),
-// allocated once so the run never allocates, aligned for direct I/O and
-// filled with PortableRandom data: compressing or deduplicating storage would
-// otherwise report the speed of its compressor, not of the medium. The same
-// seed gives the same contents.
+// carved from one allocation made once so the run never allocates, aligned
+// for direct I/O. A job that writes fills them with PortableRandom data
+// (compressing or deduplicating storage would otherwise report the speed of
+// its compressor, not of the medium); the same seed gives the same contents.
 // Thread-safety: none; one owner. The memory lives as long as the object,
 // so an engine using the buffers must be closed before they go.
 #pragma once
@@ -20,10 +20,12 @@ namespace iowatch::probes {
 class IoBuffers {
  public:
   // `count` buffers of `size` bytes, each starting at a multiple of
-  // `alignment` (raised to a power of two of at least sizeof(void*)); the
-  // contents are one PortableRandom(seed) stream, buffer after buffer. An
-  // allocation failure is an error with its errno.
-  static Result<IoBuffers> Allocate(size_t count, size_t size, size_t alignment, uint64_t seed);
+  // `alignment` (raised to a power of two of at least sizeof(void*)), not
+  // yet written. An allocation failure is an error with its errno.
+  static Result<IoBuffers> Allocate(size_t count, size_t size, size_t alignment);
+
+  // One PortableRandom(seed) stream, buffer after buffer.
+  void Fill(uint64_t seed);
 
   std::span<const std::span<std::byte>> Spans() const { return spans_; }
 
@@ -31,7 +33,7 @@ class IoBuffers {
   struct Free {
     void operator()(std::byte* p) const noexcept;
   };
-  std::vector<std::unique_ptr<std::byte, Free>> owned_;
+  std::unique_ptr<std::byte, Free> block_;
   std::vector<std::span<std::byte>> spans_;
 };
 

@@ -395,12 +395,15 @@ RunPosition Runner::Position() const {
 Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTarget& target,
                            const RunOptions& options) {
   if (auto valid = ValidateRun(spec, target); !valid) return std::unexpected(valid.error());
-  auto buffers =
-      IoBuffers::Allocate(spec.iodepth, spec.block_size, target.memory_alignment,
-                          SeedsFromBase(spec.randseed.value_or(kDefaultRandSeed)).buffer_fill);
+  auto buffers = IoBuffers::Allocate(spec.iodepth, spec.block_size, target.memory_alignment);
   if (!buffers) return std::unexpected(buffers.error());
   if (auto opened = engine.Open(EngineTarget{target.fd, buffers->Spans()}, spec.iodepth); !opened) {
     return std::unexpected(opened.error());
+  }
+  // After the engine registered the buffers (see io_buffers.cc), and only
+  // when the data will be written: a read overwrites it, as in fio.
+  if (WritesData(spec.rw)) {
+    buffers->Fill(SeedsFromBase(spec.randseed.value_or(kDefaultRandSeed)).buffer_fill);
   }
   SteadyProbeClock steady_clock;
   ProbeClock& clock = options.clock != nullptr ? *options.clock : steady_clock;

@@ -190,14 +190,18 @@ class FakeEngine final : public ProbeEngine {
       return MakeError(ErrorCode::kUnsupported, "fake: refused, try --ioengine=psync");
     }
     depth_ = depth;
-    // The buffers are freed when RunJob returns: look at them now.
-    for (const std::span<std::byte> buffer : target.buffers) {
-      buffers_.push_back({buffer.size(), reinterpret_cast<uintptr_t>(buffer.data()),
-                          std::count(buffer.begin(), buffer.end(), std::byte{0})});
-    }
+    target_buffers_ = target.buffers;
     return {};
   }
   Result<void> Queue(const IoRequest& request) override {
+    // What the first I/O finds in the buffers (they are freed when RunJob
+    // returns, and filled for writes only once the engine is open).
+    if (buffers_.empty()) {
+      for (const std::span<std::byte> buffer : target_buffers_) {
+        buffers_.push_back({buffer.size(), reinterpret_cast<uintptr_t>(buffer.data()),
+                            std::count(buffer.begin(), buffer.end(), std::byte{0})});
+      }
+    }
     const size_t busy = queued_.size() + in_flight_.size();
     EXPECT_LT(busy, depth_) << "more than iodepth requests";
     if (busy >= depth_) return MakeError(ErrorCode::kInvalidArgument, "fake: full");
@@ -251,6 +255,7 @@ class FakeEngine final : public ProbeEngine {
     std::ptrdiff_t zero_bytes;
   };
   std::vector<BufferSeen> buffers_;
+  std::span<const std::span<std::byte>> target_buffers_;
   std::vector<IoRequest> requests_;
   std::vector<uint64_t> queue_times_;
   std::vector<size_t> queued_;
