@@ -144,24 +144,6 @@ void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void Runs(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const JobStatus& job : in.scheduler.jobs) {
-    w.SampleInt({{kProbe, job.name}, {"result", "ok"}}, job.runs.ok);
-    w.SampleInt({{kProbe, job.name}, {"result", "error"}}, job.runs.error);
-    w.SampleInt({{kProbe, job.name}, {"result", "skipped"}}, job.runs.skipped);
-  }
-}
-
-void Skips(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const JobStatus& job : in.scheduler.jobs) {
-    // "busy" is the one reason today: always present, so rate() has a series from the start.
-    if (!job.skips.contains("busy")) w.SampleInt({{kProbe, job.name}, {"reason", "busy"}}, 0);
-    for (const auto& [reason, count] : job.skips) {
-      w.SampleInt({{kProbe, job.name}, {"reason", reason}}, count);
-    }
-  }
-}
-
 void EngineFallbacks(const Input& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const std::string& fallback : job.fallbacks) {
@@ -184,10 +166,6 @@ void Running(const Input& in, ExpositionWriter& w, std::string&) {
 
 void StoreUp(const Input& in, ExpositionWriter& w, std::string&) {
   w.SampleInt({}, in.recorded.store_up ? 1 : 0);
-}
-
-void StoreErrors(const Input& in, ExpositionWriter& w, std::string&) {
-  w.SampleInt({}, in.recorded.store_errors_total);
 }
 
 std::vector<ProbeFamily> Sorted() {
@@ -228,10 +206,6 @@ std::vector<ProbeFamily> Sorted() {
        BaselineAge},
       {"iowatch_probe_baseline_runs", "gauge", "Runs the job's baseline was built from.",
        BaselineRuns},
-      {"iowatch_probe_runs_total", "counter",
-       "Probe runs since start, by result (skipped: a slot given up while the device was busy).",
-       Runs},
-      {"iowatch_probe_skips_total", "counter", "Probe attempts postponed, by reason.", Skips},
       {"iowatch_probe_engine_fallback", "gauge",
        "1 for each thing the engine gave up in the job's last successful run (fixedbufs, "
        "registerfiles, submit_all); none when it ran as asked.",
@@ -241,8 +215,6 @@ std::vector<ProbeFamily> Sorted() {
       {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
        StoreUp},
-      {"iowatch_probe_store_errors_total", "counter",
-       "Probe runs whose storing (or baseline update) failed.", StoreErrors},
   };
   std::sort(f.begin(), f.end(),
             [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });

@@ -65,7 +65,11 @@ void LogChange(const std::string& job, const probes::RegressionChange& c) {
 }  // namespace
 
 ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std::string>& jobs)
-    : options_(std::move(options)), sysfs_(options_.sysfs), kernel_(KernelRelease()) {
+    : options_(std::move(options)),
+      sysfs_(options_.sysfs),
+      own_counters_(options_.counters == nullptr ? std::make_unique<ProbeCounters>() : nullptr),
+      counters_(options_.counters != nullptr ? options_.counters : own_counters_.get()),
+      kernel_(KernelRelease()) {
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);
@@ -97,7 +101,7 @@ std::shared_ptr<const ProbeSnapshot> ProbeRecorder::Snapshot() const {
 
 void ProbeRecorder::SetStoreState(bool up, const std::string& why, bool count) {
   std::lock_guard lock(state_mutex_);
-  if (!up && count) ++store_errors_total_;
+  if (!up && count) counters_->CountStoreError();
   if (!store_state_known_ || up != store_up_) {
     if (up) {
       if (store_state_known_) spdlog::info("probe store {}: writable again", StorePath());
@@ -144,7 +148,7 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
   Stored stored;
   if (!EnsureStore()) {
     std::lock_guard lock(state_mutex_);
-    ++store_errors_total_;
+    counters_->CountStoreError();
     Publish();
     return stored;
   }
@@ -280,7 +284,7 @@ void ProbeRecorder::Publish() {
   auto snapshot = std::make_shared<ProbeSnapshot>();
   for (const std::string& name : order_) snapshot->jobs.push_back(jobs_.at(name).published);
   snapshot->store_up = store_up_;
-  snapshot->store_errors_total = store_errors_total_;
+  snapshot->store_errors_total = counters_->StoreErrors();
   snapshot_ = std::move(snapshot);
 }
 

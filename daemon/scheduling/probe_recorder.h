@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "common/file_tree.h"
+#include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
 #include "probes/baseline/baseline.h"
@@ -51,6 +52,9 @@ struct ProbeRecorderOptions {
   std::chrono::milliseconds retention{90LL * 24 * 3600 * 1000};
   std::filesystem::path sysfs = "/sys";  // for the target device's model
   std::function<int64_t()> wall_ms;      // now, ms since the epoch; system_clock when empty
+  // Where failed stores are counted (serve's registry); null: counters of
+  // the recorder's own. Must outlive the recorder.
+  ProbeCounters* counters = nullptr;
 };
 
 class ProbeRecorder {
@@ -95,6 +99,8 @@ class ProbeRecorder {
 
   const ProbeRecorderOptions options_;
   const FileTree sysfs_;
+  std::unique_ptr<ProbeCounters> own_counters_;  // when options_.counters is null
+  ProbeCounters* counters_;
   const std::string kernel_;
 
   std::mutex store_mutex_;  // store_, last_prune_ms_
@@ -106,7 +112,6 @@ class ProbeRecorder {
   std::map<std::string, JobState, std::less<>> jobs_;
   bool store_up_ = false;
   bool store_state_known_ = false;
-  uint64_t store_errors_total_ = 0;
   std::shared_ptr<const ProbeSnapshot> snapshot_;
 };
 

@@ -72,8 +72,13 @@ SchedulerPolicy SchedulerPolicyFrom(const config::ProbesConfig& probes) {
 
 ProbeScheduler::ProbeScheduler(std::vector<ScheduledJob> jobs, SchedulerPolicy policy,
                                Dependencies deps)
-    : policy_(policy), deps_(std::move(deps)), random_(deps_.seed) {
+    : policy_(policy),
+      deps_(std::move(deps)),
+      own_counters_(deps_.counters == nullptr ? std::make_unique<ProbeCounters>() : nullptr),
+      counters_(deps_.counters != nullptr ? deps_.counters : own_counters_.get()),
+      random_(deps_.seed) {
   for (ScheduledJob& config : jobs) {
+    counters_->AddJob(config.name);
     auto job = std::make_unique<Job>();
     job->status.name = config.name;
     job->status.interval_seconds = std::chrono::duration<double>(config.every).count();
@@ -117,20 +122,7 @@ void ProbeScheduler::Finish(Job& job, double now_s, RunOutcome outcome, std::vec
   status.last_result = outcome.result;
   status.last_error = outcome.error;
   if (outcome.start_unix_ms != 0) status.last_start_unix_ms = outcome.start_unix_ms;
-  switch (outcome.result) {
-    case RunResult::kOk:
-      ++status.runs.ok;
-      break;
-    case RunResult::kError:
-      ++status.runs.error;
-      break;
-    case RunResult::kSkipped:
-      ++status.runs.skipped;
-      break;
-    case RunResult::kCancelled:
-      ++status.runs.cancelled;
-      break;
-  }
+  counters_->CountRun(job.config.name, outcome.result);
   emits.push_back({&job.config, std::move(outcome)});
 }
 
@@ -158,7 +150,7 @@ void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& sta
       spdlog::debug("probe {}: utilisation of {} unknown, running anyway", job.config.name,
                     FormatDevice(id));
     } else if (*utilization > policy_.busy_threshold) {
-      ++job.status.skips["busy"];
+      counters_->CountSkip(job.config.name, "busy");
       ++job.slot_skips;
       const double retry_s = now_s + policy_.busy_retry_s;
       if (job.slot_skips < policy_.max_skips && retry_s < job.following_s) {
@@ -170,7 +162,7 @@ void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& sta
                       *utilization * 100, policy_.busy_threshold * 100);
       spdlog::info("probe {}: slot skipped after {} tries, {}", job.config.name, job.slot_skips,
                    why);
-      ++job.status.runs.skipped;
+      counters_->CountRun(job.config.name, RunResult::kSkipped);
       job.status.last_result = RunResult::kSkipped;
       job.status.last_error = why;
       emits.push_back({&job.config, RunOutcome::Of(RunResult::kSkipped, why)});
@@ -279,6 +271,8 @@ SchedulerStatus ProbeScheduler::Status() const {
   for (const auto& job : jobs_) {
     status.jobs.push_back(job->status);
     status.jobs.back().next_attempt_s = job->Attempt();
+    status.jobs.back().runs = counters_->Runs(job->config.name);
+    status.jobs.back().skips = counters_->Skips(job->config.name);
   }
   for (const auto& [id, device] : devices_) {
     if (id == 0) continue;  // unknown: no series to attach a gauge to

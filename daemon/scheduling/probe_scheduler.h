@@ -51,6 +51,7 @@
 
 #include "config/config.h"
 #include "daemon/scheduling/device_busy.h"
+#include "daemon/scheduling/probe_counters.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
 
@@ -127,6 +128,7 @@ class JobExecutor {
   virtual void Start(const ProbeRun& run) = 0;
 };
 
+// Read back from ProbeCounters, where they are counted.
 struct RunCounts {
   uint64_t ok = 0;
   uint64_t error = 0;
@@ -176,6 +178,9 @@ class ProbeScheduler {
     // Every outcome the scheduler accepts, timeouts and give-ups included;
     // called on the thread of Tick or OnFinished.
     OutcomeSink on_outcome;
+    // Where runs and skips are counted (serve's registry); null: counters
+    // of the scheduler's own. Must outlive the scheduler.
+    ProbeCounters* counters = nullptr;
   };
 
   // The first Tick sets the first slots (and asks the busy source to watch
@@ -213,6 +218,8 @@ class ProbeScheduler {
 
   const SchedulerPolicy policy_;
   const Dependencies deps_;
+  std::unique_ptr<ProbeCounters> own_counters_;  // when deps_.counters is null
+  ProbeCounters* counters_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Job>> jobs_;
   std::map<DeviceId, Device> devices_;

@@ -22,15 +22,17 @@ Clock::time_point MonotonicTimePoint(double seconds) {
 }  // namespace
 
 std::unique_ptr<ProbeService> ProbeService::Start(const config::Config& config,
-                                                  boost::asio::io_context& io) {
+                                                  boost::asio::io_context& io,
+                                                  prometheus::Registry& registry) {
   if (ScheduledJobsFrom(config.probes, config.state_dir).empty()) return nullptr;
-  std::unique_ptr<ProbeService> service(new ProbeService(config, io));
+  std::unique_ptr<ProbeService> service(new ProbeService(config, io, registry));
   service->Tick();
   return service;
 }
 
-ProbeService::ProbeService(const config::Config& config, boost::asio::io_context& io)
-    : io_(io), timer_(io), busy_(ToSeconds(config.probes.busy_window)) {
+ProbeService::ProbeService(const config::Config& config, boost::asio::io_context& io,
+                           prometheus::Registry& registry)
+    : io_(io), timer_(io), busy_(ToSeconds(config.probes.busy_window)), counters_(&registry) {
   std::vector<ScheduledJob> jobs = ScheduledJobsFrom(config.probes, config.state_dir);
   std::vector<std::string> names;
   for (const ScheduledJob& job : jobs) names.push_back(job.name);
@@ -39,6 +41,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   options.baseline = config.probes.baseline;
   options.retention = config.probes.retention;
   options.sysfs = config.sysfs;
+  options.counters = &counters_;
   recorder_ = std::make_unique<ProbeRecorder>(std::move(options), names);
   // On the worker: the outcome goes through the scheduler to the recorder
   // there (the store's fsync never delays the event loop); the next Tick (a
@@ -56,6 +59,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   deps.seed = std::random_device{}();
   deps.busy = &busy_;
   deps.executor = executor_.get();
+  deps.counters = &counters_;
   deps.resolve_device = [sysfs = FileTree(config.sysfs)](const probes::JobSpec& spec) {
     return ResolveProbeDevice(spec, sysfs);
   };

@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/scheduling/device_busy.h"
+#include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_executor.h"
 #include "daemon/scheduling/probe_recorder.h"
 #include "daemon/scheduling/probe_scheduler.h"
@@ -33,8 +34,11 @@ class ProbeService {
  public:
   // Null when probes are disabled or no job is configured. Runs the first
   // Tick: jobs due at start go to the worker at once.
+  // Runs and store errors are counted in `registry` (probe_counters.h),
+  // which must outlive the service.
   static std::unique_ptr<ProbeService> Start(const config::Config& config,
-                                             boost::asio::io_context& io);
+                                             boost::asio::io_context& io,
+                                             prometheus::Registry& registry);
   ~ProbeService();  // Join()
   ProbeService(const ProbeService&) = delete;
   ProbeService& operator=(const ProbeService&) = delete;
@@ -49,13 +53,15 @@ class ProbeService {
   void Join();
 
  private:
-  ProbeService(const config::Config& config, boost::asio::io_context& io);
+  ProbeService(const config::Config& config, boost::asio::io_context& io,
+               prometheus::Registry& registry);
   void Tick();
 
   boost::asio::io_context& io_;
   boost::asio::steady_timer timer_;
   bool stopping_ = false;
   DeviceBusyTracker busy_;
+  ProbeCounters counters_;
   std::unique_ptr<ProbeRecorder> recorder_;
   std::unique_ptr<ProbeScheduler> scheduler_;
   // Last: destroyed (its worker joined) before what the worker uses.

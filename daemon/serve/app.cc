@@ -99,7 +99,7 @@ class App {
                  server_->local_endpoint(),
                  config_.source.empty() ? "built-in defaults" : config_.source);
     signals_.async_wait([this](auto error, int signal) { OnSignal(error, signal); });
-    probes_ = ProbeService::Start(config_, io_);
+    probes_ = ProbeService::Start(config_, io_, self_.registry());
     next_sample_ = Clock::now();
     ScheduleSample();
     StartWatchdog();

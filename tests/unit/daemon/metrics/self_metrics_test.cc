@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "daemon/scheduling/probe_counters.h"
+#include "daemon/scheduling/probe_scheduler.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -36,6 +39,33 @@ TEST(SelfMetrics, ConfigLoadsAndSamplesAreCountedWhereTheyHappen) {
   EXPECT_TRUE(Has(text, "# TYPE iowatch_sample_duration_seconds histogram"));
   EXPECT_NE(text.find("iowatch_build_info{compiler=\""), std::string::npos);
   EXPECT_NE(text.find("\nprocess_resident_memory_bytes "), std::string::npos);
+}
+
+TEST(SelfMetrics, ProbeRunsSkipsAndStoreErrorsComeFromTheSameRegistry) {
+  SelfMetrics self;
+  ProbeCounters counters(&self.registry());
+  counters.AddJob("rr");
+  for (int i = 0; i < 7; ++i) counters.CountRun("rr", RunResult::kOk);
+  counters.CountRun("rr", RunResult::kError);
+  counters.CountRun("rr", RunResult::kSkipped);
+  counters.CountRun("rr", RunResult::kSkipped);
+  counters.CountStoreError();
+  counters.CountStoreError();
+  std::string text;
+  self.Render(0, text);
+  EXPECT_NE(text.find("# TYPE iowatch_probe_runs_total counter\n"
+                      "iowatch_probe_runs_total{probe=\"rr\",result=\"cancelled\"} 0\n"
+                      "iowatch_probe_runs_total{probe=\"rr\",result=\"error\"} 1\n"
+                      "iowatch_probe_runs_total{probe=\"rr\",result=\"ok\"} 7\n"
+                      "iowatch_probe_runs_total{probe=\"rr\",result=\"skipped\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(Has(text, "iowatch_probe_skips_total{probe=\"rr\",reason=\"busy\"} 0"));
+  EXPECT_TRUE(Has(text, "iowatch_probe_store_errors_total 2"));
+  EXPECT_EQ(counters.Runs("rr"), (RunCounts{7, 1, 2, 0}));
+  EXPECT_TRUE(counters.Skips("rr").empty());
+  counters.CountSkip("rr", "busy");
+  EXPECT_EQ(counters.Skips("rr").at("busy"), 1u);
 }
 
 TEST(SelfMetrics, AnUnreadableProcLeavesOutOnlyTheProcessFamilies) {

@@ -1,0 +1,80 @@
+#include "daemon/scheduling/probe_counters.h"
+
+#include <array>
+
+#include "daemon/scheduling/probe_scheduler.h"
+
+namespace iowatch::daemon {
+namespace {
+
+constexpr std::array kResults = {RunResult::kOk, RunResult::kError, RunResult::kSkipped,
+                                 RunResult::kCancelled};
+constexpr std::array<const char*, 1> kSkipReasons = {"busy"};
+
+prometheus::Registry& Chosen(prometheus::Registry* given,
+                             std::unique_ptr<prometheus::Registry>& own) {
+  if (given != nullptr) return *given;
+  own = std::make_unique<prometheus::Registry>();
+  return *own;
+}
+
+uint64_t ValueOf(const prometheus::Counter& counter) {
+  return static_cast<uint64_t>(counter.Value());
+}
+
+}  // namespace
+
+ProbeCounters::ProbeCounters(prometheus::Registry* registry)
+    : runs_(prometheus::BuildCounter()
+                .Name("iowatch_probe_runs_total")
+                .Help("Probe runs by result: ok, error (an I/O error, the time limit, a target or "
+                      "engine refused), skipped (given up after max_skips busy attempts), "
+                      "cancelled (shutdown).")
+                .Register(Chosen(registry, own_registry_))),
+      skips_(prometheus::BuildCounter()
+                 .Name("iowatch_probe_skips_total")
+                 .Help("Probe attempts postponed, by reason.")
+                 .Register(own_registry_ ? *own_registry_ : *registry)),
+      store_errors_(prometheus::BuildCounter()
+                        .Name("iowatch_probe_store_errors_total")
+                        .Help("Probe runs whose storing (or baseline update) failed.")
+                        .Register(own_registry_ ? *own_registry_ : *registry)
+                        .Add({})) {}
+
+void ProbeCounters::AddJob(const std::string& job) {
+  for (const RunResult result : kResults) {
+    runs_.Add({{"probe", job}, {"result", std::string(ToString(result))}});
+  }
+  for (const char* reason : kSkipReasons) skips_.Add({{"probe", job}, {"reason", reason}});
+}
+
+void ProbeCounters::CountRun(const std::string& job, RunResult result) {
+  runs_.Add({{"probe", job}, {"result", std::string(ToString(result))}}).Increment();
+}
+
+void ProbeCounters::CountSkip(const std::string& job, const std::string& reason) {
+  skips_.Add({{"probe", job}, {"reason", reason}}).Increment();
+}
+
+void ProbeCounters::CountStoreError() { store_errors_.Increment(); }
+
+RunCounts ProbeCounters::Runs(const std::string& job) const {
+  const auto count = [&](RunResult result) {
+    return ValueOf(runs_.Add({{"probe", job}, {"result", std::string(ToString(result))}}));
+  };
+  return RunCounts{count(RunResult::kOk), count(RunResult::kError), count(RunResult::kSkipped),
+                   count(RunResult::kCancelled)};
+}
+
+std::map<std::string, uint64_t> ProbeCounters::Skips(const std::string& job) const {
+  std::map<std::string, uint64_t> out;
+  for (const char* reason : kSkipReasons) {
+    const uint64_t n = ValueOf(skips_.Add({{"probe", job}, {"reason", reason}}));
+    if (n > 0) out[reason] = n;
+  }
+  return out;
+}
+
+uint64_t ProbeCounters::StoreErrors() const { return ValueOf(store_errors_); }
+
+}  // namespace iowatch::daemon

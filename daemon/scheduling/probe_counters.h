@@ -1,0 +1,50 @@
+// ProbeCounters: the scheduled probes' counters, as prometheus-cpp counters
+// in a Registry that serve exposes with iowatch's own metrics: runs by job
+// and result (ok, error, skipped, cancelled), attempts skipped by job and
+// reason (busy), and runs whose storing failed. The scheduler and the
+// recorder count where the events happen; their Status and snapshots read
+// the same counters back, so there is one count of each thing.
+// Thread-safety: prometheus-cpp's counters are thread-safe; so is this.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace iowatch::daemon {
+
+enum class RunResult;
+struct RunCounts;
+
+class ProbeCounters {
+ public:
+  // Counts into `registry`; null: into a registry of its own (tests, and a
+  // scheduler or recorder used alone).
+  explicit ProbeCounters(prometheus::Registry* registry = nullptr);
+  ProbeCounters(const ProbeCounters&) = delete;
+  ProbeCounters& operator=(const ProbeCounters&) = delete;
+
+  // Creates the job's series at 0, so rate() has them from the start.
+  void AddJob(const std::string& job);
+  void CountRun(const std::string& job, RunResult result);
+  void CountSkip(const std::string& job, const std::string& reason);
+  void CountStoreError();
+
+  RunCounts Runs(const std::string& job) const;
+  std::map<std::string, uint64_t> Skips(const std::string& job) const;  // reasons counted > 0
+  uint64_t StoreErrors() const;
+
+ private:
+  std::unique_ptr<prometheus::Registry> own_registry_;  // when none was given
+  prometheus::Family<prometheus::Counter>& runs_;
+  prometheus::Family<prometheus::Counter>& skips_;
+  prometheus::Counter& store_errors_;
+};
+
+}  // namespace iowatch::daemon
