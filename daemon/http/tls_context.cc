@@ -2,21 +2,18 @@
 
 #include <openssl/ssl.h>
 
-#include <fstream>
-#include <sstream>
+#include "common/file_tree.h"
 
 namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 
 namespace {
 
+// A certificate chain or key is a few kB; the limit keeps a cert_file of
+// /dev/zero from taking the daemon's memory.
 Result<std::string> ReadPemFile(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrnoError(errno, fmt::format("cannot read TLS {} file", what), path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return ErrnoError(errno, fmt::format("cannot read TLS {} file", what), path);
-  return content.str();
+  const std::string words = fmt::format("cannot read TLS {} file", what);
+  return ReadFile(path, {.open_error = words, .read_error = words, .max_bytes = 1 << 20});
 }
 
 std::unexpected<Error> Invalid(std::string_view what, const boost::system::error_code& ec,

@@ -8,7 +8,8 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+
+#include "common/file_tree.h"
 
 namespace iowatch::probes {
 namespace {
@@ -25,12 +26,12 @@ constexpr std::chrono::seconds kCloseDrainTimeout{5};
 constexpr std::chrono::nanoseconds kLongestWait = std::chrono::hours(24 * 365);
 
 // kernel.io_uring_disabled (Linux ≥ 6.6): 0 allowed, 1 only for
-// CAP_SYS_ADMIN or kernel.io_uring_group, 2 refused for everyone.
+// CAP_SYS_ADMIN or kernel.io_uring_group, 2 refused for everyone. Read from
+// the real /proc, not an injected root: it explains why this kernel just
+// refused this process, as /proc/self does for iowatch's own metrics.
 int IoUringDisabledSysctl() {
-  std::ifstream in("/proc/sys/kernel/io_uring_disabled");
-  int value = 0;
-  if (!(in >> value)) return 0;
-  return value;
+  const auto text = ReadFile("/proc/sys/kernel/io_uring_disabled");
+  return text && !text->empty() && (*text)[0] >= '0' && (*text)[0] <= '2' ? (*text)[0] - '0' : 0;
 }
 
 std::unexpected<Error> Unavailable(const std::string& reason, int err) {

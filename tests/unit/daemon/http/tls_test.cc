@@ -116,6 +116,14 @@ TEST_F(TlsTest, MissingOrInvalidFilesFailStartNamingTheFile) {
   ASSERT_FALSE(server);
   EXPECT_NE(server.error().ToString().find(garbage), std::string::npos)
       << server.error().ToString();
+
+  // An endless file is refused at a bound, not read until memory runs out.
+  options.tls_key_file = (dir_ / "key.pem").string();
+  options.tls_cert_file = "/dev/zero";
+  server = Server::Start(io, options, Hello);
+  ASSERT_FALSE(server);
+  EXPECT_EQ(server.error().ToString(),
+            "/dev/zero: cannot read TLS certificate file: longer than 1048576 bytes");
 }
 
 }  // namespace
