@@ -1,14 +1,24 @@
 #include "daemon/cli/local_time.h"
 
 namespace iowatch::daemon {
+namespace {
 
-std::string FormatNow(const char* strftime_format) {
-  const std::time_t now = std::time(nullptr);
+std::string FormatLocalSeconds(std::time_t t, const char* strftime_format) {
   std::tm local{};
-  localtime_r(&now, &local);
+  localtime_r(&t, &local);
   char buffer[128];
   const size_t n = std::strftime(buffer, sizeof buffer, strftime_format, &local);
   return std::string(buffer, n);
+}
+
+}  // namespace
+
+std::string FormatLocal(int64_t unix_ms, const char* strftime_format) {
+  return FormatLocalSeconds(static_cast<std::time_t>(unix_ms / 1000), strftime_format);
+}
+
+std::string FormatNow(const char* strftime_format) {
+  return FormatLocalSeconds(std::time(nullptr), strftime_format);
 }
 
 }  // namespace iowatch::daemon

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "daemon/cli/baseline/baseline_text.h"
+#include "daemon/cli/local_time.h"
 #include "probes/baseline/run_metrics.h"
 
 namespace iowatch::daemon {
@@ -77,15 +77,6 @@ std::string RunIds(const std::vector<int64_t>& ids) {
   return out;
 }
 
-std::string LocalShort(int64_t unix_ms) {
-  const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm local{};
-  localtime_r(&t, &local);
-  char buffer[32];
-  const size_t n = std::strftime(buffer, sizeof buffer, "%m-%d %H:%M", &local);
-  return std::string(buffer, n);
-}
-
 // "  params 1a2b3c4d: rw=randread;bs=4k;..." wrapped after a ';' to fit the
 // table width, continuation lines indented under the first option.
 std::string FormatParams(std::string_view fingerprint) {
@@ -124,12 +115,7 @@ std::string ShortFingerprint(std::string_view fingerprint) {
 }
 
 std::string FormatLocalIso(int64_t unix_ms) {
-  const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm local{};
-  localtime_r(&t, &local);
-  char buffer[64];
-  const size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &local);
-  std::string out(buffer, n);
+  std::string out = FormatLocal(unix_ms, "%Y-%m-%dT%H:%M:%S%z");
   // strftime's %z is "+0200"; ISO 8601's extended form, matching the date's, is "+02:00".
   if (out.size() >= 5) out.insert(out.size() - 2, 1, ':');
   return out;
@@ -284,7 +270,7 @@ std::string FormatBaselineRuns(const Baseline* baseline, std::span<const RunReco
     }
     for (size_t r = first; r < last; ++r) {
       rows[0].push_back(fmt::format("#{}{}", runs[r].id, mark_gap));
-      rows[1].push_back(LocalShort(runs[r].start_unix_ms) + mark_gap);
+      rows[1].push_back(FormatLocal(runs[r].start_unix_ms, "%m-%d %H:%M") + mark_gap);
       columns.push_back({true, r == first ? size_t{2} : run_gap});
     }
     for (size_t k = 0; k < keys.size(); ++k) {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <ctime>
 
 #include "common/version.h"
+#include "daemon/cli/local_time.h"
 #include "probes/stats/latency_histogram.h"
 
 namespace iowatch::daemon {
@@ -122,15 +122,6 @@ double Percent(double part_seconds, std::chrono::nanoseconds whole) {
   return whole_seconds > 0 ? 100.0 * part_seconds / whole_seconds : 0;
 }
 
-std::string LocalTimeText(int64_t epoch_ms) {
-  const std::time_t t = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buffer[64];
-  std::strftime(buffer, sizeof buffer, "%a %b %e %H:%M:%S %Y", &tm);
-  return buffer;
-}
-
 // fio's choice of unit for a latency line: nsec below 10 µs, usec below 10 ms.
 struct LatencyUnit {
   const char* name;
@@ -212,7 +203,7 @@ std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext&
   w.String("fio version", std::string("iowatch-") + kVersion);
   w.Int("timestamp", context.start_time_ms / 1000);
   w.Int("timestamp_ms", context.start_time_ms);
-  w.String("time", LocalTimeText(context.start_time_ms));
+  w.String("time", FormatLocal(context.start_time_ms, "%a %b %e %H:%M:%S %Y"));
   w.OpenArray("jobs");
   w.OpenElement();
   w.String("jobname", result.spec.name);
