@@ -125,21 +125,19 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
   for (StoredBaseline& stored : out) {
     metrics->Reset();
     metrics->Bind(1, stored.id);
-    for (;;) {
-      Result<bool> row = metrics->Step();
-      if (!row) return std::unexpected(row.error());
-      if (!*row) break;
+    Status read = metrics->ForEachRow([&](const Statement& row) -> Status {
       stored.baseline.metrics.push_back(
-          MetricBaseline{metrics->Text(0), metrics->Text(1), metrics->Real(2), metrics->Real(3)});
-    }
+          MetricBaseline{row.Text(0), row.Text(1), row.Real(2), row.Real(3)});
+      return {};
+    });
+    if (!read) return std::unexpected(read.error());
     runs->Reset();
     runs->Bind(1, stored.id);
-    for (;;) {
-      Result<bool> row = runs->Step();
-      if (!row) return std::unexpected(row.error());
-      if (!*row) break;
-      stored.baseline.run_ids.push_back(runs->Int(0));
-    }
+    read = runs->ForEachRow([&](const Statement& row) -> Status {
+      stored.baseline.run_ids.push_back(row.Int(0));
+      return {};
+    });
+    if (!read) return std::unexpected(read.error());
   }
   return out;
 }

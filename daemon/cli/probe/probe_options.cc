@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+#include <utility>
+
 namespace iowatch::daemon {
 namespace {
 
@@ -29,6 +32,22 @@ Result<bool> ParseFlagValue(const Argument& a) {
                    fmt::format("--{}: expected 0 or 1, found \"{}\"", a.name, a.value));
 }
 
+// One of `choices`' names, else an error listing them as "a, b or c".
+template <typename T>
+Result<T> ParseChoice(const Argument& a,
+                      std::initializer_list<std::pair<std::string_view, T>> choices) {
+  std::string accepted;
+  size_t index = 0;
+  for (const auto& [name, value] : choices) {
+    if (a.value == name) return value;
+    if (index > 0) accepted += index + 1 == choices.size() ? " or " : ", ";
+    accepted += name;
+    ++index;
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   fmt::format("--{}: expected {}, found \"{}\"", a.name, accepted, a.value));
+}
+
 }  // namespace
 
 Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
@@ -46,27 +65,16 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
     if (!arg) return std::unexpected(arg.error());
     const Argument& a = *arg;
     if (a.name == "output-format") {
-      if (a.value == "normal") {
-        options.format = ProbeOutputFormat::kNormal;
-      } else if (a.value == "json") {
-        options.format = ProbeOutputFormat::kJson;
-      } else {
-        return MakeError(
-            ErrorCode::kInvalidArgument,
-            fmt::format("--output-format: expected normal or json, found \"{}\"", a.value));
-      }
+      const auto format = ParseChoice<ProbeOutputFormat>(
+          a, {{"normal", ProbeOutputFormat::kNormal}, {"json", ProbeOutputFormat::kJson}});
+      if (!format) return std::unexpected(format.error());
+      options.format = *format;
     } else if (a.name == "eta") {
-      if (a.value == "auto") {
-        options.progress = ProgressMode::kAuto;
-      } else if (a.value == "always") {
-        options.progress = ProgressMode::kAlways;
-      } else if (a.value == "never") {
-        options.progress = ProgressMode::kNever;
-      } else {
-        return MakeError(
-            ErrorCode::kInvalidArgument,
-            fmt::format("--eta: expected auto, always or never, found \"{}\"", a.value));
-      }
+      const auto progress = ParseChoice<ProgressMode>(a, {{"auto", ProgressMode::kAuto},
+                                                          {"always", ProgressMode::kAlways},
+                                                          {"never", ProgressMode::kNever}});
+      if (!progress) return std::unexpected(progress.error());
+      options.progress = *progress;
     } else if (a.name == "allow-block-device") {
       const auto on = ParseFlagValue(a);
       if (!on) return std::unexpected(on.error());

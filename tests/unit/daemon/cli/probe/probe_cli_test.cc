@@ -48,7 +48,11 @@ TEST(ProbeArgs, ErrorsNameTheArgument) {
   const auto format = ParseProbeArgs({"--filename=/x", "--output-format=xml"});
   ASSERT_FALSE(format);
   EXPECT_NE(format.error().message.find("--output-format"), std::string::npos);
-  EXPECT_NE(format.error().message.find("xml"), std::string::npos);
+  EXPECT_EQ(format.error().message, "--output-format: expected normal or json, found \"xml\"");
+  const auto eta = ParseProbeArgs({"--filename=/x", "--eta=sometimes"});
+  ASSERT_FALSE(eta);
+  EXPECT_EQ(eta.error().message, "--eta: expected auto, always or never, found \"sometimes\"");
+  EXPECT_EQ(ParseProbeArgs({"--filename=/x", "--eta=never"})->progress, ProgressMode::kNever);
 
   const auto bare = ParseProbeArgs({"--filename=/x", "randread"});
   ASSERT_FALSE(bare);
