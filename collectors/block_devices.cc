@@ -21,11 +21,15 @@ std::string Trimmed(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
-// Attributes become label values and stored text: valid UTF-8 only (a
-// firmware's model string can hold any byte).
+// Attributes become label values, stored text and terminal output: valid
+// UTF-8 only, and control characters as spaces (a firmware's model string
+// can hold any byte; the store refuses names with control characters).
 std::string ReadTrimmed(const FileTree& sysfs, const std::string& path) {
-  auto content = sysfs.Read(path);
-  return content ? ToValidUtf8(Trimmed(*content)) : std::string();
+  auto content = sysfs.Read(path, kMaxSysfsAttributeBytes);
+  if (!content) return std::string();
+  std::string text = ToValidUtf8(Trimmed(*content));
+  while (const std::optional<size_t> control = ControlCharacterAt(text)) text[*control] = ' ';
+  return text;
 }
 
 uint64_t ReadNumber(const FileTree& sysfs, const std::string& path) {

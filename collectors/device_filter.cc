@@ -1,16 +1,18 @@
 #include "collectors/device_filter.h"
 
+#include <fmt/format.h>
+
 namespace iowatch::collectors {
 namespace {
 
-Result<std::optional<std::regex>> Compile(const std::string& pattern, std::string_view what) {
-  if (pattern.empty()) return std::optional<std::regex>();
-  try {
-    return std::optional<std::regex>(std::regex(pattern, std::regex::ECMAScript));
-  } catch (const std::regex_error& e) {
+Result<std::optional<NamePattern>> Compile(const std::string& pattern, std::string_view what) {
+  if (pattern.empty()) return std::optional<NamePattern>();
+  auto compiled = NamePattern::Compile(pattern);
+  if (!compiled) {
     return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("invalid {} device pattern '{}': {}", what, pattern, e.what()));
+                     fmt::format("{} device pattern: {}", what, compiled.error().message));
   }
+  return std::optional<NamePattern>(std::move(*compiled));
 }
 
 }  // namespace
@@ -27,10 +29,8 @@ Result<DeviceFilter> DeviceFilter::Create(const std::string& include, const std:
 }
 
 bool DeviceFilter::Matches(std::string_view device_name) const {
-  const auto begin = device_name.begin();
-  const auto end = device_name.end();
-  if (include_ && !std::regex_match(begin, end, *include_)) return false;
-  if (exclude_ && std::regex_match(begin, end, *exclude_)) return false;
+  if (include_ && !include_->FullMatch(device_name)) return false;
+  if (exclude_ && exclude_->FullMatch(device_name)) return false;
   return true;
 }
 

@@ -1,15 +1,16 @@
-// DeviceFilter: which devices to report, by name, with ECMAScript regular
-// expressions matched against the whole name. A device is kept when it
-// matches the include pattern (if any) and does not match the exclude pattern
-// (if any). Invalid patterns are reported at construction, never at match time.
+// DeviceFilter: which devices to report, by name, with regular expressions
+// (RE2 syntax, see common/name_pattern.h) matched against the whole name. A
+// device is kept when it matches the include pattern (if any) and does not
+// match the exclude pattern (if any). Invalid patterns are reported at
+// construction, never at match time.
 // Thread-safety: immutable after construction; Matches is safe from any thread.
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 
+#include "common/name_pattern.h"
 #include "common/result.h"
 
 namespace iowatch::collectors {
@@ -23,8 +24,8 @@ class DeviceFilter {
   bool Matches(std::string_view device_name) const;
 
  private:
-  std::optional<std::regex> include_;
-  std::optional<std::regex> exclude_;
+  std::optional<NamePattern> include_;
+  std::optional<NamePattern> exclude_;
 };
 
 }  // namespace iowatch::collectors

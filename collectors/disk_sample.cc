@@ -16,7 +16,7 @@ Result<DiskSample> ReadDiskSample(const FileTree& procfs) {
   if (!uptime_text) return std::unexpected(uptime_text.error());
   auto uptime = ParseUptimeCentiseconds(*uptime_text, procfs.PathOf("uptime").string());
   if (!uptime) return std::unexpected(uptime.error());
-  auto text = procfs.Read("diskstats");
+  auto text = procfs.Read("diskstats", kMaxDiskstatsBytes);
   if (!text) return std::unexpected(text.error());
   DiskSample sample;
   sample.uptime_cs = *uptime;

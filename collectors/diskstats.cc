@@ -11,6 +11,10 @@ namespace {
 
 constexpr size_t kMaxFields = 17;
 
+// Every block device is a directory of /sys/block or /sys/class/block, so its
+// name fits NAME_MAX; a longer one is not a kernel's line.
+constexpr size_t kMaxDeviceNameBytes = 255;
+
 // Longest line accepted in full: "major minor name" + 17 counters; a future
 // kernel's extra counters are counted but not stored.
 constexpr size_t kMaxLineFields = 3 + kMaxFields;
@@ -101,6 +105,14 @@ Diskstats ParseDiskstats(std::string_view text, std::string_view path) {
           ErrorCode::kParse,
           fmt::format("expected numeric major and minor, found '{} {}'", fields[0], fields[1]),
           std::string(path), line_number, 0});
+      return;
+    }
+    if (fields[2].size() > kMaxDeviceNameBytes) {
+      result.skipped.push_back(Error{ErrorCode::kParse,
+                                     fmt::format("expected a device name of at most {} bytes, "
+                                                 "found one of {}",
+                                                 kMaxDeviceNameBytes, fields[2].size()),
+                                     std::string(path), line_number, 0});
       return;
     }
     auto counters = CountersFromFields(

@@ -42,4 +42,12 @@ Meminfo ParseMeminfo(std::string_view text, std::string_view path) {
   return meminfo;
 }
 
+Status CheckMeminfoUsable(const Meminfo& meminfo, std::string_view path) {
+  if (!meminfo.values.entries.empty()) return {};
+  return MakeError(ErrorCode::kParse,
+                   fmt::format("expected 'Name: <unsigned> [kB]' lines, found {}",
+                               meminfo.values.skipped.empty() ? "none" : "only malformed ones"),
+                   std::string(path));
+}
+
 }  // namespace iowatch::collectors

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "collectors/named_values.h"
+#include "common/result.h"
 
 namespace iowatch::collectors {
 
@@ -16,5 +17,10 @@ struct Meminfo {
 };
 
 Meminfo ParseMeminfo(std::string_view text, std::string_view path);
+
+// An error unless at least one line parsed: procps' vmstat refuses such a
+// file ("Unable to create meminfo structure", exit 1) rather than printing
+// zeros, and so do `iowatch vmstat` and the sampler's meminfo collector.
+Status CheckMeminfoUsable(const Meminfo& meminfo, std::string_view path);
 
 }  // namespace iowatch::collectors

@@ -79,7 +79,12 @@ Result<VmSample> ReadVmSample(const FileTree& procfs) {
   sample.stat = std::move(*stat);
   auto meminfo_text = procfs.Read("meminfo");
   if (!meminfo_text) return std::unexpected(meminfo_text.error());
-  sample.meminfo = ParseMeminfo(*meminfo_text, procfs.PathOf("meminfo").string()).values;
+  const std::string meminfo_path = procfs.PathOf("meminfo").string();
+  const Meminfo meminfo = ParseMeminfo(*meminfo_text, meminfo_path);
+  if (Status usable = CheckMeminfoUsable(meminfo, meminfo_path); !usable) {
+    return std::unexpected(usable.error());
+  }
+  sample.meminfo = meminfo.values;
   auto vmstat_text = procfs.Read("vmstat");
   if (!vmstat_text) return std::unexpected(vmstat_text.error());
   sample.vmstat = ParseProcVmstat(*vmstat_text, procfs.PathOf("vmstat").string());

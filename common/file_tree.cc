@@ -7,9 +7,32 @@
 
 namespace iowatch {
 
-Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
+namespace {
+
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
+
+// Closes the descriptor whatever happens.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() { ::close(fd_); }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFileOptions& options) {
   std::string content;
   char buffer[16384];
   for (;;) {
@@ -17,25 +40,40 @@ Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOp
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;  // EISDIR for a directory
-      ::close(fd);
-      return ErrnoError(err, std::string(options.read_error), path.string());
+      return ErrnoError(errno, std::string(options.read_error), std::string(name));
     }
     if (content.size() + static_cast<size_t>(n) > options.max_bytes) {
-      ::close(fd);
       return MakeError(
           ErrorCode::kInvalidArgument,
           fmt::format("{}: longer than {} bytes", options.read_error, options.max_bytes),
-          path.string());
+          std::string(name));
     }
     content.append(buffer, static_cast<size_t>(n));
   }
-  ::close(fd);
   return content;
 }
 
-Result<std::string> FileTree::Read(std::string_view relative) const {
-  return ReadFile(PathOf(relative));
+Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0);
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
+  const FdCloser closer(fd);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    return ErrnoError(errno, std::string(options.read_error), path.string());
+  }
+  if (options.regular_only && !S_ISREG(info.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: expected a regular file, found {}", options.read_error,
+                                 FileTypeName(info.st_mode)),
+                     path.string());
+  }
+  return ReadDescriptor(fd, path.string(), options);
+}
+
+Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) const {
+  return ReadFile(PathOf(relative), {.max_bytes = max_bytes});
 }
 
 Result<std::vector<std::string>> FileTree::List(std::string_view relative) const {

@@ -1,9 +1,11 @@
 // Reading files, in one place. ReadFile reads a whole file up to a size
 // limit (procfs and sysfs files report size 0, so it reads until EOF instead
-// of trusting stat(), and the limit keeps a /dev/zero or a runaway file from
-// growing without bound). FileTree is read-only access to a tree such as
-// /proc or /sys rooted at an injectable path, so that collectors, the probe
-// target's device lookups and tests all run on fixtures (--path.procfs,
+// of trusting stat(), and the limit keeps a runaway file from growing without
+// bound). Only regular files are read (procfs and sysfs files are regular):
+// a FIFO or a device planted in their place would block the reader forever
+// or never end, so it is refused before the first read. FileTree is read-only access to a tree such
+// as /proc or /sys rooted at an injectable path, so that collectors, the probe target's device
+// lookups and tests all run on fixtures (--path.procfs,
 // --path.sysfs): nothing reads procfs or sysfs but through one.
 // Thread-safety: ReadFile is a pure function of the filesystem; a FileTree is
 // immutable after construction and safe to share between threads.
@@ -22,13 +24,32 @@ namespace iowatch {
 struct ReadFileOptions {
   std::string_view open_error = "cannot open";  // the message's words for each failure
   std::string_view read_error = "cannot read";
-  size_t max_bytes = 64 << 20;  // beyond this: kInvalidArgument, nothing returned
+  size_t max_bytes = kDefaultMaxBytes;  // beyond this: kInvalidArgument, nothing returned
+  // The default and every FileTree read refuse what is not a regular file;
+  // a command reading a file the user named may accept a pipe or a FIFO.
+  bool regular_only = true;
+
+  static constexpr size_t kDefaultMaxBytes = 64 << 20;
 };
 
 // The whole content of `path`. Errors carry the path and errno: ENOENT (and
-// ENODEV, ENXIO) is kNotFound, a file longer than max_bytes kInvalidArgument.
+// ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, or not a regular
+// file when regular_only, is kInvalidArgument.
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
+
+// The rest of an open descriptor (stdin, a pipe), with `name` in errors; the
+// caller keeps the descriptor. regular_only is not checked.
+Result<std::string> ReadDescriptor(int fd, std::string_view name,
+                                   const ReadFileOptions& options = {});
+
+// What a FileTree read takes at most, per kind of file: a sysfs text
+// attribute is at most a page; the largest procfs tables (stat on thousands of
+// CPUs) are well under the default; diskstats grows with the devices (64 MiB
+// is ~500,000 of them).
+inline constexpr size_t kMaxSysfsAttributeBytes = 64 << 10;
+inline constexpr size_t kMaxProcfsFileBytes = 4 << 20;
+inline constexpr size_t kMaxDiskstatsBytes = 64 << 20;
 
 class FileTree {
  public:
@@ -37,8 +58,8 @@ class FileTree {
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path PathOf(std::string_view relative) const { return root_ / relative; }
 
-  // ReadFile of root/relative with the default options.
-  Result<std::string> Read(std::string_view relative) const;
+  // ReadFile of root/relative: a regular file of at most max_bytes.
+  Result<std::string> Read(std::string_view relative, size_t max_bytes = kMaxProcfsFileBytes) const;
 
   // Names of the entries of a directory (no "." or ".."), unsorted.
   Result<std::vector<std::string>> List(std::string_view relative) const;

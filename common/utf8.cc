@@ -1,5 +1,7 @@
 #include "common/utf8.h"
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -63,6 +65,51 @@ std::string ToValidUtf8(std::string_view text) {
       i += length;
     }
   }
+  return out;
+}
+
+std::optional<size_t> ControlCharacterAt(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) return i;
+  }
+  return std::nullopt;
+}
+
+void AppendJsonString(std::string& out, std::string_view raw) {
+  const std::string text = ToValidUtf8(raw);
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string JsonString(std::string_view raw) {
+  std::string out;
+  AppendJsonString(out, raw);
   return out;
 }
 

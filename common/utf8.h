@@ -4,9 +4,12 @@
 // own baseline import refuses the file). ToValidUtf8 keeps valid UTF-8 as it
 // is and replaces each byte that cannot start or continue a valid sequence
 // with U+FFFD, as decoders do.
+// JSON strings are written here too, for the same reason.
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,5 +17,16 @@ namespace iowatch {
 
 bool IsValidUtf8(std::string_view text);
 std::string ToValidUtf8(std::string_view text);
+
+// The first C0 control character or DEL in `text` (names shown on terminals
+// must hold none: an escape sequence could move the cursor or forge a line).
+std::optional<size_t> ControlCharacterAt(std::string_view text);
+
+// `raw` as a JSON string literal, quotes included: ToValidUtf8, then only the
+// escapes RFC 8259 requires (", \, and control characters: \n \r \t by
+// name, the rest as \u00XX). What every hand-written JSON writer uses
+// (sysstat's and fio's layouts, the baseline export).
+void AppendJsonString(std::string& out, std::string_view raw);
+std::string JsonString(std::string_view raw);
 
 }  // namespace iowatch

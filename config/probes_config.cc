@@ -330,8 +330,11 @@ const Key kProbesKeys[kProbesKeyCount] = {
                       Config& c) { r.Duration(v, milliseconds(1000), c.probes.busy_retry); }},
     {"max_skips",
      [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 10000, c.probes.max_skips); }},
-    {"retention", [](Reader& r, const Value& v,
-                     Config& c) { r.Duration(v, milliseconds(3600 * 1000), c.probes.retention); }},
+    {"retention",
+     [](Reader& r, const Value& v, Config& c) {
+       // Retention is compared with wall-clock milliseconds only: ten years is safe.
+       r.Duration(v, milliseconds(3600 * 1000), c.probes.retention, std::chrono::weeks(520));
+     }},
     Section("baseline", kBaselineKeys),
     Section("defaults", kDefaultsKeys),
     {"jobs", [](Reader& r, const Value& v, Config& c) { r.Jobs(v, c); }},

@@ -2,8 +2,8 @@
 
 #include <array>
 #include <charconv>
-#include <regex>
 
+#include "common/name_pattern.h"
 #include "common/units.h"
 
 namespace iowatch::config {
@@ -51,32 +51,35 @@ Result<uint32_t> ParseSizeBetween(std::string_view text, uint32_t min, uint32_t 
   return static_cast<uint32_t>(*n);
 }
 
-Result<std::chrono::milliseconds> ParseDurationAtLeast(std::string_view text,
-                                                       std::chrono::milliseconds min) {
+Result<std::chrono::milliseconds> ParseDurationBetween(std::string_view text,
+                                                       std::chrono::milliseconds min,
+                                                       std::chrono::milliseconds max) {
   const auto d = ParseDuration(text);
   if (!d) return d;
   if (*d < min) {
     return Expected(ErrorCode::kInvalidArgument,
                     fmt::format("a duration of at least {}", FormatDuration(min)), text);
   }
+  if (*d > max) {
+    return Expected(ErrorCode::kInvalidArgument,
+                    fmt::format("a duration of at most {}", FormatDuration(max)), text);
+  }
   return d;
 }
 
 Result<std::string> ParsePath(std::string_view text) {
   if (text.empty()) return Expected(ErrorCode::kInvalidArgument, "a non-empty path", text);
+  // The kernel would see the path cut at the NUL: refuse, do not truncate.
+  if (text.find('\0') != std::string_view::npos) {
+    return Expected(ErrorCode::kInvalidArgument, "a path without NUL bytes", text);
+  }
   return std::string(text);
 }
 
 Result<std::string> ParseRegex(std::string_view text) {
-  std::string pattern(text);
-  try {
-    std::regex compiled(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("expected an ECMAScript regular expression, found {:?} ({})",
-                                 pattern, e.what()));
-  }
-  return pattern;
+  const auto compiled = NamePattern::Compile(text);
+  if (!compiled) return std::unexpected(compiled.error());
+  return std::string(text);
 }
 
 Result<std::string> ParseBcryptHash(std::string_view text) {

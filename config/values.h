@@ -26,15 +26,22 @@ Result<uint32_t> ParseInteger(std::string_view text, uint32_t min, uint32_t max)
 // A size in ParseSize's syntax ("8192", "8k"), within [min, max] bytes.
 Result<uint32_t> ParseSizeBetween(std::string_view text, uint32_t min, uint32_t max);
 
-// A duration in ParseDuration's syntax, at least `min`.
-Result<std::chrono::milliseconds> ParseDurationAtLeast(std::string_view text,
-                                                       std::chrono::milliseconds min);
+// A duration in ParseDuration's syntax, from `min` to `max`.
+Result<std::chrono::milliseconds> ParseDurationBetween(std::string_view text,
+                                                       std::chrono::milliseconds min,
+                                                       std::chrono::milliseconds max);
 
-// Any text except the empty string.
+// The longest interval, timeout or window a config accepts. Durations become
+// nanoseconds on steady_clock and get added, doubled and multiplied: 52 weeks
+// leaves those sums far from int64's end (8000w overflowed them: the sampler
+// spun, timeouts expired at once).
+inline constexpr std::chrono::milliseconds kMaxConfigDuration = std::chrono::weeks(52);
+
+// Any text except the empty string and text with a NUL byte.
 Result<std::string> ParsePath(std::string_view text);
 
-// An ECMAScript std::regex, compiled as collectors::DeviceFilter compiles it;
-// the empty pattern is valid (no filter).
+// A NamePattern (RE2 syntax, at most NamePattern::kMaxPatternBytes), checked
+// as collectors::DeviceFilter compiles it; the empty pattern is valid (no filter).
 Result<std::string> ParseRegex(std::string_view text);
 
 // "$2a$", "$2b$" or "$2y$", a two-digit cost from 04 to 31, "$", then 53

@@ -134,9 +134,11 @@ class Reader {
     Read(
         v, "a string", [](std::string_view s) { return Result<std::string>(s); }, out);
   }
-  void Duration(const Value& v, std::chrono::milliseconds min, std::chrono::milliseconds& out) {
+  void Duration(const Value& v, std::chrono::milliseconds min, std::chrono::milliseconds& out,
+                std::chrono::milliseconds max = kMaxConfigDuration) {
     Read(
-        v, kDurationWhat, [min](std::string_view s) { return ParseDurationAtLeast(s, min); }, out);
+        v, kDurationWhat,
+        [min, max](std::string_view s) { return ParseDurationBetween(s, min, max); }, out);
   }
 
   // Visits the entries of a map in file order; null (a section with every

@@ -96,15 +96,7 @@ int main(int argc, char** argv) {
     }
     return RunServe(serve_flags);
   }
-  if (check->parsed()) {
-    auto loaded = iowatch::config::LoadConfigFile(check_file);
-    if (!loaded) {
-      std::fprintf(stderr, "%s\n", loaded.error().ToString().c_str());
-      return 2;
-    }
-    std::printf("%s: valid\n", check_file.c_str());
-    return 0;
-  }
+  if (check->parsed()) return RunCheckConfig(check_file);
   if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
   if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));
   if (probe->parsed()) return RunProbe(global, Passthrough(probe));

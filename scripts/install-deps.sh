@@ -10,6 +10,8 @@ packages=(
   ninja-build ccache
   libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
   nlohmann-json3-dev
+  # every user-supplied regular expression is RE2: linear-time matching, no recursion
+  libre2-dev
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -45,6 +45,9 @@ bool IsBcryptHash(const std::string& hash) {
   return prefix && hash.size() == 60 && crypt_checksalt(hash.c_str()) == CRYPT_SALT_OK;
 }
 
+// The two digits after "$2b$" (IsBcryptHash has checked the layout).
+int BcryptCost(const std::string& hash) { return (hash[4] - '0') * 10 + (hash[5] - '0'); }
+
 // crypt_rn into a zeroed crypt_data; nullopt on failure (invalid setting,
 // NUL in the phrase). The output is as long as the setting it was made from.
 std::optional<std::string> Crypt(std::string_view password, const std::string& setting) {
@@ -119,7 +122,14 @@ Result<std::shared_ptr<BasicAuthenticator>> BasicAuthenticator::Create(
     }
     auth->users_.emplace(user, Entry{hash, std::nullopt});
   }
-  auth->dummy_hash_ = users.begin()->second;
+  // An unknown user is checked against the costliest configured hash: with
+  // the first user's, a name behind a cheaper hash than that one answered
+  // faster than an unknown name, and names could be told apart by timing.
+  for (const auto& [user, hash] : users) {
+    if (auth->dummy_hash_.empty() || BcryptCost(hash) > BcryptCost(auth->dummy_hash_)) {
+      auth->dummy_hash_ = hash;
+    }
+  }
   if (RAND_bytes(auth->hmac_key_.data(), static_cast<int>(auth->hmac_key_.size())) != 1) {
     return MakeError(ErrorCode::kIo, "basic auth: no random bytes for the credential cache key");
   }

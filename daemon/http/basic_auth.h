@@ -48,8 +48,10 @@ class BasicAuthenticator {
   // Fast path: true if these exact credentials were verified before.
   bool IsCached(std::string_view user, std::string_view password) const;
 
-  // Slow path: bcrypt verification (a dummy one for an unknown user, so that
-  // timing does not reveal which users exist). Remembers success.
+  // Slow path: bcrypt verification (for an unknown user, against the
+  // costliest configured hash, so that timing does not tell an unknown name
+  // from the slowest known one; give every user the same cost so that none
+  // stands out). Remembers success.
   bool Verify(std::string_view user, std::string_view password);
 
  private:

@@ -175,11 +175,22 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     } else if (state_->auth->IsCached(credentials->user, credentials->password)) {
       request_.user = std::move(credentials->user);
       Dispatch();
-    } else if (state_->verify_pool != nullptr) {
-      VerifyOffThread(std::move(*credentials));
-    } else {
+    } else if (state_->verify_pool == nullptr) {
       Close();  // the Server is gone
+    } else if (!state_->verifications.TryStart(ClientAddress())) {
+      TooManyVerifications();
+    } else {
+      VerifyOffThread(std::move(*credentials));
     }
+  }
+
+  // "192.0.2.1" of "192.0.2.1:5000", "[2001:db8::1]" of "[2001:db8::1]:5000".
+  std::string ClientAddress() const { return remote_.substr(0, remote_.rfind(':')); }
+
+  void TooManyVerifications() {
+    Response r = ErrorResponse(429, "too many password checks waiting; retry in a second");
+    r.headers.emplace_back("Retry-After", "1");
+    Send(std::move(r), /*close=*/false);
   }
 
   // bcrypt on the worker; the verdict comes back to the io_context thread.
@@ -198,6 +209,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void OnVerified(bool ok, std::string user) {
+    state_->verifications.Finish(ClientAddress());
     if (closed_) return;
     if (!ok) {
       Unauthorized();

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/utf8.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -44,9 +46,26 @@ char* Copy(char* out, std::string_view text) {
   return out + text.size();
 }
 
-// Needs room for 2 * value.size() characters.
-char* CopyLabelValue(char* out, std::string_view value) {
-  if (!NeedsEscaping(value, true)) return Copy(out, value);
+// Whether a label value needs more than a copy: an escape, or bytes beyond
+// ASCII that may not be UTF-8 (Prometheus refuses the whole scrape for one
+// invalid label value, and a device name or model can hold any byte).
+bool LabelValueNeedsWork(std::string_view value) {
+  for (const char c : value) {
+    if (c == '\\' || c == '\n' || c == '"' || static_cast<unsigned char>(c) >= 0x80) return true;
+  }
+  return false;
+}
+
+// Needs room for kLabelValueExpansion * value.size() characters.
+constexpr size_t kLabelValueExpansion = 3;  // an invalid byte becomes U+FFFD's 3 bytes
+char* CopyLabelValue(char* out, std::string_view raw) {
+  if (!LabelValueNeedsWork(raw)) return Copy(out, raw);
+  std::string repaired;
+  std::string_view value = raw;
+  if (!IsValidUtf8(raw)) {
+    repaired = ToValidUtf8(raw);
+    value = repaired;
+  }
   for (const char c : value) {
     if (c == '\\' || c == '"') {
       *out++ = '\\';
@@ -87,7 +106,8 @@ void AppendLine(std::string& out, std::string_view name, const Label* labels, si
                 Value value) {
   size_t bound = name.size() + 2 + 1 + kMaxValueChars + 1;  // {} space value \n
   for (size_t i = 0; i < count; ++i) {
-    bound += labels[i].name.size() + 4 + 2 * labels[i].value.size();  // ="" and a comma
+    // ="" and a comma
+    bound += labels[i].name.size() + 4 + kLabelValueExpansion * labels[i].value.size();
   }
   const size_t used = out.size();
   out.resize_and_overwrite(used + bound, [&](char* begin, size_t) {

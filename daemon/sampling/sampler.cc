@@ -94,12 +94,13 @@ void Sampler::Plan(const collectors::Diskstats& diskstats,
 void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapshot& out) {
   const double start = Now();
   auto sample = collectors::ReadDiskSample(procfs);
-  CollectorStatus status{"diskstats", 0, sample.has_value(), 0};
+  CollectorStatus status{"diskstats", 0, sample.has_value(), 0, {}, {}};
+  if (!sample) status.error = sample.error().ToString();
   last_interval_seconds_ = 0;
   if (sample) {
     const collectors::Diskstats& diskstats = sample->diskstats;
-    parse_errors_["diskstats"] += diskstats.skipped.size();
-    CollectorStatus discovery{"sysfs", 0, discovery_ok_, 0};
+    CountSkipped(diskstats.skipped, status);
+    CollectorStatus discovery{"sysfs", 0, discovery_ok_, 0, {}, {}};
     // Hotplug, first run, new filters, or the last walk failed: walk sysfs again.
     if (LinesChanged(diskstats) || plan_stale_ || !discovery_ok_) {
       const double discovery_start = Now();
@@ -109,7 +110,7 @@ void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapsh
         parse_errors_["sysfs"] += static_cast<uint64_t>(
             std::ranges::count(*devices, true, &collectors::BlockDevice::malformed_dev));
       }
-      discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0};
+      discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0, {}, {}};
       Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>());
     }
     const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
@@ -153,39 +154,54 @@ void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapsh
   out.collectors.push_back(status);
 }
 
+void Sampler::CountSkipped(const std::vector<Error>& skipped, CollectorStatus& status) {
+  parse_errors_[status.name] += skipped.size();
+  if (!skipped.empty()) status.parse_error = skipped.front().ToString();
+}
+
 void Sampler::CollectVm(const FileTree& procfs, Snapshot& out) {
-  // One status per file, so an alert can say which source broke.
+  // One status per file, so an alert can say which source broke and the log
+  // why (CollectorStatus::error, parse_error).
   const auto timed_read = [&](const char* name, auto parse) {
     const double start = Now();
+    CollectorStatus status{name, 0, false, 0, {}, {}};
     auto text = procfs.Read(name);
-    bool ok = text.has_value();
-    if (ok) ok = parse(*text, procfs.PathOf(name).string());
-    out.collectors.push_back(CollectorStatus{name, Now() - start, ok, parse_errors_[name]});
-    return ok;
+    const Status parsed = text ? parse(*text, procfs.PathOf(name).string(), status)
+                               : Status(std::unexpected(text.error()));
+    status.success = parsed.has_value();
+    if (!parsed) status.error = parsed.error().ToString();
+    status.duration_seconds = Now() - start;
+    status.parse_errors_total = parse_errors_[name];
+    out.collectors.push_back(std::move(status));
+    return parsed.has_value();
   };
   collectors::VmSample sample;
-  const bool stat_ok = timed_read("stat", [&](const std::string& text, const std::string& path) {
-    auto stat = collectors::ParseProcStat(text, path);
-    if (!stat) return false;
-    sample.stat = *stat;
-    out.stat = std::move(*stat);
-    return true;
-  });
-  const bool meminfo_ok =
-      timed_read("meminfo", [&](const std::string& text, const std::string& path) {
+  const bool stat_ok = timed_read(
+      "stat", [&](const std::string& text, const std::string& path, CollectorStatus&) -> Status {
+        auto stat = collectors::ParseProcStat(text, path);
+        if (!stat) return std::unexpected(stat.error());
+        sample.stat = *stat;
+        out.stat = std::move(*stat);
+        return {};
+      });
+  const bool meminfo_ok = timed_read(
+      "meminfo",
+      [&](const std::string& text, const std::string& path, CollectorStatus& status) -> Status {
         auto meminfo = collectors::ParseMeminfo(text, path);
-        parse_errors_["meminfo"] += meminfo.values.skipped.size();
+        CountSkipped(meminfo.values.skipped, status);
+        Status usable = collectors::CheckMeminfoUsable(meminfo, path);
         sample.meminfo = meminfo.values;
         out.meminfo = std::move(meminfo);
-        return true;
+        return usable;
       });
-  const bool vmstat_ok =
-      timed_read("vmstat", [&](const std::string& text, const std::string& path) {
+  const bool vmstat_ok = timed_read(
+      "vmstat",
+      [&](const std::string& text, const std::string& path, CollectorStatus& status) -> Status {
         auto vmstat = collectors::ParseProcVmstat(text, path);
-        parse_errors_["vmstat"] += vmstat.skipped.size();
+        CountSkipped(vmstat.skipped, status);
         sample.vmstat = vmstat;
         out.vmstat = std::move(vmstat);
-        return true;
+        return {};
       });
   if (!(stat_ok && meminfo_ok && vmstat_ok)) {
     previous_vm_.reset();

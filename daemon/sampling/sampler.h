@@ -77,6 +77,9 @@ class Sampler {
             const std::vector<collectors::BlockDevice>& discovered);
   void CollectVm(const FileTree& procfs, Snapshot& out);
   bool Wanted(const collectors::BlockDevice* device, const std::string& name) const;
+  // Adds the malformed lines skipped in this sample to the collector's
+  // total and names the first in its status.
+  void CountSkipped(const std::vector<Error>& skipped, CollectorStatus& status);
   uint64_t WindowSamples() const;
   double Now() const;
 

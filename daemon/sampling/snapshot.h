@@ -35,6 +35,8 @@ struct CollectorStatus {
   double duration_seconds = 0;
   bool success = false;
   uint64_t parse_errors_total = 0;  // malformed lines skipped since start
+  std::string error;                // why it failed ("path: what: strerror"), "" on success
+  std::string parse_error;          // the first malformed line of this sample ("path:line: what")
 };
 
 struct Snapshot {

@@ -39,7 +39,13 @@ ProbeCounters::ProbeCounters(prometheus::Registry* registry)
                         .Name("iowatch_probe_store_errors_total")
                         .Help("Probe runs whose storing (or baseline update) failed.")
                         .Register(own_registry_ ? *own_registry_ : *registry)
-                        .Add({})) {}
+                        .Add({})),
+      abandoned_ios_(prometheus::BuildCounter()
+                         .Name("iowatch_probe_abandoned_ios_total")
+                         .Help("I/Os a hung device still held when a run gave up waiting; their "
+                               "buffers are never freed (memory kept until restart).")
+                         .Register(own_registry_ ? *own_registry_ : *registry)
+                         .Add({})) {}
 
 void ProbeCounters::AddJob(const std::string& job) {
   for (const RunResult result : kResults) {
@@ -57,6 +63,10 @@ void ProbeCounters::CountSkip(const std::string& job, const std::string& reason)
 }
 
 void ProbeCounters::CountStoreError() { store_errors_.Increment(); }
+
+void ProbeCounters::CountAbandonedIos(uint32_t ios) {
+  abandoned_ios_.Increment(static_cast<double>(ios));
+}
 
 RunCounts ProbeCounters::Runs(const std::string& job) const {
   const auto count = [&](RunResult result) {

@@ -1,7 +1,8 @@
 // ProbeCounters: the scheduled probes' counters, as prometheus-cpp counters
 // in a Registry that serve exposes with iowatch's own metrics: runs by job
 // and result (ok, error, skipped, cancelled), attempts skipped by job and
-// reason (busy), and runs whose storing failed. The scheduler and the
+// reason (busy), runs whose storing failed, and I/Os abandoned to a hung
+// device. The scheduler and the
 // recorder count where the events happen; their Status and snapshots read
 // the same counters back, so there is one count of each thing.
 // Thread-safety: prometheus-cpp's counters are thread-safe; so is this.
@@ -35,6 +36,7 @@ class ProbeCounters {
   void CountRun(const std::string& job, RunResult result);
   void CountSkip(const std::string& job, const std::string& reason);
   void CountStoreError();
+  void CountAbandonedIos(uint32_t ios);
 
   RunCounts Runs(const std::string& job) const;
   std::map<std::string, uint64_t> Skips(const std::string& job) const;  // reasons counted > 0
@@ -45,6 +47,7 @@ class ProbeCounters {
   prometheus::Family<prometheus::Counter>& runs_;
   prometheus::Family<prometheus::Counter>& skips_;
   prometheus::Counter& store_errors_;
+  prometheus::Counter& abandoned_ios_;
 };
 
 }  // namespace iowatch::daemon

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <chrono>
 #include <system_error>
 
@@ -17,8 +18,13 @@ RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, 
 
 }  // namespace
 
-ThreadJobExecutor::ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy)
-    : on_done_(std::move(on_done)), policy_(policy), worker_([this] { Loop(); }) {}
+ThreadJobExecutor::ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy,
+                                     uint32_t workers)
+    : on_done_(std::move(on_done)), policy_(policy) {
+  for (uint32_t i = 0; i < std::max<uint32_t>(workers, 1); ++i) {
+    workers_.emplace_back([this] { Loop(); });
+  }
+}
 
 ThreadJobExecutor::~ThreadJobExecutor() { Stop(); }
 
@@ -40,12 +46,14 @@ void ThreadJobExecutor::Stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     dropped.swap(queue_);
-    wake_.notify_one();
+    wake_.notify_all();
   }
   for (const ProbeRun& run : dropped) {
     on_done_(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
   }
-  if (worker_.joinable() && worker_.get_id() != std::this_thread::get_id()) worker_.join();
+  for (std::thread& worker : workers_) {
+    if (worker.joinable() && worker.get_id() != std::this_thread::get_id()) worker.join();
+  }
 }
 
 void ThreadJobExecutor::Loop() {

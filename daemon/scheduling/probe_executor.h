@@ -1,13 +1,15 @@
 // The production side of the probe scheduler: ThreadJobExecutor runs probe
-// jobs one at a time on its own worker thread (never on the io_context
-// thread, so sampling and scrapes never wait for a probe), exactly as
+// jobs on its own worker threads, one per run the scheduler may have going
+// at once (probes.max_concurrent; the scheduler keeps them on different
+// devices), never on the io_context thread, so sampling and scrapes never
+// wait for a probe. Each run goes exactly as
 // `iowatch probe` does: PrepareTarget (create and fill the file once),
 // MakeEngine, RunJob with the run's cancel token and the job's timeout as the
 // hard limit. ResolveProbeDevice names the device a job's I/O lands on, for
 // the scheduler's per-device exclusion and busy check.
 // Thread-safety: Start and Stop may be called from any thread; the result
-// callback runs on the worker thread (or, for runs still queued at Stop, on
-// the thread calling Stop).
+// callback runs on a worker thread, several at once when workers > 1 (or,
+// for runs still queued at Stop, on the thread calling Stop).
 #pragma once
 
 #include <condition_variable>
@@ -17,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
@@ -30,7 +33,11 @@ class ThreadJobExecutor final : public JobExecutor {
   // it calls ProbeScheduler::OnFinished and then asks for a Tick.
   using Callback = std::function<void(uint64_t run_id, RunOutcome outcome)>;
 
-  explicit ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy = {});
+  // `workers` (at least 1) runs can go at once: with one, a second run the
+  // scheduler started waited in the queue while its timeout clock ran, and
+  // was written off as timed out (adversarial review finding 17).
+  explicit ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy = {},
+                             uint32_t workers = 1);
   ~ThreadJobExecutor() override;  // Stop()
   ThreadJobExecutor(const ThreadJobExecutor&) = delete;
   ThreadJobExecutor& operator=(const ThreadJobExecutor&) = delete;
@@ -38,9 +45,9 @@ class ThreadJobExecutor final : public JobExecutor {
   // Queues the run; returns at once.
   void Start(const ProbeRun& run) override;
 
-  // Reports queued runs as cancelled, waits for the one running (cancel its
-  // token first, ProbeScheduler::Shutdown, for a prompt end) and joins the
-  // worker. Later Starts are reported cancelled at once. Idempotent.
+  // Reports queued runs as cancelled, waits for those running (cancel their
+  // tokens first, ProbeScheduler::Shutdown, for a prompt end) and joins the
+  // workers. Later Starts are reported cancelled at once. Idempotent.
   void Stop();
 
  private:
@@ -52,7 +59,7 @@ class ThreadJobExecutor final : public JobExecutor {
   std::condition_variable wake_;
   std::deque<ProbeRun> queue_;
   bool stopping_ = false;
-  std::thread worker_;  // last: starts once the members above exist
+  std::vector<std::thread> workers_;  // last: start once the members above exist
 };
 
 // One job run to the end on the calling thread: creates the job's directory

@@ -235,6 +235,13 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
   p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  if (result.abandoned_ios > 0) {
+    counters_->CountAbandonedIos(result.abandoned_ios);
+    spdlog::error(
+        "probe {}: the device still held {} I/Os when the run gave up waiting; their "
+        "buffers are kept until iowatch restarts",
+        job.name, result.abandoned_ios);
+  }
   p.fallbacks.clear();
   for (const probes::EngineFallback& fallback : result.fallbacks) {
     p.fallbacks.push_back(fallback.name);

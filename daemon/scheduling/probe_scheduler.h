@@ -23,7 +23,8 @@
 // - Timeouts: the executor gets the job's timeout as RunJob's hard limit;
 //   if no result arrives within timeout + 5 s the run is counted as an error
 //   ("timed out"), its token is cancelled and its device freed; a result that
-//   comes later is dropped.
+//   comes later with a measurement goes to the outcome sink all the same (it
+//   records the hang), counted no second time.
 // - Shutdown() cancels running probes and starts no more; their outcome is
 //   "cancelled", which the outcome sink must not store (partial results).
 //
@@ -226,6 +227,8 @@ class ProbeScheduler {
   std::mt19937_64 random_;
   uint64_t next_run_id_ = 1;
   uint32_t running_ = 0;
+  // Runs written off as timed out whose executor has not reported yet.
+  std::map<uint64_t, const ScheduledJob*> written_off_;
   bool started_ = false;
   bool shut_down_ = false;
 };

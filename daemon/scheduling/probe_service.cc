@@ -53,7 +53,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
         scheduler_->OnFinished(id, std::move(outcome));
         boost::asio::post(io_, [this] { Tick(); });
       },
-      policy);
+      policy, SchedulerPolicyFrom(config.probes).max_concurrent);
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;
   deps.seed = std::random_device{}();

@@ -9,13 +9,16 @@
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 
 #include "collectors/device_filter.h"
 #include "common/clock.h"
 #include "daemon/http/server.h"
+#include "daemon/http/tls_context.h"
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
+#include "daemon/sampling/collector_log.h"
 #include "daemon/sampling/sampler.h"
 #include "daemon/scheduling/probe_service.h"
 #include "daemon/serve/systemd_notify.h"
@@ -123,9 +126,7 @@ class App {
     snapshot_ = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
     if (probes_) probes_->OnSample(*snapshot_);
     self_.SampleTaken(ToSeconds(Clock::now() - started), lag_s);
-    for (const CollectorStatus& c : snapshot_->collectors) {
-      if (!c.success) spdlog::warn("collector {} failed this sample", c.name);
-    }
+    collector_log_.Note(snapshot_->collectors);
   }
 
   void ScheduleSample() {
@@ -269,6 +270,13 @@ class App {
   FileTree procfs_;
   FileTree sysfs_;
   Sampler sampler_;
+  CollectorLog collector_log_{[](CollectorLog::Level level, const std::string& line) {
+    if (level == CollectorLog::Level::kWarn) {
+      spdlog::warn("{}", line);
+    } else {
+      spdlog::info("{}", line);
+    }
+  }};
   SelfMetrics self_;  // before server_, which counts into its registry
   boost::asio::io_context io_{1};
   boost::asio::steady_timer sample_timer_{io_};
@@ -283,6 +291,29 @@ class App {
 };
 
 }  // namespace
+
+Status CheckStartable(const config::Config& config) {
+  if (auto options = SamplerOptionsFrom(config); !options) return std::unexpected(options.error());
+  if (config.web.tls_cert_file.empty() && config.web.tls_key_file.empty()) return {};
+  if (config.web.tls_cert_file.empty() || config.web.tls_key_file.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "HTTPS needs both tls_cert_file and tls_key_file, or neither for plain HTTP");
+  }
+  auto tls = http::MakeTlsServerContext(config.web.tls_cert_file, config.web.tls_key_file);
+  if (!tls) return std::unexpected(tls.error());
+  return {};
+}
+
+int RunCheckConfig(const std::filesystem::path& file) {
+  auto loaded = config::LoadConfigFile(file);
+  Status startable = loaded ? CheckStartable(*loaded) : Status(std::unexpected(loaded.error()));
+  if (!startable) {
+    std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
+    return 2;
+  }
+  std::printf("%s: valid\n", file.c_str());
+  return 0;
+}
 
 Result<config::Config> EffectiveConfig(const ServeFlags& flags) {
   Result<config::Config> loaded =

@@ -28,6 +28,14 @@ struct ServeFlags {
   std::optional<std::string> log_level;
 };
 
+// What `serve` checks before it starts, beyond the config's own validation:
+// the device filters compile, and the TLS certificate and key load.
+Status CheckStartable(const config::Config& config);
+
+// `iowatch check-config FILE`: 0 when `serve` would start with FILE, else the
+// error on stderr and 2 — whatever `serve` would fail on at start.
+int RunCheckConfig(const std::filesystem::path& file);
+
 // The config file (or the built-in defaults) with the flags applied.
 Result<config::Config> EffectiveConfig(const ServeFlags& flags);
 

@@ -74,7 +74,13 @@ class ProbeEngine {
   // then moves up to out.size() completions into `out`; returns how many.
   virtual Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
                               std::chrono::nanoseconds timeout) = 0;
+  // Waits a bounded time for I/O still in flight. What does not complete
+  // by then is abandoned: the engine leaks what the kernel may still write
+  // to (its ring) instead of freeing it, and AbandonedIos says how many.
   virtual void Close() noexcept = 0;
+  // I/Os the last Close gave up on; the caller must then never free or
+  // reuse the buffers it gave Open.
+  virtual uint32_t AbandonedIos() const { return 0; }
 
   virtual bool IsSynchronous() const = 0;
   virtual std::string_view Name() const = 0;

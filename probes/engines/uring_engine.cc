@@ -16,8 +16,10 @@ namespace {
 
 // IORING_MAX_ENTRIES in the kernel.
 constexpr uint32_t kMaxEntries = 32768;
-// user_data of the cancel request Close issues; never a caller's completion.
-constexpr uint64_t kCancelTag = ~uint64_t{0};
+// user_data of the cancel request Close issues; never a caller's completion,
+// and not liburing's LIBURING_UDATA_TIMEOUT (~0) either.
+constexpr uint64_t kCancelTag = ~uint64_t{0} - 1;
+static_assert(kCancelTag != LIBURING_UDATA_TIMEOUT);
 // How long Close waits for cancelled I/O. Block I/O cannot be cancelled once
 // it reached the device, so this is the time a healthy device needs to
 // finish what was queued; a hung device is abandoned after it.
@@ -49,8 +51,11 @@ __kernel_timespec ToTimespec(std::chrono::nanoseconds duration) {
 
 }  // namespace
 
-UringEngine::UringEngine(IoUringOptions options, uint32_t refused_setup_flags)
-    : options_(options), refused_setup_flags_(refused_setup_flags) {}
+UringEngine::UringEngine(IoUringOptions options, uint32_t refused_setup_flags,
+                         uint32_t hidden_features)
+    : options_(options),
+      refused_setup_flags_(refused_setup_flags),
+      hidden_features_(hidden_features) {}
 UringEngine::~UringEngine() { Close(); }
 
 Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
@@ -110,6 +115,15 @@ Result<void> UringEngine::SetUpRing(uint32_t entries) {
                        EPERM);
   }
   if (ret < 0) return ErrnoError(-ret, "io_uring_queue_init", "");
+  // Without EXT_ARG (Linux < 5.11) liburing implements a wait with a timeout
+  // by queueing its own timeout request (user_data LIBURING_UDATA_TIMEOUT)
+  // and flushing the requests queued so far: completions the runner never
+  // asked for, in a ring it counts. Refused rather than half-working.
+  if ((params.features & ~hidden_features_ & IORING_FEAT_EXT_ARG) == 0) {
+    io_uring_queue_exit(ring.get());
+    return Unavailable("the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or newer is needed",
+                       ENOSYS);
+  }
   ring_ = std::move(ring);
   cqes_.resize(params.cq_entries);
   return {};
@@ -294,11 +308,22 @@ void UringEngine::DrainInFlight() noexcept {
 
 void UringEngine::Close() noexcept {
   if (!ring_) return;
+  abandoned_ = 0;
   if (in_flight_ > 0) DrainInFlight();
-  if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
-  if (fixed_file_) io_uring_unregister_files(ring_.get());
-  io_uring_queue_exit(ring_.get());
-  ring_.reset();
+  if (in_flight_ > 0) {
+    // A hung device (a SCSI or NVMe reset, multipath queue_if_no_path) may
+    // complete these much later, into the buffers: unregistering would block
+    // without bound on some kernels, and exiting the ring frees nothing the
+    // kernel still writes to anyway. The ring, its mappings and descriptor
+    // are left to the process's end, and the caller keeps the buffers.
+    abandoned_ = in_flight_;
+    (void)ring_.release();
+  } else {
+    if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
+    if (fixed_file_) io_uring_unregister_files(ring_.get());
+    io_uring_queue_exit(ring_.get());
+    ring_.reset();
+  }
   fd_ = -1;
   depth_ = 0;
   queued_ = 0;

@@ -39,8 +39,10 @@ namespace iowatch::probes {
 class UringEngine final : public ProbeEngine {
  public:
   // `refused_setup_flags`: IORING_SETUP_* flags to treat as unknown to the
-  // kernel (EINVAL), as an older kernel would; a seam for tests.
-  explicit UringEngine(IoUringOptions options = {}, uint32_t refused_setup_flags = 0);
+  // kernel (EINVAL), and `hidden_features` IORING_FEAT_* bits to treat as
+  // absent, as an older kernel would; seams for tests.
+  explicit UringEngine(IoUringOptions options = {}, uint32_t refused_setup_flags = 0,
+                       uint32_t hidden_features = 0);
   UringEngine(const UringEngine&) = delete;
   UringEngine& operator=(const UringEngine&) = delete;
   ~UringEngine() override;
@@ -58,6 +60,7 @@ class UringEngine final : public ProbeEngine {
   // Whether the open ring uses registered buffers (READ_FIXED/WRITE_FIXED)
   // and a registered file (IOSQE_FIXED_FILE).
   bool UsesFixedBuffers() const { return fixed_buffers_; }
+  uint32_t AbandonedIos() const override { return abandoned_; }
   bool UsesFixedFile() const { return fixed_file_; }
 
  private:
@@ -68,12 +71,14 @@ class UringEngine final : public ProbeEngine {
 
   const IoUringOptions options_;
   const uint32_t refused_setup_flags_;
+  const uint32_t hidden_features_;
   std::unique_ptr<io_uring> ring_;  // null when closed
   int fd_ = -1;
   uint32_t depth_ = 0;
   uint32_t queued_ = 0;     // SQEs filled since the last Submit
   uint32_t in_flight_ = 0;  // submitted, completion not yet reaped
   bool fixed_buffers_ = false;
+  uint32_t abandoned_ = 0;  // in flight when the last Close gave up
   bool fixed_file_ = false;
   std::vector<EngineFallback> fallbacks_;
   std::vector<std::span<std::byte>> buffers_;

@@ -29,6 +29,10 @@ class IoBuffers {
 
   std::span<const std::span<std::byte>> Spans() const { return spans_; }
 
+  // Gives the memory up without freeing it: a hung device may still write
+  // into it (ProbeEngine::AbandonedIos). Spans stay valid.
+  void Leak() { (void)block_.release(); }
+
  private:
   struct Free {
     void operator()(std::byte* p) const noexcept;

@@ -410,8 +410,11 @@ Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTa
   ProbeResult result = Runner(spec, engine, target, options, clock).Run();
   const auto fallbacks = engine.Fallbacks();
   result.fallbacks.assign(fallbacks.begin(), fallbacks.end());
-  // Close before the buffers go: an async engine may still own hung I/Os.
+  // Close before the buffers go: an async engine may still own hung I/Os,
+  // and what it gave up on keeps its buffers for good.
   engine.Close();
+  result.abandoned_ios = engine.AbandonedIos();
+  if (result.abandoned_ios > 0) buffers->Leak();
   return result;
 }
 

@@ -65,6 +65,10 @@ struct ProbeResult {
   // What the engine could not do as the job asked (e.g. fixedbufs refused by
   // RLIMIT_MEMLOCK) and did instead; empty when it ran as asked.
   std::vector<EngineFallback> fallbacks;
+  // I/Os a hung device still held when the engine gave up waiting (Close):
+  // their buffers and ring were left to the kernel, never freed (a device that
+  // recovers later writes into them); 0 for a normal run.
+  uint32_t abandoned_ios = 0;
 };
 
 std::string_view ToString(RunEnd end);

@@ -27,6 +27,21 @@ Result<Store> Store::OpenInStateDir(const std::filesystem::path& state_dir) {
   return Open(state_dir / kFileName);
 }
 
+Result<Store> Store::OpenReadOnly(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  struct stat info {};
+  if (::stat(file.c_str(), &info) != 0) return ErrnoError(errno, "cannot open the database", file);
+  Result<internal::Connection> opened =
+      internal::Connection::Open(file, internal::Connection::Access::kReadOnly);
+  if (!opened) return std::unexpected(opened.error());
+  auto connection = std::make_unique<internal::Connection>(std::move(*opened));
+  Status set = connection->Exec(fmt::format("PRAGMA busy_timeout = {}", kBusyTimeout.count()),
+                                "setting the busy timeout");
+  if (set) set = internal::CheckCurrentSchema(*connection, internal::StoreMigrations());
+  if (!set) return std::unexpected(set.error());
+  return Store(std::move(connection));
+}
+
 Result<Store> Store::Open(const std::filesystem::path& path) {
   const std::string file = path.string();
   const std::filesystem::path parent = path.parent_path().empty() ? "." : path.parent_path();
@@ -58,6 +73,8 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   Status set = connection->Exec(fmt::format("PRAGMA busy_timeout = {}", kBusyTimeout.count()),
                                 "setting the busy timeout");
   if (set) set = connection->Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
+  // Before WAL mode (which is written into the file) or any migration.
+  if (set) set = internal::CheckOwnSchema(*connection, internal::StoreMigrations());
   if (!set) return std::unexpected(set.error());
   // Persistent in the file; answers the mode now in effect. A file system
   // without shared memory for the -shm file (some network file systems)

@@ -21,7 +21,8 @@
 //   /var/lib/iowatch/iowatch.db: adding run: database or disk is full (SQLITE_FULL)
 // A failed write leaves nothing half-written and the Store usable: when space
 // returns (or the lock is released) the next call succeeds. Open fails when
-// the directory is missing (it is not created here) or not writable.
+// the directory is missing (it is not created here) or not writable, and it
+// refuses, untouched, a file that holds another program's tables.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
 // baseline_metrics, baseline_runs), versioned with PRAGMA user_version; a
@@ -75,6 +76,13 @@ class Store {
   static Result<Store> Open(const std::filesystem::path& path);
   // Open(state_dir / kFileName).
   static Result<Store> OpenInStateDir(const std::filesystem::path& state_dir);
+  // Opens an existing store without writing anything to it: no file is
+  // created, no WAL switch, no migration (so it works on a read-only mount
+  // and never alters a file that is not an iowatch store). kNotFound when the
+  // file is missing or holds no iowatch schema yet; kUnsupported when its
+  // schema is older or newer than this build's. Writing methods fail
+  // (SQLITE_READONLY).
+  static Result<Store> OpenReadOnly(const std::filesystem::path& path);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -95,7 +103,8 @@ class Store {
                                             std::string_view device, size_t limit,
                                             bool only_ok = false) const;
   // Up to n successful runs of exactly this job, fingerprint and device,
-  // oldest first: the first n ever, or the latest n.
+  // stored since the job's last DeleteBaselines, oldest first: the first n,
+  // or the latest n.
   Result<std::vector<RunRecord>> RunsForBaseline(std::string_view job, std::string_view fingerprint,
                                                  std::string_view device, size_t n,
                                                  BaselineRuns which) const;
@@ -115,7 +124,8 @@ class Store {
   // Ordered by job, fingerprint, device.
   Result<std::vector<StoredBaseline>> ListBaselines() const;
   // Deletes every baseline of `job` (any fingerprint or device); returns how
-  // many. Their runs stay (and become prunable).
+  // many. Their runs stay (and become prunable), but RunsForBaseline never
+  // returns them again: a reset job learns from the runs stored after it.
   Result<int64_t> DeleteBaselines(std::string_view job);
   // Validates the whole document first, then stores every baseline in one
   // transaction, each pinned, without run ids, replacing any baseline of the

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "common/utf8.h"
 #include "probes/store/store.h"
 #include "probes/store/store_json.h"
 #include "probes/store/store_sqlite.h"
@@ -20,6 +21,15 @@ Status Validate(const Connection& db, const Baseline& b) {
   if (b.job.empty() || b.fingerprint.empty() || b.device.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "a baseline needs a job, a fingerprint and a device", db.Path());
+  }
+  for (const std::string* name : {&b.job, &b.device, &b.model}) {
+    if (ControlCharacterAt(*name)) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("baseline of job {:?}: a job, device or model name with a "
+                                   "control character ({:?}) cannot be stored",
+                                   b.job, *name),
+                       db.Path());
+    }
   }
   for (const MetricBaseline& m : b.metrics) {
     if (!std::isfinite(m.median) || !std::isfinite(m.spread)) {
@@ -190,14 +200,26 @@ Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
 }
 
 Result<int64_t> Store::DeleteBaselines(std::string_view job) {
-  // One statement is one transaction; the cascades drop the baselines'
-  // metrics and run links, not the runs.
+  // The cascades drop the baselines' metrics and run links, not the runs;
+  // the reset mark makes the learner skip those runs (store_schema.cc v2).
+  const Connection& db = *connection_;
+  Result<Transaction> transaction = Transaction::Begin(db, "deleting baselines");
+  if (!transaction) return std::unexpected(transaction.error());
   Result<Statement> remove =
-      connection_->Prepare("DELETE FROM baselines WHERE job = ?1", "deleting baselines");
+      db.Prepare("DELETE FROM baselines WHERE job = ?1", "deleting baselines");
   if (!remove) return std::unexpected(remove.error());
   remove->Bind(1, job);
   if (Status done = remove->Run(); !done) return std::unexpected(done.error());
-  return connection_->Changes();
+  const int64_t deleted = db.Changes();
+  Result<Statement> mark = db.Prepare(
+      "INSERT OR REPLACE INTO baseline_resets (job, after_run_id) VALUES (?1, "
+      "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0))",
+      "marking the reset");
+  if (!mark) return std::unexpected(mark.error());
+  mark->Bind(1, job);
+  if (Status done = mark->Run(); !done) return std::unexpected(done.error());
+  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  return deleted;
 }
 
 Result<int64_t> Store::ImportBaselines(std::string_view json, std::string_view source) {

@@ -13,40 +13,6 @@
 namespace iowatch::probes {
 namespace {
 
-// JSON's required escapes only; UTF-8 passes through, and a byte that is not
-// UTF-8 (a model string from sysfs can hold one) becomes U+FFFD, so that
-// every export imports.
-void AppendJsonString(std::string& out, std::string_view raw) {
-  const std::string text = ToValidUtf8(raw);
-  out += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-}
-
 void AppendNumber(std::string& out, double value) {
   // fmt's "{}" is the shortest text that reads back as the same double and
   // ignores the locale. Non-finite values cannot be stored (PutBaseline).

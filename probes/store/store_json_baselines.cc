@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/utf8.h"
 #include "probes/store/store_json.h"
 #include "probes/store/store_json_document.h"
 
@@ -76,6 +77,15 @@ class Fields {
     if (!allow_empty && text.empty()) {
       return Fail(**value, Where(key), fmt::format("expected {}, found \"\"", what));
     }
+    // Names and models are printed to terminals by `baseline list/show`: an
+    // escape sequence or a newline in them would be the importer's to play.
+    const std::optional<size_t> control = ControlCharacterAt(text);
+    if (control && key != "fingerprint") {  // options text, shown escaped
+      return Fail(
+          **value, Where(key),
+          fmt::format("expected {} without control characters, found U+{:04X} at byte {}", what,
+                      static_cast<unsigned>(static_cast<unsigned char>(text[*control])), *control));
+    }
     return text;
   }
 
@@ -94,15 +104,17 @@ class Fields {
     return out;
   }
 
-  Result<double> Number(std::string_view key, bool non_negative) const {
-    const std::string_view what = non_negative ? "a finite number >= 0" : "a finite number";
+  enum class Bound { kNonNegative, kPositive };
+  Result<double> Number(std::string_view key, Bound bound) const {
+    const bool positive = bound == Bound::kPositive;
+    const std::string_view what = positive ? "a finite number > 0" : "a finite number >= 0";
     Result<const Json*> value = Get(key, Kind::kNumber, what);
     if (!value) return std::unexpected(value.error());
     const std::string_view text = document_.NumberText(**value);
     double out = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(out) ||
-        (non_negative && out < 0)) {
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(out) || out < 0 ||
+        (positive && out == 0)) {
       return Fail(**value, Where(key), fmt::format("expected {}, found {}", what, text));
     }
     return out;
@@ -148,10 +160,11 @@ Result<MetricBaseline> ReadMetric(const JsonDocument& document, const Json& valu
   Result<std::string> name = fields.String("metric", false);
   if (!name) return std::unexpected(name.error());
   metric.metric = std::move(*name);
-  Result<double> median = fields.Number("median", false);
+  // A median of 0 would make every run a regression (or none): not a baseline.
+  Result<double> median = fields.Number("median", Fields::Bound::kPositive);
   if (!median) return std::unexpected(median.error());
   metric.median = *median;
-  Result<double> spread = fields.Number("spread", true);
+  Result<double> spread = fields.Number("spread", Fields::Bound::kNonNegative);
   if (!spread) return std::unexpected(spread.error());
   metric.spread = *spread;
   return metric;

@@ -317,7 +317,8 @@ Result<std::vector<RunRecord>> Store::RunsForBaseline(std::string_view job,
   const bool first = which == BaselineRuns::kFirst;
   const std::string sql = fmt::format(
       "SELECT {} FROM runs WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 "
-      "AND result = 'ok' ORDER BY start_unix_ms {}, id {} LIMIT ?4",
+      "AND result = 'ok' AND id > COALESCE((SELECT after_run_id FROM baseline_resets "
+      "WHERE job = ?1), 0) ORDER BY start_unix_ms {}, id {} LIMIT ?4",
       kRunColumns, first ? "ASC" : "DESC", first ? "ASC" : "DESC");
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading runs for a baseline", Transaction::Kind::kRead);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 namespace iowatch::probes::internal {
 namespace {
@@ -105,8 +106,21 @@ CREATE TABLE baseline_runs (
 CREATE INDEX baseline_runs_by_run ON baseline_runs (run_id);
 )sql";
 
+// `iowatch baseline reset`: a job learns again only from runs stored after
+// its last reset (ids above the largest run id issued then: AUTOINCREMENT
+// never reuses one, and ids do not move with the clock). Without it the
+// learner took the first runs ever again: a replaced disk with the same
+// major:minor got the old disk's baseline back.
+constexpr std::string_view kSchemaV2 = R"sql(
+CREATE TABLE baseline_resets (
+  job TEXT PRIMARY KEY,
+  after_run_id INTEGER NOT NULL
+) STRICT;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
+    Migration{2, kSchemaV2},
 };
 
 Result<int> UserVersion(const Connection& connection) {
@@ -124,9 +138,67 @@ std::unexpected<Error> TooNew(const Connection& connection, int found, int known
                    connection.Path());
 }
 
+int KnownVersion(std::span<const Migration> migrations) {
+  return migrations.empty() ? 0 : migrations.back().version;
+}
+
+Result<std::vector<std::string>> TableNames(const Connection& connection) {
+  Result<Statement> select = connection.Prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+      "ORDER BY name",
+      "listing the tables");
+  if (!select) return std::unexpected(select.error());
+  std::vector<std::string> names;
+  Status read = select->ForEachRow([&](const Statement& row) -> Status {
+    names.push_back(row.Text(0));
+    return {};
+  });
+  if (!read) return std::unexpected(read.error());
+  return names;
+}
+
 }  // namespace
 
 std::span<const Migration> StoreMigrations() { return kMigrations; }
+
+Status CheckOwnSchema(const Connection& connection, std::span<const Migration> migrations) {
+  Result<int> version = UserVersion(connection);
+  if (!version) return std::unexpected(version.error());
+  if (*version > KnownVersion(migrations)) {
+    return TooNew(connection, *version, KnownVersion(migrations));
+  }
+  if (*version > 0) return {};
+  Result<std::vector<std::string>> tables = TableNames(connection);
+  if (!tables) return std::unexpected(tables.error());
+  if (tables->empty()) return {};
+  constexpr size_t kNamed = 5;
+  std::string names;
+  for (size_t i = 0; i < tables->size() && i < kNamed; ++i) {
+    names += fmt::format("{}{}", i == 0 ? "" : ", ", (*tables)[i]);
+  }
+  if (tables->size() > kNamed) names += fmt::format(" and {} more", tables->size() - kNamed);
+  return MakeError(ErrorCode::kInvalidArgument,
+                   fmt::format("not an iowatch store: it holds tables ({}) but no iowatch schema; "
+                               "left untouched",
+                               names),
+                   connection.Path());
+}
+
+Status CheckCurrentSchema(const Connection& connection, std::span<const Migration> migrations) {
+  if (Status own = CheckOwnSchema(connection, migrations); !own) return own;
+  Result<int> version = UserVersion(connection);
+  if (!version) return std::unexpected(version.error());
+  const int known = KnownVersion(migrations);
+  if (*version == known) return {};
+  if (*version == 0) {
+    return MakeError(ErrorCode::kNotFound, "holds no iowatch data yet", connection.Path());
+  }
+  return MakeError(ErrorCode::kUnsupported,
+                   fmt::format("schema version {} predates this iowatch's {}; `iowatch serve` or "
+                               "a command that writes (capture, reset, import) migrates it",
+                               *version, known),
+                   connection.Path());
+}
 
 Status Migrate(const Connection& connection, std::span<const Migration> migrations) {
   const int known = migrations.empty() ? 0 : migrations.back().version;

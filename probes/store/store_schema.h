@@ -30,4 +30,15 @@ std::span<const Migration> StoreMigrations();
 
 Status Migrate(const Connection& connection, std::span<const Migration> migrations);
 
+// Before anything is written to a file: it is refused untouched (kInvalidArgument)
+// when it holds tables but no iowatch schema (user_version 0: another
+// program's database), or (kUnsupported) when its schema is newer than
+// `migrations` know.
+Status CheckOwnSchema(const Connection& connection, std::span<const Migration> migrations);
+
+// For a read-only open, which cannot migrate: CheckOwnSchema, then kNotFound
+// when the file holds no iowatch schema yet and kUnsupported when its schema
+// is older than this build's (serve or a writing command migrates it).
+Status CheckCurrentSchema(const Connection& connection, std::span<const Migration> migrations);
+
 }  // namespace iowatch::probes::internal

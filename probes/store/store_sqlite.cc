@@ -189,9 +189,10 @@ void Connection::Closer::operator()(sqlite3* db) const noexcept {
 
 Connection::~Connection() = default;
 
-Result<Connection> Connection::Open(const std::string& path) {
+Result<Connection> Connection::Open(const std::string& path, Access access) {
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  const int flags = (access == Access::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   Connection connection(db, path);
   if (rc != SQLITE_OK) return connection.Fail(rc, "opening the database");

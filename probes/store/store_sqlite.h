@@ -74,9 +74,10 @@ class Statement {
 
 class Connection {
  public:
-  // Opens an existing database file read-write (SQLite does not create it:
-  // the store creates the file itself, with mode 0600).
-  static Result<Connection> Open(const std::string& path);
+  enum class Access { kReadWrite, kReadOnly };
+  // Opens an existing database file (SQLite does not create it: the store
+  // creates the file itself, with mode 0600).
+  static Result<Connection> Open(const std::string& path, Access access = Access::kReadWrite);
 
   Connection(Connection&&) noexcept = default;
   Connection& operator=(Connection&&) noexcept = default;

@@ -29,6 +29,14 @@ class UniqueFd {
   explicit UniqueFd(int fd = -1) : fd_(fd) {}
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      if (fd_ >= 0) close(fd_);
+      fd_ = other.release();
+    }
+    return *this;
+  }
   ~UniqueFd() {
     if (fd_ >= 0) close(fd_);
   }
@@ -45,6 +53,17 @@ inline int OpenNoEintr(const std::string& path, int flags, mode_t mode = 0) {
   int fd = -1;
   do {
     fd = open(path.c_str(), flags | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// openat(2) of one name in an open directory with O_CLOEXEC and O_NOFOLLOW
+// (a symlink as the last component fails with ELOOP), retried while a signal
+// interrupts it; -1 and errno on failure.
+inline int OpenAtNoFollow(int dir_fd, const std::string& name, int flags, mode_t mode = 0) {
+  int fd = -1;
+  do {
+    fd = openat(dir_fd, name.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, mode);
   } while (fd < 0 && errno == EINTR);
   return fd;
 }
@@ -66,5 +85,43 @@ inline std::string ParentDirectory(const std::string& path) {
   const std::string parent = std::filesystem::path(path).parent_path().string();
   return parent.empty() ? "." : parent;
 }
+
+// A probe file and its directory, opened once: everything iowatch creates,
+// marks, fills or removes there is reached through this descriptor with
+// openat/renameat/unlinkat and O_NOFOLLOW, so neither a symlink planted as
+// the file (or its marker) nor a directory swapped for a symlink in between
+// leads it to a file it did not create.
+class ProbeFilePath {
+ public:
+  // Opens the directory holding `path`; kNotFound naming it when it is not one.
+  static Result<ProbeFilePath> Open(const std::string& path) {
+    const std::string directory = ParentDirectory(path);
+    UniqueFd dir(OpenNoEintr(directory, O_RDONLY | O_DIRECTORY));
+    if (dir.get() < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+      return PathError(ErrorCode::kNotFound,
+                       "cannot create: the directory " + directory + " does not exist", path,
+                       ENOENT);
+    }
+    if (dir.get() < 0) return ErrnoError(errno, "cannot open", directory);
+    return ProbeFilePath(std::move(dir), std::filesystem::path(path).filename().string(), path);
+  }
+
+  int dir_fd() const { return dir_.get(); }
+  const std::string& name() const { return name_; }
+  const std::string& path() const { return path_; }
+  std::string directory() const { return ParentDirectory(path_); }
+
+  // OpenAtNoFollow of the file itself.
+  int OpenFile(int flags, mode_t mode = 0) const {
+    return OpenAtNoFollow(dir_fd(), name_, flags, mode);
+  }
+
+ private:
+  ProbeFilePath(UniqueFd dir, std::string name, std::string path)
+      : dir_(std::move(dir)), name_(std::move(name)), path_(std::move(path)) {}
+  UniqueFd dir_;
+  std::string name_;
+  std::string path_;
+};
 
 }  // namespace iowatch::probes

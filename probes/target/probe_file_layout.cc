@@ -9,9 +9,10 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string_view>
@@ -69,41 +70,93 @@ int FillRange(int fd, uint64_t begin, uint64_t end) {
 
 std::string ProbeFileSidecarPath(const std::string& path) { return path + kSidecarSuffix; }
 
-Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const std::string& path) {
+namespace {
+
+// The sidecar's text: "<filled> <st_dev> <st_ino>\n" of the file it marks.
+std::string SidecarText(const struct stat& file, uint64_t filled_bytes) {
+  return fmt::format("{} {} {}\n", filled_bytes, static_cast<uint64_t>(file.st_dev),
+                     static_cast<uint64_t>(file.st_ino));
+}
+
+// Whether the sidecar proves that iowatch created the open file `file`: it
+// is a regular file (not a symlink), owned by this user and writable only by
+// it, and names the file's device and inode. A planted or stale sidecar
+// proves nothing, and the file counts as foreign.
+std::optional<uint64_t> FilledBySidecar(const ProbeFilePath& where, const struct stat& file) {
+  UniqueFd sidecar(
+      OpenAtNoFollow(where.dir_fd(), where.name() + kSidecarSuffix, O_RDONLY | O_NONBLOCK));
+  struct stat st {};
+  if (sidecar.get() < 0 || fstat(sidecar.get(), &st) != 0) return std::nullopt;
+  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+    return std::nullopt;
+  }
+  if (file.st_uid != geteuid()) return std::nullopt;
+  char text[96] = {};
+  const ssize_t n = read(sidecar.get(), text, sizeof text - 1);
+  if (n <= 0) return std::nullopt;
+  unsigned long long filled = 0, dev = 0, ino = 0;
+  char end = 0;
+  const int fields = std::sscanf(text, "%llu %llu %llu%c", &filled, &dev, &ino, &end);
+  if (fields < 3 || dev != file.st_dev || ino != file.st_ino) return std::nullopt;
+  // The digits of `filled` are written whole or not at all (rename), but a
+  // trailing byte other than the newline means the text is not ours.
+  if (fields == 4 && end != '\n') return uint64_t{0};
+  return filled;
+}
+
+}  // namespace
+
+Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const ProbeFilePath& where) {
   std::array<char, 32> value{};
   const ssize_t n = fgetxattr(fd, kMarkerXattr, value.data(), value.size());
   if (n >= 0) return ProbeFileMarker{true, ParseFilled({value.data(), static_cast<size_t>(n)})};
   if (errno == ERANGE) return ProbeFileMarker{true, 0};
   if (errno == ENODATA) return ProbeFileMarker{};
   if (errno != ENOTSUP) {
-    return ErrnoError(errno, "cannot read the attribute user.iowatch.probe", path);
+    return ErrnoError(errno, "cannot read the attribute user.iowatch.probe", where.path());
   }
-  std::ifstream sidecar(ProbeFileSidecarPath(path));
-  if (!sidecar) return ProbeFileMarker{};
-  std::string text;
-  sidecar >> text;
-  return ProbeFileMarker{true, ParseFilled(text)};
+  struct stat file {};
+  if (fstat(fd, &file) != 0) return ErrnoError(errno, "cannot stat", where.path());
+  const std::optional<uint64_t> filled = FilledBySidecar(where, file);
+  if (!filled) return ProbeFileMarker{};
+  return ProbeFileMarker{true, *filled};
 }
 
-Result<void> WriteProbeFileMarker(int fd, const std::string& path, uint64_t filled_bytes) {
+Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes) {
   const std::string value = std::to_string(filled_bytes);
   if (fsetxattr(fd, kMarkerXattr, value.data(), value.size(), 0) == 0) return {};
   if (errno != ENOTSUP) {
-    return ErrnoError(errno, "cannot set the attribute user.iowatch.probe", path);
+    return ErrnoError(errno, "cannot set the attribute user.iowatch.probe", where.path());
   }
-  // A torn write leaves a prefix of the digits, a smaller number: safe.
-  const std::string sidecar = ProbeFileSidecarPath(path);
-  UniqueFd out(OpenNoEintr(sidecar, O_WRONLY | O_CREAT | O_TRUNC, 0600));
-  if (out.get() < 0) return ErrnoError(errno, "cannot write the marker file", sidecar);
-  if (write(out.get(), value.data(), value.size()) != static_cast<ssize_t>(value.size()) ||
+  struct stat file {};
+  if (fstat(fd, &file) != 0) return ErrnoError(errno, "cannot stat", where.path());
+  // Written beside and renamed over: a crash leaves the old sidecar or the
+  // new one, and a symlink planted as the sidecar is replaced, not followed.
+  const std::string sidecar = where.name() + kSidecarSuffix;
+  const std::string temporary = sidecar + ".tmp";
+  const std::string sidecar_path = ProbeFileSidecarPath(where.path());
+  const auto failed = [&](int err) {
+    unlinkat(where.dir_fd(), temporary.c_str(), 0);
+    return ErrnoError(err, "cannot write the marker file", sidecar_path);
+  };
+  unlinkat(where.dir_fd(), temporary.c_str(), 0);  // left by a crash: ours, or a trap
+  UniqueFd out(OpenAtNoFollow(where.dir_fd(), temporary, O_WRONLY | O_CREAT | O_EXCL, 0600));
+  if (out.get() < 0) return ErrnoError(errno, "cannot write the marker file", sidecar_path);
+  const std::string text = SidecarText(file, filled_bytes);
+  if (write(out.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
       fsync(out.get()) != 0) {
-    return ErrnoError(errno, "cannot write the marker file", sidecar);
+    return failed(errno);
   }
+  if (renameat(where.dir_fd(), temporary.c_str(), where.dir_fd(), sidecar.c_str()) != 0) {
+    return failed(errno);
+  }
+  fsync(where.dir_fd());  // the rename itself; a lost one only means a refill
   return {};
 }
 
-Result<void> LayOutProbeFile(int fd, const std::string& path, uint64_t filled, uint64_t required,
+Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
                              uint32_t alignment) {
+  const std::string& path = where.path();
   struct stat st {};
   if (fstat(fd, &st) != 0) return ErrnoError(errno, "cannot stat", path);
   const auto size = static_cast<uint64_t>(st.st_size);
@@ -114,8 +167,8 @@ Result<void> LayOutProbeFile(int fd, const std::string& path, uint64_t filled, u
     }
     return PathError(
         ErrorCode::kIo,
-        fmt::format("no space left on {} to lay out {} bytes", ParentDirectory(path), required),
-        path, err);
+        fmt::format("no space left on {} to lay out {} bytes", where.directory(), required), path,
+        err);
   };
   if (required > size) {
     int ret = 0;
@@ -131,7 +184,7 @@ Result<void> LayOutProbeFile(int fd, const std::string& path, uint64_t filled, u
     if (IsNoSpace(err)) return no_space(err);
     return ErrnoError(err, "cannot fill", path);
   }
-  return WriteProbeFileMarker(fd, path, required);
+  return WriteProbeFileMarker(fd, where, required);
 }
 
 }  // namespace iowatch::probes

@@ -2,7 +2,10 @@
 // The marker says "iowatch created this file, and [0, filled_bytes) holds
 // data". It lives in the extended attribute user.iowatch.probe (decimal
 // text); on filesystems without user xattrs in a sidecar file
-// "<path>.iowatch" with the same text. It is raised only after the data it
+// "<path>.iowatch" holding "<filled> <st_dev> <st_ino>", which counts only
+// when it proves ownership: a regular file (never a symlink), owned by this
+// user, not writable by others, naming the marked file's device and inode
+// (a sidecar planted beside a foreign file proves nothing). It is raised only after the data it
 // vouches for is on disk (fdatasync), so a crash while filling leaves the
 // old, smaller value and the next run refills.
 // The data is pseudo-random (PortableRandom, fresh for every 1 MiB chunk):
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "probes/target/posix_file.h"
 
 namespace iowatch::probes {
 
@@ -25,15 +29,15 @@ struct ProbeFileMarker {
   uint64_t filled_bytes = 0;  // [0, filled_bytes) holds data
 };
 
-// The marker of the open regular file `fd` at `path`: absent when neither the
-// attribute nor the sidecar exists; present with 0 filled bytes when its text
-// is not a decimal number (refilling is safe). Errors other than "no such
-// attribute" or "xattrs unsupported" are returned.
-Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const std::string& path);
+// The marker of the open regular file `fd` at `where`: absent when neither the
+// attribute nor a sidecar that proves ownership exists; present with 0 filled
+// bytes when its text is not a decimal number (refilling is safe). Errors
+// other than "no such attribute" or "xattrs unsupported" are returned.
+Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const ProbeFilePath& where);
 
-// Records `filled_bytes` in the attribute, or in the sidecar (written and
-// fsynced) where the filesystem has no user xattrs.
-Result<void> WriteProbeFileMarker(int fd, const std::string& path, uint64_t filled_bytes);
+// Records `filled_bytes` in the attribute, or where the filesystem has no
+// user xattrs in the sidecar (written beside, fsynced, renamed over).
+Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes);
 
 // "<path>.iowatch", where the marker lives without user xattrs.
 std::string ProbeFileSidecarPath(const std::string& path);
@@ -45,7 +49,7 @@ std::string ProbeFileSidecarPath(const std::string& path);
 // and then records `required` in the marker. `fd` must be open for writing.
 // No space (ENOSPC, EDQUOT) gives back what was preallocated and is an error
 // naming the directory and `required`; the marker is left as it was.
-Result<void> LayOutProbeFile(int fd, const std::string& path, uint64_t filled, uint64_t required,
+Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
                              uint32_t alignment);
 
 }  // namespace iowatch::probes

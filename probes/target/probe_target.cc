@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "common/file_tree.h"
@@ -42,6 +44,60 @@ std::unexpected<Error> DirectIoOnTmpfs(std::string path) {
                    std::move(path), EINVAL);
 }
 
+std::unexpected<Error> SymlinkRefused(std::string path) {
+  return PathError(ErrorCode::kInvalidArgument,
+                   "is a symbolic link; iowatch opens probe files only by their own name (give "
+                   "the path it points to)",
+                   std::move(path), ELOOP);
+}
+
+// Kernel interfaces that look like files: reading or writing one is a call
+// into the kernel with side effects (/sys/.../delete, /proc/sys/vm/drop_caches),
+// never a measurement of storage. Refused whatever the flags.
+std::optional<std::string_view> PseudoFilesystemName(decltype(statfs::f_type) type) {
+  struct Known {
+    decltype(statfs::f_type) magic;
+    std::string_view name;
+  };
+  static constexpr Known kPseudo[] = {
+      {PROC_SUPER_MAGIC, "procfs"},
+      {SYSFS_MAGIC, "sysfs"},
+      {DEBUGFS_MAGIC, "debugfs"},
+      {TRACEFS_MAGIC, "tracefs"},
+      {CGROUP_SUPER_MAGIC, "cgroupfs"},
+      {CGROUP2_SUPER_MAGIC, "cgroup2fs"},
+      {SECURITYFS_MAGIC, "securityfs"},
+      {SELINUX_MAGIC, "selinuxfs"},
+      {SMACK_MAGIC, "smackfs"},
+      {BPF_FS_MAGIC, "bpffs"},
+      {DEVPTS_SUPER_MAGIC, "devpts"},
+      {PSTOREFS_MAGIC, "pstore"},
+      {EFIVARFS_MAGIC, "efivarfs"},
+      {BINFMTFS_MAGIC, "binfmt_misc"},
+      {NSFS_MAGIC, "nsfs"},
+      {0x62656570, "configfs"},
+      {0x65735543, "fusectl"},
+      {0x19800202, "mqueue"},
+  };
+  for (const Known& known : kPseudo) {
+    if (known.magic == type) return known.name;
+  }
+  return std::nullopt;
+}
+
+// An error when `fd` (the target, or its directory) is on a pseudo-filesystem.
+Status RefusePseudoFilesystem(int fd, const std::string& path) {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return ErrnoError(errno, "cannot statfs", path);
+  const auto name = PseudoFilesystemName(fs.f_type);
+  if (!name) return {};
+  return PathError(ErrorCode::kInvalidArgument,
+                   fmt::format("is on {}, a kernel interface rather than storage; iowatch never "
+                               "probes it, whatever the flags",
+                               *name),
+                   path);
+}
+
 // fsync=N counts as writing: only jobs that mean to change data ask for it.
 bool JobWrites(const JobSpec& spec) { return WritesData(spec.rw) || spec.fsync > 0; }
 
@@ -56,7 +112,7 @@ struct Alignment {
 uint32_t LogicalBlockSize(dev_t device, const FileTree& sysfs) {
   const std::string dir = fmt::format("dev/block/{}:{}/", major(device), minor(device));
   for (const char* file : {"queue/logical_block_size", "../queue/logical_block_size"}) {
-    const auto text = sysfs.Read(dir + file);
+    const auto text = sysfs.Read(dir + file, kMaxSysfsAttributeBytes);
     uint32_t size = 0;
     if (text && std::sscanf(text->c_str(), "%u", &size) == 1 && size > 0) return size;
   }
@@ -101,15 +157,18 @@ Result<void> CheckAlignment(const JobSpec& spec, uint32_t alignment, const std::
   return {};
 }
 
-// Opens `path` for the job and checks it is still the object that was
-// inspected (it may have been replaced in between).
-Result<int> OpenForJob(const JobSpec& spec, const std::string& path, bool writes,
-                       const struct stat& inspected) {
-  const int flags = (writes ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
-  UniqueFd fd(OpenNoEintr(path, flags));
+int JobOpenFlags(const JobSpec& spec, bool writes) {
+  return (writes ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
+}
+
+// `fd` (just opened, -1 with errno on failure) when it is still the object
+// that was inspected: it may have been replaced in between.
+Result<int> SameObject(UniqueFd fd, const struct stat& inspected, const std::string& path,
+                       bool direct, std::string_view what = "cannot open") {
   if (fd.get() < 0) {
-    if (errno == EINVAL && spec.direct) return DirectIoUnsupported(path);
-    return ErrnoError(errno, "cannot open", path);
+    if (errno == EINVAL && direct) return DirectIoUnsupported(path);
+    if (errno == ELOOP) return SymlinkRefused(path);
+    return ErrnoError(errno, std::string(what), path);
   }
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
@@ -166,7 +225,8 @@ Result<PreparedTarget> PrepareBlockDevice(const JobSpec& spec, const TargetPolic
   target.path = path;
   target.is_block_device = true;
   target.device = st.st_rdev;
-  auto fd = OpenForJob(spec, path, writes, st);
+  auto fd =
+      SameObject(UniqueFd(OpenNoEintr(path, JobOpenFlags(spec, writes))), st, path, spec.direct);
   if (!fd) return std::unexpected(fd.error());
   target.fd = *fd;
   uint64_t size = 0;
@@ -207,27 +267,34 @@ Result<Alignment> FileAlignment(const JobSpec& spec, int fd, const struct stat& 
 // Lays out [filled, required): through O_DIRECT when the job uses it and the
 // end is aligned (a size=0 job may inherit an unaligned file size), so the
 // fill does not flood the page cache; buffered otherwise.
-Result<void> FillFile(const JobSpec& spec, const std::string& path, uint64_t filled,
-                      uint64_t required, uint32_t alignment) {
+Result<void> FillFile(const JobSpec& spec, const ProbeFilePath& where, const struct stat& st,
+                      uint64_t filled, uint64_t required, uint32_t alignment) {
   const bool direct = spec.direct && required % alignment == 0;
-  UniqueFd fd(OpenNoEintr(path, O_WRONLY | (direct ? O_DIRECT : 0)));
-  if (fd.get() < 0 && errno == EINVAL && direct) return DirectIoUnsupported(path);
-  if (fd.get() < 0) return ErrnoError(errno, "cannot open for filling", path);
-  return LayOutProbeFile(fd.get(), path, filled, required, direct ? alignment : 1);
+  auto fd = SameObject(UniqueFd(where.OpenFile(O_WRONLY | (direct ? O_DIRECT : 0))), st,
+                       where.path(), direct, "cannot open for filling");
+  if (!fd) return std::unexpected(fd.error());
+  const UniqueFd owned(*fd);
+  return LayOutProbeFile(owned.get(), where, filled, required, direct ? alignment : 1);
 }
 
 Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPolicy& policy,
                                            const std::string& path) {
+  auto where = ProbeFilePath::Open(path);
+  if (!where) return std::unexpected(where.error());
   // O_NONBLOCK: should the path have become a FIFO since stat, do not hang.
-  UniqueFd probe(OpenNoEintr(path, O_RDONLY | O_NONBLOCK));
+  UniqueFd probe(where->OpenFile(O_RDONLY | O_NONBLOCK));
+  if (probe.get() < 0 && errno == ELOOP) return SymlinkRefused(path);
   if (probe.get() < 0) return ErrnoError(errno, "cannot open", path);
+  if (Status real = RefusePseudoFilesystem(probe.get(), path); !real) {
+    return std::unexpected(real.error());
+  }
   struct stat st {};
   if (fstat(probe.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   // Every decision below concerns what was opened, not what stat saw.
   if (!S_ISREG(st.st_mode)) {
     return PathError(ErrorCode::kIo, "was replaced while being prepared", path);
   }
-  auto marker = ReadProbeFileMarker(probe.get(), path);
+  auto marker = ReadProbeFileMarker(probe.get(), *where);
   if (!marker) return std::unexpected(marker.error());
   const bool writes = JobWrites(spec);
   if (!marker->present && writes && !policy.destructive) {
@@ -252,11 +319,12 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   const uint64_t required = target.region_offset + target.region_size;
   const uint64_t filled = std::min(marker->filled_bytes, size);
   if (marker->present && filled < required) {
-    if (auto laid = FillFile(spec, path, filled, required, alignment->offset); !laid) {
+    if (auto laid = FillFile(spec, *where, st, filled, required, alignment->offset); !laid) {
       return std::unexpected(laid.error());
     }
   }
-  auto fd = OpenForJob(spec, path, writes, st);
+  auto fd =
+      SameObject(UniqueFd(where->OpenFile(JobOpenFlags(spec, writes))), st, path, spec.direct);
   if (!fd) return std::unexpected(fd.error());
   target.fd = *fd;
   return target;
@@ -271,45 +339,44 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   if (spec.offset > UINT64_MAX - spec.size) {
     return PathError(ErrorCode::kInvalidArgument, "offset+size overflows", path);
   }
-  const std::string directory = ParentDirectory(path);
-  struct stat dir_st {};
-  if (stat(directory.c_str(), &dir_st) != 0 || !S_ISDIR(dir_st.st_mode)) {
-    return PathError(ErrorCode::kNotFound,
-                     fmt::format("cannot create: the directory {} does not exist", directory), path,
-                     ENOENT);
+  auto where = ProbeFilePath::Open(path);
+  if (!where) return std::unexpected(where.error());
+  if (Status real = RefusePseudoFilesystem(where->dir_fd(), path); !real) {
+    return std::unexpected(real.error());
   }
   // Before creating anything, so a refusal leaves no trace.
   if (spec.direct) {
-    if (auto ok = CheckFilesystemAllowsDirectIo(directory); !ok) {
+    if (auto ok = CheckFilesystemAllowsDirectIo(where->directory()); !ok) {
       Error error = ok.error();
       error.path = path;
       return std::unexpected(std::move(error));
     }
   }
-  UniqueFd created(OpenNoEintr(path, O_RDWR | O_CREAT | O_EXCL, 0600));
+  UniqueFd created(where->OpenFile(O_RDWR | O_CREAT | O_EXCL, 0600));
   if (created.get() < 0) return ErrnoError(errno, "cannot create", path);
   // From here on a failure removes what this call created: a half-filled
   // file must not be left behind (its marker would say 0, but the space
   // would stay taken).
   bool keep = false;
   struct Remover {
-    const std::string& path;
+    const ProbeFilePath& where;
     const bool& keep;
     ~Remover() {
       if (keep) return;
-      unlink(path.c_str());
-      unlink(ProbeFileSidecarPath(path).c_str());
+      unlinkat(where.dir_fd(), where.name().c_str(), 0);
+      unlinkat(where.dir_fd(), ProbeFileSidecarPath(where.name()).c_str(), 0);
     }
-  } remover{path, keep};
+  } remover{*where, keep};
 
-  if (auto marked = WriteProbeFileMarker(created.get(), path, 0); !marked) {
+  if (auto marked = WriteProbeFileMarker(created.get(), *where, 0); !marked) {
     return std::unexpected(marked.error());
   }
   struct stat st {};
   if (fstat(created.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   auto alignment = FileAlignment(spec, created.get(), st, path, policy);
   if (!alignment) return std::unexpected(alignment.error());
-  if (auto laid = FillFile(spec, path, 0, spec.offset + spec.size, alignment->offset); !laid) {
+  if (auto laid = FillFile(spec, *where, st, 0, spec.offset + spec.size, alignment->offset);
+      !laid) {
     return std::unexpected(laid.error());
   }
   PreparedTarget target;
@@ -320,7 +387,8 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   target.region_size = spec.size;
   target.memory_alignment = alignment->memory;
   target.offset_alignment = alignment->offset;
-  auto fd = OpenForJob(spec, path, JobWrites(spec), st);
+  auto fd = SameObject(UniqueFd(where->OpenFile(JobOpenFlags(spec, JobWrites(spec)))), st, path,
+                       spec.direct);
   if (!fd) return std::unexpected(fd.error());
   target.fd = *fd;
   keep = true;

@@ -126,6 +126,39 @@ def check_config_command(r, binary, tmp):
                 f"exit {run.returncode}: {out.strip()}")
 
 
+def check_config_fails_where_serve_would(r, binary, tmp):
+    """check-config refuses what serve would refuse at start (adversarial
+    findings 5, 6 and 13): TLS files that are missing or not PEM, a config
+    that is /dev/zero or a FIFO (refused at once, never read forever)."""
+    garbage = os.path.join(tmp, "garbage.pem")
+    with open(garbage, "w") as f:
+        f.write("not a certificate\n")
+    cases = [
+        ("web: {tls: {cert_file: /nonexistent/cert.pem, key_file: /nonexistent/key.pem}}\n",
+         "/nonexistent/cert.pem: cannot read TLS certificate file: No such file or directory"),
+        (f"web: {{tls: {{cert_file: {garbage}, key_file: {garbage}}}}}\n",
+         f"{garbage}: not a usable PEM certificate"),
+    ]
+    for i, (text, expected) in enumerate(cases):
+        path = os.path.join(tmp, f"tls{i}.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        run = subprocess.run([binary, "check-config", path], capture_output=True, text=True,
+                             timeout=30)
+        r.check(run.returncode == 2 and expected in run.stderr,
+                f"check-config fails on TLS case {i} as serve would: {expected}",
+                f"exit {run.returncode}: {run.stdout}{run.stderr}")
+    fifo = os.path.join(tmp, "fifo.yaml")
+    os.mkfifo(fifo)
+    for path, expected in [("/dev/zero", "expected a regular file, found a character device"),
+                           (fifo, "expected a regular file, found a FIFO")]:
+        run = subprocess.run([binary, "check-config", path], capture_output=True, text=True,
+                             timeout=10)
+        r.check(run.returncode == 2 and expected in run.stderr,
+                f"check-config {path} exits 2 at once: {expected}",
+                f"exit {run.returncode}: {run.stdout}{run.stderr}")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -142,6 +175,7 @@ def main():
                         os.path.join(FIXTURE, "sys"))
         check_endpoints(r, binary, "live")
         check_config_command(r, binary, tmp)
+        check_config_fails_where_serve_would(r, binary, tmp)
     except Exception:  # noqa: BLE001 - reported as a failed check, then cleaned up
         r.check(False, "no unexpected error", traceback.format_exc())
     finally:

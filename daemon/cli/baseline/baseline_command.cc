@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/file_tree.h"
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_table.h"
 #include "daemon/cli/cli_output.h"
@@ -35,31 +37,16 @@ std::string Plural(int64_t n, std::string_view word) {
 // for thousands of baselines): past this it is the wrong file, or /dev/zero.
 constexpr size_t kMaxImportBytes = size_t{64} << 20;
 
-Result<std::string> ReadAll(std::FILE* file, const std::string& name) {
-  std::string text;
-  char buffer[65536];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) {
-    if (text.size() + n > kMaxImportBytes) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       fmt::format("expected at most {} MiB of baseline JSON, found more",
-                                   kMaxImportBytes >> 20),
-                       name);
-    }
-    text.append(buffer, n);
-  }
-  if (std::ferror(file)) return ErrnoError(errno, "cannot read", name);
-  return text;
-}
+// A file the user named may be a pipe (`import <(…)`); both it and stdin
+// stop at kMaxImportBytes.
+constexpr ReadFileOptions kImportRead{.open_error = "cannot open",
+                                      .read_error = "cannot read baseline JSON",
+                                      .max_bytes = kMaxImportBytes,
+                                      .regular_only = false};
 
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) return ErrnoError(errno, "cannot open", path);
-  return ReadAll(file.get(), path);
-}
+Result<std::string> ReadWholeFile(const std::string& path) { return ReadFile(path, kImportRead); }
 
-Result<std::string> ReadStdin() { return ReadAll(stdin, "<stdin>"); }
+Result<std::string> ReadStdin() { return ReadDescriptor(STDIN_FILENO, "<stdin>", kImportRead); }
 
 Status WriteTo(const std::string& path, std::string_view text) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
@@ -284,7 +271,12 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
                      fmt::format("no store at {} (has `iowatch serve` run with --state.dir={}?)",
                                  db.string(), state_dir.string()));
   }
-  Result<Store> store = Store::Open(db);
+  // list, show and export only read: they open the store read-only, so they
+  // work on a read-only mount and never migrate or switch a file to WAL.
+  const bool writes = args.action == BaselineAction::kCapture ||
+                      args.action == BaselineAction::kReset ||
+                      args.action == BaselineAction::kImport;
+  Result<Store> store = writes ? Store::Open(db) : Store::OpenReadOnly(db);
   if (!store) return std::unexpected(store.error());
   switch (args.action) {
     case BaselineAction::kList:

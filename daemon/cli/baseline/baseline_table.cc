@@ -79,8 +79,9 @@ std::string RunIds(const std::vector<int64_t>& ids) {
 
 // "  params 1a2b3c4d: rw=randread;bs=4k;..." wrapped after a ';' to fit the
 // table width, continuation lines indented under the first option.
-std::string FormatParams(std::string_view fingerprint) {
-  const std::string lead = fmt::format("  params {}: ", ShortFingerprint(fingerprint));
+std::string FormatParams(std::string_view unsafe_fingerprint) {
+  const std::string fingerprint = TerminalSafe(unsafe_fingerprint);
+  const std::string lead = fmt::format("  params {}: ", ShortFingerprint(unsafe_fingerprint));
   std::vector<std::string> options{""};
   bool escaped = false;
   for (char c : fingerprint) {
@@ -140,8 +141,8 @@ std::string FormatBaselineList(std::span<const StoredBaseline> baselines) {
 
 std::string FormatBaselineHeader(const StoredBaseline& stored) {
   const Baseline& b = stored.baseline;
-  std::string out = fmt::format("{} on {}", b.job, b.device);
-  if (!b.model.empty()) out += fmt::format(" ({})", b.model);
+  std::string out = fmt::format("{} on {}", TerminalSafe(b.job), TerminalSafe(b.device));
+  if (!b.model.empty()) out += fmt::format(" ({})", TerminalSafe(b.model));
   out += fmt::format("\n  baseline: {} {} from {} run{}", BaselineSource(stored),
                      FormatLocalIso(b.created_unix_ms), stored.run_count,
                      stored.run_count == 1 ? "" : "s");
@@ -153,8 +154,8 @@ std::string FormatBaselineHeader(const StoredBaseline& stored) {
 }
 
 std::string FormatNoBaselineHeader(const RunRecord& newest) {
-  std::string out = fmt::format("{} on {}", newest.job, newest.device);
-  if (!newest.model.empty()) out += fmt::format(" ({})", newest.model);
+  std::string out = fmt::format("{} on {}", TerminalSafe(newest.job), TerminalSafe(newest.device));
+  if (!newest.model.empty()) out += fmt::format(" ({})", TerminalSafe(newest.model));
   out += "\n  no baseline yet for the parameters of its latest successful run\n";
   out += FormatParams(newest.fingerprint);
   return out;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/utf8.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -33,7 +35,24 @@ void Pad(std::string& out, std::string_view text, size_t width, bool right) {
   if (!right) out.append(fill, ' ');
 }
 
-std::string RenderTable(const Rows& rows, const std::vector<Column>& columns) {
+std::string TerminalSafe(std::string_view text) {
+  std::string out;
+  for (const char c : ToValidUtf8(text)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderTable(const Rows& unsafe_rows, const std::vector<Column>& columns) {
+  Rows rows = unsafe_rows;
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = TerminalSafe(cell);
+  }
   std::vector<size_t> widths(columns.size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {

@@ -11,6 +11,12 @@
 
 namespace iowatch::daemon {
 
+// Text from the store (job names, models, fingerprints) as it may be shown
+// on a terminal: invalid UTF-8 becomes U+FFFD and each control character
+// (C0, DEL) a visible "\xNN", so no stored string can move the cursor, clear
+// the screen or forge a line. RenderTable applies it to every cell.
+std::string TerminalSafe(std::string_view text);
+
 // Columns `text` takes on a terminal: UTF-8 code points, each one column.
 size_t DisplayWidth(std::string_view text);
 // Appends `text` padded with spaces to `width` columns, on the left if `right`.

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "common/utf8.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -132,10 +134,11 @@ std::string IostatTextFormatter::Report(const IostatReport& report) const {
 
 std::string IostatJsonFormatter::Begin(const HostInfo& host, const std::string& date) const {
   return fmt::format(
-      "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\t\t\t\"nodename\": \"{}\",\n\t\t\t\"sysname\": "
-      "\"{}\",\n\t\t\t\"release\": \"{}\",\n\t\t\t\"machine\": \"{}\",\n\t\t\t\"number-of-cpus\": "
+      "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\t\t\t\"nodename\": {},\n\t\t\t\"sysname\": "
+      "{},\n\t\t\t\"release\": {},\n\t\t\t\"machine\": {},\n\t\t\t\"number-of-cpus\": "
       "{},\n\t\t\t\"date\": \"{}\",\n\t\t\t\"statistics\": [\n",
-      host.nodename, host.sysname, host.release, host.machine, host.cpu_count, date);
+      JsonString(host.nodename), JsonString(host.sysname), JsonString(host.release),
+      JsonString(host.machine), host.cpu_count, date);
 }
 
 std::string IostatJsonFormatter::Report(const IostatReport& report) {
@@ -158,7 +161,10 @@ std::string IostatJsonFormatter::Report(const IostatReport& report) {
     for (size_t i = 0; i < report.devices.size(); ++i) {
       const IostatRow& r = report.devices[i].row;
       if (i > 0) out += ",\n";
-      out += fmt::format("\t\t\t\t\t\t{{\"disk_device\": \"{}\", ", report.display_names[i]);
+      // sysstat 12.6 prints the name raw (a quote in it breaks the document);
+      // escaped here, a deliberate difference (README).
+      out +=
+          fmt::format("\t\t\t\t\t\t{{\"disk_device\": {}, ", JsonString(report.display_names[i]));
       if (layout_.extended) {
         const char* u = ExtendedUnit(layout_.unit);
         const auto dirs = Directions(r);

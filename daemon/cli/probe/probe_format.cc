@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/utf8.h"
 #include "common/version.h"
 #include "daemon/cli/local_time.h"
 #include "probes/stats/latency_histogram.h"
@@ -30,27 +31,13 @@ class FioJsonWriter {
   void Float(std::string_view key, double value) {
     Value(key, std::isfinite(value) ? fmt::format("{:.6f}", value) : "0.000000");
   }
-  void String(std::string_view key, std::string_view value) { Value(key, Quote(value)); }
+  void String(std::string_view key, std::string_view value) { Value(key, JsonString(value)); }
   std::string Finish() && {
     out_ += '\n';
     return std::move(out_);
   }
 
  private:
-  static std::string Quote(std::string_view s) {
-    std::string q = "\"";
-    for (const char c : s) {
-      if (c == '"' || c == '\\') {
-        q += '\\';
-        q += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        q += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-      } else {
-        q += c;
-      }
-    }
-    return q + '"';
-  }
   void Separator() {
     if (!first_) out_ += ',';
     if (depth_ > 0) out_ += '\n';
@@ -59,7 +46,7 @@ class FioJsonWriter {
   }
   void Begin(std::string_view key, char bracket) {
     Separator();
-    if (!key.empty()) out_ += Quote(key) + " : ";
+    if (!key.empty()) out_ += JsonString(key) + " : ";
     out_ += bracket;
     ++depth_;
     first_ = true;
@@ -73,7 +60,7 @@ class FioJsonWriter {
   }
   void Value(std::string_view key, const std::string& text) {
     Separator();
-    out_ += Quote(key) + " : " + text;
+    out_ += JsonString(key) + " : " + text;
   }
 
   std::string out_;

@@ -119,6 +119,20 @@ TEST(ParseDiskstats, NegativeNumbersAreRejected) {
   EXPECT_EQ(parsed.skipped.size(), 1u);
 }
 
+// Adversarial test finding 2: a 50,000-byte name overflowed std::regex's
+// stack in the device filter. Names longer than NAME_MAX are no kernel's.
+TEST(ParseDiskstats, NamesLongerThanNameMaxAreMalformed) {
+  const std::string longest(255, 'n');
+  const std::string text = " 8 0 " + longest + " 1 2 3 4 5 6 7 8 9 10 11\n 8 1 " +
+                           std::string(50'000, 'n') + " 1 2 3 4 5 6 7 8 9 10 11\n";
+  const auto parsed = ParseDiskstats(text, "/proc/diskstats");
+  ASSERT_EQ(parsed.disks.size(), 1u);
+  EXPECT_EQ(parsed.disks[0].name, longest);
+  ASSERT_EQ(parsed.skipped.size(), 1u);
+  EXPECT_EQ(parsed.skipped[0].ToString(),
+            "/proc/diskstats:2: expected a device name of at most 255 bytes, found one of 50000");
+}
+
 TEST(ParseDiskCounters, SysfsStatFileWithSeventeenFields) {
   const auto c = ParseDiskCounters(
       "     100        0     2000      300       50        0      800       40        0      320 "

@@ -1,6 +1,11 @@
 #include "collectors/vmstat.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace iowatch::collectors {
 namespace {
@@ -74,6 +79,31 @@ TEST(ReadVmSample, MissingFileIsAnErrorNamingIt) {
   const auto r = ReadVmSample(FileTree("/nonexistent"));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().path, "/nonexistent/stat");
+}
+
+// Adversarial test finding 8: an empty meminfo printed zeros and exit 0;
+// procps 4.0.2 fails ("Unable to create meminfo structure"), as iowatch now.
+TEST(ReadVmSample, AMeminfoWithoutASingleLineIsAnError) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("iowatch-vmstat-" + std::to_string(getpid()));
+  std::filesystem::create_directories(root);
+  std::filesystem::copy_file(IOWATCH_FIXTURES_DIR "/real-vm/proc/stat", root / "stat");
+  std::filesystem::copy_file(IOWATCH_FIXTURES_DIR "/real-vm/proc/vmstat", root / "vmstat");
+  std::ofstream(root / "meminfo").close();
+  const auto empty = ReadVmSample(FileTree(root));
+  std::ofstream(root / "meminfo") << "garbage\n";
+  const auto garbage = ReadVmSample(FileTree(root));
+  std::ofstream(root / "meminfo") << "Foo: 1 kB\n";  // procps accepts this, prints zeros
+  const auto foo = ReadVmSample(FileTree(root));
+  std::filesystem::remove_all(root);
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_EQ(empty.error().ToString(),
+            (root / "meminfo").string() + ": expected 'Name: <unsigned> [kB]' lines, found none");
+  ASSERT_FALSE(garbage.has_value());
+  EXPECT_EQ(garbage.error().ToString(), (root / "meminfo").string() +
+                                            ": expected 'Name: <unsigned> [kB]' lines, found only "
+                                            "malformed ones");
+  EXPECT_TRUE(foo.has_value());
 }
 
 }  // namespace

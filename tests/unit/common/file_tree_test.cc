@@ -1,7 +1,14 @@
 // ReadFile and FileTree: errors that name the path, and the size limit.
 #include "common/file_tree.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace iowatch {
 namespace {
@@ -14,11 +21,58 @@ TEST(FileTree, MissingFileIsNotFoundWithPath) {
   EXPECT_EQ(r.error().path, "/nonexistent-root/diskstats");
 }
 
-TEST(ReadFile, AnEndlessFileStopsAtTheLimitWithAClearError) {
-  const auto r = ReadFile("/dev/zero", {.max_bytes = 1 << 20});
+// A temporary directory, removed with everything in it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char pattern[] = "/tmp/iowatch-file-tree-XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(ReadFile, AFileLongerThanTheLimitIsRefusedWithAClearError) {
+  ScratchDir dir;
+  const auto big = dir.path() / "big";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (1 << 20) + 1);  // sparse: costs no disk
+  const auto r = ReadFile(big, {.max_bytes = 1 << 20});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_EQ(r.error().ToString(), "/dev/zero: cannot read: longer than 1048576 bytes");
+  EXPECT_EQ(r.error().ToString(), big.string() + ": cannot read: longer than 1048576 bytes");
+  EXPECT_EQ(ReadFile(big, {.max_bytes = (1 << 20) + 1})->size(), (1u << 20) + 1);
+}
+
+// Adversarial test findings 5 and 6: /dev/zero grew a reader to gigabytes, a
+// FIFO in place of diskstats, a sysfs attribute or the config blocked forever.
+TEST(ReadFile, FifosAndDevicesAreRefusedBeforeTheFirstRead) {
+  ScratchDir dir;
+  const auto fifo = dir.path() / "diskstats";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto r = FileTree(dir.path()).Read("diskstats");  // would block without O_NONBLOCK
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().ToString(),
+            fifo.string() + ": cannot read: expected a regular file, found a FIFO");
+  const auto zero = ReadFile("/dev/zero");
+  ASSERT_FALSE(zero.has_value());
+  EXPECT_EQ(zero.error().ToString(),
+            "/dev/zero: cannot read: expected a regular file, found a character device");
+}
+
+TEST(ReadFile, AFileTheUserNamedMayBeAPipe) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ASSERT_EQ(::write(fds[1], "{}\n", 3), 3);
+  ::close(fds[1]);
+  const auto r = ReadFile(fmt::format("/proc/self/fd/{}", fds[0]), {.regular_only = false});
+  ::close(fds[0]);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  EXPECT_EQ(*r, "{}\n");
 }
 
 TEST(ReadFile, ProcfsFilesOfSizeZeroAreReadToTheEnd) {
@@ -31,7 +85,8 @@ TEST(ReadFile, TheCallersWordsNameTheFailure) {
   const auto r =
       ReadFile("/", {.open_error = "cannot open config", .read_error = "cannot read config"});
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().ToString(), "/: cannot read config: Is a directory");
+  EXPECT_EQ(r.error().ToString(),
+            "/: cannot read config: expected a regular file, found a directory");
 }
 
 }  // namespace

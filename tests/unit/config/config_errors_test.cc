@@ -105,6 +105,23 @@ TEST(ConfigErrors, Durations) {
   EXPECT_EQ(ErrorOf("web: {idle_timeout: -1s}").code, ErrorCode::kParse);
 }
 
+// Adversarial test finding 7: 8000w passed check-config and overflowed the
+// sampler's and the server's nanosecond arithmetic (a spinning sampler, empty
+// replies). Every duration has an upper bound, named in the error.
+TEST(ConfigErrors, DurationsHaveAnUpperBound) {
+  EXPECT_EQ(MessageOf("sampling: {interval: 8000w, window: 8000w}"),
+            "t.yaml:1:22: sampling.interval: expected a duration of at most 52w, found \"8000w\"");
+  EXPECT_EQ(MessageOf("probes: {busy_window: 40000w}"),
+            "t.yaml:1:23: probes.busy_window: expected a duration of at most 52w, found "
+            "\"40000w\"");
+  EXPECT_EQ(MessageOf("web: {read_timeout: 20000w}"),
+            "t.yaml:1:21: web.read_timeout: expected a duration of at most 52w, found \"20000w\"");
+  EXPECT_EQ(testing::Parsed("web: {read_timeout: 52w}").web.read_timeout, std::chrono::weeks(52));
+  EXPECT_EQ(testing::Parsed("probes: {retention: 520w}").probes.retention, std::chrono::weeks(520));
+  EXPECT_EQ(MessageOf("probes: {retention: 521w}"),
+            "t.yaml:1:21: probes.retention: expected a duration of at most 520w, found \"521w\"");
+}
+
 TEST(ConfigErrors, WindowShorterThanInterval) {
   EXPECT_EQ(MessageOf("sampling:\n  interval: 10s\n  window: 5s\n"),
             "t.yaml:3:11: sampling.window: expected at least sampling.interval (10s), found 5s");
@@ -125,12 +142,30 @@ TEST(ConfigErrors, Booleans) {
 TEST(ConfigErrors, InvalidRegularExpressions) {
   const std::string include = MessageOf("devices:\n  include: \"(sd\"\n");
   const std::string prefix =
-      "t.yaml:2:12: devices.include: expected an ECMAScript regular expression, found \"(sd\" (";
+      "t.yaml:2:12: devices.include: expected a regular expression (RE2 syntax), found \"(sd\" (";
   EXPECT_EQ(include.substr(0, prefix.size()), prefix) << include;
   EXPECT_GT(include.size(), prefix.size() + 2) << "the regex library's reason is missing";
   EXPECT_EQ(MessageOf("devices: {exclude: '[a-'}").substr(0, 35),
             "t.yaml:1:20: devices.exclude: expec");
   EXPECT_EQ(ErrorOf("devices: {exclude: '*'}").code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf("devices: {exclude: '^(?!sd)'}"),
+            "t.yaml:1:20: devices.exclude: expected a regular expression (RE2 syntax), found "
+            "\"^(?!sd)\" (invalid perl operator: (?!)");
+}
+
+// Adversarial test finding 1: std::regex's recursive compiler crashed on
+// ~50,000 nested groups (check-config SIGSEGV, the daemon killed by SIGHUP).
+TEST(ConfigErrors, HugeAndDeeplyNestedPatternsAreRefusedNotCrashedOn) {
+  const std::string nested = std::string(50'000, '(') + "a" + std::string(50'000, ')');
+  const std::string message = MessageOf("devices:\n  include: \"" + nested + "\"\n");
+  EXPECT_TRUE(
+      message.starts_with("t.yaml:2:12: devices.include: expected a regular expression of "
+                          "at most 4096 bytes, found \"(((("))
+      << message.substr(0, 200);
+  EXPECT_NE(message.find("... (100001 bytes)"), std::string::npos) << message.substr(0, 300);
+  // Nested as deep as the size limit allows: compiled without recursion.
+  const std::string deep = std::string(2'000, '(') + "a" + std::string(2'000, ')');
+  EXPECT_EQ(testing::Parsed("devices:\n  include: \"" + deep + "\"\n").devices.include, deep);
 }
 
 TEST(ConfigErrors, TlsNeedsBothFiles) {

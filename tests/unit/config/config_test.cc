@@ -187,7 +187,8 @@ TEST(Config, UnreadableFileNamesPathAndErrno) {
 
   const auto dir = LoadConfigFile(kFixtures);
   ASSERT_FALSE(dir.has_value());
-  EXPECT_EQ(dir.error().ToString(), kFixtures + ": cannot read config file: Is a directory");
+  EXPECT_EQ(dir.error().ToString(),
+            kFixtures + ": cannot read config file: expected a regular file, found a directory");
 }
 
 TEST(Config, SyntaxErrorInAFileHasItsPosition) {

@@ -5,7 +5,13 @@
 #include <crypt.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+
 #include "daemon/http/server.h"
+#include "daemon/http/server_state.h"
 #include "tests/unit/daemon/http/server_harness.h"
 #include "tests/unit/daemon/http/test_client.h"
 
@@ -76,6 +82,31 @@ TEST(BasicAuthenticator, VerifiesWithBcryptAndCachesOnlySuccess) {
   EXPECT_FALSE(a.IsCached("prometheu", "sright"));
 }
 
+// Adversarial test finding 12: an unknown user was checked against the first
+// user's hash, so with "a" at cost 4 and "b" at cost 10 an unknown name
+// answered as fast as "a" and 64 times faster than "b". It now costs what the
+// costliest hash costs. Timing, with a margin of 16 against the expected 64.
+TEST(BasicAuthenticator, AnUnknownUserCostsTheCostliestHash) {
+  const auto cheap = BcryptHash("x", 4);
+  const auto dear = BcryptHash("y", 10);
+  ASSERT_TRUE(cheap && dear);
+  const auto auth = BasicAuthenticator::Create({{"a", *cheap}, {"b", *dear}});
+  ASSERT_TRUE(auth);
+  const auto fastest = [&](const char* user) {
+    auto best = std::chrono::steady_clock::duration::max();
+    for (int i = 0; i < 3; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      EXPECT_FALSE((*auth)->Verify(user, "wrong"));
+      best = std::min(best, std::chrono::steady_clock::now() - start);
+    }
+    return best;
+  };
+  const auto unknown = fastest("nobody");
+  const auto cost4 = fastest("a");
+  EXPECT_GT(unknown, 16 * cost4) << "unknown " << unknown.count() << " ns, cost-4 user "
+                                 << cost4.count() << " ns";
+}
+
 TEST(BasicAuthenticator, BcryptHashMakesVerifiableHashes) {
   const auto hash = BcryptHash("pw", 4);
   ASSERT_TRUE(hash) << hash.error().ToString();
@@ -94,6 +125,48 @@ TEST(BasicAuthenticator, RejectsConfigurationErrorsNamingTheUser) {
   ASSERT_FALSE(auth);
   EXPECT_NE(auth.error().ToString().find("a:b"), std::string::npos);
   EXPECT_FALSE(BasicAuthenticator::Create({}));
+}
+
+TEST(VerificationQueue, BoundsEachClientAndTheWhole) {
+  internal::VerificationQueue queue;
+  EXPECT_TRUE(queue.TryStart("192.0.2.1"));
+  EXPECT_FALSE(queue.TryStart("192.0.2.1"));  // one per client
+  for (uint32_t i = 1; i < internal::VerificationQueue::kTotal; ++i) {
+    EXPECT_TRUE(queue.TryStart("198.51.100." + std::to_string(i)));
+  }
+  EXPECT_FALSE(queue.TryStart("203.0.113.1"));  // the whole queue is full
+  EXPECT_EQ(queue.Pending(), internal::VerificationQueue::kTotal);
+  queue.Finish("192.0.2.1");
+  EXPECT_TRUE(queue.TryStart("203.0.113.1"));
+  EXPECT_FALSE(queue.TryStart("192.0.2.1"));  // full again
+  queue.Finish("unknown");                    // not pending: no effect
+  EXPECT_EQ(queue.Pending(), internal::VerificationQueue::kTotal);
+}
+
+// Adversarial test finding 12: wrong passwords from one client queued without
+// bound in front of everyone's bcrypt. A second check from a client whose
+// first is still running is answered 429 at once.
+TEST(ServerBasicAuth, AClientCannotQueueASecondPasswordCheck) {
+  const auto slow = BcryptHash("right", 12);  // ~0.2-0.4 s: the first is still running
+  ASSERT_TRUE(slow);
+  testing::ServerHarness harness;
+  const auto server = harness.Start(ServerOptions{.basic_auth_users = {{"prometheus", *slow}}},
+                                    [](const Request&) { return Response{.body = "ok\n"}; });
+  ASSERT_TRUE(server) << server.error().ToString();
+  testing::TestClient first;
+  testing::TestClient second;
+  ASSERT_FALSE(first.Connect((*server)->local_port()));
+  ASSERT_FALSE(second.Connect((*server)->local_port()));
+  const testing::Headers wrong = {{"Authorization", BasicHeader("prometheus:wrong")}};
+  ASSERT_FALSE(first.Send("GET", "/metrics", wrong));
+  ASSERT_FALSE(second.Send("GET", "/metrics", wrong));
+  const auto a = first.Read();
+  const auto b = second.Read();
+  ASSERT_FALSE(a.ec || b.ec);
+  const std::multiset<unsigned> codes{a.response.result_int(), b.response.result_int()};
+  EXPECT_EQ(codes, (std::multiset<unsigned>{401, 429}));
+  const auto& throttled = a.response.result_int() == 429 ? a.response : b.response;
+  EXPECT_EQ(throttled["Retry-After"], "1");
 }
 
 TEST(ServerBasicAuth, AnswersWith401UntilTheRightCredentials) {

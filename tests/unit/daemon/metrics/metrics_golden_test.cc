@@ -173,5 +173,18 @@ TEST(Exposition, NumbersPrintAsFmtsShortestForm) {
             "x{a=\"q\\\"uo\\\\te\\nd\"} 18446744073709551615\n");
 }
 
+// Adversarial test finding 8: one device name or model with a byte that is
+// not UTF-8 made Prometheus refuse the whole scrape ("invalid label value").
+TEST(Exposition, LabelValuesAreAlwaysValidUtf8) {
+  std::string out;
+  ExpositionWriter w(out);
+  w.Family("x", "gauge", "h", /*header_written=*/true);
+  const std::string all_bad(5, '\xff');
+  w.SampleInt({{"device", "sd\xff\"a"}, {"model", "caf\xc3\xa9"}, {"serial", all_bad}}, 1);
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(out, "x{device=\"sd" + fffd + "\\\"a\",model=\"caf\xc3\xa9\",serial=\"" + fffd + fffd +
+                     fffd + fffd + fffd + "\"} 1\n");
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

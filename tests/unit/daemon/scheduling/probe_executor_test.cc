@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 
 namespace iowatch::daemon {
 namespace {
@@ -94,6 +95,36 @@ TEST_F(ProbeExecutorTest, WorkerReportsEachRunOnItsThread) {
   EXPECT_EQ(id, 7u);
   EXPECT_EQ(outcome.result, RunResult::kOk) << outcome.error;
   EXPECT_NE(worker, std::this_thread::get_id());
+}
+
+// Adversarial review finding 17: with max_concurrent 2 the scheduler started
+// two runs, but one worker ran them one after the other while the second's
+// timeout ran. Two workers run them at once: each run's start lies before
+// the other's end.
+TEST_F(ProbeExecutorTest, TwoWorkersRunTwoProbesAtOnce) {
+  std::mutex mutex;
+  std::vector<RunOutcome> outcomes;
+  std::promise<void> both;
+  ThreadJobExecutor executor(
+      [&](uint64_t, RunOutcome outcome) {
+        std::lock_guard lock(mutex);
+        outcomes.push_back(std::move(outcome));
+        if (outcomes.size() == 2) both.set_value();
+      },
+      {}, 2);
+  ProbeRun first = Run(1, "400ms");
+  ProbeRun second = Run(2, "400ms");
+  second.job.spec.directory = (dir_ / "probes/other").string();
+  executor.Start(first);
+  executor.Start(second);
+  ASSERT_EQ(both.get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  ASSERT_EQ(outcomes[0].result, RunResult::kOk) << outcomes[0].error;
+  ASSERT_EQ(outcomes[1].result, RunResult::kOk) << outcomes[1].error;
+  const auto end_ms = [](const RunOutcome& o) {
+    return o.start_unix_ms + std::chrono::duration_cast<milliseconds>(o.probe->elapsed).count();
+  };
+  EXPECT_LT(outcomes[0].start_unix_ms, end_ms(outcomes[1]));
+  EXPECT_LT(outcomes[1].start_unix_ms, end_ms(outcomes[0]));
 }
 
 // Shutdown mid-probe through the real worker: the run ends as "cancelled"

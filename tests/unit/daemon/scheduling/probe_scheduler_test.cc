@@ -395,6 +395,29 @@ TEST(ProbeScheduler, TimeoutFreesTheDevice) {
   EXPECT_FALSE(h.scheduler->OnFinished(0, RunOutcome::Of(RunResult::kOk)));
 }
 
+// Adversarial review finding 20: the partial result of a hung run always
+// arrived after the write-off and was dropped, so the store never held the
+// run that showed the hang. It is passed on, counted no second time.
+TEST(ProbeScheduler, ALateMeasurementOfAWrittenOffRunIsStillRecorded) {
+  Harness h;
+  h.device_of = {{"a", kSda}};
+  h.Make({MakeJob("a", 900, 0, 10)}, Policy());
+  h.TickAt(0);
+  const ProbeRun hung = h.executor.runs.at(0);
+  h.TickAt(15);
+  ASSERT_EQ(h.outcomes.size(), 1u);
+  RunOutcome late = RunOutcome::Of(RunResult::kError, "timed out at the hard limit");
+  late.probe.emplace();
+  late.probe->end = probes::RunEnd::kTimedOut;
+  EXPECT_TRUE(h.scheduler->OnFinished(hung.id, late));
+  ASSERT_EQ(h.outcomes.size(), 2u);
+  EXPECT_EQ(h.outcomes[1].first, "a");
+  ASSERT_TRUE(h.outcomes[1].second.probe.has_value());
+  EXPECT_EQ(h.outcomes[1].second.probe->end, probes::RunEnd::kTimedOut);
+  EXPECT_EQ(h.Job("a").runs.error, 1u);                  // the write-off's count only
+  EXPECT_FALSE(h.scheduler->OnFinished(hung.id, late));  // once
+}
+
 TEST(ProbeScheduler, ShutdownMidProbeCancelsItAndStartsNothing) {
   Harness h;
   h.device_of = {{"a", kSda}, {"b", kNvme}};

@@ -167,6 +167,22 @@ TEST_F(UringOptionsTest, HipriMakesAPolledRing) {
   EXPECT_EQ(DoOne(plain, IoOp::kFsync), 0);
 }
 
+// Adversarial test finding 16: without EXT_ARG liburing queues its own
+// timeout request tagged ~0 (then also iowatch's cancel tag) and the runner
+// ended on a completion it never asked for. Such a kernel is refused.
+TEST_F(UringOptionsTest, AKernelWithoutExtArgIsRefusedWithAHint) {
+  UringEngine probe;
+  OPEN_OR_SKIP(probe);  // io_uring itself must work for the refusal to be ours
+  probe.Close();
+  UringEngine old_kernel({}, 0, IORING_FEAT_EXT_ARG);
+  const auto opened = old_kernel.Open(file_.target(), 2);
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(opened.error().message,
+            "io_uring is not available (the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or "
+            "newer is needed); use --ioengine=psync");
+}
+
 TEST_F(UringOptionsTest, SubmitAllRefusedIsAReportedFallback) {
   UringEngine engine({}, IORING_SETUP_SUBMIT_ALL);
   OPEN_OR_SKIP(engine);

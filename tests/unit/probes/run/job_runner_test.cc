@@ -151,6 +151,7 @@ class FakeEngine final : public ProbeEngine {
     std::function<int64_t(const IoRequest&, size_t index)> outcome;  // default: full length
     bool refuse_open = false;
     std::vector<EngineFallback> fallbacks;  // what Open reports it gave up
+    bool abandon_on_close = false;          // Close gives up on what is in flight
   };
 
   // The behaviours the tests use, spelled out (designated initializers that
@@ -242,7 +243,11 @@ class FakeEngine final : public ProbeEngine {
     in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<std::ptrdiff_t>(n));
     return n;
   }
-  void Close() noexcept override { closed_ = true; }
+  void Close() noexcept override {
+    closed_ = true;
+    if (behaviour_.abandon_on_close) abandoned_ = static_cast<uint32_t>(in_flight_.size());
+  }
+  uint32_t AbandonedIos() const override { return abandoned_; }
   bool IsSynchronous() const override { return behaviour_.synchronous; }
   std::string_view Name() const override { return "fake"; }
   std::span<const EngineFallback> Fallbacks() const override { return behaviour_.fallbacks; }
@@ -269,6 +274,7 @@ class FakeEngine final : public ProbeEngine {
   };
   std::vector<ReapCall> reap_calls_;
   bool closed_ = false;
+  uint32_t abandoned_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -619,6 +625,30 @@ TEST(RunJobTest, HungEngineTimesOutAtHardLimit) {
   EXPECT_GE(result.elapsed, seconds(3));
   EXPECT_LT(result.elapsed, milliseconds(3101));
   EXPECT_TRUE(engine.closed_);
+}
+
+// Adversarial review finding 15: when the drain after a hard limit gave up,
+// the buffers were freed while a device that recovers later could still
+// complete reads into them. They are kept for good: writing into them after
+// RunJob returned is what such a device would do, and ASan (the sanitizer
+// tree) fails this test should the memory have been freed.
+TEST(RunJobTest, BuffersOfAbandonedIosAreNeverFreed) {
+  ManualProbeClock clock(/*tick_ns=*/1000);
+  FakeEngine::Behaviour hung = FakeEngine::Hung(&clock);
+  hung.abandon_on_close = true;
+  FakeEngine engine(hung);
+  JobSpec spec = Spec(RwMode::kRandRead, 1 << 20);
+  spec.iodepth = 4;
+  RunOptions options = Options(clock);
+  options.hard_limit = seconds(1);
+  const ProbeResult result = MustRun(spec, engine, Target(1 << 20), options);
+  EXPECT_EQ(result.end, RunEnd::kTimedOut);
+  EXPECT_EQ(result.abandoned_ios, 4u);
+  ASSERT_EQ(engine.buffers_.size(), 4u);  // what the first I/O saw
+  for (const FakeEngine::BufferSeen& buffer : engine.buffers_) {
+    auto* data = reinterpret_cast<std::byte*>(buffer.address);
+    std::fill(data, data + buffer.size, std::byte{0x5a});  // the late completion
+  }
 }
 
 TEST(RunJobTest, HungEngineTimesOutOnTheRealClock) {

@@ -68,7 +68,7 @@ TEST(StoreOpen, ReopeningKeepsDataAndVersion) {
     ASSERT_TRUE(store) << store.error().ToString();
     EXPECT_TRUE(store->GetRun(id));
   }
-  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 1);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM runs"), 1);
 }
 
@@ -103,7 +103,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 1); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 2); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -116,6 +116,57 @@ TEST(StoreOpen, AFileThatIsNotADatabaseIsRefused) {
   EXPECT_NE(store.error().ToString().find("file is not a database (SQLITE_NOTADB)"),
             std::string::npos)
       << store.error().ToString();
+}
+
+// Adversarial test finding 10: `baseline list` on a foreign SQLite file added
+// iowatch's tables and switched it to WAL.
+TEST(StoreOpen, AnotherProgramsDatabaseIsRefusedUntouched) {
+  ScratchDir dir;
+  std::ofstream(dir.Db()).close();  // another program's new database
+  Exec(dir.Db(), "CREATE TABLE accounts (id INTEGER); CREATE TABLE orders (id INTEGER)");
+  const auto bytes = [&] { return std::filesystem::file_size(dir.Db()); };
+  const auto before = bytes();
+  for (const bool read_only : {false, true}) {
+    const Result<Store> store = read_only ? Store::OpenReadOnly(dir.Db()) : Store::Open(dir.Db());
+    ASSERT_FALSE(store);
+    EXPECT_EQ(store.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_EQ(store.error().ToString(),
+              dir.Db().string() +
+                  ": not an iowatch store: it holds tables (accounts, orders) but no iowatch "
+                  "schema; left untouched");
+  }
+  EXPECT_EQ(bytes(), before);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM sqlite_master"), 2);
+  Result<internal::Connection> raw = internal::Connection::Open(dir.Db().string());
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->QueryText("PRAGMA journal_mode", "test").value_or(""), "delete");
+}
+
+// Read-only commands need no write access and never migrate.
+TEST(StoreOpen, ReadOnlyOpensWriteNothing) {
+  ScratchDir dir;
+  {
+    Result<Store> store = Store::Open(dir.Db());
+    ASSERT_TRUE(store && store->AddRun(SampleRun(1)));
+  }
+  ASSERT_EQ(::chmod(dir.Db().c_str(), 0400), 0);
+  ASSERT_EQ(::chmod(dir.Path().c_str(), 0500), 0);
+  Result<Store> reader = Store::OpenReadOnly(dir.Db());
+  ASSERT_TRUE(reader) << reader.error().ToString();
+  EXPECT_EQ(reader->RecentRuns("", "", "", 10)->size(), 1u);
+  EXPECT_FALSE(reader->AddRun(SampleRun(2)));
+  ::chmod(dir.Path().c_str(), 0700);
+  ::chmod(dir.Db().c_str(), 0600);
+
+  Exec(dir.Db(), "PRAGMA user_version = 99");
+  EXPECT_EQ(Store::OpenReadOnly(dir.Db()).error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(Store::OpenReadOnly(dir.Path() / "absent.db").error().code, ErrorCode::kNotFound);
+  std::ofstream(dir.Path() / "empty.db").close();
+  const auto empty = Store::OpenReadOnly(dir.Path() / "empty.db");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().ToString(),
+            (dir.Path() / "empty.db").string() + ": holds no iowatch data yet");
+  EXPECT_EQ(std::filesystem::file_size(dir.Path() / "empty.db"), 0u);
 }
 
 TEST(StoreMigrate, AppliesInOrderAndAFailingMigrationLeavesThePreviousVersion) {

@@ -5,6 +5,7 @@
 // are detached and private mounts live in a child's mount namespace, so
 // nothing outlives a test.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sys/mount.h>
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
@@ -261,16 +263,18 @@ TEST_F(PrepareTargetTest, MarkerRoundTripsAndJunkMeansNothingFilled) {
   std::ofstream(path) << "data";
   const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  const auto absent = ReadProbeFileMarker(fd, path);
+  const auto where = ProbeFilePath::Open(path);
+  ASSERT_TRUE(where) << where.error().ToString();
+  const auto absent = ReadProbeFileMarker(fd, *where);
   ASSERT_TRUE(absent) << absent.error().ToString();
   EXPECT_FALSE(absent->present);
-  ASSERT_TRUE(WriteProbeFileMarker(fd, path, 12345));
-  const auto marker = ReadProbeFileMarker(fd, path);
+  ASSERT_TRUE(WriteProbeFileMarker(fd, *where, 12345));
+  const auto marker = ReadProbeFileMarker(fd, *where);
   ASSERT_TRUE(marker) << marker.error().ToString();
   EXPECT_TRUE(marker->present);
   EXPECT_EQ(marker->filled_bytes, 12345u);
   ASSERT_EQ(setxattr(path.c_str(), "user.iowatch.probe", "12x", 3, 0), 0);
-  const auto junk = ReadProbeFileMarker(fd, path);
+  const auto junk = ReadProbeFileMarker(fd, *where);
   close(fd);
   ASSERT_TRUE(junk) << junk.error().ToString();
   EXPECT_TRUE(junk->present);
@@ -285,8 +289,10 @@ TEST_F(PrepareTargetTest, LayOutFillsFromTheAlignedMarkAndRaisesTheMarker) {
   const std::vector<char> ones(8192, 1);
   ASSERT_EQ(pwrite(fd, ones.data(), ones.size(), 0), 8192);
   // 6000 bytes are vouched for; with alignment 4096 the fill starts at 4096.
-  const auto laid = LayOutProbeFile(fd, path, 6000, kMiB, 4096);
-  const auto marker = ReadProbeFileMarker(fd, path);
+  const auto where = ProbeFilePath::Open(path);
+  ASSERT_TRUE(where) << where.error().ToString();
+  const auto laid = LayOutProbeFile(fd, *where, 6000, kMiB, 4096);
+  const auto marker = ReadProbeFileMarker(fd, *where);
   close(fd);
   ASSERT_TRUE(laid) << laid.error().ToString();
   EXPECT_EQ(FileSize(path), kMiB);
@@ -444,10 +450,11 @@ TEST_F(PrepareTargetTest, SidecarMarkerWhereXattrsAreUnsupported) {
     auto created = PrepareTarget(FileJob(path, kMiB, RwMode::kRead, false), {});
     CHILD_CHECK(created);
     CHILD_CHECK(created->created);
+    struct stat file {};
+    stat(path.c_str(), &file);
     std::ifstream sidecar(path + ".iowatch");
-    std::string text;
-    sidecar >> text;
-    CHILD_CHECK(text == std::to_string(kMiB));
+    std::string text((std::istreambuf_iterator<char>(sidecar)), std::istreambuf_iterator<char>());
+    CHILD_CHECK(text == fmt::format("{} {} {}\n", kMiB, file.st_dev, file.st_ino));
     struct stat before {};
     stat(path.c_str(), &before);
     auto reused = PrepareTarget(FileJob(path, kMiB, RwMode::kWrite, false), {});
@@ -463,6 +470,114 @@ TEST_F(PrepareTargetTest, SidecarMarkerWhereXattrsAreUnsupported) {
   });
   if (code == kSkipExit) GTEST_SKIP() << "cannot mount ramfs in a private mount namespace";
   EXPECT_EQ(code, 0);
+}
+
+// Adversarial test finding 3: on a filesystem without xattrs, a sidecar
+// planted beside a foreign file made `--rw=write` overwrite it without
+// --destructive. A sidecar counts only when it names the file's device and
+// inode, is owned by this user and writable by it alone.
+TEST_F(PrepareTargetTest, APlantedSidecarProvesNothing) {
+  ASSERT_EQ(mkdir(dir_.File("ramfs").c_str(), 0700), 0);
+  const std::string foreign = dir_.File("ramfs/foreign");
+  const int code = InPrivateMount("ramfs", "", dir_.File("ramfs"), [&] {
+    std::ofstream(foreign) << std::string(65536, 'F');
+    const auto refused = [&] {
+      auto target = PrepareTarget(FileJob(foreign, 0, RwMode::kWrite, false), {});
+      return !target && target.error().message.find("--destructive") != std::string::npos;
+    };
+    // The old format: a bare number.
+    std::ofstream(foreign + ".iowatch") << "65536\n";
+    CHILD_CHECK(refused());
+    // The right device and inode, but writable by others.
+    struct stat file {};
+    stat(foreign.c_str(), &file);
+    std::ofstream(foreign + ".iowatch") << fmt::format("65536 {} {}\n", file.st_dev, file.st_ino);
+    chmod((foreign + ".iowatch").c_str(), 0666);
+    CHILD_CHECK(refused());
+    // Another file's identity.
+    chmod((foreign + ".iowatch").c_str(), 0600);
+    std::ofstream(foreign + ".iowatch") << fmt::format("65536 {} {}\n", file.st_dev, 1);
+    CHILD_CHECK(refused());
+    // A symlink to a sidecar that would prove it.
+    const std::string proof = dir_.File("ramfs/proof");
+    std::ofstream(proof) << fmt::format("65536 {} {}\n", file.st_dev, file.st_ino);
+    unlink((foreign + ".iowatch").c_str());
+    CHILD_CHECK(symlink(proof.c_str(), (foreign + ".iowatch").c_str()) == 0);
+    CHILD_CHECK(refused());
+    std::ifstream content(foreign);
+    CHILD_CHECK(std::string((std::istreambuf_iterator<char>(content)),
+                            std::istreambuf_iterator<char>()) == std::string(65536, 'F'));
+    return 0;
+  });
+  if (code == kSkipExit) GTEST_SKIP() << "cannot mount ramfs in a private mount namespace";
+  EXPECT_EQ(code, 0);
+}
+
+// Adversarial test finding 4: the sidecar was opened O_CREAT|O_TRUNC and
+// followed a symlink planted in its place, truncating its target even for a
+// read-only job. It is now written beside and renamed over the link.
+TEST_F(PrepareTargetTest, ASymlinkPlantedAsTheSidecarIsReplacedNotFollowed) {
+  ASSERT_EQ(mkdir(dir_.File("ramfs").c_str(), 0700), 0);
+  const std::string path = dir_.File("ramfs/probe");
+  const std::string victim = dir_.File("victim");  // outside the ramfs
+  std::ofstream(victim) << "precious";
+  const int code = InPrivateMount("ramfs", "", dir_.File("ramfs"), [&] {
+    CHILD_CHECK(symlink(victim.c_str(), (path + ".iowatch").c_str()) == 0);
+    CHILD_CHECK(symlink(victim.c_str(), (path + ".iowatch.tmp").c_str()) == 0);
+    auto created = PrepareTarget(FileJob(path, kMiB, RwMode::kRead, false), {});
+    CHILD_CHECK(created && created->created);
+    struct stat sidecar {};
+    CHILD_CHECK(lstat((path + ".iowatch").c_str(), &sidecar) == 0 && S_ISREG(sidecar.st_mode));
+    CHILD_CHECK(!Exists(path + ".iowatch.tmp"));
+    return 0;
+  });
+  if (code == kSkipExit) GTEST_SKIP() << "cannot mount ramfs in a private mount namespace";
+  EXPECT_EQ(code, 0);
+  std::ifstream content(victim);
+  std::string text;
+  content >> text;
+  EXPECT_EQ(text, "precious");
+}
+
+// Adversarial test finding 11: `--filename=/sys/...` with --destructive
+// attempted a write. Kernel interfaces are refused whatever the flags.
+TEST_F(PrepareTargetTest, PseudoFilesystemsAreRefusedWhateverTheFlags) {
+  const TargetPolicy everything{.allow_block_device = true, .destructive = true};
+  const std::pair<std::string, std::string> cases[] = {
+      {"/proc/self/status", "procfs"},
+      {"/sys/kernel/uevent_seqnum", "sysfs"},
+      {"/proc/iowatch-test-new-file", "procfs"},  // would be created: refused first
+  };
+  for (const auto& [path, fs] : cases) {
+    auto target = PrepareTarget(FileJob(path, kMiB, RwMode::kWrite, false), everything);
+    ASSERT_FALSE(target) << path;
+    EXPECT_EQ(target.error().ToString(),
+              path + ": is on " + fs +
+                  ", a kernel interface rather than storage; iowatch never probes it, whatever "
+                  "the flags");
+  }
+}
+
+// The probe file itself is never reached through a symlink: a link planted in
+// its place is refused, whatever it points to, and what it points to is
+// neither created nor written.
+TEST_F(PrepareTargetTest, ASymlinkAsTheProbeFileIsRefused) {
+  const std::string victim = dir_.File("victim");
+  std::ofstream(victim) << std::string(kMiB, 'V');
+  const std::string link = dir_.File("probe");
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  auto target = PrepareTarget(FileJob(link, kMiB, RwMode::kWrite, false), {.destructive = true});
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().ToString(),
+            link +
+                ": is a symbolic link; iowatch opens probe files only by their own name (give "
+                "the path it points to)");
+  EXPECT_EQ(ReadBytes(victim, 0, 4), std::vector<char>(4, 'V'));
+  // A dangling link is not created through either.
+  const std::string dangling = dir_.File("dangling");
+  ASSERT_EQ(symlink(dir_.File("nowhere").c_str(), dangling.c_str()), 0);
+  EXPECT_FALSE(PrepareTarget(FileJob(dangling, kMiB, RwMode::kRead, false), {}));
+  EXPECT_FALSE(Exists(dir_.File("nowhere")));
 }
 
 TEST_F(PrepareTargetTest, NoSpaceNamesTheAmountAndRemovesTheFile) {

@@ -197,6 +197,16 @@ TEST(BaselineText, NumbersAndUnits) {
   EXPECT_EQ(UnitFor("lat_mean_seconds", 12).label, "lat mean s");
 }
 
+// Adversarial test finding 9: names and models with escape sequences or
+// newlines were printed raw by `baseline list/show`.
+TEST(BaselineText, StoredTextCannotReachTheTerminalRaw) {
+  EXPECT_EQ(TerminalSafe("sda"), "sda");
+  EXPECT_EQ(TerminalSafe("\x1b[2Jx\ny\x7f"), "\\x1b[2Jx\\x0ay\\x7f");
+  EXPECT_EQ(TerminalSafe("caf\xc3\xa9\xff"), "caf\xc3\xa9\xEF\xBF\xBD");
+  EXPECT_EQ(RenderTable({{"A", "B"}, {"\x1b]0;t\x07", "b"}}, {{}, {}}),
+            "A             B\n\\x1b]0;t\\x07  b\n");
+}
+
 TEST(BaselineTable, ShortFingerprintIsFnv1a) {
   EXPECT_EQ(ShortFingerprint(""), "811c9dc5");
   EXPECT_EQ(ShortFingerprint("a"), "e40c292c");
@@ -445,7 +455,7 @@ TEST_F(BaselineCommandTest, AnEndlessImportStopsAt64MiB) {
   auto endless = BaselineImport(*store_, "/dev/zero", {}, out);
   ASSERT_FALSE(endless);
   EXPECT_EQ(endless.error().ToString(),
-            "/dev/zero: expected at most 64 MiB of baseline JSON, found more");
+            "/dev/zero: cannot read baseline JSON: longer than 67108864 bytes");
   EXPECT_TRUE(store_->ListBaselines()->empty());
 }
 
