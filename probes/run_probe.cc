@@ -32,7 +32,12 @@ Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& option
                        spec.directory);
     }
   }
-  Result<PreparedTarget> target = PrepareTarget(spec, options.policy);
+  Result<PreparedTarget> target = PrepareTarget(spec, options.policy, options.run.cancel);
+  // A fill the cancel flag interrupted: no I/O was measured (the fill's
+  // progress stays in the file's marker).
+  if (!target && target.error().os_errno == ECANCELED && Cancelled(options.run)) {
+    return NothingRun(spec, WallUnixMs());
+  }
   if (!target) return std::unexpected(target.error());
   // Creating and filling the file may have taken a while: look again.
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -38,13 +39,22 @@ uint64_t ParseFilled(std::string_view text) {
 
 // Writes pseudo-random data over [begin, end) and makes it durable; returns
 // 0 or an errno. Fresh data per chunk: a repeated chunk could be
-// deduplicated or compressed by the storage below.
-int FillRange(int fd, uint64_t begin, uint64_t end) {
+// deduplicated or compressed by the storage below. `cancel` is looked at
+// before each chunk: set, what was written is made durable, `reached` says
+// how far, and the answer is ECANCELED.
+int FillRange(int fd, uint64_t begin, uint64_t end, const std::atomic<bool>* cancel,
+              uint64_t& reached) {
+  reached = begin;
   std::unique_ptr<std::byte, decltype(&std::free)> buffer(
       static_cast<std::byte*>(std::aligned_alloc(kPageBytes, kFillChunkBytes)), &std::free);
   if (!buffer) return ENOMEM;
   PortableRandom random(std::random_device{}() ^ begin);
   for (uint64_t offset = begin; offset < end;) {
+    if (cancel != nullptr && cancel->load()) {
+      if (fdatasync(fd) != 0) return errno;
+      reached = offset;
+      return ECANCELED;
+    }
     const size_t length = static_cast<size_t>(std::min<uint64_t>(kFillChunkBytes, end - offset));
     random.Fill({buffer.get(), length});
     size_t done = 0;
@@ -59,6 +69,7 @@ int FillRange(int fd, uint64_t begin, uint64_t end) {
     offset += length;
   }
   if (fdatasync(fd) != 0) return errno;
+  reached = end;
   // The data is on disk; keeping it cached would make the first buffered
   // (direct=0) run measure memory.
   posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin),
@@ -155,7 +166,7 @@ Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t f
 }
 
 Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
-                             uint32_t alignment) {
+                             uint32_t alignment, const std::atomic<bool>* cancel) {
   const std::string& path = where.path();
   struct stat st {};
   if (fstat(fd, &st) != 0) return ErrnoError(errno, "cannot stat", path);
@@ -180,9 +191,19 @@ Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled
     if (ret != 0 && errno != EOPNOTSUPP) return ErrnoError(errno, "cannot preallocate", path);
   }
   const uint64_t begin = filled / alignment * alignment;
-  if (const int err = FillRange(fd, begin, required); err != 0) {
+  uint64_t reached = begin;
+  if (const int err = FillRange(fd, begin, required, cancel, reached); err != 0) {
     if (IsNoSpace(err)) return no_space(err);
-    return ErrnoError(err, "cannot fill", path);
+    if (err != ECANCELED) return ErrnoError(err, "cannot fill", path);
+    // Interrupted: what is on disk is vouched for, the next run goes on.
+    if (reached > filled) {
+      if (auto marked = WriteProbeFileMarker(fd, where, reached); !marked) return marked;
+    }
+    return PathError(ErrorCode::kIo,
+                     fmt::format("cancelled while laying out the file ({} of {} bytes written; "
+                                 "the next run goes on from there)",
+                                 reached, required),
+                     path, ECANCELED);
   }
   return WriteProbeFileMarker(fd, where, required);
 }

@@ -16,6 +16,7 @@
 // Two processes laying out the same file at once is not supported.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -49,7 +50,10 @@ std::string ProbeFileSidecarPath(const std::string& path);
 // and then records `required` in the marker. `fd` must be open for writing.
 // No space (ENOSPC, EDQUOT) gives back what was preallocated and is an error
 // naming the directory and `required`; the marker is left as it was.
+// `cancel` set (a SIGINT, the daemon stopping) ends the fill between two
+// 1 MiB chunks: what was written is made durable and recorded in the marker,
+// and the error has os_errno ECANCELED.
 Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
-                             uint32_t alignment);
+                             uint32_t alignment, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace iowatch::probes

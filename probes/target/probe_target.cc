@@ -268,17 +268,19 @@ Result<Alignment> FileAlignment(const JobSpec& spec, int fd, const struct stat& 
 // end is aligned (a size=0 job may inherit an unaligned file size), so the
 // fill does not flood the page cache; buffered otherwise.
 Result<void> FillFile(const JobSpec& spec, const ProbeFilePath& where, const struct stat& st,
-                      uint64_t filled, uint64_t required, uint32_t alignment) {
+                      uint64_t filled, uint64_t required, uint32_t alignment,
+                      const std::atomic<bool>* cancel) {
   const bool direct = spec.direct && required % alignment == 0;
   auto fd = SameObject(UniqueFd(where.OpenFile(O_WRONLY | (direct ? O_DIRECT : 0))), st,
                        where.path(), direct, "cannot open for filling");
   if (!fd) return std::unexpected(fd.error());
   const UniqueFd owned(*fd);
-  return LayOutProbeFile(owned.get(), where, filled, required, direct ? alignment : 1);
+  return LayOutProbeFile(owned.get(), where, filled, required, direct ? alignment : 1, cancel);
 }
 
 Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPolicy& policy,
-                                           const std::string& path) {
+                                           const std::string& path,
+                                           const std::atomic<bool>* cancel) {
   auto where = ProbeFilePath::Open(path);
   if (!where) return std::unexpected(where.error());
   // O_NONBLOCK: should the path have become a FIFO since stat, do not hang.
@@ -319,7 +321,8 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   const uint64_t required = target.region_offset + target.region_size;
   const uint64_t filled = std::min(marker->filled_bytes, size);
   if (marker->present && filled < required) {
-    if (auto laid = FillFile(spec, *where, st, filled, required, alignment->offset); !laid) {
+    if (auto laid = FillFile(spec, *where, st, filled, required, alignment->offset, cancel);
+        !laid) {
       return std::unexpected(laid.error());
     }
   }
@@ -331,7 +334,7 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
 }
 
 Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& policy,
-                                  const std::string& path) {
+                                  const std::string& path, const std::atomic<bool>* cancel) {
   if (spec.size == 0) {
     return PathError(ErrorCode::kInvalidArgument,
                      "does not exist, and size is required to create it", path);
@@ -375,8 +378,10 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   if (fstat(created.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   auto alignment = FileAlignment(spec, created.get(), st, path, policy);
   if (!alignment) return std::unexpected(alignment.error());
-  if (auto laid = FillFile(spec, *where, st, 0, spec.offset + spec.size, alignment->offset);
+  if (auto laid = FillFile(spec, *where, st, 0, spec.offset + spec.size, alignment->offset, cancel);
       !laid) {
+    // Interrupted, the file and its marker stay: the next run goes on filling.
+    keep = laid.error().os_errno == ECANCELED;
     return std::unexpected(laid.error());
   }
   PreparedTarget target;
@@ -442,18 +447,19 @@ Result<void> CheckFilesystemAllowsDirectIo(const std::string& directory) {
   return {};
 }
 
-Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& policy) {
+Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& policy,
+                                     const std::atomic<bool>* cancel) {
   if (spec.filename.empty() && spec.directory.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "no target: set filename or directory");
   }
   const std::string path = spec.TargetPath();
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return CreateFile(spec, policy, path);
+    if (errno == ENOENT) return CreateFile(spec, policy, path, cancel);
     return ErrnoError(errno, "cannot stat", path);
   }
   if (S_ISBLK(st.st_mode)) return PrepareBlockDevice(spec, policy, path, st);
-  if (S_ISREG(st.st_mode)) return PrepareExistingFile(spec, policy, path);
+  if (S_ISREG(st.st_mode)) return PrepareExistingFile(spec, policy, path, cancel);
   return PathError(ErrorCode::kInvalidArgument, "is neither a regular file nor a block device",
                    path);
 }

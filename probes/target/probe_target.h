@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -55,8 +56,11 @@ class PreparedTarget {
   dev_t device = 0;                  // the block device holding the data (st_dev or st_rdev)
 };
 
-// Opens (and for files, creates/extends/fills) the target of `spec`.
-Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& policy);
+// Opens (and for files, creates/extends/fills) the target of `spec`. `cancel`
+// set during a fill ends it early (os_errno ECANCELED); what was written is
+// kept for the next run.
+Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& policy,
+                                     const std::atomic<bool>* cancel = nullptr);
 
 // kUnsupported (message suggesting --direct=0) when files in `directory`
 // cannot do meaningful direct I/O: tmpfs (which accepts O_DIRECT from Linux

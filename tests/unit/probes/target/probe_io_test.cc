@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -537,6 +538,28 @@ TEST_F(PrepareTargetTest, ASymlinkPlantedAsTheSidecarIsReplacedNotFollowed) {
   std::string text;
   content >> text;
   EXPECT_EQ(text, "precious");
+}
+
+// Adversarial findings 11 and 18: a SIGINT or a daemon shutdown during the
+// first fill of a large file waited for the whole fill. The fill stops
+// between two chunks; the file and its marker stay for the next run.
+TEST_F(PrepareTargetTest, ACancelledFillStopsAndKeepsTheFileForTheNextRun) {
+  const std::string path = dir_.File("cancelled");
+  const std::atomic<bool> cancel{true};
+  auto target = PrepareTarget(FileJob(path, 8 * kMiB, RwMode::kRead, false), {}, &cancel);
+  ASSERT_FALSE(target);
+  EXPECT_EQ(target.error().os_errno, ECANCELED);
+  EXPECT_EQ(target.error().ToString(),
+            path +
+                ": cancelled while laying out the file (0 of 8388608 bytes written; the next "
+                "run goes on from there)");
+  ASSERT_TRUE(Exists(path));
+  EXPECT_EQ(GetXattr(path), "0");
+  const std::atomic<bool> go_on{false};
+  auto next = PrepareTarget(FileJob(path, 8 * kMiB, RwMode::kRead, false), {}, &go_on);
+  ASSERT_TRUE(next) << next.error().ToString();
+  EXPECT_FALSE(next->created);
+  EXPECT_EQ(GetXattr(path), std::to_string(8 * kMiB));
 }
 
 // Adversarial test finding 11: `--filename=/sys/...` with --destructive
