@@ -29,20 +29,18 @@ constexpr std::string_view kBusyResponse =
     "\r\n"
     "503 Service Unavailable: too busy.\r\n";
 
-// Over the connection limit: answer 503 without reading the request and
-// close. Non-blocking: a fresh socket's send buffer always has room for it.
-// Over TLS there is no cheap way to answer, so the connection is just closed.
-void RejectBusy(tcp::socket& socket, bool tls) {
+// Over the connection limit, plain HTTP: answer 503 without reading the
+// request and close. Non-blocking: a fresh socket's send buffer always has
+// room for it.
+void RejectBusy(tcp::socket& socket) {
   boost::system::error_code ec;
   socket.non_blocking(true, ec);
-  if (!tls) {
-    // Discard what already arrived: closing with unread input sends a reset
-    // that can destroy the 503 before the client reads it.
-    char discard[4096];
-    while (socket.available(ec) > 0 && !ec) socket.read_some(asio::buffer(discard), ec);
-    socket.write_some(asio::buffer(kBusyResponse.data(), kBusyResponse.size()), ec);
-    socket.shutdown(tcp::socket::shutdown_both, ec);
-  }
+  // Discard what already arrived: closing with unread input sends a reset
+  // that can destroy the 503 before the client reads it.
+  char discard[4096];
+  while (socket.available(ec) > 0 && !ec) socket.read_some(asio::buffer(discard), ec);
+  socket.write_some(asio::buffer(kBusyResponse.data(), kBusyResponse.size()), ec);
+  socket.shutdown(tcp::socket::shutdown_both, ec);
   socket.close(ec);
 }
 
@@ -62,7 +60,15 @@ void AcceptNext(std::shared_ptr<ServerState> state) {
         state->metrics.accepted.Increment();
         if (state->connections.size() >= state->options.max_connections) {
           state->metrics.rejected.Increment();
-          RejectBusy(socket, state->tls != nullptr);
+          if (!state->tls) {
+            RejectBusy(socket);
+          } else if (state->busy_tls_answers < ServerState::kMaxBusyTlsAnswers) {
+            // A TLS client gets a readable 503 too, after a handshake.
+            internal::StartConnection(std::move(socket), state, /*busy=*/true);
+          } else {
+            boost::system::error_code ignored;
+            socket.close(ignored);
+          }
         } else {
           // Responses are written whole or in large pieces, never byte by
           // byte: Nagle's algorithm only delays them. Over TLS it held the

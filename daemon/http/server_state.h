@@ -98,6 +98,10 @@ struct ServerState {
   std::shared_ptr<BasicAuthenticator> auth;         // null: no authentication
   boost::asio::thread_pool* verify_pool = nullptr;  // owned by Server; null once it is gone
   VerificationQueue verifications;
+  // TLS connections over max_connections being answered 503 (each needs a
+  // handshake); beyond kMaxBusyTlsAnswers they are just closed.
+  static constexpr uint32_t kMaxBusyTlsAnswers = 16;
+  uint32_t busy_tls_answers = 0;
   bool server_alive = true;
   bool stopping = false;
   std::function<void()> on_drained;  // Shutdown's `done`
@@ -106,6 +110,8 @@ struct ServerState {
 };
 
 // Starts a connection on an accepted socket (plain or TLS per `state.tls`).
-void StartConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerState> state);
+// `busy` (TLS only): answer the first request 503 and close.
+void StartConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerState> state,
+                     bool busy = false);
 
 }  // namespace iowatch::daemon::http::internal

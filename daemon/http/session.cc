@@ -55,7 +55,18 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
         remote_(std::move(remote)),
         stream_(std::forward<StreamArgs>(stream_args)...) {}
 
-  ~Session() override { state_->Unregister(id_); }
+  ~Session() override {
+    state_->Unregister(id_);
+    if (busy_) --state_->busy_tls_answers;
+  }
+
+  // Over max_connections on TLS: the 503 needs a handshake, so the session
+  // does one, reads the request head (closing with it unread would reset the
+  // connection before the client reads the answer) and answers 503.
+  void AnswerBusy() {
+    busy_ = true;
+    ++state_->busy_tls_answers;
+  }
 
   void Run() {
     id_ = state_->Register(this->weak_from_this());
@@ -151,6 +162,12 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void OnRequest() {
+    if (busy_) {
+      Response r = ErrorResponse(503, "too busy");
+      r.headers.emplace_back("Retry-After", "1");
+      Send(std::move(r), /*close=*/true);
+      return;
+    }
     const auto& req = parser_->get();
     const auto method = req.method_string();
     const auto target = req.target();
@@ -329,6 +346,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   std::shared_ptr<ServerState> state_;
   const std::string remote_;
+  bool busy_ = false;  // AnswerBusy: 503 to the first request, then close
   Stream stream_;
   uint64_t id_ = 0;
   Phase phase_ = Phase::kHead;
@@ -349,14 +367,16 @@ using TlsSession = Session<asio::ssl::stream<beast::tcp_stream>>;
 
 }  // namespace
 
-void StartConnection(tcp::socket socket, std::shared_ptr<ServerState> state) {
+void StartConnection(tcp::socket socket, std::shared_ptr<ServerState> state, bool busy) {
   beast::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
   std::string remote = ec ? std::string("unknown") : FormatEndpoint(peer);
   if (state->tls) {
     auto& context = *state->tls;
-    std::make_shared<TlsSession>(std::move(state), std::move(remote), std::move(socket), context)
-        ->Run();
+    auto session = std::make_shared<TlsSession>(std::move(state), std::move(remote),
+                                                std::move(socket), context);
+    if (busy) session->AnswerBusy();
+    session->Run();
   } else {
     std::make_shared<PlainSession>(std::move(state), std::move(remote), std::move(socket))->Run();
   }

@@ -86,6 +86,30 @@ TEST_F(TlsTest, StreamsOverHttps) {
   EXPECT_EQ(testing::Gunzip(reply.response.body()), expected);
 }
 
+// Adversarial finding 14: a TLS client over max_connections got a TLS EOF;
+// it now gets a readable 503 with Retry-After, after a handshake.
+TEST_F(TlsTest, OverTheConnectionLimitATlsClientReadsA503) {
+  testing::ServerHarness harness;
+  ServerOptions options = TlsOptions();
+  options.max_connections = 1;
+  const auto server = harness.Start(options, Hello);
+  ASSERT_TRUE(server) << server.error().ToString();
+  testing::TestClient first(/*tls=*/true);
+  ASSERT_FALSE(first.Connect((*server)->local_port()));
+  ASSERT_TRUE(testing::WaitFor([&] { return (*server)->active_connections() == 1; }));
+  testing::TestClient second(/*tls=*/true);
+  ASSERT_FALSE(second.Connect((*server)->local_port()));
+  const auto reply = second.Get("/");
+  ASSERT_FALSE(reply.ec) << reply.ec.message();
+  EXPECT_EQ(reply.response.result_int(), 503u);
+  EXPECT_EQ(reply.response["Retry-After"], "1");
+  EXPECT_FALSE(reply.response.keep_alive());
+  EXPECT_EQ((*server)->stats().connections_rejected, 1u);
+  const auto ok = first.Get("/");  // the connection within the limit is served
+  ASSERT_FALSE(ok.ec) << ok.ec.message();
+  EXPECT_EQ(ok.response.result_int(), 200u);
+}
+
 TEST_F(TlsTest, PlainHttpOnTheTlsPortIsDropped) {
   testing::ServerHarness harness;
   const auto server = harness.Start(TlsOptions(), Hello);
