@@ -1,5 +1,8 @@
 #include "probes/run/in_flight_slots.h"
 
+#include <algorithm>
+#include <cstddef>
+
 namespace iowatch::probes {
 
 InFlightSlots::InFlightSlots(uint32_t depth) : slots_(depth) {
@@ -19,12 +22,13 @@ void InFlightSlots::Untake(uint32_t index) { free_.push_back(index); }
 
 void InFlightSlots::AddToBatch(uint32_t index) { batch_.push_back(index); }
 
-void InFlightSlots::BatchSubmitted(std::optional<uint64_t> issue_ns) {
-  in_flight_ += static_cast<uint32_t>(batch_.size());
+void InFlightSlots::BatchSubmitted(uint32_t started, std::optional<uint64_t> issue_ns) {
+  const auto n = std::min<size_t>(started, batch_.size());
+  in_flight_ += static_cast<uint32_t>(n);
   if (issue_ns) {
-    for (const uint32_t index : batch_) slots_[index].issue_ns = *issue_ns;
+    for (size_t i = 0; i < n; ++i) slots_[batch_[i]].issue_ns = *issue_ns;
   }
-  batch_.clear();
+  batch_.erase(batch_.begin(), batch_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 bool InFlightSlots::BatchFailed() {

@@ -41,9 +41,11 @@ class InFlightSlots {
   void Untake(uint32_t index);
   // The taken slot's request is queued: it starts with the next Submit.
   void AddToBatch(uint32_t index);
-  // Submit started the batch: its slots are in flight. `issue_ns`, when
-  // given, becomes their issue time (asynchronous engines).
-  void BatchSubmitted(std::optional<uint64_t> issue_ns);
+  // Submit started the first `started` requests of the batch: their slots are
+  // in flight; the rest stay in the batch (the engine keeps them queued for
+  // the next Submit). `issue_ns`, when given, becomes their issue time
+  // (asynchronous engines).
+  void BatchSubmitted(uint32_t started, std::optional<uint64_t> issue_ns);
   // Submit failed: the batch's slots are free again, as if nothing started.
   // Returns whether the batch held an fsync.
   bool BatchFailed();

@@ -144,7 +144,11 @@ ProbeResult Runner::Run() {
     }
     if (!stop_issuing_) CheckEnd(now);
     if (now >= progress_.NextReportNs()) progress_.Report(now, Position());
-    if (stop_issuing_ && slots_.InFlight() == 0) break;
+    // Requests a partial submission left behind were counted as issued:
+    // a run that ends normally submits them and waits for them too.
+    const bool finishing = stop_issuing_ && end_ == RunEnd::kCompleted;
+    if (finishing && !slots_.BatchEmpty()) SubmitBatch();
+    if (stop_issuing_ && slots_.InFlight() == 0 && (slots_.BatchEmpty() || !finishing)) break;
 
     const uint64_t due_ns = stop_issuing_ ? 0 : Issue(now);
     if (slots_.InFlight() == 0) {
@@ -320,7 +324,10 @@ void Runner::SubmitBatch() {
   }
   // Sync engines did the I/O inside Submit, so their issue time stays the
   // start time and they record no slat, as fio's sync engines.
-  slots_.BatchSubmitted(synchronous_ ? std::nullopt : std::optional(clock_.NowNs()));
+  // A partial submission (the ring was full, or a kernel without SUBMIT_ALL
+  // stopped early) leaves the rest in the batch, submitted next time: counting
+  // it in flight would wait for completions that cannot come.
+  slots_.BatchSubmitted(*submitted, synchronous_ ? std::nullopt : std::optional(clock_.NowNs()));
 }
 
 void Runner::ReapSome(size_t min, uint64_t timeout_ns) {

@@ -152,6 +152,7 @@ class FakeEngine final : public ProbeEngine {
     bool refuse_open = false;
     std::vector<EngineFallback> fallbacks;  // what Open reports it gave up
     bool abandon_on_close = false;          // Close gives up on what is in flight
+    uint32_t submit_limit = 0;              // > 0: Submit starts at most this many
   };
 
   // The behaviours the tests use, spelled out (designated initializers that
@@ -213,9 +214,10 @@ class FakeEngine final : public ProbeEngine {
     return {};
   }
   Result<uint32_t> Submit() override {
-    const auto n = static_cast<uint32_t>(queued_.size());
-    in_flight_.insert(in_flight_.end(), queued_.begin(), queued_.end());
-    queued_.clear();
+    auto n = static_cast<uint32_t>(queued_.size());
+    if (behaviour_.submit_limit > 0) n = std::min(n, behaviour_.submit_limit);
+    in_flight_.insert(in_flight_.end(), queued_.begin(), queued_.begin() + n);
+    queued_.erase(queued_.begin(), queued_.begin() + n);
     max_in_flight_ = std::max(max_in_flight_, in_flight_.size());
     if (n > 0) submit_sizes_.push_back(n);
     if (behaviour_.clock != nullptr && n > 0) behaviour_.clock->Advance(behaviour_.submit_ns);
@@ -649,6 +651,25 @@ TEST(RunJobTest, BuffersOfAbandonedIosAreNeverFreed) {
     auto* data = reinterpret_cast<std::byte*>(buffer.address);
     std::fill(data, data + buffer.size, std::byte{0x5a});  // the late completion
   }
+}
+
+// Adversarial review ("check and settle"): a partial submission marked the
+// whole batch in flight, and the runner waited for completions of requests
+// that were never started until the hard limit.
+TEST(RunJobTest, APartialSubmissionIsSubmittedAgainNotWaitedFor) {
+  ManualProbeClock clock;
+  FakeEngine::Behaviour partial = FakeEngine::Async(&clock, 100, 1000);
+  partial.submit_limit = 1;
+  FakeEngine engine(partial);
+  JobSpec spec = Spec(RwMode::kRead, 64 * 4096);
+  spec.iodepth = 8;
+  spec.iodepth_batch_submit = 8;
+  RunOptions options = Options(clock);
+  options.hard_limit = seconds(10);
+  const ProbeResult result = MustRun(spec, engine, Target(64 * 4096), options);
+  EXPECT_EQ(result.end, RunEnd::kCompleted);
+  EXPECT_EQ(result.read.ios, 64u);
+  EXPECT_LT(result.elapsed, seconds(1));
 }
 
 TEST(RunJobTest, HungEngineTimesOutOnTheRealClock) {
