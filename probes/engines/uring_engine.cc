@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/file_tree.h"
+#include "common/leak_on_purpose.h"
 
 namespace iowatch::probes {
 namespace {
@@ -317,7 +318,7 @@ void UringEngine::Close() noexcept {
     // kernel still writes to anyway. The ring, its mappings and descriptor
     // are left to the process's end, and the caller keeps the buffers.
     abandoned_ = in_flight_;
-    (void)ring_.release();
+    LeakOnPurpose(ring_.release());
   } else {
     if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
     if (fixed_file_) io_uring_unregister_files(ring_.get());

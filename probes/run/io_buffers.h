@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "common/leak_on_purpose.h"
 #include "common/result.h"
 
 namespace iowatch::probes {
@@ -31,7 +32,7 @@ class IoBuffers {
 
   // Gives the memory up without freeing it: a hung device may still write
   // into it (ProbeEngine::AbandonedIos). Spans stay valid.
-  void Leak() { (void)block_.release(); }
+  void Leak() { LeakOnPurpose(block_.release()); }
 
  private:
   struct Free {

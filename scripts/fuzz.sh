@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz, clang-19 with ASan and UBSan) and
+# runs each for SECONDS (default 10). Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR]
+# The corpus of each target grows in BUILD_DIR/fuzz-corpus/<target>, seeded
+# from tests/fuzz/seeds and from the fixtures and reference outputs; a crash
+# leaves its input in BUILD_DIR/fuzz-artifacts/ and makes the script fail
+# (turn it into a regression test in tests/unit). Prints one line per target:
+# executions per second, corpus size, coverage (edges) and features.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+dir=${2:-build-fuzz}
+export CC=clang-19 CXX=clang++-19
+targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_config fuzz_job_options fuzz_baseline_json
+  fuzz_http_headers)
+build_targets=()
+for t in "${targets[@]}"; do build_targets+=(--target "$t"); done
+scripts/build.sh "$dir" "${build_targets[@]}" -- -DIOWATCH_SANITIZE=ON -DIOWATCH_FUZZ=ON \
+  -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF > /dev/null
+
+# Seeds: hand-made ones, then the real and hand-made procfs files and configs.
+seed() {  # seed TARGET FILE...
+  local corpus="$dir/fuzz-corpus/$1"
+  shift
+  mkdir -p "$corpus"
+  for f in "$@"; do cp -f "$f" "$corpus/seed-$(sha1sum < "$f" | cut -c1-16)"; done
+}
+for t in "${targets[@]}"; do
+  [ -d "tests/fuzz/seeds/$t" ] && seed "$t" tests/fuzz/seeds/"$t"/*
+done
+mapfile -t diskstats < <(find tests/fixtures -name diskstats)
+seed fuzz_diskstats "${diskstats[@]}"
+mapfile -t vm < <(find tests/fixtures \( -name stat -o -name meminfo -o -name vmstat \) -path '*proc*')
+seed fuzz_vmstat "${vm[@]}"
+mapfile -t uptime < <(find tests/fixtures -name uptime)
+seed fuzz_uptime "${uptime[@]}"
+seed fuzz_config config/iowatch.yaml tests/fixtures/config/*.yaml
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+mkdir -p "$dir/fuzz-artifacts"
+failed=0
+printf '%-20s %10s %8s %8s %8s\n' target execs/s corpus edges features
+for t in "${targets[@]}"; do
+  dict=()
+  case $t in
+    fuzz_config) dict=(-dict=tests/fuzz/config.dict) ;;
+    fuzz_baseline_json) dict=(-dict=tests/fuzz/json.dict) ;;
+  esac
+  log="$dir/fuzz-artifacts/$t.log"
+  if ! "$dir/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
+    -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$dir/fuzz-artifacts/$t-" "${dict[@]}" \
+    "$dir/fuzz-corpus/$t" > "$log" 2>&1; then
+    echo "$t: FAILED, see $log and $dir/fuzz-artifacts/" >&2
+    tail -30 "$log" >&2
+    failed=1
+    continue
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  edges=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$last")
+  features=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$last")
+  corpus=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<< "$last")
+  printf '%-20s %10d %8s %8s %8s\n' "$t" "$((runs / seconds))" "$corpus" "$edges" "$features"
+done
+exit "$failed"
