@@ -130,7 +130,13 @@ def main():
         make_tree(tmp, args.devices)
         proc, sysd = os.path.join(tmp, "proc"), os.path.join(tmp, "sys")
         p1, p2 = free_port(), free_port()
+        # Scrape cost only: the built-in probe jobs would add their fills and
+        # runs to iowatch's CPU and RSS, and node_exporter has nothing alike.
+        config = os.path.join(tmp, "iowatch.yaml")
+        with open(config, "w") as f:
+            f.write("probes: {enabled: false}\n")
         ours = subprocess.Popen([args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{p1}",
+                                 f"--config.file={config}",
                                  f"--path.procfs={proc}", f"--path.sysfs={sysd}",
                                  f"--state.dir={tmp}/state", "--log.level=warn"])
         theirs = subprocess.Popen([node, f"--web.listen-address=127.0.0.1:{p2}",

@@ -7,11 +7,12 @@
 #include <fstream>
 
 #include "collectors/device_filter.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::collectors {
 namespace {
 
-const FileTree kHandMade(IOWATCH_FIXTURES_DIR "/block-devices/sys");
+const FileTree kHandMade(iowatch::testing::FixturesDir() + "/block-devices/sys");
 
 TEST(DiscoverBlockDevices, DisksPartitionsDmMdAndQueueAttributes) {
   const auto devices = DiscoverBlockDevices(kHandMade);
@@ -66,12 +67,12 @@ TEST(ReadBlockTopology, NamesPartitionsAndDmNames) {
 }
 
 TEST(ReadBlockTopology, RealSysfsOfThisMachine) {
-  const auto t = ReadBlockTopology(FileTree(IOWATCH_FIXTURES_DIR "/real-vm/sys"));
+  const auto t = ReadBlockTopology(FileTree(iowatch::testing::FixturesDir() + "/real-vm/sys"));
   ASSERT_TRUE(t.has_value());
   EXPECT_TRUE(t->disks.contains("vda"));
 }
 
-const FileTree kCciss(IOWATCH_FIXTURES_DIR "/cciss/sys");
+const FileTree kCciss(iowatch::testing::FixturesDir() + "/cciss/sys");
 
 TEST(DiscoverBlockDevices, KernelNamesWhereSysfsWritesABang) {
   const auto devices = DiscoverBlockDevices(kCciss);

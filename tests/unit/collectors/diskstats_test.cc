@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/file_tree.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -151,7 +152,7 @@ TEST(ParseDiskCounters, EmptyFileIsAnErrorNamingTheFile) {
 }
 
 TEST(ParseDiskstats, RealFileOfThisMachineParsesCompletely) {
-  FileTree procfs(IOWATCH_FIXTURES_DIR "/real-vm/proc");
+  FileTree procfs(iowatch::testing::FixturesDir() + "/real-vm/proc");
   const auto text = procfs.Read("diskstats");
   ASSERT_TRUE(text.has_value()) << text.error().ToString();
   const auto parsed = ParseDiskstats(*text, "diskstats");

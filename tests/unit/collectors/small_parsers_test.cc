@@ -6,6 +6,7 @@
 #include "collectors/proc_vmstat.h"
 #include "collectors/uptime.h"
 #include "common/file_tree.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -91,7 +92,7 @@ TEST(ParseProcVmstat, PairsAndSkippedLines) {
 }
 
 TEST(RealFixtures, EveryLineOfThisMachinesFilesParses) {
-  FileTree procfs(IOWATCH_FIXTURES_DIR "/real-vm/proc");
+  FileTree procfs(iowatch::testing::FixturesDir() + "/real-vm/proc");
   const auto meminfo = ParseMeminfo(procfs.Read("meminfo").value(), "meminfo");
   EXPECT_TRUE(meminfo.values.skipped.empty());
   EXPECT_TRUE(meminfo.values.Get("MemTotal").has_value());

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/unit/source_tree.h"
+
 namespace iowatch::collectors {
 namespace {
 
@@ -87,8 +89,9 @@ TEST(ReadVmSample, AMeminfoWithoutASingleLineIsAnError) {
   const std::filesystem::path root =
       std::filesystem::temp_directory_path() / ("iowatch-vmstat-" + std::to_string(getpid()));
   std::filesystem::create_directories(root);
-  std::filesystem::copy_file(IOWATCH_FIXTURES_DIR "/real-vm/proc/stat", root / "stat");
-  std::filesystem::copy_file(IOWATCH_FIXTURES_DIR "/real-vm/proc/vmstat", root / "vmstat");
+  std::filesystem::copy_file(iowatch::testing::FixturesDir() + "/real-vm/proc/stat", root / "stat");
+  std::filesystem::copy_file(iowatch::testing::FixturesDir() + "/real-vm/proc/vmstat",
+                             root / "vmstat");
   std::ofstream(root / "meminfo").close();
   const auto empty = ReadVmSample(FileTree(root));
   std::ofstream(root / "meminfo") << "garbage\n";

@@ -10,6 +10,7 @@
 
 #include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::config {
 namespace {
@@ -18,8 +19,8 @@ using std::chrono::milliseconds;
 
 using testing::kBundled;
 using testing::Parsed;
-const std::string kReference = IOWATCH_SOURCE_DIR "/docs/configuration.md";
-const std::string kFixtures = IOWATCH_FIXTURES_DIR "/config";
+const std::string kReference = iowatch::testing::SourceDir() + "/docs/configuration.md";
+const std::string kFixtures = iowatch::testing::FixturesDir() + "/config";
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path);

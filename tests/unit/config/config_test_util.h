@@ -8,10 +8,11 @@
 #include <string_view>
 
 #include "config/config.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::config::testing {
 
-inline const std::string kBundled = IOWATCH_SOURCE_DIR "/config/iowatch.yaml";
+inline const std::string kBundled = iowatch::testing::SourceDir() + "/config/iowatch.yaml";
 inline constexpr char kTestFile[] = "t.yaml";
 
 inline Config Parsed(std::string_view yaml) {

@@ -14,12 +14,13 @@
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sampling/sampler.h"
+#include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
 
-const std::string kDir = IOWATCH_FIXTURES_DIR "/metrics-two-samples";
+const std::string kDir = iowatch::testing::FixturesDir() + "/metrics-two-samples";
 
 using iowatch::testing::ReadFile;
 

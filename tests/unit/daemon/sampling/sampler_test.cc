@@ -7,11 +7,13 @@
 
 #include <algorithm>
 
+#include "tests/unit/source_tree.h"
+
 namespace iowatch::daemon {
 namespace {
 
-const FileTree kProcfs(IOWATCH_FIXTURES_DIR "/cciss/proc");
-const FileTree kSysfs(IOWATCH_FIXTURES_DIR "/cciss/sys");
+const FileTree kProcfs(iowatch::testing::FixturesDir() + "/cciss/proc");
+const FileTree kSysfs(iowatch::testing::FixturesDir() + "/cciss/sys");
 
 std::vector<std::string> DeviceNames(const Snapshot& s) {
   std::vector<std::string> names;

@@ -8,12 +8,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
 
-const std::string kDir = IOWATCH_FIXTURES_DIR "/iostat-two-samples";
+const std::string kDir = iowatch::testing::FixturesDir() + "/iostat-two-samples";
 
 using iowatch::testing::ReadFile;
 

@@ -9,6 +9,7 @@
 
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
+#include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -90,7 +91,7 @@ TEST(ProbeUsage, ListsEveryOptionOfTheTableAndTheCliFlags) {
 
 // README's usage block is the help text itself, so neither can drift.
 TEST(ProbeUsage, ReadmeShowsItVerbatim) {
-  std::ifstream in(std::string(IOWATCH_SOURCE_DIR) + "/README.md");
+  std::ifstream in(iowatch::testing::SourceDir() + "/README.md");
   ASSERT_TRUE(in) << "README.md not found";
   std::stringstream text;
   text << in.rdbuf();

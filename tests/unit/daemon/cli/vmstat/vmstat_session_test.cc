@@ -7,10 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/unit/source_tree.h"
+
 namespace iowatch::daemon {
 namespace {
 
-const std::string kDir = IOWATCH_FIXTURES_DIR "/vmstat-steps";
+const std::string kDir = iowatch::testing::FixturesDir() + "/vmstat-steps";
 
 std::vector<std::string> Lines(const std::string& path) {
   std::ifstream in(path);
