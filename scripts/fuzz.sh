@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 dir=${2:-build-fuzz}
+scripts/install-deps.sh clang-19 libclang-rt-19-dev
 export CC=clang-19 CXX=clang++-19
 targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_config fuzz_job_options fuzz_baseline_json
   fuzz_http_headers)

@@ -24,6 +24,9 @@ packages=(
   chromium
 )
 
+# Extra packages a script needs beyond these (scripts/fuzz.sh: clang-19).
+packages+=("$@")
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
