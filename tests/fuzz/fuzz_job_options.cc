@@ -13,8 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const size_t end = text.find('\n');
     const std::string_view line = text.substr(0, end);
     const size_t eq = line.find('=');
-    options.push_back({std::string(line.substr(0, eq)),
-                       eq == std::string_view::npos ? std::string() : std::string(line.substr(eq + 1))});
+    options.push_back({std::string(line.substr(0, eq)), eq == std::string_view::npos
+                                                            ? std::string()
+                                                            : std::string(line.substr(eq + 1))});
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }
