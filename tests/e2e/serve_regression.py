@@ -36,6 +36,12 @@ probes:
   baseline:
     runs: 3
     hysteresis: {HYSTERESIS}
+    # The throttle cuts IOPS to ~0.2 % of the baseline; CI's load moves
+    # unthrottled runs by up to 35 %. Wide tolerances test the mechanism,
+    # not this machine's noise (CI failed once on a 0.65 ratio at 20 %).
+    throughput_tolerance: 0.8
+    latency_tolerance: 10
+    tail_tolerance: 10
   jobs:
     - name: {JOB}
       every: 1s
