@@ -5,6 +5,7 @@
 
 #include "common/listen_address.h"
 #include "common/units.h"
+#include "config/yaml_document.h"
 #include "config/yaml_reader.h"
 
 namespace iowatch::config {
@@ -69,8 +70,11 @@ using internal::BuildProbeJobs;
 using internal::Join;
 using internal::Key;
 using internal::kProbesKeys;
+using internal::ReadOneDocument;
 using internal::Reader;
 using internal::Section;
+using internal::YamlDocument;
+using internal::YamlRefusal;
 using internal::Value;
 using std::chrono::milliseconds;
 
@@ -189,12 +193,11 @@ Result<Config> Parse(std::string_view yaml_text, std::string_view source_name,
   config.source = std::string(source_name);
   Reader reader(config.source);
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(yaml_text));
-    if (documents.size() > 1) {
-      reader.Fail(ErrorCode::kParse, documents[1].Mark(), "",
-                  "expected one YAML document, found more");
-    } else if (documents.size() == 1) {  // none: empty or comments only
-      reader.Walk(Value{documents[0], "", documents[0].Mark()}, kRootKeys, kRootCount, config);
+    const YamlDocument document = ReadOneDocument(yaml_text);
+    if (const auto* refusal = std::get_if<YamlRefusal>(&document)) {
+      reader.Fail(ErrorCode::kParse, refusal->mark, "", refusal->message);
+    } else if (const auto* root = std::get_if<YAML::Node>(&document)) {
+      reader.Walk(Value{*root, "", root->Mark()}, kRootKeys, kRootCount, config);
     }
   } catch (const YAML::Exception& e) {  // ParserException for invalid YAML
     reader.Fail(ErrorCode::kParse, e.mark, "", fmt::format("invalid YAML: {}", e.msg));

@@ -1,6 +1,7 @@
 // Every class of configuration error, with its exact message and position.
 #include <gtest/gtest.h>
 
+#include "common/file_tree.h"
 #include "config/config.h"
 #include "config/values.h"
 #include "tests/unit/config/config_test_util.h"
@@ -241,6 +242,19 @@ TEST(ConfigErrors, InvalidYamlHasYamlCppsPosition) {
             "t.yaml:2:1: invalid YAML: end of map flow not found");
   EXPECT_EQ(MessageOf("log: {level: info}\n---\nlog: {level: debug}\n"),
             "t.yaml:3:1: expected one YAML document, found more");
+  EXPECT_EQ(MessageOf("---\n---\n"), "t.yaml:2:1: expected one YAML document, found more");
+  EXPECT_TRUE(ParseConfig("# only a comment\n", "t.yaml").has_value());
+}
+
+// yaml-cpp 0.7's LoadAll never returned on these (and grew by gigabytes).
+TEST(ConfigErrors, AFlowEntryOutsideAFlowIsRefusedNotLoopedOn) {
+  EXPECT_EQ(MessageOf(","), "t.yaml:1:1: invalid YAML: ',' outside a flow list or map");
+  EXPECT_EQ(MessageOf(",a: 1\nlog: {}\n"),
+            "t.yaml:1:1: invalid YAML: ',' outside a flow list or map");
+  const auto found = ReadFile(iowatch::testing::SourceDir() +
+                              "/tests/fuzz/seeds/fuzz_config/config-timeout-commas.yaml");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(MessageOf(*found), "t.yaml:1:1: invalid YAML: ',' outside a flow list or map");
 }
 
 }  // namespace
