@@ -12,30 +12,26 @@ seconds=${1:-10}
 dir=${2:-build-fuzz}
 scripts/install-deps.sh clang-19 libclang-rt-19-dev
 export CC=clang-19 CXX=clang++-19
-targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_config fuzz_job_options fuzz_baseline_json
-  fuzz_http_headers)
+targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_sysfs fuzz_config fuzz_job_options
+  fuzz_baseline_json fuzz_store_codec fuzz_http_headers fuzz_http_request)
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=(--target "$t"); done
 scripts/build.sh "$dir" "${build_targets[@]}" -- -DIOWATCH_SANITIZE=ON -DIOWATCH_FUZZ=ON \
   -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF > /dev/null
 
-# Seeds: hand-made ones, then the real and hand-made procfs files and configs.
+# Seeds: hand-made ones, the fixtures and reference files.
 seed() {  # seed TARGET FILE...
   local corpus="$dir/fuzz-corpus/$1"
   shift
   mkdir -p "$corpus"
-  for f in "$@"; do cp -f "$f" "$corpus/seed-$(sha1sum < "$f" | cut -c1-16)"; done
+  for f in "$@"; do
+    if [ -f "$f" ]; then cp -f "$f" "$corpus/seed-$(sha1sum < "$f" | cut -c1-16)"; fi
+  done
 }
 for t in "${targets[@]}"; do
-  [ -d "tests/fuzz/seeds/$t" ] && seed "$t" tests/fuzz/seeds/"$t"/*
+  mapfile -t seeds < "$dir/tests/fuzz/$t.seeds"  # tests/fuzz/CMakeLists.txt lists them
+  seed "$t" "${seeds[@]}"
 done
-mapfile -t diskstats < <(find tests/fixtures -name diskstats)
-seed fuzz_diskstats "${diskstats[@]}"
-mapfile -t vm < <(find tests/fixtures \( -name stat -o -name meminfo -o -name vmstat \) -path '*proc*')
-seed fuzz_vmstat "${vm[@]}"
-mapfile -t uptime < <(find tests/fixtures -name uptime)
-seed fuzz_uptime "${uptime[@]}"
-seed fuzz_config config/iowatch.yaml tests/fixtures/config/*.yaml
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$dir/fuzz-artifacts"

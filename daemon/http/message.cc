@@ -1,5 +1,8 @@
 #include "daemon/http/message.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <ctime>
 
 #include "daemon/http/gzip.h"
@@ -14,6 +17,19 @@ bool HasLineBreak(std::string_view s) { return s.find_first_of("\r\n") != std::s
 bool NoBodyAllowed(unsigned status) { return status == 204 || status == 304; }
 
 }  // namespace
+
+void LimitRequestParser(RequestParser& parser, size_t max_header_bytes) {
+  parser.header_limit(static_cast<std::uint32_t>(std::min<size_t>(max_header_bytes, UINT32_MAX)));
+  parser.body_limit(0);
+}
+
+ResponseShape ShapeOf(const RequestParser::value_type& request) {
+  const auto accept_encoding = request[boost::beast::http::field::accept_encoding];
+  return ResponseShape{
+      request.method() == boost::beast::http::verb::head,
+      AcceptsGzip(std::string_view(accept_encoding.data(), accept_encoding.size())),
+      request.version(), request.keep_alive()};
+}
 
 Response ErrorResponse(unsigned status, std::string_view detail) {
   Response r;

@@ -1,10 +1,13 @@
-// Internal to iowatch_http: turns a Handler's Response into the Beast message
-// put on the wire (status check, gzip, Content-Length or chunked framing,
+// Internal to iowatch_http (and its fuzz target): how a request head is
+// parsed and what it says about the answer; turns a Handler's Response into
+// the Beast message put on the wire (status check, gzip, Content-Length or chunked framing,
 // HEAD, keep-alive), and the server's own error responses.
 // Thread-safety: pure functions.
 #pragma once
 
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <optional>
 #include <string_view>
@@ -23,6 +26,15 @@ struct ResponseShape {
   unsigned version = 11;   // 10 or 11, as the request
   bool keep_alive = true;  // false: "Connection: close" (HTTP/1.1) or none (1.0)
 };
+
+using RequestParser = boost::beast::http::request_parser<boost::beast::http::empty_body>;
+
+// Limits a fresh parser to one request head of at most max_header_bytes and
+// no body (a Content-Length > 0 fails with body_limit: 413).
+void LimitRequestParser(RequestParser& parser, size_t max_header_bytes);
+
+// What a parsed request head says about its response.
+ResponseShape ShapeOf(const RequestParser::value_type& request);
 
 // A short text/plain response, body "<status> <reason>\n" plus `detail`.
 Response ErrorResponse(unsigned status, std::string_view detail = {});

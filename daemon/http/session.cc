@@ -110,9 +110,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     request_ = Request{};
     shape_ = ResponseShape{};
     parser_.emplace();
-    parser_->header_limit(
-        static_cast<std::uint32_t>(std::min<size_t>(state_->options.max_header_bytes, UINT32_MAX)));
-    parser_->body_limit(0);  // any Content-Length > 0 fails with body_limit -> 413
+    LimitRequestParser(*parser_, state_->options.max_header_bytes);
     if (first || buffer_.size() > 0) {
       ReadHead();
       return;
@@ -176,11 +174,8 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
                        false,
                        remote_,
                        {}};
-    const auto accept_encoding = req[bhttp::field::accept_encoding];
-    request_.accepts_gzip =
-        AcceptsGzip(std::string_view(accept_encoding.data(), accept_encoding.size()));
-    shape_ = ResponseShape{req.method() == bhttp::verb::head, request_.accepts_gzip, req.version(),
-                           req.keep_alive()};
+    shape_ = ShapeOf(req);
+    request_.accepts_gzip = shape_.accepts_gzip;
     if (!state_->auth) {
       Dispatch();
       return;
@@ -353,7 +348,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   bool closed_ = false;
   size_t drained_ = 0;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::empty_body>> parser_;
+  std::optional<RequestParser> parser_;
   Request request_;
   ResponseShape shape_;
   std::optional<WireResponse> whole_;
