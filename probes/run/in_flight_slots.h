@@ -50,11 +50,15 @@ class InFlightSlots {
   // Returns whether the batch held an fsync.
   bool BatchFailed();
   // Frees the slot of the completion tagged `tag` and returns what it held;
-  // nullopt when no slot has that tag.
+  // nullopt when no slot with that tag is in flight (an unknown tag, or a
+  // second completion of one I/O: freeing the slot twice would hand its
+  // buffer to two I/Os at once).
   std::optional<Slot> Complete(uint64_t tag);
 
  private:
+  enum class State : uint8_t { kFree, kTaken, kInFlight };
   std::vector<Slot> slots_;
+  std::vector<State> states_;
   std::vector<uint32_t> free_;
   std::vector<uint32_t> batch_;  // queued since the last Submit
   uint32_t in_flight_ = 0;

@@ -345,7 +345,7 @@ void Runner::ReapSome(size_t min, uint64_t timeout_ns) {
 void Runner::Complete(const IoCompletion& completion, uint64_t now) {
   const std::optional<Slot> completed = slots_.Complete(completion.tag);
   if (!completed) {
-    Fail(MakeError(ErrorCode::kIo, fmt::format("{} engine: completion with unknown tag {}",
+    Fail(MakeError(ErrorCode::kIo, fmt::format("{} engine: completion of no I/O in flight (tag {})",
                                                engine_.Name(), completion.tag))
              .error());
     abandoned_ = true;  // the in-flight count can no longer be trusted
