@@ -1,10 +1,14 @@
 #include "daemon/scheduling/probe_executor.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <system_error>
 
 #include "collectors/block_devices.h"
@@ -18,11 +22,47 @@ RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, 
 
 }  // namespace
 
-ThreadJobExecutor::ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy,
-                                     uint32_t workers)
-    : on_done_(std::move(on_done)), policy_(policy) {
-  for (uint32_t i = 0; i < std::max<uint32_t>(workers, 1); ++i) {
-    workers_.emplace_back([this] { Loop(); });
+struct ThreadJobExecutor::Shared {
+  Callback on_done;
+  Options options;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<ProbeRun> queue;
+  bool stopping = false;
+  bool abandoned = false;  // Stop gave up on a worker: outcomes are dropped
+  size_t workers_running = 0;
+  size_t callbacks_running = 0;
+
+  void Loop() {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      changed.wait(lock, [this] { return stopping || !queue.empty(); });
+      if (queue.empty()) break;  // stopping
+      const ProbeRun run = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      RunOutcome outcome = options.run(run, options.policy);
+      lock.lock();
+      if (abandoned) continue;  // what called on_done may be gone
+      ++callbacks_running;
+      lock.unlock();
+      on_done(run.id, std::move(outcome));
+      lock.lock();
+      --callbacks_running;
+    }
+    --workers_running;
+    changed.notify_all();
+  }
+};
+
+ThreadJobExecutor::ThreadJobExecutor(Callback on_done, Options options)
+    : shared_(std::make_shared<Shared>()) {
+  shared_->on_done = std::move(on_done);
+  shared_->options = std::move(options);
+  const uint32_t workers = std::max<uint32_t>(shared_->options.workers, 1);
+  shared_->workers_running = workers;
+  for (uint32_t i = 0; i < workers; ++i) {
+    workers_.emplace_back([shared = shared_] { shared->Loop(); });
   }
 }
 
@@ -30,44 +70,54 @@ ThreadJobExecutor::~ThreadJobExecutor() { Stop(); }
 
 void ThreadJobExecutor::Start(const ProbeRun& run) {
   {
-    std::lock_guard lock(mutex_);
-    if (!stopping_) {
-      queue_.push_back(run);
-      wake_.notify_one();
+    std::lock_guard lock(shared_->mutex);
+    if (!shared_->stopping) {
+      shared_->queue.push_back(run);
+      shared_->changed.notify_all();
       return;
     }
   }
-  on_done_(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
+  shared_->on_done(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
 }
 
-void ThreadJobExecutor::Stop() {
+size_t ThreadJobExecutor::Stop() {
   std::deque<ProbeRun> dropped;
   {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    dropped.swap(queue_);
-    wake_.notify_all();
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+    dropped.swap(shared_->queue);
+    shared_->changed.notify_all();
   }
   for (const ProbeRun& run : dropped) {
-    on_done_(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
+    shared_->on_done(run.id, RunOutcome::Of(RunResult::kCancelled, "shutting down"));
+  }
+  size_t left = 0;
+  {
+    std::unique_lock lock(shared_->mutex);
+    const bool all_ended = shared_->changed.wait_for(
+        lock, shared_->options.stop_wait, [this] { return shared_->workers_running == 0; });
+    if (!all_ended) {
+      left = shared_->workers_running;
+      shared_->abandoned = true;
+      shared_->changed.wait(lock, [this] { return shared_->callbacks_running == 0; });
+    }
   }
   for (std::thread& worker : workers_) {
-    if (worker.joinable() && worker.get_id() != std::this_thread::get_id()) worker.join();
-  }
-}
-
-void ThreadJobExecutor::Loop() {
-  for (;;) {
-    ProbeRun run;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping
-      run = std::move(queue_.front());
-      queue_.pop_front();
+    if (!worker.joinable() || worker.get_id() == std::this_thread::get_id()) continue;
+    if (left == 0) {
+      worker.join();
+    } else {
+      worker.detach();  // the stuck ones never return here; the others are ending
     }
-    on_done_(run.id, ExecuteProbeRun(run, policy_));
   }
+  workers_.clear();
+  if (left > 0) {
+    spdlog::error(
+        "probes: {} run(s) still in I/O {} ms after shutdown began (a device that does "
+        "not answer); left behind, their results dropped",
+        left, shared_->options.stop_wait.count());
+  }
+  return left;
 }
 
 RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy) {
@@ -83,7 +133,17 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
   options.create_directory = true;  // the job's directory is under the daemon's state dir
   options.run.cancel = run.cancel ? run.cancel->flag() : nullptr;
   options.run.hard_limit = run.job.timeout;
+  const auto preparing_since = std::chrono::steady_clock::now();
+  if (run.cancel) {
+    run.cancel->Preparing();
+    options.on_prepared = [&run, preparing_since] {
+      run.cancel->Prepared(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - preparing_since)
+              .count());
+    };
+  }
   auto probe = probes::RunProbe(spec, options);
+  if (run.cancel && run.cancel->preparing()) run.cancel->Prepared(0);  // refused before I/O
   if (!probe) return Failed(probe.error().ToString());
 
   RunOutcome outcome;

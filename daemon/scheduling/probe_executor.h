@@ -12,11 +12,10 @@
 // for runs still queued at Stop, on the thread calling Stop).
 #pragma once
 
-#include <condition_variable>
-#include <deque>
+#include <chrono>
 #include <filesystem>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -27,17 +26,36 @@
 
 namespace iowatch::daemon {
 
+// One job run to the end on the calling thread: creates the job's directory
+// (for a directory target), then PrepareTarget, MakeEngine and RunJob. The
+// run's end maps to the outcome: completed → ok; cancelled → cancelled;
+// hard limit or a failed I/O → error (with the partial result); no result
+// at all (target or engine refused) → error with the reason.
+RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy);
+
 class ThreadJobExecutor final : public JobExecutor {
  public:
   // `on_done(run_id, outcome)` is called once per started run; in the daemon
   // it calls ProbeScheduler::OnFinished and then asks for a Tick.
   using Callback = std::function<void(uint64_t run_id, RunOutcome outcome)>;
+  // What a worker does with a run: ExecuteProbeRun (tests inject others).
+  using RunFunction = std::function<RunOutcome(const ProbeRun&, const probes::TargetPolicy&)>;
 
-  // `workers` (at least 1) runs can go at once: with one, a second run the
-  // scheduler started waited in the queue while its timeout clock ran, and
-  // was written off as timed out (adversarial review finding 17).
-  explicit ThreadJobExecutor(Callback on_done, probes::TargetPolicy policy = {},
-                             uint32_t workers = 1);
+  struct Options {
+    probes::TargetPolicy policy;
+    // At least 1 run can go at once: with one, a second run the scheduler
+    // started waited in the queue while its timeout clock ran, and was
+    // written off as timed out (adversarial review finding 17).
+    uint32_t workers = 1;
+    // How long Stop waits for a running run: one blocked in a read the
+    // device never answers (psync's pread in the kernel's uninterruptible
+    // sleep, which no hard limit or signal ends) is left behind after it.
+    std::chrono::milliseconds stop_wait{10'000};
+    RunFunction run = ExecuteProbeRun;
+  };
+
+  ThreadJobExecutor(Callback on_done, Options options);
+  explicit ThreadJobExecutor(Callback on_done) : ThreadJobExecutor(std::move(on_done), Options{}) {}
   ~ThreadJobExecutor() override;  // Stop()
   ThreadJobExecutor(const ThreadJobExecutor&) = delete;
   ThreadJobExecutor& operator=(const ThreadJobExecutor&) = delete;
@@ -45,29 +63,19 @@ class ThreadJobExecutor final : public JobExecutor {
   // Queues the run; returns at once.
   void Start(const ProbeRun& run) override;
 
-  // Reports queued runs as cancelled, waits for those running (cancel their
-  // tokens first, ProbeScheduler::Shutdown, for a prompt end) and joins the
-  // workers. Later Starts are reported cancelled at once. Idempotent.
-  void Stop();
+  // Reports queued runs as cancelled, waits up to stop_wait for those running
+  // (cancel their tokens first, ProbeScheduler::Shutdown, for a prompt end)
+  // and joins the workers. A worker still running then is detached: it owns
+  // what it uses, and its outcome is dropped (on_done is never called after
+  // Stop returns). Later Starts are reported cancelled at once. Idempotent.
+  // Returns the number of workers left behind.
+  size_t Stop();
 
  private:
-  void Loop();
-
-  const Callback on_done_;
-  const probes::TargetPolicy policy_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<ProbeRun> queue_;
-  bool stopping_ = false;
-  std::vector<std::thread> workers_;  // last: start once the members above exist
+  struct Shared;  // the workers' state: owned by them too, so one can outlive this
+  std::shared_ptr<Shared> shared_;
+  std::vector<std::thread> workers_;
 };
-
-// One job run to the end on the calling thread: creates the job's directory
-// (for a directory target), then PrepareTarget, MakeEngine and RunJob. The
-// run's end maps to the outcome: completed → ok; cancelled → cancelled;
-// hard limit or a failed I/O → error (with the partial result); no result
-// at all (target or engine refused) → error with the reason.
-RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy);
 
 // The device a job's I/O lands on: the node's own device for a block device,
 // else the st_dev of the target file, or of its nearest existing ancestor

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -111,7 +112,7 @@ TEST_F(ProbeExecutorTest, TwoWorkersRunTwoProbesAtOnce) {
         outcomes.push_back(std::move(outcome));
         if (outcomes.size() == 2) both.set_value();
       },
-      {}, 2);
+      ThreadJobExecutor::Options{.policy = {}, .workers = 2});
   ProbeRun first = Run(1, "400ms");
   ProbeRun second = Run(2, "400ms");
   second.job.spec.directory = (dir_ / "probes/other").string();
@@ -188,6 +189,38 @@ TEST_F(ProbeExecutorTest, StopReportsQueuedRunsCancelled) {
   for (const auto& [id, result] : reports) cancelled += result == RunResult::kCancelled;
   EXPECT_GE(cancelled, 2u);  // 2 and 3 were queued (1 may or may not have begun)
   EXPECT_EQ(reports.back(), std::make_pair(uint64_t{4}, RunResult::kCancelled));
+}
+
+// A run stuck in a read the device never answers (psync's pread in the
+// kernel's uninterruptible sleep ignores the hard limit and every signal):
+// Stop gives up on it after stop_wait, so shutdown ends, and its late outcome
+// reaches nobody (the scheduler it would report to is gone by then).
+TEST_F(ProbeExecutorTest, StopLeavesARunStuckInIoBehind) {
+  auto release = std::make_shared<std::promise<void>>();
+  std::shared_future<void> released = release->get_future().share();
+  auto started = std::make_shared<std::promise<void>>();
+  std::atomic<int> reported = 0;
+  {
+    ThreadJobExecutor executor(
+        [&](uint64_t, RunOutcome) { ++reported; },
+        ThreadJobExecutor::Options{
+            .policy = {},
+            .workers = 1,
+            .stop_wait = std::chrono::milliseconds(200),
+            .run = [released, started](const ProbeRun&, const probes::TargetPolicy&) {
+              started->set_value();
+              released.wait();  // the hung pread
+              return RunOutcome::Of(RunResult::kOk, "");
+            }});
+    executor.Start(Run(1, "300ms"));
+    started->get_future().wait();
+    const auto stop = std::chrono::steady_clock::now();
+    EXPECT_EQ(executor.Stop(), 1u);
+    EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(3));
+  }
+  release->set_value();  // the device answers at last: the worker ends on its own
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(reported.load(), 0);
 }
 
 TEST_F(ProbeExecutorTest, DeviceOfAFileNotYetCreatedIsItsDirectorysDevice) {
