@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "common/result.h"
@@ -30,6 +31,9 @@ struct ProbeRunOptions {
   // that a typo does not leave a new tree behind.
   bool create_directory = false;
   RunOptions run;  // cancel, hard_limit, on_progress (the clock stays the real one)
+  // Called once the target is ready (created, filled), before the first
+  // measured I/O: the daemon times a first fill apart from the run's timeout.
+  std::function<void()> on_prepared;
 };
 
 // What a probe run measured, and where.

@@ -13,6 +13,9 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // How long after its timeout a run may still report before it is written off.
 constexpr double kTimeoutGraceS = 5;
+// While a run prepares its target, a first fill may take until the file is
+// written at this rate; a disk slower than that is written off as hung.
+constexpr double kMinFillBytesPerS = 4 << 20;
 // A probe's last I/Os complete, and the sample after it is read, a little
 // after the executor reports: leave that much more of the device's time out.
 constexpr double kExcludeTailS = 1;
@@ -33,6 +36,18 @@ struct ProbeScheduler::Job {
   JobStatus status;
 
   double Attempt() const { return retry_s.value_or(due_s); }
+
+  // When a running job with no result is written off: its timeout (the
+  // runner's hard limit) and a grace, counted without the time spent
+  // preparing the target (a first fill), which has a limit of its own.
+  double WriteOffDeadline() const {
+    const double run_limit_s = run_start_s + ToSeconds(config.timeout) + kTimeoutGraceS;
+    if (token == nullptr) return run_limit_s;
+    if (token->preparing()) {
+      return run_limit_s + static_cast<double>(config.spec.size) / kMinFillBytesPerS;
+    }
+    return run_limit_s + token->prepare_seconds();
+  }
 };
 
 struct ProbeScheduler::Emit {
@@ -207,8 +222,8 @@ double ProbeScheduler::Tick() {
     }
     for (auto& job : jobs_) {
       if (job->run_id == 0) continue;
-      const double limit_s = ToSeconds(job->config.timeout) + kTimeoutGraceS;
-      if (now_s < job->run_start_s + limit_s) continue;
+      if (now_s < job->WriteOffDeadline()) continue;
+      const double limit_s = job->WriteOffDeadline() - job->run_start_s;
       spdlog::warn("probe {}: no result {:.0f} s after its start; counted as an error",
                    job->config.name, limit_s);
       job->token->Cancel();
@@ -228,8 +243,7 @@ double ProbeScheduler::Tick() {
     }
     for (auto& job : jobs_) {
       if (job->run_id != 0) {
-        next_s =
-            std::min(next_s, job->run_start_s + ToSeconds(job->config.timeout) + kTimeoutGraceS);
+        next_s = std::min(next_s, job->WriteOffDeadline());
       } else if (!shut_down_ && job->Attempt() > now_s) {
         next_s = std::min(next_s, job->Attempt());
       }

@@ -87,8 +87,21 @@ class CancelToken {
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
   const std::atomic<bool>* flag() const { return &cancelled_; }
 
+  // The executor's account of preparing the target, which a first fill of a
+  // large file can make long: that time is not the run's (its timeout is the
+  // runner's hard limit), so the scheduler's write-off clock leaves it out.
+  void Preparing() { preparing_.store(true, std::memory_order_relaxed); }
+  void Prepared(double seconds) {
+    prepare_s_.store(seconds, std::memory_order_relaxed);
+    preparing_.store(false, std::memory_order_release);
+  }
+  bool preparing() const { return preparing_.load(std::memory_order_acquire); }
+  double prepare_seconds() const { return prepare_s_.load(std::memory_order_relaxed); }
+
  private:
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> preparing_{false};
+  std::atomic<double> prepare_s_{0};
 };
 
 // One run handed to the executor, a copy it may keep on another thread.
