@@ -45,7 +45,13 @@ ProbeCounters::ProbeCounters(prometheus::Registry* registry)
                          .Help("I/Os a hung device still held when a run gave up waiting; their "
                                "buffers are never freed (memory kept until restart).")
                          .Register(own_registry_ ? *own_registry_ : *registry)
-                         .Add({})) {}
+                         .Add({})),
+      stores_quarantined_(prometheus::BuildCounter()
+                              .Name("iowatch_probe_store_quarantined_total")
+                              .Help("Damaged store files (not a database, or corrupt) moved aside "
+                                    "as iowatch.db.corrupt-<time> and replaced by a new store.")
+                              .Register(own_registry_ ? *own_registry_ : *registry)
+                              .Add({})) {}
 
 void ProbeCounters::AddJob(const std::string& job) {
   for (const RunResult result : kResults) {
@@ -63,6 +69,8 @@ void ProbeCounters::CountSkip(const std::string& job, const std::string& reason)
 }
 
 void ProbeCounters::CountStoreError() { store_errors_.Increment(); }
+
+void ProbeCounters::CountStoreQuarantined() { stores_quarantined_.Increment(); }
 
 void ProbeCounters::CountAbandonedIos(uint32_t ios) {
   abandoned_ios_.Increment(static_cast<double>(ios));
@@ -86,5 +94,7 @@ std::map<std::string, uint64_t> ProbeCounters::Skips(const std::string& job) con
 }
 
 uint64_t ProbeCounters::StoreErrors() const { return ValueOf(store_errors_); }
+
+uint64_t ProbeCounters::StoresQuarantined() const { return ValueOf(stores_quarantined_); }
 
 }  // namespace iowatch::daemon

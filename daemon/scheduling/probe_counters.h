@@ -37,10 +37,12 @@ class ProbeCounters {
   void CountSkip(const std::string& job, const std::string& reason);
   void CountStoreError();
   void CountAbandonedIos(uint32_t ios);
+  void CountStoreQuarantined();
 
   RunCounts Runs(const std::string& job) const;
   std::map<std::string, uint64_t> Skips(const std::string& job) const;  // reasons counted > 0
   uint64_t StoreErrors() const;
+  uint64_t StoresQuarantined() const;
 
  private:
   std::unique_ptr<prometheus::Registry> own_registry_;  // when none was given
@@ -48,6 +50,7 @@ class ProbeCounters {
   prometheus::Family<prometheus::Counter>& skips_;
   prometheus::Counter& store_errors_;
   prometheus::Counter& abandoned_ios_;
+  prometheus::Counter& stores_quarantined_;
 };
 
 }  // namespace iowatch::daemon

@@ -130,11 +130,29 @@ bool ProbeRecorder::EnsureStore() {
     return false;
   }
   auto store = probes::Store::OpenInStateDir(options_.state_dir);
+  if (!store && probes::Store::IsDamagedStore(store.error()) && QuarantineStore(store.error())) {
+    store = probes::Store::OpenInStateDir(options_.state_dir);
+  }
   if (!store) {
     SetStoreState(false, store.error().ToString(), false);
     return false;
   }
   store_.emplace(std::move(*store));
+  return true;
+}
+
+bool ProbeRecorder::QuarantineStore(const Error& why) {
+  const auto moved = probes::Store::Quarantine(StorePath(), NowMs() / 1000);
+  if (!moved) {
+    spdlog::error("probe store {} is damaged ({}) and could not be moved aside: {}", StorePath(),
+                  why.ToString(), moved.error().ToString());
+    return false;
+  }
+  counters_->CountStoreQuarantined();
+  spdlog::error(
+      "probe store {} is damaged ({}): moved aside to {} and a new store started; "
+      "its runs and baselines are not in the new one (sqlite3 .recover may save them)",
+      StorePath(), why.message, moved->string());
   return true;
 }
 
@@ -154,6 +172,8 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
   }
   const auto fail = [&](const Error& error) {
     store_.reset();  // reopened at the next run: the directory may have been replaced
+    // Corruption found while writing: moved aside now, a new store next run.
+    if (probes::Store::IsDamagedStore(error)) QuarantineStore(error);
     SetStoreState(false, error.ToString(), true);
     return Stored{};
   };

@@ -90,6 +90,8 @@ class ProbeRecorder {
   int64_t NowMs() const;
   std::string StorePath() const;
   bool EnsureStore();  // store mutex held
+  // Moves a damaged store aside (Store::Quarantine), logged and counted.
+  bool QuarantineStore(const Error& why);
   // Logs a change of state once; `count` adds a failed run to the errors.
   void SetStoreState(bool up, const std::string& why, bool count);
   Stored StoreRun(const ScheduledJob& job, const RunOutcome& outcome,

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <ctime>
 #include <utility>
 
 #include "probes/store/store_schema.h"
@@ -25,6 +27,31 @@ const std::string& Store::Path() const { return connection_->Path(); }
 
 Result<Store> Store::OpenInStateDir(const std::filesystem::path& state_dir) {
   return Open(state_dir / kFileName);
+}
+
+Result<std::filesystem::path> Store::Quarantine(const std::filesystem::path& path,
+                                                int64_t unix_seconds) {
+  const auto seconds = static_cast<time_t>(unix_seconds);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  const std::filesystem::path moved = path.string() + ".corrupt-" + stamp;
+  if (::rename(path.c_str(), moved.c_str()) != 0) {
+    return ErrnoError(errno, "cannot move the damaged store aside", path.string());
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string from = path.string() + suffix;
+    if (::rename(from.c_str(), (moved.string() + suffix).c_str()) != 0 && errno != ENOENT) {
+      return ErrnoError(errno, "cannot move the damaged store's side file aside", from);
+    }
+  }
+  return moved;
+}
+
+bool Store::IsDamagedStore(const Error& error) {
+  // internal::ToErrorCode maps exactly SQLITE_NOTADB and SQLITE_CORRUPT to kParse.
+  return error.code == ErrorCode::kParse;
 }
 
 Result<Store> Store::OpenReadOnly(const std::filesystem::path& path) {

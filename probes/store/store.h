@@ -76,6 +76,17 @@ class Store {
   static Result<Store> Open(const std::filesystem::path& path);
   // Open(state_dir / kFileName).
   static Result<Store> OpenInStateDir(const std::filesystem::path& state_dir);
+  // Moves a damaged store aside, with its -wal and -shm: to
+  // "<file>.corrupt-<UTC time YYYYmmddTHHMMSSZ>" in the same directory, so the
+  // daemon can start a new one and the old file stays for the operator (and
+  // `sqlite3 .recover`). Returns the new name of the main file. Only for an
+  // error IsDamagedStore says so of: a foreign database or a newer schema is
+  // never moved.
+  static Result<std::filesystem::path> Quarantine(const std::filesystem::path& path,
+                                                  int64_t unix_seconds);
+  // The error says the file is not a database or is corrupt (SQLITE_NOTADB,
+  // SQLITE_CORRUPT), not that it is someone else's or newer.
+  static bool IsDamagedStore(const Error& error);
   // Opens an existing store without writing anything to it: no file is
   // created, no WAL switch, no migration (so it works on a read-only mount
   // and never alters a file that is not an iowatch store). kNotFound when the

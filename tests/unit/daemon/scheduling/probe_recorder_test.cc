@@ -4,6 +4,7 @@
 #include "daemon/scheduling/probe_recorder.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -227,6 +228,61 @@ TEST(ProbeRecorder, AFailingStoreIsCountedAndRecovers) {
   EXPECT_TRUE(s->store_up);
   EXPECT_EQ(s->store_errors_total, 2u);
   EXPECT_EQ(StoredRuns(state), 1u);
+}
+
+// A store that is not a database (a disk error, a torn copy) is moved aside
+// with a timestamp and a new one started: the daemon keeps recording, the old
+// bytes stay for the operator. A foreign database is never moved.
+TEST(ProbeRecorder, ADamagedStoreIsMovedAsideAndANewOneStarted) {
+  TempDir tmp;
+  const fs::path state = tmp.path() / "state";
+  fs::create_directories(state);
+  const std::string garbage(8192, 'x');
+  std::ofstream(state / "iowatch.db") << garbage;
+  ProbeCounters counters;
+  ProbeRecorderOptions options = Options(state);
+  options.counters = &counters;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(options, {"rr"});
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+  EXPECT_TRUE(recorder.Snapshot()->store_up);
+  EXPECT_EQ(counters.StoresQuarantined(), 1u);
+  EXPECT_EQ(StoredRuns(state), 1u);
+  // wall_ms is 1,700,000,000,000: 2023-11-14 22:13:20 UTC.
+  const fs::path moved = state / "iowatch.db.corrupt-20231114T221320Z";
+  std::ifstream in(moved);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, garbage) << "the damaged file is kept as it was";
+}
+
+TEST(ProbeRecorder, AForeignDatabaseIsRefusedNotMoved) {
+  TempDir tmp;
+  const fs::path state = tmp.path() / "state";
+  fs::create_directories(state);
+  const fs::path db = state / "iowatch.db";
+  sqlite3* foreign = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &foreign), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(foreign, "CREATE TABLE theirs(x); INSERT INTO theirs VALUES (1);", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(foreign);
+  const auto bytes = [&db] {
+    std::ifstream in(db, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes();
+  ProbeCounters counters;
+  ProbeRecorderOptions options = Options(state);
+  options.counters = &counters;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(options, {"rr"});
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+  EXPECT_FALSE(recorder.Snapshot()->store_up);
+  EXPECT_EQ(counters.StoresQuarantined(), 0u);
+  EXPECT_EQ(bytes(), before) << "refused untouched";
+  for (const auto& entry : fs::directory_iterator(state)) {
+    EXPECT_EQ(entry.path().filename().string().find("corrupt"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -358,5 +358,39 @@ TEST(StoreRuns, RunsForBaselineTakeTheFirstOrLastOkRunsOldestFirst) {
   EXPECT_EQ(starts(*few), (std::vector<int64_t>{500}));
 }
 
+TEST(StoreQuarantine, MovesTheFileAndItsSideFilesAsideWithAUtcStamp) {
+  ScratchDir dir;
+  const std::filesystem::path db = dir.Path() / "iowatch.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::ofstream(db.string() + suffix) << "bytes" << suffix;
+  }
+  const auto moved = Store::Quarantine(db, 1'700'000'000);
+  ASSERT_TRUE(moved.has_value()) << moved.error().ToString();
+  EXPECT_EQ(moved->filename(), "iowatch.db.corrupt-20231114T221320Z");
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    EXPECT_FALSE(std::filesystem::exists(db.string() + suffix)) << suffix;
+    std::ifstream in(moved->string() + suffix);
+    std::string text;
+    std::getline(in, text);
+    EXPECT_EQ(text, std::string("bytes") + suffix);
+  }
+  EXPECT_FALSE(Store::Quarantine(db, 1'700'000'001).has_value()) << "nothing left to move";
+}
+
+TEST(StoreQuarantine, OnlyDamageCountsNotForeignOrNewerFiles) {
+  ScratchDir dir;
+  const std::filesystem::path db = dir.Path() / "iowatch.db";
+  std::ofstream(db) << std::string(4096, 'x');
+  const auto garbage = Store::Open(db);
+  ASSERT_FALSE(garbage.has_value());
+  EXPECT_TRUE(Store::IsDamagedStore(garbage.error())) << garbage.error().ToString();
+  const std::filesystem::path theirs = dir.Path() / "theirs.db";
+  std::ofstream{theirs};  // an empty file is an empty SQLite database
+  Exec(theirs, "CREATE TABLE t(x)");
+  const auto refused = Store::Open(theirs);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_FALSE(Store::IsDamagedStore(refused.error())) << refused.error().ToString();
+}
+
 }  // namespace
 }  // namespace iowatch::probes
