@@ -14,6 +14,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How long the event loop waits for a probe target's device (a stat() takes
+// microseconds; one on a hung filesystem never returns).
+constexpr std::chrono::milliseconds kMaxDeviceLookupWait{100};
+
 Clock::time_point MonotonicTimePoint(double seconds) {
   return Clock::time_point(
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
@@ -53,15 +57,22 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
         scheduler_->OnFinished(id, std::move(outcome));
         boost::asio::post(io_, [this] { Tick(); });
       },
-      policy, SchedulerPolicyFrom(config.probes).max_concurrent);
+      ThreadJobExecutor::Options{.policy = policy,
+                                 .workers = SchedulerPolicyFrom(config.probes).max_concurrent});
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;
   deps.seed = std::random_device{}();
   deps.busy = &busy_;
   deps.executor = executor_.get();
   deps.counters = &counters_;
-  deps.resolve_device = [sysfs = FileTree(config.sysfs)](const probes::JobSpec& spec) {
-    return ResolveProbeDevice(spec, sysfs);
+  // Off the event loop: a stat() on a hung filesystem would stop it.
+  resolver_ = std::make_unique<AsyncDeviceResolver>(
+      [sysfs = FileTree(config.sysfs)](const probes::JobSpec& spec) {
+        return ResolveProbeDevice(spec, sysfs);
+      },
+      kMaxDeviceLookupWait);
+  deps.resolve_device = [resolver = resolver_.get()](const probes::JobSpec& spec) {
+    return resolver->Resolve(spec);
   };
   deps.on_outcome = [this](const ScheduledJob& job, const RunOutcome& outcome) {
     recorder_->Record(job, outcome);

@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/scheduling/async_device_resolver.h"
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_executor.h"
@@ -63,6 +64,7 @@ class ProbeService {
   DeviceBusyTracker busy_;
   ProbeCounters counters_;
   std::unique_ptr<ProbeRecorder> recorder_;
+  std::unique_ptr<AsyncDeviceResolver> resolver_;  // before the scheduler that calls it
   std::unique_ptr<ProbeScheduler> scheduler_;
   // Last: destroyed (its worker joined) before what the worker uses.
   std::unique_ptr<ThreadJobExecutor> executor_;

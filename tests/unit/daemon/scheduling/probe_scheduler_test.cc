@@ -395,6 +395,45 @@ TEST(ProbeScheduler, TimeoutFreesTheDevice) {
   EXPECT_FALSE(h.scheduler->OnFinished(0, RunOutcome::Of(RunResult::kOk)));
 }
 
+// Adversarial review finding 18: a first fill of a large file counted against
+// the run's timeout, so the run was written off while it filled. Preparing is
+// timed apart: while it goes on, the fill may take until the file is written
+// at 4 MiB/s; once done, its duration moves the write-off by as much.
+TEST(ProbeScheduler, PreparingTheTargetIsNotCountedAgainstTheTimeout) {
+  Harness h;
+  h.device_of = {{"a", kSda}};
+  ScheduledJob job = MakeJob("a", 900, 0, 10);
+  job.spec.size = uint64_t{400} << 20;  // 100 s at 4 MiB/s
+  h.Make({job}, Policy());
+  h.TickAt(0);
+  const ProbeRun run = h.executor.runs.at(0);
+  run.cancel->Preparing();
+  EXPECT_EQ(h.TickAt(14), 115) << "timeout 10 + grace 5 + the fill allowance 100";
+  h.TickAt(60);
+  EXPECT_FALSE(run.cancel->cancelled()) << "still filling, within its allowance";
+  run.cancel->Prepared(70);  // the fill took 70 s
+  EXPECT_EQ(h.TickAt(84.9), 85);
+  EXPECT_FALSE(run.cancel->cancelled());
+  h.TickAt(85);
+  EXPECT_TRUE(run.cancel->cancelled()) << "10 s of I/O + 5 s of grace after the fill";
+  EXPECT_EQ(h.Job("a").last_error, "timed out: no result within 85 s");
+}
+
+TEST(ProbeScheduler, AFillSlowerThanItsAllowanceIsWrittenOff) {
+  Harness h;
+  h.device_of = {{"a", kSda}};
+  ScheduledJob job = MakeJob("a", 900, 0, 10);
+  job.spec.size = uint64_t{40} << 20;  // 10 s at 4 MiB/s
+  h.Make({job}, Policy());
+  h.TickAt(0);
+  const ProbeRun run = h.executor.runs.at(0);
+  run.cancel->Preparing();
+  h.TickAt(24.9);
+  EXPECT_FALSE(run.cancel->cancelled());
+  h.TickAt(25);
+  EXPECT_TRUE(run.cancel->cancelled());
+}
+
 // Adversarial review finding 20: the partial result of a hung run always
 // arrived after the write-off and was dropped, so the store never held the
 // run that showed the hang. It is passed on, counted no second time.
