@@ -95,12 +95,15 @@ class Results:
 
 
 class Daemon:
-    def __init__(self, binary, config=None, procfs=None, sysfs=None, extra=(), wrapper=()):
-        """wrapper: a command the daemon runs under (e.g. strace and its options)."""
+    def __init__(self, binary, config=None, procfs=None, sysfs=None, extra=(), wrapper=(),
+                 state_dir=None):
+        """wrapper: a command the daemon runs under (e.g. strace and its options);
+        state_dir: default <its temp dir>/state."""
         self.binary, self.config, self.extra = os.path.abspath(binary), config, list(extra)
         self.wrapper = list(wrapper)
         self.procfs, self.sysfs = procfs, sysfs
         self.dir = tempfile.mkdtemp(prefix="iowatch-e2e-")
+        self.state_dir = state_dir or os.path.join(self.dir, "state")
         self.config_file = os.path.join(self.dir, "iowatch.yaml")
         self.proc, self.port = None, None
 
@@ -123,7 +126,7 @@ class Daemon:
         for attempt in range(5):  # another process may take the free port before we bind it
             self.port = free_port()
             argv = [*self.wrapper, self.binary, "serve", f"--web.listen-address=127.0.0.1:{self.port}",
-                    f"--state.dir={self.dir}/state"]
+                    f"--state.dir={self.state_dir}"]
             if self.config is not None:
                 self.write_config(self.config)
                 argv.append(f"--config.file={self.config_file}")
