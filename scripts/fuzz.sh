@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz, clang-19 with ASan and UBSan) and
-# runs each for SECONDS (default 10). Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR]
+# runs each for SECONDS (default 10), JOBS targets at a time (default 1).
+# Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR] [JOBS]
 # The corpus of each target grows in BUILD_DIR/fuzz-corpus/<target>, seeded
 # from tests/fuzz/seeds and from the fixtures and reference outputs; a crash
 # leaves its input in BUILD_DIR/fuzz-artifacts/ and makes the script fail
@@ -10,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
 dir=${2:-build-fuzz}
+jobs=${3:-1}
 scripts/install-deps.sh clang-19 libclang-rt-19-dev
 export CC=clang-19 CXX=clang++-19
 targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_sysfs fuzz_config fuzz_job_options
@@ -36,17 +38,26 @@ done
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$dir/fuzz-artifacts"
 failed=0
-printf '%-20s %10s %8s %8s %8s\n' target execs/s corpus edges features
-for t in "${targets[@]}"; do
-  dict=()
+run_one() {  # run_one TARGET: fuzzes it, leaves its log; fails on a finding
+  local t=$1 dict=() status=0
   case $t in
     fuzz_config) dict=(-dict=tests/fuzz/config.dict) ;;
     fuzz_baseline_json) dict=(-dict=tests/fuzz/json.dict) ;;
   esac
-  log="$dir/fuzz-artifacts/$t.log"
-  if ! "$dir/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
+  "$dir/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 -max_len=65536 \
     -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$dir/fuzz-artifacts/$t-" "${dict[@]}" \
-    "$dir/fuzz-corpus/$t" > "$log" 2>&1; then
+    "$dir/fuzz-corpus/$t" > "$dir/fuzz-artifacts/$t.log" 2>&1 || status=$?
+  echo "$status" > "$dir/fuzz-artifacts/$t.status"
+}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  run_one "$t" &
+done
+wait
+printf '%-20s %10s %8s %8s %8s\n' target execs/s corpus edges features
+for t in "${targets[@]}"; do
+  log="$dir/fuzz-artifacts/$t.log"
+  if [ "$(cat "$dir/fuzz-artifacts/$t.status")" != 0 ]; then
     echo "$t: FAILED, see $log and $dir/fuzz-artifacts/" >&2
     tail -30 "$log" >&2
     failed=1
