@@ -13,6 +13,7 @@
 #include <cstring>
 #include <expected>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace iowatch {
@@ -53,12 +54,16 @@ inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std
   return std::unexpected<Error>(Error{code, std::move(message), std::move(path), line, 0, column});
 }
 
+// strerror's text, thread-safely (strerror may share a buffer between threads:
+// clang-tidy's concurrency-mt-unsafe).
+inline std::string ErrnoText(int err) { return std::generic_category().message(err); }
+
 // Maps an errno to an Error in one place, so ENOENT is always kNotFound.
 inline std::unexpected<Error> ErrnoError(int err, std::string what, std::string path) {
   const ErrorCode code =
       err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound : ErrorCode::kIo;
   return std::unexpected<Error>(
-      Error{code, fmt::format("{}: {}", what, std::strerror(err)), std::move(path), 0, err, 0});
+      Error{code, fmt::format("{}: {}", what, ErrnoText(err)), std::move(path), 0, err, 0});
 }
 
 }  // namespace iowatch

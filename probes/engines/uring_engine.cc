@@ -140,7 +140,7 @@ void UringEngine::RegisterFile() {
       {"registerfiles",
        fmt::format("registering the file{} failed: {}; using the plain descriptor",
                    options_.registerfiles ? "" : " (sqthread_poll implies registerfiles)",
-                   std::strerror(-ret))});
+                   ErrnoText(-ret))});
 }
 
 // fio fails the job here too ("io_queue_init: Cannot allocate memory");
@@ -174,7 +174,7 @@ void UringEngine::RegisterBuffers() {
         bytes, limit.rlim_cur);
   } else {
     reason = fmt::format("registering {} buffers failed: {}; using unregistered buffers",
-                         buffers_.size(), std::strerror(-ret));
+                         buffers_.size(), ErrnoText(-ret));
   }
   fallbacks_.push_back({"fixedbufs", std::move(reason)});
 }

@@ -210,7 +210,7 @@ std::unexpected<Error> Connection::Fail(int rc, std::string_view what) const {
   std::string text = fmt::format("{}: {} ({}", what, message, SqliteCodeName(rc));
   const int primary = rc & 0xff;
   if (os_errno != 0 && (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN)) {
-    text += fmt::format(", {}", std::strerror(os_errno));
+    text += fmt::format(", {}", ErrnoText(os_errno));
   }
   text += ')';
   return std::unexpected<Error>(Error{ToErrorCode(rc), std::move(text), path_, 0, os_errno, 0});
