@@ -375,6 +375,19 @@ TEST(StoreBaselinesJson, SyntaxErrorsPointAtTheByte) {
   for (const auto& [json, want] : cases) EXPECT_EQ(ImportError(json), want) << json;
 }
 
+// fuzz_baseline_json's finding: nlohmann's message quotes the input after
+// "; last read:", so a string holding the words of another error was taken
+// for it, and an unterminated string at the end of the input read one byte
+// past it (ASan: heap-buffer-overflow).
+TEST(StoreBaselinesJson, ErrorWordsInsideTheInputAreNotTakenForTheError) {
+  const std::string found = "{\n  \"icontrol characterowaVV\xda";
+  const std::string error = ImportError(found);
+  EXPECT_EQ(error.find("control character"), std::string::npos) << error;
+  EXPECT_EQ(error.rfind("golden.json:2:", 0), 0u) << error;
+  const std::string quoted = ImportError("[\"missing closing quote \x01\"]");
+  EXPECT_NE(quoted.find("control character 0x01"), std::string::npos) << quoted;
+}
+
 TEST(StoreBaselinesJson, ATenMegabyteExportImports) {
   std::vector<StoredBaseline> many(3500);
   for (size_t i = 0; i < many.size(); ++i) {
