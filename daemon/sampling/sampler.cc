@@ -40,6 +40,7 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const F
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->sequence = tick_;
   snapshot->timestamp_seconds = now_seconds;
+  snapshot->monotonic_seconds = Now();
   snapshot->interval_seconds = options_.interval_seconds;
   snapshot->window_seconds = options_.window_seconds;
   snapshot->user_hz = options_.user_hz;

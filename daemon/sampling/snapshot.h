@@ -42,6 +42,11 @@ struct CollectorStatus {
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
+  // The monotonic clock then: a sample's age is measured on it, so that a wall
+  // clock set forward does not make a fresh sample stale (/healthz 503, the
+  // watchdog unfed, systemd restarting the daemon), nor one set back a stale
+  // sample fresh.
+  double monotonic_seconds = 0;
   double interval_seconds = 1;
   double window_seconds = 60;
   double user_hz = 100;                 // /proc/stat ticks per second

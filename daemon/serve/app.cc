@@ -149,7 +149,7 @@ class App {
       if (error || stopping_) return;
       // Pinging from the event loop proves the loop turns; requiring a fresh
       // sample proves the sampler does too. Otherwise systemd restarts us.
-      if (WallUnixSeconds() - snapshot_->timestamp_seconds < 3 * ToSeconds(Interval())) {
+      if (SampleAgeSeconds() < 3 * ToSeconds(Interval())) {
         systemd_.WatchdogPing();
       }
       StartWatchdog();
@@ -237,7 +237,7 @@ class App {
       RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallUnixSeconds(), probe_text);
     }
     std::string self_text;  // iowatch's own: prometheus-cpp's registry and process_*
-    self_.Render(WallUnixSeconds() - snapshot_->timestamp_seconds, self_text);
+    self_.Render(SampleAgeSeconds(), self_text);
     http::Response response;
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     // Streamed: the server asks for the next piece once the previous one is
@@ -253,8 +253,11 @@ class App {
     return response;
   }
 
+  // On the monotonic clock (Snapshot::monotonic_seconds says why).
+  double SampleAgeSeconds() const { return MonotonicSeconds() - snapshot_->monotonic_seconds; }
+
   http::Response Health() {
-    const double age = WallUnixSeconds() - snapshot_->timestamp_seconds;
+    const double age = SampleAgeSeconds();
     const double limit = 3 * ToSeconds(Interval());
     if (age <= limit) return http::Response{200, "text/plain; charset=utf-8", "ok\n", {}, false};
     return http::Response{
