@@ -78,6 +78,32 @@ def exit_on_sigterm():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 
 
+def one_probe_config(job, directory="probes", rw="randread", runtime="300ms", baseline=""):
+    """A config with one small psync probe job every second (4 MiB file, 4k direct I/O).
+
+    baseline: YAML lines for probes.baseline, indented by four spaces, or "".
+    """
+    return f"""\
+probes:
+  enabled: true
+  busy_threshold: 1
+{baseline}  jobs:
+    - name: {job}
+      every: 1s
+      jitter: 0s
+      timeout: 10s
+      options:
+        directory: {directory}
+        size: 4M
+        rw: {rw}
+        bs: 4k
+        ioengine: psync
+        direct: 1
+        runtime: {runtime}
+        time_based: 1
+"""
+
+
 class Results:
     def __init__(self):
         self.passed = self.failed = 0

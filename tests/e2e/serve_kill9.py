@@ -30,27 +30,8 @@ import time
 import daemon
 
 JOB = "e2e-kill9"
-CONFIG = f"""\
-probes:
-  enabled: true
-  busy_threshold: 1
-  baseline:
-    runs: 3
-  jobs:
-    - name: {JOB}
-      every: 1s
-      jitter: 0s
-      timeout: 10s
-      options:
-        directory: probes
-        size: 4M
-        rw: randrw
-        bs: 4k
-        ioengine: psync
-        direct: 1
-        runtime: 200ms
-        time_based: 1
-"""
+CONFIG = daemon.one_probe_config(JOB, rw="randrw", runtime="200ms",
+                                  baseline="  baseline:\n    runs: 3\n")
 
 
 def check_file(db, results, label):

@@ -29,10 +29,7 @@ import daemon
 JOB = "e2e-regress"
 HYSTERESIS = 2
 THROTTLED_IOPS = 40
-CONFIG = f"""\
-probes:
-  enabled: true
-  busy_threshold: 1
+CONFIG = daemon.one_probe_config(JOB, runtime="500ms", baseline=f"""\
   baseline:
     runs: 3
     hysteresis: {HYSTERESIS}
@@ -42,21 +39,7 @@ probes:
     throughput_tolerance: 0.8
     latency_tolerance: 10
     tail_tolerance: 10
-  jobs:
-    - name: {JOB}
-      every: 1s
-      jitter: 0s
-      timeout: 10s
-      options:
-        directory: probes
-        size: 4M
-        rw: randread
-        bs: 4k
-        ioengine: psync
-        direct: 1
-        runtime: 500ms
-        time_based: 1
-"""
+""")
 
 
 def whole_disk(dev):

@@ -29,25 +29,7 @@ JOB = "e2e-readonly"
 
 
 def config(probe_dir):
-    return f"""\
-probes:
-  enabled: true
-  busy_threshold: 1
-  jobs:
-    - name: {JOB}
-      every: 1s
-      jitter: 0s
-      timeout: 10s
-      options:
-        directory: {probe_dir}
-        size: 4M
-        rw: randread
-        bs: 4k
-        ioengine: psync
-        direct: 1
-        runtime: 200ms
-        time_based: 1
-"""
+    return daemon.one_probe_config(JOB, directory=probe_dir, runtime="200ms")
 
 
 def wait(d, predicate, seconds):
