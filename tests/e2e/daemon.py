@@ -214,6 +214,14 @@ class Daemon:
                 return samples
         raise RuntimeError(f"no new sample within {timeout} s")
 
+    def scrape_until(self, predicate, seconds):
+        """Scrapes every 0.2 s until predicate(samples) or `seconds`; (held, last samples)."""
+        samples, deadline = self.scrape(), time.monotonic() + seconds
+        while not predicate(samples) and time.monotonic() < deadline and self.alive():
+            time.sleep(0.2)
+            samples = self.scrape()
+        return predicate(samples), samples
+
     def send(self, sig):
         self.proc.send_signal(sig)
 

@@ -42,14 +42,6 @@ def fill(directory):
     return path
 
 
-def wait(d, predicate, seconds):
-    samples, deadline = d.scrape(), time.monotonic() + seconds
-    while not predicate(samples) and time.monotonic() < deadline and d.alive():
-        time.sleep(0.2)
-        samples = d.scrape()
-    return predicate(samples), samples
-
-
 def main():
     daemon.exit_on_sigterm()
     if len(sys.argv) != 2:
@@ -71,7 +63,7 @@ def main():
         def ok_runs(s):
             return sum(daemon.values(s, "iowatch_probe_runs_total", probe=JOB, result="ok"))
 
-        ok, samples = wait(d, lambda s: ok_runs(s) >= 3, 20)
+        ok, samples = d.scrape_until(lambda s: ok_runs(s) >= 3, 20)
         r.check(ok, "state dir full: probes still run (3 ok runs)", d.stderr()[-3000:])
         r.check(daemon.values(samples, "iowatch_probe_store_up") == [0], "store_up is 0")
         errors = daemon.values(samples, "iowatch_probe_store_errors_total")
@@ -83,11 +75,11 @@ def main():
                 "the store error is logged once, with the path", "\n".join(logged[:5]))
 
         os.remove(filler)
-        ok, samples = wait(d, lambda s: daemon.values(s, "iowatch_probe_store_up") == [1], 15)
+        ok, samples = d.scrape_until(lambda s: daemon.values(s, "iowatch_probe_store_up") == [1], 15)
         r.check(ok, "space returns: store_up goes to 1", d.stderr()[-3000:])
         stopped_at = daemon.values(samples, "iowatch_probe_store_errors_total")
         before = ok_runs(samples)
-        ok, samples = wait(d, lambda s: ok_runs(s) >= before + 2, 15)
+        ok, samples = d.scrape_until(lambda s: ok_runs(s) >= before + 2, 15)
         r.check(ok, "two more ok runs after the recovery")
         r.check(daemon.values(samples, "iowatch_probe_store_errors_total") == stopped_at,
                 "no store error after the recovery")

@@ -32,14 +32,6 @@ def config(probe_dir):
     return daemon.one_probe_config(JOB, directory=probe_dir, runtime="200ms")
 
 
-def wait(d, predicate, seconds):
-    samples, deadline = d.scrape(), time.monotonic() + seconds
-    while not predicate(samples) and time.monotonic() < deadline and d.alive():
-        time.sleep(0.2)
-        samples = d.scrape()
-    return predicate(samples), samples
-
-
 def ok_runs(samples):
     return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=JOB, result="ok"))
 
@@ -75,17 +67,17 @@ def main():
         mounted = True
         d = daemon.Daemon(sys.argv[1], config=config(probe_dir), state_dir=state)
         d.start()
-        ok, samples = wait(d, lambda s: ok_runs(s) >= 3, 20)
+        ok, samples = d.scrape_until(lambda s: ok_runs(s) >= 3, 20)
         r.check(ok and daemon.values(samples, "iowatch_probe_store_up") == [1],
                 "3 runs stored before the fault", d.stderr()[-2000:])
         before_fault = stored(state)[1]
 
         with open(f"/sys/fs/ext4/{os.path.basename(loop)}/trigger_fs_error", "w") as f:
             f.write("1")
-        ok, samples = wait(d, lambda s: daemon.values(s, "iowatch_probe_store_up") == [0], 15)
+        ok, samples = d.scrape_until(lambda s: daemon.values(s, "iowatch_probe_store_up") == [0], 15)
         r.check(ok, "read-only: store_up goes to 0", d.stderr()[-3000:])
         start_ok = ok_runs(samples)
-        ok, samples = wait(d, lambda s: ok_runs(s) >= start_ok + 3, 20)
+        ok, samples = d.scrape_until(lambda s: ok_runs(s) >= start_ok + 3, 20)
         r.check(ok, "read-only: probes still run (3 more ok runs)")
         errors = daemon.values(samples, "iowatch_probe_store_errors_total")
         r.check(errors and errors[0] >= 3, f"read-only: store errors counted per run ({errors})")
@@ -114,7 +106,7 @@ def main():
                 f"integrity {integrity}")
         d = daemon.Daemon(sys.argv[1], config=config(probe_dir), state_dir=state)
         d.start()
-        ok, samples = wait(d, lambda s: ok_runs(s) >= 2 and
+        ok, samples = d.scrape_until(lambda s: ok_runs(s) >= 2 and
                            daemon.values(s, "iowatch_probe_store_up") == [1], 20)
         r.check(ok, "a new daemon stores again", d.stderr()[-2000:])
         d.stop()
