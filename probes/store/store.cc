@@ -18,6 +18,26 @@ namespace iowatch::probes {
 
 using internal::Connection;
 
+namespace {
+
+// Per connection, not stored in the file. busy_timeout first, so that even
+// switching to WAL waits for a writer in another process instead of failing
+// with SQLITE_BUSY. The page cache is bounded well below SQLite's default
+// (2 MiB per connection): the daemon appends runs and reads one job's
+// baseline at a time, and with the default the resident size grew by a MiB
+// over the soak's first half hour as the cache filled.
+Status ApplyConnectionSettings(Connection& connection) {
+  Status set = connection.Exec(fmt::format("PRAGMA busy_timeout = {}", Store::kBusyTimeout.count()),
+                               "setting the busy timeout");
+  if (set) {
+    set = connection.Exec(fmt::format("PRAGMA cache_size = -{}", Store::kPageCacheKiB),
+                          "bounding the page cache");
+  }
+  return set;
+}
+
+}  // namespace
+
 Store::Store(std::unique_ptr<Connection> connection) : connection_(std::move(connection)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
@@ -62,8 +82,7 @@ Result<Store> Store::OpenReadOnly(const std::filesystem::path& path) {
       internal::Connection::Open(file, internal::Connection::Access::kReadOnly);
   if (!opened) return std::unexpected(opened.error());
   auto connection = std::make_unique<internal::Connection>(std::move(*opened));
-  Status set = connection->Exec(fmt::format("PRAGMA busy_timeout = {}", kBusyTimeout.count()),
-                                "setting the busy timeout");
+  Status set = ApplyConnectionSettings(*connection);
   if (set) set = internal::CheckCurrentSchema(*connection, internal::StoreMigrations());
   if (!set) return std::unexpected(set.error());
   return Store(std::move(connection));
@@ -95,10 +114,7 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   // On the heap before any Statement exists: statements keep its address.
   auto connection = std::make_unique<Connection>(std::move(*opened));
 
-  // busy_timeout first, so that even switching to WAL waits for a writer in
-  // another process instead of failing with SQLITE_BUSY.
-  Status set = connection->Exec(fmt::format("PRAGMA busy_timeout = {}", kBusyTimeout.count()),
-                                "setting the busy timeout");
+  Status set = ApplyConnectionSettings(*connection);
   if (set) set = connection->Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
   // Before WAL mode (which is written into the file) or any migration.
   if (set) set = internal::CheckOwnSchema(*connection, internal::StoreMigrations());
@@ -134,6 +150,16 @@ Result<int64_t> Store::PruneRunsBefore(int64_t unix_ms) {
   prune->Bind(1, unix_ms);
   if (Status done = prune->Run(); !done) return std::unexpected(done.error());
   return connection_->Changes();
+}
+
+Result<std::optional<int64_t>> Store::NewestRunStartMs() const {
+  Result<internal::Statement> newest =
+      connection_->Prepare("SELECT MAX(start_unix_ms) FROM runs", "finding the newest run");
+  if (!newest) return std::unexpected(newest.error());
+  Result<bool> row = newest->Step();
+  if (!row) return std::unexpected(row.error());
+  if (!*row || newest->IsNull(0)) return std::optional<int64_t>();
+  return std::optional<int64_t>(newest->Int(0));
 }
 
 }  // namespace iowatch::probes

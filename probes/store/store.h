@@ -70,6 +70,8 @@ class Store {
  public:
   static constexpr std::string_view kFileName = "iowatch.db";
   static constexpr std::chrono::milliseconds kBusyTimeout{5000};
+  // SQLite's page cache per connection (PRAGMA cache_size), in KiB.
+  static constexpr int kPageCacheKiB = 512;
 
   // Opens (creating, mode 0600) the database at `path` and brings its schema
   // up to date.
@@ -123,6 +125,8 @@ class Store {
   // metrics) except those a baseline was built from, which are kept as long
   // as the baseline is; returns how many runs were deleted.
   Result<int64_t> PruneRunsBefore(int64_t unix_ms);
+  // The latest start_unix_ms of any stored run; nullopt when there is none.
+  Result<std::optional<int64_t>> NewestRunStartMs() const;
 
   // --- Baselines (store_baselines.cc) -----------------------------------
 
