@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <system_error>
 
 #include "collectors/block_devices.h"
@@ -17,6 +18,8 @@ namespace iowatch::daemon {
 namespace {
 
 constexpr int64_t kPruneEveryMs = 24LL * 3600 * 1000;
+// Beyond this, a warning says that pruning does not follow the wall clock.
+constexpr int64_t kClockDisagreementMs = 3600LL * 1000;
 
 std::string KernelRelease() {
   struct utsname u {};
@@ -94,6 +97,31 @@ int64_t ProbeRecorder::NowMs() const {
       .count();
 }
 
+int64_t ProbeRecorder::SteadyMs() const {
+  if (options_.steady_ms) return options_.steady_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Status ProbeRecorder::PruneIfDue() {
+  const int64_t now_ms = retention_clock_->Now(SteadyMs());
+  if (last_prune_ms_ != 0 && now_ms - last_prune_ms_ < kPruneEveryMs) return {};
+  const int64_t wall_ms = NowMs();
+  if (std::abs(wall_ms - now_ms) > kClockDisagreementMs) {
+    spdlog::warn(
+        "probe store: the wall clock reads {} s {} the retention's clock (the time the store "
+        "was opened, capped at its newest run, plus the monotonic time since); pruning "
+        "follows the retention's clock",
+        std::abs(wall_ms - now_ms) / 1000, wall_ms > now_ms ? "ahead of" : "behind");
+  }
+  auto pruned = store_->PruneRunsBefore(now_ms - options_.retention.count());
+  if (!pruned) return std::unexpected(pruned.error());
+  if (*pruned > 0) spdlog::info("probe store: pruned {} runs older than the retention", *pruned);
+  last_prune_ms_ = now_ms;
+  return {};
+}
+
 std::shared_ptr<const ProbeSnapshot> ProbeRecorder::Snapshot() const {
   std::lock_guard lock(state_mutex_);
   return snapshot_;
@@ -137,6 +165,14 @@ bool ProbeRecorder::EnsureStore() {
     SetStoreState(false, store.error().ToString(), false);
     return false;
   }
+  // A store whose newest run cannot be read is not usable either.
+  auto newest = store->NewestRunStartMs();
+  if (!newest) {
+    SetStoreState(false, newest.error().ToString(), false);
+    return false;
+  }
+  retention_clock_.emplace(NowMs(), SteadyMs(), *newest);
+  last_prune_ms_ = 0;
   store_.emplace(std::move(*store));
   return true;
 }
@@ -219,13 +255,7 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
     stored.baseline = std::move(*baseline);
     stored.looked_up = true;
   }
-  const int64_t now_ms = NowMs();
-  if (now_ms - last_prune_ms_ >= kPruneEveryMs) {
-    auto pruned = store_->PruneRunsBefore(now_ms - options_.retention.count());
-    if (!pruned) return fail(pruned.error());
-    if (*pruned > 0) spdlog::info("probe store: pruned {} runs older than the retention", *pruned);
-    last_prune_ms_ = now_ms;
-  }
+  if (Status pruned = PruneIfDue(); !pruned) return fail(pruned.error());
   SetStoreState(true, "", false);
   return stored;
 }

@@ -40,6 +40,7 @@
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
+#include "daemon/scheduling/retention_clock.h"
 #include "probes/baseline/baseline.h"
 #include "probes/stats/latency_histogram.h"
 #include "probes/store/store.h"
@@ -52,6 +53,7 @@ struct ProbeRecorderOptions {
   std::chrono::milliseconds retention{90LL * 24 * 3600 * 1000};
   std::filesystem::path sysfs = "/sys";  // for the target device's model
   std::function<int64_t()> wall_ms;      // now, ms since the epoch; system_clock when empty
+  std::function<int64_t()> steady_ms;    // a monotonic clock in ms; steady_clock when empty
   // Where failed stores are counted (serve's registry); null: counters of
   // the recorder's own. Must outlive the recorder.
   ProbeCounters* counters = nullptr;
@@ -88,6 +90,10 @@ class ProbeRecorder {
   };
 
   int64_t NowMs() const;
+  int64_t SteadyMs() const;
+  // Once a day by the retention clock: deletes the runs older than the
+  // retention (store mutex held).
+  Status PruneIfDue();
   std::string StorePath() const;
   bool EnsureStore();  // store mutex held
   // Moves a damaged store aside (Store::Quarantine), logged and counted.
@@ -105,9 +111,10 @@ class ProbeRecorder {
   ProbeCounters* counters_;
   const std::string kernel_;
 
-  std::mutex store_mutex_;  // store_, last_prune_ms_
+  std::mutex store_mutex_;  // store_, retention_clock_, last_prune_ms_
   std::optional<probes::Store> store_;
-  int64_t last_prune_ms_ = 0;
+  std::optional<RetentionClock> retention_clock_;  // anchored when store_ opens
+  int64_t last_prune_ms_ = 0;                      // by retention_clock_
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

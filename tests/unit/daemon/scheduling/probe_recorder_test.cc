@@ -285,5 +285,55 @@ TEST(ProbeRecorder, AForeignDatabaseIsRefusedNotMoved) {
   }
 }
 
+// The wall clock set a year forwards (retention 30 days): no run may be
+// pruned for it, whether the jump happens while the daemon runs or before
+// it starts; pruning follows the monotonic time that really passed.
+struct Clocks {
+  int64_t wall = 1'700'000'000'000;
+  int64_t steady = 0;
+};
+constexpr int64_t kDay = 24LL * 3600 * 1000;
+
+ProbeRecorderOptions ClockedOptions(const fs::path& dir, Clocks& clocks) {
+  // No baseline is learned from these few runs: it would keep its runs.
+  ProbeRecorderOptions o = Options(dir, 10);
+  o.wall_ms = [&clocks] { return clocks.wall; };
+  o.steady_ms = [&clocks] { return clocks.steady; };
+  o.retention = milliseconds(30 * kDay);
+  return o;
+}
+
+TEST(ProbeRecorder, AWallClockSetAYearForwardsPrunesNothing) {
+  TempDir tmp;
+  Clocks clocks;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(ClockedOptions(tmp.path(), clocks), {"rr"});
+  const int64_t before = clocks.wall;
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, before));
+  clocks.wall += 365 * kDay;
+  clocks.steady += 2 * kDay;  // a prune is due
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, clocks.wall));
+  EXPECT_EQ(StoredRuns(tmp.path()), 2u) << "the run from before the jump is kept";
+  // 31 days later by the monotonic clock the first run is past the retention.
+  clocks.steady += 31 * kDay;
+  clocks.wall += 31 * kDay;
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, clocks.wall));
+  EXPECT_EQ(StoredRuns(tmp.path()), 2u) << "pruned once a month had really passed";
+}
+
+TEST(ProbeRecorder, ADaemonStartedWithTheClockAYearAheadPrunesNothing) {
+  TempDir tmp;
+  Clocks clocks;
+  const ScheduledJob job = Job("rr");
+  {
+    ProbeRecorder recorder(ClockedOptions(tmp.path(), clocks), {"rr"});
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100, clocks.wall));
+  }
+  clocks.wall += 365 * kDay;
+  ProbeRecorder restarted(ClockedOptions(tmp.path(), clocks), {"rr"});
+  restarted.Record(job, Outcome(job, RunResult::kOk, 100, clocks.wall));
+  EXPECT_EQ(StoredRuns(tmp.path()), 2u);
+}
+
 }  // namespace
 }  // namespace iowatch::daemon
