@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""The device under a probe returns EIO, then recovers (root).
+
+A real EIO, not a simulated one: the probe directory is on ext4 on a loop
+device with direct I/O (losetup --direct-io=on). Once the daemon has stored
+a few runs, the loop's backing file is truncated at the probe file's first
+data block (filefrag), so every read of the probe file's blocks fails in
+the block layer: the kernel logs "I/O error, dev loopN, sector S op
+0x0:(READ)" and the read returns EIO. Checked:
+1. during the fault: runs end as errors (iowatch_probe_runs_total
+   {result="error"}), each stored with errno 5, the path and "Input/output
+   error"; the daemon keeps serving /metrics and /healthz;
+2. the backing file restored to its size (the blocks read back as zeros):
+   ok runs resume without a restart; SIGTERM exits 0.
+Everything is unmounted, detached and removed at the end.
+
+Usage: serve_device_eio.py IOWATCH_BINARY
+"""
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+import daemon
+
+JOB = "e2e-eio"
+IMAGE_BYTES = 32 << 20
+
+
+def runs(samples, result):
+    return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=JOB, result=result))
+
+
+def first_data_byte(path):
+    """The byte offset on the device of the file's first extent (filefrag -e)."""
+    out = subprocess.run(["filefrag", "-e", "-b4096", path], check=True, capture_output=True,
+                         text=True).stdout
+    starts = [int(m.group(1)) for m in
+              re.finditer(r"^\s*\d+:\s+\d+\.\.\s*\d+:\s+(\d+)\.\.", out, re.MULTILINE)]
+    return min(starts) * 4096 if starts else None
+
+
+def stored_errors(state):
+    con = sqlite3.connect(f"file:{state}/iowatch.db?mode=ro", uri=True, timeout=10)
+    try:
+        return con.execute("SELECT io_error_errno, io_error_path, error FROM runs "
+                           "WHERE result = 'error'").fetchall()
+    finally:
+        con.close()
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    daemon.require_root("a loop device and a mount")
+    work = tempfile.mkdtemp(prefix="iowatch-e2e-eio-", dir="/var/tmp")
+    image, mnt, state = (os.path.join(work, n) for n in ("disk.img", "mnt", "state"))
+    os.makedirs(mnt)
+    os.makedirs(state)
+    loop, mounted, d = None, False, None
+    r = daemon.Results()
+    try:
+        with open(image, "wb") as f:
+            f.truncate(IMAGE_BYTES)
+        subprocess.run(["mkfs.ext4", "-q", image], check=True)
+        loop = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", image], check=True,
+                              capture_output=True, text=True).stdout.strip()
+        subprocess.run(["mount", loop, mnt], check=True)
+        mounted = True
+        probe_dir = os.path.join(mnt, "probes")
+        os.makedirs(probe_dir)
+        d = daemon.Daemon(sys.argv[1], config=daemon.one_probe_config(JOB, directory=probe_dir),
+                          state_dir=state)
+        d.start()
+        ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= 2, 20)
+        r.check(ok, "2 ok runs before the fault", d.stderr()[-2000:])
+        files = [os.path.join(probe_dir, n) for n in os.listdir(probe_dir)
+                 if not n.startswith(".")]
+        cut = first_data_byte(files[0]) if len(files) == 1 else None
+        if not r.check(cut is not None and 0 < cut < IMAGE_BYTES,
+                       f"the probe file's first block is at byte {cut} of the device",
+                       str(files)):
+            return r.finish()
+
+        os.truncate(image, cut)
+        errors_before = runs(samples, "error")
+        ok, samples = d.scrape_until(lambda s: runs(s, "error") >= errors_before + 2, 20)
+        r.check(ok, "EIO: runs end as errors", d.stderr()[-3000:])
+        rows = stored_errors(state)
+        r.check(rows and all(row[0] == 5 for row in rows) and
+                all("Input/output error" in row[2] for row in rows) and files[0] in rows[0][1],
+                f"EIO: {len(rows)} error runs stored with errno 5, the path and the message",
+                str(rows[:3]))
+        kernel = [l for l in subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+                  .splitlines() if f"dev {os.path.basename(loop)}," in l and "I/O error" in l]
+        print(f"     kernel: {kernel[-1].strip() if kernel else '(dmesg not readable)'}")
+        print(f"     stored: {rows[0] if rows else None}")
+        r.check(d.get("/healthz")[0] == 200 and
+                daemon.values(samples, "iowatch_iostat_utilization_ratio"),
+                "EIO: /healthz answers and the iostat series are served")
+
+        os.truncate(image, IMAGE_BYTES)
+        ok_before = runs(samples, "ok")
+        ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= ok_before + 2, 20)
+        r.check(ok, "recovered: ok runs resume without a restart", d.stderr()[-2000:])
+        code, seconds = d.stop()
+        r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
+    finally:
+        if d is not None:
+            d.close()
+        if mounted:
+            if subprocess.run(["umount", mnt], check=False).returncode != 0:
+                subprocess.run(["umount", "-l", mnt], check=False)
+        if loop:
+            subprocess.run(["losetup", "-d", loop], check=False)
+        subprocess.run(["rm", "-rf", work], check=False)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
