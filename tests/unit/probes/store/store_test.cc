@@ -3,7 +3,10 @@
 #include "probes/store/store.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -167,6 +170,55 @@ TEST(StoreOpen, ReadOnlyOpensWriteNothing) {
   EXPECT_EQ(empty.error().ToString(),
             (dir.Path() / "empty.db").string() + ": holds no iowatch data yet");
   EXPECT_EQ(std::filesystem::file_size(dir.Path() / "empty.db"), 0u);
+}
+
+// SIGKILL in the middle of a migration (a slow one: 20 million rows, so
+// the kill lands inside its transaction with pages already spilled to the
+// file): the next open rolls the hot journal back, the version and schema
+// are the previous ones, and the migration then runs to the end.
+TEST(StoreMigrate, AKillInsideAMigrationLeavesThePreviousVersionAndTheNextRunMigrates) {
+  ScratchDir dir;
+  std::ofstream(dir.Db()).close();
+  const internal::Migration v1[] = {{1, "CREATE TABLE a (x INTEGER); INSERT INTO a VALUES (7)"}};
+  {
+    Result<internal::Connection> db = internal::Connection::Open(dir.Db().string());
+    ASSERT_TRUE(db && internal::Migrate(*db, v1));
+  }
+  const internal::Migration slow[] = {
+      v1[0],
+      {2,
+       "CREATE TABLE b (y INTEGER); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+       "FROM c WHERE i < 20000000) INSERT INTO b SELECT i FROM c"}};
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Result<internal::Connection> db = internal::Connection::Open(dir.Db().string());
+    ::_exit(db && internal::Migrate(*db, slow) ? 0 : 1);
+  }
+  // Wait until the transaction has written to its rollback journal.
+  const std::filesystem::path journal = dir.Db().string() + "-journal";
+  std::error_code ec;
+  bool inside = false;
+  for (int i = 0; i < 2000 && !inside; ++i) {
+    inside = std::filesystem::file_size(journal, ec) > 0 && !ec &&
+             std::filesystem::file_size(dir.Db(), ec) > 64 * 1024;
+    if (!inside) ::usleep(5000);
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(inside) << "the migration never got under way";
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the migration finished before the kill";
+
+  Result<internal::Connection> db = internal::Connection::Open(dir.Db().string());
+  ASSERT_TRUE(db) << db.error().ToString();
+  EXPECT_EQ(*db->QueryText("PRAGMA integrity_check", "test"), "ok");
+  EXPECT_EQ(*db->QueryInt("PRAGMA user_version", "test"), 1);
+  EXPECT_EQ(*db->QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'b'", "test"), 0);
+  EXPECT_EQ(*db->QueryInt("SELECT x FROM a", "test"), 7);
+  const internal::Migration fast[] = {v1[0], {2, "CREATE TABLE b (y INTEGER)"}};
+  ASSERT_TRUE(internal::Migrate(*db, fast));
+  EXPECT_EQ(*db->QueryInt("PRAGMA user_version", "test"), 2);
 }
 
 TEST(StoreMigrate, AppliesInOrderAndAFailingMigrationLeavesThePreviousVersion) {
