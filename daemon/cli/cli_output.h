@@ -1,9 +1,12 @@
 // How CLI subcommands write: whole chunks to stdout, flushed at once (a report
 // is never left half-printed in a pipe), and errors as one line
-// "iowatch <command>: <file:line: message>" with exit status 2.
+// "iowatch <command>: <file:line: message>" with exit status 2. A failed
+// write to stdout (a full disk, a closed pipe with SIGPIPE ignored) is such an
+// error: a report that did not reach its file must not exit 0.
 // Thread-safety: main thread only.
 #pragma once
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 
@@ -11,13 +14,17 @@
 
 namespace iowatch::daemon {
 
-inline void WriteStdout(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
+inline Status WriteStdout(const std::string& text) {
+  const size_t written = std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0 || written != text.size()) {
+    return ErrnoError(errno, "cannot write the report", "standard output");
+  }
+  return {};
 }
 
 inline int ReportError(const char* command, const Error& error) {
-  std::fprintf(stderr, "iowatch %s: %s\n", command, error.ToString().c_str());
+  // Nothing is left to tell if stderr fails too: the exit status still says it.
+  (void)std::fprintf(stderr, "iowatch %s: %s\n", command, error.ToString().c_str());
   return 2;
 }
 

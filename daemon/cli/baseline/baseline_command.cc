@@ -66,13 +66,14 @@ Status WriteWholeFile(const std::string& path, std::string_view text) {
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return WriteTo(path, text);
   const std::string temporary = path + ".tmp";
+  // The clean-ups' own failures would hide the error that matters.
   if (Status written = WriteTo(temporary, text); !written) {
-    std::remove(temporary.c_str());
+    (void)std::remove(temporary.c_str());
     return written;
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const int err = errno;
-    std::remove(temporary.c_str());
+    (void)std::remove(temporary.c_str());
     return ErrnoError(err, "cannot rename " + temporary + " to", path);
   }
   return {};
@@ -305,7 +306,10 @@ int RunBaseline(const BaselineArgs& args) {
     const std::string command = fmt::format("baseline {}", BaselineActionName(args.action));
     return ReportError(command.c_str(), done.error());
   }
-  WriteStdout(out);
+  if (Status w = WriteStdout(out); !w) {
+    return ReportError(fmt::format("baseline {}", BaselineActionName(args.action)).c_str(),
+                       w.error());
+  }
   return 0;
 }
 

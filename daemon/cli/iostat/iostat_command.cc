@@ -14,7 +14,7 @@ namespace {
 
 void WarnSkippedLines(const IostatSample& sample) {
   for (const Error& e : sample.disks.diskstats.skipped) {
-    std::fprintf(stderr, "iowatch iostat: %s (line skipped)\n", e.ToString().c_str());
+    (void)std::fprintf(stderr, "iowatch iostat: %s (line skipped)\n", e.ToString().c_str());
   }
 }
 
@@ -33,7 +33,9 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
   auto first = ReadIostatSample(procfs, sysfs);
   if (!first) return ReportError("iostat", first.error());
   WarnSkippedLines(*first);
-  WriteStdout(session.Start(std::move(*first)));
+  if (Status w = WriteStdout(session.Start(std::move(*first))); !w) {
+    return ReportError("iostat", w.error());
+  }
   if (opts->interval_s) {
     const bool skipped_first = opts->skip_since_boot;
     IntervalSleeper sleeper{std::chrono::seconds(*opts->interval_s)};
@@ -41,13 +43,15 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
       if (!sleeper.SleepUntilNext()) break;
       auto sample = ReadIostatSample(procfs, sysfs, session.previous());
       if (!sample) {
-        WriteStdout(session.Finish());
+        (void)WriteStdout(session.Finish());  // the sample's error is the one to report
         return ReportError("iostat", sample.error());
       }
-      WriteStdout(session.Next(std::move(*sample)));
+      if (Status w = WriteStdout(session.Next(std::move(*sample))); !w) {
+        return ReportError("iostat", w.error());
+      }
     }
   }
-  WriteStdout(session.Finish());
+  if (Status w = WriteStdout(session.Finish()); !w) return ReportError("iostat", w.error());
   return 0;
 }
 

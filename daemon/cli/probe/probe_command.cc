@@ -56,7 +56,7 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
   auto options = ParseProbeArgs(args, defaults);
   if (!options) return ReportError("probe", options.error());
   if (options->help) {
-    WriteStdout(ProbeUsage());
+    if (Status w = WriteStdout(ProbeUsage()); !w) return ReportError("probe", w.error());
     return 0;
   }
   const probes::JobSpec& spec = options->spec;
@@ -68,22 +68,25 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
   run.run.cancel = &g_stop_requested;
   if (progress) {
     run.run.on_progress = [](const probes::RunProgress& p) {
-      std::fprintf(stderr, "\r%s\033[K", FormatProgressLine(p).c_str());
-      std::fflush(stderr);
+      // Progress is best effort: a stderr that fails loses only the progress line.
+      (void)std::fprintf(stderr, "\r%s\033[K", FormatProgressLine(p).c_str());
+      (void)std::fflush(stderr);
     };
   }
   auto outcome = probes::RunProbe(spec, run);
-  if (progress) std::fputs("\r\033[K", stderr);
+  if (progress) (void)std::fputs("\r\033[K", stderr);
   if (!outcome) return ReportError("probe", outcome.error());
   const probes::ProbeResult& result = outcome->result;
 
   const ProbeReportContext context{options->job, outcome->target_path, major(outcome->device),
                                    minor(outcome->device), outcome->start_unix_ms};
-  WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(result, context)
-                                                          : FormatProbeNormal(result, context));
-  if (result.error) {
-    std::fprintf(stderr, "iowatch probe: %s\n", result.error->ToString().c_str());
+  if (Status w = WriteStdout(options->format == ProbeOutputFormat::kJson
+                                 ? FormatProbeJson(result, context)
+                                 : FormatProbeNormal(result, context));
+      !w) {
+    return ReportError("probe", w.error());
   }
+  if (result.error) (void)ReportError("probe", *result.error);
   return ExitStatus(result.end);
 }
 

@@ -42,14 +42,18 @@ int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args)
 
   auto first = collectors::ReadVmSample(procfs);
   if (!first) return ReportError("vmstat", first.error());
-  WriteStdout(session.Start(std::move(*first)));
+  if (Status w = WriteStdout(session.Start(std::move(*first))); !w) {
+    return ReportError("vmstat", w.error());
+  }
   const std::optional<uint64_t> lines = session.IntervalLines();
   IntervalSleeper sleeper{std::chrono::seconds(session.DelaySeconds())};
   for (uint64_t i = 0; !lines || i < *lines; ++i) {
     if (!sleeper.SleepUntilNext()) break;
     auto sample = collectors::ReadVmSample(procfs);
     if (!sample) return ReportError("vmstat", sample.error());
-    WriteStdout(session.Next(std::move(*sample)));
+    if (Status w = WriteStdout(session.Next(std::move(*sample))); !w) {
+      return ReportError("vmstat", w.error());
+    }
   }
   return 0;
 }
