@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/decimal.h"
 #include "probes/spec/job_spec.h"
 
 namespace iowatch::probes::internal {
@@ -29,15 +30,12 @@ using OptionCheck = std::expected<void, std::string>;
 // "<what>, found \"<value>\"" (the value quoted and escaped).
 std::string Found(std::string_view what, std::string_view value);
 
-// Plain decimal digits only: fio would also take "1k" or "0x10" for counts,
-// but what we accept must mean the same in fio and nothing more.
+// Plain decimal digits only (common/decimal.h): fio would also take "1k" or
+// "0x10" for counts, but what we accept must mean the same in fio and nothing
+// more.
 template <typename T>
 std::optional<T> ParseUnsigned(std::string_view text) {
-  T value{};
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return ParseDecimal<T>(text);
 }
 
 // A size in fio's syntax (common/units.h): "4k", "64KiB", "1m".

@@ -18,6 +18,7 @@
 #include <span>
 #include <string_view>
 
+#include "common/decimal.h"
 #include "probes/stats/portable_random.h"
 #include "probes/target/posix_file.h"
 
@@ -30,11 +31,26 @@ constexpr size_t kFillChunkBytes = size_t{1} << 20;
 
 bool IsNoSpace(int err) { return err == ENOSPC || err == EDQUOT; }
 
-uint64_t ParseFilled(std::string_view text) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  // Unreadable means "nothing is known to be filled": refilling is safe.
-  return ec == std::errc() && end == text.data() + text.size() ? value : 0;
+// Unreadable means "nothing is known to be filled": refilling is safe.
+uint64_t ParseFilled(std::string_view text) { return ParseDecimal<uint64_t>(text).value_or(0); }
+
+// SidecarText's numbers, and whether anything but its newline follows them.
+struct SidecarFields {
+  uint64_t filled = 0, dev = 0, ino = 0;
+  bool trailing = false;
+};
+
+std::optional<SidecarFields> ParseSidecar(std::string_view text) {
+  SidecarFields f;
+  for (uint64_t* field : {&f.filled, &f.dev, &f.ino}) {
+    const size_t stop = field == &f.ino ? text.find_first_not_of("0123456789") : text.find(' ');
+    const auto value = ParseDecimal<uint64_t>(text.substr(0, stop));
+    if (!value) return std::nullopt;
+    *field = *value;
+    text.remove_prefix(stop == text.npos ? text.size() : stop + (field != &f.ino));
+  }
+  f.trailing = !text.empty() && text != "\n";
+  return f;
 }
 
 // Writes pseudo-random data over [begin, end) and makes it durable; returns
@@ -105,14 +121,12 @@ std::optional<uint64_t> FilledBySidecar(const ProbeFilePath& where, const struct
   char text[96] = {};
   const ssize_t n = read(sidecar.get(), text, sizeof text - 1);
   if (n <= 0) return std::nullopt;
-  unsigned long long filled = 0, dev = 0, ino = 0;
-  char end = 0;
-  const int fields = std::sscanf(text, "%llu %llu %llu%c", &filled, &dev, &ino, &end);
-  if (fields < 3 || dev != file.st_dev || ino != file.st_ino) return std::nullopt;
+  const auto fields = ParseSidecar(std::string_view(text, static_cast<size_t>(n)));
+  if (!fields || fields->dev != file.st_dev || fields->ino != file.st_ino) return std::nullopt;
   // The digits of `filled` are written whole or not at all (rename), but a
   // trailing byte other than the newline means the text is not ours.
-  if (fields == 4 && end != '\n') return uint64_t{0};
-  return filled;
+  if (fields->trailing) return uint64_t{0};
+  return fields->filled;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <climits>
 
+#include "common/decimal.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -29,12 +31,9 @@ Result<uint64_t> UnitBytes(char c) {
 }
 
 Result<uint64_t> ParseNumber(const std::string& arg, const char* what) {
-  uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), value);
-  if (ec != std::errc() || end != arg.data() + arg.size()) {
-    return Invalid(fmt::format("{} '{}' is not a whole number", what, arg));
-  }
-  return value;
+  const auto value = ParseDecimal<uint64_t>(arg);
+  if (!value) return Invalid(fmt::format("{} '{}' is not a whole number", what, arg));
+  return *value;
 }
 
 }  // namespace
