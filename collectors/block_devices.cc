@@ -1,5 +1,7 @@
 #include "collectors/block_devices.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "collectors/text_scan.h"
@@ -101,7 +103,7 @@ void AppendPartitions(const FileTree& sysfs, const std::string& entry, const Blo
       sysfs.List("block/" + entry).value_or(std::vector<std::string>());
   std::sort(children.begin(), children.end());
   for (const std::string& child : children) {
-    const std::string dir = "block/" + entry + "/" + child;
+    const std::string dir = fmt::format("block/{}/{}", entry, child);
     if (!child.starts_with(entry) || !sysfs.Exists(dir + "/partition")) continue;
     BlockDevice part;
     part.name = KernelName(child);

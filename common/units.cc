@@ -20,8 +20,8 @@ struct DurationUnit {
 
 // Largest first: the order terms must appear in, as in Prometheus.
 constexpr std::array<DurationUnit, 6> kDurationUnits{{
-    {"w", 7 * 24 * 3600 * 1000ULL},
-    {"d", 24 * 3600 * 1000ULL},
+    {"w", 7ULL * 24 * 3600 * 1000},
+    {"d", 24ULL * 3600 * 1000},
     {"h", 3600 * 1000ULL},
     {"m", 60 * 1000ULL},
     {"s", 1000ULL},

@@ -166,7 +166,7 @@ Result<double> ParseNumber(std::string_view text, double min, double max, bool m
   double n = 0;
   const char* end = text.data() + text.size();
   const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE-") == text.npos;
-  const auto parsed = std::from_chars(text.data(), end, n);
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), n);
   if (!plain || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(n)) {
     return MakeError(ErrorCode::kParse, message);
   }
@@ -313,7 +313,8 @@ constexpr Key kJobKeys[] = {
 
 }  // namespace
 
-const Key kProbesKeys[kProbesKeyCount] = {
+// constinit: constant-initialized, nothing runs (or throws) at start-up.
+constinit const Key kProbesKeys[kProbesKeyCount] = {  // NOLINT(cert-err58-cpp)
     {"enabled", [](Reader& r, const Value& v,
                    Config& c) { r.Read(v, "true or false", ParseBool, c.probes.enabled); }},
     {"max_concurrent",

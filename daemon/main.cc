@@ -26,80 +26,112 @@ void AddGlobalOptions(CLI::App& app, iowatch::daemon::GlobalOptions& global) {
   app.add_option("--path.sysfs", global.sysfs, "sysfs mount point")->capture_default_str();
 }
 
-}  // namespace
+// The subcommands and what their flags are parsed into.
+struct CommandLine {
+  iowatch::daemon::GlobalOptions global;
+  iowatch::daemon::BaselineArgs baseline_args;
+  iowatch::daemon::ServeFlags serve_flags;
+  std::string check_file;
+  CLI::App* iostat = nullptr;
+  CLI::App* vmstat = nullptr;
+  CLI::App* probe = nullptr;
+  CLI::App* baseline = nullptr;
+  CLI::App* serve = nullptr;
+  CLI::App* check = nullptr;
+};
 
-int main(int argc, char** argv) {
-  using namespace iowatch::daemon;
-  CLI::App app{"iowatch: storage telemetry for Linux hosts (iostat, vmstat, probes, Prometheus)"};
-  app.set_version_flag("--version", std::string("iowatch ") + iowatch::kVersion);
-  app.require_subcommand(1);
-  GlobalOptions global;
-  AddGlobalOptions(app, global);
-
-  CLI::App* iostat = app.add_subcommand(
+void AddReportCommands(CLI::App& app, CommandLine& line) {
+  line.iostat = app.add_subcommand(
       "iostat",
       "CPU and device I/O statistics, as sysstat's iostat (options: -c -d -x -k -m -N "
       "-p [dev,...|ALL] -y -z -t -o JSON [dev...|ALL] [interval [count]])");
-  CLI::App* vmstat = app.add_subcommand(
+  line.vmstat = app.add_subcommand(
       "vmstat",
       "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
       "[delay [count]])");
-  CLI::App* probe = app.add_subcommand(
+  line.probe = app.add_subcommand(
       "probe",
       "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
       "--iodepth --ioengine=io_uring|psync|null --direct --runtime --time_based ...; "
       "--output-format=normal|json; every option: iowatch probe --help)");
-  probe->allow_extras();
-  probe->prefix_command();
-  probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the option table
-  BaselineArgs baseline_args;
-  CLI::App* baseline = AddBaselineCommand(app, baseline_args);
-  ServeFlags serve_flags;
-  CLI::App* serve = app.add_subcommand(
+  line.probe->allow_extras();
+  line.probe->prefix_command();
+  line.probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the table
+  line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
+  for (CLI::App* sub : {line.iostat, line.vmstat}) {
+    sub->allow_extras();
+    AddGlobalOptions(*sub, line.global);
+  }
+}
+
+void AddServeCommands(CLI::App& app, CommandLine& line) {
+  line.serve = app.add_subcommand(
       "serve", "run the daemon: sample every interval and serve /metrics, / and /healthz");
   const auto optional_flag = [](CLI::App* sub, const char* name, auto& target, const char* help) {
     sub->add_option_function<std::string>(
         name, [&target](const std::string& value) { target = value; }, help);
   };
-  optional_flag(serve, "--config.file", serve_flags.config_file,
+  iowatch::daemon::ServeFlags& flags = line.serve_flags;
+  optional_flag(line.serve, "--config.file", flags.config_file,
                 "YAML config file (default: built-in defaults)");
-  optional_flag(serve, "--web.listen-address", serve_flags.listen_address,
+  optional_flag(line.serve, "--web.listen-address", flags.listen_address,
                 "address to serve on, e.g. 127.0.0.1:9860 or :9860");
-  optional_flag(serve, "--state.dir", serve_flags.state_dir, "directory for iowatch's own state");
-  optional_flag(serve, "--log.level", serve_flags.log_level,
+  optional_flag(line.serve, "--state.dir", flags.state_dir, "directory for iowatch's own state");
+  optional_flag(line.serve, "--log.level", flags.log_level,
                 "trace, debug, info, warn, error or off");
-  optional_flag(serve, "--path.procfs", serve_flags.procfs, "procfs mount point (default /proc)");
-  optional_flag(serve, "--path.sysfs", serve_flags.sysfs, "sysfs mount point (default /sys)");
+  optional_flag(line.serve, "--path.procfs", flags.procfs, "procfs mount point (default /proc)");
+  optional_flag(line.serve, "--path.sysfs", flags.sysfs, "sysfs mount point (default /sys)");
 
-  std::string check_file;
-  CLI::App* check = app.add_subcommand("check-config", "validate a config file; exit 0 or 2");
-  check->add_option("file", check_file, "the YAML file")->required();
+  line.check = app.add_subcommand("check-config", "validate a config file; exit 0 or 2");
+  line.check->add_option("file", line.check_file, "the YAML file")->required();
+}
 
-  for (CLI::App* sub : {iostat, vmstat}) {
-    sub->allow_extras();
-    AddGlobalOptions(*sub, global);
+int Dispatch(CLI::App& app, CommandLine& line) {
+  using namespace iowatch::daemon;
+  if (line.serve->parsed()) {
+    // --path.* given before the subcommand override the config file too.
+    if (!line.serve_flags.procfs && app.get_option("--path.procfs")->count() > 0) {
+      line.serve_flags.procfs = line.global.procfs;
+    }
+    if (!line.serve_flags.sysfs && app.get_option("--path.sysfs")->count() > 0) {
+      line.serve_flags.sysfs = line.global.sysfs;
+    }
+    return RunServe(line.serve_flags);
   }
+  if (line.check->parsed()) return RunCheckConfig(line.check_file);
+  if (line.iostat->parsed()) return RunIostat(line.global, Passthrough(line.iostat));
+  if (line.vmstat->parsed()) return RunVmstat(line.global, Passthrough(line.vmstat));
+  if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
+  if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
+  return 2;
+}
 
+int Main(int argc, char** argv) {
+  CLI::App app{"iowatch: storage telemetry for Linux hosts (iostat, vmstat, probes, Prometheus)"};
+  app.set_version_flag("--version", std::string("iowatch ") + iowatch::kVersion);
+  app.require_subcommand(1);
+  CommandLine line;
+  AddGlobalOptions(app, line.global);
+  AddReportCommands(app, line);
+  AddServeCommands(app, line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (baseline->parsed()) return ExitBaseline(app, e);
+    if (line.baseline->parsed()) return iowatch::daemon::ExitBaseline(app, e);
     return app.exit(e);
   }
-  if (serve->parsed()) {
-    // --path.* given before the subcommand override the config file too.
-    if (!serve_flags.procfs && app.get_option("--path.procfs")->count() > 0) {
-      serve_flags.procfs = global.procfs;
-    }
-    if (!serve_flags.sysfs && app.get_option("--path.sysfs")->count() > 0) {
-      serve_flags.sysfs = global.sysfs;
-    }
-    return RunServe(serve_flags);
+  return Dispatch(app, line);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Errors are values everywhere; what still throws (an allocation failing, a
+  // library's exception nobody expected) ends here with a line, not an abort.
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    (void)std::fprintf(stderr, "iowatch: unexpected error: %s\n", e.what());
   }
-  if (check->parsed()) return RunCheckConfig(check_file);
-  if (iostat->parsed()) return RunIostat(global, Passthrough(iostat));
-  if (vmstat->parsed()) return RunVmstat(global, Passthrough(vmstat));
-  if (probe->parsed()) return RunProbe(global, Passthrough(probe));
-  if (baseline->parsed()) return RunBaseline(baseline_args);
-  return 2;
+  return 70;  // EX_SOFTWARE
 }

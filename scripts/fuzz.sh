@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets (tests/fuzz, clang-19 with ASan and UBSan) and
 # runs each for SECONDS (default 10), JOBS targets at a time (default 1).
 # Usage: scripts/fuzz.sh [SECONDS] [BUILD_DIR] [JOBS]
+#   IOWATCH_FUZZ_TARGETS="fuzz_config fuzz_baseline_json" scripts/fuzz.sh 600: only these
 # The corpus of each target grows in BUILD_DIR/fuzz-corpus/<target>, seeded
 # from tests/fuzz/seeds and from the fixtures and reference outputs; a crash
 # leaves its input in BUILD_DIR/fuzz-artifacts/ and makes the script fail
@@ -14,8 +15,9 @@ dir=${2:-build-fuzz}
 jobs=${3:-1}
 scripts/install-deps.sh clang-19 libclang-rt-19-dev
 export CC=clang-19 CXX=clang++-19
-targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_sysfs fuzz_config fuzz_job_options
+all_targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_sysfs fuzz_config fuzz_job_options
   fuzz_baseline_json fuzz_store_codec fuzz_http_headers fuzz_http_request)
+read -r -a targets <<< "${IOWATCH_FUZZ_TARGETS:-${all_targets[*]}}"
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=(--target "$t"); done
 scripts/build.sh "$dir" "${build_targets[@]}" -- -DIOWATCH_SANITIZE=ON -DIOWATCH_FUZZ=ON \

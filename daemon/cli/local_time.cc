@@ -5,7 +5,7 @@ namespace {
 
 std::string FormatLocalSeconds(std::time_t t, const char* strftime_format) {
   std::tm local{};
-  localtime_r(&t, &local);
+  if (localtime_r(&t, &local) == nullptr) return {};  // a year that does not fit an int
   char buffer[128];
   const size_t n = std::strftime(buffer, sizeof buffer, strftime_format, &local);
   return std::string(buffer, n);

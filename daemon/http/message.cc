@@ -1,5 +1,7 @@
 #include "daemon/http/message.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -117,16 +119,14 @@ WireMessage BuildWireMessage(Response response, const ResponseShape& shape, bool
 std::string HttpDateNow() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buffer[64];
+  // Fails only for a year that does not fit an int: the epoch's date then.
+  (void)gmtime_r(&now, &tm);
   // strftime's %a and %b are locale-dependent; HTTP needs the English names.
   static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
   static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  std::snprintf(buffer, sizeof buffer, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
-  return buffer;
+  return fmt::format("{}, {:02d} {} {:04d} {:02d}:{:02d}:{:02d} GMT", kDays[tm.tm_wday], tm.tm_mday,
+                     kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 }  // namespace iowatch::daemon::http::internal

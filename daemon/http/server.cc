@@ -177,17 +177,23 @@ Server::Server(std::shared_ptr<ServerState> state, std::unique_ptr<asio::thread_
     : state_(std::move(state)), verify_pool_(std::move(verify_pool)) {}
 
 Server::~Server() {
-  state_->server_alive = false;
-  state_->on_drained = nullptr;
-  state_->grace_timer.cancel();
-  StopAccepting();
-  CloseAll();
-  state_->verify_pool = nullptr;
-  if (verify_pool_) {
-    // Queued verifications are dropped (their connections are closed); only
-    // one already running is waited for.
-    verify_pool_->stop();
-    verify_pool_->join();
+  // What can throw here (a timer's cancel(), an allocation in Live()) leaves
+  // nothing a destructor could do about it; letting it escape would be
+  // std::terminate. The io_context's own destruction still closes every socket.
+  try {
+    state_->server_alive = false;
+    state_->on_drained = nullptr;
+    state_->grace_timer.cancel();
+    StopAccepting();
+    CloseAll();
+    state_->verify_pool = nullptr;
+    if (verify_pool_) {
+      // Queued verifications are dropped (their connections are closed); only
+      // one already running is waited for.
+      verify_pool_->stop();
+      verify_pool_->join();
+    }
+  } catch (...) {  // NOLINT(bugprone-empty-catch): see above
   }
 }
 

@@ -63,7 +63,7 @@ struct Request {
 // chunk, or a reset), never a complete one.
 using BodyProducer = std::function<bool(std::string& out)>;
 
-inline constexpr size_t kStreamPieceBytes = 64 * 1024;
+inline constexpr size_t kStreamPieceBytes = size_t{64} * 1024;
 
 struct Response {
   unsigned status = 200;                                   // 200..599; anything else is sent as 500

@@ -34,7 +34,7 @@ constexpr size_t kFirstReadBytes = 4096;
 // most this long (and this much) before closing, so that the peer receives
 // the answer instead of a reset caused by data it sent that we never read.
 constexpr std::chrono::milliseconds kMaxLinger{1000};
-constexpr size_t kMaxLingerBytes = 256 * 1024;
+constexpr size_t kMaxLingerBytes = size_t{256} * 1024;
 
 enum class Phase { kHead, kIdle, kBusy, kClosing };
 
@@ -143,17 +143,17 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     if (closed_) return;
     phase_ = Phase::kBusy;
     request_started_ = std::chrono::steady_clock::now();
+    // A body announced by Content-Length (over the limit of 0) or chunked.
+    const bool has_body = ec == bhttp::error::body_limit || (!ec && !parser_->is_done());
     if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
       Send(ErrorResponse(431), /*close=*/true);
-    } else if (ec == bhttp::error::body_limit) {
+    } else if (has_body) {
       Send(ErrorResponse(413, "request bodies are not accepted"), true);
     } else if (IsParseError(ec)) {
       Send(ErrorResponse(400, ec.message()), true);
     } else if (ec) {
       if (ec == beast::error::timeout) state_->metrics.read_timeouts.Increment();
       Close();  // peer closed, reset, timed out, or we were closed
-    } else if (!parser_->is_done()) {
-      Send(ErrorResponse(413, "request bodies are not accepted"), true);  // chunked
     } else {
       OnRequest();
     }

@@ -23,6 +23,7 @@ struct RawDiskSeries {
 
 // Milliseconds are divided (not multiplied by 0.001) so that 5600 ms prints as 5.6.
 constexpr auto kSectorBytes = static_cast<double>(collectors::kSectorBytes);
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `scale` is an operator with its operand ("* 1").
 #define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) scale; }
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
 const RawDiskSeries kRawDisk[] = {
@@ -276,8 +277,7 @@ class TableBuilder {
   std::map<std::string, size_t, std::less<>> index_;
 };
 
-std::vector<FamilyDef> BuildFamilies() {
-  TableBuilder t;
+void AddDiskFamilies(TableBuilder& t) {
   for (size_t i = 0; i < std::size(kRawDisk); ++i) {
     t.Add(kRawDisk[i].name, kRawDisk[i].type, kRawDisk[i].help, {Devices, RawDisk, i});
   }
@@ -302,6 +302,9 @@ std::vector<FamilyDef> BuildFamilies() {
         {BlockDevices, MdChunkBytes});
   t.Add("iowatch_md_raid_disks", "gauge", "Number of member disks of the md array.",
         {BlockDevices, MdRaidDisks});
+}
+
+void AddHostFamilies(TableBuilder& t) {
   const auto vm = VmstatSeriesTable();
   for (size_t i = 0; i < vm.size(); ++i) {
     const std::string metric = vm[i].metric;
@@ -326,6 +329,9 @@ std::vector<FamilyDef> BuildFamilies() {
     t.Add(kStatFields[i].name, kStatFields[i].type, kStatFields[i].help,
           {IfStat, ProcStatField, i});
   }
+}
+
+void AddSelfFamilies(TableBuilder& t) {
   t.Add("iowatch_collector_duration_seconds", "gauge",
         "Time the last sample spent reading and parsing each source.",
         {Collectors, CollectorDuration});
@@ -336,6 +342,13 @@ std::vector<FamilyDef> BuildFamilies() {
   for (size_t i = 0; i < std::size(kSnapshotFields); ++i) {
     t.Add(kSnapshotFields[i].name, "gauge", kSnapshotFields[i].help, {Once, SnapshotValue, i});
   }
+}
+
+std::vector<FamilyDef> BuildFamilies() {
+  TableBuilder t;
+  AddDiskFamilies(t);
+  AddHostFamilies(t);
+  AddSelfFamilies(t);
   return std::move(t).Sorted();
 }
 

@@ -101,49 +101,11 @@ void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapsh
   if (sample) {
     const collectors::Diskstats& diskstats = sample->diskstats;
     CountSkipped(diskstats.skipped, status);
-    CollectorStatus discovery{"sysfs", 0, discovery_ok_, 0, {}, {}};
-    // Hotplug, first run, new filters, or the last walk failed: walk sysfs again.
-    if (LinesChanged(diskstats) || plan_stale_ || !discovery_ok_) {
-      const double discovery_start = Now();
-      auto devices = collectors::DiscoverBlockDevices(sysfs);
-      discovery_ok_ = devices.has_value();
-      if (devices) {
-        parse_errors_["sysfs"] += static_cast<uint64_t>(
-            std::ranges::count(*devices, true, &collectors::BlockDevice::malformed_dev));
-      }
-      discovery = {"sysfs", Now() - discovery_start, discovery_ok_, 0, {}, {}};
-      Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>());
-    }
+    CollectorStatus discovery = DiscoverIfNeeded(diskstats, sysfs);
     const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
                                      ? sample->uptime_cs - *previous_uptime_cs_
                                      : 0;
-    const auto table = IostatSeriesTable();
-    out.devices.resize(devices_.size());
-    for (size_t line = 0; line < diskstats.disks.size(); ++line) {
-      if (slots_[line] == kSkip) continue;
-      const collectors::DiskCounters& counters = diskstats.disks[line].counters;
-      DeviceState& state = devices_[slots_[line]];
-      DeviceSnapshot& device = out.devices[slots_[line]];
-      device.name = state.name;
-      device.counters = counters;
-      if (state.windows.size() != table.size()) state.windows.assign(table.size(), WindowMax());
-      if (state.has_previous && interval_cs > 0) {
-        const collectors::IostatRow row =
-            collectors::ComputeIostat(state.previous, counters, interval_cs);
-        device.has_rates = true;
-        device.counters_reset = row.counters_reset;
-        device.latest.reserve(table.size());
-        device.window_max.reserve(table.size());
-        for (size_t i = 0; i < table.size(); ++i) {
-          const double value = table[i].value(row);
-          state.windows[i].Push(tick_, value, WindowSamples());
-          device.latest.push_back(value);
-          device.window_max.push_back(state.windows[i].Max());
-        }
-      }
-      state.previous = counters;
-      state.has_previous = true;
-    }
+    DeriveDevices(diskstats, interval_cs, out);
     if (block_devices_) out.block_devices = block_devices_;
     previous_uptime_cs_ = sample->uptime_cs;
     last_interval_seconds_ = static_cast<double>(interval_cs) / 100;
@@ -153,6 +115,54 @@ void Sampler::CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapsh
   status.duration_seconds = Now() - start;
   status.parse_errors_total = parse_errors_["diskstats"];
   out.collectors.push_back(status);
+}
+
+CollectorStatus Sampler::DiscoverIfNeeded(const collectors::Diskstats& diskstats,
+                                          const FileTree& sysfs) {
+  if (!LinesChanged(diskstats) && !plan_stale_ && discovery_ok_) {
+    return {"sysfs", 0, discovery_ok_, 0, {}, {}};
+  }
+  const double discovery_start = Now();
+  auto devices = collectors::DiscoverBlockDevices(sysfs);
+  discovery_ok_ = devices.has_value();
+  if (devices) {
+    parse_errors_["sysfs"] += static_cast<uint64_t>(
+        std::ranges::count(*devices, true, &collectors::BlockDevice::malformed_dev));
+  }
+  CollectorStatus discovery{"sysfs", Now() - discovery_start, discovery_ok_, 0, {}, {}};
+  Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>());
+  return discovery;
+}
+
+void Sampler::DeriveDevices(const collectors::Diskstats& diskstats, uint64_t interval_cs,
+                            Snapshot& out) {
+  const auto table = IostatSeriesTable();
+  out.devices.resize(devices_.size());
+  for (size_t line = 0; line < diskstats.disks.size(); ++line) {
+    if (slots_[line] == kSkip) continue;
+    const collectors::DiskCounters& counters = diskstats.disks[line].counters;
+    DeviceState& state = devices_[slots_[line]];
+    DeviceSnapshot& device = out.devices[slots_[line]];
+    device.name = state.name;
+    device.counters = counters;
+    if (state.windows.size() != table.size()) state.windows.assign(table.size(), WindowMax());
+    if (state.has_previous && interval_cs > 0) {
+      const collectors::IostatRow row =
+          collectors::ComputeIostat(state.previous, counters, interval_cs);
+      device.has_rates = true;
+      device.counters_reset = row.counters_reset;
+      device.latest.reserve(table.size());
+      device.window_max.reserve(table.size());
+      for (size_t i = 0; i < table.size(); ++i) {
+        const double value = table[i].value(row);
+        state.windows[i].Push(tick_, value, WindowSamples());
+        device.latest.push_back(value);
+        device.window_max.push_back(state.windows[i].Max());
+      }
+    }
+    state.previous = counters;
+    state.has_previous = true;
+  }
 }
 
 void Sampler::CountSkipped(const std::vector<Error>& skipped, CollectorStatus& status) {
@@ -208,6 +218,10 @@ void Sampler::CollectVm(const FileTree& procfs, Snapshot& out) {
     previous_vm_.reset();
     return;
   }
+  DeriveVmRates(std::move(sample), out);
+}
+
+void Sampler::DeriveVmRates(collectors::VmSample sample, Snapshot& out) {
   const auto table = VmstatSeriesTable();
   if (previous_vm_) {
     // The interval measured by /proc/uptime (as for the disks), else the nominal one.

@@ -69,6 +69,11 @@ class Sampler {
   static constexpr size_t kSkip = static_cast<size_t>(-1);
 
   void CollectDisks(const FileTree& procfs, const FileTree& sysfs, Snapshot& out);
+  // Walks sysfs again when the diskstats lines changed (hotplug), on the
+  // first run, after new filters or a failed walk; the sysfs collector's status.
+  CollectorStatus DiscoverIfNeeded(const collectors::Diskstats& diskstats, const FileTree& sysfs);
+  // Each planned device's counters, rates and window maxima into `out`.
+  void DeriveDevices(const collectors::Diskstats& diskstats, uint64_t interval_cs, Snapshot& out);
   bool LinesChanged(const collectors::Diskstats& diskstats) const;
   // Assigns the wanted lines their state slots (sorted by name, keeping the
   // history of devices that stay) and keeps the wanted devices' entries of
@@ -76,6 +81,8 @@ class Sampler {
   void Plan(const collectors::Diskstats& diskstats,
             const std::vector<collectors::BlockDevice>& discovered);
   void CollectVm(const FileTree& procfs, Snapshot& out);
+  // The vmstat rates and window maxima from the previous sample to `sample`.
+  void DeriveVmRates(collectors::VmSample sample, Snapshot& out);
   bool Wanted(const collectors::BlockDevice* device, const std::string& name) const;
   // Adds the malformed lines skipped in this sample to the collector's
   // total and names the first in its status.

@@ -65,6 +65,19 @@ void LogChange(const std::string& job, const probes::RegressionChange& c) {
   }
 }
 
+// Counts and logs the I/Os a run left on the device. Record calls it with the
+// state mutex held.
+void ReportAbandonedIos(ProbeCounters& counters, const std::string& job,
+                        const probes::ProbeResult& result) {
+  if (result.abandoned_ios > 0) {
+    counters.CountAbandonedIos(result.abandoned_ios);
+    spdlog::error(
+        "probe {}: the device still held {} I/Os when the run gave up waiting; their "
+        "buffers are kept until iowatch restarts",
+        job, result.abandoned_ios);
+  }
+}
+
 }  // namespace
 
 ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std::string>& jobs)
@@ -274,32 +287,47 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   if (!ok) return;  // an error run's partial figures stay out of the published state
 
   std::lock_guard lock(state_mutex_);
-  if (!jobs_.contains(job.name)) {
-    order_.push_back(job.name);
-    jobs_[job.name].tracker = probes::RegressionTracker(options_.baseline.hysteresis);
-  }
-  JobState& state = jobs_.find(job.name)->second;
+  JobState& state = JobStateFor(job.name);
   ProbeJobSnapshot& p = state.published;
   p.name = job.name;
   p.last_metrics = metrics;
   p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
   p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
-  if (result.abandoned_ios > 0) {
-    counters_->CountAbandonedIos(result.abandoned_ios);
-    spdlog::error(
-        "probe {}: the device still held {} I/Os when the run gave up waiting; their "
-        "buffers are kept until iowatch restarts",
-        job.name, result.abandoned_ios);
+  ReportAbandonedIos(*counters_, job.name, result);
+  NoteFallbacks(job.name, result, state);
+  MergeLatencies(result, state);
+  AppendRecent(p.recent, p.last_metrics);
+  p.clat.clear();
+  for (const auto& [op, histogram] : state.clat) {
+    p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));
   }
+  if (stored.looked_up) ApplyBaseline(job.name, stored, state);
+  Publish();
+}
+
+ProbeRecorder::JobState& ProbeRecorder::JobStateFor(const std::string& name) {
+  if (!jobs_.contains(name)) {
+    order_.push_back(name);
+    jobs_[name].tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+  }
+  return jobs_.find(name)->second;
+}
+
+void ProbeRecorder::NoteFallbacks(const std::string& job, const probes::ProbeResult& result,
+                                  JobState& state) {
+  ProbeJobSnapshot& p = state.published;
   p.fallbacks.clear();
   for (const probes::EngineFallback& fallback : result.fallbacks) {
     p.fallbacks.push_back(fallback.name);
     // Once per job and fallback: it repeats every run, the metric shows it.
     if (state.logged_fallbacks.insert(fallback.name).second) {
-      spdlog::warn("probe {}: engine fallback {}: {}", job.name, fallback.name, fallback.reason);
+      spdlog::warn("probe {}: engine fallback {}: {}", job, fallback.name, fallback.reason);
     }
   }
+}
+
+void ProbeRecorder::MergeLatencies(const probes::ProbeResult& result, JobState& state) {
   const std::pair<const char*, const probes::DirectionStats*> directions[] = {
       {"read", &result.read}, {"write", &result.write}};
   for (const auto& [op, d] : directions) {
@@ -307,34 +335,30 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
     state.clat[op].Merge(d->clat_histogram);
     state.clat_sum_seconds[op] += d->clat.Mean() * static_cast<double>(d->clat.Count()) / 1e9;
   }
-  AppendRecent(p.recent, p.last_metrics);
-  p.clat.clear();
-  for (const auto& [op, histogram] : state.clat) {
-    p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));
+}
+
+void ProbeRecorder::ApplyBaseline(const std::string& job, const Stored& stored, JobState& state) {
+  ProbeJobSnapshot& p = state.published;
+  const int64_t id = stored.baseline ? stored.baseline->id : 0;
+  if (id != state.baseline_id) {
+    state.tracker.Reset();  // another baseline (learned, captured, reset): start afresh
+    state.baseline_id = id;
   }
-  if (stored.looked_up) {
-    const int64_t id = stored.baseline ? stored.baseline->id : 0;
-    if (id != state.baseline_id) {
-      state.tracker.Reset();  // another baseline (learned, captured, reset): start afresh
-      state.baseline_id = id;
+  p.has_baseline = stored.baseline.has_value();
+  p.baseline.clear();
+  p.verdicts.clear();
+  if (stored.baseline) {
+    p.baseline = stored.baseline->baseline.metrics;
+    p.baseline_created_seconds =
+        static_cast<double>(stored.baseline->baseline.created_unix_ms) / 1000;
+    p.baseline_runs = stored.baseline->run_count;
+    for (const probes::RegressionChange& c : state.tracker.Update(stored.verdicts)) {
+      LogChange(job, c);
     }
-    p.has_baseline = stored.baseline.has_value();
-    p.baseline.clear();
-    p.verdicts.clear();
-    if (stored.baseline) {
-      p.baseline = stored.baseline->baseline.metrics;
-      p.baseline_created_seconds =
-          static_cast<double>(stored.baseline->baseline.created_unix_ms) / 1000;
-      p.baseline_runs = stored.baseline->run_count;
-      for (const probes::RegressionChange& c : state.tracker.Update(stored.verdicts)) {
-        LogChange(job.name, c);
-      }
-      for (const probes::MetricVerdict& v : stored.verdicts) {
-        p.verdicts.push_back({v, state.tracker.Regressed(v.op, v.metric)});
-      }
+    for (const probes::MetricVerdict& v : stored.verdicts) {
+      p.verdicts.push_back({v, state.tracker.Regressed(v.op, v.metric)});
     }
   }
-  Publish();
 }
 
 void ProbeRecorder::Publish() {

@@ -104,6 +104,19 @@ class ProbeRecorder {
                   const std::vector<probes::MetricSample>& metrics);  // store mutex held
   std::string ModelOf(DeviceId device) const;  // the whole disk's device/model, or ""
   void Publish();                              // state mutex held
+  // The job's state, added (after the configured jobs) for a job not
+  // configured (state mutex held).
+  JobState& JobStateFor(const std::string& name);
+  // Publishes the run's engine fallbacks and logs each once per job (state
+  // mutex held).
+  static void NoteFallbacks(const std::string& job, const probes::ProbeResult& result,
+                            JobState& state);
+  // Adds the run's completion latencies to the job's totals since start
+  // (state mutex held).
+  static void MergeLatencies(const probes::ProbeResult& result, JobState& state);
+  // Follows the baseline the store side read (restarting the hysteresis for
+  // a new one) and publishes it with the run's verdicts (state mutex held).
+  static void ApplyBaseline(const std::string& job, const Stored& stored, JobState& state);
 
   const ProbeRecorderOptions options_;
   const FileTree sysfs_;

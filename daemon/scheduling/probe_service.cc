@@ -39,6 +39,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
     : io_(io), timer_(io), busy_(ToSeconds(config.probes.busy_window)), counters_(&registry) {
   std::vector<ScheduledJob> jobs = ScheduledJobsFrom(config.probes, config.state_dir);
   std::vector<std::string> names;
+  names.reserve(jobs.size());
   for (const ScheduledJob& job : jobs) names.push_back(job.name);
   ProbeRecorderOptions options;
   options.state_dir = config.state_dir;

@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -311,11 +312,11 @@ int RunCheckConfig(const std::filesystem::path& file) {
   auto loaded = config::LoadConfigFile(file);
   Status startable = loaded ? CheckStartable(*loaded) : Status(std::unexpected(loaded.error()));
   if (!startable) {
-    std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
+    (void)std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
     return 2;
   }
-  std::printf("%s: valid\n", file.c_str());
-  return 0;
+  // "valid" that did not reach its reader is not an answer.
+  return std::printf("%s: valid\n", file.c_str()) > 0 && std::fflush(stdout) == 0 ? 0 : 2;
 }
 
 Result<config::Config> EffectiveConfig(const ServeFlags& flags) {
@@ -346,13 +347,15 @@ int RunServe(const ServeFlags& flags) {
   std::error_code ec;
   std::filesystem::create_directories(config->state_dir, ec);
   if (ec) spdlog::warn("state directory {}: {}", config->state_dir, ec.message());
-  std::signal(SIGPIPE, SIG_IGN);
+  if (std::signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+    spdlog::warn("cannot ignore SIGPIPE: {}", ErrnoText(errno));
+  }
   // A fixed threshold: blocks of 128 KiB and more (a snapshot's per-device
   // arrays, each sample) are mmapped and returned to the kernel when freed.
   // glibc's default raises the threshold to the size of the largest block
   // freed, after which such blocks come from the heap and leave it larger.
   // (M_ARENA_MAX was measured too and changed nothing: one thread allocates.)
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // NOLINT(concurrency-mt-unsafe): no thread yet
   App app(std::move(*config), flags, std::move(*options));
   return app.Run();
 }

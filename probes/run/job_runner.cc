@@ -70,6 +70,8 @@ class Runner {
   void StartMeasuredPhase(uint64_t now);
   void CheckEnd(uint64_t now);
   uint64_t Issue(uint64_t now);
+  void IssueFsync(uint64_t now);
+  bool QueueIo(int dir, uint64_t now);
   void SubmitBatch();
   void ReapSome(size_t min, uint64_t timeout_ns);
   void Complete(const IoCompletion& completion, uint64_t now);
@@ -242,27 +244,11 @@ uint64_t Runner::NextDeadline(uint64_t now) const {
 uint64_t Runner::Issue(uint64_t now) {
   if (fsync_in_flight_) return 0;
   if (fsync_pending_) {
-    // fsync acts as a barrier, as fio's libaio engine makes it: it waits for
-    // the writes before it to complete, so it covers them, and nothing else
-    // is in flight while it runs.
-    if (slots_.InFlight() > 0) return 0;
-    const uint32_t index =
-        slots_.Take({.op = IoOp::kFsync, .start_ns = now, .issue_ns = now, .measured = !ramping_});
-    if (auto queued = engine_.Queue({.op = IoOp::kFsync, .buffer_index = index, .tag = index});
-        !queued) {
-      slots_.Untake(index);
-      Fail(std::move(queued.error()));
-      return 0;
-    }
-    fsync_pending_ = false;
-    fsync_in_flight_ = true;
-    slots_.AddToBatch(index);
-    SubmitBatch();
+    IssueFsync(now);
     return 0;
   }
 
   uint64_t due_ns = 0;
-  const auto block_size = static_cast<uint32_t>(spec_.block_size);
   while (slots_.HasFree()) {
     if (!ramping_ && measured_issued_ >= limits_.ios) break;
     if (next_dir_ < 0)
@@ -274,25 +260,7 @@ uint64_t Runner::Issue(uint64_t now) {
         break;
       }
     }
-    const IoOp op = dir == 0 ? IoOp::kRead : IoOp::kWrite;
-    const uint64_t offset = generators_[dir].Next();
-    const uint32_t index = slots_.Take({.op = op,
-                                        .length = block_size,
-                                        .offset = offset,
-                                        .start_ns = now,
-                                        .issue_ns = now,
-                                        .measured = !ramping_});
-    if (auto queued = engine_.Queue({.op = op,
-                                     .offset = offset,
-                                     .length = block_size,
-                                     .buffer_index = index,
-                                     .tag = index});
-        !queued) {
-      slots_.Untake(index);
-      Fail(std::move(queued.error()));
-      break;
-    }
-    slots_.AddToBatch(index);
+    if (!QueueIo(dir, now)) break;
     if (++batched_ >= batch_submit_) {
       SubmitBatch();
       if (stop_issuing_) break;
@@ -310,6 +278,49 @@ uint64_t Runner::Issue(uint64_t now) {
   }
   if (!slots_.BatchEmpty()) SubmitBatch();
   return due_ns;
+}
+
+// Sends the pending fsync once nothing else is in flight.
+void Runner::IssueFsync(uint64_t now) {
+  // fsync acts as a barrier, as fio's libaio engine makes it: it waits for
+  // the writes before it to complete, so it covers them, and nothing else
+  // is in flight while it runs.
+  if (slots_.InFlight() > 0) return;
+  const uint32_t index =
+      slots_.Take({.op = IoOp::kFsync, .start_ns = now, .issue_ns = now, .measured = !ramping_});
+  if (auto queued = engine_.Queue({.op = IoOp::kFsync, .buffer_index = index, .tag = index});
+      !queued) {
+    slots_.Untake(index);
+    Fail(std::move(queued.error()));
+    return;
+  }
+  fsync_pending_ = false;
+  fsync_in_flight_ = true;
+  slots_.AddToBatch(index);
+  SubmitBatch();
+}
+
+// Takes a slot for the next I/O in direction `dir` and queues it in the
+// batch; false when the engine refused it (the run has failed).
+bool Runner::QueueIo(int dir, uint64_t now) {
+  const auto block_size = static_cast<uint32_t>(spec_.block_size);
+  const IoOp op = dir == 0 ? IoOp::kRead : IoOp::kWrite;
+  const uint64_t offset = generators_[dir].Next();
+  const uint32_t index = slots_.Take({.op = op,
+                                      .length = block_size,
+                                      .offset = offset,
+                                      .start_ns = now,
+                                      .issue_ns = now,
+                                      .measured = !ramping_});
+  if (auto queued = engine_.Queue(
+          {.op = op, .offset = offset, .length = block_size, .buffer_index = index, .tag = index});
+      !queued) {
+    slots_.Untake(index);
+    Fail(std::move(queued.error()));
+    return false;
+  }
+  slots_.AddToBatch(index);
+  return true;
 }
 
 void Runner::SubmitBatch() {

@@ -50,7 +50,7 @@ OptionCheck ParseRwmixwrite(JobSpec& spec, std::string_view value) {
 OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
   const auto number = ParseUnsigned<uint64_t>(value);
   if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
-  spec.randseed = *number;
+  spec.randseed = number;
   return {};
 }
 

@@ -53,10 +53,12 @@ Result<std::filesystem::path> Store::Quarantine(const std::filesystem::path& pat
                                                 int64_t unix_seconds) {
   const auto seconds = static_cast<time_t>(unix_seconds);
   std::tm utc{};
-  gmtime_r(&seconds, &utc);
   char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
-  const std::filesystem::path moved = path.string() + ".corrupt-" + stamp;
+  // The Unix seconds themselves for a year that does not fit an int.
+  const bool dated = gmtime_r(&seconds, &utc) != nullptr &&
+                     std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc) > 0;
+  std::filesystem::path moved =
+      path.string() + ".corrupt-" + (dated ? std::string(stamp) : std::to_string(unix_seconds));
   if (::rename(path.c_str(), moved.c_str()) != 0) {
     return ErrnoError(errno, "cannot move the damaged store aside", path.string());
   }

@@ -44,6 +44,8 @@ size_t JsonTokenEnd(std::string_view text, size_t start) {
       return start + 4;
     case 'f':
       return start + 5;
+    default:  // a number: below
+      break;
   }
   if (text[at] == '-') ++at;
   if (text[at++] != '0') digits();

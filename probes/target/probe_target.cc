@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/decimal.h"
 #include "common/file_tree.h"
 #include "probes/target/posix_file.h"
 #include "probes/target/probe_file_layout.h"
@@ -113,8 +114,8 @@ uint32_t LogicalBlockSize(dev_t device, const FileTree& sysfs) {
   const std::string dir = fmt::format("dev/block/{}:{}/", major(device), minor(device));
   for (const char* file : {"queue/logical_block_size", "../queue/logical_block_size"}) {
     const auto text = sysfs.Read(dir + file, kMaxSysfsAttributeBytes);
-    uint32_t size = 0;
-    if (text && std::sscanf(text->c_str(), "%u", &size) == 1 && size > 0) return size;
+    const auto size = text ? ParseDecimalLine<uint32_t>(*text) : std::nullopt;
+    if (size && *size > 0) return *size;
   }
   return kDefaultLogicalBlockBytes;
 }
@@ -333,8 +334,9 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   return target;
 }
 
-Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& policy,
-                                  const std::string& path, const std::atomic<bool>* cancel) {
+// The checks before a probe file is created, so that a refusal leaves no
+// trace; the file's directory, opened.
+Result<ProbeFilePath> OpenToCreate(const JobSpec& spec, const std::string& path) {
   if (spec.size == 0) {
     return PathError(ErrorCode::kInvalidArgument,
                      "does not exist, and size is required to create it", path);
@@ -347,7 +349,6 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   if (Status real = RefusePseudoFilesystem(where->dir_fd(), path); !real) {
     return std::unexpected(real.error());
   }
-  // Before creating anything, so a refusal leaves no trace.
   if (spec.direct) {
     if (auto ok = CheckFilesystemAllowsDirectIo(where->directory()); !ok) {
       Error error = ok.error();
@@ -355,6 +356,13 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
       return std::unexpected(std::move(error));
     }
   }
+  return where;
+}
+
+Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& policy,
+                                  const std::string& path, const std::atomic<bool>* cancel) {
+  auto where = OpenToCreate(spec, path);
+  if (!where) return std::unexpected(where.error());
   UniqueFd created(where->OpenFile(O_RDWR | O_CREAT | O_EXCL, 0600));
   if (created.get() < 0) return ErrnoError(errno, "cannot create", path);
   // From here on a failure removes what this call created: a half-filled

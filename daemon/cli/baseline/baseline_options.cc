@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/decimal.h"
 #include "config/config.h"
 #include "probes/baseline/baseline.h"
 #include "probes/store/store.h"
@@ -66,11 +67,7 @@ CLI::Validator NonEmpty(std::string expected) {
   return Check([](std::string_view text) { return !text.empty(); }, std::move(expected));
 }
 
-bool IsRuns(std::string_view text) {
-  uint32_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() && value > 0;
-}
+bool IsRuns(std::string_view text) { return ParseDecimal<uint32_t>(text).value_or(0) > 0; }
 
 bool IsDevice(std::string_view text) {
   const size_t colon = text.find(':');
@@ -150,7 +147,7 @@ class BaselineHelp : public CLI::Formatter {
   std::string make_usage(const CLI::App* app, std::string) const override {
     std::string name;
     for (const CLI::App* at = app; at->get_parent() != nullptr; at = at->get_parent()) {
-      name = " " + at->get_name() + name;
+      name = fmt::format(" {}{}", at->get_name(), name);
     }
     std::string usage = CLI::Formatter::make_usage(app, "iowatch" + name);
     // `baseline` lists its actions instead.
@@ -242,7 +239,7 @@ Result<BaselineArgs> ParseBaselineArgs(const std::vector<std::string>& args) {
   BaselineArgs out;
   CLI::App* baseline = AddBaselineCommand(app, out);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 takes them
-  reversed.push_back("baseline");
+  reversed.emplace_back("baseline");
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {

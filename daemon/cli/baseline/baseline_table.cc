@@ -104,6 +104,199 @@ std::string FormatParams(std::string_view unsafe_fingerprint) {
   return out;
 }
 
+// Rows: the union of the baseline's metrics and the runs', in SortKeys order;
+// per run its values and, against a baseline, which of them are bad.
+struct RunValues {
+  std::vector<Key> keys;
+  std::vector<std::map<Key, double>> values;
+  std::vector<std::map<Key, bool>> bad;
+};
+
+RunValues CollectRunValues(const Baseline* baseline, std::span<const RunRecord> runs,
+                           const probes::BaselinePolicy& policy) {
+  RunValues out;
+  if (baseline != nullptr) {
+    for (const MetricBaseline& m : baseline->metrics) AddKey(out.keys, m.op, m.metric);
+  }
+  out.values.resize(runs.size());
+  out.bad.resize(runs.size());
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::vector<MetricSample>& metrics = runs[r].metrics;
+    for (const MetricSample& s : metrics) {
+      AddKey(out.keys, s.op, s.metric);
+      out.values[r][Key{s.op, s.metric}] = s.value;
+    }
+    if (baseline == nullptr) continue;
+    for (const MetricVerdict& v : probes::Compare(*baseline, metrics, policy)) {
+      out.bad[r][Key{v.op, v.metric}] = v.bad;
+    }
+  }
+  SortKeys(out.keys);
+  return out;
+}
+
+// The baseline's row for `key`; null without a baseline.
+const MetricBaseline* BaselineFor(const Baseline* baseline, const Key& key) {
+  return baseline != nullptr ? baseline->Find(key.first, key.second) : nullptr;
+}
+
+// What a row's unit is chosen by: the baseline median, else the first run
+// that has the metric.
+std::optional<double> UnitReference(const MetricBaseline* m, const RunValues& runs,
+                                    const Key& key) {
+  if (m != nullptr) return m->median;
+  for (const std::map<Key, double>& values : runs.values) {
+    if (auto it = values.find(key); it != values.end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+// One run's cell: its value, its ratio to the baseline median, its mark.
+struct Cell {
+  std::string value, ratio;
+  bool bad = false;
+};
+
+Cell MakeCell(const RunValues& runs, size_t r, const Key& key, const MetricBaseline* m,
+              double scale) {
+  Cell cell;
+  const auto it = runs.values[r].find(key);
+  if (it == runs.values[r].end()) {
+    cell.value = "-";
+    return cell;
+  }
+  cell.value = FormatNumber(it->second * scale);
+  if (m != nullptr) {
+    cell.ratio = m->median != 0 ? FormatRatio(it->second / m->median) : "-";
+    const auto verdict = runs.bad[r].find(key);
+    cell.bad = verdict != runs.bad[r].end() && verdict->second;
+  }
+  return cell;
+}
+
+// The runs' cells, [key][run], with each row's unit and the widths that all
+// cells of the table share.
+struct CellGrid {
+  std::vector<std::vector<Cell>> cells;
+  std::vector<RowUnit> units;
+  size_t value_width = 0;
+  size_t ratio_width = 0;
+};
+
+CellGrid BuildCells(const Baseline* baseline, const RunValues& runs) {
+  CellGrid grid;
+  for (const Key& key : runs.keys) {
+    const MetricBaseline* m = BaselineFor(baseline, key);
+    const RowUnit& unit =
+        grid.units.emplace_back(UnitFor(key.second, UnitReference(m, runs, key).value_or(0)));
+    std::vector<Cell>& row = grid.cells.emplace_back();
+    for (size_t r = 0; r < runs.values.size(); ++r) {
+      const Cell& cell = row.emplace_back(MakeCell(runs, r, key, m, unit.scale));
+      grid.value_width = std::max(grid.value_width, DisplayWidth(cell.value));
+      grid.ratio_width = std::max(grid.ratio_width, DisplayWidth(cell.ratio));
+    }
+  }
+  return grid;
+}
+
+// The fixed columns (label, baseline) that repeat in every block of runs.
+struct FixedColumns {
+  std::vector<std::string> labels;
+  std::vector<std::string> medians;
+  std::vector<std::string> spreads;
+  size_t label_width = 0;
+  // Narrow headers ("median", "spread": the section header says it is the
+  // baseline) so that five runs fit beside the longest label in 100 columns.
+  size_t median_width = DisplayWidth("median");
+  size_t spread_width = DisplayWidth("spread");
+};
+
+FixedColumns BuildFixedColumns(const Baseline* baseline, const std::vector<Key>& keys,
+                               const std::vector<RowUnit>& units) {
+  FixedColumns out;
+  out.labels = Labels(keys, units);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    out.label_width = std::max(out.label_width, DisplayWidth(out.labels[k]));
+    const MetricBaseline* m = BaselineFor(baseline, keys[k]);
+    out.medians.push_back(Median(m, units[k].scale));
+    out.spreads.push_back(Spread(m, units[k].scale));
+    out.median_width = std::max(out.median_width, DisplayWidth(out.medians.back()));
+    out.spread_width = std::max(out.spread_width, DisplayWidth(out.spreads.back()));
+  }
+  return out;
+}
+
+struct RunLayout {
+  bool with_baseline = false;
+  // Headers carry a space over the mark, so they end above the ratio.
+  std::string mark_gap;
+  // One space between runs when each cell ends with its mark's column.
+  size_t run_gap = 2;
+  size_t per_block = 1;  // runs side by side within `width`
+};
+
+RunLayout LayOutRuns(const CellGrid& grid, const FixedColumns& fixed, bool with_baseline,
+                     size_t width) {
+  RunLayout layout;
+  layout.with_baseline = with_baseline;
+  layout.mark_gap = with_baseline ? " " : "";
+  layout.run_gap = with_baseline ? 1 : 2;
+  const size_t cell_width = std::max(grid.value_width + (with_baseline ? 2 + grid.ratio_width : 0),
+                                     DisplayWidth("00-00 00:00") + layout.mark_gap.size());
+  const size_t fixed_width =
+      fixed.label_width + (with_baseline ? 1 + fixed.median_width + 2 + fixed.spread_width : 0);
+  const size_t room =
+      width + layout.run_gap > fixed_width + 2 ? width + layout.run_gap - fixed_width - 2 : 0;
+  layout.per_block = std::max<size_t>(1, room / (cell_width + layout.run_gap));
+  return layout;
+}
+
+// The value, then against a baseline the ratio and the mark ('!' when bad).
+std::string RenderCell(const Cell& cell, const CellGrid& grid, bool with_baseline) {
+  std::string out;
+  Pad(out, cell.value, grid.value_width, true);
+  if (!with_baseline) return out;
+  out += ' ';
+  Pad(out, cell.ratio, grid.ratio_width, true);
+  out += cell.bad ? '!' : ' ';
+  return out;
+}
+
+// The block of runs [first, last): two header rows (run id, start time),
+// then one row per metric.
+Rows BlockRows(std::span<const RunRecord> runs, size_t first, size_t last, const CellGrid& grid,
+               const FixedColumns& fixed, const RunLayout& layout) {
+  Rows rows(2);
+  rows[0].emplace_back();
+  rows[1].emplace_back();
+  if (layout.with_baseline) {
+    rows[0].insert(rows[0].end(), {"", ""});
+    rows[1].insert(rows[1].end(), {"median", "spread"});
+  }
+  for (size_t r = first; r < last; ++r) {
+    rows[0].push_back(fmt::format("#{}{}", runs[r].id, layout.mark_gap));
+    rows[1].push_back(FormatLocal(runs[r].start_unix_ms, "%m-%d %H:%M") + layout.mark_gap);
+  }
+  for (size_t k = 0; k < fixed.labels.size(); ++k) {
+    std::vector<std::string> row{fixed.labels[k]};
+    if (layout.with_baseline) row.insert(row.end(), {fixed.medians[k], fixed.spreads[k]});
+    for (size_t r = first; r < last; ++r) {
+      row.push_back(RenderCell(grid.cells[k][r], grid, layout.with_baseline));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<Column> BlockColumns(size_t first, size_t last, const RunLayout& layout) {
+  std::vector<Column> columns{{false, 0}};
+  if (layout.with_baseline) columns.insert(columns.end(), {{true, 1}, {false, 2}});
+  for (size_t r = first; r < last; ++r) {
+    columns.push_back({true, r == first ? size_t{2} : layout.run_gap});
+  }
+  return columns;
+}
+
 }  // namespace
 
 std::string ShortFingerprint(std::string_view fingerprint) {
@@ -163,124 +356,15 @@ std::string FormatNoBaselineHeader(const RunRecord& newest) {
 
 std::string FormatBaselineRuns(const Baseline* baseline, std::span<const RunRecord> runs,
                                const probes::BaselinePolicy& policy, size_t width) {
-  // Rows: the union of the baseline's metrics and the runs'.
-  std::vector<Key> keys;
-  if (baseline != nullptr) {
-    for (const MetricBaseline& m : baseline->metrics) AddKey(keys, m.op, m.metric);
-  }
-  std::vector<std::map<Key, double>> values(runs.size());
-  std::vector<std::map<Key, bool>> bad(runs.size());
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const std::vector<MetricSample>& metrics = runs[r].metrics;
-    for (const MetricSample& s : metrics) {
-      AddKey(keys, s.op, s.metric);
-      values[r][Key{s.op, s.metric}] = s.value;
-    }
-    if (baseline == nullptr) continue;
-    for (const MetricVerdict& v : probes::Compare(*baseline, metrics, policy)) {
-      bad[r][Key{v.op, v.metric}] = v.bad;
-    }
-  }
-  SortKeys(keys);
-
-  // Each run's cell: value, ratio, mark; all cells of the table one width.
-  size_t value_width = 0;
-  size_t ratio_width = 0;
-  struct Cell {
-    std::string value, ratio;
-    bool bad = false;
-  };
-  std::vector<std::vector<Cell>> cells(keys.size(), std::vector<Cell>(runs.size()));
-  std::vector<RowUnit> units;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    const MetricBaseline* m =
-        baseline != nullptr ? baseline->Find(keys[k].first, keys[k].second) : nullptr;
-    std::optional<double> reference;
-    if (m != nullptr) reference = m->median;
-    for (size_t r = 0; r < runs.size() && !reference; ++r) {
-      if (auto it = values[r].find(keys[k]); it != values[r].end()) reference = it->second;
-    }
-    units.push_back(UnitFor(keys[k].second, reference.value_or(0)));
-    for (size_t r = 0; r < runs.size(); ++r) {
-      Cell& cell = cells[k][r];
-      const auto it = values[r].find(keys[k]);
-      if (it == values[r].end()) {
-        cell.value = "-";
-      } else {
-        cell.value = FormatNumber(it->second * units[k].scale);
-        if (m != nullptr) {
-          cell.ratio = m->median != 0 ? FormatRatio(it->second / m->median) : "-";
-          const auto verdict = bad[r].find(keys[k]);
-          cell.bad = verdict != bad[r].end() && verdict->second;
-        }
-      }
-      value_width = std::max(value_width, DisplayWidth(cell.value));
-      ratio_width = std::max(ratio_width, DisplayWidth(cell.ratio));
-    }
-  }
-  const bool with_baseline = baseline != nullptr;
-  auto render_cell = [&](const Cell& cell) {
-    std::string out;
-    Pad(out, cell.value, value_width, true);
-    if (!with_baseline) return out;
-    out += ' ';
-    Pad(out, cell.ratio, ratio_width, true);
-    out += cell.bad ? '!' : ' ';
-    return out;
-  };
-
-  // The fixed columns (label, baseline) repeat in every block of runs.
-  const std::vector<std::string> labels = Labels(keys, units);
-  std::vector<std::string> medians;
-  std::vector<std::string> spreads;
-  size_t label_width = 0;
-  // Narrow headers ("median", "spread": the section header says it is the
-  // baseline) so that five runs fit beside the longest label in 100 columns.
-  size_t median_width = DisplayWidth("median");
-  size_t spread_width = DisplayWidth("spread");
-  for (size_t k = 0; k < keys.size(); ++k) {
-    label_width = std::max(label_width, DisplayWidth(labels[k]));
-    const MetricBaseline* m =
-        with_baseline ? baseline->Find(keys[k].first, keys[k].second) : nullptr;
-    medians.push_back(Median(m, units[k].scale));
-    spreads.push_back(Spread(m, units[k].scale));
-    median_width = std::max(median_width, DisplayWidth(medians.back()));
-    spread_width = std::max(spread_width, DisplayWidth(spreads.back()));
-  }
-  // Headers carry a space over the mark, so they end above the ratio.
-  const std::string mark_gap = with_baseline ? " " : "";
-  const size_t cell_width = std::max(value_width + (with_baseline ? 2 + ratio_width : 0),
-                                     DisplayWidth("00-00 00:00") + mark_gap.size());
-  const size_t fixed = label_width + (with_baseline ? 1 + median_width + 2 + spread_width : 0);
-  // One space between runs when each cell ends with its mark's column.
-  const size_t run_gap = with_baseline ? 1 : 2;
-  const size_t room = width + run_gap > fixed + 2 ? width + run_gap - fixed - 2 : 0;
-  const size_t per_block = std::max<size_t>(1, room / (cell_width + run_gap));
-
+  const RunValues values = CollectRunValues(baseline, runs, policy);
+  const CellGrid grid = BuildCells(baseline, values);
+  const FixedColumns fixed = BuildFixedColumns(baseline, values.keys, grid.units);
+  const RunLayout layout = LayOutRuns(grid, fixed, baseline != nullptr, width);
   std::string out;
-  for (size_t first = 0; first < std::max<size_t>(runs.size(), 1); first += per_block) {
-    const size_t last = std::min(runs.size(), first + per_block);
-    Rows rows(2);
-    std::vector<Column> columns{{false, 0}};
-    rows[0].push_back("");
-    rows[1].push_back("");
-    if (with_baseline) {
-      rows[0].insert(rows[0].end(), {"", ""});
-      rows[1].insert(rows[1].end(), {"median", "spread"});
-      columns.insert(columns.end(), {{true, 1}, {false, 2}});
-    }
-    for (size_t r = first; r < last; ++r) {
-      rows[0].push_back(fmt::format("#{}{}", runs[r].id, mark_gap));
-      rows[1].push_back(FormatLocal(runs[r].start_unix_ms, "%m-%d %H:%M") + mark_gap);
-      columns.push_back({true, r == first ? size_t{2} : run_gap});
-    }
-    for (size_t k = 0; k < keys.size(); ++k) {
-      std::vector<std::string> row{labels[k]};
-      if (with_baseline) row.insert(row.end(), {medians[k], spreads[k]});
-      for (size_t r = first; r < last; ++r) row.push_back(render_cell(cells[k][r]));
-      rows.push_back(std::move(row));
-    }
-    out += RenderTable(rows, columns);
+  for (size_t first = 0; first < std::max<size_t>(runs.size(), 1); first += layout.per_block) {
+    const size_t last = std::min(runs.size(), first + layout.per_block);
+    out += RenderTable(BlockRows(runs, first, last, grid, fixed, layout),
+                       BlockColumns(first, last, layout));
     out += '\n';
   }
   return out;
@@ -291,6 +375,7 @@ std::string FormatBaselineChange(const Baseline& now, const Baseline* previous) 
   for (const MetricBaseline& m : now.metrics) AddKey(keys, m.op, m.metric);
   SortKeys(keys);
   std::vector<RowUnit> units;
+  units.reserve(keys.size());
   for (const Key& k : keys) units.push_back(UnitFor(k.second, now.Find(k.first, k.second)->median));
   const std::vector<std::string> labels = Labels(keys, units);
   Rows rows{{"", "baseline", "", previous != nullptr ? "previous" : "", "", ""}};

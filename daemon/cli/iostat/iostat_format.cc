@@ -62,6 +62,53 @@ std::vector<Direction> Directions(const IostatRow& r) {
            r.discard_merge_pct, r.discard_await_ms, r.discard_request_sectors}};
 }
 
+// The device table's header line, as sysstat prints it for the layout.
+void AppendDeviceHeader(std::string& out, const IostatLayout& layout) {
+  const char* spc = layout.unit == IostatUnit::kSectors ? "" : " ";
+  if (layout.extended) {
+    const char* unit = ExtendedUnit(layout.unit);
+    out += fmt::format("{:<13}", "Device");
+    for (char d : {'r', 'w', 'd'}) {
+      out += fmt::format("     {0}/s    {1}{0}{2}/s   {0}rqm/s  %{0}rqm {0}_await {0}areq-sz", d,
+                         spc, unit);
+    }
+    out += "     f/s f_await  aqu-sz  %util\n";
+  } else {
+    const char* unit = BasicUnit(layout.unit);
+    out += fmt::format(
+        "{0:<13}      tps   {1}{2}_read/s   {1}{2}_wrtn/s   {1}{2}_dscd/s   {1}{2}_read   "
+        "{1}{2}_wrtn   {1}{2}_dscd\n",
+        "Device", spc, unit);
+  }
+}
+
+// One device's line (without the name and the newline).
+void AppendDeviceColumns(std::string& out, const IostatLayout& layout, const IostatRow& r) {
+  const double div = SectorDivisor(layout.unit);
+  if (layout.extended) {
+    for (const Direction& d : Directions(r)) {
+      AppendFixed(out, 7, d.ios_per_s);
+      AppendFixed(out, 9, d.sectors_per_s / div);
+      AppendFixed(out, 8, d.merges_per_s);
+      AppendFixed(out, 6, d.merge_pct);
+      AppendFixed(out, 7, d.await_ms);
+      AppendFixed(out, 8, d.request_sectors / 2);
+    }
+    AppendFixed(out, 7, r.flushes_per_s);
+    AppendFixed(out, 7, r.flush_await_ms);
+    AppendFixed(out, 7, r.queue_size);
+    AppendFixed(out, 6, r.util_pct);
+  } else {
+    const uint64_t idiv = SectorDivisorInt(layout.unit);
+    AppendFixed(out, 8, r.transfers_per_s);
+    AppendFixed(out, 12, r.read_sectors_per_s / div);
+    AppendFixed(out, 12, r.write_sectors_per_s / div);
+    AppendFixed(out, 12, r.discard_sectors_per_s / div);
+    fmt::format_to(std::back_inserter(out), " {:10} {:10} {:10}", r.read_sectors / idiv,
+                   r.write_sectors / idiv, r.discard_sectors / idiv);
+  }
+}
+
 }  // namespace
 
 std::string IostatTextFormatter::Banner(const HostInfo& host, const std::string& date) const {
@@ -79,49 +126,10 @@ std::string IostatTextFormatter::Report(const IostatReport& report) const {
     out += "\n\n";
   }
   if (layout_.show_devices) {
-    const double div = SectorDivisor(layout_.unit);
-    if (layout_.extended) {
-      const char* spc = layout_.unit == IostatUnit::kSectors ? "" : " ";
-      const char* unit = ExtendedUnit(layout_.unit);
-      out += fmt::format("{:<13}", "Device");
-      for (char d : {'r', 'w', 'd'}) {
-        out += fmt::format("     {0}/s    {1}{0}{2}/s   {0}rqm/s  %{0}rqm {0}_await {0}areq-sz", d,
-                           spc, unit);
-      }
-      out += "     f/s f_await  aqu-sz  %util\n";
-    } else {
-      const char* spc = layout_.unit == IostatUnit::kSectors ? "" : " ";
-      const char* unit = BasicUnit(layout_.unit);
-      out += fmt::format(
-          "{0:<13}      tps   {1}{2}_read/s   {1}{2}_wrtn/s   {1}{2}_dscd/s   {1}{2}_read   "
-          "{1}{2}_wrtn   {1}{2}_dscd\n",
-          "Device", spc, unit);
-    }
+    AppendDeviceHeader(out, layout_);
     for (size_t i = 0; i < report.devices.size(); ++i) {
-      const IostatRow& r = report.devices[i].row;
       out += fmt::format("{:<13}", report.display_names[i]);
-      if (layout_.extended) {
-        for (const Direction& d : Directions(r)) {
-          AppendFixed(out, 7, d.ios_per_s);
-          AppendFixed(out, 9, d.sectors_per_s / div);
-          AppendFixed(out, 8, d.merges_per_s);
-          AppendFixed(out, 6, d.merge_pct);
-          AppendFixed(out, 7, d.await_ms);
-          AppendFixed(out, 8, d.request_sectors / 2);
-        }
-        AppendFixed(out, 7, r.flushes_per_s);
-        AppendFixed(out, 7, r.flush_await_ms);
-        AppendFixed(out, 7, r.queue_size);
-        AppendFixed(out, 6, r.util_pct);
-      } else {
-        const uint64_t idiv = SectorDivisorInt(layout_.unit);
-        AppendFixed(out, 8, r.transfers_per_s);
-        AppendFixed(out, 12, r.read_sectors_per_s / div);
-        AppendFixed(out, 12, r.write_sectors_per_s / div);
-        AppendFixed(out, 12, r.discard_sectors_per_s / div);
-        fmt::format_to(std::back_inserter(out), " {:10} {:10} {:10}", r.read_sectors / idiv,
-                       r.write_sectors / idiv, r.discard_sectors / idiv);
-      }
+      AppendDeviceColumns(out, layout_, report.devices[i].row);
       out += "\n";
     }
     out += "\n";
