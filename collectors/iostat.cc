@@ -1,17 +1,24 @@
 #include "collectors/iostat.h"
 
 namespace iowatch::collectors {
+
+uint64_t TickDelta(uint64_t prev, uint64_t cur) {
+  return static_cast<uint32_t>(static_cast<uint32_t>(cur) - static_cast<uint32_t>(prev));
+}
+
+bool WentBackwards(const DiskCounters& prev, const DiskCounters& cur) {
+  return cur.reads < prev.reads || cur.reads_merged < prev.reads_merged ||
+         cur.read_sectors < prev.read_sectors || cur.writes < prev.writes ||
+         cur.writes_merged < prev.writes_merged || cur.write_sectors < prev.write_sectors ||
+         cur.discards < prev.discards || cur.discards_merged < prev.discards_merged ||
+         cur.discard_sectors < prev.discard_sectors || cur.flushes < prev.flushes;
+}
+
 namespace {
 
 // sysstat's S_VALUE: a per-second rate from a delta and an interval in 1/100 s.
 double PerSecond(uint64_t delta, uint64_t interval_cs) {
   return static_cast<double>(delta) / static_cast<double>(interval_cs) * 100;
-}
-
-// The kernel's millisecond fields are 32-bit: subtracting modulo 2^32 turns a
-// wrap into the right small delta, exactly as sysstat's unsigned int fields do.
-uint64_t TickDelta(uint64_t prev, uint64_t cur) {
-  return static_cast<uint32_t>(static_cast<uint32_t>(cur) - static_cast<uint32_t>(prev));
 }
 
 double Average(uint64_t numerator, uint64_t count) {
@@ -21,14 +28,6 @@ double Average(uint64_t numerator, uint64_t count) {
 double MergePercent(uint64_t merges, uint64_t ios) {
   const uint64_t total = merges + ios;
   return total != 0 ? static_cast<double>(merges) / static_cast<double>(total) * 100 : 0.0;
-}
-
-bool WentBackwards(const DiskCounters& prev, const DiskCounters& cur) {
-  return cur.reads < prev.reads || cur.reads_merged < prev.reads_merged ||
-         cur.read_sectors < prev.read_sectors || cur.writes < prev.writes ||
-         cur.writes_merged < prev.writes_merged || cur.write_sectors < prev.write_sectors ||
-         cur.discards < prev.discards || cur.discards_merged < prev.discards_merged ||
-         cur.discard_sectors < prev.discard_sectors || cur.flushes < prev.flushes;
 }
 
 // sysstat's test for a device that was removed and re-added under the same

@@ -24,6 +24,13 @@
 
 namespace iowatch::collectors {
 
+// The kernel's millisecond fields are 32-bit: subtracting modulo 2^32 turns a
+// wrap into the right small delta, exactly as sysstat's unsigned int fields do.
+uint64_t TickDelta(uint64_t prev, uint64_t cur);
+// Whether a 64-bit count went backwards (the device was removed and re-added,
+// or reset): no difference of the two is meaningful then.
+bool WentBackwards(const DiskCounters& prev, const DiskCounters& cur);
+
 struct IostatRow {
   double reads_per_s = 0, writes_per_s = 0, discards_per_s = 0, flushes_per_s = 0;
   double transfers_per_s = 0;  // "tps": reads + writes + discards per second (flushes excluded)

@@ -13,6 +13,7 @@
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
+#include "daemon/scheduling/run_conditions.h"
 #include "probes/run_probe.h"
 
 namespace iowatch::daemon {
@@ -32,6 +33,7 @@ struct ThreadJobExecutor::Shared {
   bool abandoned = false;  // Stop gave up on a worker: outcomes are dropped
   size_t workers_running = 0;
   size_t callbacks_running = 0;
+  RunOverlap overlap;
 
   void Loop() {
     std::unique_lock lock(mutex);
@@ -41,7 +43,7 @@ struct ThreadJobExecutor::Shared {
       const ProbeRun run = std::move(queue.front());
       queue.pop_front();
       lock.unlock();
-      RunOutcome outcome = options.run(run, options.policy);
+      RunOutcome outcome = options.run(run, RunHost{options.policy, options.procfs, &overlap});
       lock.lock();
       if (abandoned) continue;  // what called on_done may be gone
       ++callbacks_running;
@@ -120,7 +122,22 @@ size_t ThreadJobExecutor::Stop() {
   return left;
 }
 
-RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy) {
+RunOverlap::Token RunOverlap::Begin() {
+  std::lock_guard lock(mutex_);
+  Token token{begun_, active_ > 0};
+  ++active_;
+  ++begun_;
+  return token;
+}
+
+bool RunOverlap::End(Token token) {
+  std::lock_guard lock(mutex_);
+  --active_;
+  return token.overlapped || begun_ != token.begun_before + 1;
+}
+
+RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
+  const probes::TargetPolicy& policy = host.policy;
   const probes::JobSpec& spec = run.job.spec;
   const auto cancelled = [](int64_t start_unix_ms) {
     RunOutcome outcome = RunOutcome::Of(RunResult::kCancelled, "cancelled");
@@ -142,7 +159,18 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
               .count());
     };
   }
+  // The device's counters when the measured phase starts and when the run
+  // is over: the span of the run's conditions.
+  const FileTree procfs(host.procfs);
+  const FileTree sysfs(policy.sysfs);
+  std::optional<ConditionsReading> before;
+  std::optional<RunOverlap::Token> overlap;
+  options.run.on_measuring = [&] {
+    before = ReadConditions(procfs, sysfs, run.device);
+    if (host.overlap != nullptr) overlap = host.overlap->Begin();
+  };
   auto probe = probes::RunProbe(spec, options);
+  const bool other_probe = overlap && host.overlap->End(*overlap);
   if (run.cancel && run.cancel->preparing()) run.cancel->Prepared(0);  // refused before I/O
   if (!probe) return Failed(probe.error().ToString());
 
@@ -168,6 +196,11 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& poli
       outcome.result = RunResult::kError;
       outcome.error = result.error ? result.error->ToString() : "I/O error";
       break;
+  }
+  if (before) {
+    outcome.conditions =
+        ComputeRunConditions(*before, ReadConditions(procfs, sysfs, run.device), probe->result,
+                             MaxRequestBytes(sysfs, run.device), other_probe);
   }
   outcome.probe = std::move(probe->result);
   return outcome;

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -26,12 +27,41 @@
 
 namespace iowatch::daemon {
 
+// Which runs measured while another probe run did (the executor's workers
+// run several at once on different devices): a condition of each run.
+// Thread-safety: every member may be called from any thread.
+class RunOverlap {
+ public:
+  struct Token {
+    uint64_t begun_before = 0;
+    bool overlapped = false;
+  };
+  Token Begin();          // a run's measured phase starts
+  bool End(Token token);  // it ends: whether another run measured meanwhile
+
+ private:
+  std::mutex mutex_;
+  uint64_t active_ = 0;
+  uint64_t begun_ = 0;
+};
+
+// What a run needs from the host besides its job: the target policy (and
+// its sysfs root), procfs for the run's conditions, and the executor's
+// overlap record (null: not tracked).
+struct RunHost {
+  probes::TargetPolicy policy;
+  std::filesystem::path procfs = "/proc";
+  RunOverlap* overlap = nullptr;
+};
+
 // One job run to the end on the calling thread: creates the job's directory
 // (for a directory target), then PrepareTarget, MakeEngine and RunJob. The
 // run's end maps to the outcome: completed → ok; cancelled → cancelled;
 // hard limit or a failed I/O → error (with the partial result); no result
-// at all (target or engine refused) → error with the reason.
-RunOutcome ExecuteProbeRun(const ProbeRun& run, const probes::TargetPolicy& policy);
+// at all (target or engine refused) → error with the reason. The run's
+// conditions (run_conditions.h) are measured over its measured phase on
+// run.device, the whole disk.
+RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host);
 
 class ThreadJobExecutor final : public JobExecutor {
  public:
@@ -39,10 +69,11 @@ class ThreadJobExecutor final : public JobExecutor {
   // it calls ProbeScheduler::OnFinished and then asks for a Tick.
   using Callback = std::function<void(uint64_t run_id, RunOutcome outcome)>;
   // What a worker does with a run: ExecuteProbeRun (tests inject others).
-  using RunFunction = std::function<RunOutcome(const ProbeRun&, const probes::TargetPolicy&)>;
+  using RunFunction = std::function<RunOutcome(const ProbeRun&, const RunHost&)>;
 
   struct Options {
     probes::TargetPolicy policy;
+    std::filesystem::path procfs = "/proc";
     // At least 1 run can go at once: with one, a second run the scheduler
     // started waited in the queue while its timeout clock ran, and was
     // written off as timed out (adversarial review finding 17).

@@ -240,6 +240,7 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
   run.error = ok ? std::string() : outcome.error;
   run.result = result;
   run.metrics = metrics;
+  run.conditions = outcome.conditions;
   const auto id = store_->AddRun(run);
   if (!id) return fail(id.error());
   if (ok) {

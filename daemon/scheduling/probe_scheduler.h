@@ -53,6 +53,7 @@
 #include "config/config.h"
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_counters.h"
+#include "probes/baseline/run_conditions.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
 
@@ -124,6 +125,8 @@ struct RunOutcome {
   DeviceId target_device = 0;  // the device holding the probe file (PreparedTarget)
   std::string target_path;
   int64_t start_unix_ms = 0;  // wall clock at the run's start, for the store
+  // What else the device and host did during the measured phase.
+  std::optional<probes::RunConditions> conditions;
 
   // An outcome with nothing measured.
   static RunOutcome Of(RunResult result, std::string error = {}) {

@@ -59,6 +59,7 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
         boost::asio::post(io_, [this] { Tick(); });
       },
       ThreadJobExecutor::Options{.policy = policy,
+                                 .procfs = config.procfs,
                                  .workers = SchedulerPolicyFrom(config.probes).max_concurrent});
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "probes/baseline/run_conditions.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/run/probe_result.h"
 
@@ -32,6 +34,9 @@ struct RunRecord {
   // ExtractMetrics(result), kept for baselines; the store fills it on reading
   // when a run was written without it.
   std::vector<MetricSample> metrics;
+  // What else the device and host did during the run; nullopt when not
+  // measured (a run stored before iowatch measured them, `iowatch probe`).
+  std::optional<RunConditions> conditions;
 };
 
 }  // namespace iowatch::probes

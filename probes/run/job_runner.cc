@@ -189,6 +189,7 @@ void Runner::StartMeasuredPhase(uint64_t now) {
   result_.fsyncs = 0;
   measured_issued_ = 0;
   cpu_.Start();
+  if (options_.on_measuring) options_.on_measuring();
 }
 
 void Runner::Stop(RunEnd end) {

@@ -55,6 +55,10 @@ struct RunOptions {
   // (or 10 minutes when the run has no runtime).
   std::chrono::nanoseconds hard_limit{0};
   std::function<void(const RunProgress&)> on_progress;  // called about every progress_interval
+  // Called once, on the runner's thread, when the measured phase starts
+  // (after ramp_time): where the daemon reads the device's counters, so
+  // that what else the device did is measured over the same span.
+  std::function<void()> on_measuring;
   std::chrono::nanoseconds progress_interval = std::chrono::seconds(1);
 };
 

@@ -7,12 +7,15 @@
 
 #include "probes/store/store.h"
 #include "probes/store/store_codec.h"
+#include "probes/store/store_conditions.h"
 #include "probes/store/store_sqlite.h"
 
 namespace iowatch::probes {
 namespace {
 
 using internal::Connection;
+using internal::InsertConditions;
+using internal::ReadConditions;
 using internal::Statement;
 using internal::Transaction;
 
@@ -235,6 +238,7 @@ Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select)
   for (RunRecord& run : runs) {
     if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());
+    if (Status read = ReadConditions(db, run); !read) return std::unexpected(read.error());
     if (run.metrics.empty()) run.metrics = ExtractMetrics(run.result);
   }
   return runs;
@@ -261,6 +265,7 @@ Result<int64_t> Store::AddRun(const RunRecord& run) {
   if (Status done = InsertMetrics(db, id, run.metrics); !done) {
     return std::unexpected(done.error());
   }
+  if (Status done = InsertConditions(db, id, run); !done) return std::unexpected(done.error());
   if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
   return id;
 }

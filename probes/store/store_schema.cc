@@ -118,9 +118,31 @@ CREATE TABLE baseline_resets (
 ) STRICT;
 )sql";
 
+// What else the device and host did during each run (issue 13: a run slowed
+// by others' I/O is not a slower disk). Runs stored before have no row:
+// their conditions are unknown and they are never judged on them.
+constexpr std::string_view kSchemaV3 = R"sql(
+CREATE TABLE run_conditions (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  seconds REAL NOT NULL,                -- the span measured (the run's measured phase)
+  device_ios INTEGER NOT NULL,          -- the whole disk's requests completed in it
+  device_bytes INTEGER NOT NULL,
+  device_busy_seconds REAL NOT NULL,    -- io_ticks
+  device_io_seconds REAL NOT NULL,      -- the requests' summed times
+  own_requests INTEGER NOT NULL,        -- the probe's share of those
+  own_bytes INTEGER NOT NULL,
+  own_io_seconds REAL NOT NULL,
+  io_pressure_some REAL,                -- share of the span; NULL without PSI
+  io_pressure_full REAL,
+  cpu_steal REAL NOT NULL,
+  other_probe INTEGER NOT NULL CHECK (other_probe IN (0, 1))
+) STRICT;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
     Migration{2, kSchemaV2},
+    Migration{3, kSchemaV3},
 };
 
 Result<int> UserVersion(const Connection& connection) {

@@ -203,15 +203,14 @@ TEST_F(ProbeExecutorTest, StopLeavesARunStuckInIoBehind) {
   {
     ThreadJobExecutor executor(
         [&](uint64_t, RunOutcome) { ++reported; },
-        ThreadJobExecutor::Options{
-            .policy = {},
-            .workers = 1,
-            .stop_wait = std::chrono::milliseconds(200),
-            .run = [released, started](const ProbeRun&, const probes::TargetPolicy&) {
-              started->set_value();
-              released.wait();  // the hung pread
-              return RunOutcome::Of(RunResult::kOk, "");
-            }});
+        ThreadJobExecutor::Options{.policy = {},
+                                   .workers = 1,
+                                   .stop_wait = std::chrono::milliseconds(200),
+                                   .run = [released, started](const ProbeRun&, const RunHost&) {
+                                     started->set_value();
+                                     released.wait();  // the hung pread
+                                     return RunOutcome::Of(RunResult::kOk, "");
+                                   }});
     executor.Start(Run(1, "300ms"));
     started->get_future().wait();
     const auto stop = std::chrono::steady_clock::now();

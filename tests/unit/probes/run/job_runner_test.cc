@@ -566,6 +566,33 @@ TEST(RunJobTest, RampTimeThenFullAmount) {
   EXPECT_GT(engine.History().size(), 256u);
 }
 
+// on_measuring marks where the daemon starts measuring the device's other
+// I/O: once, when the ramp is over (at the start without a ramp).
+TEST(RunJobTest, OnMeasuringIsCalledOnceWhenTheRampEnds) {
+  for (const auto ramp : {milliseconds(0), milliseconds(5)}) {
+    ManualProbeClock clock(/*tick_ns=*/1000);
+    NullEngine engine;
+    engine.KeepHistory(true);
+    JobSpec spec = Spec(RwMode::kRead, 1 << 20);
+    spec.ramp_time = ramp;
+    RunOptions options = Options(clock);
+    int calls = 0;
+    size_t issued_then = 0;
+    options.on_measuring = [&] {
+      ++calls;
+      issued_then = engine.History().size();
+    };
+    const ProbeResult result = MustRun(spec, engine, Target(1 << 20), options);
+    EXPECT_EQ(calls, 1) << ramp.count();
+    EXPECT_EQ(result.read.ios, 256u);
+    if (ramp.count() == 0) {
+      EXPECT_EQ(issued_then, 0u);
+    } else {
+      EXPECT_GT(issued_then, 0u) << "the ramp's I/Os come before";
+    }
+  }
+}
+
 TEST(RunJobTest, CancelFromProgressEndsInterruptedWithPartialCounts) {
   ManualProbeClock clock(/*tick_ns=*/1000);
   NullEngine engine;

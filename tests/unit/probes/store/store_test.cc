@@ -106,7 +106,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 2); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 3); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -294,6 +294,63 @@ TEST(StoreRuns, RoundTripIsExact) {
 
   // What is stored is compact: a few hundred bytes per histogram, not 16 KiB.
   EXPECT_LT(QueryInt(dir.Db(), "SELECT max(length(clat_histogram)) FROM run_ops"), 1024);
+}
+
+RunConditions SampleConditions() {
+  RunConditions c;
+  c.seconds = 2.0015;
+  c.device_ios = 21'345;
+  c.device_bytes = 87'654'321;
+  c.device_busy_seconds = 1.25;
+  c.device_io_seconds = 3.5;
+  c.own_requests = 20'000;
+  c.own_bytes = 81'920'000;
+  c.own_io_seconds = 3.125;
+  c.io_pressure_some = 0.125;
+  c.cpu_steal = 0.01;
+  c.other_probe = true;
+  return c;
+}
+
+TEST(StoreRuns, ConditionsRoundTripExactlyAndARunWithoutThemReadsUnknown) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  RunRecord measured = SampleRun(1);
+  measured.conditions = SampleConditions();
+  const RunRecord unmeasured = SampleRun(2);
+  const auto a = store->AddRun(measured);
+  const auto b = store->AddRun(unmeasured);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(store->GetRun(*a)->conditions, measured.conditions);
+  EXPECT_EQ(store->GetRun(*b)->conditions, std::nullopt);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM run_conditions"), 1);
+}
+
+// A store from before the conditions existed (schema v2) is migrated; its
+// runs are kept, their conditions unknown.
+TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
+  ScratchDir dir;
+  int64_t id = 0;
+  {
+    Result<Store> store = Store::Open(dir.Db());
+    ASSERT_TRUE(store);
+    id = store->AddRun(SampleRun(7)).value_or(0);
+    ASSERT_GT(id, 0);
+  }
+  Exec(dir.Db(), "DROP TABLE run_conditions; PRAGMA user_version = 2");
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 3);
+  Result<RunRecord> run = store->GetRun(id);
+  ASSERT_TRUE(run) << run.error().ToString();
+  EXPECT_EQ(run->job, SampleRun(7).job);
+  EXPECT_EQ(run->conditions, std::nullopt);
+  RunRecord next = SampleRun(8);
+  next.conditions = SampleConditions();
+  const auto added = store->AddRun(next);
+  ASSERT_TRUE(added);
+  EXPECT_EQ(store->GetRun(*added)->conditions, next.conditions);
 }
 
 TEST(StoreRuns, ADirectionThatDidNothingHasNoRowAndComesBackEmpty) {

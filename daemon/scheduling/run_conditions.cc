@@ -1,0 +1,116 @@
+#include "daemon/scheduling/run_conditions.h"
+
+#include <fmt/format.h>
+#include <sys/sysmacros.h>
+
+#include "collectors/iostat.h"
+#include "common/clock.h"
+#include "common/decimal.h"
+
+namespace iowatch::daemon {
+namespace {
+
+std::string DiskDir(DeviceId disk) {
+  return fmt::format("dev/block/{}:{}/", major(disk), minor(disk));
+}
+
+uint64_t CpuTotal(const collectors::CpuTicks& t) {
+  // guest and guest_nice are already inside user and nice.
+  return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
+}
+
+// The probe's I/Os of one direction as the disk counts requests.
+uint64_t Requests(const probes::DirectionStats& d, uint64_t block_bytes, uint64_t max_request) {
+  if (max_request == 0 || block_bytes <= max_request) return d.ios;
+  return d.ios * ((block_bytes + max_request - 1) / max_request);
+}
+
+double LatencySumSeconds(const probes::DirectionStats& d) {
+  return d.lat.Mean() * static_cast<double>(d.lat.Count()) / 1e9;
+}
+
+std::optional<double> PressureShare(const ConditionsReading& before, const ConditionsReading& after,
+                                    bool full, double seconds) {
+  if (!before.io_pressure || !after.io_pressure) return std::nullopt;
+  const auto& b = before.io_pressure;
+  const auto& a = after.io_pressure;
+  if (full && (!b->full || !a->full)) return std::nullopt;
+  const uint64_t from = full ? b->full->total_us : b->some.total_us;
+  const uint64_t to = full ? a->full->total_us : a->some.total_us;
+  if (to < from) return std::nullopt;
+  const double share = static_cast<double>(to - from) / 1e6 / seconds;
+  return share > 1 ? 1 : share;
+}
+
+}  // namespace
+
+ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, DeviceId disk) {
+  ConditionsReading reading;
+  reading.monotonic_seconds = MonotonicSeconds();
+  if (disk != 0) {
+    const std::string path = DiskDir(disk) + "stat";
+    if (auto text = sysfs.Read(path, kMaxSysfsAttributeBytes)) {
+      if (auto counters = collectors::ParseDiskCounters(*text, sysfs.PathOf(path).string())) {
+        reading.disk = *counters;
+      }
+    }
+  }
+  if (auto text = procfs.Read("pressure/io", kMaxSysfsAttributeBytes)) {
+    if (auto pressure = collectors::ParsePressure(*text, procfs.PathOf("pressure/io").string())) {
+      reading.io_pressure = *pressure;
+    }
+  }
+  if (auto text = procfs.Read("stat")) {
+    if (auto stat = collectors::ParseProcStat(*text, procfs.PathOf("stat").string()))
+      reading.cpu = stat->total;
+  }
+  return reading;
+}
+
+uint64_t MaxRequestBytes(const FileTree& sysfs, DeviceId disk) {
+  const auto text = sysfs.Read(DiskDir(disk) + "queue/max_sectors_kb", kMaxSysfsAttributeBytes);
+  const auto kib = text ? ParseDecimalLine<uint64_t>(*text) : std::nullopt;
+  return kib ? *kib * 1024 : 0;
+}
+
+std::optional<probes::RunConditions> ComputeRunConditions(const ConditionsReading& before,
+                                                          const ConditionsReading& after,
+                                                          const probes::ProbeResult& own,
+                                                          uint64_t max_request_bytes,
+                                                          bool other_probe) {
+  const double seconds = after.monotonic_seconds - before.monotonic_seconds;
+  if (!before.disk || !after.disk || seconds <= 0 ||
+      collectors::WentBackwards(*before.disk, *after.disk)) {
+    return std::nullopt;
+  }
+  const collectors::DiskCounters& b = *before.disk;
+  const collectors::DiskCounters& a = *after.disk;
+  probes::RunConditions c;
+  c.seconds = seconds;
+  c.device_ios = (a.reads - b.reads) + (a.writes - b.writes) + (a.discards - b.discards);
+  c.device_bytes = ((a.read_sectors - b.read_sectors) + (a.write_sectors - b.write_sectors) +
+                    (a.discard_sectors - b.discard_sectors)) *
+                   collectors::kSectorBytes;
+  using collectors::TickDelta;
+  c.device_busy_seconds = static_cast<double>(TickDelta(b.io_ms, a.io_ms)) / 1000;
+  c.device_io_seconds =
+      static_cast<double>(TickDelta(b.read_ms, a.read_ms) + TickDelta(b.write_ms, a.write_ms) +
+                          TickDelta(b.discard_ms, a.discard_ms)) /
+      1000;
+  const uint64_t block = own.spec.block_size;
+  c.own_requests =
+      Requests(own.read, block, max_request_bytes) + Requests(own.write, block, max_request_bytes);
+  c.own_bytes = own.read.bytes + own.write.bytes;
+  c.own_io_seconds = LatencySumSeconds(own.read) + LatencySumSeconds(own.write);
+  c.io_pressure_some = PressureShare(before, after, false, seconds);
+  c.io_pressure_full = PressureShare(before, after, true, seconds);
+  if (before.cpu && after.cpu && CpuTotal(*after.cpu) > CpuTotal(*before.cpu) &&
+      after.cpu->steal >= before.cpu->steal) {
+    c.cpu_steal = static_cast<double>(after.cpu->steal - before.cpu->steal) /
+                  static_cast<double>(CpuTotal(*after.cpu) - CpuTotal(*before.cpu));
+  }
+  c.other_probe = other_probe;
+  return c;
+}
+
+}  // namespace iowatch::daemon
