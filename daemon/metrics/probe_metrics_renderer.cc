@@ -167,6 +167,66 @@ void Running(const Input& in, ExpositionWriter& w, std::string&) {
 void StoreUp(const Input& in, ExpositionWriter& w, std::string&) {
   w.SampleInt({}, in.recorded.store_up ? 1 : 0);
 }
+// One figure of the last successful run's conditions; none when they were
+// not measured (or the figure was not: no PSI).
+template <std::optional<double> (*kFigure)(const probes::RunConditions&)>
+void LastCondition(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (!job.last_conditions) continue;
+    if (const auto value = kFigure(*job.last_conditions)) w.Sample({{kProbe, job.name}}, *value);
+  }
+}
+
+void LastPressure(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (!job.last_conditions) continue;
+    const probes::RunConditions& c = *job.last_conditions;
+    for (const auto& [kind, value] :
+         {std::pair{"some", c.io_pressure_some}, std::pair{"full", c.io_pressure_full}}) {
+      if (value) w.Sample({{kProbe, job.name}, {"kind", kind}}, *value);
+    }
+  }
+}
+
+std::optional<double> ForeignIops(const probes::RunConditions& c) { return c.ForeignIops(); }
+std::optional<double> ForeignBytes(const probes::RunConditions& c) {
+  return c.ForeignBytesPerSecond();
+}
+std::optional<double> ForeignShare(const probes::RunConditions& c) { return c.ForeignShare(); }
+std::optional<double> Utilisation(const probes::RunConditions& c) { return c.Utilisation(); }
+std::optional<double> Steal(const probes::RunConditions& c) { return c.cpu_steal; }
+std::optional<double> OtherProbe(const probes::RunConditions& c) { return c.other_probe ? 1 : 0; }
+
+void AddConditionFamilies(std::vector<ProbeFamily>& f) {
+  f.insert(
+      f.end(),
+      {
+          {"iowatch_probe_foreign_iops", "gauge",
+           "Requests per second the probe's disk completed for others during the job's last "
+           "successful run.",
+           LastCondition<ForeignIops>},
+          {"iowatch_probe_foreign_bytes_per_second", "gauge",
+           "Bytes per second the probe's disk moved for others during the last successful run.",
+           LastCondition<ForeignBytes>},
+          {"iowatch_probe_foreign_time_ratio", "gauge",
+           "Others' share of the disk's request time during the last successful run (0-1, a "
+           "lower bound).",
+           LastCondition<ForeignShare>},
+          {"iowatch_probe_device_utilization_ratio", "gauge",
+           "The disk's busy share (%util / 100) during the last successful run.",
+           LastCondition<Utilisation>},
+          {"iowatch_probe_io_pressure_ratio", "gauge",
+           "Share of the last successful run during which some (full: all) tasks stalled on "
+           "I/O, /proc/pressure/io.",
+           LastPressure},
+          {"iowatch_probe_cpu_steal_ratio", "gauge",
+           "Share of CPU time the hypervisor took during the last successful run.",
+           LastCondition<Steal>},
+          {"iowatch_probe_overlapped", "gauge",
+           "1 when another probe run measured during the job's last successful run.",
+           LastCondition<OtherProbe>},
+      });
+}
 
 std::vector<ProbeFamily> Sorted() {
   std::vector<ProbeFamily> f = {
@@ -216,6 +276,7 @@ std::vector<ProbeFamily> Sorted() {
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
        StoreUp},
   };
+  AddConditionFamilies(f);
   std::sort(f.begin(), f.end(),
             [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });
   return f;

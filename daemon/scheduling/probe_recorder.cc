@@ -295,6 +295,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
   p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  p.last_conditions = outcome.conditions;
   ReportAbandonedIos(*counters_, job.name, result);
   NoteFallbacks(job.name, result, state);
   MergeLatencies(result, state);

@@ -11,11 +11,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "probes/baseline/baseline.h"
+#include "probes/baseline/run_conditions.h"
 #include "probes/baseline/run_metrics.h"
 
 namespace iowatch::daemon {
@@ -61,6 +63,9 @@ struct ProbeJobSnapshot {
   std::vector<std::string> fallbacks;     // what its engine gave up, e.g. "fixedbufs"
   std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
   std::vector<ProbeRecentSeries> recent;  // ops in first-seen order
+  // What else the disk and host did during the last successful run
+  // (nullopt: not measured).
+  std::optional<probes::RunConditions> last_conditions;
   // The baseline the last successful run was compared with, if any.
   bool has_baseline = false;
   std::vector<probes::MetricBaseline> baseline;

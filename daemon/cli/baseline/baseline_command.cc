@@ -16,6 +16,7 @@
 #include "common/file_tree.h"
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_table.h"
+#include "daemon/cli/baseline/conditions_table.h"
 #include "daemon/cli/cli_output.h"
 #include "probes/store/store_json.h"
 
@@ -146,6 +147,7 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
       text += "  no successful runs of these parameters on this device in the store\n\n";
     } else {
       text += FormatBaselineRuns(&b, *recent, policy);
+      text += FormatRunConditions(*recent);
     }
   }
   // Runs the daemon is still learning from, or whose parameters changed since.
@@ -157,6 +159,7 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
     text += FormatNoBaselineHeader(newest);
     text += '\n';
     text += FormatBaselineRuns(nullptr, *recent, policy);
+    text += FormatRunConditions(*recent);
   }
   if (!mine.empty()) text += FormatBaselineLegend(policy);
   out += text;

@@ -144,7 +144,7 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 19u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 26u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // One series per fallback of the last successful run, none without: a
@@ -167,6 +167,42 @@ TEST(ProbeMetricsRenderer, EngineFallbacksAreOneSeriesEach) {
   out.clear();
   RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
   EXPECT_EQ(out.find("iowatch_probe_engine_fallback"), std::string::npos);
+}
+
+// The last successful run's conditions, one gauge each; pressure per kind
+// where PSI exists; nothing for a job whose conditions were not measured.
+TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
+  ProbeSnapshot s;
+  s.jobs.resize(2);
+  s.jobs[0].name = "measured";
+  s.jobs[1].name = "unknown";
+  probes::RunConditions c;
+  c.seconds = 2;
+  c.device_ios = 3000;
+  c.own_requests = 1000;
+  c.device_bytes = 4'096'000;
+  c.own_bytes = 4'096'000;
+  c.device_io_seconds = 2;
+  c.own_io_seconds = 0.5;
+  c.device_busy_seconds = 1;
+  c.io_pressure_some = 0.25;
+  c.cpu_steal = 0.01;
+  c.other_probe = true;
+  s.jobs[0].last_conditions = c;
+  std::string out;
+  RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
+  for (const char* line :
+       {"iowatch_probe_foreign_iops{probe=\"measured\"} 1000\n",
+        "iowatch_probe_foreign_bytes_per_second{probe=\"measured\"} 0\n",
+        "iowatch_probe_foreign_time_ratio{probe=\"measured\"} 0.75\n",
+        "iowatch_probe_device_utilization_ratio{probe=\"measured\"} 0.5\n",
+        "iowatch_probe_io_pressure_ratio{probe=\"measured\",kind=\"some\"} 0.25\n",
+        "iowatch_probe_cpu_steal_ratio{probe=\"measured\"} 0.01\n",
+        "iowatch_probe_overlapped{probe=\"measured\"} 1\n"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << out;
+  }
+  EXPECT_EQ(out.find("kind=\"full\""), std::string::npos) << "no full line was measured";
+  EXPECT_EQ(out.find("probe=\"unknown\""), std::string::npos);
 }
 
 TEST(ProbeMetricsRenderer, NothingButCountersBeforeTheFirstRun) {
