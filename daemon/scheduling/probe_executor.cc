@@ -21,6 +21,34 @@ namespace {
 
 RunOutcome Failed(std::string error) { return RunOutcome::Of(RunResult::kError, std::move(error)); }
 
+// How the run ended, as the scheduler counts it (without the result itself,
+// which the caller moves in).
+RunOutcome OutcomeOf(const probes::ProbeOutcome& probe, std::chrono::milliseconds timeout) {
+  RunOutcome outcome;
+  outcome.target_device = probe.device;
+  outcome.target_path = probe.target_path;
+  outcome.start_unix_ms = probe.start_unix_ms;
+  const probes::ProbeResult& result = probe.result;
+  switch (result.end) {
+    case probes::RunEnd::kCompleted:
+      outcome.result = RunResult::kOk;
+      break;
+    case probes::RunEnd::kInterrupted:
+      outcome.result = RunResult::kCancelled;
+      outcome.error = "cancelled";
+      break;
+    case probes::RunEnd::kTimedOut:
+      outcome.result = RunResult::kError;
+      outcome.error = fmt::format("timed out: stopped by the {} s limit", ToSeconds(timeout));
+      break;
+    case probes::RunEnd::kFailed:
+      outcome.result = RunResult::kError;
+      outcome.error = result.error ? result.error->ToString() : "I/O error";
+      break;
+  }
+  return outcome;
+}
+
 }  // namespace
 
 struct ThreadJobExecutor::Shared {
@@ -174,29 +202,7 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
   if (run.cancel && run.cancel->preparing()) run.cancel->Prepared(0);  // refused before I/O
   if (!probe) return Failed(probe.error().ToString());
 
-  RunOutcome outcome;
-  outcome.target_device = probe->device;
-  outcome.target_path = probe->target_path;
-  outcome.start_unix_ms = probe->start_unix_ms;
-  const probes::ProbeResult& result = probe->result;
-  switch (result.end) {
-    case probes::RunEnd::kCompleted:
-      outcome.result = RunResult::kOk;
-      break;
-    case probes::RunEnd::kInterrupted:
-      outcome.result = RunResult::kCancelled;
-      outcome.error = "cancelled";
-      break;
-    case probes::RunEnd::kTimedOut:
-      outcome.result = RunResult::kError;
-      outcome.error =
-          fmt::format("timed out: stopped by the {} s limit", ToSeconds(run.job.timeout));
-      break;
-    case probes::RunEnd::kFailed:
-      outcome.result = RunResult::kError;
-      outcome.error = result.error ? result.error->ToString() : "I/O error";
-      break;
-  }
+  RunOutcome outcome = OutcomeOf(*probe, run.job.timeout);
   if (before) {
     outcome.conditions =
         ComputeRunConditions(*before, ReadConditions(procfs, sysfs, run.device), probe->result,

@@ -210,6 +210,26 @@ std::string ProbeRecorder::ModelOf(DeviceId device) const {
   return disk ? disk->model : std::string();
 }
 
+probes::RunRecord ProbeRecorder::ToRecord(const ScheduledJob& job, const RunOutcome& outcome,
+                                          const std::vector<probes::MetricSample>& metrics) const {
+  const probes::ProbeResult& result = *outcome.probe;
+  const bool ok = outcome.result == RunResult::kOk;
+  probes::RunRecord run;
+  run.job = job.name;
+  run.fingerprint = probes::JobFingerprint(result.spec);
+  run.device = FormatDevice(outcome.target_device);
+  run.model = ModelOf(outcome.target_device);
+  run.kernel = kernel_;
+  run.start_unix_ms = outcome.start_unix_ms;
+  run.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count();
+  run.ok = ok;
+  run.error = ok ? std::string() : outcome.error;
+  run.result = result;
+  run.metrics = metrics;
+  run.conditions = outcome.conditions;
+  return run;
+}
+
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
                                               const std::vector<probes::MetricSample>& metrics) {
   Stored stored;
@@ -226,21 +246,8 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
     SetStoreState(false, error.ToString(), true);
     return Stored{};
   };
-  const probes::ProbeResult& result = *outcome.probe;
   const bool ok = outcome.result == RunResult::kOk;
-  probes::RunRecord run;
-  run.job = job.name;
-  run.fingerprint = probes::JobFingerprint(result.spec);
-  run.device = FormatDevice(outcome.target_device);
-  run.model = ModelOf(outcome.target_device);
-  run.kernel = kernel_;
-  run.start_unix_ms = outcome.start_unix_ms;
-  run.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count();
-  run.ok = ok;
-  run.error = ok ? std::string() : outcome.error;
-  run.result = result;
-  run.metrics = metrics;
-  run.conditions = outcome.conditions;
+  const probes::RunRecord run = ToRecord(job, outcome, metrics);
   const auto id = store_->AddRun(run);
   if (!id) return fail(id.error());
   if (ok) {

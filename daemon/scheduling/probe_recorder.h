@@ -100,6 +100,9 @@ class ProbeRecorder {
   bool QuarantineStore(const Error& why);
   // Logs a change of state once; `count` adds a failed run to the errors.
   void SetStoreState(bool up, const std::string& why, bool count);
+  // The run as the store keeps it.
+  probes::RunRecord ToRecord(const ScheduledJob& job, const RunOutcome& outcome,
+                             const std::vector<probes::MetricSample>& metrics) const;
   Stored StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
                   const std::vector<probes::MetricSample>& metrics);  // store mutex held
   std::string ModelOf(DeviceId device) const;  // the whole disk's device/model, or ""
