@@ -104,6 +104,40 @@ probes:
 """
 
 
+class Ext4OnLoop:
+    """A new ext4 image of `size` bytes at `image`, on a loop device (direct I/O if asked),
+    mounted at `mnt` (root). As a context manager: unmounted (lazily if busy) and detached
+    at the end; the caller removes the files."""
+
+    def __init__(self, image, mnt, size, direct_io=False):
+        self.image, self.mnt, self.size, self.direct_io = image, mnt, size, direct_io
+        self.loop, self.mounted = None, False
+
+    def __enter__(self):
+        try:
+            with open(self.image, "wb") as f:
+                f.truncate(self.size)
+            subprocess.run(["mkfs.ext4", "-q", self.image], check=True)
+            self.loop = subprocess.run(
+                ["losetup", "-f", "--show", *(["--direct-io=on"] * self.direct_io), self.image],
+                check=True, capture_output=True, text=True).stdout.strip()
+            os.makedirs(self.mnt, exist_ok=True)
+            subprocess.run(["mount", self.loop, self.mnt], check=True)
+            self.mounted = True
+            return self
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc):
+        if self.mounted and subprocess.run(["umount", self.mnt]).returncode != 0:
+            subprocess.run(["umount", "-l", self.mnt], check=False)
+        self.mounted = False
+        if self.loop:
+            subprocess.run(["losetup", "-d", self.loop], check=False)
+            self.loop = None
+
+
 class Results:
     def __init__(self):
         self.passed = self.failed = 0

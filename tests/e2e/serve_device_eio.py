@@ -58,65 +58,56 @@ def main():
         return 2
     daemon.require_root("a loop device and a mount")
     work = tempfile.mkdtemp(prefix="iowatch-e2e-eio-", dir="/var/tmp")
-    image, mnt, state = (os.path.join(work, n) for n in ("disk.img", "mnt", "state"))
-    os.makedirs(mnt)
+    state = os.path.join(work, "state")
     os.makedirs(state)
-    loop, mounted, d = None, False, None
+    d = None
     r = daemon.Results()
     try:
-        with open(image, "wb") as f:
-            f.truncate(IMAGE_BYTES)
-        subprocess.run(["mkfs.ext4", "-q", image], check=True)
-        loop = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", image], check=True,
-                              capture_output=True, text=True).stdout.strip()
-        subprocess.run(["mount", loop, mnt], check=True)
-        mounted = True
-        probe_dir = os.path.join(mnt, "probes")
-        os.makedirs(probe_dir)
-        d = daemon.Daemon(sys.argv[1], config=daemon.one_probe_config(JOB, directory=probe_dir),
-                          state_dir=state)
-        d.start()
-        ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= 2, 20)
-        r.check(ok, "2 ok runs before the fault", d.stderr()[-2000:])
-        files = [os.path.join(probe_dir, n) for n in os.listdir(probe_dir)
-                 if not n.startswith(".")]
-        cut = first_data_byte(files[0]) if len(files) == 1 else None
-        if not r.check(cut is not None and 0 < cut < IMAGE_BYTES,
-                       f"the probe file's first block is at byte {cut} of the device",
-                       str(files)):
-            return r.finish()
+        with daemon.Ext4OnLoop(os.path.join(work, "disk.img"), os.path.join(work, "mnt"),
+                               IMAGE_BYTES, direct_io=True) as disk:
+            try:  # the daemon goes before its disk is unmounted
+                probe_dir = os.path.join(disk.mnt, "probes")
+                os.makedirs(probe_dir)
+                d = daemon.Daemon(sys.argv[1], config=daemon.one_probe_config(JOB, directory=probe_dir),
+                                  state_dir=state)
+                d.start()
+                ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= 2, 20)
+                r.check(ok, "2 ok runs before the fault", d.stderr()[-2000:])
+                files = [os.path.join(probe_dir, n) for n in os.listdir(probe_dir)
+                         if not n.startswith(".")]
+                cut = first_data_byte(files[0]) if len(files) == 1 else None
+                if not r.check(cut is not None and 0 < cut < IMAGE_BYTES,
+                               f"the probe file's first block is at byte {cut} of the device",
+                               str(files)):
+                    return r.finish()
 
-        os.truncate(image, cut)
-        errors_before = runs(samples, "error")
-        ok, samples = d.scrape_until(lambda s: runs(s, "error") >= errors_before + 2, 20)
-        r.check(ok, "EIO: runs end as errors", d.stderr()[-3000:])
-        rows = stored_errors(state)
-        r.check(rows and all(row[0] == 5 for row in rows) and
-                all("Input/output error" in row[2] for row in rows) and files[0] in rows[0][1],
-                f"EIO: {len(rows)} error runs stored with errno 5, the path and the message",
-                str(rows[:3]))
-        kernel = [l for l in subprocess.run(["dmesg"], capture_output=True, text=True).stdout
-                  .splitlines() if f"dev {os.path.basename(loop)}," in l and "I/O error" in l]
-        print(f"     kernel: {kernel[-1].strip() if kernel else '(dmesg not readable)'}")
-        print(f"     stored: {rows[0] if rows else None}")
-        r.check(d.get("/healthz")[0] == 200 and
-                daemon.values(samples, "iowatch_iostat_utilization_ratio"),
-                "EIO: /healthz answers and the iostat series are served")
+                os.truncate(disk.image, cut)
+                errors_before = runs(samples, "error")
+                ok, samples = d.scrape_until(lambda s: runs(s, "error") >= errors_before + 2, 20)
+                r.check(ok, "EIO: runs end as errors", d.stderr()[-3000:])
+                rows = stored_errors(state)
+                r.check(rows and all(row[0] == 5 for row in rows) and
+                        all("Input/output error" in row[2] for row in rows) and files[0] in rows[0][1],
+                        f"EIO: {len(rows)} error runs stored with errno 5, the path and the message",
+                        str(rows[:3]))
+                kernel = [l for l in subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+                          .splitlines() if f"dev {os.path.basename(disk.loop)}," in l and "I/O error" in l]
+                print(f"     kernel: {kernel[-1].strip() if kernel else '(dmesg not readable)'}")
+                print(f"     stored: {rows[0] if rows else None}")
+                r.check(d.get("/healthz")[0] == 200 and
+                        daemon.values(samples, "iowatch_iostat_utilization_ratio"),
+                        "EIO: /healthz answers and the iostat series are served")
 
-        os.truncate(image, IMAGE_BYTES)
-        ok_before = runs(samples, "ok")
-        ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= ok_before + 2, 20)
-        r.check(ok, "recovered: ok runs resume without a restart", d.stderr()[-2000:])
-        code, seconds = d.stop()
-        r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
+                os.truncate(disk.image, IMAGE_BYTES)
+                ok_before = runs(samples, "ok")
+                ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= ok_before + 2, 20)
+                r.check(ok, "recovered: ok runs resume without a restart", d.stderr()[-2000:])
+                code, seconds = d.stop()
+                r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
+            finally:
+                if d is not None:
+                    d.close()
     finally:
-        if d is not None:
-            d.close()
-        if mounted:
-            if subprocess.run(["umount", mnt], check=False).returncode != 0:
-                subprocess.run(["umount", "-l", mnt], check=False)
-        if loop:
-            subprocess.run(["losetup", "-d", loop], check=False)
         subprocess.run(["rm", "-rf", work], check=False)
     return r.finish()
 

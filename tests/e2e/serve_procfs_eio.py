@@ -59,71 +59,62 @@ def main():
         return 2
     daemon.require_root("a loop device and a mount")
     work = tempfile.mkdtemp(prefix="iowatch-e2e-procfs-eio-", dir="/var/tmp")
-    image, mnt = os.path.join(work, "proc.img"), os.path.join(work, "mnt")
-    os.makedirs(mnt)
-    loop, mounted, d = None, False, None
+    d = None
     r = daemon.Results()
     try:
-        with open(image, "wb") as f:
-            f.truncate(IMAGE_BYTES)
-        subprocess.run(["mkfs.ext4", "-q", image], check=True)
-        loop = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", image], check=True,
-                              capture_output=True, text=True).stdout.strip()
-        subprocess.run(["mount", loop, mnt], check=True)
-        mounted = True
-        proc = os.path.join(mnt, "proc")
-        shutil.copytree(os.path.join(FIXTURE, "proc"), proc)
-        diskstats = os.path.join(proc, "diskstats")
-        with open(diskstats, "rb") as f:
-            original = f.read()
-        os.sync()
-        d = daemon.Daemon(sys.argv[1], config="sampling:\n  interval: 200ms\n",
-                          procfs=proc, sysfs=os.path.join(FIXTURE, "sys"))
-        d.start()
-        ok, _ = d.scrape_until(lambda s: success(s, "diskstats") == [1], 10)
-        r.check(ok, "diskstats sampled before the fault", d.stderr()[-2000:])
+        with daemon.Ext4OnLoop(os.path.join(work, "proc.img"), os.path.join(work, "mnt"),
+                               IMAGE_BYTES, direct_io=True) as disk:
+            try:  # the daemon goes before its disk is unmounted
+                proc = os.path.join(disk.mnt, "proc")
+                shutil.copytree(os.path.join(FIXTURE, "proc"), proc)
+                diskstats = os.path.join(proc, "diskstats")
+                with open(diskstats, "rb") as f:
+                    original = f.read()
+                os.sync()
+                d = daemon.Daemon(sys.argv[1], config="sampling:\n  interval: 200ms\n",
+                                  procfs=proc, sysfs=os.path.join(FIXTURE, "sys"))
+                d.start()
+                ok, _ = d.scrape_until(lambda s: success(s, "diskstats") == [1], 10)
+                r.check(ok, "diskstats sampled before the fault", d.stderr()[-2000:])
 
-        cut = first_data_byte(diskstats)
-        os.truncate(image, cut)
-        drop_cache(diskstats)
-        r.check(not readable(diskstats), f"diskstats (block at byte {cut}) now fails to read")
-        ok, samples = d.scrape_until(lambda s: success(s, "diskstats") == [0], 10)
-        r.check(ok, "EIO: iowatch_collector_success{collector=diskstats} is 0", d.stderr()[-3000:])
-        time.sleep(1)  # five more samples: still one log line
-        logged = [l for l in d.stderr().splitlines() if "Input/output error" in l]
-        r.check(len(logged) == 1 and diskstats in logged[0],
-                "EIO: logged once, with the path and the errno text", "\n".join(logged[:5]))
-        expected = {}
-        for name in ("meminfo", "stat", "vmstat"):
-            path = os.path.join(proc, name)
-            drop_cache(path)
-            expected[name] = [1] if readable(path) else [0]
-        time.sleep(1)
-        samples = d.scrape()
-        for name, want in expected.items():
-            r.check(success(samples, name) == want,
-                    f"EIO: {name} ({'readable' if want == [1] else 'also past the cut'}) "
-                    f"success {success(samples, name)}")
-        r.check(d.alive() and d.get("/healthz")[0] in (200, 503),
-                f"EIO: the daemon answers /healthz ({d.get('/healthz')[0]})")
+                cut = first_data_byte(diskstats)
+                os.truncate(disk.image, cut)
+                drop_cache(diskstats)
+                r.check(not readable(diskstats), f"diskstats (block at byte {cut}) now fails to read")
+                ok, samples = d.scrape_until(lambda s: success(s, "diskstats") == [0], 10)
+                r.check(ok, "EIO: iowatch_collector_success{collector=diskstats} is 0", d.stderr()[-3000:])
+                time.sleep(1)  # five more samples: still one log line
+                logged = [l for l in d.stderr().splitlines() if "Input/output error" in l]
+                r.check(len(logged) == 1 and diskstats in logged[0],
+                        "EIO: logged once, with the path and the errno text", "\n".join(logged[:5]))
+                expected = {}
+                for name in ("meminfo", "stat", "vmstat"):
+                    path = os.path.join(proc, name)
+                    drop_cache(path)
+                    expected[name] = [1] if readable(path) else [0]
+                time.sleep(1)
+                samples = d.scrape()
+                for name, want in expected.items():
+                    r.check(success(samples, name) == want,
+                            f"EIO: {name} ({'readable' if want == [1] else 'also past the cut'}) "
+                            f"success {success(samples, name)}")
+                r.check(d.alive() and d.get("/healthz")[0] in (200, 503),
+                        f"EIO: the daemon answers /healthz ({d.get('/healthz')[0]})")
 
-        os.truncate(image, IMAGE_BYTES)
-        with open(diskstats + ".new", "wb") as f:
-            f.write(original)
-        os.replace(diskstats + ".new", diskstats)
-        ok, _ = d.scrape_until(lambda s: success(s, "diskstats") == [1], 10)
-        r.check(ok, "recovered: diskstats sampled again without a restart", d.stderr()[-2000:])
-        code, seconds = d.stop()
-        r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
-        print("     log:\n       " + "\n       ".join(
-            l for l in d.stderr().splitlines() if "diskstats" in l))
+                os.truncate(disk.image, IMAGE_BYTES)
+                with open(diskstats + ".new", "wb") as f:
+                    f.write(original)
+                os.replace(diskstats + ".new", diskstats)
+                ok, _ = d.scrape_until(lambda s: success(s, "diskstats") == [1], 10)
+                r.check(ok, "recovered: diskstats sampled again without a restart", d.stderr()[-2000:])
+                code, seconds = d.stop()
+                r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
+                print("     log:\n       " + "\n       ".join(
+                    l for l in d.stderr().splitlines() if "diskstats" in l))
+            finally:
+                if d is not None:
+                    d.close()
     finally:
-        if d is not None:
-            d.close()
-        if mounted and subprocess.run(["umount", mnt], check=False).returncode != 0:
-            subprocess.run(["umount", "-l", mnt], check=False)
-        if loop:
-            subprocess.run(["losetup", "-d", loop], check=False)
         subprocess.run(["rm", "-rf", work], check=False)
     return r.finish()
 
