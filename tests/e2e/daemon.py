@@ -118,9 +118,12 @@ class Ext4OnLoop:
             with open(self.image, "wb") as f:
                 f.truncate(self.size)
             subprocess.run(["mkfs.ext4", "-q", self.image], check=True)
+            os.sync()  # mkfs's writes are on disk before the loop device reads the file
             self.loop = subprocess.run(
                 ["losetup", "-f", "--show", *(["--direct-io=on"] * self.direct_io), self.image],
                 check=True, capture_output=True, text=True).stdout.strip()
+            if self.direct_io:
+                self._require_direct_io()
             os.makedirs(self.mnt, exist_ok=True)
             subprocess.run(["mount", self.loop, self.mnt], check=True)
             self.mounted = True
@@ -128,6 +131,17 @@ class Ext4OnLoop:
         except BaseException:
             self.__exit__()
             raise
+
+    def _require_direct_io(self):
+        """Without it the loop device reads through the page cache and a truncated backing
+        file reads as zeros, not EIO: ask once more, then say so."""
+        flag = f"/sys/block/{os.path.basename(self.loop)}/loop/dio"
+        for _ in range(2):
+            with open(flag) as f:
+                if f.read().strip() == "1":
+                    return
+            subprocess.run(["losetup", "--direct-io=on", self.loop], check=False)
+        raise RuntimeError(f"{self.loop}: direct I/O could not be switched on ({flag} is 0)")
 
     def __exit__(self, *exc):
         if self.mounted and subprocess.run(["umount", self.mnt]).returncode != 0:
