@@ -72,6 +72,9 @@ struct ProbeJobConfig {
   // the state directory, which the command line may still change, so it is
   // resolved where the job runs (ResolveProbeTarget), not here.
   probes::JobSpec spec;
+  // The metrics its runs are judged on (BaselineMetrics() names); empty:
+  // probes.baseline.metrics.
+  std::vector<std::string> judge;
 
   bool operator==(const ProbeJobConfig&) const = default;
 };

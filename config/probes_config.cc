@@ -259,6 +259,28 @@ void Timing(Reader& r, const Value& v, milliseconds min, milliseconds& out, bool
   set = true;
 }
 
+constexpr Key kContentionKeys[] = {
+    {"max_foreign_share",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1, c.probes.baseline.contention.max_foreign_share);
+     }},
+    {"max_foreign_iops_ratio",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1000, c.probes.baseline.contention.max_foreign_iops_ratio);
+     }},
+    {"min_foreign_load",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1e9, c.probes.baseline.contention.min_foreign_load);
+     }},
+    {"max_cpu_wait",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_wait);
+     }},
+    {"bands",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "true or false", ParseBool, c.probes.baseline.contention.bands);
+     }},
+};
 constexpr Key kBaselineKeys[] = {
     {"runs",
      [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.runs); }},
@@ -276,6 +298,35 @@ constexpr Key kBaselineKeys[] = {
                          Config& c) { Number(r, v, 0, 100, c.probes.baseline.spread_factor); }},
     {"hysteresis", [](Reader& r, const Value& v,
                       Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.hysteresis); }},
+    {"min_age",
+     [](Reader& r, const Value& v, Config& c) {
+       milliseconds age{c.probes.baseline.min_age_ms};
+       r.Duration(v, milliseconds(0), age, std::chrono::weeks(52));
+       c.probes.baseline.min_age_ms = age.count();
+     }},
+    {"throughput_spread_floor",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1, c.probes.baseline.throughput_spread_floor);
+     }},
+    {"latency_spread_floor",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 100, c.probes.baseline.latency_spread_floor);
+     }},
+    {"tail_spread_floor",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 100, c.probes.baseline.tail_spread_floor);
+     }},
+    {"quantile_samples",
+     [](Reader& r, const Value& v, Config& c) {
+       Integer(r, v, 0, 1000000, c.probes.baseline.quantile_samples);
+     }},
+    {"quantile_confidence",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 0.9999, c.probes.baseline.quantile_confidence);
+     }},
+    {"metrics",
+     [](Reader& r, const Value& v, Config& c) { r.MetricNames(v, c.probes.baseline.metrics); }},
+    Section("contention", kContentionKeys),
 };
 constexpr Key kDefaultsKeys[] = {
     {"every",
@@ -309,12 +360,14 @@ constexpr Key kJobKeys[] = {
        Timing(r, v, milliseconds(1000), r.job().job.timeout, r.job().timeout_set);
      }},
     {"options", [](Reader& r, const Value& v, Config&) { r.JobOptions(v, r.job().options); }},
+    {"judge", [](Reader& r, const Value& v, Config&) { r.MetricNames(v, r.job().job.judge); }},
 };
 
 }  // namespace
 
 // constinit: constant-initialized, nothing runs (or throws) at start-up.
-constinit const Key kProbesKeys[kProbesKeyCount] = {  // NOLINT(cert-err58-cpp)
+constinit const Key kProbesKeys[kProbesKeyCount] = {
+    // NOLINT(cert-err58-cpp)
     {"enabled", [](Reader& r, const Value& v,
                    Config& c) { r.Read(v, "true or false", ParseBool, c.probes.enabled); }},
     {"max_concurrent",
@@ -340,6 +393,30 @@ constinit const Key kProbesKeys[kProbesKeyCount] = {  // NOLINT(cert-err58-cpp)
     Section("defaults", kDefaultsKeys),
     {"jobs", [](Reader& r, const Value& v, Config& c) { r.Jobs(v, c); }},
 };
+
+// A list of BaselineMetrics() names, none twice.
+void Reader::MetricNames(const Value& v, std::vector<std::string>& out) {
+  if (failed()) return;
+  std::string known;
+  for (const probes::MetricSpec& spec : probes::BaselineMetrics()) {
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", spec.name);
+  }
+  if (!v.node.IsSequence()) return Expected(v, fmt::format("a list of metrics ({})", known));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < v.node.size(); ++i) {
+    const Value item{v.node[i], fmt::format("{}[{}]", v.path, i), v.node[i].Mark()};
+    std::string name;
+    String(item, name);
+    if (failed()) return;
+    if (probes::FindMetric(name) == nullptr) return Expected(item, fmt::format("one of {}", known));
+    if (std::ranges::find(names, name) != names.end()) {
+      return Fail(ErrorCode::kInvalidArgument, item.mark, item.path,
+                  fmt::format("{} is listed twice", name));
+    }
+    names.push_back(std::move(name));
+  }
+  out = std::move(names);
+}
 
 // Each job is a small map walked with the schema.
 void Reader::Jobs(const Value& v, Config& config) {

@@ -148,6 +148,7 @@ class Reader {
 
   // probes_config.cc: the probes section's maps and lists.
   void JobOptions(const Value& v, std::vector<probes::JobOption>& out);
+  void MetricNames(const Value& v, std::vector<std::string>& out);
   void Jobs(const Value& v, Config& config);
   ProbesDraft& probes() { return probes_; }
   ProbeJobDraft& job() { return *job_; }

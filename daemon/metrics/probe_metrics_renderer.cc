@@ -41,15 +41,20 @@ void LastMetric(const Input& in, ExpositionWriter& w, std::string&) {
 constexpr char kIops[] = "iops";
 constexpr char kBandwidth[] = "bandwidth_bytes";
 constexpr char kLatMean[] = "lat_mean_seconds";
+constexpr char kClatPrefix[] = "clat_";
+constexpr char kLatPrefix[] = "lat_";
 constexpr char kSlatMean[] = "slat_mean_seconds";
 
-void LastClat(const Input& in, ExpositionWriter& w, std::string&) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kStats = {{
-      {"clat_mean_seconds", "mean"},
-      {"clat_p50_seconds", "p50"},
-      {"clat_p90_seconds", "p90"},
-      {"clat_p99_seconds", "p99"},
-      {"clat_p99_9_seconds", "p99_9"},
+// The mean and percentiles of one latency (clat or lat) of the last run,
+// by the metric names' prefix ("clat_", "lat_").
+template <const char* kPrefix>
+void LastLatency(const Input& in, ExpositionWriter& w, std::string&) {
+  static const std::array<std::pair<std::string, std::string_view>, 5> kStats = {{
+      {std::string(kPrefix) + "mean_seconds", "mean"},
+      {std::string(kPrefix) + "p50_seconds", "p50"},
+      {std::string(kPrefix) + "p90_seconds", "p90"},
+      {std::string(kPrefix) + "p99_seconds", "p99"},
+      {std::string(kPrefix) + "p99_9_seconds", "p99_9"},
   }};
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const probes::MetricSample& m : job.last_metrics) {
@@ -196,6 +201,28 @@ std::optional<double> ForeignShare(const probes::RunConditions& c) { return c.Fo
 std::optional<double> Utilisation(const probes::RunConditions& c) { return c.Utilisation(); }
 std::optional<double> Steal(const probes::RunConditions& c) { return c.cpu_steal; }
 std::optional<double> OtherProbe(const probes::RunConditions& c) { return c.other_probe ? 1 : 0; }
+std::optional<double> CpuWait(const probes::RunConditions& c) { return c.cpu_wait; }
+
+// Per job with a completed run: 1 when it was contended (others' I/O above
+// the contention level, or a wait for the CPU), else 0; and its load band.
+void Contended(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_class.run_class == probes::RunClass::kUnknown) continue;
+    w.Sample({{kProbe, job.name}},
+             job.last_class.run_class == probes::RunClass::kContended ? 1.0 : 0.0);
+  }
+}
+void LoadBand(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_class.run_class == probes::RunClass::kUnknown) continue;
+    w.Sample({{kProbe, job.name}}, job.last_class.band);
+  }
+}
+void Judged(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_run_timestamp_seconds > 0) w.Sample({{kProbe, job.name}}, job.last_judged ? 1 : 0);
+  }
+}
 
 void AddConditionFamilies(std::vector<ProbeFamily>& f) {
   f.insert(
@@ -208,9 +235,9 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
           {"iowatch_probe_foreign_bytes_per_second", "gauge",
            "Bytes per second the probe's disk moved for others during the last successful run.",
            LastCondition<ForeignBytes>},
-          {"iowatch_probe_foreign_time_ratio", "gauge",
-           "Others' share of the disk's request time during the last successful run (0-1, a "
-           "lower bound).",
+          {"iowatch_probe_foreign_share_ratio", "gauge",
+           "Others' share of the disk's work (requests weighted 1 + bytes / 64 KiB) during the "
+           "last successful run (0-1).",
            LastCondition<ForeignShare>},
           {"iowatch_probe_device_utilization_ratio", "gauge",
            "The disk's busy share (%util / 100) during the last successful run.",
@@ -225,6 +252,25 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
           {"iowatch_probe_overlapped", "gauge",
            "1 when another probe run measured during the job's last successful run.",
            LastCondition<OtherProbe>},
+          {"iowatch_probe_cpu_wait_ratio", "gauge",
+           "Share of the last successful run the probe's thread waited for a CPU "
+           "(schedstat run_delay).",
+           LastCondition<CpuWait>},
+          {"iowatch_probe_contended", "gauge",
+           "1 when the job's last successful run was contended (others' I/O above the "
+           "contention level, or a long wait for a CPU): judged only against runs of its load "
+           "band.",
+           Contended},
+          {"iowatch_probe_load_band", "gauge",
+           "The foreign-load band of the job's last successful run: 0 clean, n >= 1 others' "
+           "weighted requests/s in [256 x 2^(n-1), 256 x 2^n) (band 1 from 0), -1 a wait for "
+           "the CPU.",
+           LoadBand},
+          {"iowatch_probe_judged", "gauge",
+           "1 when the job's last successful run was judged against a baseline; 0 when not "
+           "(conditions unknown, no baseline for its band yet, a wait for the CPU, too few "
+           "I/Os).",
+           Judged},
       });
 }
 
@@ -235,7 +281,12 @@ std::vector<ProbeFamily> Sorted() {
       {"iowatch_probe_bandwidth_bytes_per_second", "gauge",
        "Bytes per second of the last successful run.", LastMetric<kBandwidth>},
       {"iowatch_probe_last_clat_seconds", "gauge",
-       "Completion latency of the last successful run: mean and percentiles.", LastClat},
+       "Completion latency of the last successful run: mean and percentiles.",
+       LastLatency<kClatPrefix>},
+      {"iowatch_probe_last_lat_seconds", "gauge",
+       "Total latency (submission + completion) of the last successful run: mean and "
+       "percentiles, the figures regressions are judged on.",
+       LastLatency<kLatPrefix>},
       {"iowatch_probe_lat_mean_seconds", "gauge",
        "Mean total latency (submission + completion) of the last successful run.",
        LastMetric<kLatMean>},

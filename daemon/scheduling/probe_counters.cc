@@ -8,7 +8,7 @@ namespace iowatch::daemon {
 namespace {
 
 constexpr std::array kResults = {RunResult::kOk, RunResult::kError, RunResult::kSkipped,
-                                 RunResult::kCancelled};
+                                 RunResult::kCancelled, RunResult::kContended};
 constexpr std::array<const char*, 1> kSkipReasons = {"busy"};
 
 prometheus::Registry& Chosen(prometheus::Registry* given,
@@ -27,7 +27,9 @@ uint64_t ValueOf(const prometheus::Counter& counter) {
 ProbeCounters::ProbeCounters(prometheus::Registry* registry)
     : runs_(prometheus::BuildCounter()
                 .Name("iowatch_probe_runs_total")
-                .Help("Probe runs by result: ok, error (an I/O error, the time limit, a target or "
+                .Help("Probe runs by result: ok, contended (completed while others' I/O on "
+                      "the disk was above the contention level: judged only against runs of a "
+                      "comparable load), error (an I/O error, the time limit, a target or "
                       "engine refused), skipped (given up after max_skips busy attempts), "
                       "cancelled (shutdown).")
                 .Register(Chosen(registry, own_registry_))),
@@ -81,7 +83,7 @@ RunCounts ProbeCounters::Runs(const std::string& job) const {
     return ValueOf(runs_.Add({{"probe", job}, {"result", std::string(ToString(result))}}));
   };
   return RunCounts{count(RunResult::kOk), count(RunResult::kError), count(RunResult::kSkipped),
-                   count(RunResult::kCancelled)};
+                   count(RunResult::kCancelled), count(RunResult::kContended)};
 }
 
 std::map<std::string, uint64_t> ProbeCounters::Skips(const std::string& job) const {

@@ -71,7 +71,8 @@ struct ThreadJobExecutor::Shared {
       const ProbeRun run = std::move(queue.front());
       queue.pop_front();
       lock.unlock();
-      RunOutcome outcome = options.run(run, RunHost{options.policy, options.procfs, &overlap});
+      RunOutcome outcome =
+          options.run(run, RunHost{options.policy, options.procfs, &overlap, options.contention});
       lock.lock();
       if (abandoned) continue;  // what called on_done may be gone
       ++callbacks_running;
@@ -207,6 +208,11 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
     outcome.conditions =
         ComputeRunConditions(*before, ReadConditions(procfs, sysfs, run.device), probe->result,
                              MaxRequestBytes(sysfs, run.device), other_probe);
+  }
+  if (outcome.result == RunResult::kOk &&
+      probes::Classify(outcome.conditions, host.contention).run_class ==
+          probes::RunClass::kContended) {
+    outcome.result = RunResult::kContended;
   }
   outcome.probe = std::move(probe->result);
   return outcome;

@@ -23,6 +23,7 @@
 
 #include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
+#include "probes/baseline/run_class.h"
 #include "probes/target/probe_target.h"
 
 namespace iowatch::daemon {
@@ -52,11 +53,14 @@ struct RunHost {
   probes::TargetPolicy policy;
   std::filesystem::path procfs = "/proc";
   RunOverlap* overlap = nullptr;
+  // A completed run whose conditions this calls contended ends kContended.
+  probes::ContentionPolicy contention;
 };
 
 // One job run to the end on the calling thread: creates the job's directory
 // (for a directory target), then PrepareTarget, MakeEngine and RunJob. The
-// run's end maps to the outcome: completed → ok; cancelled → cancelled;
+// run's end maps to the outcome: completed → ok (contended when its
+// conditions say so, host.contention); cancelled → cancelled;
 // hard limit or a failed I/O → error (with the partial result); no result
 // at all (target or engine refused) → error with the reason. The run's
 // conditions (run_conditions.h) are measured over its measured phase on
@@ -83,6 +87,7 @@ class ThreadJobExecutor final : public JobExecutor {
     // sleep, which no hard limit or signal ends) is left behind after it.
     std::chrono::milliseconds stop_wait{10'000};
     RunFunction run = ExecuteProbeRun;
+    probes::ContentionPolicy contention{};
   };
 
   ThreadJobExecutor(Callback on_done, Options options);

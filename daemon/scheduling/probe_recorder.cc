@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
+#include "probes/store/store_baseline_source.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -52,13 +53,21 @@ void AppendRecent(std::vector<ProbeRecentSeries>& recent,
   }
 }
 
-void LogChange(const std::string& job, const probes::RegressionChange& c) {
+// The load a contended run was judged under, for the log: " (load band 4:
+// others did 1,200 IOPS …)"; "" for a clean run.
+std::string UnderLoad(const probes::Classification& c) {
+  if (c.run_class != probes::RunClass::kContended) return "";
+  return fmt::format(" ({}: {})", probes::DescribeBand(c.band), c.load);
+}
+
+void LogChange(const std::string& job, const probes::RegressionChange& c,
+               const probes::Classification& under) {
   const probes::MetricVerdict& v = c.verdict;
   if (c.regressed) {
     spdlog::warn(
         "probe {}: {} {} regressed: {:.6g} against a baseline of {:.6g} (ratio {:.3f}, allowed "
-        "distance {:.6g})",
-        job, c.op, c.metric, v.value, v.baseline, v.ratio, v.threshold);
+        "distance {:.6g}){}",
+        job, c.op, c.metric, v.value, v.baseline, v.ratio, v.threshold, UnderLoad(under));
   } else {
     spdlog::info("probe {}: {} {} recovered: {:.6g} against a baseline of {:.6g} (ratio {:.3f})",
                  job, c.op, c.metric, v.value, v.baseline, v.ratio);
@@ -89,9 +98,7 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);
-    JobState& state = jobs_[name];
-    state.published.name = name;
-    state.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+    jobs_[name].published.name = name;
   }
   {
     std::lock_guard lock(state_mutex_);
@@ -213,7 +220,7 @@ std::string ProbeRecorder::ModelOf(DeviceId device) const {
 probes::RunRecord ProbeRecorder::ToRecord(const ScheduledJob& job, const RunOutcome& outcome,
                                           const std::vector<probes::MetricSample>& metrics) const {
   const probes::ProbeResult& result = *outcome.probe;
-  const bool ok = outcome.result == RunResult::kOk;
+  const bool ok = Completed(outcome.result);
   probes::RunRecord run;
   run.job = job.name;
   run.fingerprint = probes::JobFingerprint(result.spec);
@@ -228,6 +235,41 @@ probes::RunRecord ProbeRecorder::ToRecord(const ScheduledJob& job, const RunOutc
   run.metrics = metrics;
   run.conditions = outcome.conditions;
   return run;
+}
+
+Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
+                                                   const probes::RunRecord& run, int64_t id) {
+  probes::RunRecord stored_run = run;
+  stored_run.id = id;
+  probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
+  probes::SeriesState& series =
+      series_[fmt::format("{}\n{}\n{}", run.job, run.fingerprint, run.device)];
+  if (series.tracker.Hysteresis() != options_.baseline.hysteresis) {
+    series.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+  }
+  probes::BaselinePolicy policy = options_.baseline;
+  if (!job.judge.empty()) policy.metrics = job.judge;
+  Result<probes::RunJudgement> judged =
+      probes::JudgeRun(stored_run, source, series, policy, NowMs());
+  if (!judged) return std::unexpected(judged.error());
+  Stored out;
+  out.looked_up = true;
+  out.judgement = std::move(*judged);
+  const probes::RunJudgement& j = out.judgement;
+  if (j.learned) {
+    spdlog::info("probe {}: baseline of {} learned from {} runs on {}", run.job,
+                 probes::DescribeBand(j.baseline->baseline.band), j.baseline->run_count,
+                 run.device);
+  }
+  for (const probes::RegressionChange& c : j.changes) LogChange(run.job, c, j.classification);
+  if (j.classification.run_class == probes::RunClass::kContended) {
+    spdlog::debug("probe {}: contended: {}", run.job,
+                  j.why.empty() ? j.classification.load : j.why);
+  }
+  for (const probes::MetricVerdict& v : j.verdicts) {
+    out.verdicts.push_back({v, series.tracker.Regressed(v.op, v.metric)});
+  }
+  return out;
 }
 
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
@@ -246,35 +288,13 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
     SetStoreState(false, error.ToString(), true);
     return Stored{};
   };
-  const bool ok = outcome.result == RunResult::kOk;
   const probes::RunRecord run = ToRecord(job, outcome, metrics);
   const auto id = store_->AddRun(run);
   if (!id) return fail(id.error());
-  if (ok) {
-    auto baseline = store_->GetBaseline(run.job, run.fingerprint, run.device);
-    if (!baseline) return fail(baseline.error());
-    const size_t n = std::max<uint32_t>(options_.baseline.runs, 1);
-    if (!*baseline) {
-      auto runs = store_->RunsForBaseline(run.job, run.fingerprint, run.device, n,
-                                          probes::BaselineRuns::kFirst);
-      if (!runs) return fail(runs.error());
-      if (runs->size() >= n) {
-        probes::Baseline learned = probes::LearnBaseline(*runs, NowMs());
-        auto put = store_->PutBaseline(learned, false);
-        if (!put) return fail(put.error());
-        spdlog::info("probe {}: baseline learned from {} runs on {}", run.job, runs->size(),
-                     run.device);
-        *baseline = probes::StoredBaseline{*put, false, static_cast<int64_t>(runs->size()),
-                                           std::move(learned)};
-      }
-    }
-    // Runs the baseline was built from are compared too: they are good by
-    // construction, and the ratio and regression series appear at once.
-    if (*baseline) {
-      stored.verdicts = probes::Compare((*baseline)->baseline, metrics, options_.baseline);
-    }
-    stored.baseline = std::move(*baseline);
-    stored.looked_up = true;
+  if (run.ok) {
+    Result<Stored> judged = Judge(job, run, *id);
+    if (!judged) return fail(judged.error());
+    stored = std::move(*judged);
   }
   if (Status pruned = PruneIfDue(); !pruned) return fail(pruned.error());
   SetStoreState(true, "", false);
@@ -285,7 +305,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   // Skips and time-outs measured nothing; a cancelled run is partial.
   if (!outcome.probe || outcome.result == RunResult::kCancelled) return;
   const probes::ProbeResult& result = *outcome.probe;
-  const bool ok = outcome.result == RunResult::kOk;
+  const bool ok = Completed(outcome.result);
   const std::vector<probes::MetricSample> metrics = probes::ExtractMetrics(result);
   Stored stored;
   {
@@ -311,14 +331,18 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   for (const auto& [op, histogram] : state.clat) {
     p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));
   }
-  if (stored.looked_up) ApplyBaseline(job.name, stored, state);
+  if (stored.looked_up) {
+    const ProbeJobSnapshot before = p;
+    ApplyBaseline(stored, state);
+    NoteContention(job.name, FormatDevice(outcome.target_device), stored, before);
+  }
   Publish();
 }
 
 ProbeRecorder::JobState& ProbeRecorder::JobStateFor(const std::string& name) {
   if (!jobs_.contains(name)) {
     order_.push_back(name);
-    jobs_[name].tracker = probes::RegressionTracker(options_.baseline.hysteresis);
+    jobs_[name].published.name = name;
   }
   return jobs_.find(name)->second;
 }
@@ -346,28 +370,41 @@ void ProbeRecorder::MergeLatencies(const probes::ProbeResult& result, JobState& 
   }
 }
 
-void ProbeRecorder::ApplyBaseline(const std::string& job, const Stored& stored, JobState& state) {
+void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
   ProbeJobSnapshot& p = state.published;
-  const int64_t id = stored.baseline ? stored.baseline->id : 0;
-  if (id != state.baseline_id) {
-    state.tracker.Reset();  // another baseline (learned, captured, reset): start afresh
-    state.baseline_id = id;
-  }
-  p.has_baseline = stored.baseline.has_value();
+  const probes::RunJudgement& j = stored.judgement;
+  p.last_class = j.classification;
+  p.last_judged = j.judged;
+  p.last_not_judged = j.why;
+  p.has_baseline = j.baseline.has_value();
   p.baseline.clear();
-  p.verdicts.clear();
-  if (stored.baseline) {
-    p.baseline = stored.baseline->baseline.metrics;
-    p.baseline_created_seconds =
-        static_cast<double>(stored.baseline->baseline.created_unix_ms) / 1000;
-    p.baseline_runs = stored.baseline->run_count;
-    for (const probes::RegressionChange& c : state.tracker.Update(stored.verdicts)) {
-      LogChange(job, c);
-    }
-    for (const probes::MetricVerdict& v : stored.verdicts) {
-      p.verdicts.push_back({v, state.tracker.Regressed(v.op, v.metric)});
-    }
+  p.verdicts = stored.verdicts;
+  if (j.baseline) {
+    p.baseline = j.baseline->baseline.metrics;
+    p.baseline_band = j.baseline->baseline.band;
+    p.baseline_created_seconds = static_cast<double>(j.baseline->baseline.created_unix_ms) / 1000;
+    p.baseline_runs = j.baseline->run_count;
   }
+}
+
+void ProbeRecorder::NoteContention(const std::string& job, const std::string& device,
+                                   const Stored& stored, const ProbeJobSnapshot& before) const {
+  const probes::Classification& now = stored.judgement.classification;
+  const bool was = before.last_class.run_class == probes::RunClass::kContended;
+  const bool is = now.run_class == probes::RunClass::kContended;
+  if (was == is) return;
+  if (!is) {
+    spdlog::info("probe {}: runs on {} are clean again ({})", job, device, now.load);
+    return;
+  }
+  std::string who;
+  if (options_.name_foreign_load) who = options_.name_foreign_load(device);
+  const probes::RunJudgement& j = stored.judgement;
+  spdlog::info(
+      "probe {}: contended: {} on {}{}; {}", job, now.load, device,
+      who.empty() ? "" : fmt::format(" ({})", who),
+      j.judged ? fmt::format("judged against the baseline of {}", probes::DescribeBand(now.band))
+               : fmt::format("not judged: {}", j.why));
 }
 
 void ProbeRecorder::Publish() {

@@ -57,6 +57,10 @@ struct ProbeRecorderOptions {
   // Where failed stores are counted (serve's registry); null: counters of
   // the recorder's own. Must outlive the recorder.
   ProbeCounters* counters = nullptr;
+  // Names who did the foreign I/O on a disk ("major:minor") over the last
+  // run, for the contention log line, e.g. "postgresql.service 80 %"; ""
+  // when unknown. Empty: not named. (The hook for per-cgroup attribution.)
+  std::function<std::string(const std::string& device)> name_foreign_load;
 };
 
 class ProbeRecorder {
@@ -78,15 +82,14 @@ class ProbeRecorder {
     ProbeJobSnapshot published;
     std::map<std::string, probes::LatencyHistogram> clat;  // by op, since start
     std::map<std::string, double> clat_sum_seconds;
-    probes::RegressionTracker tracker;
-    int64_t baseline_id = 0;                 // the baseline `tracker` follows; 0: none
     std::set<std::string> logged_fallbacks;  // engine fallbacks already logged
   };
   // What the store side found out about one run, for the published state.
   struct Stored {
-    std::optional<probes::StoredBaseline> baseline;
-    bool looked_up = false;  // the baseline was read (or learned): `baseline` is current
-    std::vector<probes::MetricVerdict> verdicts;
+    bool looked_up =
+        false;  // the run was judged (or not) against the store: what follows is current
+    probes::RunJudgement judgement;
+    std::vector<ProbeVerdict> verdicts;  // with the hysteresis state after the run
   };
 
   int64_t NowMs() const;
@@ -117,9 +120,18 @@ class ProbeRecorder {
   // Adds the run's completion latencies to the job's totals since start
   // (state mutex held).
   static void MergeLatencies(const probes::ProbeResult& result, JobState& state);
-  // Follows the baseline the store side read (restarting the hysteresis for
-  // a new one) and publishes it with the run's verdicts (state mutex held).
-  static void ApplyBaseline(const std::string& job, const Stored& stored, JobState& state);
+  // Judges a stored successful run (JudgeRun), logs what it learned, the
+  // regressions it raised or cleared and, when it was contended, what the
+  // foreign load was (store mutex held).
+  Result<Stored> Judge(const ScheduledJob& job, const probes::RunRecord& run, int64_t id);
+  // Publishes the baseline the run was judged against, the verdicts and why
+  // it was or was not judged (state mutex held).
+  static void ApplyBaseline(const Stored& stored, JobState& state);
+  // Logs, once per change, that a job's runs became contended (what the
+  // foreign load was, and whether a band baseline still judged them) or
+  // clean again (state mutex held).
+  void NoteContention(const std::string& job, const std::string& device, const Stored& stored,
+                      const ProbeJobSnapshot& before) const;
 
   const ProbeRecorderOptions options_;
   const FileTree sysfs_;
@@ -131,6 +143,8 @@ class ProbeRecorder {
   std::optional<probes::Store> store_;
   std::optional<RetentionClock> retention_clock_;  // anchored when store_ opens
   int64_t last_prune_ms_ = 0;                      // by retention_clock_
+  // Hysteresis per series (job, fingerprint, device), kept across runs.
+  std::map<std::string, probes::SeriesState> series_;
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

@@ -65,6 +65,8 @@ std::string_view ToString(RunResult result) {
       return "skipped";
     case RunResult::kCancelled:
       return "cancelled";
+    case RunResult::kContended:
+      return "contended";
   }
   return "?";
 }
@@ -75,7 +77,7 @@ std::vector<ScheduledJob> ScheduledJobsFrom(const config::ProbesConfig& probes,
   if (!probes.enabled) return jobs;
   for (const config::ProbeJobConfig& job : probes.jobs) {
     jobs.push_back({job.name, config::ResolveProbeTarget(job.spec, state_dir), job.every,
-                    job.jitter, job.timeout});
+                    job.jitter, job.timeout, job.judge});
   }
   return jobs;
 }

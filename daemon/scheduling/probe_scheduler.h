@@ -65,6 +65,7 @@ struct ScheduledJob {
   std::chrono::milliseconds every{15 * 60 * 1000};
   std::chrono::milliseconds jitter{60 * 1000};
   std::chrono::milliseconds timeout{60 * 1000};
+  std::vector<std::string> judge;  // metrics judged; empty: the baseline policy's
 };
 
 // probes.jobs with relative targets placed under `state_dir`; none when
@@ -113,8 +114,16 @@ struct ProbeRun {
   std::shared_ptr<CancelToken> cancel;
 };
 
-enum class RunResult { kOk, kError, kSkipped, kCancelled };
-std::string_view ToString(RunResult result);  // "ok", "error", "skipped", "cancelled"
+// kContended: completed, but others' I/O on the disk was above the
+// contention policy's level (probes/baseline/run_class.h): stored and judged
+// only against runs of a comparable load, and counted apart from ok.
+enum class RunResult { kOk, kError, kSkipped, kCancelled, kContended };
+// "ok", "error", "skipped", "cancelled", "contended"
+std::string_view ToString(RunResult result);
+// The run completed and measured (ok or contended).
+inline bool Completed(RunResult result) {
+  return result == RunResult::kOk || result == RunResult::kContended;
+}
 
 struct RunOutcome {
   RunResult result = RunResult::kError;
@@ -151,6 +160,7 @@ struct RunCounts {
   uint64_t error = 0;
   uint64_t skipped = 0;
   uint64_t cancelled = 0;
+  uint64_t contended = 0;
   bool operator==(const RunCounts&) const = default;
 };
 

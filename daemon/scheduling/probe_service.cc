@@ -60,7 +60,8 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
       },
       ThreadJobExecutor::Options{.policy = policy,
                                  .procfs = config.procfs,
-                                 .workers = SchedulerPolicyFrom(config.probes).max_concurrent});
+                                 .workers = SchedulerPolicyFrom(config.probes).max_concurrent,
+                                 .contention = config.probes.baseline.contention});
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;
   deps.seed = std::random_device{}();

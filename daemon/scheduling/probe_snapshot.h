@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "probes/baseline/baseline.h"
+#include "probes/baseline/run_class.h"
 #include "probes/baseline/run_conditions.h"
 #include "probes/baseline/run_metrics.h"
 
@@ -66,8 +67,14 @@ struct ProbeJobSnapshot {
   // What else the disk and host did during the last successful run
   // (nullopt: not measured).
   std::optional<probes::RunConditions> last_conditions;
+  // How the last successful run was classified and judged: its class and
+  // band, whether a baseline judged it and, if not, why (job_judge.h).
+  probes::Classification last_class;
+  bool last_judged = false;
+  std::string last_not_judged;
   // The baseline the last successful run was compared with, if any.
   bool has_baseline = false;
+  int baseline_band = 0;
   std::vector<probes::MetricBaseline> baseline;
   double baseline_created_seconds = 0;  // seconds since the epoch
   int64_t baseline_runs = 0;

@@ -29,11 +29,10 @@ double LatencySumSeconds(const probes::DirectionStats& d) {
   return d.lat.Mean() * static_cast<double>(d.lat.Count()) / 1e9;
 }
 
-std::optional<double> PressureShare(const ConditionsReading& before, const ConditionsReading& after,
-                                    bool full, double seconds) {
-  if (!before.io_pressure || !after.io_pressure) return std::nullopt;
-  const auto& b = before.io_pressure;
-  const auto& a = after.io_pressure;
+std::optional<double> PressureShare(const std::optional<collectors::Pressure>& b,
+                                    const std::optional<collectors::Pressure>& a, bool full,
+                                    double seconds) {
+  if (!b || !a) return std::nullopt;
   if (full && (!b->full || !a->full)) return std::nullopt;
   const uint64_t from = full ? b->full->total_us : b->some.total_us;
   const uint64_t to = full ? a->full->total_us : a->some.total_us;
@@ -43,6 +42,16 @@ std::optional<double> PressureShare(const ConditionsReading& before, const Condi
 }
 
 }  // namespace
+
+std::optional<uint64_t> RunDelayNs(std::string_view schedstat) {
+  // "cpu_time_ns run_delay_ns timeslices" (Documentation/scheduler/sched-stats.rst).
+  const size_t first = schedstat.find(' ');
+  if (first == std::string_view::npos) return std::nullopt;
+  std::string_view rest = schedstat.substr(first + 1);
+  const size_t second = rest.find(' ');
+  if (second == std::string_view::npos) return std::nullopt;
+  return ParseDecimal<uint64_t>(rest.substr(0, second));
+}
 
 ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, DeviceId disk) {
   ConditionsReading reading;
@@ -59,6 +68,9 @@ ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, 
     if (auto pressure = collectors::ParsePressure(*text, procfs.PathOf("pressure/io").string())) {
       reading.io_pressure = *pressure;
     }
+  }
+  if (auto text = procfs.Read("thread-self/schedstat", kMaxSysfsAttributeBytes)) {
+    reading.thread_run_delay_ns = RunDelayNs(*text);
   }
   if (auto text = procfs.Read("stat")) {
     if (auto stat = collectors::ParseProcStat(*text, procfs.PathOf("stat").string()))
@@ -102,8 +114,14 @@ std::optional<probes::RunConditions> ComputeRunConditions(const ConditionsReadin
       Requests(own.read, block, max_request_bytes) + Requests(own.write, block, max_request_bytes);
   c.own_bytes = own.read.bytes + own.write.bytes;
   c.own_io_seconds = LatencySumSeconds(own.read) + LatencySumSeconds(own.write);
-  c.io_pressure_some = PressureShare(before, after, false, seconds);
-  c.io_pressure_full = PressureShare(before, after, true, seconds);
+  c.io_pressure_some = PressureShare(before.io_pressure, after.io_pressure, false, seconds);
+  c.io_pressure_full = PressureShare(before.io_pressure, after.io_pressure, true, seconds);
+  if (before.thread_run_delay_ns && after.thread_run_delay_ns &&
+      *after.thread_run_delay_ns >= *before.thread_run_delay_ns) {
+    c.cpu_wait = std::min(
+        1.0, static_cast<double>(*after.thread_run_delay_ns - *before.thread_run_delay_ns) / 1e9 /
+                 seconds);
+  }
   if (before.cpu && after.cpu && CpuTotal(*after.cpu) > CpuTotal(*before.cpu) &&
       after.cpu->steal >= before.cpu->steal) {
     c.cpu_steal = static_cast<double>(after.cpu->steal - before.cpu->steal) /

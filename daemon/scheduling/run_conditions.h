@@ -22,10 +22,17 @@ struct ConditionsReading {
   double monotonic_seconds = 0;
   std::optional<collectors::DiskCounters> disk;     // sysfs dev/block/M:m/stat of the whole disk
   std::optional<collectors::Pressure> io_pressure;  // procfs pressure/io
-  std::optional<collectors::CpuTicks> cpu;          // procfs stat, the "cpu" line
+  // procfs thread-self/schedstat's run_delay: the time the calling thread
+  // (the probe's) waited on a run queue, ns.
+  std::optional<uint64_t> thread_run_delay_ns;
+  std::optional<collectors::CpuTicks> cpu;  // procfs stat, the "cpu" line
 };
 
+// Reads on the calling thread: thread-self is the probe's thread when the
+// runner calls it.
 ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, DeviceId disk);
+// The run_delay field of a schedstat file; nullopt when malformed.
+std::optional<uint64_t> RunDelayNs(std::string_view schedstat);
 
 // The largest request the disk's queue takes (queue/max_sectors_kb), in
 // bytes; 0 when it cannot be read.

@@ -127,16 +127,26 @@ std::string Optional(std::optional<double> value, double scale, int decimals) {
   return Cell(*value * scale, decimals);
 }
 
+// The op's regressions; else why the last run was not judged (contended
+// without a baseline for its band, a wait for the CPU, unknown conditions,
+// still learning); else ok, with the band it was judged in when contended.
 std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
-  if (!job.has_baseline) return "<td class=\"dim\">learning the baseline</td>";
   std::string regressed;
   for (const ProbeVerdict& v : job.verdicts) {
     if (v.verdict.op != op || !v.regressed) continue;
     if (!regressed.empty()) regressed += ", ";
     regressed += HtmlEscape(v.verdict.metric);
   }
-  if (regressed.empty()) return "<td class=\"good\">ok</td>";
-  return "<td class=\"bad\">regressed: " + regressed + "</td>";
+  if (!regressed.empty()) return "<td class=\"bad\">regressed: " + regressed + "</td>";
+  if (!job.last_judged) {
+    if (job.last_not_judged.empty()) return "<td class=\"dim\">learning the baseline</td>";
+    return "<td class=\"dim\">not judged: " + HtmlEscape(job.last_not_judged) + "</td>";
+  }
+  if (job.last_class.run_class == probes::RunClass::kContended) {
+    return fmt::format("<td class=\"good\">ok (load band {}: {})</td>", job.last_class.band,
+                       HtmlEscape(job.last_class.load));
+  }
+  return "<td class=\"good\">ok</td>";
 }
 
 std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
@@ -161,17 +171,17 @@ std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
           "<tr class=\"probe\"><td>{}</td><td>{}</td><td>{}</td>{}{}{}{}{}{}{}<td>{}</td></tr>\n",
           HtmlEscape(job.name), HtmlEscape(op), age, Optional(iops, 1, 0),
           Optional(base_iops, 1, 0),
-          Optional(Metric(job.last_metrics, op, "clat_p50_seconds"), 1e6, 1),
-          Optional(Metric(job.last_metrics, op, "clat_p99_seconds"), 1e6, 1),
-          Optional(Baseline(job, op, "clat_p99_seconds"), 1e6, 1), Optional(ratio, 1, 2),
+          Optional(Metric(job.last_metrics, op, "lat_p50_seconds"), 1e6, 1),
+          Optional(Metric(job.last_metrics, op, "lat_p99_seconds"), 1e6, 1),
+          Optional(Baseline(job, op, "lat_p99_seconds"), 1e6, 1), Optional(ratio, 1, 2),
           ProbeState(job, op), Sparkline(series.clat_p99_seconds, 160, 28));
     }
   }
   return fmt::format(
       "<h2>Probes</h2>\n<p>Store: {}.</p>\n<table id=\"probes\"><tr><th>probe</th><th>op</th>"
-      "<th>last run</th><th>IOPS</th><th>baseline IOPS</th><th>clat p50 µs</th>"
-      "<th>clat p99 µs</th><th>baseline p99 µs</th><th>IOPS ratio</th><th>state</th>"
-      "<th>p99, last {} runs</th></tr>\n{}</table>\n",
+      "<th>last run</th><th>IOPS</th><th>baseline IOPS</th><th>lat p50 µs</th>"
+      "<th>lat p99 µs</th><th>baseline p99 µs</th><th>IOPS ratio</th><th>state</th>"
+      "<th>clat p99, last {} runs</th></tr>\n{}</table>\n",
       p.store_up ? "<span class=\"good\">writable</span>"
                  : fmt::format("<span class=\"bad\">not writable ({} failed runs)</span>",
                                p.store_errors_total),

@@ -1,8 +1,12 @@
 #include "probes/baseline/baseline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
+
+#include "probes/baseline/quantile_rules.h"
 
 namespace iowatch::probes {
 namespace {
@@ -29,7 +33,83 @@ double ToleranceFor(const MetricSpec& spec, const BaselinePolicy& policy) {
   return spec.is_latency_tail ? policy.tail_tolerance : policy.latency_tolerance;
 }
 
+double SpreadFloorFor(const MetricSpec& spec, const BaselinePolicy& policy) {
+  if (spec.worse == Worse::kLower) return policy.throughput_spread_floor;
+  return spec.is_latency_tail ? policy.tail_spread_floor : policy.latency_spread_floor;
+}
+
+const DirectionStats& Direction(const ProbeResult& result, std::string_view op) {
+  return op == "write" ? result.write : result.read;
+}
+
+// The run carries the quantile: enough I/Os for it under the sample rule.
+bool CarriesQuantile(const MetricSpec& spec, const DirectionStats& stats,
+                     const BaselinePolicy& policy) {
+  return stats.ios >= MinSamplesForQuantile(spec.quantile, policy.quantile_samples);
+}
+
+// The learned figures of a quantile metric from the runs that carry it
+// (nullopt when fewer than half of them do), with the pooled interval.
+std::optional<MetricBaseline> LearnQuantile(const MetricSpec& spec, const std::string& op,
+                                            std::span<const RunRecord> runs,
+                                            const BaselinePolicy& policy) {
+  std::vector<std::vector<MetricSample>> carried;
+  LatencyHistogram pooled;
+  for (const RunRecord& run : runs) {
+    const DirectionStats& stats = Direction(run.result, op);
+    if (!CarriesQuantile(spec, stats, policy)) continue;
+    for (const MetricSample& sample : run.metrics) {
+      if (sample.op == op && sample.metric == spec.name) carried.push_back({sample});
+    }
+    if (const LatencyHistogram* h = HistogramOf(stats, spec.source)) pooled.Merge(*h);
+  }
+  if (carried.empty() || 2 * carried.size() < runs.size()) return std::nullopt;
+  MetricBaseline out = LearnMetrics(carried).front();
+  out.samples = pooled.Count();
+  if (policy.quantile_confidence > 0 && pooled.Count() > 0) {
+    const QuantileInterval interval =
+        QuantileConfidenceInterval(pooled, spec.quantile, policy.quantile_confidence);
+    out.interval_low = interval.low_seconds;
+    out.interval_high = interval.high_seconds;
+  }
+  return out;
+}
+
+// The note and verdict of the quantile rules for a quantile metric that is
+// beyond its threshold or lacks samples; false: not judged.
+bool ApplyQuantileRules(const MetricSpec& spec, const MetricBaseline& base,
+                        const DirectionStats& stats, const BaselinePolicy& policy,
+                        MetricVerdict& v) {
+  const uint64_t needed = MinSamplesForQuantile(spec.quantile, policy.quantile_samples);
+  if (stats.ios < needed) {
+    v.judged = false;
+    v.bad = false;
+    v.note = fmt::format("{} needs {} I/Os, the run had {}", spec.name, needed, stats.ios);
+    return false;
+  }
+  if (!v.bad || policy.quantile_confidence <= 0) return true;
+  const LatencyHistogram* histogram = HistogramOf(stats, spec.source);
+  if (histogram == nullptr || histogram->Count() == 0) return true;
+  const QuantileInterval run =
+      QuantileConfidenceInterval(*histogram, spec.quantile, policy.quantile_confidence);
+  // Without the baseline's own interval (imported, or older), its median
+  // stands for it.
+  const double base_high = base.samples > 0 ? base.interval_high : base.median;
+  if (run.low_seconds <= base_high) {
+    v.bad = false;
+    v.note =
+        fmt::format("within the {:g} % intervals ({:.3g}–{:.3g} s against up to {:.3g} s)",
+                    100 * policy.quantile_confidence, run.low_seconds, run.high_seconds, base_high);
+  }
+  return true;
+}
+
 }  // namespace
+
+bool BaselinePolicy::Judges(const MetricSpec& spec) const {
+  if (metrics.empty()) return spec.judged_by_default;
+  return std::ranges::find(metrics, spec.name) != metrics.end();
+}
 
 const MetricBaseline* Baseline::Find(std::string_view op, std::string_view metric) const {
   for (const MetricBaseline& m : metrics) {
@@ -65,7 +145,8 @@ std::vector<MetricBaseline> LearnMetrics(std::span<const std::vector<MetricSampl
   return out;
 }
 
-Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms) {
+Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms,
+                       const BaselinePolicy& policy) {
   Baseline baseline;
   if (runs.empty()) return baseline;
   const RunRecord& newest = *std::ranges::max_element(runs, {}, &RunRecord::start_unix_ms);
@@ -79,20 +160,52 @@ Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms)
     baseline.run_ids.push_back(run.id);
     metrics.push_back(run.metrics);
   }
-  baseline.metrics = LearnMetrics(metrics);
+  for (MetricBaseline& learned : LearnMetrics(metrics)) {
+    const MetricSpec* spec = FindMetric(learned.metric);
+    if (spec == nullptr) {
+      baseline.metrics.push_back(std::move(learned));
+      continue;
+    }
+    if (spec->quantile > 0) {
+      std::optional<MetricBaseline> quantile = LearnQuantile(*spec, learned.op, runs, policy);
+      if (!quantile) continue;
+      learned = std::move(*quantile);
+    }
+    learned.spread = std::max(learned.spread, SpreadFloorFor(*spec, policy) * learned.median);
+    baseline.metrics.push_back(std::move(learned));
+  }
   return baseline;
 }
 
+std::optional<std::vector<size_t>> PickLearningRuns(std::span<const int64_t> start_unix_ms,
+                                                    const BaselinePolicy& policy) {
+  const size_t want = std::max<size_t>(policy.runs, 1);
+  const size_t n = start_unix_ms.size();
+  if (n < want || start_unix_ms.back() - start_unix_ms.front() < policy.min_age_ms) {
+    return std::nullopt;
+  }
+  std::vector<size_t> picked;
+  picked.reserve(want);
+  for (size_t i = 0; i < want; ++i) {
+    // Evenly spread over [0, n − 1], both ends included; one run: the newest.
+    picked.push_back(want == 1 ? n - 1 : (i * (n - 1) + (want - 1) / 2) / (want - 1));
+  }
+  return picked;
+}
+
 std::vector<MetricVerdict> Compare(const Baseline& baseline, std::span<const MetricSample> run,
-                                   const BaselinePolicy& policy) {
+                                   const BaselinePolicy& policy, const ProbeResult* result) {
   std::vector<MetricVerdict> out;
   for (const MetricSample& sample : run) {
     const MetricSpec* spec = FindMetric(sample.metric);
     const MetricBaseline* base = baseline.Find(sample.op, sample.metric);
-    if (spec == nullptr || base == nullptr) continue;
+    if (spec == nullptr || base == nullptr || !policy.Judges(*spec)) continue;
 
-    MetricVerdict v{
-        .op = sample.op, .metric = sample.metric, .value = sample.value, .baseline = base->median};
+    MetricVerdict v;
+    v.op = sample.op;
+    v.metric = sample.metric;
+    v.value = sample.value;
+    v.baseline = base->median;
     v.ratio = base->median != 0 ? sample.value / base->median : 0;
     v.threshold =
         std::max(ToleranceFor(*spec, policy) * base->median, policy.spread_factor * base->spread);
@@ -103,6 +216,9 @@ std::vector<MetricVerdict> Compare(const Baseline& baseline, std::span<const Met
     // A zero median gives the tolerance nothing to scale, and any non-zero
     // value would be "infinitely" worse: no judgement rather than a false one.
     v.bad = base->median > 0 && worse_by > v.threshold;
+    if (result != nullptr && spec->quantile > 0) {
+      ApplyQuantileRules(*spec, *base, Direction(*result, sample.op), policy, v);
+    }
     out.push_back(std::move(v));
   }
   return out;
@@ -113,6 +229,7 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
   const uint32_t k = std::max<uint32_t>(hysteresis_, 1);
   std::vector<RegressionChange> changes;
   for (const MetricVerdict& verdict : verdicts) {
+    if (!verdict.judged) continue;
     State& s = states_[std::make_pair(verdict.op, verdict.metric)];
     if (verdict.bad) {
       ++s.bad_streak;
@@ -128,6 +245,10 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
     changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict});
   }
   return changes;
+}
+
+bool RegressionTracker::AnyRegressed() const {
+  return std::ranges::any_of(states_, [](const auto& entry) { return entry.second.regressed; });
 }
 
 bool RegressionTracker::Regressed(std::string_view op, std::string_view metric) const {

@@ -40,27 +40,54 @@
 #include <utility>
 #include <vector>
 
+#include "probes/baseline/run_class.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/baseline/run_record.h"
 
 namespace iowatch::probes {
 
 struct BaselinePolicy {
-  uint32_t runs = 5;                   // successful runs a baseline is learned from
+  uint32_t runs = 10;  // clean (or same-band) runs a baseline is learned from
+  // The runs must span at least this from the first to the last, so that one
+  // quiet minute does not become the norm (ms).
+  int64_t min_age_ms = 3600 * 1000;
   double throughput_tolerance = 0.20;  // iops, bandwidth: 20 % lower is bad
   double latency_tolerance = 0.50;     // means and p50/p90: 50 % higher is bad
   double tail_tolerance = 0.50;        // p99 and above
   double spread_factor = 3;            // k: k × spread beats the tolerance when noisier
   uint32_t hysteresis = 3;             // K consecutive bad (good) runs raise (clear)
+  // The spread is at least this share of the median, by kind of metric: ten
+  // calm runs would otherwise give a spread that the next ordinary one beats.
+  double throughput_spread_floor = 0.05;
+  double latency_spread_floor = 0.10;
+  double tail_spread_floor = 0.20;
+  // k of the sample-count rule (quantile_rules.h): a quantile q is judged
+  // only from k / (1 − q) I/Os; 0 turns the rule off.
+  uint32_t quantile_samples = 50;
+  // The confidence of the order-statistic intervals a quantile's shift must
+  // leave (quantile_rules.h); 0 turns the rule off.
+  double quantile_confidence = 0.99;
+  // The metrics judged (BaselineMetrics() names); empty: those judged by
+  // default (throughput and total latency). Every metric is still learned.
+  std::vector<std::string> metrics;
+  ContentionPolicy contention;
 
   bool operator==(const BaselinePolicy&) const = default;
+  // The metric is in `metrics`, or `metrics` is empty and it is judged by default.
+  bool Judges(const MetricSpec& spec) const;
 };
 
 struct MetricBaseline {
   std::string op;
   std::string metric;
   double median = 0;
-  double spread = 0;  // 1.4826 × MAD
+  double spread = 0;  // 1.4826 × MAD, at least the policy's floor × median
+  // For a quantile: the I/Os of its runs pooled and the order-statistic
+  // interval of the quantile over them (quantile_rules.h); 0 when not known
+  // (another metric, an imported baseline, one stored before issue 13).
+  uint64_t samples = 0;
+  double interval_low = 0;
+  double interval_high = 0;
   bool operator==(const MetricBaseline&) const = default;
 };
 
@@ -69,6 +96,7 @@ struct Baseline {
   std::string fingerprint;  // JobFingerprint of the job's parameters
   std::string device;       // "major:minor" of the target
   std::string model;        // device model where known
+  int band = kCleanBand;    // the runs' class: clean, or a foreign-load band (run_class.h)
   int64_t created_unix_ms = 0;
   std::vector<int64_t> run_ids;  // the runs it was built from (store ids)
   std::vector<MetricBaseline> metrics;
@@ -82,12 +110,22 @@ struct Baseline {
 // values. A metric missing from some runs is built from the runs that have it.
 std::vector<MetricBaseline> LearnMetrics(std::span<const std::vector<MetricSample>> runs);
 
-// The one way a baseline is built, by the daemon (from a job's first N
-// successful runs) and by `iowatch baseline capture` (from its last N): the
+// The one way a baseline is built, by the daemon (from a band's first runs,
+// PickLearningRuns) and by `iowatch baseline capture` (from its last N): the
 // job, fingerprint and device of the runs (all the same), the model of the
-// newest of them, their ids, LearnMetrics over their metrics. `runs` must not
-// be empty.
-Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms);
+// newest of them, their ids, LearnMetrics over their metrics with the
+// policy's spread floors; a quantile metric only from the runs with enough
+// I/Os for it (dropped unless at least half of them have), with its pooled
+// interval. `runs` must not be empty.
+Baseline LearnBaseline(std::span<const RunRecord> runs, int64_t created_unix_ms,
+                       const BaselinePolicy& policy = {});
+
+// Which of a band's candidate runs (their start times, oldest first) a
+// baseline is learned from: nullopt until there are policy.runs of them and
+// the newest started at least policy.min_age_ms after the oldest; then
+// policy.runs indices spread evenly over them, the first and last included.
+std::optional<std::vector<size_t>> PickLearningRuns(std::span<const int64_t> start_unix_ms,
+                                                    const BaselinePolicy& policy);
 
 struct MetricVerdict {
   std::string op;
@@ -97,16 +135,23 @@ struct MetricVerdict {
   double ratio = 0;      // value / baseline (0 when the baseline is 0)
   double threshold = 0;  // the allowed distance from the baseline, same unit as value
   bool bad = false;
+  // False when the run cannot carry the metric (too few I/Os for the
+  // quantile): not bad, and it leaves the hysteresis as it was.
+  bool judged = true;
+  std::string note;  // why not judged, or why a shift was not bad; "" otherwise
   bool operator==(const MetricVerdict&) const = default;
 };
 
 // Compares one run with a baseline, in the run's order; metrics absent from
-// either side, or not in BaselineMetrics() (no known worse direction), are
-// skipped. An improvement is never bad, however large. A metric whose baseline
-// median is 0 is never bad: the tolerance has nothing to scale and any value
-// would be "infinitely" worse.
+// either side, not in BaselineMetrics() (no known worse direction), or not
+// judged by the policy are skipped. An improvement is never bad, however
+// large. A metric whose baseline median is 0 is never bad: the tolerance has
+// nothing to scale and any value would be "infinitely" worse. With the run's
+// `result`, a quantile is also subject to quantile_rules.h: not judged from
+// too few I/Os, and not bad while its interval overlaps the baseline's.
 std::vector<MetricVerdict> Compare(const Baseline& baseline, std::span<const MetricSample> run,
-                                   const BaselinePolicy& policy);
+                                   const BaselinePolicy& policy,
+                                   const ProbeResult* result = nullptr);
 
 struct RegressionChange {
   std::string op;
@@ -123,9 +168,12 @@ struct RegressionChange {
 class RegressionTracker {
  public:
   explicit RegressionTracker(uint32_t hysteresis = 3) : hysteresis_(hysteresis) {}
-  // Feeds one run's verdicts; returns the state changes it caused.
+  // Feeds one run's verdicts (those not judged are passed over); returns
+  // the state changes it caused.
   std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts);
   bool Regressed(std::string_view op, std::string_view metric) const;
+  bool AnyRegressed() const;
+  uint32_t Hysteresis() const { return hysteresis_; }
   void Reset() { states_.clear(); }
 
  private:

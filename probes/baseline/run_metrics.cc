@@ -6,28 +6,25 @@
 namespace iowatch::probes {
 namespace {
 
-constexpr std::array<MetricSpec, 9> kMetrics = {{
-    {"iops", Worse::kLower, false},
-    {"bandwidth_bytes", Worse::kLower, false},
-    {"clat_mean_seconds", Worse::kHigher, false},
-    {"clat_p50_seconds", Worse::kHigher, false},
-    {"clat_p90_seconds", Worse::kHigher, false},
-    {"clat_p99_seconds", Worse::kHigher, true},
-    {"clat_p99_9_seconds", Worse::kHigher, true},
-    {"lat_mean_seconds", Worse::kHigher, false},
-    {"slat_mean_seconds", Worse::kHigher, false},
-}};
+using enum Worse;
+using enum LatencySource;
 
-// The clat percentiles a baseline keeps, beside their metric names.
-struct PercentileMetric {
-  double percentile;
-  std::string_view name;
-};
-constexpr std::array<PercentileMetric, 4> kPercentiles = {{
-    {50, "clat_p50_seconds"},
-    {90, "clat_p90_seconds"},
-    {99, "clat_p99_seconds"},
-    {99.9, "clat_p99_9_seconds"},
+// The order is the store's and `baseline show`'s; metrics added later go at
+// the end, so older stores read the same.
+constexpr std::array<MetricSpec, 13> kMetrics = {{
+    {"iops", kLower, false, 0, kNone, true},
+    {"bandwidth_bytes", kLower, false, 0, kNone, true},
+    {"clat_mean_seconds", kHigher, false, 0, kNone, false},
+    {"clat_p50_seconds", kHigher, false, 0.50, kClat, false},
+    {"clat_p90_seconds", kHigher, false, 0.90, kClat, false},
+    {"clat_p99_seconds", kHigher, true, 0.99, kClat, false},
+    {"clat_p99_9_seconds", kHigher, true, 0.999, kClat, false},
+    {"lat_mean_seconds", kHigher, false, 0, kNone, true},
+    {"slat_mean_seconds", kHigher, false, 0, kNone, false},
+    {"lat_p50_seconds", kHigher, false, 0.50, kLat, true},
+    {"lat_p90_seconds", kHigher, false, 0.90, kLat, true},
+    {"lat_p99_seconds", kHigher, true, 0.99, kLat, true},
+    {"lat_p99_9_seconds", kHigher, true, 0.999, kLat, true},
 }};
 
 constexpr double kSecondsPerNs = 1e-9;
@@ -49,17 +46,40 @@ void AppendDirection(std::string_view op, const DirectionStats& stats,
     add("iops", static_cast<double>(stats.ios) / runtime_s);
     add("bandwidth_bytes", static_cast<double>(stats.bytes) / runtime_s);
   }
-  add("clat_mean_seconds", NsToSeconds(stats.clat.Mean()));
-  for (const PercentileMetric& p : kPercentiles) {
-    add(p.name, NsToSeconds(static_cast<double>(stats.clat_histogram.Percentile(p.percentile))));
+  auto add_percentile = [&](const MetricSpec& spec) {
+    const LatencyHistogram* histogram = HistogramOf(stats, spec.source);
+    if (histogram == nullptr || histogram->Count() == 0) return;
+    add(spec.name, NsToSeconds(static_cast<double>(histogram->Percentile(spec.quantile * 100))));
+  };
+  for (const MetricSpec& spec : kMetrics) {
+    if (spec.name == "clat_mean_seconds") {
+      add(spec.name, NsToSeconds(stats.clat.Mean()));
+    } else if (spec.name == "lat_mean_seconds") {
+      add(spec.name, NsToSeconds(stats.lat.Mean()));
+    } else if (spec.name == "slat_mean_seconds") {
+      // Sync engines record no submission latency; a 0 here would be a
+      // baseline of nothing, and would flag the first async run as
+      // infinitely slower.
+      if (stats.slat.Count() > 0) add(spec.name, NsToSeconds(stats.slat.Mean()));
+    } else if (spec.quantile > 0) {
+      add_percentile(spec);
+    }
   }
-  add("lat_mean_seconds", NsToSeconds(stats.lat.Mean()));
-  // Sync engines record no submission latency; a 0 here would be a baseline
-  // of nothing, and would flag the first async run as infinitely slower.
-  if (stats.slat.Count() > 0) add("slat_mean_seconds", NsToSeconds(stats.slat.Mean()));
 }
 
 }  // namespace
+
+const LatencyHistogram* HistogramOf(const DirectionStats& stats, LatencySource source) {
+  switch (source) {
+    case LatencySource::kClat:
+      return &stats.clat_histogram;
+    case LatencySource::kLat:
+      return &stats.lat_histogram;
+    case LatencySource::kNone:
+      break;
+  }
+  return nullptr;
+}
 
 std::span<const MetricSpec> BaselineMetrics() { return kMetrics; }
 

@@ -45,6 +45,7 @@
 
 #include "common/result.h"
 #include "probes/baseline/baseline.h"
+#include "probes/baseline/job_judge.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/baseline/run_record.h"
 #include "probes/run/probe_result.h"
@@ -54,13 +55,6 @@ namespace iowatch::probes {
 namespace internal {
 class Connection;
 }
-
-struct StoredBaseline {
-  int64_t id = 0;
-  bool pinned = false;    // given by an operator (import) rather than learned here
-  int64_t run_count = 0;  // runs it was built from; an imported one has no local run_ids
-  Baseline baseline;
-};
 
 // Which successful runs a baseline is built from: the first N (learning) or
 // the latest N (`iowatch baseline capture`).
@@ -125,20 +119,33 @@ class Store {
   // metrics) except those a baseline was built from, which are kept as long
   // as the baseline is; returns how many runs were deleted.
   Result<int64_t> PruneRunsBefore(int64_t unix_ms);
+  // The successful runs of exactly this series stored since the job's last
+  // DeleteBaselines, oldest first, with their conditions only: what learning
+  // a band's baseline picks from (JudgeRun).
+  Result<std::vector<LearningCandidate>> SeriesCandidates(std::string_view job,
+                                                          std::string_view fingerprint,
+                                                          std::string_view device) const;
   // The latest start_unix_ms of any stored run; nullopt when there is none.
   Result<std::optional<int64_t>> NewestRunStartMs() const;
 
   // --- Baselines (store_baselines.cc) -----------------------------------
 
-  // Stores the baseline, replacing the one of the same job, fingerprint and
-  // device if any; its run_ids must be runs in the store. Returns its id.
+  // Stores the baseline, replacing the one of the same job, fingerprint,
+  // device and band if any; its run_ids must be runs in the store. Returns
+  // its id.
   Result<int64_t> PutBaseline(const Baseline& baseline, bool pinned = false);
+  // The baseline of one band (the clean runs' by default) of a series.
   Result<std::optional<StoredBaseline>> GetBaseline(std::string_view job,
                                                     std::string_view fingerprint,
-                                                    std::string_view device) const;
-  // Ordered by job, fingerprint, device.
+                                                    std::string_view device,
+                                                    int band = kCleanBand) const;
+  // Every band's baseline of a series, by band.
+  Result<std::vector<StoredBaseline>> SeriesBaselines(std::string_view job,
+                                                      std::string_view fingerprint,
+                                                      std::string_view device) const;
+  // Ordered by job, fingerprint, device, band.
   Result<std::vector<StoredBaseline>> ListBaselines() const;
-  // Deletes every baseline of `job` (any fingerprint or device); returns how
+  // Deletes every baseline of `job` (any fingerprint, device or band); returns how
   // many. Their runs stay (and become prunable), but RunsForBaseline never
   // returns them again: a reset job learns from the runs stored after it.
   Result<int64_t> DeleteBaselines(std::string_view job);

@@ -48,14 +48,15 @@ Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinn
                               int64_t run_count) {
   if (Status valid = Validate(db, b); !valid) return std::unexpected(valid.error());
   Result<Statement> remove = db.Prepare(
-      "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3", kPutWhat);
+      "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 AND band = ?4",
+      kPutWhat);
   if (!remove) return std::unexpected(remove.error());
-  remove->Bind(1, b.job).Bind(2, b.fingerprint).Bind(3, b.device);
+  remove->Bind(1, b.job).Bind(2, b.fingerprint).Bind(3, b.device).Bind(4, int64_t{b.band});
   if (Status done = remove->Run(); !done) return std::unexpected(done.error());
 
   Result<Statement> insert = db.Prepare(
       "INSERT INTO baselines (job, fingerprint, device, model, created_unix_ms, pinned, "
-      "run_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+      "run_count, band) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
       kPutWhat);
   if (!insert) return std::unexpected(insert.error());
   insert->Bind(1, b.job)
@@ -64,18 +65,22 @@ Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinn
       .Bind(4, b.model)
       .Bind(5, b.created_unix_ms)
       .Bind(6, int64_t{pinned ? 1 : 0})
-      .Bind(7, run_count);
+      .Bind(7, run_count)
+      .Bind(8, int64_t{b.band});
   if (Status done = insert->Run(); !done) return std::unexpected(done.error());
   const int64_t id = db.LastInsertId();
 
   Result<Statement> metric = db.Prepare(
-      "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread) "
-      "VALUES (?1, ?2, ?3, ?4, ?5)",
+      "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread, samples, "
+      "interval_low, interval_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
       kPutWhat);
   if (!metric) return std::unexpected(metric.error());
   for (const MetricBaseline& m : b.metrics) {
     metric->Reset();
     metric->Bind(1, id).Bind(2, m.op).Bind(3, m.metric).Bind(4, m.median).Bind(5, m.spread);
+    metric->Bind(6, static_cast<int64_t>(m.samples))
+        .Bind(7, m.interval_low)
+        .Bind(8, m.interval_high);
     if (Status done = metric->Run(); !done) return std::unexpected(done.error());
   }
 
@@ -121,11 +126,12 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
     stored.baseline.created_unix_ms = select.Int(5);
     stored.pinned = select.Int(6) != 0;
     stored.run_count = select.Int(7);
+    stored.baseline.band = static_cast<int>(select.Int(8));
     out.push_back(std::move(stored));
   }
   Result<Statement> metrics = db.Prepare(
-      "SELECT op, metric, median, spread FROM baseline_metrics WHERE baseline_id = ?1 "
-      "ORDER BY rowid",
+      "SELECT op, metric, median, spread, samples, interval_low, interval_high "
+      "FROM baseline_metrics WHERE baseline_id = ?1 ORDER BY rowid",
       "reading baselines");
   Result<Statement> runs =
       db.Prepare("SELECT run_id FROM baseline_runs WHERE baseline_id = ?1 ORDER BY rowid",
@@ -137,7 +143,8 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
     metrics->Bind(1, stored.id);
     Status read = metrics->ForEachRow([&](const Statement& row) -> Status {
       stored.baseline.metrics.push_back(
-          MetricBaseline{row.Text(0), row.Text(1), row.Real(2), row.Real(3)});
+          MetricBaseline{row.Text(0), row.Text(1), row.Real(2), row.Real(3),
+                         static_cast<uint64_t>(row.Int(4)), row.Real(5), row.Real(6)});
       return {};
     });
     if (!read) return std::unexpected(read.error());
@@ -153,7 +160,7 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
 }
 
 constexpr std::string_view kBaselineColumns =
-    "id, job, fingerprint, device, model, created_unix_ms, pinned, run_count";
+    "id, job, fingerprint, device, model, created_unix_ms, pinned, run_count, band";
 
 }  // namespace
 
@@ -170,21 +177,30 @@ Result<int64_t> Store::PutBaseline(const Baseline& baseline, bool pinned) {
 
 Result<std::optional<StoredBaseline>> Store::GetBaseline(std::string_view job,
                                                          std::string_view fingerprint,
-                                                         std::string_view device) const {
+                                                         std::string_view device, int band) const {
+  Result<std::vector<StoredBaseline>> found = SeriesBaselines(job, fingerprint, device);
+  if (!found) return std::unexpected(found.error());
+  for (StoredBaseline& stored : *found) {
+    if (stored.baseline.band == band) return std::optional<StoredBaseline>(std::move(stored));
+  }
+  return std::optional<StoredBaseline>();
+}
+
+Result<std::vector<StoredBaseline>> Store::SeriesBaselines(std::string_view job,
+                                                           std::string_view fingerprint,
+                                                           std::string_view device) const {
   const Connection& db = *connection_;
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
   if (!snapshot) return std::unexpected(snapshot.error());
   Result<Statement> select = db.Prepare(
-      fmt::format("SELECT {} FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3",
+      fmt::format("SELECT {} FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 "
+                  "ORDER BY band",
                   kBaselineColumns),
       "reading baselines");
   if (!select) return std::unexpected(select.error());
   select->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
-  Result<std::vector<StoredBaseline>> found = ReadBaselines(db, *select);
-  if (!found) return std::unexpected(found.error());
-  if (found->empty()) return std::optional<StoredBaseline>();
-  return std::optional<StoredBaseline>(std::move(found->front()));
+  return ReadBaselines(db, *select);
 }
 
 Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
@@ -192,9 +208,10 @@ Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
   if (!snapshot) return std::unexpected(snapshot.error());
-  Result<Statement> select = db.Prepare(
-      fmt::format("SELECT {} FROM baselines ORDER BY job, fingerprint, device", kBaselineColumns),
-      "reading baselines");
+  Result<Statement> select =
+      db.Prepare(fmt::format("SELECT {} FROM baselines ORDER BY job, fingerprint, device, band",
+                             kBaselineColumns),
+                 "reading baselines");
   if (!select) return std::unexpected(select.error());
   return ReadBaselines(db, *select);
 }

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace iowatch::probes::internal {
 namespace {
 
-constexpr std::string_view kColumns =
-    "seconds, device_ios, device_bytes, device_busy_seconds, device_io_seconds, own_requests, "
-    "own_bytes, own_io_seconds, io_pressure_some, io_pressure_full, cpu_steal, other_probe";
+constexpr std::array<std::string_view, 13> kColumnNames = {
+    "seconds",      "device_ios",  "device_bytes",   "device_busy_seconds", "device_io_seconds",
+    "own_requests", "own_bytes",   "own_io_seconds", "io_pressure_some",    "io_pressure_full",
+    "cpu_steal",    "other_probe", "cpu_wait"};
 
 int64_t ToInt(uint64_t value) { return static_cast<int64_t>(value); }
 uint64_t ToUint(int64_t value) { return value < 0 ? 0 : static_cast<uint64_t>(value); }
@@ -22,13 +25,39 @@ void BindOptional(Statement& statement, int index, const std::optional<double>& 
 
 }  // namespace
 
+std::string ConditionColumns(std::string_view prefix) {
+  std::string out;
+  for (std::string_view name : kColumnNames) {
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", prefix, name);
+  }
+  return out;
+}
+
+RunConditions ConditionsAt(const Statement& row, int first) {
+  RunConditions c;
+  c.seconds = row.Real(first);
+  c.device_ios = ToUint(row.Int(first + 1));
+  c.device_bytes = ToUint(row.Int(first + 2));
+  c.device_busy_seconds = row.Real(first + 3);
+  c.device_io_seconds = row.Real(first + 4);
+  c.own_requests = ToUint(row.Int(first + 5));
+  c.own_bytes = ToUint(row.Int(first + 6));
+  c.own_io_seconds = row.Real(first + 7);
+  if (!row.IsNull(first + 8)) c.io_pressure_some = row.Real(first + 8);
+  if (!row.IsNull(first + 9)) c.io_pressure_full = row.Real(first + 9);
+  c.cpu_steal = row.Real(first + 10);
+  c.other_probe = row.Int(first + 11) != 0;
+  if (!row.IsNull(first + 12)) c.cpu_wait = row.Real(first + 12);
+  return c;
+}
+
 Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& run) {
   if (!run.conditions) return {};
   const RunConditions& c = *run.conditions;
   Result<Statement> insert =
       db.Prepare(fmt::format("INSERT INTO run_conditions (run_id, {}) VALUES "
-                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-                             kColumns),
+                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                             ConditionColumns("")),
                  "adding run conditions");
   if (!insert) return std::unexpected(insert.error());
   insert->Bind(1, run_id).Bind(2, c.seconds).Bind(3, ToInt(c.device_ios));
@@ -38,29 +67,18 @@ Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& r
   BindOptional(*insert, 10, c.io_pressure_some);
   BindOptional(*insert, 11, c.io_pressure_full);
   insert->Bind(12, c.cpu_steal).Bind(13, int64_t{c.other_probe ? 1 : 0});
+  BindOptional(*insert, 14, c.cpu_wait);
   return insert->Run();
 }
 
 Status ReadConditions(const Connection& db, RunRecord& run) {
   Result<Statement> select = db.Prepare(
-      fmt::format("SELECT {} FROM run_conditions WHERE run_id = ?1", kColumns), "reading run");
+      fmt::format("SELECT {} FROM run_conditions WHERE run_id = ?1", ConditionColumns("")),
+      "reading run");
   if (!select) return std::unexpected(select.error());
   select->Bind(1, run.id);
   return select->ForEachRow([&](const Statement& row) -> Status {
-    RunConditions c;
-    c.seconds = row.Real(0);
-    c.device_ios = ToUint(row.Int(1));
-    c.device_bytes = ToUint(row.Int(2));
-    c.device_busy_seconds = row.Real(3);
-    c.device_io_seconds = row.Real(4);
-    c.own_requests = ToUint(row.Int(5));
-    c.own_bytes = ToUint(row.Int(6));
-    c.own_io_seconds = row.Real(7);
-    if (!row.IsNull(8)) c.io_pressure_some = row.Real(8);
-    if (!row.IsNull(9)) c.io_pressure_full = row.Real(9);
-    c.cpu_steal = row.Real(10);
-    c.other_probe = row.Int(11) != 0;
-    run.conditions = c;
+    run.conditions = ConditionsAt(row, 0);
     return {};
   });
 }

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "probes/baseline/run_record.h"
@@ -16,5 +18,9 @@ namespace iowatch::probes::internal {
 Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& run);
 // Sets run.conditions from its row, if any.
 Status ReadConditions(const Connection& db, RunRecord& run);
+// The table's columns, each with `prefix` ("c." in a join), comma-separated,
+// in the order ConditionsAt reads them from column `first` of a row.
+std::string ConditionColumns(std::string_view prefix);
+RunConditions ConditionsAt(const Statement& row, int first);
 
 }  // namespace iowatch::probes::internal

@@ -19,12 +19,15 @@
 //     ]
 //   }
 //
-// Every key is required and no other key is allowed (a field a reader does
-// not know would be silently dropped; a new field means a new version).
+// Every key is required, except "band" (after "model": the baseline's load
+// band, an integer 0 to 64, run_class.h; absent means 0, the clean runs', and
+// the writer omits it then), and no other key is allowed (a field a reader
+// does not know would be silently dropped: an iowatch older than bands
+// refuses a document with a band rather than import it as a clean baseline).
 // job, fingerprint and device are non-empty strings, model a string (may be
 // ""), created_unix_ms and runs non-negative integers, op "read" or "write",
 // metric a non-empty string, median and spread finite numbers with spread >= 0.
-// A (job, fingerprint, device) appears once per document and an (op, metric)
+// A (job, fingerprint, device, band) appears once per document and an (op, metric)
 // once per baseline. Run ids are not exported: they mean nothing on another
 // host; "runs" says how many runs the baseline was built from.
 // The writer emits baselines in ListBaselines order, numbers in their

@@ -14,6 +14,9 @@
 namespace iowatch::probes {
 namespace {
 
+// LoadBand caps bands far below this; a larger one is a typo, not a band.
+constexpr int64_t kMaxBand = 64;
+
 using internal::Json;
 using internal::JsonDocument;
 
@@ -179,7 +182,7 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
         fmt::format("expected a baseline object, found {}", JsonDocument::KindName(value)));
   }
   if (Status ok = fields.OnlyKeys(
-          {"job", "fingerprint", "device", "model", "created_unix_ms", "runs", "metrics"});
+          {"job", "fingerprint", "device", "model", "band", "created_unix_ms", "runs", "metrics"});
       !ok) {
     return std::unexpected(ok.error());
   }
@@ -193,6 +196,16 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
     Result<std::string> text = fields.String(key, allow_empty);
     if (!text) return std::unexpected(text.error());
     *field = std::move(*text);
+  }
+  if (fields.Find("band") != nullptr) {
+    Result<int64_t> band = fields.Count("band");
+    if (!band) return std::unexpected(band.error());
+    if (*band > kMaxBand) {
+      return fields.Fail(
+          *fields.Find("band"), fields.Where("band"),
+          fmt::format("expected a load band from 0 to {}, found {}", kMaxBand, *band));
+    }
+    b.band = static_cast<int>(*band);
   }
   Result<int64_t> created = fields.Count("created_unix_ms");
   if (!created) return std::unexpected(created.error());
@@ -247,17 +260,17 @@ Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
   if (!list) return std::unexpected(list.error());
   std::vector<StoredBaseline> out;
   out.reserve((*list)->size());
-  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  std::set<std::tuple<std::string, std::string, std::string, int>> seen;
   for (size_t i = 0; i < (*list)->size(); ++i) {
     const Json& item = (**list)[i];
     const std::string where = fmt::format("baselines[{}]", i);
     Result<StoredBaseline> stored = ReadBaseline(*document, item, where);
     if (!stored) return std::unexpected(stored.error());
     const Baseline& b = stored->baseline;
-    if (!seen.emplace(b.job, b.fingerprint, b.device).second) {
+    if (!seen.emplace(b.job, b.fingerprint, b.device, b.band).second) {
       return top.Fail(item, where,
                       fmt::format("a second baseline for job \"{}\" on device {} with the same "
-                                  "fingerprint",
+                                  "fingerprint and band",
                                   b.job, b.device));
     }
     out.push_back(std::move(*stored));

@@ -224,6 +224,18 @@ Status ReadMetrics(const Connection& db, RunRecord& run) {
   });
 }
 
+// Adds the metrics a run stored by an older iowatch lacks (the lat
+// percentiles came with issue 13), computed from its stored figures and
+// histograms; a run stored without any gets them all.
+void CompleteMetrics(RunRecord& run) {
+  for (MetricSample& computed : ExtractMetrics(run.result)) {
+    const bool stored = std::ranges::any_of(run.metrics, [&](const MetricSample& m) {
+      return m.op == computed.op && m.metric == computed.metric;
+    });
+    if (!stored) run.metrics.push_back(std::move(computed));
+  }
+}
+
 // Runs the SELECT (already bound) and completes each run; the caller holds a
 // read transaction so the rows and their details come from one snapshot.
 Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select) {
@@ -239,7 +251,7 @@ Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select)
     if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadConditions(db, run); !read) return std::unexpected(read.error());
-    if (run.metrics.empty()) run.metrics = ExtractMetrics(run.result);
+    CompleteMetrics(run);
   }
   return runs;
 }
@@ -312,6 +324,34 @@ Result<std::vector<RunRecord>> Store::RecentRuns(std::string_view job, std::stri
   for (std::string_view value : values) select->Bind(index++, value);
   select->Bind(index, Limit(limit));
   return ReadRuns(db, *select);
+}
+
+Result<std::vector<LearningCandidate>> Store::SeriesCandidates(std::string_view job,
+                                                               std::string_view fingerprint,
+                                                               std::string_view device) const {
+  const Connection& db = *connection_;
+  const std::string sql = fmt::format(
+      "SELECT r.id, r.start_unix_ms, c.run_id IS NOT NULL, {} FROM runs r "
+      "LEFT JOIN run_conditions c ON c.run_id = r.id "
+      "WHERE r.job = ?1 AND r.fingerprint = ?2 AND r.device = ?3 AND r.result = 'ok' "
+      "AND r.id > COALESCE((SELECT after_run_id FROM baseline_resets WHERE job = ?1), 0) "
+      "ORDER BY r.start_unix_ms, r.id",
+      internal::ConditionColumns("c."));
+  Result<Transaction> snapshot =
+      Transaction::Begin(db, "reading runs for a baseline", Transaction::Kind::kRead);
+  if (!snapshot) return std::unexpected(snapshot.error());
+  Result<Statement> select = db.Prepare(sql, "reading runs for a baseline");
+  if (!select) return std::unexpected(select.error());
+  select->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
+  std::vector<LearningCandidate> out;
+  Status rows = select->ForEachRow([&](const Statement& row) -> Status {
+    LearningCandidate c{row.Int(0), row.Int(1), std::nullopt};
+    if (row.Int(2) != 0) c.conditions = internal::ConditionsAt(row, 3);
+    out.push_back(std::move(c));
+    return {};
+  });
+  if (!rows) return std::unexpected(rows.error());
+  return out;
 }
 
 Result<std::vector<RunRecord>> Store::RunsForBaseline(std::string_view job,

@@ -139,10 +139,74 @@ CREATE TABLE run_conditions (
 ) STRICT;
 )sql";
 
+// Baselines per load band (issue 13: a contended run is judged against runs
+// that saw a comparable foreign load, probes/baseline/run_class.h): band
+// joins the key, so the three baseline tables are rebuilt (SQLite cannot
+// alter a UNIQUE constraint). The children are copied and dropped before
+// the parent, so the parent's implicit DELETE cascades into nothing, and the
+// renames carry the new tables' foreign keys along. Existing baselines were
+// learned from runs of any load and keep band 0, as they did: an operator
+// who wants them learned from clean runs resets the job. Metrics gain the
+// pooled quantile interval (0: unknown, as for imported baselines).
+constexpr std::string_view kSchemaV4 = R"sql(
+CREATE TABLE baselines_v4 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  device TEXT NOT NULL,
+  model TEXT NOT NULL,
+  band INTEGER NOT NULL CHECK (band >= 0),  -- 0: clean runs; 1 and up: load bands
+  created_unix_ms INTEGER NOT NULL,
+  pinned INTEGER NOT NULL CHECK (pinned IN (0, 1)),
+  run_count INTEGER NOT NULL,
+  UNIQUE (job, fingerprint, device, band)
+) STRICT;
+INSERT INTO baselines_v4 (id, job, fingerprint, device, model, band, created_unix_ms, pinned,
+                          run_count)
+  SELECT id, job, fingerprint, device, model, 0, created_unix_ms, pinned, run_count
+  FROM baselines;
+
+CREATE TABLE baseline_metrics_v4 (
+  baseline_id INTEGER NOT NULL REFERENCES baselines_v4 (id) ON DELETE CASCADE,
+  op TEXT NOT NULL,
+  metric TEXT NOT NULL,
+  median REAL NOT NULL,
+  spread REAL NOT NULL,
+  samples INTEGER NOT NULL DEFAULT 0,   -- a quantile's pooled I/Os; 0: not known
+  interval_low REAL NOT NULL DEFAULT 0,
+  interval_high REAL NOT NULL DEFAULT 0,
+  UNIQUE (baseline_id, op, metric)
+) STRICT;
+INSERT INTO baseline_metrics_v4 (rowid, baseline_id, op, metric, median, spread)
+  SELECT rowid, baseline_id, op, metric, median, spread FROM baseline_metrics;
+
+CREATE TABLE baseline_runs_v4 (
+  baseline_id INTEGER NOT NULL REFERENCES baselines_v4 (id) ON DELETE CASCADE,
+  run_id INTEGER NOT NULL REFERENCES runs (id),
+  UNIQUE (baseline_id, run_id)
+) STRICT;
+INSERT INTO baseline_runs_v4 (rowid, baseline_id, run_id)
+  SELECT rowid, baseline_id, run_id FROM baseline_runs;
+
+DROP INDEX baseline_runs_by_run;
+DROP TABLE baseline_runs;
+DROP TABLE baseline_metrics;
+DROP TABLE baselines;
+ALTER TABLE baselines_v4 RENAME TO baselines;
+ALTER TABLE baseline_metrics_v4 RENAME TO baseline_metrics;
+ALTER TABLE baseline_runs_v4 RENAME TO baseline_runs;
+CREATE INDEX baseline_runs_by_run ON baseline_runs (run_id);
+
+-- The share of the run the probe's thread waited for a CPU (NULL without
+-- schedstat, and for runs stored before).
+ALTER TABLE run_conditions ADD COLUMN cpu_wait REAL;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1},
     Migration{2, kSchemaV2},
     Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4},
 };
 
 Result<int> UserVersion(const Connection& connection) {

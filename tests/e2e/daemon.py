@@ -67,6 +67,14 @@ def promtool_check(text):
     return run.returncode == 0 and not output, f"exit {run.returncode}: {output[:2000]}"
 
 
+def completed_runs(samples, probe=None):
+    """Runs that completed and measured: result "ok", or "contended" (others' I/O on the
+    disk above the contention level: the run is stored and judged in its load band)."""
+    labels = {} if probe is None else {"probe": probe}
+    return sum(sum(values(samples, "iowatch_probe_runs_total", result=result, **labels))
+               for result in ("ok", "contended"))
+
+
 def require_root(what):
     if os.geteuid() != 0:
         print(f"SKIP: {what} needs root")

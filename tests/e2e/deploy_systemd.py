@@ -139,7 +139,7 @@ def main():
             runs = 0
             while time.monotonic() < deadline and runs < 4:
                 samples = d.scrape()
-                runs = sum(daemon.values(samples, "iowatch_probe_runs_total", result="ok"))
+                runs = daemon.completed_runs(samples)
                 time.sleep(0.3)
             r.check(runs >= 4, f"both engines probed under strace ({runs:.0f} ok runs)",
                     d.stderr()[-2000:])

@@ -29,7 +29,7 @@ CONFIG = daemon.one_probe_config(JOB)
 
 
 def ok_runs(samples):
-    return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=JOB, result="ok"))
+    return daemon.completed_runs(samples, JOB)
 
 
 def check_window(r, d, label, seconds=4.0):

@@ -31,7 +31,8 @@ import daemon
 
 JOB = "e2e-kill9"
 CONFIG = daemon.one_probe_config(JOB, rw="randrw", runtime="200ms",
-                                  baseline="  baseline:\n    runs: 3\n")
+                                  baseline="  baseline:\n    runs: 3\n    min_age: 0s\n"
+                                  "    contention: {min_foreign_load: 1e9, max_cpu_wait: 1}\n")
 
 
 def check_file(db, results, label):
@@ -63,7 +64,7 @@ def check_file(db, results, label):
 
 def ok_runs(d):
     try:
-        return sum(daemon.values(d.scrape(), "iowatch_probe_runs_total", probe=JOB, result="ok"))
+        return daemon.completed_runs(d.scrape(), JOB)
     except (OSError, RuntimeError):
         return None
 

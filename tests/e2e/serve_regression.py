@@ -39,6 +39,12 @@ CONFIG = daemon.one_probe_config(JOB, runtime="500ms", baseline=f"""\
     throughput_tolerance: 0.8
     latency_tolerance: 10
     tail_tolerance: 10
+    # The mechanism of raising and clearing, not the classification: CI's
+    # other tests do I/O on the same disk, and runs they made contended
+    # would be judged in load bands of their own (unit-tested, and measured
+    # by tests/bench/verdicts).
+    min_age: 0s
+    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1}}
 """)
 
 
@@ -109,7 +115,7 @@ def regression(samples):
 
 
 def ok_runs(samples):
-    return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=JOB, result="ok"))
+    return daemon.completed_runs(samples, JOB)
 
 
 def wait_for(d, predicate, runs, what):

@@ -61,7 +61,7 @@ def main():
         d.start()
 
         def ok_runs(s):
-            return sum(daemon.values(s, "iowatch_probe_runs_total", probe=JOB, result="ok"))
+            return daemon.completed_runs(s, JOB)
 
         ok, samples = d.scrape_until(lambda s: ok_runs(s) >= 3, 20)
         r.check(ok, "state dir full: probes still run (3 ok runs)", d.stderr()[-3000:])

@@ -33,7 +33,7 @@ def config(probe_dir):
 
 
 def ok_runs(samples):
-    return sum(daemon.values(samples, "iowatch_probe_runs_total", probe=JOB, result="ok"))
+    return daemon.completed_runs(samples, JOB)
 
 
 def stored(state):

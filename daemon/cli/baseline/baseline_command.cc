@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "common/file_tree.h"
@@ -18,6 +19,7 @@
 #include "daemon/cli/baseline/baseline_table.h"
 #include "daemon/cli/baseline/conditions_table.h"
 #include "daemon/cli/cli_output.h"
+#include "probes/baseline/job_judge.h"
 #include "probes/store/store_json.h"
 
 namespace iowatch::daemon {
@@ -136,19 +138,39 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
   }
 
   std::string text;
-  for (const StoredBaseline* s : mine) {
-    const Baseline& b = s->baseline;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const Baseline& b = mine[i]->baseline;
     Result<std::vector<RunRecord>> recent =
         store.RecentRuns(job, b.fingerprint, b.device, runs, true);
     if (!recent) return std::unexpected(recent.error());
-    text += FormatBaselineHeader(*s);
+    text += FormatBaselineHeader(*mine[i]);
     text += '\n';
-    if (recent->empty()) {
-      text += "  no successful runs of these parameters on this device in the store\n\n";
-    } else {
-      text += FormatBaselineRuns(&b, *recent, policy);
-      text += FormatRunConditions(*recent);
+    // Each band's baseline beside the runs of its band; runs of unknown
+    // conditions (never judged) beside the clean one, as before bands.
+    std::vector<RunRecord> own;
+    for (const RunRecord& run : *recent) {
+      if (probes::Classify(run.conditions, policy.contention).band == b.band) own.push_back(run);
     }
+    if (own.empty()) {
+      text += fmt::format(
+          "  none of the last {} successful runs of these parameters on this "
+          "device is of its {}\n\n",
+          recent->size(), probes::DescribeBand(b.band));
+    } else {
+      text += FormatBaselineRuns(&b, own, policy);
+    }
+    // The series' runs and why each was judged or not, after its last band.
+    const bool last_of_series = i + 1 == mine.size() ||
+                                mine[i + 1]->baseline.fingerprint != b.fingerprint ||
+                                mine[i + 1]->baseline.device != b.device;
+    if (!last_of_series) continue;
+    std::set<int> bands;
+    for (const StoredBaseline* s : mine) {
+      if (s->baseline.fingerprint == b.fingerprint && s->baseline.device == b.device) {
+        bands.insert(s->baseline.band);
+      }
+    }
+    text += FormatRunConditions(*recent, policy.contention, bands);
   }
   // Runs the daemon is still learning from, or whose parameters changed since.
   if (!latest->empty() && !latest_has_baseline) {
@@ -159,7 +181,7 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
     text += FormatNoBaselineHeader(newest);
     text += '\n';
     text += FormatBaselineRuns(nullptr, *recent, policy);
-    text += FormatRunConditions(*recent);
+    text += FormatRunConditions(*recent, policy.contention, {});
   }
   if (!mine.empty()) text += FormatBaselineLegend(policy);
   out += text;

@@ -11,6 +11,7 @@
 
 #include "daemon/cli/baseline/baseline_text.h"
 #include "daemon/cli/local_time.h"
+#include "probes/baseline/job_judge.h"
 #include "probes/baseline/run_metrics.h"
 
 namespace iowatch::daemon {
@@ -112,22 +113,33 @@ struct RunValues {
   std::vector<std::map<Key, bool>> bad;
 };
 
+// The rows shown: the metrics the policy judges (the others are kept in
+// the store and exported, but would bury these), and any metric unknown to
+// this iowatch.
+bool Shown(std::string_view metric, const probes::BaselinePolicy& policy) {
+  const probes::MetricSpec* spec = probes::FindMetric(metric);
+  return spec == nullptr || policy.Judges(*spec);
+}
+
 RunValues CollectRunValues(const Baseline* baseline, std::span<const RunRecord> runs,
                            const probes::BaselinePolicy& policy) {
   RunValues out;
   if (baseline != nullptr) {
-    for (const MetricBaseline& m : baseline->metrics) AddKey(out.keys, m.op, m.metric);
+    for (const MetricBaseline& m : baseline->metrics) {
+      if (Shown(m.metric, policy)) AddKey(out.keys, m.op, m.metric);
+    }
   }
   out.values.resize(runs.size());
   out.bad.resize(runs.size());
   for (size_t r = 0; r < runs.size(); ++r) {
     const std::vector<MetricSample>& metrics = runs[r].metrics;
     for (const MetricSample& s : metrics) {
+      if (!Shown(s.metric, policy)) continue;
       AddKey(out.keys, s.op, s.metric);
       out.values[r][Key{s.op, s.metric}] = s.value;
     }
     if (baseline == nullptr) continue;
-    for (const MetricVerdict& v : probes::Compare(*baseline, metrics, policy)) {
+    for (const MetricVerdict& v : probes::Compare(*baseline, metrics, policy, &runs[r].result)) {
       out.bad[r][Key{v.op, v.metric}] = v.bad;
     }
   }
@@ -321,22 +333,25 @@ std::string_view BaselineSource(const StoredBaseline& stored) {
 }
 
 std::string FormatBaselineList(std::span<const StoredBaseline> baselines) {
-  Rows rows{{"JOB", "DEVICE", "PARAMS", "RUNS", "PINNED", "CREATED", "MODEL"}};
+  Rows rows{{"JOB", "DEVICE", "PARAMS", "BAND", "RUNS", "PINNED", "CREATED", "MODEL"}};
   for (const StoredBaseline& s : baselines) {
     const Baseline& b = s.baseline;
     rows.push_back({b.job, b.device, ShortFingerprint(b.fingerprint),
+                    b.band == probes::kCleanBand ? "clean" : fmt::format("{}", b.band),
                     fmt::format("{}", s.run_count), s.pinned ? "yes" : "no",
                     FormatLocalIso(b.created_unix_ms), b.model.empty() ? "-" : b.model});
   }
   constexpr Column kLeft{false, 2};
-  return RenderTable(rows, {kLeft, kLeft, kLeft, {true, 2}, kLeft, kLeft, kLeft});
+  return RenderTable(rows, {kLeft, kLeft, kLeft, kLeft, {true, 2}, kLeft, kLeft, kLeft});
 }
 
 std::string FormatBaselineHeader(const StoredBaseline& stored) {
   const Baseline& b = stored.baseline;
   std::string out = fmt::format("{} on {}", TerminalSafe(b.job), TerminalSafe(b.device));
   if (!b.model.empty()) out += fmt::format(" ({})", TerminalSafe(b.model));
-  out += fmt::format("\n  baseline: {} {} from {} run{}", BaselineSource(stored),
+  const std::string band =
+      b.band == probes::kCleanBand ? "" : fmt::format(" of {}", probes::DescribeBand(b.band));
+  out += fmt::format("\n  baseline{}: {} {} from {} run{}", band, BaselineSource(stored),
                      FormatLocalIso(b.created_unix_ms), stored.run_count,
                      stored.run_count == 1 ? "" : "s");
   if (!b.run_ids.empty()) out += fmt::format(" ({})", RunIds(b.run_ids));

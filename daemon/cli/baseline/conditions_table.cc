@@ -11,10 +11,30 @@ namespace {
 
 std::string Percent(double share) { return FormatNumber(share * 100); }
 
-std::vector<std::string> ConditionsRow(const probes::RunRecord& run) {
+// The columns between the run id and its class.
+constexpr size_t kFigures = 8;
+
+// The run's class and whether it is judged, the last two columns.
+void AppendVerdict(const probes::Classification& c, const std::set<int>& bands,
+                   std::vector<std::string>& row) {
+  if (c.band == probes::kNoBand) {
+    row.emplace_back("cpu");
+    row.emplace_back("no: waited for a CPU");
+    return;
+  }
+  row.push_back(c.run_class == probes::RunClass::kClean ? std::string("clean")
+                                                        : fmt::format("band {}", c.band));
+  row.emplace_back(bands.contains(c.band) ? "yes" : "no: no baseline yet");
+}
+
+std::vector<std::string> ConditionsRow(const probes::RunRecord& run,
+                                       const probes::ContentionPolicy& policy,
+                                       const std::set<int>& bands) {
   std::vector<std::string> row{fmt::format("#{}", run.id)};
   if (!run.conditions) {
+    row.resize(kFigures + 1, "-");
     row.emplace_back("unknown");
+    row.emplace_back("no: conditions unknown");
     return row;
   }
   const probes::RunConditions& c = *run.conditions;
@@ -23,24 +43,30 @@ std::vector<std::string> ConditionsRow(const probes::RunRecord& run) {
   row.push_back(Percent(c.ForeignShare()));
   row.push_back(Percent(c.Utilisation()));
   row.push_back(c.io_pressure_some ? Percent(*c.io_pressure_some) : "-");
+  row.push_back(c.cpu_wait ? Percent(*c.cpu_wait) : "-");
   row.push_back(Percent(c.cpu_steal));
   row.emplace_back(c.other_probe ? "yes" : "no");
+  AppendVerdict(probes::Classify(c, policy), bands, row);
   return row;
 }
 
 }  // namespace
 
-std::string FormatRunConditions(std::span<const probes::RunRecord> runs) {
+std::string FormatRunConditions(std::span<const probes::RunRecord> runs,
+                                const probes::ContentionPolicy& policy,
+                                const std::set<int>& bands) {
   if (std::none_of(runs.begin(), runs.end(),
                    [](const probes::RunRecord& r) { return r.conditions.has_value(); })) {
     return {};
   }
-  Rows rows{{"conditions", "others", "others", "others'", "disk", "io", "cpu", "other"},
-            {"run", "IOPS", "MiB/s", "time %", "util %", "pressure %", "steal %", "probe"}};
-  for (const probes::RunRecord& run : runs) rows.push_back(ConditionsRow(run));
+  Rows rows{{"conditions", "others", "others", "others'", "disk", "io", "cpu", "cpu", "other",
+             "class", "judged"},
+            {"run", "IOPS", "MiB/s", "work %", "util %", "pressure %", "wait %", "steal %", "probe",
+             "", ""}};
+  for (const probes::RunRecord& run : runs) rows.push_back(ConditionsRow(run, policy, bands));
   std::vector<Column> columns{{false, 2}};
   columns.resize(rows.front().size(), Column{true, 2});
-  columns.back().right = false;
+  for (size_t i = columns.size() - 3; i < columns.size(); ++i) columns[i].right = false;
   // "unknown" rows are shorter: RenderTable takes rows of any length.
   return RenderTable(rows, columns) + '\n';
 }

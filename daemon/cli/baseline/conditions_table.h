@@ -4,18 +4,24 @@
 // Thread-safety: pure function.
 #pragma once
 
+#include <set>
 #include <span>
 #include <string>
 
+#include "probes/baseline/run_class.h"
 #include "probes/baseline/run_record.h"
 
 namespace iowatch::daemon {
 
 // One line per run, in the order given: its id, then the foreign IOPS and
-// MiB/s on the whole disk, others' share of the disk's request time, the
-// disk's %util, I/O pressure (some), CPU steal, and "yes" when another probe
-// measured meanwhile; "unknown" for a run whose conditions were not measured
-// (stored before iowatch measured them). "" when no run has any.
-std::string FormatRunConditions(std::span<const probes::RunRecord> runs);
+// MiB/s on the whole disk, others' share of the disk's work, the disk's
+// %util, I/O pressure (some), the probe's wait for a CPU, CPU steal, "yes"
+// when another probe measured meanwhile, the run's class under `policy`
+// (clean, band N, cpu) and whether it is judged: "yes" when its band has a
+// baseline (`bands`: the bands of the series that have one), else why not;
+// "unknown" for a run whose conditions were not measured (stored before
+// iowatch measured them), never judged. "" when no run has any.
+std::string FormatRunConditions(std::span<const probes::RunRecord> runs,
+                                const probes::ContentionPolicy& policy, const std::set<int>& bands);
 
 }  // namespace iowatch::daemon

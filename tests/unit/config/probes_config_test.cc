@@ -34,8 +34,20 @@ TEST(ProbesConfig, Defaults) {
   EXPECT_EQ(p.max_skips, 10u);
   EXPECT_EQ(p.retention, std::chrono::days(90));
   EXPECT_EQ(p.baseline, probes::BaselinePolicy{});
-  EXPECT_EQ(p.baseline.runs, 5u);
+  EXPECT_EQ(p.baseline.runs, 10u);
   EXPECT_EQ(p.baseline.hysteresis, 3u);
+  EXPECT_EQ(p.baseline.min_age_ms, 3600 * 1000);
+  EXPECT_EQ(p.baseline.throughput_spread_floor, 0.05);
+  EXPECT_EQ(p.baseline.latency_spread_floor, 0.10);
+  EXPECT_EQ(p.baseline.tail_spread_floor, 0.20);
+  EXPECT_EQ(p.baseline.quantile_samples, 50u);
+  EXPECT_EQ(p.baseline.quantile_confidence, 0.99);
+  EXPECT_TRUE(p.baseline.metrics.empty());
+  EXPECT_EQ(p.baseline.contention.max_foreign_share, 0.10);
+  EXPECT_EQ(p.baseline.contention.max_foreign_iops_ratio, 0.10);
+  EXPECT_EQ(p.baseline.contention.min_foreign_load, 50);
+  EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.25);
+  EXPECT_TRUE(p.baseline.contention.bands);
   EXPECT_EQ(Names(p),
             (std::vector<std::string>{"randread-4k-qd1", "randwrite-4k-qd1", "seqread-1m-qd8"}));
 }
@@ -58,6 +70,7 @@ TEST(ProbesConfig, BundledFileHasTheThreeDefaultJobs) {
     EXPECT_TRUE(job.spec.direct);
     EXPECT_EQ(job.spec.runtime, seconds(3));
     EXPECT_TRUE(job.spec.time_based);
+    EXPECT_TRUE(job.judge.empty()) << job.name;
   }
   const auto& jobs = c->probes.jobs;
   EXPECT_EQ(jobs[0].spec.rw, probes::RwMode::kRandRead);
@@ -78,6 +91,7 @@ TEST(ProbesConfig, EveryKeyIsRead) {
       jitter: 0
       timeout: 2m
       options: {rw: randrw, bs: 8k, rwmixread: 70}
+      judge: [iops, clat_p99_seconds]
     - name: second
 )");
   const ProbesConfig& p = c.probes;
@@ -94,6 +108,18 @@ TEST(ProbesConfig, EveryKeyIsRead) {
   EXPECT_EQ(p.baseline.tail_tolerance, 1.0);
   EXPECT_EQ(p.baseline.spread_factor, 2.5);
   EXPECT_EQ(p.baseline.hysteresis, 2u);
+  EXPECT_EQ(p.baseline.min_age_ms, 30 * 60 * 1000);
+  EXPECT_EQ(p.baseline.throughput_spread_floor, 0.02);
+  EXPECT_EQ(p.baseline.latency_spread_floor, 0.5);
+  EXPECT_EQ(p.baseline.tail_spread_floor, 1.5);
+  EXPECT_EQ(p.baseline.quantile_samples, 20u);
+  EXPECT_EQ(p.baseline.quantile_confidence, 0.95);
+  EXPECT_EQ(p.baseline.metrics, (std::vector<std::string>{"lat_p99_seconds", "iops"}));
+  EXPECT_EQ(p.baseline.contention.max_foreign_share, 0.2);
+  EXPECT_EQ(p.baseline.contention.max_foreign_iops_ratio, 2.5);
+  EXPECT_EQ(p.baseline.contention.min_foreign_load, 75);
+  EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.5);
+  EXPECT_FALSE(p.baseline.contention.bands);
   ASSERT_EQ(Names(p), (std::vector<std::string>{"Job_1.a-b", "second"}));
 
   const ProbeJobConfig& own = p.jobs[0];  // sets everything itself
@@ -105,6 +131,7 @@ TEST(ProbesConfig, EveryKeyIsRead) {
   EXPECT_EQ(own.spec.rwmixread, 70u);
   EXPECT_EQ(own.spec.directory, "p");
   EXPECT_EQ(own.spec.size, 1u << 20);
+  EXPECT_EQ(own.judge, (std::vector<std::string>{"iops", "clat_p99_seconds"}));
 
   const ProbeJobConfig& inherited = p.jobs[1];  // only a name: all from defaults
   EXPECT_EQ(inherited.every, minutes(5));
@@ -112,7 +139,71 @@ TEST(ProbesConfig, EveryKeyIsRead) {
   EXPECT_EQ(inherited.timeout, seconds(20));
   EXPECT_EQ(inherited.spec.rw, probes::RwMode::kRead);  // fio's default
   EXPECT_EQ(inherited.spec.engine, probes::EngineKind::kPsync);
-  EXPECT_FALSE(inherited.spec.direct);  // defaults.options replaced the bundled map
+  EXPECT_FALSE(inherited.spec.direct);   // defaults.options replaced the bundled map
+  EXPECT_TRUE(inherited.judge.empty());  // judged on probes.baseline.metrics
+}
+
+TEST(ProbesConfig, BaselineKeysAreReadOneByOne) {
+  const auto baseline = [](const std::string& keys) {
+    return Parsed("probes: {baseline: {" + keys + "}}").probes.baseline;
+  };
+  EXPECT_EQ(baseline("runs: 5").runs, 5u);
+  EXPECT_EQ(baseline("min_age: 90m").min_age_ms, 90 * 60 * 1000);
+  EXPECT_EQ(baseline("min_age: 0").min_age_ms, 0);
+  EXPECT_EQ(baseline("min_age: 52w").min_age_ms, 52LL * 7 * 24 * 3600 * 1000);
+  EXPECT_EQ(baseline("throughput_spread_floor: 0").throughput_spread_floor, 0.0);
+  EXPECT_EQ(baseline("throughput_spread_floor: 1").throughput_spread_floor, 1.0);
+  EXPECT_EQ(baseline("latency_spread_floor: 100").latency_spread_floor, 100.0);
+  EXPECT_EQ(baseline("tail_spread_floor: 0.3").tail_spread_floor, 0.3);
+  EXPECT_EQ(baseline("quantile_samples: 0").quantile_samples, 0u);  // rule off
+  EXPECT_EQ(baseline("quantile_samples: 1000000").quantile_samples, 1000000u);
+  EXPECT_EQ(baseline("quantile_confidence: 0").quantile_confidence, 0.0);  // rule off
+  EXPECT_EQ(baseline("quantile_confidence: 0.9999").quantile_confidence, 0.9999);
+  EXPECT_EQ(baseline("metrics: [lat_p99_9_seconds]").metrics,
+            (std::vector<std::string>{"lat_p99_9_seconds"}));
+  EXPECT_TRUE(baseline("metrics: []").metrics.empty());
+  EXPECT_EQ(baseline("contention: {max_foreign_share: 1}").contention.max_foreign_share, 1.0);
+  EXPECT_EQ(
+      baseline("contention: {max_foreign_iops_ratio: 1000}").contention.max_foreign_iops_ratio,
+      1000.0);
+  EXPECT_EQ(baseline("contention: {max_cpu_wait: 0}").contention.max_cpu_wait, 0.0);
+  EXPECT_FALSE(baseline("contention: {bands: false}").contention.bands);
+  // The rest of the section keeps its defaults.
+  probes::BaselinePolicy expected;
+  expected.contention.max_cpu_wait = 0.5;
+  EXPECT_EQ(baseline("contention: {max_cpu_wait: 0.5}"), expected);
+  EXPECT_EQ(Parsed("probes:\n  baseline:\n    contention:\n").probes, ProbesConfig{});
+}
+
+TEST(ProbesConfig, EveryMetricMayBeJudged) {
+  std::string all;
+  std::vector<std::string> names;
+  for (const probes::MetricSpec& spec : probes::BaselineMetrics()) {
+    all += (all.empty() ? "" : ", ") + std::string(spec.name);
+    names.emplace_back(spec.name);
+  }
+  EXPECT_EQ(Parsed("probes: {baseline: {metrics: [" + all + "]}}").probes.baseline.metrics, names);
+  EXPECT_EQ(Parsed("probes: {jobs: [{name: a, judge: [" + all + "]}]}").probes.jobs[0].judge,
+            names);
+}
+
+TEST(ProbesConfig, JobJudgeReachesTheJob) {
+  const Config c = Parsed(R"(
+probes:
+  baseline: {metrics: [bandwidth_bytes]}
+  jobs:
+    - name: a
+      judge: [iops]
+    - name: b
+    - name: c
+      judge: []
+)");
+  const ProbesConfig& p = c.probes;
+  ASSERT_EQ(p.jobs.size(), 3u);
+  EXPECT_EQ(p.jobs[0].judge, std::vector<std::string>{"iops"});
+  EXPECT_TRUE(p.jobs[1].judge.empty());  // probes.baseline.metrics applies
+  EXPECT_TRUE(p.jobs[2].judge.empty());
+  EXPECT_EQ(p.baseline.metrics, std::vector<std::string>{"bandwidth_bytes"});
 }
 
 TEST(ProbesConfig, DefaultsApplyToTheBundledJobs) {
@@ -214,13 +305,18 @@ TEST(ProbesConfigErrors, UnknownKeys) {
             "jobs");
   EXPECT_EQ(MessageOf("probes: {baseline: {run: 5}}"),
             "t.yaml:1:21: probes.baseline.run: unknown key; expected one of runs, "
-            "throughput_tolerance, latency_tolerance, tail_tolerance, spread_factor, hysteresis");
+            "throughput_tolerance, latency_tolerance, tail_tolerance, spread_factor, hysteresis, "
+            "min_age, throughput_spread_floor, latency_spread_floor, tail_spread_floor, "
+            "quantile_samples, quantile_confidence, metrics, contention");
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    contention:\n      max_share: 0.1\n"),
+            "t.yaml:4:7: probes.baseline.contention.max_share: unknown key; expected one of "
+            "max_foreign_share, max_foreign_iops_ratio, min_foreign_load, max_cpu_wait, bands");
   EXPECT_EQ(MessageOf("probes: {defaults: {rw: read}}"),
             "t.yaml:1:21: probes.defaults.rw: unknown key; expected one of every, jitter, "
             "timeout, options");
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      evry: 1m\n"),
             "t.yaml:4:7: probes.jobs[0].evry: unknown key; expected one of name, every, jitter, "
-            "timeout, options");
+            "timeout, options, judge");
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {bss: 4k}\n"),
             "t.yaml:4:17: probes.jobs[0].options.bss: unknown fio job option; did you mean "
             "\"bs\"?");
@@ -332,6 +428,94 @@ TEST(ProbesConfigErrors, Values) {
   EXPECT_EQ(ErrorOf("probes: {baseline: {hysteresis: 1001}}").code, ErrorCode::kInvalidArgument);
 }
 
+// Each new baseline key out of range: located at the value, naming the key.
+TEST(ProbesConfigErrors, BaselineValues) {
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    min_age: 53w\n"),
+            "t.yaml:3:14: probes.baseline.min_age: expected a duration of at most 52w, found "
+            "\"53w\"");
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    min_age: 1.5h\n").substr(0, 37),
+            "t.yaml:3:14: probes.baseline.min_age:");
+  EXPECT_EQ(ErrorOf("probes: {baseline: {min_age: 1.5h}}").code, ErrorCode::kParse);
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    throughput_spread_floor: 1.5\n"),
+            "t.yaml:3:30: probes.baseline.throughput_spread_floor: expected a number at least 0 "
+            "and at most 1, found \"1.5\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {latency_spread_floor: 101}}"),
+            "t.yaml:1:43: probes.baseline.latency_spread_floor: expected a number at least 0 and "
+            "at most 100, found \"101\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {tail_spread_floor: -0.1}}"),
+            "t.yaml:1:40: probes.baseline.tail_spread_floor: expected a number at least 0 and at "
+            "most 100, found \"-0.1\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {quantile_samples: 1000001}}"),
+            "t.yaml:1:39: probes.baseline.quantile_samples: expected an integer from 0 to "
+            "1000000, found \"1000001\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {quantile_confidence: 1}}"),
+            "t.yaml:1:42: probes.baseline.quantile_confidence: expected a number at least 0 and "
+            "at most 0.9999, found \"1\"");
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    contention:\n      max_foreign_share: 1.1\n"),
+            "t.yaml:4:26: probes.baseline.contention.max_foreign_share: expected a number at "
+            "least 0 and at most 1, found \"1.1\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {contention: {max_foreign_iops_ratio: 1001}}}"),
+            "t.yaml:1:58: probes.baseline.contention.max_foreign_iops_ratio: expected a number "
+            "at least 0 and at most 1000, found \"1001\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {contention: {max_cpu_wait: -1}}}"),
+            "t.yaml:1:48: probes.baseline.contention.max_cpu_wait: expected a number at least 0 "
+            "and at most 1, found \"-1\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {contention: {bands: yes}}}"),
+            "t.yaml:1:41: probes.baseline.contention.bands: expected true or false, found "
+            "\"yes\"");
+  EXPECT_EQ(MessageOf("probes: {baseline: {contention: [bands]}}"),
+            "t.yaml:1:33: probes.baseline.contention: expected a map with keys max_foreign_share, "
+            "max_foreign_iops_ratio, min_foreign_load, max_cpu_wait, bands, found a list");
+  for (const char* bad : {"min_age: 53w", "throughput_spread_floor: 2", "latency_spread_floor: -1",
+                          "tail_spread_floor: 1000", "quantile_samples: 2000000",
+                          "quantile_confidence: 0.99999", "contention: {max_cpu_wait: 2}"}) {
+    EXPECT_EQ(ErrorOf(std::string("probes: {baseline: {") + bad + "}}").code,
+              ErrorCode::kInvalidArgument)
+        << bad;
+  }
+  for (const char* bad : {"quantile_samples: -1", "quantile_samples: 0.5",
+                          "quantile_confidence: 99%", "throughput_spread_floor: nan"}) {
+    EXPECT_EQ(ErrorOf(std::string("probes: {baseline: {") + bad + "}}").code, ErrorCode::kParse)
+        << bad;
+  }
+}
+
+TEST(ProbesConfigErrors, Metrics) {
+  const std::string valid =
+      "iops, bandwidth_bytes, clat_mean_seconds, clat_p50_seconds, clat_p90_seconds, "
+      "clat_p99_seconds, clat_p99_9_seconds, lat_mean_seconds, slat_mean_seconds, "
+      "lat_p50_seconds, lat_p90_seconds, lat_p99_seconds, lat_p99_9_seconds";
+  EXPECT_EQ(
+      MessageOf("probes:\n  baseline:\n    metrics: [nope]\n"),
+      "t.yaml:3:15: probes.baseline.metrics[0]: expected one of " + valid + ", found \"nope\"");
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    metrics: [iops, lat_p99_seconds, iops]\n"),
+            "t.yaml:3:38: probes.baseline.metrics[2]: iops is listed twice");
+  EXPECT_EQ(ErrorOf("probes: {baseline: {metrics: [iops, iops]}}").code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(MessageOf("probes: {baseline: {metrics: iops}}"),
+            "t.yaml:1:30: probes.baseline.metrics: expected a list of metrics (" + valid +
+                "), found \"iops\"");
+  EXPECT_EQ(MessageOf("probes:\n  baseline:\n    metrics:\n"),
+            "t.yaml:3:5: probes.baseline.metrics: expected a list of metrics (" + valid +
+                "), found no value");
+  EXPECT_EQ(MessageOf("probes: {baseline: {metrics: [[iops]]}}"),
+            "t.yaml:1:31: probes.baseline.metrics[0]: expected a string, found a list");
+  // Names are exact: no other case, no unit-less spelling.
+  for (const char* bad : {"IOPS", "lat_p99", "p99", "\"\""}) {
+    EXPECT_EQ(ErrorOf(std::string("probes: {baseline: {metrics: [") + bad + "]}}").code,
+              ErrorCode::kParse)
+        << bad;
+  }
+  // A job's judge list is checked the same way.
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      judge: [iops, nope]\n"),
+            "t.yaml:4:21: probes.jobs[0].judge[1]: expected one of " + valid + ", found \"nope\"");
+  EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      judge: [iops, iops]\n"),
+            "t.yaml:4:21: probes.jobs[0].judge[1]: iops is listed twice");
+  EXPECT_EQ(
+      MessageOf("probes: {jobs: [{name: a, judge: {iops: 1}}]}"),
+      "t.yaml:1:34: probes.jobs[0].judge: expected a list of metrics (" + valid + "), found a map");
+}
+
 TEST(ProbesConfigErrors, WrongShapes) {
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n"),
             "t.yaml:2:3: probes.jobs: expected a list of jobs ([] for none), found no value");
@@ -339,7 +523,7 @@ TEST(ProbesConfigErrors, WrongShapes) {
             "t.yaml:1:16: probes.jobs: expected a list of jobs ([] for none), found a map");
   EXPECT_EQ(MessageOf("probes: {jobs: [a]}"),
             "t.yaml:1:17: probes.jobs[0]: expected a map with keys name, every, jitter, timeout, "
-            "options, found \"a\"");
+            "options, judge, found \"a\"");
   EXPECT_EQ(MessageOf("probes: [a]"),
             "t.yaml:1:9: probes: expected a map with keys enabled, max_concurrent, "
             "busy_threshold, busy_window, busy_retry, max_skips, retention, baseline, defaults, "

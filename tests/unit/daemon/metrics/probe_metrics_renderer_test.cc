@@ -41,7 +41,8 @@ ProbeSnapshot Small() {
   job.baseline = {{"read", "iops", 1250, 10}};
   job.baseline_created_seconds = 1699999000;
   job.baseline_runs = 5;
-  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true}, true}};
+  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true}};
+  job.last_judged = true;
   s.jobs = {job};
   return s;
 }
@@ -112,6 +113,9 @@ iowatch_probe_interval_seconds{probe="rr"} 900
 # HELP iowatch_probe_iops I/O operations per second of the last successful run.
 # TYPE iowatch_probe_iops gauge
 iowatch_probe_iops{probe="rr",op="read"} 1000
+# HELP iowatch_probe_judged 1 when the job's last successful run was judged against a baseline; 0 when not (conditions unknown, no baseline for its band yet, a wait for the CPU, too few I/Os).
+# TYPE iowatch_probe_judged gauge
+iowatch_probe_judged{probe="rr"} 1
 # HELP iowatch_probe_last_clat_seconds Completion latency of the last successful run: mean and percentiles.
 # TYPE iowatch_probe_last_clat_seconds gauge
 iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="mean"} 0.0001
@@ -119,6 +123,9 @@ iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p50"} 0.0001
 iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p90"} 0.0002
 iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99"} 0.0005
 iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="p99_9"} 0.001
+# HELP iowatch_probe_last_lat_seconds Total latency (submission + completion) of the last successful run: mean and percentiles, the figures regressions are judged on.
+# TYPE iowatch_probe_last_lat_seconds gauge
+iowatch_probe_last_lat_seconds{probe="rr",op="read",stat="mean"} 0.00011
 # HELP iowatch_probe_last_run_timestamp_seconds Start of the job's last successful run, seconds since the epoch.
 # TYPE iowatch_probe_last_run_timestamp_seconds gauge
 iowatch_probe_last_run_timestamp_seconds{probe="rr"} 1700000000
@@ -144,7 +151,7 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 26u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 31u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // One series per fallback of the last successful run, none without: a
@@ -178,9 +185,11 @@ TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
   s.jobs[1].name = "unknown";
   probes::RunConditions c;
   c.seconds = 2;
-  c.device_ios = 3000;
+  // Others: 3,000 requests of 4 KiB beside the probe's 1,000, so 3/4 of
+  // the work.
+  c.device_ios = 4000;
   c.own_requests = 1000;
-  c.device_bytes = 4'096'000;
+  c.device_bytes = 16'384'000;
   c.own_bytes = 4'096'000;
   c.device_io_seconds = 2;
   c.own_io_seconds = 0.5;
@@ -188,17 +197,23 @@ TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
   c.io_pressure_some = 0.25;
   c.cpu_steal = 0.01;
   c.other_probe = true;
+  c.cpu_wait = 0.125;
   s.jobs[0].last_conditions = c;
+  s.jobs[0].last_class = probes::Classify(c, {});
   std::string out;
   RenderProbeMetrics(s, SchedulerStatus{}, 0, out);
   for (const char* line :
-       {"iowatch_probe_foreign_iops{probe=\"measured\"} 1000\n",
-        "iowatch_probe_foreign_bytes_per_second{probe=\"measured\"} 0\n",
-        "iowatch_probe_foreign_time_ratio{probe=\"measured\"} 0.75\n",
+       {"iowatch_probe_foreign_iops{probe=\"measured\"} 1500\n",
+        "iowatch_probe_foreign_bytes_per_second{probe=\"measured\"} 6144000\n",
+        "iowatch_probe_foreign_share_ratio{probe=\"measured\"} 0.75\n",
         "iowatch_probe_device_utilization_ratio{probe=\"measured\"} 0.5\n",
         "iowatch_probe_io_pressure_ratio{probe=\"measured\",kind=\"some\"} 0.25\n",
         "iowatch_probe_cpu_steal_ratio{probe=\"measured\"} 0.01\n",
-        "iowatch_probe_overlapped{probe=\"measured\"} 1\n"}) {
+        "iowatch_probe_overlapped{probe=\"measured\"} 1\n",
+        "iowatch_probe_cpu_wait_ratio{probe=\"measured\"} 0.125\n",
+        "iowatch_probe_contended{probe=\"measured\"} 1\n",
+        // 1,500 × (1 + 4096 / 65536) = 1,594 weighted requests/s: [1024, 2048).
+        "iowatch_probe_load_band{probe=\"measured\"} 3\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << out;
   }
   EXPECT_EQ(out.find("kind=\"full\""), std::string::npos) << "no full line was measured";

@@ -47,6 +47,7 @@ TEST(SelfMetrics, ProbeRunsSkipsAndStoreErrorsComeFromTheSameRegistry) {
   counters.AddJob("rr");
   for (int i = 0; i < 7; ++i) counters.CountRun("rr", RunResult::kOk);
   counters.CountRun("rr", RunResult::kError);
+  counters.CountRun("rr", RunResult::kContended);
   counters.CountRun("rr", RunResult::kSkipped);
   counters.CountRun("rr", RunResult::kSkipped);
   counters.CountStoreError();
@@ -55,6 +56,7 @@ TEST(SelfMetrics, ProbeRunsSkipsAndStoreErrorsComeFromTheSameRegistry) {
   self.Render(0, text);
   EXPECT_NE(text.find("# TYPE iowatch_probe_runs_total counter\n"
                       "iowatch_probe_runs_total{probe=\"rr\",result=\"cancelled\"} 0\n"
+                      "iowatch_probe_runs_total{probe=\"rr\",result=\"contended\"} 1\n"
                       "iowatch_probe_runs_total{probe=\"rr\",result=\"error\"} 1\n"
                       "iowatch_probe_runs_total{probe=\"rr\",result=\"ok\"} 7\n"
                       "iowatch_probe_runs_total{probe=\"rr\",result=\"skipped\"} 2\n"),
@@ -62,7 +64,7 @@ TEST(SelfMetrics, ProbeRunsSkipsAndStoreErrorsComeFromTheSameRegistry) {
       << text;
   EXPECT_TRUE(Has(text, "iowatch_probe_skips_total{probe=\"rr\",reason=\"busy\"} 0"));
   EXPECT_TRUE(Has(text, "iowatch_probe_store_errors_total 2"));
-  EXPECT_EQ(counters.Runs("rr"), (RunCounts{7, 1, 2, 0}));
+  EXPECT_EQ(counters.Runs("rr"), (RunCounts{7, 1, 2, 0, 1}));
   EXPECT_TRUE(counters.Skips("rr").empty());
   counters.CountSkip("rr", "busy");
   EXPECT_EQ(counters.Skips("rr").at("busy"), 1u);

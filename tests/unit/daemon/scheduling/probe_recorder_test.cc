@@ -66,6 +66,21 @@ RunOutcome Outcome(const ScheduledJob& job, RunResult result, double clat_us, in
   outcome.target_device = MakeDeviceId(8, 0);
   outcome.target_path = "/tmp/x";
   outcome.start_unix_ms = start_ms;
+  // The disk did the probe's requests and nothing else: a clean run.
+  probes::RunConditions c;
+  c.seconds = 1;
+  c.device_ios = c.own_requests = ios;
+  c.device_bytes = c.own_bytes = ios * 4096;
+  outcome.conditions = c;
+  return outcome;
+}
+
+// The same run beside `foreign_iops` 4 KiB requests per second of others.
+RunOutcome Contended(const ScheduledJob& job, double clat_us, int64_t start_ms,
+                     uint64_t foreign_iops) {
+  RunOutcome outcome = Outcome(job, RunResult::kContended, clat_us, start_ms);
+  outcome.conditions->device_ios += foreign_iops;
+  outcome.conditions->device_bytes += foreign_iops * 4096;
   return outcome;
 }
 
@@ -74,6 +89,7 @@ ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hy
   o.state_dir = dir;
   o.baseline.runs = runs;
   o.baseline.hysteresis = hysteresis;
+  o.baseline.min_age_ms = 0;
   o.sysfs = dir / "no-sysfs";
   o.wall_ms = [] { return int64_t{1'700'000'000'000}; };
   // The runs below start in 1970: a retention longer than that keeps them from pruning.
@@ -135,28 +151,89 @@ TEST(ProbeRecorder, LearnsABaselineAfterNRunsAndRaisesARegressionAfterKBadOnes) 
     const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
     ASSERT_TRUE(j.has_baseline);
     EXPECT_EQ(j.baseline_runs, 3);
-    const ProbeVerdict* v = FindVerdict(j, "clat_mean_seconds");
+    EXPECT_EQ(j.last_class.run_class, probes::RunClass::kClean);
+    const ProbeVerdict* v = FindVerdict(j, "lat_mean_seconds");
     ASSERT_NE(v, nullptr);
     EXPECT_DOUBLE_EQ(v->verdict.ratio, 1.0);
     EXPECT_FALSE(v->regressed);
+    // clat is kept, not judged.
+    EXPECT_EQ(FindVerdict(j, "clat_mean_seconds"), nullptr);
   }
   // Ten times slower: one bad run is not enough, two are (hysteresis 2).
   recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000, 20));
-  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "clat_mean_seconds")->regressed);
+  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds")->regressed);
   recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000, 20));
   {
     const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
-    const ProbeVerdict* v = FindVerdict(j, "clat_mean_seconds");
+    const ProbeVerdict* v = FindVerdict(j, "lat_mean_seconds");
     ASSERT_NE(v, nullptr);
     EXPECT_TRUE(v->regressed);
-    EXPECT_NEAR(v->verdict.ratio, 10.0, 1e-9);
+    EXPECT_NEAR(v->verdict.ratio, 1001.0 / 101, 1e-9);
+    // 20 I/Os carry no percentile: p50 needs 100.
+    const ProbeVerdict* p50 = FindVerdict(j, "lat_p50_seconds");
+    ASSERT_NE(p50, nullptr);
+    EXPECT_FALSE(p50->verdict.judged);
+    EXPECT_FALSE(p50->regressed);
     EXPECT_TRUE(FindVerdict(j, "iops")->regressed);
     EXPECT_EQ(j.clat[0].count, 3 * 200u + 2 * 20u);  // accumulated over every ok run
   }
   // Back to normal: two good runs clear it.
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
-  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "clat_mean_seconds")->regressed);
+  EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds")->regressed);
+}
+
+// Issue 13: a run slowed by others' I/O is stored and shown, never judged
+// against the clean baseline; runs of its load band learn a baseline of
+// their own, which judges the next ones. Runs of unknown conditions are
+// never judged.
+TEST(ProbeRecorder, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  int64_t t = 1000;
+  for (int i = 0; i < 3; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  ASSERT_TRUE(recorder.Snapshot()->jobs[0].has_baseline);
+  // Five times slower beside 3,000 foreign IOPS: not a regression.
+  for (int i = 0; i < 3; ++i) {
+    recorder.Record(job, Contended(job, 500, t += 1000, 3000));
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    EXPECT_EQ(j.last_class.run_class, probes::RunClass::kContended);
+    EXPECT_EQ(j.last_class.band, 4);
+    for (const ProbeVerdict& v : j.verdicts) EXPECT_FALSE(v.regressed) << v.verdict.metric;
+  }
+  // The third contended run learned band 4's baseline; the next is judged
+  // against it.
+  recorder.Record(job, Contended(job, 500, t += 1000, 3000));
+  {
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    EXPECT_TRUE(j.last_judged);
+    EXPECT_EQ(j.baseline_band, 4);
+    ASSERT_NE(FindVerdict(j, "lat_mean_seconds"), nullptr);
+    EXPECT_DOUBLE_EQ(FindVerdict(j, "lat_mean_seconds")->verdict.ratio, 1.0);
+  }
+  // A clean run again is judged against the clean baseline.
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_EQ(recorder.Snapshot()->jobs[0].baseline_band, 0);
+  EXPECT_TRUE(recorder.Snapshot()->jobs[0].last_judged);
+  auto store = probes::Store::OpenInStateDir(tmp.path());
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->ListBaselines()->size(), 2u);
+  EXPECT_EQ(StoredRuns(tmp.path()), 8u);
+}
+
+TEST(ProbeRecorder, RunsOfUnknownConditionsAreNeverJudged) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 1, 1), {"rr"});
+  RunOutcome unknown = Outcome(job, RunResult::kOk, 100, 1000);
+  unknown.conditions.reset();
+  recorder.Record(job, unknown);
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  EXPECT_EQ(j.last_class.run_class, probes::RunClass::kUnknown);
+  EXPECT_FALSE(j.has_baseline);
+  EXPECT_FALSE(j.last_judged);
+  EXPECT_NE(j.last_not_judged.find("conditions are unknown"), std::string::npos);
 }
 
 // Adversarial review finding 19: the learner took the first runs ever, which
@@ -179,8 +256,10 @@ TEST(ProbeRecorder, ABaselineResetElsewhereIsLearnedFromLaterRuns) {
   recorder.Record(job, Outcome(job, RunResult::kOk, 1000, 2000));
   const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
   ASSERT_TRUE(j.has_baseline);
-  EXPECT_FALSE(FindVerdict(j, "clat_mean_seconds")->regressed);
-  EXPECT_NEAR(FindVerdict(j, "clat_mean_seconds")->verdict.ratio, 1.0, 1e-9);
+  const ProbeVerdict* v = FindVerdict(j, "lat_mean_seconds");
+  ASSERT_NE(v, nullptr);
+  EXPECT_FALSE(v->regressed);
+  EXPECT_NEAR(v->verdict.ratio, 1.0, 1e-9);
 }
 
 TEST(ProbeRecorder, KeepsTheP99OfTheLastRunsForTheStatusPage) {

@@ -64,7 +64,9 @@ TEST(RunConditions, ForeignRequestsAndTheirShareOfTheDevicesTime) {
   EXPECT_EQ(c->ForeignIos(), 500u);
   EXPECT_DOUBLE_EQ(c->ForeignIops(), 250);
   EXPECT_EQ(c->ForeignBytes(), 4000u * 512);
-  EXPECT_NEAR(c->ForeignShare(), 2.0 / 3, 1e-9);
+  // Weighted 1 + bytes / 64 KiB: others 500 + 2,048,000 / 65,536 = 531.25,
+  // the probe 1000 + 4,096,000 / 65,536 = 1062.5.
+  EXPECT_NEAR(c->ForeignShare(), 531.25 / (531.25 + 1062.5), 1e-9);
   EXPECT_TRUE(c->other_probe);
 }
 
@@ -76,6 +78,24 @@ TEST(RunConditions, LargeIosAreCountedAsTheRequestsTheQueueSplitsThemInto) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->own_requests, 200u);
   EXPECT_EQ(c->ForeignIos(), 0u);
+}
+
+TEST(RunConditions, RequestsWithoutForeignBytesAreTheProbesOwnSplitsNotOthers) {
+  // 100 reads of 1 MiB that the disk counted as 300 requests (split by its
+  // segment limits, not by max_sectors_kb): no byte was anyone else's, so
+  // neither were the 100 extra requests.
+  const auto c =
+      ComputeRunConditions(Reading(0, Disk(0, 0, 0, 0)), Reading(1, Disk(300, 204800, 100, 900)),
+                           Own(100, 1 << 20, 1000), 1 << 20, false);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->ForeignIos(), 0u);
+  EXPECT_DOUBLE_EQ(c->ForeignShare(), 0);
+  // With 8 KiB of others' bytes, at most two of them were others' requests.
+  const auto d = ComputeRunConditions(Reading(0, Disk(0, 0, 0, 0)),
+                                      Reading(1, Disk(300, 204800 + 16, 100, 900)),
+                                      Own(100, 1 << 20, 1000), 1 << 20, false);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->ForeignIos(), 2u);
 }
 
 TEST(RunConditions, PressureAndStealOverTheSpan) {

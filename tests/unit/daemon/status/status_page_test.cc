@@ -47,25 +47,35 @@ ProbeSnapshot Probes() {
   slow.name = "randread-4k";
   slow.last_run_timestamp_seconds = 990;
   slow.last_metrics = {{"read", "iops", 500},
-                       {"read", "clat_p50_seconds", 0.0001},
-                       {"read", "clat_p99_seconds", 0.002}};
+                       {"read", "lat_p50_seconds", 0.0001},
+                       {"read", "lat_p99_seconds", 0.002}};
   slow.has_baseline = true;
-  slow.baseline = {{"read", "iops", 1000, 10}, {"read", "clat_p99_seconds", 0.001, 0.0001}};
+  slow.last_judged = true;
+  slow.baseline = {{"read", "iops", 1000, 10}, {"read", "lat_p99_seconds", 0.001, 0.0001}};
   probes::MetricVerdict iops_verdict;
   iops_verdict.op = "read";
   iops_verdict.metric = "iops";
   probes::MetricVerdict p99_verdict = iops_verdict;
-  p99_verdict.metric = "clat_p99_seconds";
+  p99_verdict.metric = "lat_p99_seconds";
   slow.verdicts = {{iops_verdict, true}, {p99_verdict, false}};
   slow.recent = {{"read", {0.001, 0.0011, 0.001, 0.002}}};
   ProbeJobSnapshot learning;
   learning.name = "seqread";
   learning.last_run_timestamp_seconds = 995;
-  learning.last_metrics = {{"read", "iops", 80}, {"read", "clat_p99_seconds", 0.05}};
+  learning.last_metrics = {{"read", "iops", 80}, {"read", "lat_p99_seconds", 0.05}};
   learning.recent = {{"read", {0.05}}};
   ProbeJobSnapshot never;
   never.name = "randwrite";
-  p.jobs = {slow, learning, never};
+  ProbeJobSnapshot busy;
+  busy.name = "busy<disk>";
+  busy.last_run_timestamp_seconds = 998;
+  busy.last_metrics = {{"read", "iops", 300}};
+  busy.recent = {{"read", {0.05}}};
+  busy.last_class.run_class = probes::RunClass::kContended;
+  busy.last_class.band = 4;
+  busy.last_class.load = "others did 1200 IOPS (4.7 MB/s, 31 % of the disk's work)";
+  busy.last_not_judged = "contended (others did 1200 IOPS): load band 4 has no baseline yet";
+  p.jobs = {slow, learning, never, busy};
   return p;
 }
 
@@ -109,7 +119,12 @@ TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   const ProbeSnapshot p = Probes();
   const std::string html =
       RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
-  EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 3u);
+  EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 4u);
+  // Why the last run of a busy disk was not judged.
+  EXPECT_NE(html.find("<td class=\"dim\">not judged: contended (others did 1200 IOPS): load band "
+                      "4 has no baseline yet</td>"),
+            std::string::npos)
+      << html;
   // randread-4k: IOPS 500 against 1000, p99 2000 µs against 1000, ratio 0.50, iops regressed.
   EXPECT_NE(html.find("<td>randread-4k</td><td>read</td><td>10 s ago</td><td class=\"n\">500</td>"
                       "<td class=\"n\">1000</td><td class=\"n\">100.0</td>"

@@ -62,7 +62,14 @@ TEST(BaselineSeriesTest, StepIsRaisedWithinKRunsAndClearedAfterRecovery) {
                                   std::to_string(learning_runs) + " " + std::string(metric);
         const SeriesEvent* raised = FirstEvent(events, metric, true);
         ASSERT_NE(raised, nullptr) << where;
-        EXPECT_EQ(raised->run, 100 + k - 1) << where;
+        if (learning_runs == kAccurate) {
+          EXPECT_EQ(raised->run, 100 + k - 1) << where;
+        } else {
+          // A learned spread of 3 × ~8 % can let one slow run (0.6 × a
+          // lucky +2σ) pass, which restarts the bad streak once.
+          EXPECT_GE(raised->run, 100 + k - 1) << where;
+          EXPECT_LT(raised->run, 100 + 2 * k) << where;
+        }
         const SeriesEvent* cleared = FirstEvent(events, metric, false);
         ASSERT_NE(cleared, nullptr) << where;
         if (learning_runs == kAccurate) {

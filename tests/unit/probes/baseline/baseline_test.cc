@@ -86,8 +86,16 @@ TEST(LearnMetricsTest, KeysByOpAndMetricInFirstSeenOrder) {
 
 using test_data::MakeBaseline;
 
+// A policy that judges every metric, clat and slat included (by default only
+// throughput and total latency are judged).
+BaselinePolicy JudgingEverything(BaselinePolicy policy = {}) {
+  policy.metrics.clear();
+  for (const MetricSpec& spec : BaselineMetrics()) policy.metrics.emplace_back(spec.name);
+  return policy;
+}
+
 MetricVerdict CompareOne(const MetricBaseline& base, double value,
-                         const BaselinePolicy& policy = {}) {
+                         const BaselinePolicy& policy = JudgingEverything()) {
   const std::vector<MetricSample> run = {{base.op, base.metric, value}};
   const auto v = Compare(MakeBaseline({base}), run, policy);
   EXPECT_EQ(v.size(), 1u);
@@ -127,7 +135,7 @@ TEST(CompareTest, LatencyRiseIsBadDropIsNot) {
 }
 
 TEST(CompareTest, ToleranceByMetricKind) {
-  BaselinePolicy policy;
+  BaselinePolicy policy = JudgingEverything();
   policy.throughput_tolerance = 0.1;
   policy.latency_tolerance = 0.3;
   policy.tail_tolerance = 0.7;
@@ -143,6 +151,9 @@ TEST(CompareTest, ToleranceByMetricKind) {
   EXPECT_DOUBLE_EQ(threshold("slat_mean_seconds"), 30);
   EXPECT_DOUBLE_EQ(threshold("clat_p99_seconds"), 70);
   EXPECT_DOUBLE_EQ(threshold("clat_p99_9_seconds"), 70);
+  EXPECT_DOUBLE_EQ(threshold("lat_p50_seconds"), 30);
+  EXPECT_DOUBLE_EQ(threshold("lat_p99_seconds"), 70);
+  EXPECT_DOUBLE_EQ(threshold("lat_p99_9_seconds"), 70);
 }
 
 TEST(CompareTest, ThresholdIsTheLargerOfToleranceAndSpread) {
@@ -155,7 +166,7 @@ TEST(CompareTest, ThresholdIsTheLargerOfToleranceAndSpread) {
   EXPECT_DOUBLE_EQ(CompareOne(noisy, 1000).threshold, 300);
   EXPECT_FALSE(CompareOne(noisy, 750).bad);
   EXPECT_TRUE(CompareOne(noisy, 699).bad);
-  BaselinePolicy k1;
+  BaselinePolicy k1 = JudgingEverything();
   k1.spread_factor = 1;
   EXPECT_DOUBLE_EQ(CompareOne(noisy, 1000, k1).threshold, 200);
   EXPECT_TRUE(CompareOne(noisy, 750, k1).bad);
@@ -174,7 +185,7 @@ TEST(CompareTest, SkipsMetricsMissingOnEitherSideOrUnknown) {
                                          {"write", "iops", 1},
                                          {"read", "made_up", 100},
                                          {"read", "iops", 10}};
-  const auto v = Compare(b, run, {});
+  const auto v = Compare(b, run, JudgingEverything());
   ASSERT_EQ(v.size(), 2u);  // in the run's order
   EXPECT_EQ(v[0].metric, "clat_mean_seconds");
   EXPECT_TRUE(v[0].bad);
@@ -185,7 +196,12 @@ TEST(CompareTest, SkipsMetricsMissingOnEitherSideOrUnknown) {
 // --- RegressionTracker ---
 
 MetricVerdict Verdict(bool bad, double value = 0, std::string metric = "iops") {
-  return MetricVerdict{.op = "read", .metric = std::move(metric), .value = value, .bad = bad};
+  MetricVerdict v;
+  v.op = "read";
+  v.metric = std::move(metric);
+  v.value = value;
+  v.bad = bad;
+  return v;
 }
 
 // Feeds one verdict per run; returns, per run, the number of changes.

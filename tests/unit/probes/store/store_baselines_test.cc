@@ -327,7 +327,7 @@ TEST(StoreBaselinesJson, ErrorsSayWhereAndWhatWasExpected) {
   twice.insert(end, ",\n" + twice.substr(object, end - object));
   EXPECT_EQ(ImportError(twice),
             "golden.json:7:5: baselines[1]: a second baseline for job \"a\" on device 8:0 with "
-            "the same fingerprint");
+            "the same fingerprint and band");
   std::string metric_twice = Document();
   const size_t metric = metric_twice.find("{\"op\"");
   const size_t metric_end = metric_twice.find('}', metric) + 1;

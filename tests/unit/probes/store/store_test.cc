@@ -106,7 +106,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 3); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 4); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -256,6 +256,10 @@ TEST(StoreRuns, RoundTripIsExact) {
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store);
   RunRecord run = SampleRun(42);
+  // A NaN (SQLite stores none) goes last.
+  std::erase_if(run.metrics, [](const MetricSample& m) {
+    return m.op == "read" && m.metric == "slat_mean_seconds";
+  });
   run.metrics.push_back({"read", "slat_mean_seconds", std::numeric_limits<double>::quiet_NaN()});
   Result<int64_t> id = store->AddRun(run);
   ASSERT_TRUE(id) << id.error().ToString();
@@ -309,6 +313,7 @@ RunConditions SampleConditions() {
   c.io_pressure_some = 0.125;
   c.cpu_steal = 0.01;
   c.other_probe = true;
+  c.cpu_wait = 0.0625;
   return c;
 }
 
@@ -341,7 +346,7 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
   Exec(dir.Db(), "DROP TABLE run_conditions; PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 3);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 4);
   Result<RunRecord> run = store->GetRun(id);
   ASSERT_TRUE(run) << run.error().ToString();
   EXPECT_EQ(run->job, SampleRun(7).job);
@@ -465,6 +470,110 @@ TEST(StoreRuns, RunsForBaselineTakeTheFirstOrLastOkRunsOldestFirst) {
       store->RunsForBaseline("a", fp, "8:16", 5, BaselineRuns::kFirst);
   ASSERT_TRUE(few);
   EXPECT_EQ(starts(*few), (std::vector<int64_t>{500}));
+}
+
+// A store of schema v3 (one baseline per job, fingerprint and device) is
+// migrated to v4: its baseline becomes the clean band's, with its metrics,
+// runs and id; bands can then be added beside it.
+TEST(StoreMigrate, AVersion3StoreKeepsItsBaselineAsTheCleanBands) {
+  ScratchDir dir;
+  {
+    std::ofstream create(dir.Db());  // an empty file is an empty database
+  }
+  {
+    Result<internal::Connection> db = internal::Connection::Open(dir.Db().string());
+    ASSERT_TRUE(db) << db.error().ToString();
+    ASSERT_TRUE(internal::Migrate(*db, internal::StoreMigrations().first(3)));
+    ASSERT_TRUE(db->Exec(
+        "INSERT INTO runs (id, job, fingerprint, job_options, device, model, kernel, "
+        "start_unix_ms, duration_ms, result, error, run_end, elapsed_ns, fsyncs, "
+        "cpu_user_seconds, cpu_system_seconds, voluntary_switches, involuntary_switches) "
+        "VALUES (5, 'j', 'fp', 'name=j', '8:0', 'm', 'k', 1000, 10, 'ok', '', 'completed', "
+        "10, 0, 0, 0, 0, 0);"
+        "INSERT INTO run_conditions (run_id, seconds, device_ios, device_bytes, "
+        "device_busy_seconds, device_io_seconds, own_requests, own_bytes, own_io_seconds, "
+        "cpu_steal, other_probe) VALUES (5, 2, 10, 40960, 0.1, 0.1, 10, 40960, 0.1, 0, 0);"
+        "INSERT INTO baselines (id, job, fingerprint, device, model, created_unix_ms, pinned, "
+        "run_count) VALUES (3, 'j', 'fp', '8:0', 'm', 2000, 0, 1);"
+        "INSERT INTO baseline_metrics VALUES (3, 'read', 'iops', 1000, 10);"
+        "INSERT INTO baseline_runs VALUES (3, 5);",
+        "test"));
+  }
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  Result<std::optional<StoredBaseline>> clean = store->GetBaseline("j", "fp", "8:0");
+  ASSERT_TRUE(clean && *clean);
+  EXPECT_EQ((*clean)->id, 3);
+  EXPECT_EQ((*clean)->baseline.band, kCleanBand);
+  EXPECT_EQ((*clean)->baseline.run_ids, std::vector<int64_t>{5});
+  ASSERT_EQ((*clean)->baseline.metrics.size(), 1u);
+  EXPECT_EQ((*clean)->baseline.metrics[0], (MetricBaseline{"read", "iops", 1000, 10}));
+  // The run reads back with its conditions, cpu_wait unknown.
+  Result<RunRecord> run = store->GetRun(5);
+  ASSERT_TRUE(run && run->conditions);
+  EXPECT_EQ(run->conditions->cpu_wait, std::nullopt);
+  // A load band's baseline goes beside the clean one, and a run it holds
+  // cannot be pruned.
+  Baseline band = (*clean)->baseline;
+  band.band = 4;
+  band.metrics[0].median = 600;
+  ASSERT_TRUE(store->PutBaseline(band));
+  Result<std::vector<StoredBaseline>> both = store->SeriesBaselines("j", "fp", "8:0");
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_EQ((*both)[0].baseline.band, 0);
+  EXPECT_EQ((*both)[1].baseline.band, 4);
+  EXPECT_EQ((*both)[1].baseline.metrics[0].median, 600);
+  EXPECT_EQ(store->PruneRunsBefore(1'000'000).value_or(-1), 0);
+  // Deleting the job's baselines deletes every band.
+  EXPECT_EQ(store->DeleteBaselines("j").value_or(-1), 2);
+}
+
+TEST(StoreBaselineIntervals, QuantileIntervalsAndBandsRoundTrip) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  const auto id = store->AddRun(SeriesRun("j", "8:0", 1000));
+  ASSERT_TRUE(id);
+  Baseline b;
+  b.job = "j";
+  b.fingerprint = store->GetRun(*id)->fingerprint;
+  b.device = "8:0";
+  b.band = 2;
+  b.run_ids = {*id};
+  b.metrics = {{"read", "lat_p99_seconds", 0.002, 0.0001, 250'000, 0.0019, 0.0021}};
+  ASSERT_TRUE(store->PutBaseline(b));
+  Result<std::optional<StoredBaseline>> got = store->GetBaseline(b.job, b.fingerprint, "8:0", 2);
+  ASSERT_TRUE(got && *got);
+  EXPECT_EQ((*got)->baseline.metrics, b.metrics);
+  EXPECT_EQ((*got)->baseline.band, 2);
+  EXPECT_FALSE(*store->GetBaseline(b.job, b.fingerprint, "8:0"));  // no clean one
+}
+
+TEST(StoreRuns, SeriesCandidatesAreTheOkRunsSinceTheResetWithTheirConditions) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  RunRecord measured = SeriesRun("j", "8:0", 3000);
+  measured.conditions = SampleConditions();
+  ASSERT_TRUE(store->AddRun(SeriesRun("j", "8:0", 1000)));
+  ASSERT_TRUE(store->DeleteBaselines("j"));  // a reset: the run before it is forgotten
+  const auto unknown = store->AddRun(SeriesRun("j", "8:0", 2000));
+  const auto known = store->AddRun(measured);
+  ASSERT_TRUE(store->AddRun(SeriesRun("j", "8:0", 4000, /*ok=*/false)));
+  ASSERT_TRUE(store->AddRun(SeriesRun("j", "9:0", 5000)));  // another device
+  ASSERT_TRUE(unknown && known);
+  Result<std::vector<LearningCandidate>> got =
+      store->SeriesCandidates("j", store->GetRun(*known)->fingerprint, "8:0");
+  ASSERT_TRUE(got) << got.error().ToString();
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].id, *unknown);
+  EXPECT_EQ((*got)[0].start_unix_ms, 2000);
+  EXPECT_EQ((*got)[0].conditions, std::nullopt);
+  EXPECT_EQ((*got)[1].id, *known);
+  EXPECT_EQ((*got)[1].conditions, measured.conditions);
 }
 
 TEST(StoreQuarantine, MovesTheFileAndItsSideFilesAsideWithAUtcStamp) {

@@ -91,14 +91,9 @@ inline RunRecord SampleRun(uint64_t seed, std::string job = "randrw-4k", int64_t
   r.error = Error{ErrorCode::kIo, "pwrite: Input/output error", "/var/tmp/probe", 0, 5, 0};
   run.ok = false;
   run.error = "an I/O error stopped the run";
-  for (const char* op : {"read", "write"}) {
-    const DirectionStats& d = std::string_view(op) == "read" ? r.read : r.write;
-    run.metrics.push_back({op, "iops", d.Iops()});
-    run.metrics.push_back({op, "bandwidth_bytes", d.BandwidthBytesPerSecond()});
-    run.metrics.push_back({op, "clat_mean_seconds", d.clat.Mean() / 1e9});
-    run.metrics.push_back(
-        {op, "clat_p99_seconds", static_cast<double>(d.clat_histogram.Percentile(99)) / 1e9});
-  }
+  // Every metric, as the daemon stores them: a run that lacks some has them
+  // computed on reading (runs stored before they existed).
+  run.metrics = ExtractMetrics(r);
   return run;
 }
 

@@ -228,13 +228,13 @@ TEST_F(BaselineCommandTest, ListShowsEveryBaseline) {
   ASSERT_TRUE(BaselineList(*store_, out));
   const std::string fingerprint = ShortFingerprint(Fingerprint("randread-4k"));
   EXPECT_EQ(out,
-            "JOB          DEVICE  PARAMS    RUNS  PINNED  CREATED                    MODEL\n"
+            "JOB          DEVICE  PARAMS    BAND   RUNS  PINNED  CREATED                    MODEL\n"
             "golden       8:0     " +
                 ShortFingerprint("rw=read") +
-                "     9  yes     2024-06-01T14:00:00+00:00  -\n"
+                "  clean     9  yes     2024-06-01T14:00:00+00:00  -\n"
                 "randread-4k  259:0   " +
                 fingerprint +
-                "     5  no      2024-06-01T12:00:00+00:00  Samsung SSD 980 PRO 1TB\n");
+                "  clean     5  no      2024-06-01T12:00:00+00:00  Samsung SSD 980 PRO 1TB\n");
 }
 
 TEST_F(BaselineCommandTest, ShowPutsRunsBesideTheBaseline) {
@@ -260,16 +260,17 @@ TEST_F(BaselineCommandTest, ShowPutsRunsBesideTheBaseline) {
     unwrapped.erase(nl, unwrapped.find_first_not_of(' ', nl + 1) - nl);
   }
   EXPECT_EQ(unwrapped, fp);
+  // Rows are the metrics judged (throughput and total latency); the slow run
+  // is marked on IOPS and MiB/s, the baseline's only judged metrics here.
   const std::string table =
       "\n\n"
-      "                                          #" +
+      "                                            #" +
       std::to_string(fine) + "           #" + std::to_string(slow) +
       "\n"
-      "                 median  spread  06-01 12:30  06-01 12:15\n"
-      "read IOPS          4000  ±100      4100 1.02    3000 0.75!\n"
-      "     MiB/s         15.6  ±0        16.0 1.02    11.7 0.75!\n"
-      "     clat p99 µs    400  ±20.0      410 1.02     900 2.25!\n"
-      "\n";
+      "                   median  spread  06-01 12:30  06-01 12:15\n"
+      "read  IOPS           4000  ±100      4100 1.02    3000 0.75!\n"
+      "      MiB/s          15.6  ±0        16.0 1.02    11.7 0.75!\n"
+      "      lat mean µs       -             255          251\n";
   EXPECT_NE(out.find(table), std::string::npos) << out;
   EXPECT_NE(out.find("'!' when it is worse"), std::string::npos);
   EXPECT_NE(out.find("20% for\nIOPS and MiB/s"), std::string::npos) << out;
@@ -303,7 +304,11 @@ TEST_F(BaselineCommandTest, ShowWrapsManyRunsIntoBlocksWithin100Columns) {
 TEST_F(BaselineCommandTest, ShowRunsWithoutABaselineYet) {
   AddRun("learning", "259:0", kT0, 5000, 2e-2);
   std::string out;
-  ASSERT_TRUE(BaselineShow(*store_, "learning", 10, {}, out));
+  // Rows are the metrics judged: here IOPS and clat p99, as a job's `judge` may say.
+  probes::BaselinePolicy policy;
+  policy.metrics = {"iops", "clat_p99_seconds"};
+  ASSERT_TRUE(BaselineShow(*store_, "learning", 10, policy, out));
+  EXPECT_EQ(out.find("lat mean"), std::string::npos) << out;
   EXPECT_NE(out.find("no baseline yet"), std::string::npos) << out;
   EXPECT_NE(out.find("clat p99 ms"), std::string::npos) << out;  // 20 ms reads in ms
   EXPECT_NE(out.find("5000"), std::string::npos) << out;
@@ -347,7 +352,7 @@ TEST_F(BaselineCommandTest, CaptureNeedsNRunsThenPinsTheLatest) {
   EXPECT_EQ(s.baseline.Find("read", "iops")->median, 4000);
   EXPECT_EQ(s.baseline.Find("read", "clat_p99_seconds")->median, 2e-4);
   EXPECT_NE(out.find("captured 2024-06-01T13:00:00+00:00 from 3 runs"), std::string::npos) << out;
-  EXPECT_NE(out.find("IOPS             4000  ±1483"), std::string::npos) << out;
+  EXPECT_NE(out.find("IOPS              4000  ±1483"), std::string::npos) << out;
 
   // A second capture shows what it replaced.
   out.clear();

@@ -26,18 +26,36 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
   busy.device_busy_seconds = 1.5;
   busy.io_pressure_some = 0.125;
   busy.other_probe = true;
-  const std::vector<probes::RunRecord> runs = {RunWith(12, busy), RunWith(3, std::nullopt)};
-  EXPECT_EQ(FormatRunConditions(runs),
-            "conditions   others  others  others'    disk          io      cpu  other\n"
-            "run            IOPS   MiB/s   time %  util %  pressure %  steal %  probe\n"
-            "#12            1200    10.0     75.0    75.0        12.5        0  yes\n"
-            "#3          unknown\n"
+  probes::RunConditions calm = busy;
+  calm.device_ios = 1000;
+  calm.device_bytes = 1000 * 4096;
+  calm.other_probe = false;
+  calm.cpu_wait = 0.0625;
+  probes::RunConditions waited = calm;
+  waited.cpu_wait = 0.5;
+  const std::vector<probes::RunRecord> runs = {RunWith(12, busy), RunWith(3, std::nullopt),
+                                               RunWith(4, calm), RunWith(5, waited)};
+  // Run 12: others' 2,400 requests and 20 MiB in 2 s weigh (2,400 + 320) / 2
+  // = 1,360 requests/s: band 3, [1024, 2048); 2,720 of 3,782.5 units of work.
+  EXPECT_EQ(FormatRunConditions(runs, {}, {0}),
+            "conditions  others  others  others'    disk          io     cpu      cpu  other  "
+            "class    judged\n"
+            "run           IOPS   MiB/s   work %  util %  pressure %  wait %  steal %  probe\n"
+            "#12           1200    10.0     71.9    75.0        12.5       -        0  yes    "
+            "band 3   no: no baseline yet\n"
+            "#3               -       -        -       -           -       -        -  -      "
+            "unknown  no: conditions unknown\n"
+            "#4               0       0        0    75.0        12.5    6.25        0  no     "
+            "clean    yes\n"
+            "#5               0       0        0    75.0        12.5    50.0        0  no     "
+            "cpu      no: waited for a CPU\n"
             "\n");
+  EXPECT_NE(FormatRunConditions(runs, {}, {0, 3}).find("band 3   yes"), std::string::npos);
 }
 
 TEST(FormatRunConditions, NothingWhenNoRunHasConditions) {
   const std::vector<probes::RunRecord> runs = {RunWith(1, std::nullopt), RunWith(2, std::nullopt)};
-  EXPECT_EQ(FormatRunConditions(runs), "");
+  EXPECT_EQ(FormatRunConditions(runs, {}, {}), "");
 }
 
 }  // namespace

@@ -1,0 +1,130 @@
+#include "probes/baseline/job_judge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace iowatch::probes {
+namespace {
+
+// Restarts the hysteresis when a baseline seen before is gone or replaced;
+// a band learning its first baseline keeps it.
+void FollowBaselines(const std::vector<StoredBaseline>& baselines, SeriesState& state) {
+  std::vector<int64_t> ids;
+  for (const StoredBaseline& b : baselines) ids.push_back(b.id);
+  std::ranges::sort(ids);
+  if (!std::ranges::includes(ids, state.baseline_ids)) state.tracker.Reset();
+  state.baseline_ids = std::move(ids);
+}
+
+std::string Progress(size_t runs, int64_t span_ms, const BaselinePolicy& policy) {
+  return fmt::format("{} of {} runs over {} of {} min", runs, policy.runs, span_ms / 60000,
+                     policy.min_age_ms / 60000);
+}
+
+// Learns the band's baseline when its runs suffice; says why not otherwise.
+Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy& policy,
+             int64_t now_ms, RunJudgement& out) {
+  const int band = out.classification.band;
+  Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+  if (!candidates) return std::unexpected(candidates.error());
+  std::vector<int64_t> ids;
+  std::vector<int64_t> starts;
+  for (const LearningCandidate& c : *candidates) {
+    const Classification cls = Classify(c.conditions, policy.contention);
+    if (cls.run_class == RunClass::kUnknown || cls.band == kNoBand || cls.band != band) continue;
+    ids.push_back(c.id);
+    starts.push_back(c.start_unix_ms);
+  }
+  const std::optional<std::vector<size_t>> picked = PickLearningRuns(starts, policy);
+  if (!picked) {
+    out.why += fmt::format(
+        "{} has no baseline yet ({})", DescribeBand(band),
+        Progress(ids.size(), starts.empty() ? 0 : starts.back() - starts.front(), policy));
+    return {};
+  }
+  std::vector<RunRecord> runs;
+  for (size_t index : *picked) {
+    if (ids[index] == run.id) {
+      runs.push_back(run);
+      continue;
+    }
+    Result<RunRecord> loaded = source.Load(ids[index]);
+    if (!loaded) return std::unexpected(loaded.error());
+    runs.push_back(std::move(*loaded));
+  }
+  Baseline learned = LearnBaseline(runs, now_ms, policy);
+  learned.band = band;
+  Result<int64_t> id = source.Put(learned);
+  if (!id) return std::unexpected(id.error());
+  out.why += fmt::format("the baseline of {} was learned from {} runs up to this one",
+                         DescribeBand(band), runs.size());
+  out.learned = true;
+  const auto count = static_cast<int64_t>(runs.size());
+  out.baseline = StoredBaseline{*id, false, count, std::move(learned)};
+  return {};
+}
+
+}  // namespace
+
+std::string DescribeBand(int band) {
+  if (band == kCleanBand) return "clean runs";
+  return fmt::format("load band {} ({:.0f}–{:.0f} weighted requests/s)", band, LoadBandLow(band),
+                     LoadBandHigh(band));
+}
+
+Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
+                              const BaselinePolicy& policy, int64_t now_ms) {
+  RunJudgement out;
+  Result<std::vector<StoredBaseline>> baselines = source.Baselines();
+  if (!baselines) return std::unexpected(baselines.error());
+  FollowBaselines(*baselines, state);
+  out.classification = Classify(run.conditions, policy.contention);
+  const Classification& c = out.classification;
+  if (c.run_class == RunClass::kUnknown) {
+    out.why = "its conditions are unknown (stored before iowatch measured them)";
+    return out;
+  }
+  if (c.run_class == RunClass::kContended) {
+    out.why = fmt::format("contended ({}): ", c.load);
+    if (c.band == kNoBand) {
+      out.why += "a run that waited for the CPU is not judged";
+      return out;
+    }
+    if (!policy.contention.bands) {
+      out.why += "contended runs are not judged (bands are off)";
+      return out;
+    }
+  }
+  const auto own = std::ranges::find(*baselines, c.band,
+                                     [](const StoredBaseline& b) { return b.baseline.band; });
+  if (own != baselines->end()) {
+    out.baseline = *own;
+  } else {
+    if (state.tracker.AnyRegressed()) {
+      out.why += fmt::format("{} has no baseline, and none is learned while a regression stands",
+                             DescribeBand(c.band));
+      return out;
+    }
+    if (Status learned = Learn(run, source, policy, now_ms, out); !learned) {
+      return std::unexpected(learned.error());
+    }
+    if (!out.learned) return out;
+    state.baseline_ids.push_back(out.baseline->id);
+    std::ranges::sort(state.baseline_ids);
+    // The run that completes a baseline is compared with it too: good by
+    // construction, and the ratios appear at once.
+  }
+  const Baseline& baseline = out.baseline->baseline;
+  out.verdicts = Compare(baseline, run.metrics, policy, &run.result);
+  out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
+  out.why = out.judged ? std::string()
+                       : out.why +
+                             "it carries none of the metrics judged (too few I/Os for the "
+                             "quantiles)";
+  out.changes = state.tracker.Update(out.verdicts);
+  return out;
+}
+
+}  // namespace iowatch::probes

@@ -1,0 +1,88 @@
+// JudgeRun: the verdict on one run of a probe series (a job's runs with one
+// parameter fingerprint on one device), in one place for the daemon
+// (ProbeRecorder, over the store) and the replay harness (tests/bench/
+// verdicts, over recorded runs), so the figures in README are the daemon's.
+//
+// For a successful run: classify it (run_class.h); a run whose conditions are
+// unknown is never judged nor learned from, a contended one only within its
+// load band. If its band has a baseline, compare the run with it (Compare,
+// with the quantile rules) and feed the series' hysteresis, which is one per
+// (op, metric) across bands: a slower disk is slower in every band.
+// Otherwise, once the band has policy.runs runs over policy.min_age_ms, a
+// baseline is learned from runs spread evenly over them (PickLearningRuns,
+// LearnBaseline) and stored. No band learns while a regression stands: a
+// disk that became slow must not teach a new band that slow is normal.
+// A baseline replaced or deleted behind the series' back (`iowatch baseline
+// capture`, `reset`, `import`) restarts the hysteresis.
+//
+// Thread-safety: none; the caller serialises the runs of a series.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "probes/baseline/baseline.h"
+#include "probes/baseline/run_class.h"
+#include "probes/baseline/run_record.h"
+
+namespace iowatch::probes {
+
+struct StoredBaseline {
+  int64_t id = 0;
+  bool pinned = false;    // given by an operator (import) rather than learned here
+  int64_t run_count = 0;  // runs it was built from; an imported one has no local run_ids
+  Baseline baseline;
+};
+
+// A successful run of the series, as learning needs it.
+struct LearningCandidate {
+  int64_t id = 0;
+  int64_t start_unix_ms = 0;
+  std::optional<RunConditions> conditions;
+};
+
+// Where a series' baselines and runs live: the store, or a recording.
+class BaselineSource {
+ public:
+  virtual ~BaselineSource() = default;
+  // Every band's baseline of the series.
+  virtual Result<std::vector<StoredBaseline>> Baselines() = 0;
+  // The series' successful runs since its last reset, oldest first.
+  virtual Result<std::vector<LearningCandidate>> Candidates() = 0;
+  virtual Result<RunRecord> Load(int64_t id) = 0;
+  // Stores a learned baseline (replacing its band's); returns its id.
+  virtual Result<int64_t> Put(const Baseline& baseline) = 0;
+};
+
+// What a series remembers between runs.
+struct SeriesState {
+  RegressionTracker tracker;
+  std::vector<int64_t> baseline_ids;  // the baselines seen last run, sorted
+};
+
+struct RunJudgement {
+  Classification classification;
+  // At least one metric was judged against a baseline.
+  bool judged = false;
+  // Why the run was not judged, for logs and `baseline show` ("" when judged):
+  // "contended (others did …): load band 4 has no baseline yet (3 of 10 runs)".
+  std::string why;
+  // The baseline the run was judged against, or that it completed.
+  std::optional<StoredBaseline> baseline;
+  bool learned = false;  // `baseline` was learned by this run
+  std::vector<MetricVerdict> verdicts;
+  std::vector<RegressionChange> changes;
+};
+
+// `run` must be a successful run already in the source (its id set); now_ms
+// stamps a baseline it completes.
+Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
+                              const BaselinePolicy& policy, int64_t now_ms);
+
+// "clean runs" or "load band 4 (2048–4096 weighted requests/s)".
+std::string DescribeBand(int band);
+
+}  // namespace iowatch::probes

@@ -1,0 +1,88 @@
+#include "probes/baseline/run_class.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace iowatch::probes {
+namespace {
+
+// Band 1 ends at twice this; each band after it is twice as wide.
+constexpr double kBandBase = 256;
+// Far beyond any disk (256 × 2^60 requests/s); a nonsense figure stops here.
+constexpr int kLastLoadBand = 61;
+
+std::string DescribeLoad(const RunConditions& c) {
+  return fmt::format("others did {:.0f} IOPS ({:.1f} MB/s, {:.0f} % of the disk's work)",
+                     c.ForeignIops(), c.ForeignBytesPerSecond() / 1e6, 100 * c.ForeignShare());
+}
+
+}  // namespace
+
+std::string_view ToString(RunClass run_class) {
+  switch (run_class) {
+    case RunClass::kClean:
+      return "clean";
+    case RunClass::kContended:
+      return "contended";
+    case RunClass::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+double ForeignLoad(const RunConditions& conditions) {
+  if (conditions.seconds <= 0) return 0;
+  return RunConditions::Weighted(conditions.ForeignIos(), conditions.ForeignBytes()) /
+         conditions.seconds;
+}
+
+int LoadBand(double weighted_requests_per_second) {
+  // By comparison with the edges, which are exact powers of two, rather than
+  // log2, which rounds a value just below an edge up onto it.
+  int band = kFirstLoadBand;
+  for (double edge = 2 * kBandBase; band < kLastLoadBand && weighted_requests_per_second >= edge;
+       edge *= 2) {
+    ++band;
+  }
+  return band;
+}
+
+double LoadBandLow(int band) {
+  return band <= kFirstLoadBand ? 0 : kBandBase * std::exp2(band - kFirstLoadBand);
+}
+
+double LoadBandHigh(int band) {
+  return kBandBase * std::exp2(std::max(band, 1) - kFirstLoadBand + 1);
+}
+
+Classification Classify(const std::optional<RunConditions>& conditions,
+                        const ContentionPolicy& policy) {
+  if (!conditions) return {};
+  const RunConditions& c = *conditions;
+  const double own_rate = c.seconds > 0 ? static_cast<double>(c.own_requests) / c.seconds : 0;
+  const bool cpu = c.cpu_wait && *c.cpu_wait > policy.max_cpu_wait;
+  const bool foreign = ForeignLoad(c) >= policy.min_foreign_load &&
+                       (c.ForeignShare() > policy.max_foreign_share ||
+                        c.ForeignIops() > policy.max_foreign_iops_ratio * own_rate);
+  const bool contended = cpu || c.other_probe || foreign;
+  Classification out;
+  out.load = DescribeLoad(c);
+  if (c.other_probe) out.load += ", another probe measured meanwhile";
+  if (cpu) {
+    out.load += fmt::format(", the probe waited for a CPU {:.0f} % of the time", 100 * *c.cpu_wait);
+    out.run_class = RunClass::kContended;
+    out.band = kNoBand;
+    return out;
+  }
+  if (!contended) {
+    out.run_class = RunClass::kClean;
+    return out;
+  }
+  out.run_class = RunClass::kContended;
+  out.band = LoadBand(ForeignLoad(c));
+  return out;
+}
+
+}  // namespace iowatch::probes

@@ -1,0 +1,91 @@
+// Run classification (issue 13): whether a probe run measured the disk alone
+// or shared it, decided from the run's conditions (run_conditions.h), so that
+// a run slowed by someone else's I/O is never taken for a slower disk.
+//
+//   clean      others' I/O was negligible: below min_foreign_load requests/s,
+//              or at most max_foreign_share of the
+//              disk's work (RunConditions::ForeignShare) and at most max_foreign_iops_ratio of the
+//              probe's own request rate, and no other probe measured;
+//   contended  anything more; judged (and learned) only against runs that saw
+//              a comparable foreign load: its load band; a run whose thread
+//              waited for a CPU more than max_cpu_wait of the time
+//              is contended in no band and never judged;
+//   unknown    no conditions (a run stored before iowatch measured them):
+//              never judged, never learned from.
+//
+// Load bands. A disk that is never idle still deserves a verdict, so a
+// contended run is compared with runs of its own band: the foreign load in
+// requests per second, each request weighted by its size as 1 + bytes/64 KiB
+// (a 4 KiB request counts ~1, a 1 MiB one 17: a request's cost on a disk is a
+// fixed part plus its transfer), in bands a factor of two wide: band 1 below
+// 512/s, band 2 [512, 1024), band 3 [1024, 2048) and so on. Why bands rather
+// than normalising the figures by the foreign share: how much a given load
+// slows a probe depends on the device (an SSD with deep internal parallelism
+// barely notices what halves a disk's IOPS), so any normalisation is a model
+// that is wrong somewhere; a band baseline is learned from the device itself
+// and judged against its own spread. The load comes from request counts and
+// bytes, exact in diskstats, never from the probe's latencies, so a probe
+// that slows down does not move its runs to another band.
+//
+// Thread-safety: pure functions over plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "probes/baseline/run_conditions.h"
+
+namespace iowatch::probes {
+
+struct ContentionPolicy {
+  double max_foreign_share = 0.10;       // others' share of the disk's work
+  double max_foreign_iops_ratio = 0.10;  // others' requests per probe request
+  // Below this foreign load (weighted requests per second, ForeignLoad) a run
+  // is clean whatever the ratios say: a disk that got slow makes the probe's
+  // own rate small, and the journal's few writes beside a probe cut to 40
+  // IOPS would otherwise make every slow run "contended", in a band with no
+  // baseline, and the slowdown would never be judged.
+  double min_foreign_load = 50;
+  // Above this share of the run the probe's thread waited for a CPU, the run
+  // measured the scheduler as much as the disk: contended, in no band, never
+  // judged (there is no comparable load to learn it against).
+  double max_cpu_wait = 0.25;
+  // Judge contended runs against baselines of their load band; false: never
+  // judge them (a disk that is never idle then gets no verdict).
+  bool bands = true;
+
+  bool operator==(const ContentionPolicy&) const = default;
+};
+
+enum class RunClass { kUnknown, kClean, kContended };
+std::string_view ToString(RunClass run_class);  // "unknown", "clean", "contended"
+
+// The band of clean runs; contended runs have bands from kFirstLoadBand up,
+// or kNoBand when the CPU, not the disk, was contended.
+inline constexpr int kCleanBand = 0;
+inline constexpr int kFirstLoadBand = 1;
+inline constexpr int kNoBand = -1;
+
+struct Classification {
+  RunClass run_class = RunClass::kUnknown;
+  int band = kCleanBand;  // kCleanBand for clean and unknown runs
+  // What the foreign load was, for logs and `baseline show`, e.g. "others did
+  // 1,200 IOPS (4.7 MB/s, 31 % of the disk's work)"; "" when unknown.
+  std::string load;
+
+  bool operator==(const Classification&) const = default;
+};
+
+Classification Classify(const std::optional<RunConditions>& conditions,
+                        const ContentionPolicy& policy);
+
+// Foreign requests per second weighted by size (1 + bytes / 64 KiB each).
+double ForeignLoad(const RunConditions& conditions);
+// The band of a foreign load (≥ kFirstLoadBand) and the lower and upper edges
+// of a band in weighted requests per second (band 1's lower edge is 0).
+int LoadBand(double weighted_requests_per_second);
+double LoadBandLow(int band);
+double LoadBandHigh(int band);
+
+}  // namespace iowatch::probes

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Records one live verdict scenario (issue 13): the daemon on the bundled
+config, its schedule made fast, probing the disk under OUT for MINUTES while
+the scenario's load runs; the store it fills is the recording that
+`iowatch-replay-verdicts` replays through the old and the new judge.
+
+  record.py BINARY SCENARIO --minutes=M --out=DIR [--throttle=ON:OFF,...]
+
+Scenarios:
+  quiet     nothing else on the disk;
+  load      competing_load.fio (steady random I/O plus bursts, ~25 % util),
+            started before the daemon so the baselines are learned under it;
+  slowdown  the same load, and the daemon alone throttled (cgroup v1 blkio or
+            v2 io.max) in the windows --throttle gives, in minutes from the
+            start: "4:12,20:28" slows the probes from minute 4 to 12 and
+            20 to 28; --state-from=LOADDIR continues the load recording's
+            store, so the baselines were learned under the same load.
+
+Writes DIR/state/iowatch.db (the runs), DIR/events.json (scenario, start,
+throttle windows in unix ms), DIR/iostat.txt (the disk's %util every 10 s)
+and DIR/daemon.log. Needs root for the throttle; cleans up what it creates.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+
+# The throttle: the probes' reads and writes capped at about half of what
+# they do healthy under the competing load on this VM's disk (randread 4k QD1
+# 14,000-17,000 IOPS, randwrite 5,700-9,600, seqread 1m QD8 ~1,060 MB/s), so
+# that the slowdown is a slowdown of every job, as a disk twice as slow.
+THROTTLE_IOPS = 3000
+THROTTLE_BPS = 500 * 1000 * 1000
+
+
+# The daemon on CPU 0 and the competing load on the others, so that what
+# else runs on the machine while recording (a developer's compiler) takes
+# CPU from neither the probes nor the load: the scenarios are about the disk.
+# (The runs record how long the probe waited for a CPU, and the judge sets
+# aside runs that waited long: probes/baseline/run_class.h.)
+CPUS = os.cpu_count() or 1
+PIN_DAEMON = ["taskset", "-c", "0"] if CPUS > 1 else []
+PIN_LOAD = ["taskset", "-c", f"1-{CPUS - 1}"] if CPUS > 1 else []
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fast_config(state_dir, port):
+    """The bundled config with a 15 s schedule (2 s jitter), its own state dir and port."""
+    with open(os.path.join(ROOT, "config", "iowatch.yaml")) as f:
+        text = f.read()
+    text = text.replace('listen_address: "127.0.0.1:9860"', f'listen_address: "127.0.0.1:{port}"')
+    text = re.sub(r"^state_dir: .*$", f"state_dir: {state_dir}", text, flags=re.M)
+    text = re.sub(r"^(    every:) 15m$", r"\1 15s", text, flags=re.M)
+    text = re.sub(r"^(    jitter:) 1m$", r"\1 2s", text, flags=re.M)
+    return text
+
+
+def device_of(path):
+    st = os.stat(path)
+    return f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+
+
+def whole_disk(majmin):
+    """The whole disk's major:minor for a partition's (sysfs 'partition' files)."""
+    link = os.path.realpath(f"/sys/dev/block/{majmin}")
+    if os.path.exists(os.path.join(link, "partition")):
+        with open(os.path.join(os.path.dirname(link), "dev")) as f:
+            return f.read().strip()
+    return majmin
+
+
+class Throttle:
+    """A blkio (v1) or io (v2) cgroup holding the daemon, capped on demand."""
+
+    def __init__(self, pid, majmin):
+        self.majmin = majmin
+        v1 = "/sys/fs/cgroup/blkio"
+        if os.path.isdir(v1):
+            self.path, self.v2 = os.path.join(v1, "iowatch-verdicts"), False
+        else:
+            self.path, self.v2 = "/sys/fs/cgroup/iowatch-verdicts", True
+        os.makedirs(self.path, exist_ok=True)
+        with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+
+    def _write(self, name, value):
+        with open(os.path.join(self.path, name), "w") as f:
+            f.write(value)
+
+    def set(self, on):
+        if self.v2:
+            limits = (f"riops={THROTTLE_IOPS} wiops={THROTTLE_IOPS} rbps={THROTTLE_BPS} "
+                      f"wbps={THROTTLE_BPS}") if on else "riops=max wiops=max rbps=max wbps=max"
+            self._write("io.max", f"{self.majmin} {limits}")
+            return
+        for name, value in (("read_iops_device", THROTTLE_IOPS), ("write_iops_device", THROTTLE_IOPS),
+                            ("read_bps_device", THROTTLE_BPS), ("write_bps_device", THROTTLE_BPS)):
+            self._write(f"blkio.throttle.{name}", f"{self.majmin} {value if on else 0}")
+
+    def close(self):
+        try:
+            self.set(False)
+        except OSError:
+            pass
+        parent = os.path.dirname(self.path)
+        procs = os.path.join(self.path, "cgroup.procs")
+        if os.path.exists(procs):
+            with open(procs) as f:
+                for pid in f.read().split():
+                    try:
+                        with open(os.path.join(parent, "cgroup.procs"), "w") as out:
+                            out.write(pid)
+                    except OSError:
+                        pass
+            os.rmdir(self.path)
+
+
+def windows(spec):
+    out = []
+    for part in filter(None, (spec or "").split(",")):
+        on, off = (float(x) for x in part.split(":"))
+        out.append((on, off))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary")
+    ap.add_argument("scenario", choices=("quiet", "load", "slowdown"))
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--throttle", default="")
+    ap.add_argument("--state-from", help="start from a copy of this recording's store "
+                    "(the slowdown scenario continues the load scenario's history)")
+    args = ap.parse_args()
+    if args.scenario == "slowdown" and not args.throttle:
+        sys.exit("slowdown needs --throttle windows")
+
+    out = os.path.abspath(args.out)
+    state = os.path.join(out, "state")
+    loaddir = os.path.join(out, "load")
+    os.makedirs(state, exist_ok=True)
+    if args.state_from:
+        shutil.copy(os.path.join(args.state_from, "state", "iowatch.db"), state)
+    port = free_port()
+    config = os.path.join(out, "iowatch.yaml")
+    with open(config, "w") as f:
+        f.write(fast_config(state, port))
+    majmin = whole_disk(device_of(out))
+    seconds = args.minutes * 60
+
+    children = []
+    events = {"scenario": args.scenario, "device": majmin, "throttle": []}
+    iostat = subprocess.Popen(["iostat", "-dxy", "10"], stdout=open(os.path.join(out, "iostat.txt"), "w"))
+    children.append(iostat)
+    if args.scenario != "quiet":
+        os.makedirs(loaddir, exist_ok=True)
+        env = dict(os.environ, LOADDIR=loaddir, LOADSECONDS=str(int(seconds) + 120))
+        load = subprocess.Popen(PIN_LOAD + ["fio", os.path.join(HERE, "competing_load.fio"), "--output",
+                                 os.path.join(out, "load.json"), "--output-format=json"],
+                                env=env, cwd=loaddir)
+        children.append(load)
+        time.sleep(20)  # laid out and running before the first probe
+    daemon = subprocess.Popen(PIN_DAEMON + [args.binary, "serve", f"--config.file={config}"],
+                              stderr=open(os.path.join(out, "daemon.log"), "w"))
+    children.append(daemon)
+    throttle = Throttle(daemon.pid, majmin) if args.scenario == "slowdown" else None
+    start = now_ms()
+    events["start_unix_ms"] = start
+    try:
+        pending = windows(args.throttle)
+        deadline = time.time() + seconds
+        state_on = False
+        while time.time() < deadline:
+            minute = (now_ms() - start) / 60000
+            want = any(on <= minute < off for on, off in pending)
+            if throttle and want != state_on:
+                throttle.set(want)
+                state_on = want
+                if want:
+                    events["throttle"].append({"on_unix_ms": now_ms()})
+                else:
+                    events["throttle"][-1]["off_unix_ms"] = now_ms()
+                print(f"minute {minute:.1f}: throttle {'on' if want else 'off'}", flush=True)
+            if daemon.poll() is not None:
+                sys.exit(f"the daemon exited ({daemon.returncode}): see {out}/daemon.log")
+            time.sleep(1)
+        if state_on:
+            events["throttle"][-1]["off_unix_ms"] = now_ms()
+        events["end_unix_ms"] = now_ms()
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=60)
+        if throttle:
+            throttle.close()
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+                child.wait(timeout=30)
+        subprocess.run(["rm", "-rf", loaddir, os.path.join(state, "probes")], check=False)
+        with open(os.path.join(out, "events.json"), "w") as f:
+            json.dump(events, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,265 @@
+// Replays recorded probe runs through the real classifier and judge
+// (probes/baseline/job_judge.h, the daemon's) under two policies, the
+// detector before issue 13 and the current one, and counts false alarms and
+// detections. A recording is a directory written by record.py: state/iowatch.db
+// (the runs, their conditions and histograms) and events.json (the scenario
+// and its throttle windows).
+//
+//   replay_verdicts [--min-age=DURATION] DIR...
+//
+// A regression raised by a run that started inside a throttle window is a
+// detection; any other is a false alarm. For each window and job: the judged
+// runs from the window's start to the raise, and the time. --min-age (default
+// 1m) replaces the policy's 1 h minimum learning span: the recordings run the
+// bundled jobs every 15 s instead of 15 min, 60 times faster.
+//
+// Prints one Markdown table per recording and a summary line per policy.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/units.h"
+#include "probes/baseline/job_judge.h"
+#include "probes/baseline/memory_baseline_source.h"
+#include "probes/store/store.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace iowatch;
+using namespace iowatch::probes;
+
+struct Window {
+  int64_t on_ms = 0;
+  int64_t off_ms = 0;
+};
+
+struct Recording {
+  std::string name;
+  std::string scenario;
+  std::vector<Window> throttle;
+  std::vector<RunRecord> runs;  // oldest first, successful only
+};
+
+struct Variant {
+  std::string name;
+  BaselinePolicy policy;
+};
+
+// The detector as it was before issue 13: the first 5 successful runs,
+// every metric judged (clat included), no classification, no floors, no
+// quantile rules.
+BaselinePolicy BeforePolicy() {
+  BaselinePolicy p;
+  p.runs = 5;
+  p.min_age_ms = 0;
+  p.throughput_spread_floor = p.latency_spread_floor = p.tail_spread_floor = 0;
+  p.quantile_samples = 0;
+  p.quantile_confidence = 0;
+  p.metrics = {"iops",
+               "bandwidth_bytes",
+               "clat_mean_seconds",
+               "clat_p50_seconds",
+               "clat_p90_seconds",
+               "clat_p99_seconds",
+               "clat_p99_9_seconds",
+               "lat_mean_seconds",
+               "slat_mean_seconds"};
+  p.contention.max_foreign_share = std::numeric_limits<double>::infinity();
+  p.contention.max_foreign_iops_ratio = std::numeric_limits<double>::infinity();
+  return p;
+}
+
+std::optional<Recording> Load(const fs::path& dir) {
+  Recording rec;
+  rec.name = dir.filename().string();
+  std::ifstream events(dir / "events.json");
+  std::stringstream text;
+  text << events.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    std::fprintf(stderr, "%s: events.json is not a JSON object\n", dir.c_str());
+    return std::nullopt;
+  }
+  rec.scenario = doc.value("scenario", "");
+  for (const nlohmann::json& w : doc.value("throttle", nlohmann::json::array())) {
+    rec.throttle.push_back(
+        Window{w.value("on_unix_ms", int64_t{0}), w.value("off_unix_ms", int64_t{0})});
+  }
+  // A copy, so that opening (which migrates) never alters the recording.
+  const fs::path copy = fs::temp_directory_path() / ("replay-" + rec.name + ".db");
+  fs::copy_file(dir / "state" / "iowatch.db", copy, fs::copy_options::overwrite_existing);
+  Result<Store> store = Store::Open(copy);
+  if (!store) {
+    std::fprintf(stderr, "%s\n", store.error().message.c_str());
+    return std::nullopt;
+  }
+  Result<std::vector<RunRecord>> runs =
+      store->RecentRuns("", "", "", std::numeric_limits<size_t>::max(), true);
+  if (!runs) {
+    std::fprintf(stderr, "%s\n", runs.error().message.c_str());
+    return std::nullopt;
+  }
+  rec.runs.assign(runs->rbegin(), runs->rend());
+  fs::remove(copy);
+  return rec;
+}
+
+const Window* WindowOf(const Recording& rec, int64_t start_ms) {
+  for (const Window& w : rec.throttle) {
+    if (start_ms >= w.on_ms && start_ms < w.off_ms) return &w;
+  }
+  return nullptr;
+}
+
+struct Detection {
+  std::string job;
+  int window = 0;
+  std::optional<int64_t> after_ms;  // from the window's start to the raise
+  int judged_runs = 0;              // judged runs of the job in the window up to the raise
+};
+
+struct Tally {
+  size_t runs = 0, judged = 0, contended = 0, unknown = 0;
+  size_t judged_outside = 0;  // judged runs outside throttle windows
+  size_t false_raises = 0;
+  std::vector<Detection> detections;
+};
+
+Tally Replay(const Recording& rec, const Variant& variant) {
+  using Series = std::tuple<std::string, std::string, std::string>;
+  std::map<Series, std::pair<MemoryBaselineSource, SeriesState>> series;
+  std::map<std::pair<std::string, int>, Detection> detections;
+  Tally t;
+  for (const RunRecord& run : rec.runs) {
+    const Series key{run.job, run.fingerprint, run.device};
+    auto& [source, state] =
+        series
+            .try_emplace(key, MemoryBaselineSource(),
+                         SeriesState{RegressionTracker(variant.policy.hysteresis), {}})
+            .first->second;
+    source.Add(run);
+    Result<RunJudgement> judged = JudgeRun(run, source, state, variant.policy, run.start_unix_ms);
+    if (!judged) {
+      std::fprintf(stderr, "run %lld: %s\n", static_cast<long long>(run.id),
+                   judged.error().message.c_str());
+      continue;
+    }
+    const RunJudgement& j = *judged;
+    ++t.runs;
+    t.contended += j.classification.run_class == RunClass::kContended;
+    t.unknown += j.classification.run_class == RunClass::kUnknown;
+    const Window* window = WindowOf(rec, run.start_unix_ms);
+    if (j.judged) {
+      ++t.judged;
+      if (window == nullptr) ++t.judged_outside;
+    }
+    const int window_index =
+        window == nullptr ? -1 : static_cast<int>(window - rec.throttle.data());
+    if (window != nullptr) {
+      Detection& d = detections[{run.job, window_index}];
+      d.job = run.job;
+      d.window = window_index;
+      if (!d.after_ms && j.judged) ++d.judged_runs;
+    }
+    for (const RegressionChange& change : j.changes) {
+      if (!change.regressed) continue;
+      if (window == nullptr) {
+        ++t.false_raises;
+        std::fprintf(
+            stderr, "  [%s] false alarm: %s %s %s %.4g vs %.4g (threshold %.3g) at +%llds\n",
+            variant.name.c_str(), run.job.c_str(), change.op.c_str(), change.metric.c_str(),
+            change.verdict.value, change.verdict.baseline, change.verdict.threshold,
+            static_cast<long long>((run.start_unix_ms - rec.runs.front().start_unix_ms) / 1000));
+        continue;
+      }
+      Detection& d = detections[{run.job, window_index}];
+      if (!d.after_ms) d.after_ms = run.start_unix_ms + run.duration_ms - window->on_ms;
+    }
+  }
+  for (auto& [key, d] : detections) t.detections.push_back(d);
+  return t;
+}
+
+void Print(const Recording& rec, const std::vector<Variant>& variants) {
+  std::printf("\n### %s (%s): %zu runs, %.0f min\n\n", rec.name.c_str(), rec.scenario.c_str(),
+              rec.runs.size(),
+              rec.runs.empty() ? 0.0
+                               : static_cast<double>(rec.runs.back().start_unix_ms -
+                                                     rec.runs.front().start_unix_ms) /
+                                     60000);
+  std::printf("| detector | judged | contended | false alarms | per 1,000 judged | detected |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const Variant& variant : variants) {
+    const Tally t = Replay(rec, variant);
+    size_t detected = 0;
+    std::string times;
+    for (const Detection& d : t.detections) {
+      if (d.after_ms) ++detected;
+      times += fmt::format("{}{} w{}: {}", times.empty() ? "" : "; ", d.job, d.window + 1,
+                           d.after_ms
+                               ? fmt::format("{:.0f} s, {} judged runs",
+                                             static_cast<double>(*d.after_ms) / 1000, d.judged_runs)
+                               : std::string("missed"));
+    }
+    const double per_1000 = t.judged_outside == 0 ? 0
+                                                  : 1000.0 * static_cast<double>(t.false_raises) /
+                                                        static_cast<double>(t.judged_outside);
+    std::printf(
+        "| %s | %zu of %zu | %.0f %% | %zu | %.1f | %s |\n", variant.name.c_str(), t.judged, t.runs,
+        t.runs == 0 ? 0.0 : 100.0 * static_cast<double>(t.contended) / static_cast<double>(t.runs),
+        t.false_raises, per_1000,
+        t.detections.empty() ? "–"
+                             : fmt::format("{} of {}", detected, t.detections.size()).c_str());
+    if (!times.empty()) std::printf("\n  %s: %s\n\n", variant.name.c_str(), times.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t min_age_ms = 60 * 1000;
+  std::vector<fs::path> dirs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.starts_with("--min-age=")) {
+      Result<std::chrono::milliseconds> d = ParseDuration(arg.substr(10));
+      if (!d) {
+        std::fprintf(stderr, "--min-age: %s\n", d.error().message.c_str());
+        return 2;
+      }
+      min_age_ms = d->count();
+    } else {
+      dirs.emplace_back(arg);
+    }
+  }
+  if (dirs.empty()) {
+    std::fprintf(stderr, "usage: replay_verdicts [--min-age=DURATION] RECORDING_DIR...\n");
+    return 2;
+  }
+  BaselinePolicy after;
+  after.min_age_ms = min_age_ms;
+  BaselinePolicy no_bands = after;
+  no_bands.contention.bands = false;
+  const std::vector<Variant> variants = {{"before (issue 12)", BeforePolicy()},
+                                         {"after: clean runs only", no_bands},
+                                         {"after: clean + load bands (default)", after}};
+  for (const fs::path& dir : dirs) {
+    std::optional<Recording> rec = Load(dir);
+    if (!rec) return 1;
+    Print(*rec, variants);
+  }
+  return 0;
+}

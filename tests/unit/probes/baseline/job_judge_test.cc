@@ -1,0 +1,204 @@
+// JudgeRun over an in-memory series: what is judged, learned and left alone
+// for clean, contended (load-band), CPU-waiting and unknown runs; learning
+// waits for policy.runs over policy.min_age; no band learns while a
+// regression stands; a baseline replaced from outside restarts the
+// hysteresis.
+#include "probes/baseline/job_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "probes/baseline/memory_baseline_source.h"
+
+namespace iowatch::probes {
+namespace {
+
+constexpr int64_t kMinute = 60'000;
+
+// The test's series: runs every `every_ms`, each a 2 s read of 20,000 I/Os
+// whose latency is `lat_us` µs (all equal: every quantile is lat_us), with
+// `foreign` others' 4 KiB requests beside it (nullopt: conditions unknown).
+class Series {
+ public:
+  explicit Series(BaselinePolicy policy) : policy_(std::move(policy)) {
+    state_.tracker = RegressionTracker(policy_.hysteresis);
+  }
+
+  RunJudgement Run(double lat_us, std::optional<uint64_t> foreign = 0,
+                   std::optional<double> cpu_wait = std::nullopt) {
+    RunRecord run;
+    run.id = ++next_id_;
+    run.job = "j";
+    run.start_unix_ms = clock_ms_;
+    clock_ms_ += every_ms;
+    DirectionStats& d = run.result.read;
+    d.ios = 20000;
+    d.bytes = d.ios * 4096;
+    d.runtime = std::chrono::seconds(2);
+    const auto ns = static_cast<uint64_t>(lat_us * 1000);
+    for (uint64_t i = 0; i < d.ios; ++i) {
+      d.lat.Add(ns);
+      d.lat_histogram.Record(ns);
+      d.clat.Add(ns);
+      d.clat_histogram.Record(ns);
+    }
+    run.metrics = ExtractMetrics(run.result);
+    if (foreign) {
+      RunConditions c;
+      c.seconds = 2;
+      c.own_requests = d.ios;
+      c.own_bytes = d.bytes;
+      c.device_ios = d.ios + *foreign;
+      c.device_bytes = d.bytes + *foreign * 4096;
+      c.cpu_wait = cpu_wait;
+      run.conditions = c;
+    }
+    source.Add(run);
+    Result<RunJudgement> judged = JudgeRun(run, source, state_, policy_, clock_ms_);
+    EXPECT_TRUE(judged) << (judged ? "" : judged.error().message);
+    return judged ? *judged : RunJudgement{};
+  }
+
+  MemoryBaselineSource source;
+  int64_t every_ms = kMinute;
+  const SeriesState& state() const { return state_; }
+
+ private:
+  BaselinePolicy policy_;
+  SeriesState state_;
+  int64_t next_id_ = 0;
+  int64_t clock_ms_ = 1'700'000'000'000;
+};
+
+BaselinePolicy Policy() {
+  BaselinePolicy p;
+  p.runs = 10;
+  p.min_age_ms = 15 * kMinute;
+  return p;
+}
+
+TEST(JudgeRunTest, CleanRunsLearnOnceThereAreEnoughOverTheMinimumAge) {
+  Series s(Policy());
+  // Ten runs a minute apart span 9 minutes: not yet.
+  for (int i = 0; i < 10; ++i) {
+    const RunJudgement j = s.Run(100);
+    EXPECT_EQ(j.classification.run_class, RunClass::kClean);
+    EXPECT_FALSE(j.judged);
+    EXPECT_FALSE(j.learned);
+    EXPECT_NE(j.why.find(fmt::format("clean runs has no baseline yet ({} of 10 runs", i + 1)),
+              std::string::npos)
+        << j.why;
+  }
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(s.Run(100).learned);
+  // The 16th run is 15 minutes after the first.
+  const RunJudgement learned = s.Run(100);
+  ASSERT_TRUE(learned.learned) << learned.why;
+  EXPECT_TRUE(learned.judged);  // compared with the baseline it completed
+  EXPECT_EQ(learned.baseline->baseline.band, kCleanBand);
+  EXPECT_EQ(learned.baseline->baseline.run_ids.size(), 10u);
+  EXPECT_EQ(learned.baseline->baseline.run_ids.front(), 1);  // the first
+  EXPECT_EQ(learned.baseline->baseline.run_ids.back(), 16);  // and the last
+  const RunJudgement judged = s.Run(100);
+  EXPECT_TRUE(judged.judged);
+  EXPECT_EQ(judged.why, "");
+  EXPECT_FALSE(judged.verdicts.empty());
+}
+
+TEST(JudgeRunTest, UnknownRunsAreNeverJudgedNorLearnedFrom) {
+  Series s(Policy());
+  for (int i = 0; i < 30; ++i) {
+    const RunJudgement j = s.Run(100, std::nullopt);
+    EXPECT_EQ(j.classification.run_class, RunClass::kUnknown);
+    EXPECT_FALSE(j.judged);
+    EXPECT_FALSE(j.learned);
+    EXPECT_NE(j.why.find("conditions are unknown"), std::string::npos);
+  }
+  EXPECT_TRUE(s.source.Baselines()->empty());
+}
+
+TEST(JudgeRunTest, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);  // the clean baseline
+  ASSERT_EQ(s.source.Baselines()->size(), 1u);
+  // 3,000 foreign IOPS (6,000 in 2 s, 3,000 × 1.06 weighted = 3,188): band 4,
+  // [2048, 4096). Under
+  // that load the probe takes 250 µs: never judged against the clean 100.
+  for (int i = 0; i < 15; ++i) {
+    const RunJudgement j = s.Run(250, 6000);
+    EXPECT_EQ(j.classification.run_class, RunClass::kContended);
+    EXPECT_EQ(j.classification.band, 4);
+    EXPECT_FALSE(j.judged);
+    EXPECT_NE(j.why.find("contended (others did 3000 IOPS"), std::string::npos) << j.why;
+    EXPECT_TRUE(j.changes.empty());
+  }
+  // The 16th completes band 4's baseline and is the first judged against it.
+  const RunJudgement first = s.Run(250, 6000);
+  EXPECT_TRUE(first.learned);
+  EXPECT_TRUE(first.judged);
+  ASSERT_EQ(s.source.Baselines()->size(), 2u);
+  const RunJudgement same = s.Run(250, 6000);
+  EXPECT_TRUE(same.judged);
+  EXPECT_EQ(same.baseline->baseline.band, 4);
+  for (const MetricVerdict& v : same.verdicts) EXPECT_FALSE(v.bad) << v.metric;
+  // The disk gets three times slower under the same load: bad, and raised
+  // after K runs.
+  size_t raised = 0;
+  for (int i = 0; i < 3; ++i) {
+    for (const RegressionChange& c : s.Run(750, 6000).changes) raised += c.regressed;
+  }
+  EXPECT_GT(raised, 0u);
+}
+
+TEST(JudgeRunTest, NoBandLearnsWhileARegressionStands) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  for (int i = 0; i < 3; ++i) s.Run(400);  // raised
+  ASSERT_TRUE(s.state().tracker.AnyRegressed());
+  for (int i = 0; i < 20; ++i) {
+    const RunJudgement j = s.Run(1000, 6000);
+    EXPECT_FALSE(j.learned);
+    EXPECT_NE(j.why.find("none is learned while a regression stands"), std::string::npos) << j.why;
+  }
+  EXPECT_EQ(s.source.Baselines()->size(), 1u);
+}
+
+TEST(JudgeRunTest, RunsThatWaitedForTheCpuAreNotJudged) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  const RunJudgement j = s.Run(900, 0, 0.6);
+  EXPECT_EQ(j.classification.run_class, RunClass::kContended);
+  EXPECT_EQ(j.classification.band, kNoBand);
+  EXPECT_FALSE(j.judged);
+  EXPECT_TRUE(j.verdicts.empty());
+  EXPECT_NE(j.why.find("waited for the CPU"), std::string::npos) << j.why;
+}
+
+TEST(JudgeRunTest, WithoutBandsContendedRunsAreNeverJudged) {
+  BaselinePolicy p = Policy();
+  p.contention.bands = false;
+  Series s(p);
+  for (int i = 0; i < 40; ++i) {
+    const RunJudgement j = s.Run(250, 6000);
+    EXPECT_FALSE(j.judged);
+    EXPECT_FALSE(j.learned);
+  }
+  EXPECT_TRUE(s.source.Baselines()->empty());
+}
+
+TEST(JudgeRunTest, ABaselineReplacedFromOutsideRestartsTheHysteresis) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  s.Run(400);
+  s.Run(400);  // two bad runs of the three that raise
+  Baseline replaced = s.source.Baselines()->front().baseline;
+  for (MetricBaseline& m : replaced.metrics) m.median *= 4;  // "captured" when slow
+  s.source.Replace(replaced);
+  const RunJudgement j = s.Run(400);
+  EXPECT_TRUE(j.judged);
+  EXPECT_TRUE(j.changes.empty());
+  EXPECT_FALSE(s.state().tracker.AnyRegressed());
+}
+
+}  // namespace
+}  // namespace iowatch::probes
