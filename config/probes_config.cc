@@ -366,8 +366,8 @@ constexpr Key kJobKeys[] = {
 }  // namespace
 
 // constinit: constant-initialized, nothing runs (or throws) at start-up.
+// NOLINTNEXTLINE(cert-err58-cpp)
 constinit const Key kProbesKeys[kProbesKeyCount] = {
-    // NOLINT(cert-err58-cpp)
     {"enabled", [](Reader& r, const Value& v,
                    Config& c) { r.Read(v, "true or false", ParseBool, c.probes.enabled); }},
     {"max_concurrent",

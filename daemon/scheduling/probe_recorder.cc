@@ -334,7 +334,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   if (stored.looked_up) {
     const ProbeJobSnapshot before = p;
     ApplyBaseline(stored, state);
-    NoteContention(job.name, FormatDevice(outcome.target_device), stored, before);
+    NoteContention(job.name, FormatDevice(outcome.target_device), stored, before, metrics);
   }
   Publish();
 }
@@ -388,7 +388,8 @@ void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
 }
 
 void ProbeRecorder::NoteContention(const std::string& job, const std::string& device,
-                                   const Stored& stored, const ProbeJobSnapshot& before) const {
+                                   const Stored& stored, const ProbeJobSnapshot& before,
+                                   const std::vector<probes::MetricSample>& metrics) const {
   const probes::Classification& now = stored.judgement.classification;
   const bool was = before.last_class.run_class == probes::RunClass::kContended;
   const bool is = now.run_class == probes::RunClass::kContended;
@@ -399,12 +400,23 @@ void ProbeRecorder::NoteContention(const std::string& job, const std::string& de
   }
   std::string who;
   if (options_.name_foreign_load) who = options_.name_foreign_load(device);
+  const std::string where =
+      fmt::format("{}{}", device, who.empty() ? "" : fmt::format(" ({})", who));
+  // The run's own figure first, as an operator reads it: "read lat p99 3.9 ms".
+  std::string figure;
+  for (const probes::MetricSample& m : metrics) {
+    if (m.metric != "lat_p99_seconds") continue;
+    figure = fmt::format("{} lat p99 {:.3g} ms, ", m.op, m.value * 1e3);
+    break;
+  }
   const probes::RunJudgement& j = stored.judgement;
-  spdlog::info(
-      "probe {}: contended: {} on {}{}; {}", job, now.load, device,
-      who.empty() ? "" : fmt::format(" ({})", who),
-      j.judged ? fmt::format("judged against the baseline of {}", probes::DescribeBand(now.band))
-               : fmt::format("not judged: {}", j.why));
+  if (j.judged) {
+    spdlog::info("probe {}: {}contended on {}: {}; judged against the baseline of {}", job, figure,
+                 where, now.load, probes::DescribeBand(now.band));
+  } else {
+    // j.why begins with the load: "contended (others did …): no baseline …".
+    spdlog::info("probe {}: {}on {}, not judged: {}", job, figure, where, j.why);
+  }
 }
 
 void ProbeRecorder::Publish() {

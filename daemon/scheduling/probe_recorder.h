@@ -131,7 +131,8 @@ class ProbeRecorder {
   // foreign load was, and whether a band baseline still judged them) or
   // clean again (state mutex held).
   void NoteContention(const std::string& job, const std::string& device, const Stored& stored,
-                      const ProbeJobSnapshot& before) const;
+                      const ProbeJobSnapshot& before,
+                      const std::vector<probes::MetricSample>& metrics) const;
 
   const ProbeRecorderOptions options_;
   const FileTree sysfs_;

@@ -1,31 +1,31 @@
-// Baselines and regression detection. A baseline is learned from the first N
-// successful runs of a job (same parameter fingerprint, same device): per
-// (op, metric) the median and the median absolute deviation (MAD, scaled by
-// 1.4826 to estimate a standard deviation). A later run is compared metric by
-// metric: it is bad when it is worse than the median by more than
-// max(tolerance × median, k × spread), tolerance being the throughput, latency
-// or latency-tail tolerance by metric. RegressionTracker adds hysteresis: K
-// consecutive bad runs raise a regression, K consecutive good runs clear it,
-// and each state change is reported once.
+// Baselines and regression detection. A baseline is learned from runs of
+// one class (clean, or one foreign-load band: run_class.h; JudgeRun in
+// job_judge.h picks them): per (op, metric) the median and the median
+// absolute deviation (MAD, scaled by 1.4826 to estimate a standard
+// deviation), the spread at least a floor × the median. A later run is
+// compared metric by metric: it is bad when it is worse than the median by
+// more than max(tolerance × median, k × spread), tolerance being the
+// throughput, latency or latency-tail tolerance by metric; a latency
+// quantile must also rest on enough I/Os and leave the confidence intervals
+// (quantile_rules.h). RegressionTracker adds hysteresis: K consecutive bad
+// runs raise a regression, K consecutive good ones clear it, and each state
+// change is reported once.
 //
-// Why these choices keep false alarms rare. Median and MAD because N is small:
-// one wild run in five (a neighbour's backup) moves the median only to the
-// next value and barely changes the MAD, where it would drag a mean and a
-// standard deviation half-way to itself. The threshold takes the larger term
-// so that a baseline of identical runs (MAD 0) still has the tolerance, and a
-// genuinely noisy disk is judged against its own noise. Then K: with a 20 %
-// throughput tolerance and run-to-run noise σ ≈ 5 %, a run is bad only 4.5σ
-// below the median (ln 0.8 = −0.22), about 3·10⁻⁶ per run, and K = 3 needs
-// three in a row (~10⁻¹⁷). What remains is the baseline's own error: a median
-// of 5 runs is off by ~0.56σ (one standard error), and an unlucky baseline
-// eats into the margin for every run after it. At σ = 8 % (15 % on p99
-// against its 50 % tolerance) the margin is under 3σ, so such a baseline makes
-// a bad run a few percent likely and three in a row ~10⁻⁴. Measured on
-// synthetic lognormal series (tests/unit/probes/baseline_test.cc): 0.25
-// false alarms per 10,000 runs, against none with an exact baseline; at 10 %
-// / 20 % noise, 5.8 against 0.015. On noisy disks the cure is a baseline
-// learned from more runs (runs = 10: 1.2) or a larger K (K = 5: 0.14), at the
-// price of detecting K runs after the step.
+// Why these choices keep false alarms rare. Median and MAD because N is
+// small: one wild run in ten moves the median only to the next value and
+// barely changes the MAD, where it would drag a mean and a standard
+// deviation towards itself. The threshold takes the larger term so that a
+// baseline of identical runs still has the tolerance, and a genuinely noisy
+// disk is judged against its own noise. The spread floor keeps ten calm runs
+// from making the next ordinary one look wild. Then K: with a 20 % throughput
+// tolerance and run-to-run noise σ ≈ 5 %, a run is bad only 4.5σ below the
+// median, and K = 3 needs three in a row. What remains is the baseline's own
+// error, which is why it is learned from 10 runs over at least an hour
+// (measured on synthetic lognormal series, tests/bench/baseline_false_alarms:
+// 10 runs cut the false alarms of a noisy disk ~5× against 5), and why runs
+// slowed by others' I/O are never compared with a clean baseline. The
+// figures on recorded runs of this machine are in README ("Regression
+// verdicts").
 //
 // Thread-safety: plain values and pure functions; RegressionTracker has one owner.
 #pragma once
@@ -50,7 +50,7 @@ struct BaselinePolicy {
   uint32_t runs = 10;  // clean (or same-band) runs a baseline is learned from
   // The runs must span at least this from the first to the last, so that one
   // quiet minute does not become the norm (ms).
-  int64_t min_age_ms = 3600 * 1000;
+  int64_t min_age_ms = int64_t{3600} * 1000;
   double throughput_tolerance = 0.20;  // iops, bandwidth: 20 % lower is bad
   double latency_tolerance = 0.50;     // means and p50/p90: 50 % higher is bad
   double tail_tolerance = 0.50;        // p99 and above

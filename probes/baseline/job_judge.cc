@@ -12,6 +12,7 @@ namespace {
 // a band learning its first baseline keeps it.
 void FollowBaselines(const std::vector<StoredBaseline>& baselines, SeriesState& state) {
   std::vector<int64_t> ids;
+  ids.reserve(baselines.size());
   for (const StoredBaseline& b : baselines) ids.push_back(b.id);
   std::ranges::sort(ids);
   if (!std::ranges::includes(ids, state.baseline_ids)) state.tracker.Reset();

@@ -1,6 +1,7 @@
 // Store: baselines (tables baselines, baseline_metrics, baseline_runs) and
 // their JSON export and import.
 #include <cmath>
+#include <span>
 #include <utility>
 
 #include "common/utf8.h"
@@ -43,6 +44,51 @@ Status Validate(const Connection& db, const Baseline& b) {
   return {};
 }
 
+// The baseline's metrics, in order (read back by rowid).
+Status WriteMetrics(const Connection& db, int64_t id, std::span<const MetricBaseline> metrics) {
+  Result<Statement> metric = db.Prepare(
+      "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread, samples, "
+      "interval_low, interval_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+      kPutWhat);
+  if (!metric) return std::unexpected(metric.error());
+  for (const MetricBaseline& m : metrics) {
+    metric->Reset();
+    metric->Bind(1, id).Bind(2, m.op).Bind(3, m.metric).Bind(4, m.median).Bind(5, m.spread);
+    metric->Bind(6, static_cast<int64_t>(m.samples))
+        .Bind(7, m.interval_low)
+        .Bind(8, m.interval_high);
+    if (Status done = metric->Run(); !done) return done;
+  }
+  return {};
+}
+
+// Links the baseline to the runs it was built from, each of which must exist.
+Status WriteRunLinks(const Connection& db, int64_t id, const Baseline& b) {
+  // The foreign key would refuse a missing run too, but could not say which.
+  Result<Statement> exists = db.Prepare("SELECT 1 FROM runs WHERE id = ?1", kPutWhat);
+  Result<Statement> link =
+      db.Prepare("INSERT INTO baseline_runs (baseline_id, run_id) VALUES (?1, ?2)", kPutWhat);
+  if (!exists) return std::unexpected(exists.error());
+  if (!link) return std::unexpected(link.error());
+  for (int64_t run_id : b.run_ids) {
+    exists->Reset();
+    exists->Bind(1, run_id);
+    Result<bool> found = exists->Step();
+    if (!found) return std::unexpected(found.error());
+    if (!*found) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("baseline of job \"{}\" refers to run {}, which is not in "
+                                   "the store",
+                                   b.job, run_id),
+                       db.Path());
+    }
+    link->Reset();
+    link->Bind(1, id).Bind(2, run_id);
+    if (Status done = link->Run(); !done) return done;
+  }
+  return {};
+}
+
 // Inside the caller's write transaction.
 Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinned,
                               int64_t run_count) {
@@ -70,42 +116,8 @@ Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinn
   if (Status done = insert->Run(); !done) return std::unexpected(done.error());
   const int64_t id = db.LastInsertId();
 
-  Result<Statement> metric = db.Prepare(
-      "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread, samples, "
-      "interval_low, interval_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-      kPutWhat);
-  if (!metric) return std::unexpected(metric.error());
-  for (const MetricBaseline& m : b.metrics) {
-    metric->Reset();
-    metric->Bind(1, id).Bind(2, m.op).Bind(3, m.metric).Bind(4, m.median).Bind(5, m.spread);
-    metric->Bind(6, static_cast<int64_t>(m.samples))
-        .Bind(7, m.interval_low)
-        .Bind(8, m.interval_high);
-    if (Status done = metric->Run(); !done) return std::unexpected(done.error());
-  }
-
-  // The foreign key would refuse a missing run too, but could not say which.
-  Result<Statement> exists = db.Prepare("SELECT 1 FROM runs WHERE id = ?1", kPutWhat);
-  Result<Statement> link =
-      db.Prepare("INSERT INTO baseline_runs (baseline_id, run_id) VALUES (?1, ?2)", kPutWhat);
-  if (!exists) return std::unexpected(exists.error());
-  if (!link) return std::unexpected(link.error());
-  for (int64_t run_id : b.run_ids) {
-    exists->Reset();
-    exists->Bind(1, run_id);
-    Result<bool> found = exists->Step();
-    if (!found) return std::unexpected(found.error());
-    if (!*found) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       fmt::format("baseline of job \"{}\" refers to run {}, which is not in "
-                                   "the store",
-                                   b.job, run_id),
-                       db.Path());
-    }
-    link->Reset();
-    link->Bind(1, id).Bind(2, run_id);
-    if (Status done = link->Run(); !done) return std::unexpected(done.error());
-  }
+  if (Status done = WriteMetrics(db, id, b.metrics); !done) return std::unexpected(done.error());
+  if (Status done = WriteRunLinks(db, id, b); !done) return std::unexpected(done.error());
   return id;
 }
 

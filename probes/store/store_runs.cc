@@ -347,7 +347,7 @@ Result<std::vector<LearningCandidate>> Store::SeriesCandidates(std::string_view 
   Status rows = select->ForEachRow([&](const Statement& row) -> Status {
     LearningCandidate c{row.Int(0), row.Int(1), std::nullopt};
     if (row.Int(2) != 0) c.conditions = internal::ConditionsAt(row, 3);
-    out.push_back(std::move(c));
+    out.push_back(c);
     return {};
   });
   if (!rows) return std::unexpected(rows.error());

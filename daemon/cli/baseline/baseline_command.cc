@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "common/file_tree.h"
@@ -115,6 +116,42 @@ Status BaselineList(const Store& store, std::string& out) {
   return {};
 }
 
+// mine[i], one band's baseline, beside the recent runs of its band (runs of
+// unknown conditions, never judged, beside the clean one, as before bands);
+// after the last band of a series (mine is ordered by series, then band),
+// every recent run of the series with why it was judged or not.
+Status AppendBandSection(const Store& store, std::span<const StoredBaseline* const> mine, size_t i,
+                         uint32_t runs, const probes::BaselinePolicy& policy, std::string& text) {
+  const Baseline& b = mine[i]->baseline;
+  Result<std::vector<RunRecord>> recent =
+      store.RecentRuns(b.job, b.fingerprint, b.device, runs, true);
+  if (!recent) return std::unexpected(recent.error());
+  text += FormatBaselineHeader(*mine[i]);
+  text += '\n';
+  std::vector<RunRecord> own;
+  for (const RunRecord& run : *recent) {
+    if (probes::Classify(run.conditions, policy.contention).band == b.band) own.push_back(run);
+  }
+  if (own.empty()) {
+    text += fmt::format(
+        "  none of the last {} successful runs of these parameters on this device "
+        "is of its {}\n\n",
+        recent->size(), probes::DescribeBand(b.band));
+  } else {
+    text += FormatBaselineRuns(&b, own, policy);
+  }
+  const auto same_series = [&](const StoredBaseline* s) {
+    return s->baseline.fingerprint == b.fingerprint && s->baseline.device == b.device;
+  };
+  if (i + 1 < mine.size() && same_series(mine[i + 1])) return {};
+  std::set<int> bands;
+  for (const StoredBaseline* s : mine) {
+    if (same_series(s)) bands.insert(s->baseline.band);
+  }
+  text += FormatRunConditions(*recent, policy.contention, bands);
+  return {};
+}
+
 Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
                     const probes::BaselinePolicy& policy, std::string& out) {
   Result<std::vector<StoredBaseline>> all = store.ListBaselines();
@@ -139,38 +176,9 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
 
   std::string text;
   for (size_t i = 0; i < mine.size(); ++i) {
-    const Baseline& b = mine[i]->baseline;
-    Result<std::vector<RunRecord>> recent =
-        store.RecentRuns(job, b.fingerprint, b.device, runs, true);
-    if (!recent) return std::unexpected(recent.error());
-    text += FormatBaselineHeader(*mine[i]);
-    text += '\n';
-    // Each band's baseline beside the runs of its band; runs of unknown
-    // conditions (never judged) beside the clean one, as before bands.
-    std::vector<RunRecord> own;
-    for (const RunRecord& run : *recent) {
-      if (probes::Classify(run.conditions, policy.contention).band == b.band) own.push_back(run);
+    if (Status shown = AppendBandSection(store, mine, i, runs, policy, text); !shown) {
+      return shown;
     }
-    if (own.empty()) {
-      text += fmt::format(
-          "  none of the last {} successful runs of these parameters on this "
-          "device is of its {}\n\n",
-          recent->size(), probes::DescribeBand(b.band));
-    } else {
-      text += FormatBaselineRuns(&b, own, policy);
-    }
-    // The series' runs and why each was judged or not, after its last band.
-    const bool last_of_series = i + 1 == mine.size() ||
-                                mine[i + 1]->baseline.fingerprint != b.fingerprint ||
-                                mine[i + 1]->baseline.device != b.device;
-    if (!last_of_series) continue;
-    std::set<int> bands;
-    for (const StoredBaseline* s : mine) {
-      if (s->baseline.fingerprint == b.fingerprint && s->baseline.device == b.device) {
-        bands.insert(s->baseline.band);
-      }
-    }
-    text += FormatRunConditions(*recent, policy.contention, bands);
   }
   // Runs the daemon is still learning from, or whose parameters changed since.
   if (!latest->empty() && !latest_has_baseline) {

@@ -151,6 +151,10 @@ def main():
     ap.add_argument("--state-from", help="start from a copy of this recording's store "
                     "(the slowdown scenario continues the load scenario's history)")
     args = ap.parse_args()
+    # Stopped early (SIGTERM, or SIGINT even from a background shell, which
+    # ignores it): the cleanup below still runs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.scenario == "slowdown" and not args.throttle:
         sys.exit("slowdown needs --throttle windows")
 

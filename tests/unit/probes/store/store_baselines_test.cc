@@ -9,6 +9,12 @@
 namespace iowatch::probes {
 namespace {
 
+size_t Count(const std::string& text, std::string_view what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // Every baseline as the exchange document, as `iowatch baseline export` writes it.
 Result<std::string> ExportOf(const Store& store) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
@@ -204,6 +210,32 @@ TEST_F(StoreBaselines, ExportThenImportRoundTrips) {
   EXPECT_EQ(other->ListBaselines()->size(), 3u);
 }
 
+// A load band's baseline travels with its band; a clean one is written
+// without the key, so documents from before bands read and write the same.
+TEST_F(StoreBaselines, BandsRoundTripThroughTheExport) {
+  Baseline clean = MakeBaseline("a", "8:0", {});
+  Baseline band = clean;
+  band.band = 4;
+  band.metrics[0].median /= 2;
+  ASSERT_TRUE(store_->PutBaseline(clean));
+  ASSERT_TRUE(store_->PutBaseline(band));
+  Result<std::string> json = ExportOf(*store_);
+  ASSERT_TRUE(json);
+  EXPECT_EQ(Count(*json, "\"band\": 4,"), 1u) << *json;
+  EXPECT_EQ(Count(*json, "\"band\""), 1u) << *json;
+  ScratchDir other_dir;
+  Result<Store> other = Store::Open(other_dir.Db());
+  ASSERT_TRUE(other);
+  ASSERT_EQ(other->ImportBaselines(*json).value_or(-1), 2);
+  Result<std::vector<StoredBaseline>> theirs = other->ListBaselines();
+  ASSERT_TRUE(theirs);
+  ASSERT_EQ(theirs->size(), 2u);
+  EXPECT_EQ((*theirs)[0].baseline.band, 0);
+  EXPECT_EQ((*theirs)[1].baseline.band, 4);
+  EXPECT_EQ((*theirs)[1].baseline.metrics, band.metrics);
+  EXPECT_EQ(ExportOf(*other).value_or(""), *json);
+}
+
 TEST_F(StoreBaselines, AModelThatIsNotUtf8ExportsAsReplacementCharactersAndImports) {
   Baseline odd = MakeBaseline("a", "8:0", {ids_[0]});
   odd.model = "WDC\xFFWD10\xC3";  // firmware bytes, as sysfs may hand them over
@@ -257,6 +289,30 @@ std::string ImportError(std::string_view json) {
 
 TEST(StoreBaselinesJson, TheTemplateDocumentImports) {
   EXPECT_EQ(ImportError(Document()), "imported 1");
+}
+
+TEST(StoreBaselinesJson, ABandIsAnIntegerFrom0To64) {
+  std::string with_band = Document();
+  with_band.insert(with_band.find("\"created_unix_ms\""), "\"band\": 3, ");
+  EXPECT_EQ(ImportError(with_band), "imported 1");
+  std::string too_far = Document();
+  too_far.insert(too_far.find("\"created_unix_ms\""), "\"band\": 65, ");
+  EXPECT_NE(ImportError(too_far).find("baselines[0].band: expected a load band from 0 to 64, "
+                                      "found 65"),
+            std::string::npos)
+      << ImportError(too_far);
+  std::string negative = Document();
+  negative.insert(negative.find("\"created_unix_ms\""), "\"band\": -1, ");
+  EXPECT_NE(ImportError(negative).find("baselines[0].band"), std::string::npos)
+      << ImportError(negative);
+  // Two baselines of one series in different bands are fine; in one band, not.
+  std::string two = Document();
+  const size_t object = two.find("    {");
+  const size_t end = two.find("\n  ]");
+  std::string second = two.substr(object, end - object);
+  second.insert(second.find("\"created_unix_ms\""), "\"band\": 2, ");
+  two.insert(end, ",\n" + second);
+  EXPECT_EQ(ImportError(two), "imported 2");
 }
 
 TEST(StoreBaselinesJson, ErrorsSayWhereAndWhatWasExpected) {
