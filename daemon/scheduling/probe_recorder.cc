@@ -242,8 +242,8 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   probes::RunRecord stored_run = run;
   stored_run.id = id;
   probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
-  probes::SeriesState& series =
-      series_[fmt::format("{}\n{}\n{}", run.job, run.fingerprint, run.device)];
+  const std::string key = fmt::format("{}\n{}\n{}", run.job, run.fingerprint, run.device);
+  probes::SeriesState& series = series_[key];
   if (series.tracker.Hysteresis() != options_.baseline.hysteresis) {
     series.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
   }
@@ -266,9 +266,19 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
     spdlog::debug("probe {}: contended: {}", run.job,
                   j.why.empty() ? j.classification.load : j.why);
   }
-  for (const probes::MetricVerdict& v : j.verdicts) {
-    out.verdicts.push_back({v, series.tracker.Regressed(v.op, v.metric)});
+  // A run that was not judged leaves the last judged run's verdicts
+  // published, their regression states as the hysteresis has them now: the
+  // series must not vanish (and an alert reset) because one run was
+  // contended.
+  std::vector<ProbeVerdict>& last = last_verdicts_[key];
+  if (j.judged) {
+    last.clear();
+    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false});
   }
+  for (ProbeVerdict& v : last)
+    v.regressed = series.tracker.Regressed(v.verdict.op, v.verdict.metric);
+  if (j.baselines == 0) last.clear();  // reset: nothing to judge against any more
+  out.verdicts = last;
   return out;
 }
 
@@ -376,9 +386,12 @@ void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
   p.last_class = j.classification;
   p.last_judged = j.judged;
   p.last_not_judged = j.why;
+  p.verdicts = stored.verdicts;
+  // The baseline series follow the baseline of the run's band, else the
+  // last judged run's; they go only when no baseline is left (a reset).
+  if (!j.baseline && j.baselines > 0) return;
   p.has_baseline = j.baseline.has_value();
   p.baseline.clear();
-  p.verdicts = stored.verdicts;
   if (j.baseline) {
     p.baseline = j.baseline->baseline.metrics;
     p.baseline_band = j.baseline->baseline.band;

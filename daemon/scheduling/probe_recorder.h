@@ -144,8 +144,10 @@ class ProbeRecorder {
   std::optional<probes::Store> store_;
   std::optional<RetentionClock> retention_clock_;  // anchored when store_ opens
   int64_t last_prune_ms_ = 0;                      // by retention_clock_
-  // Hysteresis per series (job, fingerprint, device), kept across runs.
+  // Hysteresis per series (job, fingerprint, device), kept across runs,
+  // and the last judged run's verdicts, published while runs are not judged.
   std::map<std::string, probes::SeriesState> series_;
+  std::map<std::string, std::vector<ProbeVerdict>> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

@@ -19,14 +19,25 @@ void FollowBaselines(const std::vector<StoredBaseline>& baselines, SeriesState& 
   state.baseline_ids = std::move(ids);
 }
 
+int64_t NewestPinnedMs(const std::vector<StoredBaseline>& baselines) {
+  int64_t newest = 0;
+  for (const StoredBaseline& b : baselines) {
+    if (b.pinned) newest = std::max(newest, b.baseline.created_unix_ms);
+  }
+  return newest;
+}
+
 std::string Progress(size_t runs, int64_t span_ms, const BaselinePolicy& policy) {
   return fmt::format("{} of {} runs over {} of {} min", runs, policy.runs, span_ms / 60000,
                      policy.min_age_ms / 60000);
 }
 
 // Learns the band's baseline when its runs suffice; says why not otherwise.
+// Runs before `learn_after_ms` (the newest pinned baseline of the series:
+// a capture or an import is the operator's word on what normal is now) and
+// since `suspect_since_ms` (SeriesState) are not learned from.
 Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy& policy,
-             int64_t now_ms, RunJudgement& out) {
+             int64_t now_ms, int64_t learn_after_ms, int64_t suspect_since_ms, RunJudgement& out) {
   const int band = out.classification.band;
   Result<std::vector<LearningCandidate>> candidates = source.Candidates();
   if (!candidates) return std::unexpected(candidates.error());
@@ -35,6 +46,8 @@ Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy&
   for (const LearningCandidate& c : *candidates) {
     const Classification cls = Classify(c.conditions, policy.contention);
     if (cls.run_class == RunClass::kUnknown || cls.band == kNoBand || cls.band != band) continue;
+    if (suspect_since_ms != 0 && c.start_unix_ms >= suspect_since_ms) continue;
+    if (c.start_unix_ms < learn_after_ms) continue;
     ids.push_back(c.id);
     starts.push_back(c.start_unix_ms);
   }
@@ -81,10 +94,13 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   Result<std::vector<StoredBaseline>> baselines = source.Baselines();
   if (!baselines) return std::unexpected(baselines.error());
   FollowBaselines(*baselines, state);
+  out.baselines = baselines->size();
   out.classification = Classify(run.conditions, policy.contention);
   const Classification& c = out.classification;
   if (c.run_class == RunClass::kUnknown) {
-    out.why = "its conditions are unknown (stored before iowatch measured them)";
+    // Stored before iowatch measured conditions, or the probe's device has no
+    // I/O statistics (a directory on tmpfs, NFS or overlayfs).
+    out.why = "its conditions are unknown (no I/O statistics of its device for the run)";
     return out;
   }
   if (c.run_class == RunClass::kContended) {
@@ -108,23 +124,34 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                              DescribeBand(c.band));
       return out;
     }
-    if (Status learned = Learn(run, source, policy, now_ms, out); !learned) {
+    if (Status learned = Learn(run, source, policy, now_ms, NewestPinnedMs(*baselines),
+                               state.suspect_since_ms, out);
+        !learned) {
       return std::unexpected(learned.error());
     }
     if (!out.learned) return out;
+    ++out.baselines;
     state.baseline_ids.push_back(out.baseline->id);
     std::ranges::sort(state.baseline_ids);
-    // The run that completes a baseline is compared with it too: good by
-    // construction, and the ratios appear at once.
+    // The run that completes a baseline is compared with it too, so the
+    // ratios appear at once (usually good: the baseline is partly made of it).
   }
   const Baseline& baseline = out.baseline->baseline;
   out.verdicts = Compare(baseline, run.metrics, policy, &run.result);
   out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
-  out.why = out.judged ? std::string()
-                       : out.why +
-                             "it carries none of the metrics judged (too few I/Os for the "
-                             "quantiles)";
+  if (out.judged) {
+    out.why.clear();
+  } else {
+    out.why += out.learned ? "; " : "";
+    out.why += out.verdicts.empty()
+                   ? "its baseline has none of the metrics judged"
+                   : "it carries none of the metrics judged (too few I/Os for the quantiles)";
+  }
   out.changes = state.tracker.Update(out.verdicts);
+  const bool any_bad =
+      std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
+  if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
+  if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
   return out;
 }
 

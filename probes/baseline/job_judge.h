@@ -10,8 +10,11 @@
 // (op, metric) across bands: a slower disk is slower in every band.
 // Otherwise, once the band has policy.runs runs over policy.min_age_ms, a
 // baseline is learned from runs spread evenly over them (PickLearningRuns,
-// LearnBaseline) and stored. No band learns while a regression stands: a
-// disk that became slow must not teach a new band that slow is normal.
+// LearnBaseline) and stored. No band learns while a regression stands, nor
+// from runs since the first bad verdict that is still unresolved: a disk that
+// became slow must not teach a new band that slow is normal. (The tracker is
+// in memory: after a restart a standing regression is raised again by K bad
+// runs, and a band learns only from runs an hour apart.)
 // A baseline replaced or deleted behind the series' back (`iowatch baseline
 // capture`, `reset`, `import`) restarts the hysteresis.
 //
@@ -61,6 +64,10 @@ class BaselineSource {
 struct SeriesState {
   RegressionTracker tracker;
   std::vector<int64_t> baseline_ids;  // the baselines seen last run, sorted
+  // The start of the first bad judged run since the last all-good one with
+  // no regression standing (0: none): runs from then on may be of a slower
+  // disk, so no band learns from them, even before the hysteresis raises.
+  int64_t suspect_since_ms = 0;
 };
 
 struct RunJudgement {
@@ -73,6 +80,7 @@ struct RunJudgement {
   // The baseline the run was judged against, or that it completed.
   std::optional<StoredBaseline> baseline;
   bool learned = false;  // `baseline` was learned by this run
+  size_t baselines = 0;  // the series' baselines, all bands, after this run
   std::vector<MetricVerdict> verdicts;
   std::vector<RegressionChange> changes;
 };

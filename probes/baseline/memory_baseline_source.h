@@ -21,8 +21,12 @@ class MemoryBaselineSource final : public BaselineSource {
     candidates_.push_back({run.id, run.start_unix_ms, run.conditions});
   }
   // Replaces (or adds) a baseline behind the judge's back, as `iowatch
-  // baseline capture` or `import` would; returns its new id.
-  int64_t Replace(const Baseline& baseline) { return *Put(baseline); }
+  // baseline capture` or `import` would (pinned); returns its new id.
+  int64_t Replace(const Baseline& baseline, bool pinned = true) {
+    const int64_t id = *Put(baseline);
+    baselines_[baseline.band].pinned = pinned;
+    return id;
+  }
   // Forgets every baseline and candidate, as `iowatch baseline reset`.
   void Reset() {
     baselines_.clear();

@@ -59,10 +59,12 @@ double LoadBandHigh(int band) {
 
 Classification Classify(const std::optional<RunConditions>& conditions,
                         const ContentionPolicy& policy) {
-  if (!conditions) return {};
+  if (!policy.classify) return Classification{RunClass::kClean, kCleanBand, ""};
+  // A span that is not a positive time measured nothing: unknown, not clean.
+  if (!conditions || !std::isfinite(conditions->seconds) || conditions->seconds <= 0) return {};
   const RunConditions& c = *conditions;
-  const double own_rate = c.seconds > 0 ? static_cast<double>(c.own_requests) / c.seconds : 0;
-  const bool cpu = c.cpu_wait && *c.cpu_wait > policy.max_cpu_wait;
+  const double own_rate = static_cast<double>(c.own_requests) / c.seconds;
+  const bool cpu = c.cpu_wait && std::isfinite(*c.cpu_wait) && *c.cpu_wait > policy.max_cpu_wait;
   const bool foreign = ForeignLoad(c) >= policy.min_foreign_load &&
                        (c.ForeignShare() > policy.max_foreign_share ||
                         c.ForeignIops() > policy.max_foreign_iops_ratio * own_rate);

@@ -54,6 +54,10 @@ struct ContentionPolicy {
   // Judge contended runs against baselines of their load band; false: never
   // judge them (a disk that is never idle then gets no verdict).
   bool bands = true;
+  // False: every run is clean, whatever its conditions, known or not: the
+  // detector before issue 13, for the replay harness's comparison (not a
+  // configuration key).
+  bool classify = true;
 
   bool operator==(const ContentionPolicy&) const = default;
 };

@@ -145,6 +145,11 @@ class Store {
                                                       std::string_view device) const;
   // Ordered by job, fingerprint, device, band.
   Result<std::vector<StoredBaseline>> ListBaselines() const;
+  // Deletes the load bands' baselines of one series (every band but the
+  // clean runs'); returns how many. `baseline capture` does, so that the
+  // bands relearn after the new norm.
+  Result<int64_t> DeleteLoadBandBaselines(std::string_view job, std::string_view fingerprint,
+                                          std::string_view device);
   // Deletes every baseline of `job` (any fingerprint, device or band); returns how
   // many. Their runs stay (and become prunable), but RunsForBaseline never
   // returns them again: a reset job learns from the runs stored after it.

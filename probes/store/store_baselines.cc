@@ -228,6 +228,18 @@ Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
   return ReadBaselines(db, *select);
 }
 
+Result<int64_t> Store::DeleteLoadBandBaselines(std::string_view job, std::string_view fingerprint,
+                                               std::string_view device) {
+  const Connection& db = *connection_;
+  Result<Statement> remove = db.Prepare(
+      "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 AND band <> 0",
+      "deleting load-band baselines");
+  if (!remove) return std::unexpected(remove.error());
+  remove->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
+  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+  return db.Changes();
+}
+
 Result<int64_t> Store::DeleteBaselines(std::string_view job) {
   // The cascades drop the baselines' metrics and run links, not the runs;
   // the reset mark makes the learner skip those runs (store_schema.cc v2).

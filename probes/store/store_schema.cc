@@ -144,10 +144,13 @@ CREATE TABLE run_conditions (
 // joins the key, so the three baseline tables are rebuilt (SQLite cannot
 // alter a UNIQUE constraint). The children are copied and dropped before
 // the parent, so the parent's implicit DELETE cascades into nothing, and the
-// renames carry the new tables' foreign keys along. Existing baselines were
-// learned from runs of any load and keep band 0, as they did: an operator
-// who wants them learned from clean runs resets the job. Metrics gain the
-// pooled quantile interval (0: unknown, as for imported baselines).
+// renames carry the new tables' foreign keys along, and the id sequence goes
+// on where it was (ids are never reused). Learned baselines are dropped:
+// they came from a job's first 5 runs whatever the load (the false alarms
+// issue 13 measured), and the daemon relearns them from clean runs; pinned
+// ones (captured, imported: an operator's word) become the clean band's.
+// Metrics gain the pooled quantile interval (0: unknown, as for imported
+// baselines).
 constexpr std::string_view kSchemaV4 = R"sql(
 CREATE TABLE baselines_v4 (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -164,7 +167,10 @@ CREATE TABLE baselines_v4 (
 INSERT INTO baselines_v4 (id, job, fingerprint, device, model, band, created_unix_ms, pinned,
                           run_count)
   SELECT id, job, fingerprint, device, model, 0, created_unix_ms, pinned, run_count
-  FROM baselines;
+  FROM baselines WHERE pinned = 1;
+DELETE FROM sqlite_sequence WHERE name = 'baselines_v4';
+INSERT INTO sqlite_sequence (name, seq)
+  SELECT 'baselines_v4', seq FROM sqlite_sequence WHERE name = 'baselines';
 
 CREATE TABLE baseline_metrics_v4 (
   baseline_id INTEGER NOT NULL REFERENCES baselines_v4 (id) ON DELETE CASCADE,
@@ -178,7 +184,8 @@ CREATE TABLE baseline_metrics_v4 (
   UNIQUE (baseline_id, op, metric)
 ) STRICT;
 INSERT INTO baseline_metrics_v4 (rowid, baseline_id, op, metric, median, spread)
-  SELECT rowid, baseline_id, op, metric, median, spread FROM baseline_metrics;
+  SELECT rowid, baseline_id, op, metric, median, spread FROM baseline_metrics
+  WHERE baseline_id IN (SELECT id FROM baselines_v4);
 
 CREATE TABLE baseline_runs_v4 (
   baseline_id INTEGER NOT NULL REFERENCES baselines_v4 (id) ON DELETE CASCADE,
@@ -186,7 +193,8 @@ CREATE TABLE baseline_runs_v4 (
   UNIQUE (baseline_id, run_id)
 ) STRICT;
 INSERT INTO baseline_runs_v4 (rowid, baseline_id, run_id)
-  SELECT rowid, baseline_id, run_id FROM baseline_runs;
+  SELECT rowid, baseline_id, run_id FROM baseline_runs
+  WHERE baseline_id IN (SELECT id FROM baselines_v4);
 
 DROP INDEX baseline_runs_by_run;
 DROP TABLE baseline_runs;

@@ -170,14 +170,15 @@ def main():
         # --- List and show. ---------------------------------------------------------
         out = expect_ok("list", ["list"])
         lines = out.splitlines()
-        results.check(lines and lines[0].split() == ["JOB", "DEVICE", "PARAMS", "RUNS", "PINNED",
-                                                      "CREATED", "MODEL"], "list has its header",
-                      out)
+        results.check(lines and lines[0].split() == ["JOB", "DEVICE", "PARAMS", "BAND", "RUNS",
+                                                      "PINNED", "CREATED", "MODEL"],
+                      "list has its header", out)
         row = lines[1].split() if len(lines) > 1 else []
-        results.check(row[:5] == [JOB, "259:0", fnv1a32(fingerprint), "5", "yes"]
-                      and row[6:] == ["store_writer"],
-                      "list: job, device, params hash, runs, pinned, model", out)
-        results.check(len(row) > 5 and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", row[5]),
+        # A captured baseline is the clean band's.
+        results.check(row[:6] == [JOB, "259:0", fnv1a32(fingerprint), "clean", "5", "yes"]
+                      and row[7:] == ["store_writer"],
+                      "list: job, device, params hash, band, runs, pinned, model", out)
+        results.check(len(row) > 6 and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", row[6]),
                       "list: created in local ISO 8601 time", out)
 
         out = expect_ok("show --runs=3", ["show", JOB, "--runs=3"])

@@ -133,6 +133,20 @@ class AdvancingTree(threading.Thread):
             self.step()
 
 
+def link_real_disk_stat(sysfs, path):
+    """The daemon reads a run's conditions (the disk's counters around it) from
+    dev/block/MAJ:MIN/stat under the injected sysfs, which is the fixture: give
+    the fixture the real counters of the disk the probe writes to, or every
+    run's conditions are unknown and none is judged."""
+    dev = os.stat(path).st_dev
+    real = os.path.realpath(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    if os.path.exists(os.path.join(real, "partition")):
+        real = os.path.dirname(real)  # a partition's counters are its disk's share
+    link = os.path.join(sysfs, "dev", "block", f"{os.major(dev)}:{os.minor(dev)}")
+    os.makedirs(link, exist_ok=True)
+    os.symlink(os.path.join(real, "stat"), os.path.join(link, "stat"))
+
+
 def chromium(*args):
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     profile = tempfile.mkdtemp(prefix="iowatch-chromium-")
@@ -175,6 +189,7 @@ def main():
         names = [line.split()[2] for line in f if line.strip()]
     probe_dir = tempfile.mkdtemp(prefix="iowatch-e2e-page-", dir="/var/tmp")
     tree = AdvancingTree(fixture, os.path.join(probe_dir, "tree"))
+    link_real_disk_stat(os.path.join(probe_dir, "tree", "sys"), probe_dir)
     tree.start()
     r = daemon.Results()
     try:

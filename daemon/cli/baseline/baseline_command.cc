@@ -197,7 +197,8 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
 }
 
 Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::string_view device,
-                       int64_t now_unix_ms, std::string& out) {
+                       int64_t now_unix_ms, const probes::BaselinePolicy& policy,
+                       std::string& out) {
   Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", device, 1, true);
   if (!latest) return std::unexpected(latest.error());
   if (latest->empty()) {
@@ -227,7 +228,7 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
                         : ""));
   }
 
-  const Baseline baseline = probes::LearnBaseline(*chosen, now_unix_ms);
+  const Baseline baseline = probes::LearnBaseline(*chosen, now_unix_ms, policy);
   if (baseline.metrics.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("the last {} of {} on {} measured nothing to learn from",
@@ -238,6 +239,10 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   if (!previous) return std::unexpected(previous.error());
   Result<int64_t> id = store.PutBaseline(baseline, /*pinned=*/true);
   if (!id) return std::unexpected(id.error());
+  // The load bands were learned against the old norm: they relearn from the
+  // runs after this one (JudgeRun learns after the newest pinned baseline).
+  Result<int64_t> bands = store.DeleteLoadBandBaselines(job, newest.fingerprint, newest.device);
+  if (!bands) return std::unexpected(bands.error());
 
   StoredBaseline stored;
   stored.id = *id;
@@ -247,6 +252,10 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   out += FormatBaselineHeader(stored);
   out += '\n';
   out += FormatBaselineChange(baseline, *previous ? &(*previous)->baseline : nullptr);
+  if (*bands > 0) {
+    out += fmt::format("deleted {}: they relearn from the runs after this capture\n",
+                       Plural(*bands, "load-band baseline"));
+  }
   return {};
 }
 
@@ -320,7 +329,7 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
                           out);
     case BaselineAction::kCapture:
       return BaselineCapture(*store, args.job, args.runs.value_or(context.policy.runs), args.device,
-                             context.now_unix_ms(), out);
+                             context.now_unix_ms(), context.policy, out);
     case BaselineAction::kReset:
       return BaselineReset(*store, args.job, out);
     case BaselineAction::kExport:

@@ -54,8 +54,12 @@ BaselineContext DefaultBaselineContext();
 Status BaselineList(const probes::Store& store, std::string& out);
 Status BaselineShow(const probes::Store& store, std::string_view job, uint32_t runs,
                     const probes::BaselinePolicy& policy, std::string& out);
+// Pins the clean band's baseline learned (with `policy`'s floors and quantile
+// rules) from the job's last `runs` successful runs, whatever their
+// conditions: the operator's word that those runs are the norm.
 Status BaselineCapture(probes::Store& store, std::string_view job, uint32_t runs,
-                       std::string_view device, int64_t now_unix_ms, std::string& out);
+                       std::string_view device, int64_t now_unix_ms,
+                       const probes::BaselinePolicy& policy, std::string& out);
 Status BaselineReset(probes::Store& store, std::string_view job, std::string& out);
 Status BaselineExport(const probes::Store& store, std::string_view file, std::string& out);
 Status BaselineImport(probes::Store& store, std::string_view file,

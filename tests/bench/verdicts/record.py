@@ -34,12 +34,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
-# The throttle: the probes' reads and writes capped at about half of what
-# they do healthy under the competing load on this VM's disk (randread 4k QD1
-# 14,000-17,000 IOPS, randwrite 5,700-9,600, seqread 1m QD8 ~1,060 MB/s), so
-# that the slowdown is a slowdown of every job, as a disk twice as slow.
-THROTTLE_IOPS = 3000
-THROTTLE_BPS = 500 * 1000 * 1000
+# The throttle: the probes' reads and writes capped below what they do
+# healthy even in the busiest moments of the competing load on this VM's disk
+# (load recording, 31 min: randread 4k QD1 4,200-16,600 IOPS, mean 11,300;
+# randwrite 3,000-16,400, mean 10,300; seqread 1m QD8 820-1,860 MB/s, mean
+# 1,170), so that every job slows down in every load band: a disk two to
+# five times slower.
+THROTTLE_IOPS = 2000
+THROTTLE_BPS = 400 * 1000 * 1000
 
 
 # The daemon on CPU 0 and the competing load on the others, so that what
@@ -62,14 +64,18 @@ def free_port():
         return s.getsockname()[1]
 
 
-def fast_config(state_dir, port):
-    """The bundled config with a 15 s schedule (2 s jitter), its own state dir and port."""
+def fast_config(state_dir, port, probe_dir=None):
+    """The bundled config with a 15 s schedule (2 s jitter), its own state dir and port; the
+    probes in probe_dir when given (the directory is part of a job's fingerprint: a recording
+    that continues another's store must probe where it did, or its runs are another series)."""
     with open(os.path.join(ROOT, "config", "iowatch.yaml")) as f:
         text = f.read()
     text = text.replace('listen_address: "127.0.0.1:9860"', f'listen_address: "127.0.0.1:{port}"')
     text = re.sub(r"^state_dir: .*$", f"state_dir: {state_dir}", text, flags=re.M)
     text = re.sub(r"^(    every:) 15m$", r"\1 15s", text, flags=re.M)
     text = re.sub(r"^(    jitter:) 1m$", r"\1 2s", text, flags=re.M)
+    if probe_dir:
+        text = re.sub(r"^(      directory:) probes$", rf"\1 {probe_dir}", text, flags=re.M)
     return text
 
 
@@ -166,8 +172,11 @@ def main():
         shutil.copy(os.path.join(args.state_from, "state", "iowatch.db"), state)
     port = free_port()
     config = os.path.join(out, "iowatch.yaml")
+    probe_dir = None
+    if args.state_from:
+        probe_dir = os.path.join(os.path.abspath(args.state_from), "state", "probes")
     with open(config, "w") as f:
-        f.write(fast_config(state, port))
+        f.write(fast_config(state, port, probe_dir))
     majmin = whole_disk(device_of(out))
     seconds = args.minutes * 60
 
@@ -219,7 +228,8 @@ def main():
             if child.poll() is None:
                 child.terminate()
                 child.wait(timeout=30)
-        subprocess.run(["rm", "-rf", loaddir, os.path.join(state, "probes")], check=False)
+        subprocess.run(["rm", "-rf", loaddir, os.path.join(state, "probes")]
+                       + ([probe_dir] if probe_dir else []), check=False)
         with open(os.path.join(out, "events.json"), "w") as f:
             json.dump(events, f, indent=1)
 

@@ -222,6 +222,28 @@ TEST(ProbeRecorder, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
   EXPECT_EQ(StoredRuns(tmp.path()), 8u);
 }
 
+// A run that is not judged (contended, its band without a baseline) leaves
+// the last judged verdicts and baseline published, regression included: the
+// series do not vanish and the alert does not reset.
+TEST(ProbeRecorder, ARunNotJudgedKeepsTheRegressionPublished) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  int64_t t = 1000;
+  for (int i = 0; i < 3; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  for (int i = 0; i < 2; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+  ASSERT_TRUE(FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds")->regressed);
+  recorder.Record(job, Contended(job, 5000, t += 1000, 3000));
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  EXPECT_FALSE(j.last_judged);
+  EXPECT_TRUE(j.has_baseline);
+  EXPECT_EQ(j.baseline_band, 0);
+  const ProbeVerdict* v = FindVerdict(j, "lat_mean_seconds");
+  ASSERT_NE(v, nullptr);
+  EXPECT_TRUE(v->regressed);
+  EXPECT_NEAR(v->verdict.ratio, 1001.0 / 101, 1e-9);  // the last judged run's
+}
+
 TEST(ProbeRecorder, RunsOfUnknownConditionsAreNeverJudged) {
   TempDir tmp;
   const ScheduledJob job = Job("rr");

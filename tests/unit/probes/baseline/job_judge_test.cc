@@ -62,6 +62,7 @@ class Series {
 
   MemoryBaselineSource source;
   int64_t every_ms = kMinute;
+  int64_t Now() const { return clock_ms_; }
   const SeriesState& state() const { return state_; }
 
  private:
@@ -161,6 +162,44 @@ TEST(JudgeRunTest, NoBandLearnsWhileARegressionStands) {
     EXPECT_NE(j.why.find("none is learned while a regression stands"), std::string::npos) << j.why;
   }
   EXPECT_EQ(s.source.Baselines()->size(), 1u);
+}
+
+TEST(JudgeRunTest, NoBandLearnsFromRunsSinceAnUnresolvedBadVerdict) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  EXPECT_TRUE(s.Run(400).judged);  // one bad run: no regression yet (K = 3)
+  ASSERT_FALSE(s.state().tracker.AnyRegressed());
+  EXPECT_NE(s.state().suspect_since_ms, 0);
+  // Twenty contended runs over 20 minutes: band 4 would learn, but every
+  // one of them may be of a slower disk.
+  for (int i = 0; i < 20; ++i) {
+    const RunJudgement j = s.Run(1000, 6000);
+    EXPECT_FALSE(j.learned);
+    EXPECT_NE(j.why.find("has no baseline yet (0 of 10 runs"), std::string::npos) << j.why;
+  }
+  // A good clean run resolves it: the band learns again.
+  EXPECT_TRUE(s.Run(100).judged);
+  EXPECT_EQ(s.state().suspect_since_ms, 0);
+  EXPECT_TRUE(s.Run(1000, 6000).learned);
+}
+
+TEST(JudgeRunTest, AfterACaptureBandsLearnOnlyFromLaterRuns) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  for (int i = 0; i < 12; ++i) s.Run(250, 6000);  // band 4 candidates of the old norm
+  // The operator pins a new clean baseline now (a slower disk accepted).
+  Baseline captured = s.source.Baselines()->front().baseline;
+  captured.created_unix_ms = s.Now();
+  s.source.Replace(captured);
+  ASSERT_EQ(s.source.Baselines()->size(), 1u);  // band 4 has none yet
+  // Band 4 learns from runs after the capture only: 10 over 15 minutes.
+  for (int i = 0; i < 15; ++i) {
+    const RunJudgement j = s.Run(600, 6000);
+    EXPECT_FALSE(j.learned) << i;
+    EXPECT_NE(j.why.find(fmt::format("({} of 10 runs", std::min(i + 1, 15))), std::string::npos)
+        << j.why;
+  }
+  EXPECT_TRUE(s.Run(600, 6000).learned);
 }
 
 TEST(JudgeRunTest, RunsThatWaitedForTheCpuAreNotJudged) {

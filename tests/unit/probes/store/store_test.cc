@@ -473,9 +473,11 @@ TEST(StoreRuns, RunsForBaselineTakeTheFirstOrLastOkRunsOldestFirst) {
 }
 
 // A store of schema v3 (one baseline per job, fingerprint and device) is
-// migrated to v4: its baseline becomes the clean band's, with its metrics,
-// runs and id; bands can then be added beside it.
-TEST(StoreMigrate, AVersion3StoreKeepsItsBaselineAsTheCleanBands) {
+// migrated to v4: a pinned baseline becomes the clean band's, with its
+// metrics, runs and id; a learned one (from a job's first runs, whatever the
+// load) is dropped, to be relearned from clean runs; ids are never reused;
+// bands can then be added beside it.
+TEST(StoreMigrate, AVersion3StoreKeepsItsPinnedBaselineAsTheCleanBands) {
   ScratchDir dir;
   {
     std::ofstream create(dir.Db());  // an empty file is an empty database
@@ -494,15 +496,23 @@ TEST(StoreMigrate, AVersion3StoreKeepsItsBaselineAsTheCleanBands) {
         "device_busy_seconds, device_io_seconds, own_requests, own_bytes, own_io_seconds, "
         "cpu_steal, other_probe) VALUES (5, 2, 10, 40960, 0.1, 0.1, 10, 40960, 0.1, 0, 0);"
         "INSERT INTO baselines (id, job, fingerprint, device, model, created_unix_ms, pinned, "
-        "run_count) VALUES (3, 'j', 'fp', '8:0', 'm', 2000, 0, 1);"
+        "run_count) VALUES (3, 'j', 'fp', '8:0', 'm', 2000, 1, 1);"
         "INSERT INTO baseline_metrics VALUES (3, 'read', 'iops', 1000, 10);"
-        "INSERT INTO baseline_runs VALUES (3, 5);",
+        "INSERT INTO baseline_runs VALUES (3, 5);"
+        "INSERT INTO baselines (id, job, fingerprint, device, model, created_unix_ms, pinned, "
+        "run_count) VALUES (7, 'learned', 'fp', '8:0', 'm', 2000, 0, 1);"
+        "INSERT INTO baseline_metrics VALUES (7, 'read', 'iops', 900, 10);"
+        "INSERT INTO baseline_runs VALUES (7, 5);",
         "test"));
   }
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 4);
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM baselines"), 1);  // the learned one is gone
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM baseline_metrics"), 1);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM baseline_runs"), 1);
+  EXPECT_EQ(QueryInt(dir.Db(), "SELECT seq FROM sqlite_sequence WHERE name = 'baselines'"), 7);
   Result<std::optional<StoredBaseline>> clean = store->GetBaseline("j", "fp", "8:0");
   ASSERT_TRUE(clean && *clean);
   EXPECT_EQ((*clean)->id, 3);
@@ -519,7 +529,9 @@ TEST(StoreMigrate, AVersion3StoreKeepsItsBaselineAsTheCleanBands) {
   Baseline band = (*clean)->baseline;
   band.band = 4;
   band.metrics[0].median = 600;
-  ASSERT_TRUE(store->PutBaseline(band));
+  Result<int64_t> band_id = store->PutBaseline(band);
+  ASSERT_TRUE(band_id);
+  EXPECT_GT(*band_id, 7);  // never the dropped baseline's id again
   Result<std::vector<StoredBaseline>> both = store->SeriesBaselines("j", "fp", "8:0");
   ASSERT_TRUE(both);
   ASSERT_EQ(both->size(), 2u);

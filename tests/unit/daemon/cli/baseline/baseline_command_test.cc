@@ -333,14 +333,14 @@ TEST_F(BaselineCommandTest, CaptureNeedsNRunsThenPinsTheLatest) {
   for (int i = 0; i < 3; ++i) AddRun("j", "254:0", kT0 + i * kMinute, 1000.0 * (i + 1), 1e-4);
   AddRun("j", "254:0", kT0 + 3 * kMinute, 1, 1, /*ok=*/false);  // failed runs do not count
   std::string out;
-  auto refused = BaselineCapture(*store_, "j", 5, "", kT0 + kMinute * 60, out);
+  auto refused = BaselineCapture(*store_, "j", 5, "", kT0 + kMinute * 60, {}, out);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message, "only 3 successful runs of j on 254:0; need 5 (--runs)");
   EXPECT_TRUE(out.empty());
 
   const int64_t fourth = AddRun("j", "254:0", kT0 + 4 * kMinute, 4000, 3e-4);
   const int64_t fifth = AddRun("j", "254:0", kT0 + 5 * kMinute, 5000, 2e-4);
-  ASSERT_TRUE(BaselineCapture(*store_, "j", 3, "", kT0 + kMinute * 60, out)) << out;
+  ASSERT_TRUE(BaselineCapture(*store_, "j", 3, "", kT0 + kMinute * 60, {}, out)) << out;
   auto stored = store_->GetBaseline("j", Fingerprint("j"), "254:0");
   ASSERT_TRUE(stored && *stored);
   const StoredBaseline& s = **stored;
@@ -357,24 +357,48 @@ TEST_F(BaselineCommandTest, CaptureNeedsNRunsThenPinsTheLatest) {
   // A second capture shows what it replaced.
   out.clear();
   AddRun("j", "254:0", kT0 + 6 * kMinute, 6000, 2e-4);
-  ASSERT_TRUE(BaselineCapture(*store_, "j", 3, "", kT0 + kMinute * 61, out));
+  ASSERT_TRUE(BaselineCapture(*store_, "j", 3, "", kT0 + kMinute * 61, {}, out));
   EXPECT_NE(out.find("previous"), std::string::npos) << out;
   EXPECT_NE(out.find("×1.25"), std::string::npos) << out;  // 5000 / 4000
+}
+
+// A capture is the operator's word on the new norm: the series' load-band
+// baselines, learned against the old one, are deleted to be relearned.
+TEST_F(BaselineCommandTest, CaptureDeletesTheSeriesLoadBands) {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(AddRun("j", "254:0", kT0 + i * kMinute, 4000, 3e-4));
+  PutLearned("j", "254:0", ids, 4000, 100, 3e-4, 2e-5);
+  auto clean = store_->GetBaseline("j", Fingerprint("j"), "254:0");
+  ASSERT_TRUE(clean && *clean);
+  probes::Baseline band = (*clean)->baseline;
+  band.band = 4;
+  ASSERT_TRUE(store_->PutBaseline(band));
+  std::string out;
+  ASSERT_TRUE(BaselineCapture(*store_, "j", 3, "", kT0 + kMinute * 60, {}, out)) << out;
+  EXPECT_NE(out.find("deleted 1 load-band baseline: they relearn from the runs after this "
+                     "capture"),
+            std::string::npos)
+      << out;
+  auto left = store_->SeriesBaselines("j", Fingerprint("j"), "254:0");
+  ASSERT_TRUE(left);
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ(left->front().baseline.band, 0);
+  EXPECT_TRUE(left->front().pinned);
 }
 
 TEST_F(BaselineCommandTest, CaptureFollowsTheLatestRunOrTheGivenDevice) {
   for (int i = 0; i < 2; ++i) AddRun("j", "8:0", kT0 + i, 100, 1e-2);
   AddRun("j", "259:0", kT0 + 10, 9000, 1e-4);  // the latest run is on 259:0
   std::string out;
-  auto refused = BaselineCapture(*store_, "j", 2, "", kT0, out);
+  auto refused = BaselineCapture(*store_, "j", 2, "", kT0, {}, out);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("only 1 successful run of j on 259:0"), std::string::npos);
-  ASSERT_TRUE(BaselineCapture(*store_, "j", 2, "8:0", kT0, out)) << out;
+  ASSERT_TRUE(BaselineCapture(*store_, "j", 2, "8:0", kT0, {}, out)) << out;
   auto stored = store_->GetBaseline("j", Fingerprint("j"), "8:0");
   ASSERT_TRUE(stored && *stored);
   EXPECT_EQ((*stored)->baseline.Find("read", "iops")->median, 100);
 
-  auto none = BaselineCapture(*store_, "j", 2, "7:7", kT0, out);
+  auto none = BaselineCapture(*store_, "j", 2, "7:7", kT0, {}, out);
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message.find("no successful run of j on 7:7"), std::string::npos);
 }
