@@ -263,7 +263,7 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
            Contended},
           {"iowatch_probe_load_band", "gauge",
            "The foreign-load band of the job's last successful run: 0 clean, n >= 1 others' "
-           "weighted requests/s in [256 x 2^(n-1), 256 x 2^n) (band 1 from 0), -1 a wait for "
+           "weighted requests/s in [32 x 2^(n-1), 32 x 2^n) (band 1 from 0), -1 a wait for "
            "the CPU.",
            LoadBand},
           {"iowatch_probe_judged", "gauge",

@@ -53,7 +53,7 @@ void AppendRecent(std::vector<ProbeRecentSeries>& recent,
   }
 }
 
-// The load a contended run was judged under, for the log: " (load band 4:
+// The load a contended run was judged under, for the log: " (load band 7:
 // others did 1,200 IOPS …)"; "" for a clean run.
 std::string UnderLoad(const probes::Classification& c) {
   if (c.run_class != probes::RunClass::kContended) return "";

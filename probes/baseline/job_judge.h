@@ -75,7 +75,7 @@ struct RunJudgement {
   // At least one metric was judged against a baseline.
   bool judged = false;
   // Why the run was not judged, for logs and `baseline show` ("" when judged):
-  // "contended (others did …): load band 4 has no baseline yet (3 of 10 runs)".
+  // "contended (others did …): load band 7 has no baseline yet (3 of 10 runs)".
   std::string why;
   // The baseline the run was judged against, or that it completed.
   std::optional<StoredBaseline> baseline;
@@ -90,7 +90,7 @@ struct RunJudgement {
 Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
                               const BaselinePolicy& policy, int64_t now_ms);
 
-// "clean runs" or "load band 4 (2048–4096 weighted requests/s)".
+// "clean runs" or "load band 7 (2048–4096 weighted requests/s)".
 std::string DescribeBand(int band);
 
 }  // namespace iowatch::probes

@@ -8,9 +8,11 @@
 namespace iowatch::probes {
 namespace {
 
-// Band 1 ends at twice this; each band after it is twice as wide.
-constexpr double kBandBase = 256;
-// Far beyond any disk (256 × 2^60 requests/s); a nonsense figure stops here.
+// Band 1 ends at twice this; each band after it is twice as wide. Low, so that
+// a disk of 150 IOPS spreads its loads over several bands: 50 and 150 random
+// requests/s are a third and all of such a disk, not one condition.
+constexpr double kBandBase = 32;
+// Far beyond any disk (32 × 2^60 requests/s); a nonsense figure stops here.
 constexpr int kLastLoadBand = 61;
 
 std::string DescribeLoad(const RunConditions& c) {

@@ -18,7 +18,7 @@
 // requests per second, each request weighted by its size as 1 + bytes/64 KiB
 // (a 4 KiB request counts ~1, a 1 MiB one 17: a request's cost on a disk is a
 // fixed part plus its transfer), in bands a factor of two wide: band 1 below
-// 512/s, band 2 [512, 1024), band 3 [1024, 2048) and so on. Why bands rather
+// 64/s, band 2 [64, 128), band 3 [128, 256) and so on. Why bands rather
 // than normalising the figures by the foreign share: how much a given load
 // slows a probe depends on the device (an SSD with deep internal parallelism
 // barely notices what halves a disk's IOPS), so any normalisation is a model

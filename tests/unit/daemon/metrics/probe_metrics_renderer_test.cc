@@ -213,7 +213,7 @@ TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
         "iowatch_probe_cpu_wait_ratio{probe=\"measured\"} 0.125\n",
         "iowatch_probe_contended{probe=\"measured\"} 1\n",
         // 1,500 × (1 + 4096 / 65536) = 1,594 weighted requests/s: [1024, 2048).
-        "iowatch_probe_load_band{probe=\"measured\"} 3\n"}) {
+        "iowatch_probe_load_band{probe=\"measured\"} 6\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << out;
   }
   EXPECT_EQ(out.find("kind=\"full\""), std::string::npos) << "no full line was measured";

@@ -199,16 +199,16 @@ TEST(ProbeRecorder, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
     recorder.Record(job, Contended(job, 500, t += 1000, 3000));
     const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
     EXPECT_EQ(j.last_class.run_class, probes::RunClass::kContended);
-    EXPECT_EQ(j.last_class.band, 4);
+    EXPECT_EQ(j.last_class.band, 7);
     for (const ProbeVerdict& v : j.verdicts) EXPECT_FALSE(v.regressed) << v.verdict.metric;
   }
-  // The third contended run learned band 4's baseline; the next is judged
+  // The third contended run learned band 7's baseline; the next is judged
   // against it.
   recorder.Record(job, Contended(job, 500, t += 1000, 3000));
   {
     const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
     EXPECT_TRUE(j.last_judged);
-    EXPECT_EQ(j.baseline_band, 4);
+    EXPECT_EQ(j.baseline_band, 7);
     ASSERT_NE(FindVerdict(j, "lat_mean_seconds"), nullptr);
     EXPECT_DOUBLE_EQ(FindVerdict(j, "lat_mean_seconds")->verdict.ratio, 1.0);
   }

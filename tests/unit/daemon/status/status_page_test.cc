@@ -74,7 +74,7 @@ ProbeSnapshot Probes() {
   busy.last_class.run_class = probes::RunClass::kContended;
   busy.last_class.band = 4;
   busy.last_class.load = "others did 1200 IOPS (4.7 MB/s, 31 % of the disk's work)";
-  busy.last_not_judged = "contended (others did 1200 IOPS): load band 4 has no baseline yet";
+  busy.last_not_judged = "contended (others did 1200 IOPS): load band 6 has no baseline yet";
   p.jobs = {slow, learning, never, busy};
   return p;
 }
@@ -122,7 +122,7 @@ TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 4u);
   // Why the last run of a busy disk was not judged.
   EXPECT_NE(html.find("<td class=\"dim\">not judged: contended (others did 1200 IOPS): load band "
-                      "4 has no baseline yet</td>"),
+                      "6 has no baseline yet</td>"),
             std::string::npos)
       << html;
   // randread-4k: IOPS 500 against 1000, p99 2000 µs against 1000, ratio 0.50, iops regressed.

@@ -122,25 +122,25 @@ TEST(JudgeRunTest, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
   Series s(Policy());
   for (int i = 0; i < 16; ++i) s.Run(100);  // the clean baseline
   ASSERT_EQ(s.source.Baselines()->size(), 1u);
-  // 3,000 foreign IOPS (6,000 in 2 s, 3,000 × 1.06 weighted = 3,188): band 4,
+  // 3,000 foreign IOPS (6,000 in 2 s, 3,000 × 1.06 weighted = 3,188): band 7,
   // [2048, 4096). Under
   // that load the probe takes 250 µs: never judged against the clean 100.
   for (int i = 0; i < 15; ++i) {
     const RunJudgement j = s.Run(250, 6000);
     EXPECT_EQ(j.classification.run_class, RunClass::kContended);
-    EXPECT_EQ(j.classification.band, 4);
+    EXPECT_EQ(j.classification.band, 7);
     EXPECT_FALSE(j.judged);
     EXPECT_NE(j.why.find("contended (others did 3000 IOPS"), std::string::npos) << j.why;
     EXPECT_TRUE(j.changes.empty());
   }
-  // The 16th completes band 4's baseline and is the first judged against it.
+  // The 16th completes band 7's baseline and is the first judged against it.
   const RunJudgement first = s.Run(250, 6000);
   EXPECT_TRUE(first.learned);
   EXPECT_TRUE(first.judged);
   ASSERT_EQ(s.source.Baselines()->size(), 2u);
   const RunJudgement same = s.Run(250, 6000);
   EXPECT_TRUE(same.judged);
-  EXPECT_EQ(same.baseline->baseline.band, 4);
+  EXPECT_EQ(same.baseline->baseline.band, 7);
   for (const MetricVerdict& v : same.verdicts) EXPECT_FALSE(v.bad) << v.metric;
   // The disk gets three times slower under the same load: bad, and raised
   // after K runs.
@@ -170,7 +170,7 @@ TEST(JudgeRunTest, NoBandLearnsFromRunsSinceAnUnresolvedBadVerdict) {
   EXPECT_TRUE(s.Run(400).judged);  // one bad run: no regression yet (K = 3)
   ASSERT_FALSE(s.state().tracker.AnyRegressed());
   EXPECT_NE(s.state().suspect_since_ms, 0);
-  // Twenty contended runs over 20 minutes: band 4 would learn, but every
+  // Twenty contended runs over 20 minutes: band 7 would learn, but every
   // one of them may be of a slower disk.
   for (int i = 0; i < 20; ++i) {
     const RunJudgement j = s.Run(1000, 6000);
@@ -186,12 +186,12 @@ TEST(JudgeRunTest, NoBandLearnsFromRunsSinceAnUnresolvedBadVerdict) {
 TEST(JudgeRunTest, AfterACaptureBandsLearnOnlyFromLaterRuns) {
   Series s(Policy());
   for (int i = 0; i < 16; ++i) s.Run(100);
-  for (int i = 0; i < 12; ++i) s.Run(250, 6000);  // band 4 candidates of the old norm
+  for (int i = 0; i < 12; ++i) s.Run(250, 6000);  // band 7 candidates of the old norm
   // The operator pins a new clean baseline now (a slower disk accepted).
   Baseline captured = s.source.Baselines()->front().baseline;
   captured.created_unix_ms = s.Now();
   s.source.Replace(captured);
-  ASSERT_EQ(s.source.Baselines()->size(), 1u);  // band 4 has none yet
+  ASSERT_EQ(s.source.Baselines()->size(), 1u);  // band 7 has none yet
   // Band 4 learns from runs after the capture only: 10 over 15 minutes.
   for (int i = 0; i < 15; ++i) {
     const RunJudgement j = s.Run(600, 6000);

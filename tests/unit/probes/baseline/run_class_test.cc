@@ -69,10 +69,11 @@ TEST(ClassifyTest, AnotherProbeOrAWaitForTheCpuMakesARunContended) {
 
 TEST(LoadBandTest, BandsAreAFactorOfTwoWide) {
   EXPECT_EQ(LoadBand(0), kFirstLoadBand);
-  EXPECT_EQ(LoadBand(511.9), 1);
-  EXPECT_EQ(LoadBand(512), 2);
-  EXPECT_EQ(LoadBand(1023), 2);
-  EXPECT_EQ(LoadBand(1024), 3);
+  EXPECT_EQ(LoadBand(63.9), 1);
+  EXPECT_EQ(LoadBand(64), 2);
+  EXPECT_EQ(LoadBand(127), 2);
+  EXPECT_EQ(LoadBand(128), 3);
+  EXPECT_EQ(LoadBand(2048), 7);
   EXPECT_EQ(LoadBand(std::nan("")), 1);
   EXPECT_EQ(LoadBand(1e300), 61);  // capped, never overflowing
   for (int band = 2; band < 20; ++band) {
@@ -84,12 +85,12 @@ TEST(LoadBandTest, BandsAreAFactorOfTwoWide) {
 }
 
 TEST(LoadBandTest, AContendedRunsBandComesFromOthersCountsAndBytes) {
-  // 6,000 foreign 16 KiB requests in 2 s: 3,000/s × 1.25 = 3,750 → band 4
+  // 6,000 foreign 16 KiB requests in 2 s: 3,000/s × 1.25 = 3,750 → band 7
   // [2048, 4096).
   const Classification c = Classify(Conditions(6000, 16384), {});
   EXPECT_EQ(c.run_class, RunClass::kContended);
   EXPECT_DOUBLE_EQ(ForeignLoad(*std::optional(Conditions(6000, 16384))), 3750);
-  EXPECT_EQ(c.band, 4);
+  EXPECT_EQ(c.band, 7);
 }
 
 TEST(LoadBandTest, AProbeThatSlowsDownKeepsItsBand) {

@@ -36,13 +36,13 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
   const std::vector<probes::RunRecord> runs = {RunWith(12, busy), RunWith(3, std::nullopt),
                                                RunWith(4, calm), RunWith(5, waited)};
   // Run 12: others' 2,400 requests and 20 MiB in 2 s weigh (2,400 + 320) / 2
-  // = 1,360 requests/s: band 3, [1024, 2048); 2,720 of 3,782.5 units of work.
+  // = 1,360 requests/s: band 6, [1024, 2048); 2,720 of 3,782.5 units of work.
   EXPECT_EQ(FormatRunConditions(runs, {}, {0}),
             "conditions  others  others  others'    disk          io     cpu      cpu  other  "
             "class    judged\n"
             "run           IOPS   MiB/s   work %  util %  pressure %  wait %  steal %  probe\n"
             "#12           1200    10.0     71.9    75.0        12.5       -        0  yes    "
-            "band 3   no: no baseline yet\n"
+            "band 6   no: no baseline yet\n"
             "#3               -       -        -       -           -       -        -  -      "
             "unknown  no: conditions unknown\n"
             "#4               0       0        0    75.0        12.5    6.25        0  no     "
@@ -50,7 +50,7 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
             "#5               0       0        0    75.0        12.5    50.0        0  no     "
             "cpu      no: waited for a CPU\n"
             "\n");
-  EXPECT_NE(FormatRunConditions(runs, {}, {0, 3}).find("band 3   yes"), std::string::npos);
+  EXPECT_NE(FormatRunConditions(runs, {}, {0, 6}).find("band 6   yes"), std::string::npos);
 }
 
 TEST(FormatRunConditions, NothingWhenNoRunHasConditions) {
