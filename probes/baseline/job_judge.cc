@@ -80,6 +80,39 @@ Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy&
   return {};
 }
 
+// The why-text's start for a run's class; true when the class alone rules
+// judging out.
+bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& policy,
+                          std::string& why) {
+  if (c.run_class == RunClass::kUnknown) {
+    // Stored before iowatch measured conditions, or the probe's device has no
+    // I/O statistics (a directory on tmpfs, NFS or overlayfs).
+    why = "its conditions are unknown (no I/O statistics of its device for the run)";
+    return true;
+  }
+  if (c.run_class != RunClass::kContended) return false;
+  why = fmt::format("contended ({}): ", c.load);
+  if (c.band == kNoBand) {
+    why += "a run that waited for the CPU is not judged";
+    return true;
+  }
+  if (!policy.bands) {
+    why += "contended runs are not judged (bands are off)";
+    return true;
+  }
+  return false;
+}
+
+// The hysteresis, and since when the series is suspect: a bad judged run
+// starts it, a good judged run with no regression standing ends it.
+void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
+  out.changes = state.tracker.Update(out.verdicts);
+  const bool any_bad =
+      std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
+  if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
+  if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
+}
+
 }  // namespace
 
 std::string DescribeBand(int band) {
@@ -97,23 +130,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   out.baselines = baselines->size();
   out.classification = Classify(run.conditions, policy.contention);
   const Classification& c = out.classification;
-  if (c.run_class == RunClass::kUnknown) {
-    // Stored before iowatch measured conditions, or the probe's device has no
-    // I/O statistics (a directory on tmpfs, NFS or overlayfs).
-    out.why = "its conditions are unknown (no I/O statistics of its device for the run)";
-    return out;
-  }
-  if (c.run_class == RunClass::kContended) {
-    out.why = fmt::format("contended ({}): ", c.load);
-    if (c.band == kNoBand) {
-      out.why += "a run that waited for the CPU is not judged";
-      return out;
-    }
-    if (!policy.contention.bands) {
-      out.why += "contended runs are not judged (bands are off)";
-      return out;
-    }
-  }
+  if (ClassRulesOutJudging(c, policy.contention, out.why)) return out;
   const auto own = std::ranges::find(*baselines, c.band,
                                      [](const StoredBaseline& b) { return b.baseline.band; });
   if (own != baselines->end()) {
@@ -147,11 +164,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                    ? "its baseline has none of the metrics judged"
                    : "it carries none of the metrics judged (too few I/Os for the quantiles)";
   }
-  out.changes = state.tracker.Update(out.verdicts);
-  const bool any_bad =
-      std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
-  if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
-  if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
+  Track(run, state, out);
   return out;
 }
 
