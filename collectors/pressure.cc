@@ -76,4 +76,13 @@ Result<Pressure> ParsePressure(std::string_view text, std::string_view path) {
   return Pressure{*some, full};
 }
 
+double PressureRatio(double percent) { return std::round(percent * 100) / 10000; }
+
+Result<Pressure> ReadPressure(const FileTree& procfs, std::string_view resource) {
+  const std::string relative = fmt::format("pressure/{}", resource);
+  auto text = procfs.Read(relative, kMaxSysfsAttributeBytes);
+  if (!text) return std::unexpected(text.error());
+  return ParsePressure(*text, procfs.PathOf(relative).string());
+}
+
 }  // namespace iowatch::collectors

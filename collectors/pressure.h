@@ -12,6 +12,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/file_tree.h"
 #include "common/result.h"
 
 namespace iowatch::collectors {
@@ -24,6 +25,10 @@ struct PressureLine {
   bool operator==(const PressureLine&) const = default;
 };
 
+// A percentage (the kernel prints two decimals) as a ratio 0..1, rounded to
+// those decimals: 40.26 gives 0.4026, not 0.40259999999999996.
+double PressureRatio(double percent);
+
 struct Pressure {
   PressureLine some;
   std::optional<PressureLine> full;
@@ -33,5 +38,13 @@ struct Pressure {
 // Fails (with path:line) unless there is a well-formed "some" line; a
 // malformed "full" line fails too; unknown lines (a future kernel) are ignored.
 Result<Pressure> ParsePressure(std::string_view text, std::string_view path);
+
+// The resources of /proc/pressure, in file-name order.
+inline constexpr std::string_view kPressureResources[] = {"cpu", "io", "memory"};
+
+// <procfs>/pressure/<resource> read and parsed. A kernel built without
+// CONFIG_PSI has no such file (kNotFound); one booted with psi=0 refuses the
+// read (EOPNOTSUPP): both come back as the read's error, path and errno.
+Result<Pressure> ReadPressure(const FileTree& procfs, std::string_view resource);
 
 }  // namespace iowatch::collectors

@@ -46,6 +46,10 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const F
   snapshot->user_hz = options_.user_hz;
   CollectDisks(procfs, sysfs, *snapshot);
   CollectVm(procfs, *snapshot);
+  const double pressure_start = Now();
+  CollectorStatus pressure = pressure_.Collect(procfs, tick_, WindowSamples(), *snapshot);
+  pressure.duration_seconds = Now() - pressure_start;
+  snapshot->collectors.push_back(std::move(pressure));
   return snapshot;
 }
 

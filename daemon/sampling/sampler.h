@@ -25,6 +25,7 @@
 #include "collectors/diskstats.h"
 #include "collectors/vmstat.h"
 #include "common/file_tree.h"
+#include "daemon/sampling/pressure_source.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/window_max.h"
 
@@ -105,6 +106,7 @@ class Sampler {
   bool discovery_ok_ = false;
   std::optional<collectors::VmSample> previous_vm_;
   std::vector<WindowMax> vm_windows_;
+  PressureSource pressure_;
   std::map<std::string, uint64_t> parse_errors_;  // per collector, since start
 };
 

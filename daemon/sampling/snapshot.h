@@ -7,7 +7,9 @@
 // Thread-safety: immutable after publication.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 #include "collectors/diskstats.h"
 #include "collectors/meminfo.h"
 #include "collectors/named_values.h"
+#include "collectors/pressure.h"
 #include "collectors/proc_stat.h"
 
 namespace iowatch::daemon {
@@ -37,6 +40,16 @@ struct CollectorStatus {
   uint64_t parse_errors_total = 0;  // malformed lines skipped since start
   std::string error;                // why it failed ("path: what: strerror"), "" on success
   std::string parse_error;          // the first malformed line of this sample ("path:line: what")
+};
+
+inline constexpr size_t kPressureResourceCount = std::size(collectors::kPressureResources);
+
+// The host's pressure stall information (/proc/pressure/*).
+struct PressureSnapshot {
+  // collectors::kPressureResources order; nullopt where the file was unreadable.
+  std::optional<collectors::Pressure> resources[kPressureResourceCount];
+  // Maximum of avg10 / 100 over the window, [resource][0 = some, 1 = full].
+  double avg10_window_max[kPressureResourceCount][2] = {};
 };
 
 struct Snapshot {
@@ -61,6 +74,7 @@ struct Snapshot {
   bool has_vm_rates = false;
   std::vector<double> vm_latest;  // VmstatSeriesTable() order
   std::vector<double> vm_window_max;
+  PressureSnapshot pressure;
   std::vector<CollectorStatus> collectors;
 };
 

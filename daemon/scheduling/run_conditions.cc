@@ -64,11 +64,7 @@ ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, 
       }
     }
   }
-  if (auto text = procfs.Read("pressure/io", kMaxSysfsAttributeBytes)) {
-    if (auto pressure = collectors::ParsePressure(*text, procfs.PathOf("pressure/io").string())) {
-      reading.io_pressure = *pressure;
-    }
-  }
+  if (auto pressure = collectors::ReadPressure(procfs, "io")) reading.io_pressure = *pressure;
   if (auto text = procfs.Read("thread-self/schedstat", kMaxSysfsAttributeBytes)) {
     reading.thread_run_delay_ns = RunDelayNs(*text);
   }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/source_tree.h"
+
 namespace iowatch::collectors {
 namespace {
 
@@ -57,6 +59,23 @@ TEST(ParsePressure, MalformedTextNamesFileLineAndTheExpectedForm) {
                           "some avg10=0.00 avg60=0.00 avg300=0.00 total=5 extra\n"}) {
     EXPECT_FALSE(ParsePressure(bad, "p")) << bad;
   }
+}
+
+TEST(ReadPressure, ReadsTheResourceFileUnderProcfsAndNamesItWhenAbsent) {
+  const FileTree procfs(iowatch::testing::FixturesDir() + "/metrics-two-samples/s2/proc");
+  const auto io = ReadPressure(procfs, "io");
+  ASSERT_TRUE(io) << io.error().ToString();
+  EXPECT_EQ(io->full->total_us, 63701003u);
+  const auto none = ReadPressure(FileTree(iowatch::testing::FixturesDir() + "/cciss/proc"), "io");
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(none.error().ToString().find("cciss/proc/pressure/io"), std::string::npos);
+}
+
+TEST(PressureRatio, RoundsToTheKernelsTwoDecimals) {
+  EXPECT_EQ(PressureRatio(40.26), 0.4026);
+  EXPECT_EQ(PressureRatio(100.00), 1.0);
+  EXPECT_EQ(PressureRatio(0.01), 0.0001);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // The sampler on a cciss tree, whose sysfs names ("cciss!c0d0") are not the
 // kernel's ("cciss/c0d0"): the disk keeps its identity and its partition is
-// filtered as a partition.
+// filtered as a partition. Host pressure: its window maxima, and a kernel
+// without PSI.
 #include "daemon/sampling/sampler.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "tests/unit/source_tree.h"
 
@@ -40,6 +43,57 @@ TEST(Sampler, PartitionsWhenAsked) {
   const auto snapshot = sampler.Collect(kProcfs, kSysfs, 1000);
   EXPECT_EQ(DeviceNames(*snapshot),
             (std::vector<std::string>{"cciss/c0d0", "cciss/c0d0p1", "sda"}));
+}
+
+const CollectorStatus* StatusOf(const Snapshot& s, std::string_view name) {
+  const auto found = std::ranges::find(s.collectors, name, &CollectorStatus::name);
+  return found == s.collectors.end() ? nullptr : &*found;
+}
+
+TEST(Sampler, AKernelWithoutPsiFailsThePressureCollectorByFileAndNothingElse) {
+  Sampler sampler(SamplerOptions{});
+  const auto snapshot = sampler.Collect(kProcfs, kSysfs, 1000);  // the cciss tree has no pressure/
+  const CollectorStatus* pressure = StatusOf(*snapshot, "pressure");
+  ASSERT_NE(pressure, nullptr);
+  EXPECT_FALSE(pressure->success);
+  EXPECT_NE(pressure->error.find("cciss/proc/pressure/cpu"), std::string::npos) << pressure->error;
+  for (const auto& resource : snapshot->pressure.resources) EXPECT_FALSE(resource);
+  EXPECT_TRUE(StatusOf(*snapshot, "diskstats")->success);
+}
+
+TEST(Sampler, PressureAvg10KeepsItsMaximumOverTheWindowAsARatio) {
+  std::string pattern = "/tmp/iowatch-pressure-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path root = pattern;
+  std::filesystem::copy(iowatch::testing::FixturesDir() + "/cciss/proc", root,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(root / "pressure");
+  const auto write = [&](const char* io_avg10) {
+    for (const char* resource : {"cpu", "memory"}) {
+      std::ofstream(root / "pressure" / resource)
+          << "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+    }
+    std::ofstream(root / "pressure/io")
+        << "some avg10=" << io_avg10 << " avg60=0.00 avg300=0.00 total=5\n"
+        << "full avg10=1.00 avg60=0.00 avg300=0.00 total=2\n";
+  };
+  SamplerOptions options;
+  options.interval_seconds = 1;
+  options.window_seconds = 2;  // two samples
+  Sampler sampler(std::move(options));
+  const FileTree procfs(root);
+  std::vector<double> maxima;
+  for (const char* avg10 : {"40.26", "3.00", "7.50", "1.00"}) {
+    write(avg10);
+    const auto snapshot = sampler.Collect(procfs, kSysfs, 1000);
+    ASSERT_TRUE(StatusOf(*snapshot, "pressure")->success) << StatusOf(*snapshot, "pressure")->error;
+    ASSERT_TRUE(snapshot->pressure.resources[1]);
+    EXPECT_FALSE(snapshot->pressure.resources[0]->full);
+    maxima.push_back(snapshot->pressure.avg10_window_max[1][0]);
+    EXPECT_EQ(snapshot->pressure.avg10_window_max[1][1], 0.01);
+  }
+  EXPECT_EQ(maxima, (std::vector<double>{0.4026, 0.4026, 0.075, 0.075}));
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

@@ -1,0 +1,31 @@
+#include "daemon/sampling/pressure_source.h"
+
+#include "collectors/pressure.h"
+
+namespace iowatch::daemon {
+
+CollectorStatus PressureSource::Collect(const FileTree& procfs, uint64_t tick,
+                                        uint64_t window_samples, Snapshot& out) {
+  CollectorStatus status{"pressure", 0, true, 0, {}, {}};
+  for (size_t r = 0; r < kPressureResourceCount; ++r) {
+    auto pressure = collectors::ReadPressure(procfs, collectors::kPressureResources[r]);
+    if (!pressure) {
+      if (status.success) status.error = pressure.error().ToString();  // the first failure
+      status.success = false;
+      continue;
+    }
+    // avg10 is a percentage; the ratio (0..1) is exported. A missing "full"
+    // line (cpu before Linux 5.13) pushes nothing: its maximum stays unset.
+    const collectors::PressureLine* lines[] = {&pressure->some,
+                                               pressure->full ? &*pressure->full : nullptr};
+    for (size_t kind = 0; kind < 2; ++kind) {
+      if (lines[kind] == nullptr) continue;
+      windows_[r][kind].Push(tick, collectors::PressureRatio(lines[kind]->avg10), window_samples);
+      out.pressure.avg10_window_max[r][kind] = windows_[r][kind].Max();
+    }
+    out.pressure.resources[r] = std::move(*pressure);
+  }
+  return status;
+}
+
+}  // namespace iowatch::daemon
