@@ -1,9 +1,12 @@
 #include "collectors/block_devices.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 
+#include "collectors/diskstats.h"
 #include "collectors/text_scan.h"
 #include "common/utf8.h"
 
@@ -73,15 +76,65 @@ std::optional<MdGeometry> ReadMd(const FileTree& sysfs, const std::string& dir) 
                     ReadNumber(sysfs, dir + "/md/raid_disks")};
 }
 
-// The attributes of a whole disk, whose directory is the parent of stat_path.
-void ReadDiskAttributes(const FileTree& sysfs, BlockDevice& disk) {
-  const std::string dir = disk.stat_path.substr(0, disk.stat_path.rfind('/'));
-  disk.md = ReadMd(sysfs, dir);
-  disk.queue = ReadQueue(sysfs, dir);
+std::string DirOf(const BlockDevice& device) {
+  return device.stat_path.substr(0, device.stat_path.rfind('/'));
+}
+
+// Identity as a fleet compares disks: what the device reports of itself.
+void ReadIdentity(const FileTree& sysfs, const std::string& dir, BlockDevice& disk) {
   disk.model = ReadTrimmed(sysfs, dir + "/device/model");
   disk.serial = ReadTrimmed(sysfs, dir + "/device/serial");
+  if (disk.serial.empty()) disk.serial = ReadTrimmed(sysfs, dir + "/serial");  // virtio
   disk.wwid = ReadTrimmed(sysfs, dir + "/wwid");
   if (disk.wwid.empty()) disk.wwid = ReadTrimmed(sysfs, dir + "/device/wwid");
+  disk.wwn = WwnOf(disk.wwid);
+  disk.firmware_rev = ReadTrimmed(sysfs, dir + "/device/firmware_rev");
+  if (disk.firmware_rev.empty()) disk.firmware_rev = ReadTrimmed(sysfs, dir + "/device/rev");
+  disk.vendor = ReadTrimmed(sysfs, dir + "/device/vendor");
+  disk.transport =
+      TransportOf(disk.name, sysfs.Exists(dir + "/dm"), sysfs.Exists(dir + "/md"),
+                  sysfs.Exists(dir + "/loop"), ReadTrimmed(sysfs, dir + "/device/modalias"));
+  disk.loop_backing_file = ReadTrimmed(sysfs, dir + "/loop/backing_file");
+}
+
+// holders/ of a disk or partition directory, as the disk's Holder entries.
+void AppendHolders(const FileTree& sysfs, const std::string& dir, const std::string& partition,
+                   std::vector<Holder>& out) {
+  for (const std::string& entry :
+       sysfs.List(dir + "/holders").value_or(std::vector<std::string>())) {
+    if (entry.starts_with('.')) continue;
+    out.push_back({partition, KernelName(entry)});
+  }
+}
+
+// The attributes of a whole disk, whose directory is the parent of stat_path.
+void ReadDiskAttributes(const FileTree& sysfs, BlockDevice& disk) {
+  const std::string dir = DirOf(disk);
+  disk.md = ReadMd(sysfs, dir);
+  disk.queue = ReadQueue(sysfs, dir);
+  disk.size_bytes = ReadNumber(sysfs, dir + "/size") * kSectorBytes;
+  ReadIdentity(sysfs, dir, disk);
+  AppendHolders(sysfs, dir, "", disk.holders);
+}
+
+// Each loop device's backing file, placed on the disk (or partition) holding it.
+void PlaceLoopBackingFiles(std::vector<BlockDevice>& devices, DeviceOfFile device_of_file) {
+  for (const BlockDevice& loop : devices) {
+    if (loop.loop_backing_file.empty()) continue;
+    const std::optional<uint64_t> dev = device_of_file(loop.loop_backing_file);
+    if (!dev) continue;
+    const auto held = std::ranges::find_if(devices, [&](const BlockDevice& d) {
+      return !d.malformed_dev && makedev(d.major, d.minor) == *dev;
+    });
+    if (held == devices.end()) continue;  // tmpfs, NFS, overlayfs: no block device
+    const std::string disk_name = held->is_partition ? held->parent : held->name;
+    const auto disk = std::ranges::find(devices, disk_name, &BlockDevice::name);
+    if (disk == devices.end()) continue;
+    disk->holders.push_back({held->is_partition ? held->name : "", loop.name});
+  }
+  for (BlockDevice& device : devices)
+    std::ranges::sort(device.holders, {},
+                      [](const Holder& h) { return std::tie(h.partition, h.holder); });
 }
 
 BlockDevice ReadDisk(const FileTree& sysfs, const std::string& entry) {
@@ -94,11 +147,13 @@ BlockDevice ReadDisk(const FileTree& sysfs, const std::string& entry) {
   return disk;
 }
 
-// The partitions of the disk at block/<entry>. The kernel names partitions
+// The partitions of the disk at block/<entry>; with kAttributes, their sizes,
+// and their holders added to the disk's. The kernel names partitions
 // after their disk ("sda1", "nvme0n1p1", "cciss!c0d0p1"); checking only
 // those entries spares a stat() of each of the ~30 attributes of a disk.
-void AppendPartitions(const FileTree& sysfs, const std::string& entry, const BlockDevice& disk,
-                      std::vector<BlockDevice>& out) {
+std::vector<BlockDevice> ReadPartitions(const FileTree& sysfs, const std::string& entry,
+                                        BlockDevice& disk, Detail detail) {
+  std::vector<BlockDevice> out;
   std::vector<std::string> children =
       sysfs.List("block/" + entry).value_or(std::vector<std::string>());
   std::sort(children.begin(), children.end());
@@ -112,8 +167,13 @@ void AppendPartitions(const FileTree& sysfs, const std::string& entry, const Blo
     part.stat_path = dir + "/stat";
     ReadDevNumbers(sysfs, dir, part);
     part.queue = disk.queue;
+    if (detail == Detail::kAttributes) {
+      part.size_bytes = ReadNumber(sysfs, dir + "/size") * kSectorBytes;
+      AppendHolders(sysfs, dir, part.name, disk.holders);
+    }
     out.push_back(std::move(part));
   }
+  return out;
 }
 
 }  // namespace
@@ -127,7 +187,40 @@ std::string ActiveScheduler(std::string_view scheduler_file) {
   return Trimmed(scheduler_file);
 }
 
-Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Detail detail) {
+std::string TransportOf(std::string_view name, bool has_dm, bool has_md, bool has_loop,
+                        std::string_view modalias) {
+  if (has_dm) return "dm";
+  if (has_md) return "md";
+  if (has_loop) return "loop";
+  for (const std::string_view bus : {"virtio", "scsi", "mmc", "xen"}) {
+    if (modalias.starts_with(bus) && modalias.substr(bus.size()).starts_with(':')) {
+      return std::string(bus);
+    }
+  }
+  // An NVMe namespace's device is its controller, which has no modalias.
+  constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {
+      {"nvme", "nvme"}, {"mmcblk", "mmc"}, {"xvd", "xen"}, {"vd", "virtio"}, {"nbd", "nbd"},
+      {"zram", "zram"}, {"ram", "ram"},    {"sd", "scsi"}, {"sr", "scsi"}};
+  for (const auto& [prefix, transport] : kPrefixes) {
+    if (name.starts_with(prefix)) return std::string(transport);
+  }
+  return {};
+}
+
+std::string WwnOf(std::string_view wwid) {
+  if (wwid.starts_with("naa.")) return "0x" + std::string(wwid.substr(4));
+  if (wwid.starts_with("eui.")) return std::string(wwid);
+  return {};
+}
+
+std::optional<uint64_t> StatDeviceOfFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return st.st_dev;
+}
+
+Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Detail detail,
+                                                      DeviceOfFile device_of_file) {
   auto entries = sysfs.List("block");
   if (!entries) return std::unexpected(entries.error());
   std::sort(entries->begin(), entries->end());
@@ -135,9 +228,11 @@ Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Det
   for (const std::string& entry : *entries) {
     BlockDevice disk = ReadDisk(sysfs, entry);
     if (detail == Detail::kAttributes) ReadDiskAttributes(sysfs, disk);
-    devices.push_back(disk);
-    AppendPartitions(sysfs, entry, disk, devices);
+    std::vector<BlockDevice> partitions = ReadPartitions(sysfs, entry, disk, detail);
+    devices.push_back(std::move(disk));
+    std::ranges::move(partitions, std::back_inserter(devices));
   }
+  if (detail == Detail::kAttributes) PlaceLoopBackingFiles(devices, device_of_file);
   return devices;
 }
 

@@ -39,6 +39,14 @@ struct QueueAttributes {
   uint64_t optimal_io_size = 0;
 };
 
+// Something stacked on a disk or one of its partitions: a dm or md device
+// listed in holders/, or a loop device whose backing file lives there.
+struct Holder {
+  std::string partition;  // the partition held (kernel name), empty for the disk itself
+  std::string holder;     // kernel name of the holder ("dm-0", "md0", "loop3")
+  bool operator==(const Holder&) const = default;
+};
+
 struct BlockDevice {
   std::string name;  // kernel name, as in /proc/diskstats ("sda", "dm-0", "cciss/c0d0p1")
   uint32_t major = 0;
@@ -54,6 +62,13 @@ struct BlockDevice {
   std::string model;             // device/model, trimmed
   std::string serial;            // device/serial, trimmed
   std::string wwid;              // wwid or device/wwid
+  std::string wwn;  // from wwid, as lsblk's WWN: "naa.5000c5…" -> "0x5000c5…", eui. kept
+  std::string firmware_rev;       // device/firmware_rev (NVMe) or device/rev (SCSI)
+  std::string vendor;             // device/vendor, trimmed ("ATA"; virtio's is a PCI id)
+  std::string transport;          // nvme scsi virtio mmc loop dm md xen nbd zram ram, "" unknown
+  uint64_t size_bytes = 0;        // size × 512 (partitions too)
+  std::string loop_backing_file;  // loop devices: loop/backing_file
+  std::vector<Holder> holders;    // whole disks only, sorted
 };
 
 enum class Detail {
@@ -61,11 +76,28 @@ enum class Detail {
   kAttributes,  // and identity, md geometry, queue attributes
 };
 
+// The device number (makedev) of the filesystem holding a file, nullopt when
+// it cannot be stat()ed: how a loop device's backing file is placed.
+using DeviceOfFile = std::optional<uint64_t> (*)(const std::string& path);
+std::optional<uint64_t> StatDeviceOfFile(const std::string& path);
+
 // Every disk under <sysfs>/block, sorted by sysfs name, each followed by its
 // partitions (sorted). A device whose "dev" is missing or malformed is still
-// listed, with malformed_dev set. A missing <sysfs>/block is an error.
-Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs,
-                                                      Detail detail = Detail::kAttributes);
+// listed, with malformed_dev set. A missing <sysfs>/block is an error. With
+// kAttributes, holders/ of each disk and partition, and each loop device's
+// backing file placed with `device_of_file` (a host path: the one read
+// outside the tree, once per discovery), become the disks' holders.
+Result<std::vector<BlockDevice>> DiscoverBlockDevices(
+    const FileTree& sysfs, Detail detail = Detail::kAttributes,
+    DeviceOfFile device_of_file = StatDeviceOfFile);
+
+// Transport of a device from what sysfs shows: dm/, md/ and loop/
+// directories, the bus of device/modalias ("virtio:…", "scsi:…"), else
+// the kernel's naming ("nvme0n1", "mmcblk0", "zram0", "xvda").
+std::string TransportOf(std::string_view name, bool has_dm, bool has_md, bool has_loop,
+                        std::string_view modalias);
+
+std::string WwnOf(std::string_view wwid);
 
 // The whole disk holding device major:minor (a partition's disk, else the
 // device itself), with every attribute; nullopt when sysfs has no such

@@ -119,6 +119,7 @@ void DiskInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   const std::string opt = std::to_string(b.queue.optimal_io_size);
   const std::string rotational =
       b.queue.rotational ? (*b.queue.rotational ? "1" : "0") : std::string();
+  const std::string size = std::to_string(b.size_bytes);
   w.Sample({{"device", b.name},
             {"major", major},
             {"minor", minor},
@@ -128,6 +129,11 @@ void DiskInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
             {"model", b.model},
             {"serial", b.serial},
             {"wwid", b.wwid},
+            {"wwn", b.wwn},
+            {"firmware_rev", b.firmware_rev},
+            {"vendor", b.vendor},
+            {"transport", b.transport},
+            {"size_bytes", size},
             {"rotational", rotational},
             {"scheduler", b.queue.scheduler},
             {"logical_block_size", lbs},
@@ -137,6 +143,13 @@ void DiskInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
             {"read_ahead_kb", ra_kb},
             {"optimal_io_size", opt}},
            1);
+}
+
+void HolderInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const collectors::BlockDevice& b = (*s.block_devices)[i];
+  for (const collectors::Holder& h : b.holders) {
+    w.Sample({{"device", b.name}, {"partition", h.partition}, {"holder", h.holder}}, 1);
+  }
 }
 
 void MdInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
@@ -324,6 +337,10 @@ void AddDiskFamilies(TableBuilder& t) {
   t.Add("iowatch_disk_info", "gauge",
         "Identity and queue settings of a block device (always 1), read from sysfs at discovery.",
         {BlockDevices, DiskInfo});
+  t.Add("iowatch_disk_holder_info", "gauge",
+        "A device stacked on the disk or one of its partitions (always 1): holders/ in sysfs "
+        "(dm, md) and loop devices whose backing file lives there.",
+        {BlockDevices, HolderInfo});
   t.Add("iowatch_md_info", "gauge", "Software RAID (md) array level (always 1).",
         {BlockDevices, MdInfo});
   t.Add("iowatch_md_chunk_bytes", "gauge", "md array chunk size, bytes.",

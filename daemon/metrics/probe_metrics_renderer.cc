@@ -157,6 +157,16 @@ void EngineFallbacks(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
+// The join key to iowatch_disk_info (docs/metrics.md): major and minor.
+void TargetInfo(const Input& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_run_timestamp_seconds <= 0) continue;
+    const std::string major = std::to_string(job.target_major);
+    const std::string minor = std::to_string(job.target_minor);
+    w.SampleInt({{kProbe, job.name}, {"major", major}, {"minor", minor}}, 1);
+  }
+}
+
 void Interval(const Input& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs)
     w.Sample({{kProbe, job.name}}, job.interval_seconds);
@@ -324,6 +334,10 @@ std::vector<ProbeFamily> Sorted() {
       {"iowatch_probe_interval_seconds", "gauge", "The job's configured interval (every).",
        Interval},
       {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},
+      {"iowatch_probe_target_info", "gauge",
+       "The whole disk the job's last successful run measured (always 1); join with "
+       "iowatch_disk_info on major and minor.",
+       TargetInfo},
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
        StoreUp},
   };

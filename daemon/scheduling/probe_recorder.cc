@@ -333,6 +333,8 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   p.run_duration_seconds = ToSeconds(result.elapsed);
   p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
   p.last_conditions = outcome.conditions;
+  p.target_major = major(outcome.target_device);
+  p.target_minor = minor(outcome.target_device);
   ReportAbandonedIos(*counters_, job.name, result);
   NoteFallbacks(job.name, result, state);
   MergeLatencies(result, state);

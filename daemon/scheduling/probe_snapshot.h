@@ -60,7 +60,9 @@ struct ProbeJobSnapshot {
   std::vector<probes::MetricSample> last_metrics;  // probes::ExtractMetrics order
   double last_run_timestamp_seconds = 0;           // its start, seconds since the epoch
   double run_duration_seconds = 0;
-  double cpu_seconds = 0;                 // user + system
+  double cpu_seconds = 0;     // user + system
+  uint32_t target_major = 0;  // the whole disk the last successful run measured
+  uint32_t target_minor = 0;
   std::vector<std::string> fallbacks;     // what its engine gave up, e.g. "fixedbufs"
   std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
   std::vector<ProbeRecentSeries> recent;  // ops in first-seen order

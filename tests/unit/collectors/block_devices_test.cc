@@ -1,7 +1,9 @@
 #include "collectors/block_devices.h"
 
 #include <gtest/gtest.h>
+#include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -185,6 +187,83 @@ TEST(DeviceFilter, MatchingIsLinearInTheName) {
   EXPECT_FALSE(f->Matches(std::string(50'000, 'a') + "!"));
   EXPECT_TRUE(f->Matches(std::string(50'000, 'a')));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+const FileTree kTopology(iowatch::testing::FixturesDir() + "/topology/sys");
+
+// The fake stat of a loop device's backing file: /srv/images/a.img is on sda1.
+std::optional<uint64_t> BackingFileOnSda1(const std::string& path) {
+  if (path == "/srv/images/a.img") return makedev(8, 1);
+  return std::nullopt;
+}
+
+const BlockDevice& Named(const std::vector<BlockDevice>& devices, std::string_view name) {
+  const auto found = std::ranges::find(devices, name, &BlockDevice::name);
+  EXPECT_NE(found, devices.end()) << name;
+  return *found;
+}
+
+TEST(DiscoverBlockDevices, IdentityAsAFleetComparesDisks) {
+  const auto devices = DiscoverBlockDevices(kTopology, Detail::kAttributes, BackingFileOnSda1);
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  const BlockDevice& sda = Named(*devices, "sda");
+  EXPECT_EQ(sda.transport, "scsi");
+  EXPECT_EQ(sda.vendor, "ATA");
+  EXPECT_EQ(sda.model, "ST4000NM0035-1V4107");
+  EXPECT_EQ(sda.firmware_rev, "TN03");  // SCSI: device/rev
+  EXPECT_EQ(sda.wwid, "naa.5000c500a1b2c3d4");
+  EXPECT_EQ(sda.wwn, "0x5000c500a1b2c3d4");
+  EXPECT_EQ(sda.size_bytes, 7814037168ull * 512);
+  const BlockDevice& nvme = Named(*devices, "nvme0n1");
+  EXPECT_EQ(nvme.transport, "nvme");
+  EXPECT_EQ(nvme.firmware_rev, "5B2QGXA7");
+  EXPECT_EQ(nvme.wwn, "eui.0025388b71b0e1a5");
+  EXPECT_EQ(nvme.serial, "S5GXNX0R123456");
+  EXPECT_EQ(Named(*devices, "nvme0n1p2").size_bytes, 976762584ull * 512);
+  const BlockDevice& vda = Named(*devices, "vda");
+  EXPECT_EQ(vda.transport, "virtio");
+  EXPECT_EQ(vda.serial, "disk-0001");  // virtio-blk: in the block directory
+  EXPECT_EQ(vda.wwn, "");
+  EXPECT_EQ(Named(*devices, "dm-0").transport, "dm");
+  EXPECT_EQ(Named(*devices, "md0").transport, "md");
+  EXPECT_EQ(Named(*devices, "loop0").transport, "loop");
+  EXPECT_EQ(Named(*devices, "loop0").loop_backing_file, "/srv/images/a.img");
+}
+
+TEST(DiscoverBlockDevices, HoldersWalkFromEachDiskToWhatIsStackedOnIt) {
+  const auto devices = DiscoverBlockDevices(kTopology, Detail::kAttributes, BackingFileOnSda1);
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  // dm-0 over two whole disks; a loop device's file on a partition of one.
+  EXPECT_EQ(Named(*devices, "sda").holders, (std::vector<Holder>{{"", "dm-0"}, {"sda1", "loop0"}}));
+  EXPECT_EQ(Named(*devices, "sdb").holders, (std::vector<Holder>{{"", "dm-0"}}));
+  // md over partitions: the disk carries its partitions' holders.
+  EXPECT_EQ(Named(*devices, "nvme0n1").holders,
+            (std::vector<Holder>{{"nvme0n1p1", "md0"}, {"nvme0n1p2", "md0"}}));
+  EXPECT_TRUE(Named(*devices, "nvme0n1p1").holders.empty());
+  EXPECT_EQ(Named(*devices, "md0").holders, (std::vector<Holder>{{"", "dm-1"}}));
+  EXPECT_TRUE(Named(*devices, "dm-1").holders.empty());
+  // A backing file on no block device (tmpfs) or that cannot be stat()ed: no edge.
+  const auto unplaced = DiscoverBlockDevices(
+      kTopology, Detail::kAttributes,
+      [](const std::string&) -> std::optional<uint64_t> { return std::nullopt; });
+  ASSERT_TRUE(unplaced.has_value());
+  EXPECT_EQ(Named(*unplaced, "sda").holders, (std::vector<Holder>{{"", "dm-0"}}));
+  // Names only: no holders, no identity.
+  const auto names = DiscoverBlockDevices(kTopology, Detail::kNames, BackingFileOnSda1);
+  ASSERT_TRUE(names.has_value());
+  EXPECT_TRUE(Named(*names, "sda").holders.empty());
+}
+
+TEST(TransportOf, DirectoriesThenTheBusThenTheKernelsNaming) {
+  EXPECT_EQ(TransportOf("sdc", false, false, false, "scsi:t-0x00"), "scsi");
+  EXPECT_EQ(TransportOf("sdc", false, false, false, "virtio:d00000008v00001AF4"), "virtio");
+  EXPECT_EQ(TransportOf("dm-3", true, false, false, ""), "dm");
+  EXPECT_EQ(TransportOf("mmcblk0", false, false, false, ""), "mmc");
+  EXPECT_EQ(TransportOf("xvda", false, false, false, ""), "xen");
+  EXPECT_EQ(TransportOf("vdb", false, false, false, ""), "virtio");
+  EXPECT_EQ(TransportOf("zram0", false, false, false, ""), "zram");
+  EXPECT_EQ(TransportOf("pmem0", false, false, false, ""), "");
+  EXPECT_EQ(TransportOf("sdc", false, false, false, "scsix"), "scsi");  // by name
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ ProbeSnapshot Small() {
   job.last_run_timestamp_seconds = 1700000000;
   job.run_duration_seconds = 1;
   job.cpu_seconds = 0.25;
+  job.target_major = 8;
+  job.target_minor = 0;
   ProbeClatHistogram h;
   h.op = "read";
   h.cumulative.assign(ProbeClatBucketBoundsNs().size(), 3);
@@ -144,6 +146,9 @@ iowatch_probe_running{device="8:0"} 1
 # HELP iowatch_probe_store_up 1 when the last write to the probe store succeeded.
 # TYPE iowatch_probe_store_up gauge
 iowatch_probe_store_up 1
+# HELP iowatch_probe_target_info The whole disk the job's last successful run measured (always 1); join with iowatch_disk_info on major and minor.
+# TYPE iowatch_probe_target_info gauge
+iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
 )";
   EXPECT_EQ(out, expected);
 }
@@ -151,7 +156,7 @@ iowatch_probe_store_up 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 31u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 32u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // One series per fallback of the last successful run, none without: a
