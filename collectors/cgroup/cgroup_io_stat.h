@@ -1,0 +1,45 @@
+// A cgroup's block I/O per device, from either hierarchy
+// (Documentation/admin-guide/cgroup-v2.rst "io.stat";
+// Documentation/admin-guide/cgroup-v1/blkio-controller.rst):
+//   v2 io.stat:  "8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0"
+//   v1 blkio.throttle.io_service_bytes (and io_serviced, counting requests):
+//                "8:0 Read 1459200" … "8:0 Discard 0", "8:0 Total 1459200", "Total 1459200"
+// v1 counts in the throttle layer: a child cgroup's files stay at zero unless
+// a throttle rule exists for the device (docs/metrics.md).
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace iowatch::collectors {
+
+struct CgroupDeviceIo {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t reads = 0;
+  uint64_t writes = 0;
+  uint64_t discard_bytes = 0;
+  uint64_t discards = 0;
+  bool operator==(const CgroupDeviceIo&) const = default;
+};
+
+// Devices in file order. Keys the kernel adds later (io.cost's "cost.*",
+// io.latency's "depth=" …) are ignored; a line without "MAJ:MIN" or with a
+// known key whose value is not a number fails with path:line.
+Result<std::vector<CgroupDeviceIo>> ParseIoStat(std::string_view text, std::string_view path);
+
+// v1: bytes from io_service_bytes and request counts from io_serviced
+// (either text may be empty: the file is then missing). Sync/Async/Total
+// lines are sums of Read/Write and are not kept.
+Result<std::vector<CgroupDeviceIo>> ParseBlkioThrottle(std::string_view service_bytes,
+                                                       std::string_view bytes_path,
+                                                       std::string_view serviced,
+                                                       std::string_view serviced_path);
+
+}  // namespace iowatch::collectors
