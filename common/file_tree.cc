@@ -89,6 +89,26 @@ Result<std::vector<std::string>> FileTree::List(std::string_view relative) const
   return names;
 }
 
+Result<std::vector<std::string>> FileTree::ListDirectories(std::string_view relative) const {
+  const std::string path = PathOf(relative).string();
+  DIR* dir = ::opendir(path.c_str());
+  if (dir == nullptr) return ErrnoError(errno, "cannot list directory", path);
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    bool is_dir = entry->d_type == DT_DIR;
+    if (entry->d_type == DT_UNKNOWN) {  // some filesystems do not say
+      struct stat st {};
+      is_dir = ::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               S_ISDIR(st.st_mode);
+    }
+    if (is_dir) names.emplace_back(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
 bool FileTree::Exists(std::string_view relative) const {
   struct stat st {};
   return ::stat(PathOf(relative).c_str(), &st) == 0;

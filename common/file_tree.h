@@ -64,6 +64,11 @@ class FileTree {
   // Names of the entries of a directory (no "." or ".."), unsorted.
   Result<std::vector<std::string>> List(std::string_view relative) const;
 
+  // Names of the subdirectories of a directory (symbolic links not
+  // followed), unsorted: a cgroup's children among its ~30 files, with no
+  // stat() per entry where the filesystem reports entry types.
+  Result<std::vector<std::string>> ListDirectories(std::string_view relative) const;
+
   bool Exists(std::string_view relative) const;
 
  private:

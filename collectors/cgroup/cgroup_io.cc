@@ -1,0 +1,148 @@
+#include "collectors/cgroup/cgroup_io.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "collectors/cgroup/cgroup_mounts.h"
+#include "collectors/cgroup/cgroup_names.h"
+#include "collectors/text_scan.h"
+
+namespace iowatch::collectors {
+namespace {
+
+std::string Join(const std::string& root, const std::string& path, std::string_view file) {
+  if (path.empty()) return fmt::format("{}/{}", root, file);
+  return fmt::format("{}/{}/{}", root, path, file);
+}
+
+// Every cgroup below the root down to max_depth, sorted by path. A cgroup
+// that vanishes mid-walk simply has no children.
+std::vector<std::string> WalkCgroups(const FileTree& sysfs, const std::string& root,
+                                     size_t max_depth) {
+  std::vector<std::string> out;
+  std::vector<std::string> level = {""};
+  for (size_t depth = 1; depth <= max_depth && !level.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const std::string& parent : level) {
+      const std::string dir = parent.empty() ? root : root + "/" + parent;
+      for (const std::string& child :
+           sysfs.ListDirectories(dir).value_or(std::vector<std::string>())) {
+        next.push_back(parent.empty() ? child : parent + "/" + child);
+      }
+    }
+    out.insert(out.end(), next.begin(), next.end());
+    level = std::move(next);
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+// The text of a cgroup file; "" when it does not exist (an empty counter
+// file and a missing one mean the same: nothing counted).
+Result<std::string> ReadCounterFile(const FileTree& sysfs, const std::string& relative) {
+  auto text = sysfs.Read(relative, kMaxSysfsAttributeBytes * 16);
+  if (!text && text.error().code == ErrorCode::kNotFound) return std::string();
+  return text;
+}
+
+Result<std::vector<CgroupDeviceIo>> ReadV1(const FileTree& sysfs, const std::string& root,
+                                           const std::string& path) {
+  std::string names[2] = {"blkio.throttle.io_service_bytes_recursive",
+                          "blkio.throttle.io_serviced_recursive"};
+  if (!sysfs.Exists(Join(root, path, names[0]))) {
+    names[0] = "blkio.throttle.io_service_bytes";  // kernels before 3.19 have no _recursive
+    names[1] = "blkio.throttle.io_serviced";
+  }
+  auto bytes = ReadCounterFile(sysfs, Join(root, path, names[0]));
+  if (!bytes) return std::unexpected(bytes.error());
+  auto serviced = ReadCounterFile(sysfs, Join(root, path, names[1]));
+  if (!serviced) return std::unexpected(serviced.error());
+  return ParseBlkioThrottle(*bytes, sysfs.PathOf(Join(root, path, names[0])).string(), *serviced,
+                            sysfs.PathOf(Join(root, path, names[1])).string());
+}
+
+Result<std::vector<CgroupDeviceIo>> ReadV2(const FileTree& sysfs, const std::string& root,
+                                           const std::string& path) {
+  const std::string file = Join(root, path, "io.stat");
+  auto text = ReadCounterFile(sysfs, file);
+  if (!text) return std::unexpected(text.error());
+  return ParseIoStat(*text, sysfs.PathOf(file).string());
+}
+
+// v2 io.pressure, where the kernel has PSI; a malformed file is skipped and said.
+void ReadPressureOf(const FileTree& sysfs, const std::string& relative, CgroupIo& cgroup,
+                    std::vector<Error>& skipped) {
+  auto text = sysfs.Read(relative);
+  if (!text) return;
+  auto parsed = ParsePressure(*text, sysfs.PathOf(relative).string());
+  if (parsed) {
+    cgroup.pressure = *parsed;
+  } else {
+    skipped.push_back(parsed.error());
+  }
+}
+
+// Drops the devices past the cap, counting them.
+void ApplyCap(size_t max_pairs, size_t& pairs, CgroupIo& cgroup, uint64_t& dropped) {
+  const size_t room = max_pairs > pairs ? max_pairs - pairs : 0;
+  if (cgroup.devices.size() > room) {
+    dropped += cgroup.devices.size() - room;
+    cgroup.devices.resize(room);
+  }
+  pairs += cgroup.devices.size();
+}
+
+}  // namespace
+
+Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& sysfs) {
+  auto text = procfs.Read("self/mountinfo");
+  if (!text) return std::unexpected(text.error());
+  auto mounts = ParseCgroupMounts(*text, procfs.PathOf("self/mountinfo").string());
+  if (!mounts) return std::unexpected(mounts.error());
+  CgroupLayout layout;
+  const auto unified = mounts->unified ? RelativeToSysfs(*mounts->unified) : std::nullopt;
+  const auto blkio = mounts->blkio ? RelativeToSysfs(*mounts->blkio) : std::nullopt;
+  layout.psi_root = unified;
+  const std::string controllers =
+      unified ? sysfs.Read(*unified + "/cgroup.controllers").value_or("") : "";
+  const std::vector<std::string_view> listed = SplitFields(controllers);
+  const bool v2_io = std::ranges::find(listed, std::string_view("io")) != listed.end();
+  if (unified && v2_io) {
+    layout.version = CgroupVersion::kV2;
+    layout.io_root = *unified;
+  } else if (blkio) {
+    layout.version = CgroupVersion::kV1;
+    layout.io_root = *blkio;
+  } else {
+    return MakeError(ErrorCode::kNotFound,
+                     "no cgroup hierarchy counting block I/O is mounted under /sys (a cgroup2 "
+                     "mount with the io controller, or cgroup v1 blkio)",
+                     procfs.PathOf("self/mountinfo").string());
+  }
+  return layout;
+}
+
+CgroupIoScan ScanCgroupIo(const FileTree& sysfs, const CgroupLayout& layout,
+                          const CgroupSelection& selection) {
+  CgroupIoScan scan;
+  size_t pairs = 0;
+  for (const std::string& path : WalkCgroups(sysfs, layout.io_root, selection.max_depth)) {
+    if (!selection.filter.Matches(path)) continue;
+    auto devices = layout.version == CgroupVersion::kV2 ? ReadV2(sysfs, layout.io_root, path)
+                                                        : ReadV1(sysfs, layout.io_root, path);
+    if (!devices) {
+      // Gone since the walk (a unit stopped): nothing to say. Otherwise skip it, say why.
+      if (devices.error().code != ErrorCode::kNotFound) scan.skipped.push_back(devices.error());
+      continue;
+    }
+    CgroupIo cgroup{path, UnitOf(path), std::move(*devices), std::nullopt};
+    if (layout.psi_root)
+      ReadPressureOf(sysfs, Join(*layout.psi_root, path, "io.pressure"), cgroup, scan.skipped);
+    ApplyCap(selection.max_pairs, pairs, cgroup, scan.dropped_pairs);
+    scan.cgroups.push_back(std::move(cgroup));
+  }
+  return scan;
+}
+
+}  // namespace iowatch::collectors

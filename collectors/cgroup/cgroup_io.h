@@ -1,0 +1,68 @@
+// Per-cgroup block I/O, read from whichever hierarchy counts it. Layout:
+// where the hierarchies are mounted (<procfs>/self/mountinfo) and which one
+// counts I/O: cgroup v2 when the unified root lists the "io" controller in
+// cgroup.controllers, else cgroup v1's blkio; v2's io.pressure is read
+// wherever a unified mount exists (a hybrid host mirrors its systemd tree
+// there). Mount points under /sys are read through the sysfs tree, so
+// fixtures hold whole cgroup trees.
+//
+// A scan walks the hierarchy from its root down to `max_depth` levels (the
+// root itself, which is the whole device and already in /proc/diskstats, is
+// not reported), keeps the cgroups the filter accepts, and reads each one's
+// counters: v2 io.stat and io.pressure; v1 blkio.throttle.io_service_bytes
+// and io_serviced, their _recursive variants where the kernel has them, so
+// a cgroup counts its descendants in both versions, as v2's io.stat does.
+// At most `max_pairs` cgroup x device pairs are kept, in path order; the
+// rest are counted, never exported.
+// Thread-safety: pure functions of the trees they are given.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/cgroup/cgroup_io_stat.h"
+#include "collectors/device_filter.h"
+#include "collectors/pressure.h"
+#include "common/file_tree.h"
+#include "common/result.h"
+
+namespace iowatch::collectors {
+
+enum class CgroupVersion { kV1, kV2 };
+
+struct CgroupLayout {
+  CgroupVersion version = CgroupVersion::kV2;
+  std::string io_root;                  // relative to sysfs: "fs/cgroup", "fs/cgroup/blkio"
+  std::optional<std::string> psi_root;  // the unified mount, relative to sysfs
+};
+
+// Fails (naming the file) when mountinfo is unreadable or malformed, or no
+// hierarchy counting I/O is mounted under /sys.
+Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& sysfs);
+
+struct CgroupSelection {
+  size_t max_depth = 2;  // 1: system.slice, user.slice; 2: system.slice/postgresql.service
+  DeviceFilter filter;   // on the cgroup's path relative to the root
+  size_t max_pairs = 2000;
+};
+
+struct CgroupIo {
+  std::string path;  // relative to the root: "system.slice/postgresql.service"
+  std::string unit;  // UnitOf(path)
+  std::vector<CgroupDeviceIo> devices;
+  std::optional<Pressure> pressure;  // v2 io.pressure
+};
+
+struct CgroupIoScan {
+  std::vector<CgroupIo> cgroups;  // sorted by path
+  uint64_t dropped_pairs = 0;     // cgroup x device pairs over max_pairs
+  std::vector<Error> skipped;     // files that were unreadable or malformed (cgroup skipped)
+};
+
+CgroupIoScan ScanCgroupIo(const FileTree& sysfs, const CgroupLayout& layout,
+                          const CgroupSelection& selection);
+
+}  // namespace iowatch::collectors
