@@ -61,6 +61,17 @@ struct DeviceConfig {
   bool operator==(const DeviceConfig&) const = default;
 };
 
+// Per-cgroup I/O (collectors/cgroup/cgroup_io.h): which cgroups are
+// reported, and the cap on cgroup x device series.
+struct CgroupConfig {
+  bool enabled = true;
+  uint32_t depth = 2;          // levels below the root: 2 = system.slice/postgresql.service
+  std::string include;         // RE2 on the path relative to the root; empty: every cgroup
+  std::string exclude;         // empty: none excluded
+  uint32_t max_series = 2000;  // cgroup x device pairs exported at most
+  bool operator==(const CgroupConfig&) const = default;
+};
+
 // One scheduled probe (probes.jobs[]) with probes.defaults applied.
 struct ProbeJobConfig {
   std::string name;  // unique; also names the probe file: <directory>/<name>.0.0
@@ -105,6 +116,7 @@ struct Config {
   WebConfig web;
   SamplingConfig sampling;
   DeviceConfig devices;
+  CgroupConfig cgroups;
   std::string procfs = "/proc";  // yaml: paths.procfs
   std::string sysfs = "/sys";    // yaml: paths.sysfs
   std::string state_dir = "/var/lib/iowatch";

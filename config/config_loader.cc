@@ -70,12 +70,12 @@ using internal::BuildProbeJobs;
 using internal::Join;
 using internal::Key;
 using internal::kProbesKeys;
-using internal::ReadOneDocument;
 using internal::Reader;
+using internal::ReadOneDocument;
 using internal::Section;
+using internal::Value;
 using internal::YamlDocument;
 using internal::YamlRefusal;
-using internal::Value;
 using std::chrono::milliseconds;
 
 // The schema, in documentation order (AllConfigKeys).
@@ -131,6 +131,26 @@ constexpr Key kDeviceKeys[] = {
     {"partitions", [](Reader& r, const Value& v,
                       Config& c) { r.Read(v, "true or false", ParseBool, c.devices.partitions); }},
 };
+constexpr Key kCgroupKeys[] = {
+    {"enabled", [](Reader& r, const Value& v,
+                   Config& c) { r.Read(v, "true or false", ParseBool, c.cgroups.enabled); }},
+    {"depth",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(
+           v, "an integer from 1 to 16", [](std::string_view s) { return ParseInteger(s, 1, 16); },
+           c.cgroups.depth);
+     }},
+    {"include", [](Reader& r, const Value& v,
+                   Config& c) { r.Read(v, "a string", ParseRegex, c.cgroups.include); }},
+    {"exclude", [](Reader& r, const Value& v,
+                   Config& c) { r.Read(v, "a string", ParseRegex, c.cgroups.exclude); }},
+    {"max_series",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(
+           v, "an integer from 1 to 1000000",
+           [](std::string_view s) { return ParseInteger(s, 1, 1000000); }, c.cgroups.max_series);
+     }},
+};
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);
 }
@@ -146,6 +166,7 @@ constexpr Key kRootKeys[] = {
     Section("web", kWebKeys),
     Section("sampling", kSamplingKeys),
     Section("devices", kDeviceKeys),
+    Section("cgroups", kCgroupKeys),
     Section("paths", kPathKeys),
     {"state_dir", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.state_dir); }},
     Section("log", kLogKeys),

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "daemon/metrics/exposition.h"
+#include "daemon/metrics/family_table.h"
 #include "daemon/sampling/derived_series.h"
 
 namespace iowatch::daemon {
@@ -61,23 +62,6 @@ const RawDiskSeries kRawDisk[] = {
 };
 #undef C
 
-// One family of the output: HELP/TYPE text and its parts, whose items are
-// written in order. A part's `count` is the number of items a snapshot has
-// (devices, CPUs, fields); `write` writes item `item` (zero or more samples).
-// `arg` selects a column of a series table.
-struct Part {
-  size_t (*count)(const Snapshot&);
-  void (*write)(const Snapshot&, size_t item, size_t arg, ExpositionWriter&);
-  size_t arg = 0;
-};
-
-struct FamilyDef {
-  std::string name;
-  std::string type;
-  std::string help;
-  std::vector<Part> parts;
-};
-
 size_t Devices(const Snapshot& s) { return s.devices.size(); }
 size_t BlockDevices(const Snapshot& s) { return s.block_devices->size(); }
 size_t IfVmRates(const Snapshot& s) { return s.has_vm_rates ? 1 : 0; }
@@ -86,7 +70,6 @@ size_t VmstatFields(const Snapshot& s) { return s.vmstat ? s.vmstat->entries.siz
 size_t Cpus(const Snapshot& s) { return s.stat ? s.stat->per_cpu.size() : 0; }
 size_t IfStat(const Snapshot& s) { return s.stat ? 1 : 0; }
 size_t Collectors(const Snapshot& s) { return s.collectors.size(); }
-size_t Once(const Snapshot&) { return 1; }
 
 void RawDisk(const Snapshot& s, size_t i, size_t column, ExpositionWriter& w) {
   const DeviceSnapshot& d = s.devices[i];
@@ -194,34 +177,6 @@ void Vmstat(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   w.SampleInt({{"field", field}}, value);
 }
 
-// Host PSI: `arg` is resource * 2 + kind (0 = some, 1 = full).
-const collectors::PressureLine* PressureLineOf(const Snapshot& s, size_t arg) {
-  const auto& resource = s.pressure.resources[arg / 2];
-  if (!resource) return nullptr;
-  if (arg % 2 == 0) return &resource->some;
-  return resource->full ? &*resource->full : nullptr;
-}
-
-constexpr const char* kPressureKinds[] = {"some", "full"};
-
-// node_exporter's node_pressure_*_{waiting,stalled}_seconds_total: some and full.
-void PressureSeconds(const Snapshot& s, size_t, size_t arg, ExpositionWriter& w) {
-  if (const auto* line = PressureLineOf(s, arg)) {
-    w.Sample({}, static_cast<double>(line->total_us) / 1e6);
-  }
-}
-
-template <bool kWindow>
-void PressureAvg10(const Snapshot& s, size_t, size_t arg, ExpositionWriter& w) {
-  const auto* line = PressureLineOf(s, arg);
-  if (line == nullptr) return;
-  const Label labels[] = {{"resource", collectors::kPressureResources[arg / 2]},
-                          {"kind", kPressureKinds[arg % 2]}};
-  w.Sample(labels, 2,
-           kWindow ? s.pressure.avg10_window_max[arg / 2][arg % 2]
-                   : collectors::PressureRatio(line->avg10));
-}
-
 double CpuHz(const Snapshot& s) { return s.user_hz > 0 ? s.user_hz : 100; }
 
 void CpuSeconds(const Snapshot& s, size_t cpu, size_t, ExpositionWriter& w) {
@@ -297,27 +252,6 @@ void SnapshotValue(const Snapshot& s, size_t, size_t field, ExpositionWriter& w)
   w.Sample({}, s.*kSnapshotFields[field].value);
 }
 
-// Collects parts per family name; a name added twice gets the parts of both
-// calls in call order (the iostat table has one row per op of a family).
-class TableBuilder {
- public:
-  void Add(std::string name, std::string_view type, std::string help, Part part) {
-    auto [it, inserted] = index_.try_emplace(name, families_.size());
-    if (inserted) families_.push_back({std::move(name), std::string(type), std::move(help), {}});
-    families_[it->second].parts.push_back(part);
-  }
-
-  std::vector<FamilyDef> Sorted() && {
-    std::sort(families_.begin(), families_.end(),
-              [](const FamilyDef& a, const FamilyDef& b) { return a.name < b.name; });
-    return std::move(families_);
-  }
-
- private:
-  std::vector<FamilyDef> families_;
-  std::map<std::string, size_t, std::less<>> index_;
-};
-
 void AddDiskFamilies(TableBuilder& t) {
   for (size_t i = 0; i < std::size(kRawDisk); ++i) {
     t.Add(kRawDisk[i].name, kRawDisk[i].type, kRawDisk[i].help, {Devices, RawDisk, i});
@@ -373,28 +307,6 @@ void AddHostFamilies(TableBuilder& t) {
   for (size_t i = 0; i < std::size(kStatFields); ++i) {
     t.Add(kStatFields[i].name, kStatFields[i].type, kStatFields[i].help,
           {IfStat, ProcStatField, i});
-  }
-}
-
-void AddPressureFamilies(TableBuilder& t) {
-  constexpr const char* kNames[] = {"waiting", "stalled"};
-  constexpr const char* kHelp[] = {"at least one task", "every non-idle task at once"};
-  for (size_t r = 0; r < kPressureResourceCount; ++r) {
-    const std::string_view resource = collectors::kPressureResources[r];
-    for (size_t kind = 0; kind < 2; ++kind) {
-      t.Add(fmt::format("iowatch_pressure_{}_{}_seconds_total", resource, kNames[kind]), "counter",
-            fmt::format("Time {} was stalled on {} (/proc/pressure/{} {} total).", kHelp[kind],
-                        resource, resource, kPressureKinds[kind]),
-            {Once, PressureSeconds, r * 2 + kind});
-    }
-  }
-  for (size_t arg = 0; arg < kPressureResourceCount * 2; ++arg) {
-    t.Add("iowatch_pressure_avg10_ratio", "gauge",
-          "The kernel's 10 s average share of time stalled (/proc/pressure avg10, 0..1).",
-          {Once, PressureAvg10<false>, arg});
-    t.Add("iowatch_pressure_avg10_ratio_window_max", "gauge",
-          "Maximum of iowatch_pressure_avg10_ratio over the sampling window.",
-          {Once, PressureAvg10<true>, arg});
   }
 }
 

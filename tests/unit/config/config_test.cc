@@ -90,7 +90,7 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled);
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys());
-  EXPECT_EQ(AllConfigKeys().size(), 48u);
+  EXPECT_EQ(AllConfigKeys().size(), 53u);
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -129,6 +129,11 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->devices.include, R"(^(sd[a-z]+|nvme\d+n\d+)$)");
   EXPECT_EQ(c->devices.exclude, "");
   EXPECT_TRUE(c->devices.partitions);
+  EXPECT_FALSE(c->cgroups.enabled);
+  EXPECT_EQ(c->cgroups.depth, 3u);
+  EXPECT_EQ(c->cgroups.include, R"(^system\.slice/.*$)");
+  EXPECT_EQ(c->cgroups.exclude, R"(\.scope$)");
+  EXPECT_EQ(c->cgroups.max_series, 500u);
   EXPECT_EQ(c->procfs, "/host/proc");
   EXPECT_EQ(c->sysfs, "/host/sys");
   EXPECT_EQ(c->state_dir, "state");
