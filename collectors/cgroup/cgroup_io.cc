@@ -136,6 +136,11 @@ CgroupIoScan ScanCgroupIo(const FileTree& sysfs, const CgroupLayout& layout,
       if (devices.error().code != ErrorCode::kNotFound) scan.skipped.push_back(devices.error());
       continue;
     }
+    if (selection.device_wanted) {
+      std::erase_if(*devices, [&](const CgroupDeviceIo& io) {
+        return !selection.device_wanted(io.major, io.minor);
+      });
+    }
     CgroupIo cgroup{path, UnitOf(path), std::move(*devices), std::nullopt};
     if (layout.psi_root)
       ReadPressureOf(sysfs, Join(*layout.psi_root, path, "io.pressure"), cgroup, scan.skipped);

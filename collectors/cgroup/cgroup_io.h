@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct CgroupSelection {
   size_t max_depth = 2;  // 1: system.slice, user.slice; 2: system.slice/postgresql.service
   DeviceFilter filter;   // on the cgroup's path relative to the root
   size_t max_pairs = 2000;
+  // Devices reported (empty: all): those of the iostat series, so that a
+  // cgroup's I/O on an excluded loop device neither shows nor counts to the cap.
+  std::function<bool(uint32_t major, uint32_t minor)> device_wanted;
 };
 
 struct CgroupIo {

@@ -60,5 +60,6 @@ class TableBuilder {
 };
 
 void AddPressureFamilies(TableBuilder& t);
+void AddCgroupFamilies(TableBuilder& t);
 
 }  // namespace iowatch::daemon

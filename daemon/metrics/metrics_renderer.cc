@@ -328,6 +328,7 @@ std::vector<FamilyDef> BuildFamilies() {
   AddDiskFamilies(t);
   AddHostFamilies(t);
   AddPressureFamilies(t);
+  AddCgroupFamilies(t);
   AddSelfFamilies(t);
   return std::move(t).Sorted();
 }

@@ -13,10 +13,12 @@
 
 namespace iowatch::daemon {
 
-Sampler::Sampler(SamplerOptions options) : options_(std::move(options)) {}
+Sampler::Sampler(SamplerOptions options)
+    : options_(std::move(options)), cgroups_(options_.cgroups) {}
 
 void Sampler::Reconfigure(SamplerOptions options) {
   options_ = std::move(options);
+  cgroups_.Reconfigure(options_.cgroups);
   plan_stale_ = true;
 }
 
@@ -45,6 +47,12 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const F
   snapshot->window_seconds = options_.window_seconds;
   snapshot->user_hz = options_.user_hz;
   CollectDisks(procfs, sysfs, *snapshot);
+  const double cgroup_start = Now();
+  if (auto cgroup = cgroups_.Collect(procfs, sysfs, last_interval_seconds_, tick_, WindowSamples(),
+                                     *snapshot)) {
+    cgroup->duration_seconds = Now() - cgroup_start;
+    snapshot->collectors.push_back(std::move(*cgroup));
+  }
   CollectVm(procfs, *snapshot);
   const double pressure_start = Now();
   CollectorStatus pressure = pressure_.Collect(procfs, tick_, WindowSamples(), *snapshot);

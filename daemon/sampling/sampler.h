@@ -25,6 +25,7 @@
 #include "collectors/diskstats.h"
 #include "collectors/vmstat.h"
 #include "common/file_tree.h"
+#include "daemon/sampling/cgroup_source.h"
 #include "daemon/sampling/pressure_source.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/window_max.h"
@@ -36,6 +37,7 @@ struct SamplerOptions {
   double window_seconds = 60;
   collectors::DeviceFilter filter;
   bool partitions = false;  // export partitions too
+  CgroupSourceOptions cgroups;
   uint64_t page_bytes = 4096;
   double user_hz = 100;  // sysconf(_SC_CLK_TCK)
   // Monotonic seconds for the collectors' durations; steady_clock when empty.
@@ -107,6 +109,7 @@ class Sampler {
   std::optional<collectors::VmSample> previous_vm_;
   std::vector<WindowMax> vm_windows_;
   PressureSource pressure_;
+  CgroupSource cgroups_;
   std::map<std::string, uint64_t> parse_errors_;  // per collector, since start
 };
 

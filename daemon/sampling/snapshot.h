@@ -7,6 +7,7 @@
 // Thread-safety: immutable after publication.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "collectors/block_devices.h"
+#include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/diskstats.h"
 #include "collectors/meminfo.h"
 #include "collectors/named_values.h"
@@ -52,6 +54,32 @@ struct PressureSnapshot {
   double avg10_window_max[kPressureResourceCount][2] = {};
 };
 
+// Per-cgroup block I/O (daemon/sampling/cgroup_source.h). Rates in
+// kCgroupRates order: read and write bytes/s, read and write requests/s.
+inline constexpr size_t kCgroupRateCount = 4;
+
+struct CgroupSeries {
+  std::string cgroup;  // relative to the hierarchy's root
+  std::string unit;    // systemd unit the path ends in, "" when none
+  std::string device;  // kernel name, as iowatch_disk_* label it
+  collectors::CgroupDeviceIo counters;
+  bool has_rates = false;  // false for a pair's first sample
+  std::array<double, kCgroupRateCount> latest{};
+  std::array<double, kCgroupRateCount> window_max{};
+};
+
+struct CgroupPressureSeries {
+  std::string cgroup;
+  std::string unit;
+  collectors::Pressure pressure;  // v2 io.pressure
+};
+
+struct CgroupSnapshot {
+  std::vector<CgroupSeries> series;            // by cgroup path, then device
+  std::vector<CgroupPressureSeries> pressure;  // by cgroup path
+  uint64_t dropped_series = 0;                 // pairs over cgroups.max_series this sample
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -75,6 +103,7 @@ struct Snapshot {
   std::vector<double> vm_latest;  // VmstatSeriesTable() order
   std::vector<double> vm_window_max;
   PressureSnapshot pressure;
+  CgroupSnapshot cgroups;
   std::vector<CollectorStatus> collectors;
 };
 

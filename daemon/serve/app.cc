@@ -46,6 +46,10 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.window_seconds = ToSeconds(c.sampling.window);
   options.filter = std::move(*filter);
   options.partitions = c.devices.partitions;
+  auto cgroup_filter = collectors::DeviceFilter::Create(c.cgroups.include, c.cgroups.exclude);
+  if (!cgroup_filter) return std::unexpected(cgroup_filter.error());
+  options.cgroups = {c.cgroups.enabled, c.cgroups.depth, std::move(*cgroup_filter),
+                     c.cgroups.max_series};
   const long page = sysconf(_SC_PAGESIZE);
   options.page_bytes = page > 0 ? static_cast<uint64_t>(page) : 4096;
   const long hz = sysconf(_SC_CLK_TCK);

@@ -76,7 +76,8 @@ TEST(ScanCgroupIo, V2DownToTheDepthWithUnitsPressureAndEveryDevice) {
 }
 
 TEST(ScanCgroupIo, DeeperWalksReachEscapedUnitNames) {
-  const CgroupIoScan scan = Scan(kV2, {.max_depth = 3, .filter = {}, .max_pairs = 2000});
+  const CgroupIoScan scan =
+      Scan(kV2, {.max_depth = 3, .filter = {}, .max_pairs = 2000, .device_wanted = {}});
   const CgroupIo& getty = Find(scan, "system.slice/system-getty.slice/getty\\x2dtty1.service");
   EXPECT_EQ(getty.unit, "getty\\x2dtty1.service");
   EXPECT_EQ(getty.devices[0].write_bytes, 4194304u);
@@ -86,16 +87,28 @@ TEST(ScanCgroupIo, TheFilterMatchesWholePathsAndTheCapCountsWhatItDrops) {
   const CgroupIoScan services =
       Scan(kV2, {.max_depth = 2,
                  .filter = *DeviceFilter::Create(R"(system\.slice/.*\.service)", ""),
-                 .max_pairs = 2000});
+                 .max_pairs = 2000,
+                 .device_wanted = {}});
   EXPECT_EQ(Paths(services),
             (std::vector<std::string>{"system.slice/fstrim.service", "system.slice/idle.service",
                                       "system.slice/postgresql.service"}));
   // init.scope has no device, system.slice two: a cap of 2 keeps system.slice's
   // and drops every later pair (fstrim, postgresql, getty, user.slice x2).
-  const CgroupIoScan capped = Scan(kV2, {.max_depth = 2, .filter = {}, .max_pairs = 2});
+  const CgroupIoScan capped =
+      Scan(kV2, {.max_depth = 2, .filter = {}, .max_pairs = 2, .device_wanted = {}});
   EXPECT_EQ(capped.dropped_pairs, 5u);
   EXPECT_EQ(Find(capped, "system.slice").devices.size(), 2u);
   EXPECT_TRUE(Find(capped, "system.slice/postgresql.service").devices.empty());
+  // Devices the iostat series leave out (8:32 here) neither show nor count.
+  const CgroupIoScan sda_only = Scan(kV2, {.max_depth = 2,
+                                           .filter = {},
+                                           .max_pairs = 2,
+                                           .device_wanted = [](uint32_t major, uint32_t minor) {
+                                             return major == 8 && minor == 0;
+                                           }});
+  EXPECT_EQ(sda_only.dropped_pairs, 4u);
+  EXPECT_EQ(Find(sda_only, "system.slice").devices.size(), 1u);
+  EXPECT_EQ(Find(sda_only, "system.slice/fstrim.service").devices.size(), 1u);
 }
 
 TEST(ScanCgroupIo, V1ReadsRecursiveFilesFallsBackToFlatAndTakesPressureFromV2) {

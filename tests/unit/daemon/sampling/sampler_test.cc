@@ -1,7 +1,8 @@
 // The sampler on a cciss tree, whose sysfs names ("cciss!c0d0") are not the
 // kernel's ("cciss/c0d0"): the disk keeps its identity and its partition is
 // filtered as a partition. Host pressure: its window maxima, and a kernel
-// without PSI.
+// without PSI. Per-cgroup rates: a re-created cgroup starts again, a
+// disabled collector reports nothing.
 #include "daemon/sampling/sampler.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,57 @@ TEST(Sampler, PressureAvg10KeepsItsMaximumOverTheWindowAsARatio) {
   }
   EXPECT_EQ(maxima, (std::vector<double>{0.4026, 0.4026, 0.075, 0.075}));
   std::filesystem::remove_all(root);
+}
+
+const std::string kTwo = iowatch::testing::FixturesDir() + "/metrics-two-samples";
+
+const CgroupSeries* PairOf(const Snapshot& s, std::string_view cgroup, std::string_view device) {
+  for (const CgroupSeries& c : s.cgroups.series) {
+    if (c.cgroup == cgroup && c.device == device) return &c;
+  }
+  return nullptr;
+}
+
+TEST(Sampler, ACgroupRecreatedUnderItsNameStartsAgainWithoutRates) {
+  std::string pattern = "/tmp/iowatch-cgroups-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path root = pattern;
+  std::filesystem::copy(kTwo, root, std::filesystem::copy_options::recursive);
+  // In the second sample postgresql.service is new: its counters start low.
+  std::ofstream(root / "s2/sys/fs/cgroup/system.slice/postgresql.service/io.stat")
+      << "8:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
+  SamplerOptions options;
+  options.interval_seconds = 2;
+  options.filter = *collectors::DeviceFilter::Create("", "^loop\\d+$");
+  Sampler sampler(std::move(options));
+  sampler.Collect(FileTree(root / "s1/proc"), FileTree(root / "s1/sys"), 1000);
+  const auto second = sampler.Collect(FileTree(root / "s2/proc"), FileTree(root / "s2/sys"), 1002);
+  std::filesystem::remove_all(root);
+  const CgroupSeries* pg = PairOf(*second, "system.slice/postgresql.service", "sda");
+  ASSERT_NE(pg, nullptr);
+  EXPECT_FALSE(pg->has_rates);
+  EXPECT_EQ(pg->counters.read_bytes, 4096u);
+  const CgroupSeries* slice = PairOf(*second, "system.slice", "sda");
+  ASSERT_NE(slice, nullptr);
+  ASSERT_TRUE(slice->has_rates);
+  EXPECT_EQ(slice->latest[0], 1048576.0);                        // 2 MiB over 2.00 s
+  EXPECT_EQ(PairOf(*second, "system.slice", "loop0"), nullptr);  // an excluded device
+}
+
+TEST(Sampler, DisabledCgroupsReportNoCollectorAndNoSeries) {
+  SamplerOptions options;
+  options.cgroups.enabled = false;
+  Sampler sampler(std::move(options));
+  const auto snapshot = sampler.Collect(FileTree(kTwo + "/s1/proc"), FileTree(kTwo + "/s1/sys"), 1);
+  EXPECT_EQ(StatusOf(*snapshot, "cgroup"), nullptr);
+  EXPECT_TRUE(snapshot->cgroups.series.empty());
+  // Enabled on a tree without cgroups: the collector fails and says why.
+  Sampler enabled(SamplerOptions{});
+  const auto none = enabled.Collect(kProcfs, kSysfs, 1);
+  ASSERT_NE(StatusOf(*none, "cgroup"), nullptr);
+  EXPECT_FALSE(StatusOf(*none, "cgroup")->success);
+  EXPECT_NE(StatusOf(*none, "cgroup")->error.find("self/mountinfo"), std::string::npos)
+      << StatusOf(*none, "cgroup")->error;
 }
 
 }  // namespace

@@ -1,0 +1,99 @@
+#include "daemon/sampling/cgroup_source.h"
+
+#include <fmt/format.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+namespace iowatch::daemon {
+namespace {
+
+// Counter deltas, or nullopt when any went backwards (the cgroup was re-created).
+std::optional<std::array<uint64_t, kCgroupRateCount>> Deltas(const collectors::CgroupDeviceIo& a,
+                                                             const collectors::CgroupDeviceIo& b) {
+  const uint64_t before[] = {a.read_bytes, a.write_bytes, a.reads, a.writes};
+  const uint64_t after[] = {b.read_bytes, b.write_bytes, b.reads, b.writes};
+  std::array<uint64_t, kCgroupRateCount> deltas{};
+  for (size_t i = 0; i < kCgroupRateCount; ++i) {
+    if (after[i] < before[i]) return std::nullopt;
+    deltas[i] = after[i] - before[i];
+  }
+  return deltas;
+}
+
+}  // namespace
+
+void CgroupSource::Derive(const collectors::CgroupIo& cgroup, const collectors::CgroupDeviceIo& io,
+                          const std::string& device, double interval_seconds, uint64_t tick,
+                          uint64_t window_samples, CgroupSnapshot& out) {
+  CgroupSeries series{cgroup.path, cgroup.unit, device, io, false, {}, {}};
+  const std::string key = cgroup.path + '\0' + device;
+  auto [it, inserted] = pairs_.try_emplace(key);
+  PairState& state = it->second;
+  const bool continuous = !inserted && state.tick + 1 == tick;
+  const auto deltas = continuous ? Deltas(state.previous, io) : std::nullopt;
+  if (deltas && interval_seconds > 0) {
+    series.has_rates = true;
+    for (size_t i = 0; i < kCgroupRateCount; ++i) {
+      series.latest[i] = static_cast<double>((*deltas)[i]) / interval_seconds;
+      state.windows[i].Push(tick, series.latest[i], window_samples);
+      series.window_max[i] = state.windows[i].Max();
+    }
+  }
+  state.previous = io;
+  state.tick = tick;
+  out.series.push_back(std::move(series));
+}
+
+std::optional<CollectorStatus> CgroupSource::Collect(const FileTree& procfs, const FileTree& sysfs,
+                                                     double interval_seconds, uint64_t tick,
+                                                     uint64_t window_samples, Snapshot& out) {
+  if (!options_.enabled) return std::nullopt;
+  CollectorStatus status{"cgroup", 0, false, 0, {}, {}};
+  if (!layout_) {
+    auto layout = collectors::DetectCgroupLayout(procfs, sysfs);
+    if (!layout) {
+      status.error = layout.error().ToString();
+      return status;
+    }
+    layout_ = std::move(*layout);
+  }
+  std::unordered_map<uint64_t, const std::string*> names;  // makedev -> kernel name
+  for (const collectors::BlockDevice& d : *out.block_devices) {
+    if (!d.malformed_dev) names.emplace(makedev(d.major, d.minor), &d.name);
+  }
+  collectors::CgroupSelection selection{
+      options_.max_depth, options_.filter, options_.max_pairs,
+      [&](uint32_t major, uint32_t minor) { return names.contains(makedev(major, minor)); }};
+  const collectors::CgroupIoScan scan = collectors::ScanCgroupIo(sysfs, *layout_, selection);
+  for (const collectors::CgroupIo& cgroup : scan.cgroups) {
+    std::vector<std::pair<const std::string*, const collectors::CgroupDeviceIo*>> by_name;
+    for (const collectors::CgroupDeviceIo& io : cgroup.devices) {
+      by_name.emplace_back(names.at(makedev(io.major, io.minor)), &io);
+    }
+    std::ranges::sort(by_name, {}, [](const auto& p) { return *p.first; });
+    for (const auto& [name, io] : by_name) {
+      Derive(cgroup, *io, *name, interval_seconds, tick, window_samples, out.cgroups);
+    }
+    if (cgroup.pressure)
+      out.cgroups.pressure.push_back({cgroup.path, cgroup.unit, *cgroup.pressure});
+  }
+  std::erase_if(pairs_, [&](const auto& entry) { return entry.second.tick != tick; });
+  out.cgroups.dropped_series = scan.dropped_pairs;
+  status.success = true;
+  skipped_total_ += scan.skipped.size();
+  status.parse_errors_total = skipped_total_;
+  if (!scan.skipped.empty()) status.parse_error = scan.skipped.front().ToString();
+  if (scan.dropped_pairs > 0 && status.parse_error.empty()) {
+    // A fixed text: the log says it once while it lasts (CollectorLog).
+    status.parse_error = fmt::format(
+        "cgroup x device pairs over cgroups.max_series ({}) are not exported "
+        "(iowatch_cgroup_io_dropped_series says how many)",
+        options_.max_pairs);
+  }
+  return status;
+}
+
+}  // namespace iowatch::daemon
