@@ -10,6 +10,7 @@
 #include "daemon/cli/baseline/baseline_command.h"
 #include "daemon/cli/global_options.h"
 #include "daemon/cli/iostat/iostat_command.h"
+#include "daemon/cli/iotop/iotop_command.h"
 #include "daemon/cli/probe/probe_command.h"
 #include "daemon/cli/vmstat/vmstat_command.h"
 #include "daemon/serve/app.h"
@@ -34,6 +35,7 @@ struct CommandLine {
   std::string check_file;
   CLI::App* iostat = nullptr;
   CLI::App* vmstat = nullptr;
+  CLI::App* iotop = nullptr;
   CLI::App* probe = nullptr;
   CLI::App* baseline = nullptr;
   CLI::App* serve = nullptr;
@@ -49,6 +51,10 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
       "vmstat",
       "virtual memory statistics, as procps' vmstat (options: -a -w -S k|K|m|M -t -n "
       "[delay [count]])");
+  line.iotop = app.add_subcommand(
+      "iotop",
+      "the cgroups (services, slices) doing the most I/O, as /metrics counts them (options: "
+      "-d DEV -o JSON --depth N [interval [count]])");
   line.probe = app.add_subcommand(
       "probe",
       "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
@@ -58,7 +64,7 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
   line.probe->prefix_command();
   line.probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the table
   line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
-  for (CLI::App* sub : {line.iostat, line.vmstat}) {
+  for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop}) {
     sub->allow_extras();
     AddGlobalOptions(*sub, line.global);
   }
@@ -101,6 +107,7 @@ int Dispatch(CLI::App& app, CommandLine& line) {
   if (line.check->parsed()) return RunCheckConfig(line.check_file);
   if (line.iostat->parsed()) return RunIostat(line.global, Passthrough(line.iostat));
   if (line.vmstat->parsed()) return RunVmstat(line.global, Passthrough(line.vmstat));
+  if (line.iotop->parsed()) return RunIotop(line.global, Passthrough(line.iotop));
   if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
   if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
   return 2;

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Per-cgroup I/O and host pressure, live (root): a fio read started in a new cgroup is
+attributed to that cgroup in /metrics, and the host's I/O pressure grows under it.
+
+The cgroup is created where this kernel counts I/O per cgroup: under cgroup v2 when the
+unified root has the io controller (no rule needed), else under v1 blkio with a read throttle
+rule far above the device's speed (v1 counts a child cgroup only where a rule exists:
+docs/metrics.md). fio reads 64 MiB with O_DIRECT from a file on the disk under /var/tmp; the
+cgroup's iowatch_cgroup_io_read_bytes_total on that disk must equal fio's io_bytes within 1 %,
+its rate series and unit label must be there, and iowatch_pressure_io_waiting_seconds_total
+must grow. Everything created (cgroups, the file) is removed.
+
+Usage: serve_cgroup_io.py IOWATCH_BINARY
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import daemon
+
+SIZE = 64 << 20
+
+
+def mounts():
+    """(v2 mount or None, v2 has io, v1 blkio mount or None) from /proc/self/mountinfo."""
+    unified = blkio = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            dash = fields.index("-")
+            fstype, super_options = fields[dash + 1], fields[dash + 3].split(",")
+            if fstype == "cgroup2" and unified is None:
+                unified = fields[4]
+            elif fstype == "cgroup" and "blkio" in super_options and blkio is None:
+                blkio = fields[4]
+    has_io = False
+    if unified:
+        with open(os.path.join(unified, "cgroup.controllers")) as f:
+            has_io = "io" in f.read().split()
+    return unified, has_io, blkio
+
+
+def whole_disk(path):
+    """'major:minor' of the whole disk holding `path`."""
+    st = os.stat(path)
+    majmin = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    link = os.path.realpath(f"/sys/dev/block/{majmin}")
+    if os.path.exists(os.path.join(link, "partition")):
+        with open(os.path.join(os.path.dirname(link), "dev")) as f:
+            return f.read().strip(), os.path.basename(os.path.dirname(link))
+    return majmin, os.path.basename(link)
+
+
+class Cgroup:
+    """`relative` created under `root` (parents too); removed, with its parents, at the end."""
+
+    def __init__(self, root, relative):
+        self.root, self.relative = root, relative
+        self.created = []
+
+    def __enter__(self):
+        path = self.root
+        for part in self.relative.split("/"):
+            path = os.path.join(path, part)
+            if not os.path.isdir(path):
+                os.mkdir(path)
+                self.created.append(path)
+        self.path = path
+        return self
+
+    def __exit__(self, *exc):
+        for path in reversed(self.created):
+            for _ in range(50):  # a process that just exited may still be listed
+                try:
+                    os.rmdir(path)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def run_fio_in(cgroup_path, filename):
+    """fio's JSON of a 64 MiB O_DIRECT sequential read run from inside the cgroup."""
+    script = (f'echo $$ > {cgroup_path}/cgroup.procs && exec fio --name=cg --filename={filename} '
+              f'--size={SIZE} --rw=read --bs=1M --direct=1 --ioengine=psync '
+              f'--output-format=json')
+    out = subprocess.run(["sh", "-c", script], check=True, capture_output=True, text=True,
+                         timeout=120).stdout
+    return json.loads(out[out.index("{"):])
+
+
+def main():
+    daemon.require_root("creating cgroups")
+    daemon.exit_on_sigterm()
+    binary = sys.argv[1]
+    r = daemon.Results()
+    unified, v2_io, blkio = mounts()
+    root = unified if v2_io else blkio
+    if root is None:
+        r.check(False, "a cgroup hierarchy counting I/O is mounted", f"v2 {unified}, v1 {blkio}")
+        return r.finish()
+    relative = f"iowatch-e2e-{os.getpid()}.slice/fio-load.service"
+    work = tempfile.mkdtemp(prefix="iowatch-cg-", dir="/var/tmp")
+    try:
+        majmin, disk = whole_disk(work)
+        filename = os.path.join(work, "data")
+        with open(filename, "wb") as f:  # written outside the cgroup: only its reads count there
+            for _ in range(SIZE >> 20):
+                f.write(os.urandom(1 << 20))
+            os.fsync(f.fileno())
+        config = "probes:\n  enabled: false\ncgroups:\n  include: 'iowatch-e2e-.*'\n"
+        with Cgroup(root, relative) as cg, daemon.Daemon(binary, config=config) as d:
+            if not v2_io:  # v1 counts only where a throttle rule exists: one far above the disk
+                with open(os.path.join(cg.path, "blkio.throttle.read_bps_device"), "w") as f:
+                    f.write(f"{majmin} {1 << 40}\n")
+            before = d.scrape_after_next_sample()
+            fio = run_fio_in(cg.path, filename)
+            fio_bytes = fio["jobs"][0]["read"]["io_bytes"]
+            after = d.scrape_after_next_sample()
+            after = d.scrape_after_next_sample()  # a full interval after fio ended
+            counted = daemon.values(after, "iowatch_cgroup_io_read_bytes_total", cgroup=relative,
+                                    device=disk)
+            r.check(len(counted) == 1 and abs(counted[0] - fio_bytes) <= 0.01 * fio_bytes,
+                    f"{'v2 io.stat' if v2_io else 'v1 blkio (with a rule)'}: the cgroup read "
+                    f"{fio_bytes} bytes per fio, iowatch says {counted}")
+            r.check(daemon.values(after, "iowatch_cgroup_io_reads_total", cgroup=relative,
+                                  device=disk, unit="fio-load.service"),
+                    "its requests are labelled with the unit fio-load.service")
+            r.check(daemon.values(after, "iowatch_cgroup_io_bytes_per_second_window_max",
+                                  cgroup=relative, device=disk, op="read") and
+                    max(daemon.values(after, "iowatch_cgroup_io_bytes_per_second_window_max",
+                                      cgroup=relative, device=disk, op="read")) > 0,
+                    "its read rate's window maximum is above 0")
+            r.check(daemon.values(after, "iowatch_collector_success", collector="cgroup") == [1],
+                    "collector cgroup succeeds")
+            waited = [daemon.values(s, "iowatch_pressure_io_waiting_seconds_total")
+                      for s in (before, after)]
+            r.check(all(len(w) == 1 for w in waited) and waited[1][0] > waited[0][0],
+                    f"host io pressure (some) grew under the read: {waited}")
+            ok, out = daemon.promtool_check(d.get("/metrics")[2].decode())
+            r.check(ok, "promtool check metrics is silent", out)
+    except Exception:
+        traceback.print_exc()
+        r.check(False, "no exception")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    r.check(not os.path.exists(os.path.join(root, relative.split("/")[0])),
+            "the cgroups are removed")
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
