@@ -123,6 +123,29 @@ Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& 
   return layout;
 }
 
+std::string OwnCgroup(const FileTree& procfs, CgroupVersion version) {
+  const std::string text = procfs.Read("self/cgroup").value_or("");
+  std::string found;
+  ForEachLine(text, [&](std::string_view line, int) {
+    const size_t first = line.find(':');
+    const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) return;
+    const std::string_view controllers = line.substr(first + 1, second - first - 1);
+    bool wanted =
+        version == CgroupVersion::kV2 && line.substr(0, first) == "0" && controllers.empty();
+    for (size_t start = 0; version == CgroupVersion::kV1 && start <= controllers.size();) {
+      const size_t comma = std::min(controllers.find(',', start), controllers.size());
+      wanted = wanted || controllers.substr(start, comma - start) == "blkio";
+      start = comma + 1;
+    }
+    if (!wanted) return;
+    std::string_view path = line.substr(second + 1);
+    while (path.starts_with('/')) path.remove_prefix(1);
+    found = std::string(path);
+  });
+  return found;
+}
+
 CgroupIoScan ScanCgroupIo(const FileTree& sysfs, const CgroupLayout& layout,
                           const CgroupSelection& selection) {
   CgroupIoScan scan;

@@ -44,6 +44,11 @@ struct CgroupLayout {
 // hierarchy counting I/O is mounted under /sys.
 Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& sysfs);
 
+// The calling process's own cgroup in the hierarchy `version` counts I/O
+// in, relative to its root, from <procfs>/self/cgroup ("5:blkio:/a/b" on v1,
+// "0::/a/b" on v2); "" at the root or when unreadable.
+std::string OwnCgroup(const FileTree& procfs, CgroupVersion version);
+
 struct CgroupSelection {
   size_t max_depth = 2;  // 1: system.slice, user.slice; 2: system.slice/postgresql.service
   DeviceFilter filter;   // on the cgroup's path relative to the root

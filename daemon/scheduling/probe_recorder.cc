@@ -346,6 +346,10 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   if (stored.looked_up) {
     const ProbeJobSnapshot before = p;
     ApplyBaseline(stored, state);
+    const bool contended = p.last_class.run_class == probes::RunClass::kContended;
+    p.last_foreign_who = contended && options_.name_foreign_load
+                             ? options_.name_foreign_load(outcome.target_device)
+                             : std::string();
     NoteContention(job.name, FormatDevice(outcome.target_device), stored, before, metrics);
   }
   Publish();
@@ -413,8 +417,7 @@ void ProbeRecorder::NoteContention(const std::string& job, const std::string& de
     spdlog::info("probe {}: runs on {} are clean again ({})", job, device, now.load);
     return;
   }
-  std::string who;
-  if (options_.name_foreign_load) who = options_.name_foreign_load(device);
+  const std::string& who = jobs_.at(job).published.last_foreign_who;
   const std::string where =
       fmt::format("{}{}", device, who.empty() ? "" : fmt::format(" ({})", who));
   // The run's own figure first, as an operator reads it: "read lat p99 3.9 ms".

@@ -57,10 +57,11 @@ struct ProbeRecorderOptions {
   // Where failed stores are counted (serve's registry); null: counters of
   // the recorder's own. Must outlive the recorder.
   ProbeCounters* counters = nullptr;
-  // Names who did the foreign I/O on a disk ("major:minor") over the last
-  // run, for the contention log line, e.g. "postgresql.service 80 %"; ""
-  // when unknown. Empty: not named. (The hook for per-cgroup attribution.)
-  std::function<std::string(const std::string& device)> name_foreign_load;
+  // Names who did the foreign I/O on a whole disk, for a contended run's log
+  // line and status, e.g. "in the last 60 s: postgresql.service up to 96.0
+  // MB/s" (daemon/sampling/foreign_load.h); "" when unknown. Called on the
+  // recording thread. Empty: not named.
+  std::function<std::string(DeviceId disk)> name_foreign_load;
 };
 
 class ProbeRecorder {

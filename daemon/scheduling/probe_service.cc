@@ -1,13 +1,16 @@
 #include "daemon/scheduling/probe_service.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/sysmacros.h>
 
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <cmath>
 #include <random>
 
+#include "collectors/cgroup/cgroup_io.h"
 #include "common/clock.h"
+#include "daemon/sampling/foreign_load.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -47,6 +50,18 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   options.retention = config.probes.retention;
   options.sysfs = config.sysfs;
   options.counters = &counters_;
+  const FileTree procfs(config.procfs);
+  if (auto layout = collectors::DetectCgroupLayout(procfs, FileTree(config.sysfs))) {
+    own_cgroup_ = collectors::OwnCgroup(procfs, layout->version);
+  }
+  options.name_foreign_load = [this](DeviceId disk) {
+    std::shared_ptr<const Snapshot> latest;
+    {
+      std::lock_guard lock(latest_mutex_);
+      latest = latest_;
+    }
+    return latest ? NameForeignLoad(*latest, major(disk), minor(disk), own_cgroup_) : "";
+  };
   recorder_ = std::make_unique<ProbeRecorder>(std::move(options), names);
   // On the worker: the outcome goes through the scheduler to the recorder
   // there (the store's fsync never delays the event loop); the next Tick (a
@@ -99,7 +114,12 @@ void ProbeService::Tick() {
 }
 
 // Every device of the sample is offered; the tracker keeps the watched ones.
-void ProbeService::OnSample(const Snapshot& snapshot) {
+void ProbeService::OnSample(std::shared_ptr<const Snapshot> latest) {
+  const Snapshot& snapshot = *latest;
+  {
+    std::lock_guard lock(latest_mutex_);
+    latest_ = latest;
+  }
   if (snapshot.block_devices != device_ids_for_) {
     device_ids_for_ = snapshot.block_devices;
     device_ids_.clear();

@@ -16,6 +16,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -44,8 +45,9 @@ class ProbeService {
   ProbeService(const ProbeService&) = delete;
   ProbeService& operator=(const ProbeService&) = delete;
 
-  // Feeds the busy tracker with the sample's io_ticks.
-  void OnSample(const Snapshot& snapshot);
+  // Feeds the busy tracker with the sample's io_ticks, and keeps the sample
+  // for naming who loaded a disk during a contended run.
+  void OnSample(std::shared_ptr<const Snapshot> snapshot);
   // The scheduler's run and skip counts and running gauges, as of now.
   SchedulerStatus Scheduled() const;
   // What the recorder published last, for the status page.
@@ -70,6 +72,11 @@ class ProbeService {
   std::unique_ptr<ThreadJobExecutor> executor_;
   std::shared_ptr<const std::vector<collectors::BlockDevice>> device_ids_for_;
   std::unordered_map<std::string, DeviceId> device_ids_;
+  // The latest sample and iowatch's own cgroup, read by the recording thread
+  // (NameForeignLoad) under the mutex.
+  mutable std::mutex latest_mutex_;
+  std::shared_ptr<const Snapshot> latest_;
+  std::string own_cgroup_;
 };
 
 }  // namespace iowatch::daemon

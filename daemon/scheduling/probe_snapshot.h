@@ -74,6 +74,9 @@ struct ProbeJobSnapshot {
   probes::Classification last_class;
   bool last_judged = false;
   std::string last_not_judged;
+  // Who did the foreign I/O during a contended last run (ProbeRecorderOptions::
+  // name_foreign_load), "" when clean or unknown.
+  std::string last_foreign_who;
   // The baseline the last successful run was compared with, if any.
   bool has_baseline = false;
   int baseline_band = 0;

@@ -129,7 +129,7 @@ class App {
     // reference), so that two are not alive at once for nothing.
     snapshot_.reset();
     snapshot_ = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
-    if (probes_) probes_->OnSample(*snapshot_);
+    if (probes_) probes_->OnSample(snapshot_);
     self_.SampleTaken(ToSeconds(Clock::now() - started), lag_s);
     collector_log_.Note(snapshot_->collectors);
   }

@@ -140,11 +140,15 @@ std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
   if (!regressed.empty()) return "<td class=\"bad\">regressed: " + regressed + "</td>";
   if (!job.last_judged) {
     if (job.last_not_judged.empty()) return "<td class=\"dim\">learning the baseline</td>";
-    return "<td class=\"dim\">not judged: " + HtmlEscape(job.last_not_judged) + "</td>";
+    const std::string who =
+        job.last_foreign_who.empty() ? "" : "; " + HtmlEscape(job.last_foreign_who);
+    return "<td class=\"dim\">not judged: " + HtmlEscape(job.last_not_judged) + who + "</td>";
   }
   if (job.last_class.run_class == probes::RunClass::kContended) {
-    return fmt::format("<td class=\"good\">ok (load band {}: {})</td>", job.last_class.band,
-                       HtmlEscape(job.last_class.load));
+    const std::string who =
+        job.last_foreign_who.empty() ? "" : "; " + HtmlEscape(job.last_foreign_who);
+    return fmt::format("<td class=\"good\">ok (load band {}: {}{})</td>", job.last_class.band,
+                       HtmlEscape(job.last_class.load), who);
   }
   return "<td class=\"good\">ok</td>";
 }
