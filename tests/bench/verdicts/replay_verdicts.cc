@@ -54,6 +54,10 @@ struct Recording {
   std::string scenario;
   std::vector<Window> throttle;
   std::vector<RunRecord> runs;  // oldest first, successful only
+  // The scenario's start: runs before it are history (the slowdown recording
+  // continues the load recording's store), judged to build the baselines and
+  // the hysteresis as the daemon did, not counted.
+  int64_t start_ms = 0;
 };
 
 struct Variant {
@@ -97,6 +101,7 @@ std::optional<Recording> Load(const fs::path& dir) {
     return std::nullopt;
   }
   rec.scenario = doc.value("scenario", "");
+  rec.start_ms = doc.value("start_unix_ms", int64_t{0});
   for (const nlohmann::json& w : doc.value("throttle", nlohmann::json::array())) {
     rec.throttle.push_back(
         Window{w.value("on_unix_ms", int64_t{0}), w.value("off_unix_ms", int64_t{0})});
@@ -140,6 +145,7 @@ struct Tally {
   size_t runs = 0, judged = 0, contended = 0, unknown = 0;
   size_t judged_outside = 0;  // judged runs outside throttle windows
   size_t false_raises = 0;
+  std::vector<std::string> false_alarms;  // "job op metric" of each false raise
   std::vector<Detection> detections;
 };
 
@@ -163,6 +169,17 @@ Tally Replay(const Recording& rec, const Variant& variant) {
       continue;
     }
     const RunJudgement& j = *judged;
+    if (run.start_unix_ms < rec.start_ms) continue;  // history
+    // IOWATCH_REPLAY_TRACE=JOB: every run of JOB with its class, band and why.
+    if (const char* trace = std::getenv("IOWATCH_REPLAY_TRACE");
+        trace != nullptr && run.job == trace) {
+      std::fprintf(stderr, "  [%s] %s +%llds band %d judged %d in-window %d: %s\n",
+                   variant.name.c_str(), run.job.c_str(),
+                   static_cast<long long>((run.start_unix_ms - rec.start_ms) / 1000),
+                   j.classification.band, j.judged ? 1 : 0,
+                   WindowOf(rec, run.start_unix_ms) != nullptr ? 1 : 0,
+                   (j.why + " | " + j.classification.load).c_str());
+    }
     ++t.runs;
     t.contended += j.classification.run_class == RunClass::kContended;
     t.unknown += j.classification.run_class == RunClass::kUnknown;
@@ -183,11 +200,12 @@ Tally Replay(const Recording& rec, const Variant& variant) {
       if (!change.regressed) continue;
       if (window == nullptr) {
         ++t.false_raises;
+        t.false_alarms.push_back(run.job + " " + change.op + " " + change.metric);
         std::fprintf(
             stderr, "  [%s] false alarm: %s %s %s %.4g vs %.4g (threshold %.3g) at +%llds\n",
             variant.name.c_str(), run.job.c_str(), change.op.c_str(), change.metric.c_str(),
             change.verdict.value, change.verdict.baseline, change.verdict.threshold,
-            static_cast<long long>((run.start_unix_ms - rec.runs.front().start_unix_ms) / 1000));
+            static_cast<long long>((run.start_unix_ms - rec.start_ms) / 1000));
         continue;
       }
       Detection& d = detections[{run.job, window_index}];
@@ -200,33 +218,47 @@ Tally Replay(const Recording& rec, const Variant& variant) {
 
 // One line per variant: recording, scenario, variant, runs, judged,
 // contended, false raises, judged runs outside throttle windows, windows ×
-// jobs, detected, the most judged runs and seconds a detection took.
+// jobs, detected, the most judged runs and seconds a detection took, the
+// windows missed ("job/w1,…", "-" for none) and the false alarms ("job op
+// metric,…", "-").
 void PrintTsv(const Recording& rec, const std::vector<Variant>& variants) {
   for (const Variant& variant : variants) {
     const Tally t = Replay(rec, variant);
     size_t detected = 0;
     int worst_runs = 0;
     int64_t worst_ms = 0;
+    std::string missed;
     for (const Detection& d : t.detections) {
-      if (!d.after_ms) continue;
+      if (!d.after_ms) {
+        missed += fmt::format("{}{}/w{}", missed.empty() ? "" : ",", d.job, d.window + 1);
+        continue;
+      }
       ++detected;
       worst_runs = std::max(worst_runs, d.judged_runs);
       worst_ms = std::max(worst_ms, *d.after_ms);
     }
-    std::printf("%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%d\t%.0f\n", rec.name.c_str(),
-                rec.scenario.c_str(), variant.key.c_str(), t.runs, t.judged, t.contended,
-                t.false_raises, t.judged_outside, t.detections.size(), detected, worst_runs,
-                static_cast<double>(worst_ms) / 1000);
+    std::string alarms;
+    for (const std::string& a : t.false_alarms) alarms += (alarms.empty() ? "" : ",") + a;
+    std::printf("%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%d\t%.0f\t%s\t%s\n",
+                rec.name.c_str(), rec.scenario.c_str(), variant.key.c_str(), t.runs, t.judged,
+                t.contended, t.false_raises, t.judged_outside, t.detections.size(), detected,
+                worst_runs, static_cast<double>(worst_ms) / 1000,
+                missed.empty() ? "-" : missed.c_str(), alarms.empty() ? "-" : alarms.c_str());
   }
 }
 
 void Print(const Recording& rec, const std::vector<Variant>& variants) {
-  std::printf("\n### %s (%s): %zu runs, %.0f min\n\n", rec.name.c_str(), rec.scenario.c_str(),
-              rec.runs.size(),
-              rec.runs.empty() ? 0.0
-                               : static_cast<double>(rec.runs.back().start_unix_ms -
-                                                     rec.runs.front().start_unix_ms) /
-                                     60000);
+  const auto own = std::ranges::count_if(
+      rec.runs, [&](const RunRecord& r) { return r.start_unix_ms >= rec.start_ms; });
+  const int64_t first_ms =
+      rec.runs.empty() ? 0 : std::max(rec.runs.front().start_unix_ms, rec.start_ms);
+  const size_t history = rec.runs.size() - static_cast<size_t>(own);
+  std::printf("\n### %s (%s): %zu runs, %.0f min%s\n\n", rec.name.c_str(), rec.scenario.c_str(),
+              static_cast<size_t>(own),
+              rec.runs.empty()
+                  ? 0.0
+                  : static_cast<double>(rec.runs.back().start_unix_ms - first_ms) / 60000,
+              history == 0 ? "" : fmt::format(", after {} runs of history", history).c_str());
   std::printf("| detector | judged | contended | false alarms | per 1,000 judged | detected |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const Variant& variant : variants) {
