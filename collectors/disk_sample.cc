@@ -12,9 +12,7 @@ const DiskStat* DiskSample::Find(std::string_view name) const {
 }
 
 Result<DiskSample> ReadDiskSample(const FileTree& procfs) {
-  auto uptime_text = procfs.Read("uptime");
-  if (!uptime_text) return std::unexpected(uptime_text.error());
-  auto uptime = ParseUptimeCentiseconds(*uptime_text, procfs.PathOf("uptime").string());
+  auto uptime = ReadUptimeCentiseconds(procfs);
   if (!uptime) return std::unexpected(uptime.error());
   auto text = procfs.Read("diskstats", kMaxDiskstatsBytes);
   if (!text) return std::unexpected(text.error());

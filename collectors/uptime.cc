@@ -24,4 +24,10 @@ Result<uint64_t> ParseUptimeCentiseconds(std::string_view text, std::string_view
   return *seconds * 100 + *centis;
 }
 
+Result<uint64_t> ReadUptimeCentiseconds(const FileTree& procfs) {
+  auto text = procfs.Read("uptime");
+  if (!text) return std::unexpected(text.error());
+  return ParseUptimeCentiseconds(*text, procfs.PathOf("uptime").string());
+}
+
 }  // namespace iowatch::collectors

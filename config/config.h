@@ -69,6 +69,8 @@ struct CgroupConfig {
   std::string include;         // RE2 on the path relative to the root; empty: every cgroup
   std::string exclude;         // empty: none excluded
   uint32_t max_series = 2000;  // cgroup x device pairs exported at most
+  // How often every process's /proc/PID/io is read; 0: never.
+  std::chrono::milliseconds process_interval{10000};
   bool operator==(const CgroupConfig&) const = default;
 };
 

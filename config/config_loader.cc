@@ -150,6 +150,10 @@ constexpr Key kCgroupKeys[] = {
            v, "an integer from 1 to 1000000",
            [](std::string_view s) { return ParseInteger(s, 1, 1000000); }, c.cgroups.max_series);
      }},
+    {"process_interval",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Duration(v, milliseconds(0), c.cgroups.process_interval);
+     }},
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

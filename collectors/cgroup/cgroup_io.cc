@@ -25,10 +25,10 @@ std::vector<std::string> WalkCgroups(const FileTree& sysfs, const std::string& r
   for (size_t depth = 1; depth <= max_depth && !level.empty(); ++depth) {
     std::vector<std::string> next;
     for (const std::string& parent : level) {
-      const std::string dir = parent.empty() ? root : root + "/" + parent;
+      const std::string dir = parent.empty() ? root : fmt::format("{}/{}", root, parent);
       for (const std::string& child :
            sysfs.ListDirectories(dir).value_or(std::vector<std::string>())) {
-        next.push_back(parent.empty() ? child : parent + "/" + child);
+        next.push_back(parent.empty() ? child : fmt::format("{}/{}", parent, child));
       }
     }
     out.insert(out.end(), next.begin(), next.end());
@@ -123,10 +123,9 @@ Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& 
   return layout;
 }
 
-std::string OwnCgroup(const FileTree& procfs, CgroupVersion version) {
-  const std::string text = procfs.Read("self/cgroup").value_or("");
+std::string CgroupPathIn(std::string_view proc_cgroup, CgroupVersion version) {
   std::string found;
-  ForEachLine(text, [&](std::string_view line, int) {
+  ForEachLine(proc_cgroup, [&](std::string_view line, int) {
     const size_t first = line.find(':');
     const size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
     if (second == std::string_view::npos) return;
@@ -144,6 +143,27 @@ std::string OwnCgroup(const FileTree& procfs, CgroupVersion version) {
     found = std::string(path);
   });
   return found;
+}
+
+std::string UnitCgroupPathIn(std::string_view proc_cgroup) {
+  std::string unified, named;
+  bool has_unified = false;
+  ForEachLine(proc_cgroup, [&](std::string_view line, int) {
+    if (line.starts_with("0::")) {
+      has_unified = true;
+      unified = std::string(line.substr(3));
+    } else if (const size_t at = line.find(":name=systemd:"); at != std::string_view::npos) {
+      named = std::string(line.substr(at + 14));
+    }
+  });
+  std::string path = has_unified ? unified : named;
+  if (!has_unified && named.empty()) return CgroupPathIn(proc_cgroup, CgroupVersion::kV1);
+  while (path.starts_with('/')) path.erase(0, 1);
+  return path;
+}
+
+std::string OwnCgroup(const FileTree& procfs, CgroupVersion version) {
+  return CgroupPathIn(procfs.Read("self/cgroup").value_or(""), version);
 }
 
 CgroupIoScan ScanCgroupIo(const FileTree& sysfs, const CgroupLayout& layout,

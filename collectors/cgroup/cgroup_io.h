@@ -44,6 +44,16 @@ struct CgroupLayout {
 // hierarchy counting I/O is mounted under /sys.
 Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& sysfs);
 
+// The cgroup a /proc/PID/cgroup text names in the hierarchy `version`
+// counts I/O in ("5:blkio:/a/b" on v1, "0::/a/b" on v2), relative to the
+// root: "a/b"; "" at the root or when absent.
+std::string CgroupPathIn(std::string_view proc_cgroup, CgroupVersion version);
+
+// The cgroup of systemd's tree (units, slices) a /proc/PID/cgroup text
+// names: the unified "0::" line (v2, and hybrid hosts, where systemd mirrors
+// its tree there), else v1's "name=systemd" line, else the blkio line.
+std::string UnitCgroupPathIn(std::string_view proc_cgroup);
+
 // The calling process's own cgroup in the hierarchy `version` counts I/O
 // in, relative to its root, from <procfs>/self/cgroup ("5:blkio:/a/b" on v1,
 // "0::/a/b" on v2); "" at the root or when unreadable.

@@ -230,6 +230,10 @@ void CollectorSuccess(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) 
   w.Sample({{"collector", s.collectors[i].name}}, s.collectors[i].success ? 1 : 0);
 }
 
+void CollectorTimeouts(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  w.SampleInt({{"collector", s.collectors[i].name}}, s.collectors[i].timeouts_total);
+}
+
 void CollectorParseErrors(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   w.SampleInt({{"collector", s.collectors[i].name}}, s.collectors[i].parse_errors_total);
 }
@@ -318,6 +322,10 @@ void AddSelfFamilies(TableBuilder& t) {
         {Collectors, CollectorSuccess});
   t.Add("iowatch_collector_parse_errors_total", "counter", "Malformed lines skipped since start.",
         {Collectors, CollectorParseErrors});
+  t.Add("iowatch_collector_timeouts_total", "counter",
+        "Samples in which the source did not answer within the read deadline (its previous "
+        "values were served).",
+        {Collectors, CollectorTimeouts});
   for (size_t i = 0; i < std::size(kSnapshotFields); ++i) {
     t.Add(kSnapshotFields[i].name, "gauge", kSnapshotFields[i].help, {Once, SnapshotValue, i});
   }

@@ -284,6 +284,28 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
       });
 }
 
+// The baseline a job's last run was judged against, and the verdicts.
+void AddBaselineFamilies(std::vector<ProbeFamily>& f) {
+  f.insert(
+      f.end(),
+      {
+          {"iowatch_probe_baseline_value", "gauge",
+           "The job's baseline (median of its first runs) per op and metric, in the metric's unit.",
+           BaselineField<&probes::MetricBaseline::median>},
+          {"iowatch_probe_baseline_spread", "gauge",
+           "The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.",
+           BaselineField<&probes::MetricBaseline::spread>},
+          {"iowatch_probe_baseline_ratio", "gauge",
+           "The last successful run's value divided by the baseline.", BaselineRatio},
+          {"iowatch_probe_regression", "gauge",
+           "1 while the metric is regressed against the baseline (after hysteresis).", Regression},
+          {"iowatch_probe_baseline_age_seconds", "gauge", "Time since the job's baseline was made.",
+           BaselineAge},
+          {"iowatch_probe_baseline_runs", "gauge", "Runs the job's baseline was built from.",
+           BaselineRuns},
+      });
+}
+
 std::vector<ProbeFamily> Sorted() {
   std::vector<ProbeFamily> f = {
       {"iowatch_probe_iops", "gauge", "I/O operations per second of the last successful run.",
@@ -313,20 +335,6 @@ std::vector<ProbeFamily> Sorted() {
        "User and system CPU time of the job's last successful run.",
        PerJob<&ProbeJobSnapshot::cpu_seconds>},
       {"iowatch_probe_clat_seconds", "histogram", "", ClatHistogram},
-      {"iowatch_probe_baseline_value", "gauge",
-       "The job's baseline (median of its first runs) per op and metric, in the metric's unit.",
-       BaselineField<&probes::MetricBaseline::median>},
-      {"iowatch_probe_baseline_spread", "gauge",
-       "The baseline's robust spread (1.4826 x MAD of its runs), in the metric's unit.",
-       BaselineField<&probes::MetricBaseline::spread>},
-      {"iowatch_probe_baseline_ratio", "gauge",
-       "The last successful run's value divided by the baseline.", BaselineRatio},
-      {"iowatch_probe_regression", "gauge",
-       "1 while the metric is regressed against the baseline (after hysteresis).", Regression},
-      {"iowatch_probe_baseline_age_seconds", "gauge", "Time since the job's baseline was made.",
-       BaselineAge},
-      {"iowatch_probe_baseline_runs", "gauge", "Runs the job's baseline was built from.",
-       BaselineRuns},
       {"iowatch_probe_engine_fallback", "gauge",
        "1 for each thing the engine gave up in the job's last successful run (fixedbufs, "
        "registerfiles, submit_all); none when it ran as asked.",
@@ -342,6 +350,7 @@ std::vector<ProbeFamily> Sorted() {
        StoreUp},
   };
   AddConditionFamilies(f);
+  AddBaselineFamilies(f);
   std::sort(f.begin(), f.end(),
             [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });
   return f;

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "collectors/uptime.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -47,29 +49,40 @@ void CgroupSource::Derive(const collectors::CgroupIo& cgroup, const collectors::
   out.series.push_back(std::move(series));
 }
 
-std::optional<CollectorStatus> CgroupSource::Collect(const FileTree& procfs, const FileTree& sysfs,
-                                                     double interval_seconds, uint64_t tick,
-                                                     uint64_t window_samples, Snapshot& out) {
-  if (!options_.enabled) return std::nullopt;
+void CgroupSource::Collect(const FileTree& procfs, const FileTree& sysfs,
+                           const SourceContext& context, Snapshot& out) {
+  const CgroupSourceOptions& options = context.options->cgroups;
+  if (!options.enabled) return;
+  const double start = context.now();
   CollectorStatus status{"cgroup", 0, false, 0, {}, {}};
   if (!layout_) {
     auto layout = collectors::DetectCgroupLayout(procfs, sysfs);
     if (!layout) {
       status.error = layout.error().ToString();
-      return status;
+      status.duration_seconds = context.now() - start;
+      out.collectors.push_back(std::move(status));
+      return;
     }
     layout_ = std::move(*layout);
   }
+  const auto uptime = collectors::ReadUptimeCentiseconds(procfs);
+  const double interval_seconds = uptime && previous_uptime_cs_ && *uptime > *previous_uptime_cs_
+                                      ? static_cast<double>(*uptime - *previous_uptime_cs_) / 100
+                                      : 0;
+  previous_uptime_cs_ = uptime ? std::optional<uint64_t>(*uptime) : std::nullopt;
+  const uint64_t tick = context.tick;
+  const uint64_t window_samples = context.window_samples;
   std::unordered_map<uint64_t, const std::string*> names;  // makedev -> kernel name
-  for (const collectors::BlockDevice& d : *out.block_devices) {
+  for (const collectors::BlockDevice& d : *context.devices) {
     if (!d.malformed_dev) names.emplace(makedev(d.major, d.minor), &d.name);
   }
   collectors::CgroupSelection selection{
-      options_.max_depth, options_.filter, options_.max_pairs,
+      options.max_depth, options.filter, options.max_pairs,
       [&](uint32_t major, uint32_t minor) { return names.contains(makedev(major, minor)); }};
   const collectors::CgroupIoScan scan = collectors::ScanCgroupIo(sysfs, *layout_, selection);
   for (const collectors::CgroupIo& cgroup : scan.cgroups) {
     std::vector<std::pair<const std::string*, const collectors::CgroupDeviceIo*>> by_name;
+    by_name.reserve(cgroup.devices.size());
     for (const collectors::CgroupDeviceIo& io : cgroup.devices) {
       by_name.emplace_back(names.at(makedev(io.major, io.minor)), &io);
     }
@@ -91,9 +104,10 @@ std::optional<CollectorStatus> CgroupSource::Collect(const FileTree& procfs, con
     status.parse_error = fmt::format(
         "cgroup x device pairs over cgroups.max_series ({}) are not exported "
         "(iowatch_cgroup_io_dropped_series says how many)",
-        options_.max_pairs);
+        options.max_pairs);
   }
-  return status;
+  status.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(status));
 }
 
 }  // namespace iowatch::daemon

@@ -6,7 +6,7 @@
 // did the burst at 03:12" is answered by one scrape. A pair whose counters
 // went backwards (the cgroup was removed and re-created under its name)
 // starts again with no rates. Reports the collector "cgroup".
-// Thread-safety: not thread-safe; owned by the Sampler.
+// Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
 #include <array>
@@ -20,28 +20,18 @@
 #include "collectors/cgroup/cgroup_io.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
 #include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
 
-struct CgroupSourceOptions {
-  bool enabled = true;
-  size_t max_depth = 2;
-  collectors::DeviceFilter filter;
-  size_t max_pairs = 2000;
-};
-
 class CgroupSource {
  public:
-  explicit CgroupSource(CgroupSourceOptions options) : options_(std::move(options)) {}
-  void Reconfigure(CgroupSourceOptions options) { options_ = std::move(options); }
-
-  // Fills out.cgroups from the devices in out.block_devices; the collector's
-  // status, or nullopt when disabled. `interval_seconds` is the measured time
-  // since the previous sample (0: unknown, no rates).
-  std::optional<CollectorStatus> Collect(const FileTree& procfs, const FileTree& sysfs,
-                                         double interval_seconds, uint64_t tick,
-                                         uint64_t window_samples, Snapshot& out);
+  // Fills out.cgroups for the devices in context.devices and appends the
+  // collector's status; nothing when disabled. Rates are over the interval
+  // /proc/uptime measures since the previous sample.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out);
 
  private:
   struct PairState {
@@ -53,8 +43,8 @@ class CgroupSource {
               const std::string& device, double interval_seconds, uint64_t tick,
               uint64_t window_samples, CgroupSnapshot& out);
 
-  CgroupSourceOptions options_;
   std::optional<collectors::CgroupLayout> layout_;
+  std::optional<uint64_t> previous_uptime_cs_;
   std::map<std::string, PairState, std::less<>> pairs_;  // "cgroup\0device"
   uint64_t skipped_total_ = 0;                           // malformed cgroup files since start
 };

@@ -4,8 +4,8 @@
 
 namespace iowatch::daemon {
 
-CollectorStatus PressureSource::Collect(const FileTree& procfs, uint64_t tick,
-                                        uint64_t window_samples, Snapshot& out) {
+void PressureSource::Collect(const FileTree& procfs, const SourceContext& context, Snapshot& out) {
+  const double start = context.now();
   CollectorStatus status{"pressure", 0, true, 0, {}, {}};
   for (size_t r = 0; r < kPressureResourceCount; ++r) {
     auto pressure = collectors::ReadPressure(procfs, collectors::kPressureResources[r]);
@@ -20,12 +20,14 @@ CollectorStatus PressureSource::Collect(const FileTree& procfs, uint64_t tick,
                                                pressure->full ? &*pressure->full : nullptr};
     for (size_t kind = 0; kind < 2; ++kind) {
       if (lines[kind] == nullptr) continue;
-      windows_[r][kind].Push(tick, collectors::PressureRatio(lines[kind]->avg10), window_samples);
+      windows_[r][kind].Push(context.tick, collectors::PressureRatio(lines[kind]->avg10),
+                             context.window_samples);
       out.pressure.avg10_window_max[r][kind] = windows_[r][kind].Max();
     }
-    out.pressure.resources[r] = std::move(*pressure);
+    out.pressure.resources[r] = *pressure;
   }
-  return status;
+  status.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(status));
 }
 
 }  // namespace iowatch::daemon

@@ -4,7 +4,7 @@
 // "pressure": it fails, with the file and errno, when any of the three is
 // unreadable (a kernel without CONFIG_PSI, or booted with psi=0), and the
 // files that were read are still exported.
-// Thread-safety: not thread-safe; owned by the Sampler.
+// Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
 #include <array>
@@ -12,16 +12,15 @@
 
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
 #include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
 
 class PressureSource {
  public:
-  // Fills out.pressure; returns the "pressure" collector's status (the
-  // caller times it). `tick` counts samples, `window_samples` is the window.
-  CollectorStatus Collect(const FileTree& procfs, uint64_t tick, uint64_t window_samples,
-                          Snapshot& out);
+  // Fills out.pressure and appends the "pressure" collector's status.
+  void Collect(const FileTree& procfs, const SourceContext& context, Snapshot& out);
 
  private:
   std::array<std::array<WindowMax, 2>, kPressureResourceCount> windows_;

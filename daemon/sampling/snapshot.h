@@ -42,6 +42,7 @@ struct CollectorStatus {
   uint64_t parse_errors_total = 0;  // malformed lines skipped since start
   std::string error;                // why it failed ("path: what: strerror"), "" on success
   std::string parse_error;          // the first malformed line of this sample ("path:line: what")
+  uint64_t timeouts_total = 0;  // samples it did not answer within the read deadline, since start
 };
 
 inline constexpr size_t kPressureResourceCount = std::size(collectors::kPressureResources);
@@ -80,6 +81,23 @@ struct CgroupSnapshot {
   uint64_t dropped_series = 0;                 // pairs over cgroups.max_series this sample
 };
 
+// Per-cgroup I/O from /proc/PID/io (daemon/sampling/process_source.h).
+struct ProcessIoSeries {
+  std::string cgroup;  // systemd's tree, cut to cgroups.depth
+  std::string unit;
+  uint64_t read_bytes_total = 0;  // what its surviving processes did since start
+  uint64_t write_bytes_total = 0;
+  uint64_t cancelled_write_bytes_total = 0;
+  bool has_rates = false;
+  double read_bytes_per_second = 0;  // over the last reading's interval
+  double write_bytes_per_second = 0;
+};
+
+struct ProcessIoSnapshot {
+  std::vector<ProcessIoSeries> series;  // by cgroup
+  uint64_t unreadable = 0;              // processes whose io could not be read
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -104,6 +122,7 @@ struct Snapshot {
   std::vector<double> vm_window_max;
   PressureSnapshot pressure;
   CgroupSnapshot cgroups;
+  ProcessIoSnapshot process_io;
   std::vector<CollectorStatus> collectors;
 };
 

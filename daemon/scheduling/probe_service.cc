@@ -115,10 +115,11 @@ void ProbeService::Tick() {
 
 // Every device of the sample is offered; the tracker keeps the watched ones.
 void ProbeService::OnSample(std::shared_ptr<const Snapshot> latest) {
+  // latest_ keeps it alive: only this thread replaces it.
   const Snapshot& snapshot = *latest;
   {
     std::lock_guard lock(latest_mutex_);
-    latest_ = latest;
+    latest_ = std::move(latest);
   }
   if (snapshot.block_devices != device_ids_for_) {
     device_ids_for_ = snapshot.block_devices;

@@ -50,6 +50,9 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   if (!cgroup_filter) return std::unexpected(cgroup_filter.error());
   options.cgroups = {c.cgroups.enabled, c.cgroups.depth, std::move(*cgroup_filter),
                      c.cgroups.max_series};
+  options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
+  // A source that has not answered by half the interval is served stale.
+  options.read_deadline_seconds = options.interval_seconds / 2;
   const long page = sysconf(_SC_PAGESIZE);
   options.page_bytes = page > 0 ? static_cast<uint64_t>(page) : 4096;
   const long hz = sysconf(_SC_CLK_TCK);

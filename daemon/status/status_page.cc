@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "common/version.h"
+#include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
 
 namespace iowatch::daemon {
@@ -90,6 +91,27 @@ std::string DevicesSection(const Snapshot& s) {
       "<h2>Devices ({})</h2>\n<table id=\"devices\"><tr><th>device</th>{}"
       "<th>{} {:.0f}s</th></tr>\n{}</table>\n",
       s.devices.size(), headers, kUtilization.header, s.window_seconds, rows);
+}
+
+// The cgroups doing the most I/O (daemon/sampling/cgroup_top.h), under the devices.
+std::string TopIoSection(const Snapshot& s) {
+  constexpr size_t kRows = 10;
+  const std::vector<CgroupTopRow> top = CgroupTop(s, "");
+  if (top.empty()) return {};
+  std::string rows;
+  for (size_t i = 0; i < std::min(kRows, top.size()); ++i) {
+    const CgroupTopRow& r = top[i];
+    rows += fmt::format("<tr><td>{}</td>{}{}{}{}{}</tr>\n", HtmlEscape(r.cgroup),
+                        Cell(r.read_bytes_per_second / 1024, 1),
+                        Cell(r.write_bytes_per_second / 1024, 1), Cell(r.reads_per_second, 1),
+                        Cell(r.writes_per_second, 1),
+                        r.pressure_some_avg10 ? Cell(*r.pressure_some_avg10, 2)
+                                              : std::string("<td class=\"dim\">–</td>"));
+  }
+  return fmt::format(
+      "<h2>Top I/O (cgroups)</h2>\n<table id=\"top-io\"><tr><th>cgroup</th><th>rkB/s</th>"
+      "<th>wkB/s</th><th>r/s</th><th>w/s</th><th>%psi</th></tr>\n{}</table>\n",
+      rows);
 }
 
 std::string VmstatSection(const Snapshot& s) {
@@ -254,6 +276,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       kRefreshSeconds, kVersion, HtmlEscape(in.listen_endpoint), in.sample.interval_seconds,
       in.sample.window_seconds);
   body += DevicesSection(in.sample);
+  body += TopIoSection(in.sample);
   body += VmstatSection(in.sample);
   if (in.probes != nullptr) body += ProbesSection(*in.probes, in.now_seconds);
   body += "</body></html>\n";

@@ -8,7 +8,9 @@ rule far above the device's speed (v1 counts a child cgroup only where a rule ex
 docs/metrics.md). fio reads 64 MiB with O_DIRECT from a file on the disk under /var/tmp; the
 cgroup's iowatch_cgroup_io_read_bytes_total on that disk must equal fio's io_bytes within 1 %,
 its rate series and unit label must be there, and iowatch_pressure_io_waiting_seconds_total
-must grow. Everything created (cgroups, the file) is removed.
+must grow. Then a 10 s fio read in a cgroup of systemd's tree (the unified hierarchy) with no
+throttle rule is attributed through /proc/PID/io (iowatch_cgroup_process_read_bytes_total)
+within 15 % of fio's bytes. Everything created (cgroups, the file) is removed.
 
 Usage: serve_cgroup_io.py IOWATCH_BINARY
 """
@@ -88,6 +90,16 @@ def fio_command(filename, size):
             f"--ioengine=psync --output-format=json")
 
 
+def run_fio_for(cgroup_path, filename, seconds):
+    """fio's JSON of a time-based O_DIRECT random read of `seconds` from inside the cgroup."""
+    script = (f"echo $$ > {cgroup_path}/cgroup.procs && exec fio --name=p --filename={filename} "
+              f"--size={SIZE} --rw=randread --bs=64k --direct=1 --ioengine=psync "
+              f"--time_based=1 --runtime={seconds} --output-format=json")
+    out = subprocess.run(["sh", "-c", script], check=True, capture_output=True, text=True,
+                         timeout=120).stdout
+    return json.loads(out[out.index("{"):])
+
+
 def run_fio_in(cgroup_path, filename):
     """fio's JSON of a 64 MiB O_DIRECT sequential read run from inside the cgroup. The same job
     runs first, 1 MiB, outside it: fio's binary and libraries (about 20 MB here) are then in
@@ -98,6 +110,26 @@ def run_fio_in(cgroup_path, filename):
     out = subprocess.run(["sh", "-c", script], check=True, capture_output=True, text=True,
                          timeout=120).stdout
     return json.loads(out[out.index("{"):])
+
+
+def check_process_io(r, d, unified, relative, filename):
+    """A 10 s read in a unit's cgroup of systemd's tree, without a throttle rule, attributed
+    through /proc/PID/io."""
+    if unified is None:
+        r.check(False, "a unified (v2) mount holds systemd's tree for /proc/PID/cgroup")
+        return
+    with Cgroup(unified, relative) as cg:
+        fio = run_fio_for(cg.path, filename, 10)
+        fio_bytes = fio["jobs"][0]["read"]["io_bytes"]
+        time.sleep(2.5)  # a reading after fio's last interval
+        after = d.scrape_after_next_sample()
+        counted = daemon.values(after, "iowatch_cgroup_process_read_bytes_total",
+                                cgroup=relative, unit="fio-load.service")
+        r.check(len(counted) == 1 and abs(counted[0] - fio_bytes) <= 0.15 * fio_bytes,
+                f"/proc/PID/io: the cgroup read {fio_bytes} bytes in 10 s per fio, iowatch says "
+                f"{counted}")
+        r.check(daemon.values(after, "iowatch_collector_success", collector="process_io") == [1],
+                "collector process_io succeeds")
 
 
 def main():
@@ -119,7 +151,8 @@ def main():
             for _ in range(SIZE >> 20):
                 f.write(os.urandom(1 << 20))
             os.fsync(f.fileno())
-        config = "probes:\n  enabled: false\ncgroups:\n  include: 'iowatch-e2e-.*'\n"
+        config = ("probes:\n  enabled: false\ncgroups:\n  include: 'iowatch-e2e-.*'\n"
+                  "  process_interval: 1s\n")
         with Cgroup(root, relative) as cg, daemon.Daemon(binary, config=config) as d:
             if not v2_io:  # v1 counts only where a throttle rule exists: one far above the disk
                 with open(os.path.join(cg.path, "blkio.throttle.read_bps_device"), "w") as f:
@@ -148,6 +181,7 @@ def main():
                       for s in (before, after)]
             r.check(all(len(w) == 1 for w in waited) and waited[1][0] > waited[0][0],
                     f"host io pressure (some) grew under the read: {waited}")
+            check_process_io(r, d, unified, relative, filename)
             ok, out = daemon.promtool_check(d.get("/metrics")[2].decode())
             r.check(ok, "promtool check metrics is silent", out)
     except Exception:

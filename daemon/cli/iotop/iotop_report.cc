@@ -3,39 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 #include "common/utf8.h"
 
 namespace iowatch::daemon {
 
-std::vector<IotopRow> IotopRows(const Snapshot& snapshot, const std::string& device) {
-  std::map<std::string, IotopRow> by_cgroup;
-  for (const CgroupSeries& s : snapshot.cgroups.series) {
-    if (!s.has_rates || (!device.empty() && s.device != device)) continue;
-    IotopRow& row = by_cgroup[s.cgroup];
-    row.cgroup = s.cgroup;
-    row.unit = s.unit;
-    row.read_bytes_per_second += s.latest[0];
-    row.write_bytes_per_second += s.latest[1];
-    row.reads_per_second += s.latest[2];
-    row.writes_per_second += s.latest[3];
-  }
-  for (const CgroupPressureSeries& p : snapshot.cgroups.pressure) {
-    if (auto found = by_cgroup.find(p.cgroup); found != by_cgroup.end()) {
-      found->second.pressure_some_avg10 = p.pressure.some.avg10;
-    }
-  }
-  std::vector<IotopRow> rows;
-  for (auto& [path, row] : by_cgroup) rows.push_back(std::move(row));
-  std::ranges::stable_sort(rows, [](const IotopRow& a, const IotopRow& b) {
-    return a.read_bytes_per_second + a.write_bytes_per_second >
-           b.read_bytes_per_second + b.write_bytes_per_second;
-  });
-  return rows;
-}
-
-std::string FormatIotopText(const std::vector<IotopRow>& rows, const std::string& time,
+std::string FormatIotopText(const std::vector<CgroupTopRow>& rows, const std::string& time,
                             const std::string& device, size_t max_rows) {
   std::string out =
       fmt::format("{}  cgroups by I/O{}\n", time, device.empty() ? std::string() : " on " + device);
@@ -43,7 +16,7 @@ std::string FormatIotopText(const std::vector<IotopRow>& rows, const std::string
                      "%psi", "cgroup");
   const size_t shown = max_rows == 0 ? rows.size() : std::min(rows.size(), max_rows);
   for (size_t i = 0; i < shown; ++i) {
-    const IotopRow& r = rows[i];
+    const CgroupTopRow& r = rows[i];
     const std::string psi =
         r.pressure_some_avg10 ? fmt::format("{:.2f}", *r.pressure_some_avg10) : "-";
     out += fmt::format("{:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>6}  {}\n",
@@ -53,13 +26,13 @@ std::string FormatIotopText(const std::vector<IotopRow>& rows, const std::string
   return out + "\n";
 }
 
-std::string FormatIotopJson(const std::vector<IotopRow>& rows, const std::string& time,
+std::string FormatIotopJson(const std::vector<CgroupTopRow>& rows, const std::string& time,
                             const std::string& device, double interval_seconds) {
   std::string out = fmt::format(R"({{"timestamp": {}, "device": {}, "interval_seconds": {}, )",
                                 JsonString(time), JsonString(device), interval_seconds);
   out += R"("cgroups": [)";
   for (size_t i = 0; i < rows.size(); ++i) {
-    const IotopRow& r = rows[i];
+    const CgroupTopRow& r = rows[i];
     out += fmt::format(
         R"({}{{"cgroup": {}, "unit": {}, "read_bytes_per_second": {}, )"
         R"("write_bytes_per_second": {}, "reads_per_second": {}, "writes_per_second": {}, )"

@@ -90,7 +90,7 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled);
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys());
-  EXPECT_EQ(AllConfigKeys().size(), 53u);
+  EXPECT_EQ(AllConfigKeys().size(), 54u);
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -134,6 +134,7 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->cgroups.include, R"(^system\.slice/.*$)");
   EXPECT_EQ(c->cgroups.exclude, R"(\.scope$)");
   EXPECT_EQ(c->cgroups.max_series, 500u);
+  EXPECT_EQ(c->cgroups.process_interval, milliseconds(30000));
   EXPECT_EQ(c->procfs, "/host/proc");
   EXPECT_EQ(c->sysfs, "/host/sys");
   EXPECT_EQ(c->state_dir, "state");

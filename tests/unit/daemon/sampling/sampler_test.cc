@@ -148,5 +148,47 @@ TEST(Sampler, DisabledCgroupsReportNoCollectorAndNoSeries) {
       << StatusOf(*none, "cgroup")->error;
 }
 
+TEST(Sampler, ProcessIoGrowthIsSummedPerCgroupCutToTheDepth) {
+  std::string pattern = "/tmp/iowatch-processes-XXXXXX";
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path root = pattern;
+  std::filesystem::copy(kTwo + "/s1/proc", root / "proc", std::filesystem::copy_options::recursive);
+  const auto process = [&](const char* pid, const char* cgroup, uint64_t read, uint64_t write) {
+    std::filesystem::create_directories(root / "proc" / pid);
+    std::ofstream(root / "proc" / pid / "cgroup") << "0::/" << cgroup << "\n";
+    std::ofstream(root / "proc" / pid / "io")
+        << "read_bytes: " << read << "\nwrite_bytes: " << write << "\ncancelled_write_bytes: 0\n";
+  };
+  const auto uptime = [&](const char* text) { std::ofstream(root / "proc/uptime") << text; };
+  SamplerOptions options;
+  options.interval_seconds = 1;
+  options.process_interval_seconds = 1;
+  options.cgroups.max_depth = 2;
+  Sampler sampler(std::move(options));
+  const FileTree procfs(root / "proc"), sysfs(kTwo + "/s1/sys");
+  uptime("100.00 50.00\n");
+  process("812", "system.slice/postgresql.service/worker", 1000, 0);
+  process("813", "system.slice/postgresql.service", 5000, 0);
+  sampler.Collect(procfs, sysfs, 1);
+  uptime("102.00 51.00\n");
+  process("812", "system.slice/postgresql.service/worker", 1000 + (2 << 20), 4096);
+  process("813", "system.slice/postgresql.service", 4000, 0);  // went back: another process
+  process("814", "user.slice/user-1000.slice", 1 << 30, 0);    // new: all of it
+  const auto second = sampler.Collect(procfs, sysfs, 2);
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(second->process_io.series.size(), 2u);
+  const ProcessIoSeries& pg = second->process_io.series[0];
+  EXPECT_EQ(pg.cgroup, "system.slice/postgresql.service");
+  EXPECT_EQ(pg.unit, "postgresql.service");
+  // 812's growth, and 813 as a new process: all of its 4000 bytes.
+  EXPECT_EQ(pg.read_bytes_total, (2u << 20) + 4000);
+  EXPECT_EQ(pg.write_bytes_total, 4096u);
+  ASSERT_TRUE(pg.has_rates);
+  EXPECT_EQ(pg.read_bytes_per_second, ((2 << 20) + 4000) / 2.0);
+  EXPECT_EQ(second->process_io.series[1].cgroup, "user.slice/user-1000.slice");
+  EXPECT_EQ(second->process_io.series[1].read_bytes_total, 1u << 30);
+  EXPECT_NE(StatusOf(*second, "process_io"), nullptr);
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

@@ -105,6 +105,30 @@ TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
   EXPECT_EQ(html.find("<link"), std::string::npos);
 }
 
+TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
+  Snapshot s = Sample();
+  EXPECT_EQ(Count(RenderStatusPage(
+                      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0}),
+                  "id=\"top-io\""),
+            0u);  // no cgroup series: no table
+  s.cgroups.series = {
+      {"system.slice/<b>.service", "<b>.service", "sda", {}, true, {2048, 0, 2, 0}, {}},
+      {"system.slice/pg.service", "pg.service", "sda", {}, true, {1048576, 4096, 256, 1}, {}},
+  };
+  s.cgroups.pressure = {{"system.slice/pg.service", "pg.service", {{12.5, 0, 0, 0}, {}}}};
+  const std::string page =
+      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const size_t table = page.find("id=\"top-io\"");
+  ASSERT_NE(table, std::string::npos);
+  const size_t pg = page.find("system.slice/pg.service", table);
+  const size_t b = page.find("system.slice/&lt;b&gt;.service", table);
+  ASSERT_NE(pg, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_LT(pg, b);                                                            // busiest first
+  EXPECT_NE(page.find("<td class=\"n\">1024.0</td>", pg), std::string::npos);  // rkB/s
+  EXPECT_NE(page.find("<td class=\"n\">12.50</td>", pg), std::string::npos);   // %psi
+}
+
 TEST(StatusPage, VmstatLine) {
   const Snapshot s = Sample();
   const std::string html =

@@ -61,8 +61,8 @@ Snapshot Sample() {
   return s;
 }
 
-TEST(IotopRows, SummedOverDevicesSortedByBytesPerSecond) {
-  const auto rows = IotopRows(Sample(), "");
+TEST(CgroupTop, SummedOverDevicesSortedByBytesPerSecond) {
+  const auto rows = CgroupTop(Sample(), "");
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].cgroup, "system.slice/postgresql.service");
   EXPECT_EQ(rows[0].read_bytes_per_second, 1048576);
@@ -71,13 +71,13 @@ TEST(IotopRows, SummedOverDevicesSortedByBytesPerSecond) {
   EXPECT_EQ(rows[0].pressure_some_avg10, 12.5);
   EXPECT_EQ(rows[1].unit, "backup.service");
   EXPECT_FALSE(rows[1].pressure_some_avg10);
-  const auto dm = IotopRows(Sample(), "dm-0");
+  const auto dm = CgroupTop(Sample(), "dm-0");
   ASSERT_EQ(dm.size(), 1u);
   EXPECT_EQ(dm[0].read_bytes_per_second, 0);
 }
 
 TEST(IotopFormat, TextTableAndJson) {
-  const auto rows = IotopRows(Sample(), "");
+  const auto rows = CgroupTop(Sample(), "");
   EXPECT_EQ(FormatIotopText(rows, "2026-12-01T10:00:00+0000", "", 1),
             "2026-12-01T10:00:00+0000  cgroups by I/O\n"
             "       rkB/s        wkB/s        r/s        w/s   %psi  cgroup\n"

@@ -1,0 +1,46 @@
+// Per-process storage I/O from /proc/PID/io (proc(5)): read_bytes and
+// write_bytes are what the process caused to be fetched from or sent to the
+// storage layer, cancelled_write_bytes the dirty page-cache bytes it
+// truncated before they were written. With /proc/PID/cgroup they attribute
+// I/O to a cgroup where the cgroup files cannot (cgroup v1 without a
+// throttle rule). Reading another user's process's io needs ptrace-read
+// access (PTRACE_MODE_READ_FSCREDS): those are counted as unreadable.
+// Processes that exit between two readings take their last interval's I/O
+// with them: this source cannot see it.
+// Thread-safety: pure functions of the tree they are given.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "collectors/cgroup/cgroup_io.h"
+#include "common/file_tree.h"
+#include "common/result.h"
+
+namespace iowatch::collectors {
+
+struct ProcessIo {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+  uint64_t cancelled_write_bytes = 0;
+  bool operator==(const ProcessIo&) const = default;
+};
+
+// Fails with path:line when read_bytes or write_bytes is missing or not a number.
+Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path);
+
+struct ProcessIoReading {
+  struct Process {
+    std::string cgroup;  // UnitCgroupPathIn of its /proc/PID/cgroup: systemd's tree
+    ProcessIo io;
+  };
+  std::map<uint32_t, Process> by_pid;
+  uint64_t unreadable = 0;  // processes whose io could not be read (EACCES), gone ones excluded
+};
+
+// Every process under <procfs>: its cgroup in systemd's tree and its io.
+ProcessIoReading ReadProcessIo(const FileTree& procfs);
+
+}  // namespace iowatch::collectors

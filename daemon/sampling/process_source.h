@@ -1,0 +1,48 @@
+// ProcessSource: storage I/O per cgroup from /proc/PID/io, where the cgroup
+// files cannot tell (cgroup v1 without a throttle rule): every process's
+// read_bytes, write_bytes and cancelled_write_bytes (collectors/
+// process_io.h), their growth since the last reading summed per cgroup of
+// systemd's tree cut to cgroups.depth, as counters of what surviving
+// processes did and as rates over the interval. Read every
+// cgroups.process_interval (it walks every process: its cost is the
+// "process_io" collector's duration); samples in between carry the last
+// reading. A process that appears between two readings counts all its I/O;
+// one that exits between two readings takes its last interval with it; a process iowatch may not read (another user's, without
+// ptrace-read access) is counted as unreadable, never guessed. Never a
+// per-PID series.
+// Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "collectors/process_io.h"
+#include "common/file_tree.h"
+#include "daemon/sampling/source_context.h"
+
+namespace iowatch::daemon {
+
+class ProcessSource {
+ public:
+  // Fills out.process_io and appends the "process_io" collector's status;
+  // nothing when disabled.
+  void Collect(const FileTree& procfs, const SourceContext& context, Snapshot& out);
+
+ private:
+  struct Totals {
+    std::string unit;
+    uint64_t read_bytes = 0, write_bytes = 0, cancelled_write_bytes = 0;
+  };
+  void Read(const FileTree& procfs, const SourceContext& context);
+
+  std::optional<uint64_t> last_tick_;  // the sample of the last reading
+  std::optional<uint64_t> previous_uptime_cs_;
+  std::map<uint32_t, collectors::ProcessIoReading::Process> previous_;
+  std::map<std::string, Totals, std::less<>> totals_;  // by cgroup, since start
+  ProcessIoSnapshot last_;
+  CollectorStatus last_status_{"process_io", 0, false, 0, {}, {}};
+};
+
+}  // namespace iowatch::daemon

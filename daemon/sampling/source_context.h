@@ -1,0 +1,76 @@
+// What every sampling source is given for one sample, and the options they
+// share. Each source (disk_source.h, vm_source.h, pressure_source.h,
+// cgroup_source.h) owns its own state and touches nothing else, so the
+// Sampler can run each on its own BoundedWorker: one stuck read delays
+// nothing but its own source.
+// Thread-safety: SamplerOptions are immutable once shared; a SourceContext is
+// a value the source's job owns.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectors/block_devices.h"
+#include "collectors/device_filter.h"
+#include "common/result.h"
+#include "daemon/sampling/snapshot.h"
+
+namespace iowatch::daemon {
+
+struct CgroupSourceOptions {
+  bool enabled = true;
+  size_t max_depth = 2;
+  collectors::DeviceFilter filter;
+  size_t max_pairs = 2000;
+};
+
+struct SamplerOptions {
+  double interval_seconds = 1;
+  double window_seconds = 60;
+  collectors::DeviceFilter filter;
+  bool partitions = false;  // export partitions too
+  CgroupSourceOptions cgroups;
+  // How often /proc/PID/io of every process is read (process_source.h); 0: never.
+  double process_interval_seconds = 10;
+  uint64_t page_bytes = 4096;
+  double user_hz = 100;  // sysconf(_SC_CLK_TCK)
+  // How long a sample waits for each source's reads (serve: half the
+  // interval); a source that has not answered by then is served from the
+  // previous sample, marked failed and timed out. 0: every source is read on
+  // the caller's thread, in order, without a deadline (the CLI, and tests
+  // whose fake clock must be called in a fixed order).
+  double read_deadline_seconds = 0;
+  // Monotonic seconds for the collectors' durations; steady_clock when empty.
+  // Tests inject a fake so that /metrics is reproducible (inline reads only).
+  std::function<double()> monotonic_seconds;
+};
+
+struct SourceContext {
+  uint64_t tick = 0;            // samples taken, this one included
+  uint64_t window_samples = 1;  // the window, in samples
+  std::shared_ptr<const SamplerOptions> options;
+  std::function<double()> now;  // monotonic seconds
+  // The block devices to attribute cgroup I/O to: this sample's when read
+  // in order, else the previous sample's.
+  std::shared_ptr<const std::vector<collectors::BlockDevice>> devices;
+};
+
+// Malformed lines skipped, per collector, since start.
+class ParseErrorCount {
+ public:
+  // Adds this sample's skipped lines to the collector's total and names the first.
+  void Count(const std::vector<Error>& skipped, CollectorStatus& status) {
+    totals_[status.name] += skipped.size();
+    if (!skipped.empty()) status.parse_error = skipped.front().ToString();
+  }
+  uint64_t& operator[](const std::string& collector) { return totals_[collector]; }
+
+ private:
+  std::map<std::string, uint64_t, std::less<>> totals_;
+};
+
+}  // namespace iowatch::daemon
