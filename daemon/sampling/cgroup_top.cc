@@ -25,9 +25,13 @@ std::vector<CgroupTopRow> CgroupTop(const Snapshot& snapshot, const std::string&
   std::vector<CgroupTopRow> rows;
   rows.reserve(by_cgroup.size());
   for (auto& [path, row] : by_cgroup) rows.push_back(std::move(row));
+  // A slice and its only busy service read the same (counts include
+  // descendants): the deeper one, which names the culprit, comes first.
   std::ranges::stable_sort(rows, [](const CgroupTopRow& a, const CgroupTopRow& b) {
-    return a.read_bytes_per_second + a.write_bytes_per_second >
-           b.read_bytes_per_second + b.write_bytes_per_second;
+    const double x = a.read_bytes_per_second + a.write_bytes_per_second;
+    const double y = b.read_bytes_per_second + b.write_bytes_per_second;
+    if (x != y) return x > y;
+    return std::ranges::count(a.cgroup, '/') > std::ranges::count(b.cgroup, '/');
   });
   return rows;
 }

@@ -23,7 +23,8 @@ struct CgroupTopRow {
   std::optional<double> pressure_some_avg10;  // io.pressure avg10, percent (v2 only)
 };
 
-// Rows with rates, sorted by read + write bytes/s (descending), then path;
+// Rows with rates, sorted by read + write bytes/s (descending), the deeper
+// cgroup first among equals, then path;
 // `device` "" sums every device.
 std::vector<CgroupTopRow> CgroupTop(const Snapshot& snapshot, const std::string& device);
 

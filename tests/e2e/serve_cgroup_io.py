@@ -7,7 +7,7 @@ unified root has the io controller (no rule needed), else under v1 blkio with a 
 rule far above the device's speed (v1 counts a child cgroup only where a rule exists:
 docs/metrics.md). fio reads 64 MiB with O_DIRECT from a file on the disk under /var/tmp; the
 cgroup's iowatch_cgroup_io_read_bytes_total on that disk must equal fio's io_bytes within 1 %,
-its rate series and unit label must be there, and iowatch_pressure_io_waiting_seconds_total
+its rate series and unit label must be there, `iowatch iotop` must list it first, and iowatch_pressure_io_waiting_seconds_total
 must grow. Then a 10 s fio read in a cgroup of systemd's tree (the unified hierarchy) with no
 throttle rule is attributed through /proc/PID/io (iowatch_cgroup_process_read_bytes_total)
 within 15 % of fio's bytes. Everything created (cgroups, the file) is removed.
@@ -158,6 +158,10 @@ def main():
                 with open(os.path.join(cg.path, "blkio.throttle.read_bps_device"), "w") as f:
                     f.write(f"{majmin} {1 << 40}\n")
             before = d.scrape_after_next_sample()
+            # `iowatch iotop` over the same read: three 1 s reports, JSON.
+            iotop = subprocess.Popen([binary, "iotop", "-o", "JSON", "--depth", "2", "1", "3"],
+                                     stdout=subprocess.PIPE, text=True)
+            time.sleep(1.2)  # fio runs inside iotop's second interval
             fio = run_fio_in(cg.path, filename)
             fio_bytes = fio["jobs"][0]["read"]["io_bytes"]
             after = d.scrape_after_next_sample()
@@ -177,6 +181,11 @@ def main():
                     "its read rate's window maximum is above 0")
             r.check(daemon.values(after, "iowatch_collector_success", collector="cgroup") == [1],
                     "collector cgroup succeeds")
+            reports = [json.loads(line) for line in iotop.communicate(timeout=30)[0].splitlines()]
+            firsts = [rep["cgroups"][0]["cgroup"] for rep in reports if rep["cgroups"] and
+                      rep["cgroups"][0]["read_bytes_per_second"] > 0]
+            r.check(iotop.returncode == 0 and relative in firsts,
+                    f"iowatch iotop shows the cgroup first while it reads ({firsts})")
             waited = [daemon.values(s, "iowatch_pressure_io_waiting_seconds_total")
                       for s in (before, after)]
             r.check(all(len(w) == 1 for w in waited) and waited[1][0] > waited[0][0],

@@ -71,6 +71,12 @@ TEST(CgroupTop, SummedOverDevicesSortedByBytesPerSecond) {
   EXPECT_EQ(rows[0].pressure_some_avg10, 12.5);
   EXPECT_EQ(rows[1].unit, "backup.service");
   EXPECT_FALSE(rows[1].pressure_some_avg10);
+  Snapshot tie = Sample();
+  tie.cgroups.series.push_back(Pair("system.slice", "system.slice", "sda", {4096, 0, 1, 0}));
+  const auto tied = CgroupTop(tie, "");
+  ASSERT_EQ(tied.size(), 3u);
+  EXPECT_EQ(tied[1].cgroup, "system.slice/backup.service");  // deeper first among equals
+  EXPECT_EQ(tied[2].cgroup, "system.slice");
   const auto dm = CgroupTop(Sample(), "dm-0");
   ASSERT_EQ(dm.size(), 1u);
   EXPECT_EQ(dm[0].read_bytes_per_second, 0);
