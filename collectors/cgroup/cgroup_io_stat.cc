@@ -28,6 +28,15 @@ Error ParseError(std::string_view expected, std::string_view line, std::string_v
 constexpr std::string_view kIoStatExpected =
     "MAJ:MIN rbytes=N wbytes=N rios=N wios=N dbytes=N dios=N";
 
+std::optional<uint64_t>* ControllerField(CgroupIoControllers& c, std::string_view key) {
+  if (key == "cost.usage") return &c.cost_usage_us;
+  if (key == "cost.wait") return &c.cost_wait_us;
+  if (key == "cost.indebt") return &c.cost_indebt_us;
+  if (key == "cost.indelay") return &c.cost_indelay_us;
+  if (key == "avg_lat") return &c.latency_avg_us;
+  return nullptr;
+}
+
 uint64_t* IoStatField(CgroupDeviceIo& io, std::string_view key) {
   if (key == "rbytes") return &io.read_bytes;
   if (key == "wbytes") return &io.write_bytes;
@@ -88,15 +97,18 @@ Result<std::vector<CgroupDeviceIo>> ParseIoStat(std::string_view text, std::stri
     CgroupDeviceIo io{.major = dev->first, .minor = dev->second};
     for (size_t i = 1; i < f.size(); ++i) {
       const size_t equals = f[i].find('=');
-      uint64_t* field =
-          equals == std::string_view::npos ? nullptr : IoStatField(io, f[i].substr(0, equals));
-      if (field == nullptr) continue;  // a key of io.cost or io.latency
+      if (equals == std::string_view::npos) continue;
+      const std::string_view key = f[i].substr(0, equals);
+      uint64_t* field = IoStatField(io, key);
+      std::optional<uint64_t>* controller = ControllerField(io.controllers, key);
+      if (field == nullptr && controller == nullptr) continue;  // cost.vrate, depth, win…
       const auto value = ParseU64(f[i].substr(equals + 1));
       if (!value) {
         failure = ParseError(kIoStatExpected, line, path, number);
         return;
       }
-      *field = *value;
+      if (field != nullptr) *field = *value;
+      if (controller != nullptr) *controller = *value;
     }
     out.push_back(io);
   });

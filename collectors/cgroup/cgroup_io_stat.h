@@ -10,12 +10,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "common/result.h"
 
 namespace iowatch::collectors {
+
+// What io.cost and io.latency add to a v2 io.stat line where the controller
+// is enabled (Documentation/admin-guide/cgroup-v2.rst): cost.usage,
+// cost.wait, cost.indebt and cost.indelay are microseconds since the
+// cgroup's creation; avg_lat is io.latency's moving average, microseconds.
+struct CgroupIoControllers {
+  std::optional<uint64_t> cost_usage_us;
+  std::optional<uint64_t> cost_wait_us;
+  std::optional<uint64_t> cost_indebt_us;
+  std::optional<uint64_t> cost_indelay_us;
+  std::optional<uint64_t> latency_avg_us;
+  bool operator==(const CgroupIoControllers&) const = default;
+};
 
 struct CgroupDeviceIo {
   uint32_t major = 0;
@@ -26,12 +40,13 @@ struct CgroupDeviceIo {
   uint64_t writes = 0;
   uint64_t discard_bytes = 0;
   uint64_t discards = 0;
+  CgroupIoControllers controllers{};  // v2 only
   bool operator==(const CgroupDeviceIo&) const = default;
 };
 
-// Devices in file order. Keys the kernel adds later (io.cost's "cost.*",
-// io.latency's "depth=" …) are ignored; a line without "MAJ:MIN" or with a
-// known key whose value is not a number fails with path:line.
+// Devices in file order, with io.cost's and io.latency's figures where
+// present. Other keys (cost.vrate, depth, win, a later kernel's) are ignored; a line without
+// "MAJ:MIN" or with a known key whose value is not a number fails with path:line.
 Result<std::vector<CgroupDeviceIo>> ParseIoStat(std::string_view text, std::string_view path);
 
 // v1: bytes from io_service_bytes and request counts from io_serviced

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "daemon/metrics/family_table.h"
 
@@ -69,6 +70,38 @@ void CgroupDropped(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({}, s.cgroups.dropped_series);
 }
 
+struct ControllerField {
+  const char* name;
+  const char* type;
+  const char* help;
+  std::optional<uint64_t> collectors::CgroupIoControllers::*value;
+};
+const ControllerField kControllers[] = {
+    {"iowatch_cgroup_io_cost_usage_seconds_total", "counter",
+     "Device time io.cost charged to the cgroup (io.stat cost.usage).",
+     &collectors::CgroupIoControllers::cost_usage_us},
+    {"iowatch_cgroup_io_cost_wait_seconds_total", "counter",
+     "Time the cgroup's I/O waited for io.cost's budget (cost.wait).",
+     &collectors::CgroupIoControllers::cost_wait_us},
+    {"iowatch_cgroup_io_cost_indebt_seconds_total", "counter",
+     "Time the cgroup spent in debt to io.cost (cost.indebt).",
+     &collectors::CgroupIoControllers::cost_indebt_us},
+    {"iowatch_cgroup_io_cost_indelay_seconds_total", "counter",
+     "Time the cgroup's tasks were delayed by io.cost (cost.indelay).",
+     &collectors::CgroupIoControllers::cost_indelay_us},
+    {"iowatch_cgroup_io_latency_avg_seconds", "gauge",
+     "io.latency's moving average of the cgroup's I/O latency (io.stat avg_lat).",
+     &collectors::CgroupIoControllers::latency_avg_us},
+};
+
+void CgroupController(const Snapshot& s, size_t i, size_t field, ExpositionWriter& w) {
+  const CgroupSeries& c = s.cgroups.series[i];
+  if (const auto& value = c.counters.controllers.*kControllers[field].value) {
+    w.Sample({{"cgroup", c.cgroup}, {"unit", c.unit}, {"device", c.device}},
+             static_cast<double>(*value) / 1e6);
+  }
+}
+
 size_t ProcessSeries(const Snapshot& s) { return s.process_io.series.size(); }
 size_t IfProcessCollector(const Snapshot& s) {
   return std::ranges::count(s.collectors, "process_io", &CollectorStatus::name) > 0 ? 1 : 0;
@@ -127,6 +160,10 @@ void AddProcessFamilies(TableBuilder& t) {
 
 void AddCgroupFamilies(TableBuilder& t) {
   AddProcessFamilies(t);
+  for (size_t i = 0; i < std::size(kControllers); ++i) {
+    t.Add(kControllers[i].name, kControllers[i].type, kControllers[i].help,
+          {CgroupPairs, CgroupController, i});
+  }
   for (size_t i = 0; i < std::size(kCounters); ++i) {
     t.Add(kCounters[i].name, "counter", kCounters[i].help, {CgroupPairs, CgroupCounter, i});
   }

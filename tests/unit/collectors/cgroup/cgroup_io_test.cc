@@ -64,7 +64,8 @@ TEST(ScanCgroupIo, V2DownToTheDepthWithUnitsPressureAndEveryDevice) {
   const CgroupIo& pg = Find(scan, "system.slice/postgresql.service");
   EXPECT_EQ(pg.unit, "postgresql.service");
   ASSERT_EQ(pg.devices.size(), 1u);
-  EXPECT_EQ(pg.devices[0], (CgroupDeviceIo{8, 0, 209715200, 100663296, 3200, 1536, 0, 0}));
+  EXPECT_EQ(pg.devices[0],
+            (CgroupDeviceIo{8, 0, 209715200, 100663296, 3200, 1536, 0, 0, {1234, {}, {}, {}, {}}}));
   ASSERT_TRUE(pg.pressure);
   EXPECT_EQ(pg.pressure->some.total_us, 1100000u);
   EXPECT_EQ(Find(scan, "system.slice").devices.size(), 2u);  // 8:32 vanished: kept here
@@ -117,7 +118,7 @@ TEST(ScanCgroupIo, V1ReadsRecursiveFilesFallsBackToFlatAndTakesPressureFromV2) {
                                                    "system.slice/sshd.service", "user.slice"}));
   const CgroupIo& load = Find(scan, "system.slice/fio-load.service");
   ASSERT_EQ(load.devices.size(), 1u);
-  EXPECT_EQ(load.devices[0], (CgroupDeviceIo{254, 0, 67108864, 0, 16384, 0, 0, 0}));
+  EXPECT_EQ(load.devices[0], (CgroupDeviceIo{254, 0, 67108864, 0, 16384, 0, 0, 0, {}}));
   ASSERT_TRUE(load.pressure);
   EXPECT_EQ(load.pressure->full->total_us, 300000u);
   EXPECT_EQ(Find(scan, "system.slice").devices[0].read_bytes, 67108864u);  // recursive

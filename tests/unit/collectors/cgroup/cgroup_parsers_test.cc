@@ -51,14 +51,16 @@ TEST(ParseIoStat, DevicesInFileOrderIgnoringKeysOfIoCost) {
   const auto io = ParseIoStat(
       "8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=4096 dios=1\n"
       "253:0 rbytes=0 wbytes=8192 rios=0 wios=2 dbytes=0 dios=0 cost.vrate=100.00 "
-      "cost.usage=12 depth=max\n",
+      "cost.usage=12 cost.wait=3 cost.indebt=0 cost.indelay=1 depth=max avg_lat=250 win=100\n",
       "io.stat");
   ASSERT_TRUE(io) << io.error().ToString();
   ASSERT_EQ(io->size(), 2u);
-  EXPECT_EQ((*io)[0], (CgroupDeviceIo{8, 16, 1459200, 314773504, 192, 353, 4096, 1}));
+  EXPECT_EQ((*io)[0], (CgroupDeviceIo{8, 16, 1459200, 314773504, 192, 353, 4096, 1, {}}));
   EXPECT_EQ((*io)[1].major, 253u);
   EXPECT_EQ((*io)[1].write_bytes, 8192u);
-  EXPECT_TRUE(ParseIoStat("", "io.stat")->empty());  // a cgroup that did no I/O
+  EXPECT_EQ((*io)[1].controllers, (CgroupIoControllers{12, 3, 0, 1, 250}));
+  EXPECT_EQ((*io)[0].controllers, CgroupIoControllers{});  // no controller: nothing
+  EXPECT_TRUE(ParseIoStat("", "io.stat")->empty());        // a cgroup that did no I/O
 }
 
 TEST(ParseIoStat, MalformedLinesNameFileLineAndLayout) {
@@ -83,9 +85,9 @@ TEST(ParseBlkioThrottle, BytesAndRequestsPerDeviceWithoutTheSums) {
       "blkio.throttle.io_serviced");
   ASSERT_TRUE(io) << io.error().ToString();
   ASSERT_EQ(io->size(), 2u);
-  EXPECT_EQ((*io)[0],
-            (CgroupDeviceIo{254, 0, 88728399872, 17551343616, 1703810, 657922, 424095744, 569}));
-  EXPECT_EQ((*io)[1], (CgroupDeviceIo{7, 0, 4096, 0, 0, 0, 0, 0}));
+  EXPECT_EQ((*io)[0], (CgroupDeviceIo{
+                          254, 0, 88728399872, 17551343616, 1703810, 657922, 424095744, 569, {}}));
+  EXPECT_EQ((*io)[1], (CgroupDeviceIo{7, 0, 4096, 0, 0, 0, 0, 0, {}}));
   // A child without a throttle rule: "Total 0" only.
   const auto idle = ParseBlkioThrottle("Total 0\n", "b", "Total 0\n", "s");
   ASSERT_TRUE(idle);
