@@ -108,7 +108,7 @@ Result<std::vector<CgroupDeviceIo>> ParseIoStat(std::string_view text, std::stri
         return;
       }
       if (field != nullptr) *field = *value;
-      if (controller != nullptr) *controller = *value;
+      if (controller != nullptr) *controller = value;
     }
     out.push_back(io);
   });
