@@ -35,6 +35,7 @@ EXPECTED = [
     "/usr/share/iowatch/prometheus/alerts_test.yml",
     "/usr/share/iowatch/prometheus/scrape.yml",
     "/usr/share/iowatch/grafana/iowatch.json",
+    "/usr/share/iowatch/systemd/process-io.conf",
 ]
 
 

@@ -2,7 +2,7 @@
 """deploy/iowatch.service against systemd's own tools, and against what the daemon really calls.
 
 1. `systemd-analyze verify` is silent on the unit (ExecStart pointed at the built binary, since
-   /usr/bin/iowatch need not exist here);
+   /usr/bin/iowatch need not exist here), and with the optional process-io drop-in;
 2. `systemd-analyze security --offline=true` rates it below 2.0, and below Debian's
    prometheus-node-exporter.service when that is installed (both figures printed);
 3. the unit's SystemCallFilter allows every system call the daemon makes: the filter's groups
@@ -110,6 +110,15 @@ def main():
             f.write(unit.replace("/usr/bin/iowatch", binary))
         code, out = run(["systemd-analyze", "verify", local])
         r.check(code == 0 and not out, "systemd-analyze verify is silent", f"exit {code}: {out}")
+        # The optional drop-in for /proc/PID/io of every process, applied over the unit.
+        dropin_dir = os.path.join(work, "iowatch.service.d")
+        os.makedirs(dropin_dir)
+        shutil.copy(os.path.join(source, "deploy", "iowatch.service.d", "process-io.conf"),
+                    dropin_dir)
+        code, out = run(["systemd-analyze", "verify", local])
+        r.check(code == 0 and not out, "systemd-analyze verify is silent with the process-io "
+                "drop-in", f"exit {code}: {out}")
+        shutil.rmtree(dropin_dir)
 
         # 2. security exposure, ours and node_exporter's.
         ours, detail = exposure(unit_path)
