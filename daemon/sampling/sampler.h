@@ -15,6 +15,8 @@
 // wait for it at all. The first sample, with nothing to serve instead and a
 // whole sysfs walk to do, waits up to 10 s. Without a deadline (the CLI, tests) the sources run in
 // order on the caller's thread.
+// `serve` calls it on a thread of its own (daemon/serve/app.cc), so that even
+// the wait for a deadline never holds the event loop that answers scrapes.
 // Thread-safety: not thread-safe; one caller (the sampling thread) at a time.
 #pragma once
 

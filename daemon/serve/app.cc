@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -117,6 +119,7 @@ class App {
     self_.ConfigLoaded(true, WallUnixSeconds());
     systemd_.Ready();
     io_.run();
+    sampling_.join();              // a sample out now ends within the sampler's read deadline
     if (probes_) probes_->Join();  // Stop() cancelled the running probe: it ends within moments
     return 0;
   }
@@ -124,14 +127,31 @@ class App {
  private:
   milliseconds Interval() const { return config_.sampling.interval; }
 
+  // The first sample, on this thread: READY means "serving real data".
   void SampleNow() {
+    Publish(sampler_.Collect(procfs_, sysfs_, WallUnixSeconds()), Clock::now(), 0);
+  }
+
+  // Later samples are taken on the sampling thread, so that a read that waits
+  // (up to the sampler's deadline) never holds the event loop, and come back
+  // to it to be published. A sample still out when the next is due is not
+  // doubled: that one is skipped, and the lag says so.
+  void SampleAsync() {
+    if (sampling_busy_) return;
+    sampling_busy_ = true;
     const auto started = Clock::now();
-    const double lag_s =
-        next_sample_.time_since_epoch().count() == 0 ? 0 : ToSeconds(started - next_sample_);
-    // Let go of the old snapshot first (a scrape in progress keeps its own
-    // reference), so that two are not alive at once for nothing.
-    snapshot_.reset();
-    snapshot_ = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
+    const double lag_s = ToSeconds(started - next_sample_);
+    boost::asio::post(sampling_, [this, started, lag_s] {
+      auto snapshot = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
+      boost::asio::post(io_, [this, snapshot = std::move(snapshot), started, lag_s]() mutable {
+        sampling_busy_ = false;
+        if (!stopping_) Publish(std::move(snapshot), started, lag_s);
+      });
+    });
+  }
+
+  void Publish(std::shared_ptr<const Snapshot> snapshot, Clock::time_point started, double lag_s) {
+    snapshot_ = std::move(snapshot);
     if (probes_) probes_->OnSample(snapshot_);
     self_.SampleTaken(ToSeconds(Clock::now() - started), lag_s);
     collector_log_.Note(snapshot_->collectors);
@@ -144,7 +164,7 @@ class App {
     sample_timer_.expires_at(next_sample_);
     sample_timer_.async_wait([this](auto error) {
       if (error || stopping_) return;
-      SampleNow();
+      SampleAsync();
       ScheduleSample();
     });
   }
@@ -199,7 +219,10 @@ class App {
       config->procfs = config_.procfs;
       config->sysfs = config_.sysfs;
     }
-    sampler_.Reconfigure(std::move(*options));
+    // On the sampling thread, between two samples: the Sampler has one owner.
+    boost::asio::post(sampling_, [this, options = std::move(*options)]() mutable {
+      sampler_.Reconfigure(std::move(options));
+    });
     ApplyLogLevel(config->log_level);
     config_ = std::move(*config);
     self_.ConfigLoaded(true, WallUnixSeconds());
@@ -290,6 +313,10 @@ class App {
   }};
   SelfMetrics self_;  // before server_, which counts into its registry
   boost::asio::io_context io_{1};
+  // The Sampler's own thread (declared after io_, which its jobs post to, and
+  // after sampler_; joined in Run before either goes).
+  boost::asio::thread_pool sampling_{1};
+  bool sampling_busy_ = false;  // a sample is out on the sampling thread
   boost::asio::steady_timer sample_timer_{io_};
   boost::asio::steady_timer watchdog_timer_{io_};
   boost::asio::signal_set signals_{io_, SIGINT, SIGTERM, SIGHUP};

@@ -3,7 +3,8 @@
 
 The procfs root is a copy of tests/fixtures/metrics-two-samples/s1/proc whose pressure/
 directory is a FUSE file system that never answers a read (stuck_fuse.py). The daemon samples
-every second with the default read deadline (half the interval). Checked: samples keep coming
+every second with the default read deadline (half the interval), on its own thread. Checked:
+samples keep coming
 every second, every scrape answers within a second (they take milliseconds), the pressure
 collector reads 0 with a message and a growing iowatch_collector_timeouts_total while the
 disk, vmstat and cgroup collectors read 1, only one read was ever sent to the stuck file (a
