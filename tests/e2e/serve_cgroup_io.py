@@ -7,13 +7,15 @@ unified root has the io controller (no rule needed), else under v1 blkio with a 
 rule far above the device's speed (v1 counts a child cgroup only where a rule exists:
 docs/metrics.md). fio reads 64 MiB with O_DIRECT from a file on the disk under /var/tmp; the
 cgroup's iowatch_cgroup_io_read_bytes_total on that disk must equal fio's io_bytes within 1 %,
-its rate series and unit label must be there, `iowatch iotop` must list it first, and iowatch_pressure_io_waiting_seconds_total
+its rate series and unit label must be there, `iowatch iotop` must list it first, the status
+page's Top I/O table must show it, and iowatch_pressure_io_waiting_seconds_total
 must grow. Then a 10 s fio read in a cgroup of systemd's tree (the unified hierarchy) with no
 throttle rule is attributed through /proc/PID/io (iowatch_cgroup_process_read_bytes_total)
 within 15 % of fio's bytes. Everything created (cgroups, the file) is removed.
 
 Usage: serve_cgroup_io.py IOWATCH_BINARY
 """
+import html
 import json
 import os
 import shutil
@@ -165,6 +167,12 @@ def main():
             fio = run_fio_in(cg.path, filename)
             fio_bytes = fio["jobs"][0]["read"]["io_bytes"]
             after = d.scrape_after_next_sample()
+            # The status page from the sample whose interval holds the read: its Top I/O table.
+            page = d.get("/")[2].decode()
+            table = page[page.find('id="top-io"'):]
+            table = table[:table.find("</table>")]
+            r.check(html.escape(relative) in table,
+                    "the status page's Top I/O table lists the cgroup", table[:1500])
             after = d.scrape_after_next_sample()  # a full interval after fio ended
             counted = daemon.values(after, "iowatch_cgroup_io_read_bytes_total", cgroup=relative,
                                     device=disk)

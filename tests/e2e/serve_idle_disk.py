@@ -6,7 +6,8 @@ source on (devices.exclude "" so loops are reported, cgroups and /proc/PID/io re
 sample) at a 100 ms interval for --seconds (default 30 s: 300 samples; `--seconds=360` is an
 hour of 1 s sampling in fast-forward, README "Hardening"). Its /sys/block/loopN/stat must be
 the same before and after: iowatch reads only kernel-generated text in /proc and /sys, which
-issues no I/O to the device. The daemon must have served the device meanwhile.
+issues no I/O to the device. The daemon must have served the device meanwhile, and placed it
+on the disk holding its backing file (iowatch_disk_holder_info{holder="loopN"}).
 
 Usage: serve_idle_disk.py IOWATCH_BINARY [--seconds=N]
 """
@@ -51,11 +52,23 @@ def main():
             samples = d.scrape()
             served = daemon.values(samples, "iowatch_disk_reads_completed_total", device=name)
             taken = daemon.values(samples, "iowatch_sample_timestamp_seconds")
+            holders = [labels for n, labels, _ in samples
+                       if n == "iowatch_disk_holder_info" and labels.get("holder") == name]
         after = stat_fields(loop)
         r.check(served, f"{name} was served while sampled")
         r.check(before == after, f"{name}'s counters did not move over {seconds} s of sampling "
                 f"every 100 ms ({before[:4]}... -> {after[:4]}...)", f"{before} -> {after}")
         r.check(taken, "samples were taken")
+        st = os.stat(image)
+        held = os.path.realpath(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+        if os.path.exists(os.path.join(held, "partition")):
+            disk, part = os.path.basename(os.path.dirname(held)), os.path.basename(held)
+        else:
+            disk, part = os.path.basename(held), ""
+        r.check(len(holders) == 1 and holders[0].get("device") == disk and
+                holders[0].get("partition") == part,
+                f"{name} is held on {disk}{' (' + part + ')' if part else ''}, where its backing "
+                f"file lives ({holders})")
     except Exception:
         traceback.print_exc()
         r.check(False, "no exception")
