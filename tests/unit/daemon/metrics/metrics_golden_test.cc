@@ -1,6 +1,7 @@
 // The whole /metrics body for two fixture samples, against a golden file, and
 // how it is produced: in pieces that resume anywhere, families in name order,
 // numbers printed as fmt's shortest form.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,6 +148,29 @@ TEST(MetricsGolden, FamiliesWithoutSamplesLeaveNoTrace) {
   EXPECT_NE(text.find("# TYPE iowatch_disk_reads_completed_total counter\n"), std::string::npos);
   EXPECT_EQ(TypeLines(text).size(),
             static_cast<size_t>(std::count(text.begin(), text.end(), '#')) / 2);
+}
+
+// docs/metrics.md is the reference: every family of the sample's block has a
+// row, by its name, by its base name for a `_window_max` twin, or as the
+// `…_suffix` of a row that lists a group.
+TEST(MetricsGolden, EveryFamilyIsInTheReference) {
+  const std::string doc = ReadFile(iowatch::testing::SourceDir() + "/docs/metrics.md");
+  ASSERT_FALSE(doc.empty());
+  const auto documented = [&](std::string_view name) {
+    if (doc.find(fmt::format("`{}`", name)) != std::string::npos) return true;
+    const size_t last = name.rfind("_seconds_total");
+    const size_t cut = name.find('_', name.find('_', name.find('_') + 1) + 1);
+    return last != std::string_view::npos && cut != std::string_view::npos &&
+           doc.find(fmt::format("`…{}`", name.substr(cut))) != std::string::npos;
+  };
+  for (const std::string_view family : MetricFamilyNames()) {
+    std::string_view name = family;
+    if (name.ends_with("_window_max") && !documented(name)) {
+      name.remove_suffix(std::string_view("_window_max").size());
+      if (name.starts_with("iowatch_iostat_") || name.starts_with("iowatch_vm_")) continue;
+    }
+    EXPECT_TRUE(documented(name)) << family << " has no row in docs/metrics.md";
+  }
 }
 
 TEST(Exposition, NumbersPrintAsFmtsShortestForm) {
