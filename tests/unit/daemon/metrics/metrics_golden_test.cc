@@ -150,6 +150,36 @@ TEST(MetricsGolden, FamiliesWithoutSamplesLeaveNoTrace) {
             static_cast<size_t>(std::count(text.begin(), text.end(), '#')) / 2);
 }
 
+// The cgroup families of one sample of each fixture hierarchy (cgroup-v1: a
+// hybrid host's blkio with v2 pressure; cgroup-v2: io.stat with a vanished
+// device, an empty file and escaped unit names three levels down), against
+// each tree's cgroup.golden (IOWATCH_UPDATE_GOLDEN=1 rewrites them).
+TEST(MetricsGolden, CgroupFamiliesOfBothHierarchies) {
+  for (const char* tree : {"cgroup-v1", "cgroup-v2"}) {
+    const std::string dir = iowatch::testing::FixturesDir() + "/" + tree;
+    SamplerOptions options = Defaults();
+    options.cgroups.max_depth = 3;
+    Sampler sampler(std::move(options));
+    const auto snapshot =
+        sampler.Collect(FileTree(dir + "/proc"), FileTree(dir + "/sys"), 1709647629);
+    std::string actual;
+    std::istringstream lines(RenderSnapshot(*snapshot));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("iowatch_cgroup_") != std::string::npos ||
+          line.find("collector=\"cgroup\"") != std::string::npos) {
+        actual += line + "\n";
+      }
+    }
+    const std::string golden_path = dir + "/cgroup.golden";
+    if (std::getenv("IOWATCH_UPDATE_GOLDEN") != nullptr) {
+      std::ofstream(golden_path) << actual;
+      continue;
+    }
+    const std::string expected = ReadFile(golden_path);
+    EXPECT_EQ(expected, actual) << tree << ": " << FirstDifference(expected, actual);
+  }
+}
+
 // docs/metrics.md is the reference: every family of the sample's block has a
 // row, by its name, by its base name for a `_window_max` twin, or as the
 // `…_suffix` of a row that lists a group.
