@@ -77,19 +77,15 @@ Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) 
 }
 
 Result<std::vector<std::string>> FileTree::List(std::string_view relative) const {
-  const std::string path = PathOf(relative).string();
-  DIR* dir = ::opendir(path.c_str());
-  if (dir == nullptr) return ErrnoError(errno, "cannot list directory", path);
-  std::vector<std::string> names;
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-  }
-  ::closedir(dir);
-  return names;
+  return ListEntries(relative, false);
 }
 
 Result<std::vector<std::string>> FileTree::ListDirectories(std::string_view relative) const {
+  return ListEntries(relative, true);
+}
+
+Result<std::vector<std::string>> FileTree::ListEntries(std::string_view relative,
+                                                       bool directories_only) const {
   const std::string path = PathOf(relative).string();
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) return ErrnoError(errno, "cannot list directory", path);
@@ -97,13 +93,13 @@ Result<std::vector<std::string>> FileTree::ListDirectories(std::string_view rela
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
-    bool is_dir = entry->d_type == DT_DIR;
-    if (entry->d_type == DT_UNKNOWN) {  // some filesystems do not say
+    bool wanted = !directories_only || entry->d_type == DT_DIR;
+    if (directories_only && entry->d_type == DT_UNKNOWN) {  // some filesystems do not say
       struct stat st {};
-      is_dir = ::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      wanted = ::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                S_ISDIR(st.st_mode);
     }
-    if (is_dir) names.emplace_back(name);
+    if (wanted) names.emplace_back(name);
   }
   ::closedir(dir);
   return names;

@@ -72,6 +72,9 @@ class FileTree {
   bool Exists(std::string_view relative) const;
 
  private:
+  Result<std::vector<std::string>> ListEntries(std::string_view relative,
+                                               bool directories_only) const;
+
   std::filesystem::path root_;
 };
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -23,32 +25,41 @@ constexpr std::array<std::initializer_list<const char*>, 5> kCollectorsOf = {{
 
 constexpr double kFirstSampleSeconds = 10;
 
-// Moves the fields `source` fills from `part` into `out`.
-void Merge(size_t source, Snapshot& part, Snapshot& out) {
+// The fields `source` fills, from `part` into `out`: moved from a fresh part,
+// copied from the previous snapshot (Part is then a const reference).
+// Each std::forward moves (or copies) a different member, never `part` twice.
+// NOLINTBEGIN(bugprone-use-after-move)
+template <typename Part>
+void TakeFields(size_t source, Part&& part, Snapshot& out) {
   switch (source) {
-    case 0:
-      out.devices = std::move(part.devices);
-      out.block_devices = std::move(part.block_devices);
+    case kDisk:
+      out.devices = std::forward<Part>(part).devices;
+      out.block_devices = std::forward<Part>(part).block_devices;
       break;
-    case 1:
-      out.cgroups = std::move(part.cgroups);
+    case kCgroup:
+      out.cgroups = std::forward<Part>(part).cgroups;
       break;
-    case 2:
-      out.stat = std::move(part.stat);
-      out.meminfo = std::move(part.meminfo);
-      out.vmstat = std::move(part.vmstat);
+    case kVm:
+      out.stat = std::forward<Part>(part).stat;
+      out.meminfo = std::forward<Part>(part).meminfo;
+      out.vmstat = std::forward<Part>(part).vmstat;
       out.has_vm_rates = part.has_vm_rates;
-      out.vm_latest = std::move(part.vm_latest);
-      out.vm_window_max = std::move(part.vm_window_max);
+      out.vm_latest = std::forward<Part>(part).vm_latest;
+      out.vm_window_max = std::forward<Part>(part).vm_window_max;
       break;
-    case 3:
+    case kPressure:
       out.pressure = part.pressure;
       break;
     default:
-      out.process_io = std::move(part.process_io);
+      out.process_io = std::forward<Part>(part).process_io;
       break;
   }
+}
+// NOLINTEND(bugprone-use-after-move)
+
+void Merge(size_t source, Snapshot&& part, Snapshot& out) {
   for (CollectorStatus& status : part.collectors) out.collectors.push_back(std::move(status));
+  TakeFields(source, std::move(part), out);
 }
 
 }  // namespace
@@ -63,16 +74,16 @@ struct Sampler::Sources {
   void Run(size_t source, const FileTree& procfs, const FileTree& sysfs,
            const SourceContext& context, Snapshot& out) {
     switch (source) {
-      case 0:
+      case kDisk:
         disk.Collect(procfs, sysfs, context, out);
         break;
-      case 1:
+      case kCgroup:
         cgroup.Collect(procfs, sysfs, context, out);
         break;
-      case 2:
+      case kVm:
         vm.Collect(procfs, context, out);
         break;
-      case 3:
+      case kPressure:
         pressure.Collect(procfs, context, out);
         break;
       default:
@@ -116,8 +127,8 @@ SourceContext Sampler::Context() {
   return context;
 }
 
-std::array<std::shared_ptr<Snapshot>, Sampler::kSourceCount> Sampler::CollectBounded(
-    const FileTree& procfs, const FileTree& sysfs) {
+std::array<std::shared_ptr<Snapshot>, kSourceCount> Sampler::CollectBounded(const FileTree& procfs,
+                                                                            const FileTree& sysfs) {
   // The first sample has no previous values to serve instead, and walks sysfs
   // whole (a second or more with 10,000 devices): it waits longer.
   const double seconds = tick_ == 1 ? std::max(options_->read_deadline_seconds, kFirstSampleSeconds)
@@ -141,32 +152,31 @@ std::array<std::shared_ptr<Snapshot>, Sampler::kSourceCount> Sampler::CollectBou
   return parts;
 }
 
-void Sampler::ServeStale(SourceIndex source, Snapshot& out) {
-  Snapshot previous;
+void Sampler::ServeStale(SampleSource source, Snapshot& out) {
+  // Only this source's fields are copied: with 10,000 devices a whole
+  // snapshot is megabytes.
+  std::vector<CollectorStatus> statuses;
   if (last_) {
-    previous = *last_;
-    previous.collectors.clear();
+    TakeFields(source, *last_, out);
     for (const CollectorStatus& status : last_->collectors) {
       for (const char* name : kCollectorsOf[source]) {
-        if (status.name == name) previous.collectors.push_back(status);
+        if (status.name == name) statuses.push_back(status);
       }
     }
   }
-  if (previous.collectors.empty()) {
+  if (statuses.empty()) {
     if ((source == kCgroup || source == kProcess) && !options_->cgroups.enabled) return;
     if (source == kProcess && options_->process_interval_seconds <= 0) return;
-    for (const char* name : kCollectorsOf[source]) {
-      previous.collectors.push_back({name, 0, false, 0, {}, {}});
-    }
+    for (const char* name : kCollectorsOf[source]) statuses.push_back({name, 0, false, 0, {}, {}});
   }
-  for (CollectorStatus& status : previous.collectors) {
+  for (CollectorStatus& status : statuses) {
     status.success = false;
     status.timeouts_total = ++timeouts_[status.name];
     status.error = fmt::format(
         "no answer within {:.3g} s (a read is stuck): the previous sample's values are served",
         options_->read_deadline_seconds);
+    out.collectors.push_back(std::move(status));
   }
-  Merge(source, previous, out);
 }
 
 std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const FileTree& sysfs,
@@ -183,9 +193,9 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const F
     auto parts = CollectBounded(procfs, sysfs);
     for (size_t i = 0; i < kSourceCount; ++i) {
       if (parts[i]) {
-        Merge(i, *parts[i], *snapshot);
+        Merge(i, std::move(*parts[i]), *snapshot);
       } else {
-        ServeStale(static_cast<SourceIndex>(i), *snapshot);
+        ServeStale(static_cast<SampleSource>(i), *snapshot);
       }
     }
   } else {
@@ -195,7 +205,7 @@ std::shared_ptr<const Snapshot> Sampler::Collect(const FileTree& procfs, const F
       Snapshot part;
       sources_->Run(i, procfs, sysfs, context, part);
       if (i == kDisk) context.devices = part.block_devices;
-      Merge(i, part, *snapshot);
+      Merge(i, std::move(part), *snapshot);
     }
   }
   for (CollectorStatus& status : snapshot->collectors) {

@@ -37,6 +37,9 @@
 
 namespace iowatch::daemon {
 
+// The sources, in the order their collectors appear in a snapshot.
+enum SampleSource : size_t { kDisk, kCgroup, kVm, kPressure, kProcess, kSourceCount };
+
 class Sampler {
  public:
   explicit Sampler(SamplerOptions options);
@@ -53,8 +56,6 @@ class Sampler {
   void Reconfigure(SamplerOptions options);
 
  private:
-  // The sources, in the order their collectors appear in a snapshot.
-  enum SourceIndex : size_t { kDisk, kCgroup, kVm, kPressure, kProcess, kSourceCount };
   struct Sources;  // the sources, shared with their jobs
 
   SourceContext Context();
@@ -62,9 +63,9 @@ class Sampler {
   // timed out or is still stuck.
   std::array<std::shared_ptr<Snapshot>, kSourceCount> CollectBounded(const FileTree& procfs,
                                                                      const FileTree& sysfs);
-  // The source's share of `from` (the previous snapshot) into `out`, its
-  // collectors marked timed out.
-  void ServeStale(SourceIndex source, Snapshot& out);
+  // The source's share of the previous snapshot into `out`, its collectors
+  // marked timed out.
+  void ServeStale(SampleSource source, Snapshot& out);
   uint64_t WindowSamples() const;
   double Now() const;
 
