@@ -8,6 +8,7 @@
 #include <expected>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
 
@@ -275,6 +276,12 @@ constexpr Key kContentionKeys[] = {
     {"max_cpu_wait",
      [](Reader& r, const Value& v, Config& c) {
        Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_wait);
+     }},
+    {"before",
+     [](Reader& r, const Value& v, Config& c) {
+       milliseconds window{std::lround(c.probes.baseline.contention.before_seconds * 1000)};
+       r.Duration(v, milliseconds(0), window, std::chrono::minutes(1));
+       c.probes.baseline.contention.before_seconds = ToSeconds(window);
      }},
     {"bands",
      [](Reader& r, const Value& v, Config& c) {

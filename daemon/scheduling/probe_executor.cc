@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 #include <system_error>
+#include <thread>
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
@@ -47,6 +48,24 @@ RunOutcome OutcomeOf(const probes::ProbeOutcome& probe, std::chrono::millisecond
       break;
   }
   return outcome;
+}
+
+// The disk's load over `seconds` before the run, the probe not yet there;
+// nullopt when not asked for, cancelled, or the counters could not be read.
+std::optional<probes::LoadWindow> MeasureLoadBefore(const FileTree& procfs, const FileTree& sysfs,
+                                                    const ProbeRun& run, double seconds) {
+  if (seconds <= 0 || run.device == 0) return std::nullopt;
+  const ConditionsReading start = ReadConditions(procfs, sysfs, run.device);
+  // Short steps, so a shutdown is not kept waiting for the window.
+  using Clock = std::chrono::steady_clock;
+  constexpr Clock::duration kStep = std::chrono::milliseconds(50);
+  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+  for (Clock::time_point now = Clock::now(); now < until; now = Clock::now()) {
+    if (run.cancel && run.cancel->cancelled()) return std::nullopt;
+    std::this_thread::sleep_for(std::min(kStep, until - now));
+  }
+  return ComputeLoadWindow(start, ReadConditions(procfs, sysfs, run.device));
 }
 
 }  // namespace
@@ -192,6 +211,9 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
   // is over: the span of the run's conditions.
   const FileTree procfs(host.procfs);
   const FileTree sysfs(policy.sysfs);
+  const std::optional<probes::LoadWindow> load_before =
+      MeasureLoadBefore(procfs, sysfs, run, host.contention.before_seconds);
+  if (run.cancel && run.cancel->cancelled()) return cancelled(WallUnixMs());
   std::optional<ConditionsReading> before;
   std::optional<RunOverlap::Token> overlap;
   options.run.on_measuring = [&] {
@@ -209,6 +231,7 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
         ComputeRunConditions(*before, ReadConditions(procfs, sysfs, run.device), probe->result,
                              MaxRequestBytes(sysfs, run.device), other_probe);
   }
+  if (outcome.conditions) outcome.conditions->before = load_before;
   if (outcome.result == RunResult::kOk &&
       probes::Classify(outcome.conditions, host.contention).run_class ==
           probes::RunClass::kContended) {

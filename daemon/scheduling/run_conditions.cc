@@ -41,6 +41,24 @@ std::optional<double> PressureShare(const std::optional<collectors::Pressure>& b
   return share > 1 ? 1 : share;
 }
 
+// The whole disk's work between two readings of its counters.
+probes::LoadWindow DiskWork(const collectors::DiskCounters& b, const collectors::DiskCounters& a,
+                            double seconds) {
+  probes::LoadWindow work;
+  work.seconds = seconds;
+  work.device_ios = (a.reads - b.reads) + (a.writes - b.writes) + (a.discards - b.discards);
+  work.device_bytes = ((a.read_sectors - b.read_sectors) + (a.write_sectors - b.write_sectors) +
+                       (a.discard_sectors - b.discard_sectors)) *
+                      collectors::kSectorBytes;
+  work.device_busy_seconds = static_cast<double>(collectors::TickDelta(b.io_ms, a.io_ms)) / 1000;
+  return work;
+}
+
+bool Comparable(const ConditionsReading& before, const ConditionsReading& after) {
+  return before.disk && after.disk && after.monotonic_seconds > before.monotonic_seconds &&
+         !collectors::WentBackwards(*before.disk, *after.disk);
+}
+
 }  // namespace
 
 std::optional<uint64_t> RunDelayNs(std::string_view schedstat) {
@@ -81,26 +99,28 @@ uint64_t MaxRequestBytes(const FileTree& sysfs, DeviceId disk) {
   return kib ? *kib * 1024 : 0;
 }
 
+std::optional<probes::LoadWindow> ComputeLoadWindow(const ConditionsReading& before,
+                                                    const ConditionsReading& after) {
+  if (!Comparable(before, after)) return std::nullopt;
+  return DiskWork(*before.disk, *after.disk, after.monotonic_seconds - before.monotonic_seconds);
+}
+
 std::optional<probes::RunConditions> ComputeRunConditions(const ConditionsReading& before,
                                                           const ConditionsReading& after,
                                                           const probes::ProbeResult& own,
                                                           uint64_t max_request_bytes,
                                                           bool other_probe) {
+  if (!Comparable(before, after)) return std::nullopt;
   const double seconds = after.monotonic_seconds - before.monotonic_seconds;
-  if (!before.disk || !after.disk || seconds <= 0 ||
-      collectors::WentBackwards(*before.disk, *after.disk)) {
-    return std::nullopt;
-  }
   const collectors::DiskCounters& b = *before.disk;
   const collectors::DiskCounters& a = *after.disk;
+  const probes::LoadWindow work = DiskWork(b, a, seconds);
   probes::RunConditions c;
   c.seconds = seconds;
-  c.device_ios = (a.reads - b.reads) + (a.writes - b.writes) + (a.discards - b.discards);
-  c.device_bytes = ((a.read_sectors - b.read_sectors) + (a.write_sectors - b.write_sectors) +
-                    (a.discard_sectors - b.discard_sectors)) *
-                   collectors::kSectorBytes;
+  c.device_ios = work.device_ios;
+  c.device_bytes = work.device_bytes;
+  c.device_busy_seconds = work.device_busy_seconds;
   using collectors::TickDelta;
-  c.device_busy_seconds = static_cast<double>(TickDelta(b.io_ms, a.io_ms)) / 1000;
   c.device_io_seconds =
       static_cast<double>(TickDelta(b.read_ms, a.read_ms) + TickDelta(b.write_ms, a.write_ms) +
                           TickDelta(b.discard_ms, a.discard_ms)) /

@@ -38,6 +38,11 @@ std::optional<uint64_t> RunDelayNs(std::string_view schedstat);
 // bytes; 0 when it cannot be read.
 uint64_t MaxRequestBytes(const FileTree& sysfs, DeviceId disk);
 
+// The disk's load between two readings taken while the probe did nothing;
+// nullopt on the same terms as ComputeRunConditions.
+std::optional<probes::LoadWindow> ComputeLoadWindow(const ConditionsReading& before,
+                                                    const ConditionsReading& after);
+
 // The run's conditions between the two readings; nullopt without the disk's
 // counters in both, a span that is not positive, or counters that went
 // backwards (the disk was replaced under the run). `max_request_bytes`

@@ -15,9 +15,45 @@ constexpr double kBandBase = 32;
 // Far beyond any disk (32 × 2^60 requests/s); a nonsense figure stops here.
 constexpr int kLastLoadBand = 61;
 
+double WeightedRate(uint64_t requests, uint64_t bytes, double seconds) {
+  return seconds > 0 ? RunConditions::Weighted(requests, bytes) / seconds : 0;
+}
+
+double LoadDuring(const RunConditions& c) {
+  return WeightedRate(c.ForeignIos(), c.ForeignBytes(), c.seconds);
+}
+
+// The load just before the run, 0 when not measured.
+double LoadBefore(const RunConditions& c) {
+  if (!c.before) return 0;
+  return WeightedRate(c.before->Ios(), c.before->device_bytes, c.before->seconds);
+}
+
+// Others' figures the run is classified by: during the run, or just before
+// it when others did more then (RunConditions::before).
+struct ForeignFigures {
+  double load = 0;   // weighted requests per second
+  double iops = 0;   // requests per second
+  double share = 0;  // of the disk's work, the probe's own included
+};
+
+ForeignFigures Foreign(const RunConditions& c) {
+  const double during = LoadDuring(c);
+  const double before = LoadBefore(c);
+  if (before <= during) return {during, c.ForeignIops(), c.ForeignShare()};
+  const double own = WeightedRate(std::min(c.own_requests, c.device_ios), c.own_bytes, c.seconds);
+  return {before, c.before->Iops(), before / (before + own)};
+}
+
 std::string DescribeLoad(const RunConditions& c) {
-  return fmt::format("others did {:.0f} IOPS ({:.1f} MB/s, {:.0f} % of the disk's work)",
-                     c.ForeignIops(), c.ForeignBytesPerSecond() / 1e6, 100 * c.ForeignShare());
+  std::string out =
+      fmt::format("others did {:.0f} IOPS ({:.1f} MB/s, {:.0f} % of the disk's work)",
+                  c.ForeignIops(), c.ForeignBytesPerSecond() / 1e6, 100 * c.ForeignShare());
+  if (LoadBefore(c) > LoadDuring(c)) {
+    out += fmt::format(", {:.0f} IOPS ({:.1f} MB/s) in the {:.0f} s before", c.before->Iops(),
+                       c.before->BytesPerSecond() / 1e6, c.before->seconds);
+  }
+  return out;
 }
 
 }  // namespace
@@ -34,11 +70,7 @@ std::string_view ToString(RunClass run_class) {
   return "unknown";
 }
 
-double ForeignLoad(const RunConditions& conditions) {
-  if (conditions.seconds <= 0) return 0;
-  return RunConditions::Weighted(conditions.ForeignIos(), conditions.ForeignBytes()) /
-         conditions.seconds;
-}
+double ForeignLoad(const RunConditions& conditions) { return Foreign(conditions).load; }
 
 int LoadBand(double weighted_requests_per_second) {
   // By comparison with the edges, which are exact powers of two, rather than
@@ -67,9 +99,10 @@ Classification Classify(const std::optional<RunConditions>& conditions,
   const RunConditions& c = *conditions;
   const double own_rate = static_cast<double>(c.own_requests) / c.seconds;
   const bool cpu = c.cpu_wait && std::isfinite(*c.cpu_wait) && *c.cpu_wait > policy.max_cpu_wait;
-  const bool foreign = ForeignLoad(c) >= policy.min_foreign_load &&
-                       (c.ForeignShare() > policy.max_foreign_share ||
-                        c.ForeignIops() > policy.max_foreign_iops_ratio * own_rate);
+  const ForeignFigures others = Foreign(c);
+  const bool foreign = others.load >= policy.min_foreign_load &&
+                       (others.share > policy.max_foreign_share ||
+                        others.iops > policy.max_foreign_iops_ratio * own_rate);
   const bool contended = cpu || c.other_probe || foreign;
   Classification out;
   out.load = DescribeLoad(c);
@@ -85,7 +118,7 @@ Classification Classify(const std::optional<RunConditions>& conditions,
     return out;
   }
   out.run_class = RunClass::kContended;
-  out.band = LoadBand(ForeignLoad(c));
+  out.band = LoadBand(others.load);
   return out;
 }
 

@@ -25,7 +25,11 @@
 // that is wrong somewhere; a band baseline is learned from the device itself
 // and judged against its own spread. The load comes from request counts and
 // bytes, exact in diskstats, never from the probe's latencies, so a probe
-// that slows down does not move its runs to another band.
+// that slows down does not move its runs to another band. Nor from the run's
+// span alone: a probe that saturates the disk crowds a rate-limited load out
+// (healthy, a 1 MiB QD8 read left it a fifth of its rate on this VM), so the
+// load is the larger of the one during the run and the one in the second
+// before it, when the probe was not there (RunConditions::before).
 //
 // Thread-safety: pure functions over plain values.
 #pragma once
@@ -51,6 +55,12 @@ struct ContentionPolicy {
   // measured the scheduler as much as the disk: contended, in no band, never
   // judged (there is no comparable load to learn it against).
   double max_cpu_wait = 0.25;
+  // The window just before each run over which the disk's load is measured
+  // with the probe not yet there (RunConditions::before), seconds; 0: none.
+  // The run's class and band take the larger of that load and the one during
+  // the run. One second: the competing loads that matter do thousands of
+  // requests in it, and it holds the device's probe slot that long.
+  double before_seconds = 1;
   // Judge contended runs against baselines of their load band; false: never
   // judge them (a disk that is never idle then gets no verdict).
   bool bands = true;
@@ -84,7 +94,8 @@ struct Classification {
 Classification Classify(const std::optional<RunConditions>& conditions,
                         const ContentionPolicy& policy);
 
-// Foreign requests per second weighted by size (1 + bytes / 64 KiB each).
+// Foreign requests per second weighted by size (1 + bytes / 64 KiB each):
+// the larger of the loads during the run and just before it.
 double ForeignLoad(const RunConditions& conditions);
 // The band of a foreign load (≥ kFirstLoadBand) and the lower and upper edges
 // of a band in weighted requests per second (band 1's lower edge is 0).

@@ -2,8 +2,9 @@
 // besides the probe itself, so that a run slowed by someone else's I/O is
 // not taken for a slower disk (issue 13). Measured by the daemon from the
 // whole disk's counters (/sys/dev/block/M:m/stat, the diskstats fields),
-// /proc/pressure/io and /proc/stat over the run's measured phase, and stored
-// with the run; the derived figures are computed here, in one place.
+// /proc/pressure/io and /proc/stat over the run's measured phase, and over a
+// short window just before the run (LoadBefore), and stored with the run;
+// the derived figures are computed here, in one place.
 // Thread-safety: plain value.
 #pragma once
 
@@ -12,6 +13,24 @@
 #include <optional>
 
 namespace iowatch::probes {
+
+// The whole disk's work over a span in which the probe did nothing: every
+// request in it was someone else's.
+struct LoadWindow {
+  double seconds = 0;  // > 0
+  uint64_t device_ios = 0;
+  uint64_t device_bytes = 0;
+  double device_busy_seconds = 0;
+
+  bool operator==(const LoadWindow&) const = default;
+
+  // Requests, at most one per 4 KiB moved (RunConditions::ForeignIos).
+  uint64_t Ios() const;
+  double Iops() const { return seconds > 0 ? static_cast<double>(Ios()) / seconds : 0; }
+  double BytesPerSecond() const {
+    return seconds > 0 ? static_cast<double>(device_bytes) / seconds : 0;
+  }
+};
 
 struct RunConditions {
   double seconds = 0;  // the span measured (monotonic), > 0
@@ -44,6 +63,14 @@ struct RunConditions {
   double cpu_steal = 0;
   // Another probe run was measuring at some point of the span.
   bool other_probe = false;
+  // The disk just before the run (probes.baseline.contention.before), the
+  // probe not yet there: what others do when the probe does not crowd them
+  // out. A 1 MiB QD8 read saturates a disk, so a rate-limited load beside
+  // it completes a fraction of its requests: the run's own span says "light
+  // load" for a healthy run and "heavy load" for a slow one, and a slower
+  // disk would move its runs to another band. Absent: not measured (runs
+  // stored before schema 5, or the window set to 0).
+  std::optional<LoadWindow> before = std::nullopt;
 
   bool operator==(const RunConditions&) const = default;
 
@@ -55,7 +82,10 @@ struct RunConditions {
   // and a request that moved nothing was not someone else's.
   uint64_t ForeignIos() const {
     const uint64_t counted = device_ios > own_requests ? device_ios - own_requests : 0;
-    return std::min(counted, ForeignBytes() / kMinForeignRequestBytes);
+    return CappedRequests(counted, ForeignBytes());
+  }
+  static uint64_t CappedRequests(uint64_t requests, uint64_t bytes) {
+    return std::min(requests, bytes / kMinForeignRequestBytes);
   }
   uint64_t ForeignBytes() const { return device_bytes > own_bytes ? device_bytes - own_bytes : 0; }
   double ForeignIops() const {
@@ -89,5 +119,9 @@ struct RunConditions {
     return util > 1 ? 1 : util;
   }
 };
+
+inline uint64_t LoadWindow::Ios() const {
+  return RunConditions::CappedRequests(device_ios, device_bytes);
+}
 
 }  // namespace iowatch::probes

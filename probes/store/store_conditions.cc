@@ -7,10 +7,23 @@
 namespace iowatch::probes::internal {
 namespace {
 
-constexpr std::array<std::string_view, 13> kColumnNames = {
-    "seconds",      "device_ios",  "device_bytes",   "device_busy_seconds", "device_io_seconds",
-    "own_requests", "own_bytes",   "own_io_seconds", "io_pressure_some",    "io_pressure_full",
-    "cpu_steal",    "other_probe", "cpu_wait"};
+constexpr std::array<std::string_view, 17> kColumnNames = {"seconds",
+                                                           "device_ios",
+                                                           "device_bytes",
+                                                           "device_busy_seconds",
+                                                           "device_io_seconds",
+                                                           "own_requests",
+                                                           "own_bytes",
+                                                           "own_io_seconds",
+                                                           "io_pressure_some",
+                                                           "io_pressure_full",
+                                                           "cpu_steal",
+                                                           "other_probe",
+                                                           "cpu_wait",
+                                                           "before_seconds",
+                                                           "before_device_ios",
+                                                           "before_device_bytes",
+                                                           "before_device_busy_seconds"};
 
 int64_t ToInt(uint64_t value) { return static_cast<int64_t>(value); }
 uint64_t ToUint(int64_t value) { return value < 0 ? 0 : static_cast<uint64_t>(value); }
@@ -48,17 +61,22 @@ RunConditions ConditionsAt(const Statement& row, int first) {
   c.cpu_steal = row.Real(first + 10);
   c.other_probe = row.Int(first + 11) != 0;
   if (!row.IsNull(first + 12)) c.cpu_wait = row.Real(first + 12);
+  if (!row.IsNull(first + 13)) {
+    c.before = LoadWindow{row.Real(first + 13), ToUint(row.Int(first + 14)),
+                          ToUint(row.Int(first + 15)), row.Real(first + 16)};
+  }
   return c;
 }
 
 Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& run) {
   if (!run.conditions) return {};
   const RunConditions& c = *run.conditions;
-  Result<Statement> insert =
-      db.Prepare(fmt::format("INSERT INTO run_conditions (run_id, {}) VALUES "
-                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-                             ConditionColumns("")),
-                 "adding run conditions");
+  Result<Statement> insert = db.Prepare(
+      fmt::format("INSERT INTO run_conditions (run_id, {}) VALUES "
+                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+                  "?17, ?18)",
+                  ConditionColumns("")),
+      "adding run conditions");
   if (!insert) return std::unexpected(insert.error());
   insert->Bind(1, run_id).Bind(2, c.seconds).Bind(3, ToInt(c.device_ios));
   insert->Bind(4, ToInt(c.device_bytes)).Bind(5, c.device_busy_seconds);
@@ -68,6 +86,12 @@ Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& r
   BindOptional(*insert, 11, c.io_pressure_full);
   insert->Bind(12, c.cpu_steal).Bind(13, int64_t{c.other_probe ? 1 : 0});
   BindOptional(*insert, 14, c.cpu_wait);
+  if (c.before) {
+    insert->Bind(15, c.before->seconds).Bind(16, ToInt(c.before->device_ios));
+    insert->Bind(17, ToInt(c.before->device_bytes)).Bind(18, c.before->device_busy_seconds);
+  } else {
+    for (int index = 15; index <= 18; ++index) insert->BindNull(index);
+  }
   return insert->Run();
 }
 

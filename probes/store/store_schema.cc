@@ -210,11 +210,19 @@ CREATE INDEX baseline_runs_by_run ON baseline_runs (run_id);
 ALTER TABLE run_conditions ADD COLUMN cpu_wait REAL;
 )sql";
 
+// The disk's load in a short window just before each run, the probe not yet
+// there (RunConditions::before): all four NULL when not measured (runs
+// stored before, or probes.baseline.contention.before set to 0).
+constexpr std::string_view kSchemaV5 = R"sql(
+ALTER TABLE run_conditions ADD COLUMN before_seconds REAL;
+ALTER TABLE run_conditions ADD COLUMN before_device_ios INTEGER;
+ALTER TABLE run_conditions ADD COLUMN before_device_bytes INTEGER;
+ALTER TABLE run_conditions ADD COLUMN before_device_busy_seconds REAL;
+)sql";
+
 constexpr std::array kMigrations{
-    Migration{1, kSchemaV1},
-    Migration{2, kSchemaV2},
-    Migration{3, kSchemaV3},
-    Migration{4, kSchemaV4},
+    Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4}, Migration{5, kSchemaV5},
 };
 
 Result<int> UserVersion(const Connection& connection) {

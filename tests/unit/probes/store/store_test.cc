@@ -106,7 +106,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 4); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 5); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -314,6 +314,7 @@ RunConditions SampleConditions() {
   c.cpu_steal = 0.01;
   c.other_probe = true;
   c.cpu_wait = 0.0625;
+  c.before = LoadWindow{1.0005, 2'345, 38'420'480, 0.3125};
   return c;
 }
 
@@ -332,6 +333,38 @@ TEST(StoreRuns, ConditionsRoundTripExactlyAndARunWithoutThemReadsUnknown) {
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM run_conditions"), 1);
 }
 
+// A store from before the load window existed (schema v4) is migrated: its
+// runs keep their conditions, with no window; new runs store theirs.
+TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
+  ScratchDir dir;
+  int64_t id = 0;
+  RunConditions old = SampleConditions();
+  old.before.reset();
+  {
+    Result<Store> store = Store::Open(dir.Db());
+    ASSERT_TRUE(store);
+    RunRecord run = SampleRun(7);
+    run.conditions = old;
+    id = store->AddRun(run).value_or(0);
+    ASSERT_GT(id, 0);
+  }
+  Exec(dir.Db(),
+       "ALTER TABLE run_conditions DROP COLUMN before_seconds; "
+       "ALTER TABLE run_conditions DROP COLUMN before_device_ios; "
+       "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
+       "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
+       "PRAGMA user_version = 4");
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 5);
+  EXPECT_EQ(store->GetRun(id)->conditions, old);
+  RunRecord next = SampleRun(8);
+  next.conditions = SampleConditions();
+  const auto added = store->AddRun(next);
+  ASSERT_TRUE(added);
+  EXPECT_EQ(store->GetRun(*added)->conditions, next.conditions);
+}
+
 // A store from before the conditions existed (schema v2) is migrated; its
 // runs are kept, their conditions unknown.
 TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
@@ -346,7 +379,7 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
   Exec(dir.Db(), "DROP TABLE run_conditions; PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
   Result<RunRecord> run = store->GetRun(id);
   ASSERT_TRUE(run) << run.error().ToString();
   EXPECT_EQ(run->job, SampleRun(7).job);
@@ -507,7 +540,7 @@ TEST(StoreMigrate, AVersion3StoreKeepsItsPinnedBaselineAsTheCleanBands) {
   }
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 4);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM pragma_foreign_key_check"), 0);
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM baselines"), 1);  // the learned one is gone
   EXPECT_EQ(QueryInt(dir.Db(), "SELECT count(*) FROM baseline_metrics"), 1);
