@@ -50,21 +50,29 @@ RunOutcome OutcomeOf(const probes::ProbeOutcome& probe, std::chrono::millisecond
   return outcome;
 }
 
-// The disk's load over `seconds` before the run, the probe not yet there;
-// nullopt when not asked for, cancelled, or the counters could not be read.
-std::optional<probes::LoadWindow> MeasureLoadBefore(const FileTree& procfs, const FileTree& sysfs,
-                                                    const ProbeRun& run, double seconds) {
-  if (seconds <= 0 || run.device == 0) return std::nullopt;
-  const ConditionsReading start = ReadConditions(procfs, sysfs, run.device);
-  // Short steps, so a shutdown is not kept waiting for the window.
+// Sleeps `seconds` in short steps, so a shutdown is not kept waiting; false
+// when the run was cancelled meanwhile.
+bool WaitUnlessCancelled(const ProbeRun& run, double seconds) {
   using Clock = std::chrono::steady_clock;
   constexpr Clock::duration kStep = std::chrono::milliseconds(50);
   const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                      std::chrono::duration<double>(seconds));
   for (Clock::time_point now = Clock::now(); now < until; now = Clock::now()) {
-    if (run.cancel && run.cancel->cancelled()) return std::nullopt;
+    if (run.cancel && run.cancel->cancelled()) return false;
     std::this_thread::sleep_for(std::min(kStep, until - now));
   }
+  return !(run.cancel && run.cancel->cancelled());
+}
+
+// The disk's load over `seconds` before the run (after run.settle_s), the
+// probe not yet there; nullopt when not asked for, cancelled, or the
+// counters could not be read.
+std::optional<probes::LoadWindow> MeasureLoadBefore(const FileTree& procfs, const FileTree& sysfs,
+                                                    const ProbeRun& run, double seconds) {
+  if (seconds <= 0 || run.device == 0) return std::nullopt;
+  if (!WaitUnlessCancelled(run, run.settle_s)) return std::nullopt;
+  const ConditionsReading start = ReadConditions(procfs, sysfs, run.device);
+  if (!WaitUnlessCancelled(run, seconds)) return std::nullopt;
   return ComputeLoadWindow(start, ReadConditions(procfs, sysfs, run.device));
 }
 

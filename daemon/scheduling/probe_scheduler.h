@@ -112,6 +112,10 @@ struct ProbeRun {
   ScheduledJob job;
   DeviceId device = 0;  // the scheduler's device (whole disk), 0 when unknown
   std::shared_ptr<CancelToken> cancel;
+  // Seconds to wait before measuring the device's load ahead of the run
+  // (RunConditions::before): the previous probe run on it ended so recently
+  // that others are still catching up on the work it held back.
+  double settle_s = 0;
 };
 
 // kContended: completed, but others' I/O on the disk was above the
