@@ -208,6 +208,13 @@ std::optional<double> ForeignBytes(const probes::RunConditions& c) {
   return c.ForeignBytesPerSecond();
 }
 std::optional<double> ForeignShare(const probes::RunConditions& c) { return c.ForeignShare(); }
+std::optional<double> BeforeIops(const probes::RunConditions& c) {
+  return c.before ? std::optional(c.before->Iops()) : std::nullopt;
+}
+std::optional<double> BeforeBytes(const probes::RunConditions& c) {
+  return c.before ? std::optional(c.before->BytesPerSecond()) : std::nullopt;
+}
+std::optional<double> ForeignLoad(const probes::RunConditions& c) { return probes::ForeignLoad(c); }
 std::optional<double> Utilisation(const probes::RunConditions& c) { return c.Utilisation(); }
 std::optional<double> Steal(const probes::RunConditions& c) { return c.cpu_steal; }
 std::optional<double> OtherProbe(const probes::RunConditions& c) { return c.other_probe ? 1 : 0; }
@@ -249,6 +256,18 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
            "Others' share of the disk's work (requests weighted 1 + bytes / 64 KiB) during the "
            "last successful run (0-1).",
            LastCondition<ForeignShare>},
+          {"iowatch_probe_before_iops", "gauge",
+           "Requests per second the probe's disk completed in the window just before the job's "
+           "last successful run (probes.baseline.contention.before), the probe not yet there.",
+           LastCondition<BeforeIops>},
+          {"iowatch_probe_before_bytes_per_second", "gauge",
+           "Bytes per second the probe's disk moved in the window just before the last "
+           "successful run.",
+           LastCondition<BeforeBytes>},
+          {"iowatch_probe_foreign_load", "gauge",
+           "Others' requests per second weighted 1 + bytes / 64 KiB, the larger of during and "
+           "just before the last successful run: what its load band comes from.",
+           LastCondition<ForeignLoad>},
           {"iowatch_probe_device_utilization_ratio", "gauge",
            "The disk's busy share (%util / 100) during the last successful run.",
            LastCondition<Utilisation>},

@@ -247,10 +247,15 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   if (series.tracker.Hysteresis() != options_.baseline.hysteresis) {
     series.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
   }
+  probes::DeviceSuspicion device;
+  const std::string device_suffix = "\n" + run.device;
+  for (const auto& [other_key, other] : series_) {
+    if (other_key != key && other_key.ends_with(device_suffix)) device.Add(other);
+  }
   probes::BaselinePolicy policy = options_.baseline;
   if (!job.judge.empty()) policy.metrics = job.judge;
   Result<probes::RunJudgement> judged =
-      probes::JudgeRun(stored_run, source, series, policy, NowMs());
+      probes::JudgeRun(stored_run, source, series, device, policy, NowMs());
   if (!judged) return std::unexpected(judged.error());
   Stored out;
   out.looked_up = true;

@@ -113,7 +113,19 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
   if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
 }
 
+// The earlier of two suspicion starts, 0 meaning none.
+int64_t EarliestSuspicion(int64_t a, int64_t b) {
+  if (a == 0) return b;
+  if (b == 0) return a;
+  return std::min(a, b);
+}
+
 }  // namespace
+
+void DeviceSuspicion::Add(const SeriesState& other) {
+  regressed = regressed || other.tracker.AnyRegressed();
+  suspect_since_ms = EarliestSuspicion(suspect_since_ms, other.suspect_since_ms);
+}
 
 std::string DescribeBand(int band) {
   if (band == kCleanBand) return "clean runs";
@@ -122,7 +134,8 @@ std::string DescribeBand(int band) {
 }
 
 Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
-                              const BaselinePolicy& policy, int64_t now_ms) {
+                              const DeviceSuspicion& device, const BaselinePolicy& policy,
+                              int64_t now_ms) {
   RunJudgement out;
   Result<std::vector<StoredBaseline>> baselines = source.Baselines();
   if (!baselines) return std::unexpected(baselines.error());
@@ -136,13 +149,15 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   if (own != baselines->end()) {
     out.baseline = *own;
   } else {
-    if (state.tracker.AnyRegressed()) {
-      out.why += fmt::format("{} has no baseline, and none is learned while a regression stands",
-                             DescribeBand(c.band));
+    if (state.tracker.AnyRegressed() || device.regressed) {
+      out.why += fmt::format("{} has no baseline, and none is learned while a regression stands{}",
+                             DescribeBand(c.band),
+                             state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
       return out;
     }
-    if (Status learned = Learn(run, source, policy, now_ms, NewestPinnedMs(*baselines),
-                               state.suspect_since_ms, out);
+    if (Status learned =
+            Learn(run, source, policy, now_ms, NewestPinnedMs(*baselines),
+                  EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms), out);
         !learned) {
       return std::unexpected(learned.error());
     }

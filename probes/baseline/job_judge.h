@@ -11,8 +11,9 @@
 // Otherwise, once the band has policy.runs runs over policy.min_age_ms, a
 // baseline is learned from runs spread evenly over them (PickLearningRuns,
 // LearnBaseline) and stored. No band learns while a regression stands, nor
-// from runs since the first bad verdict that is still unresolved: a disk that
-// became slow must not teach a new band that slow is normal. (The tracker is
+// from runs since the first bad verdict that is still unresolved, in this
+// series or another on the same device (DeviceSuspicion): a disk that became
+// slow must not teach a new band that slow is normal. (The tracker is
 // in memory: after a restart a standing regression is raised again by K bad
 // runs, and a band learns only from runs an hour apart.)
 // A baseline replaced or deleted behind the series' back (`iowatch baseline
@@ -70,6 +71,18 @@ struct SeriesState {
   int64_t suspect_since_ms = 0;
 };
 
+// What the other series on a run's device say about the disk: a slower disk
+// slows every job on it, so one job's regression (or unresolved bad verdict)
+// keeps every band of every job there from learning, not only its own. Else
+// a job whose runs land in a band it has no baseline for would learn the
+// slow disk as its norm while another job is raising the alarm.
+struct DeviceSuspicion {
+  bool regressed = false;        // a regression stands in one of them
+  int64_t suspect_since_ms = 0;  // the earliest suspect_since_ms among them (0: none)
+
+  void Add(const SeriesState& other);
+};
+
 struct RunJudgement {
   Classification classification;
   // At least one metric was judged against a baseline.
@@ -85,10 +98,12 @@ struct RunJudgement {
   std::vector<RegressionChange> changes;
 };
 
-// `run` must be a successful run already in the source (its id set); now_ms
-// stamps a baseline it completes.
+// `run` must be a successful run already in the source (its id set); `device`
+// sums up the other series on its device; now_ms stamps a baseline it
+// completes.
 Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
-                              const BaselinePolicy& policy, int64_t now_ms);
+                              const DeviceSuspicion& device, const BaselinePolicy& policy,
+                              int64_t now_ms);
 
 // "clean runs" or "load band 7 (2048–4096 weighted requests/s)".
 std::string DescribeBand(int band);

@@ -12,7 +12,7 @@ namespace {
 std::string Percent(double share) { return FormatNumber(share * 100); }
 
 // The columns between the run id and its class.
-constexpr size_t kFigures = 8;
+constexpr size_t kFigures = 10;
 
 // The run's class and whether it is judged, the last two columns.
 void AppendVerdict(const probes::Classification& c, const std::set<int>& bands,
@@ -41,6 +41,8 @@ std::vector<std::string> ConditionsRow(const probes::RunRecord& run,
   row.push_back(FormatNumber(c.ForeignIops()));
   row.push_back(FormatNumber(c.ForeignBytesPerSecond() / (1 << 20)));
   row.push_back(Percent(c.ForeignShare()));
+  row.push_back(c.before ? FormatNumber(c.before->Iops()) : "-");
+  row.push_back(c.before ? FormatNumber(c.before->BytesPerSecond() / (1 << 20)) : "-");
   row.push_back(Percent(c.Utilisation()));
   row.push_back(c.io_pressure_some ? Percent(*c.io_pressure_some) : "-");
   row.push_back(c.cpu_wait ? Percent(*c.cpu_wait) : "-");
@@ -59,10 +61,10 @@ std::string FormatRunConditions(std::span<const probes::RunRecord> runs,
                    [](const probes::RunRecord& r) { return r.conditions.has_value(); })) {
     return {};
   }
-  Rows rows{{"conditions", "others", "others", "others'", "disk", "io", "cpu", "cpu", "other",
-             "class", "judged"},
-            {"run", "IOPS", "MiB/s", "work %", "util %", "pressure %", "wait %", "steal %", "probe",
-             "", ""}};
+  Rows rows{{"conditions", "others", "others", "others'", "before", "before", "disk", "io", "cpu",
+             "cpu", "other", "class", "judged"},
+            {"run", "IOPS", "MiB/s", "work %", "IOPS", "MiB/s", "util %", "pressure %", "wait %",
+             "steal %", "probe", "", ""}};
   for (const probes::RunRecord& run : runs) rows.push_back(ConditionsRow(run, policy, bands));
   std::vector<Column> columns{{false, 2}};
   columns.resize(rows.front().size(), Column{true, 2});

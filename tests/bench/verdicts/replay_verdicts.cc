@@ -162,7 +162,12 @@ Tally Replay(const Recording& rec, const Variant& variant) {
                          SeriesState{RegressionTracker(variant.policy.hysteresis), {}})
             .first->second;
     source.Add(run);
-    Result<RunJudgement> judged = JudgeRun(run, source, state, variant.policy, run.start_unix_ms);
+    DeviceSuspicion device;
+    for (const auto& [other_key, other] : series) {
+      if (other_key != key && std::get<2>(other_key) == run.device) device.Add(other.second);
+    }
+    Result<RunJudgement> judged =
+        JudgeRun(run, source, state, device, variant.policy, run.start_unix_ms);
     if (!judged) {
       std::fprintf(stderr, "run %lld: %s\n", static_cast<long long>(run.id),
                    judged.error().message.c_str());

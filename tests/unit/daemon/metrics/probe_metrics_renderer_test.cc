@@ -156,7 +156,7 @@ iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 32u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 35u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // One series per fallback of the last successful run, none without: a
@@ -203,6 +203,8 @@ TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
   c.cpu_steal = 0.01;
   c.other_probe = true;
   c.cpu_wait = 0.125;
+  // In the second before the run: 4,000 requests of 64 KiB, 8,000 weighted.
+  c.before = probes::LoadWindow{1, 4000, 4000 * 65536, 0.9};
   s.jobs[0].last_conditions = c;
   s.jobs[0].last_class = probes::Classify(c, {});
   std::string out;
@@ -217,8 +219,12 @@ TEST(ProbeMetricsRenderer, TheLastRunsConditions) {
         "iowatch_probe_overlapped{probe=\"measured\"} 1\n",
         "iowatch_probe_cpu_wait_ratio{probe=\"measured\"} 0.125\n",
         "iowatch_probe_contended{probe=\"measured\"} 1\n",
-        // 1,500 × (1 + 4096 / 65536) = 1,594 weighted requests/s: [1024, 2048).
-        "iowatch_probe_load_band{probe=\"measured\"} 6\n"}) {
+        "iowatch_probe_before_iops{probe=\"measured\"} 4000\n",
+        "iowatch_probe_before_bytes_per_second{probe=\"measured\"} 262144000\n",
+        // Before: 8,000 weighted requests/s, more than during the run (1,500 ×
+        // (1 + 4096 / 65536) = 1,594): [4096, 8192).
+        "iowatch_probe_foreign_load{probe=\"measured\"} 8000\n",
+        "iowatch_probe_load_band{probe=\"measured\"} 8\n"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << out;
   }
   EXPECT_EQ(out.find("kind=\"full\""), std::string::npos) << "no full line was measured";

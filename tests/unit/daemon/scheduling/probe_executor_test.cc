@@ -14,6 +14,7 @@
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <thread>
 
 namespace iowatch::daemon {
 namespace {
@@ -70,6 +71,55 @@ TEST_F(ProbeExecutorTest, ACancelledTokenStopsBeforeAnyIo) {
   run.cancel->Cancel();
   const RunOutcome outcome = ExecuteProbeRun(run, {});
   EXPECT_EQ(outcome.result, RunResult::kCancelled);
+  EXPECT_FALSE(fs::exists(dir_ / "probes"));
+}
+
+// The disk's load is measured over contention.before_seconds, after the
+// run's settle time, before any I/O of the run: a fixture disk whose
+// counters do not move did nothing in it.
+TEST_F(ProbeExecutorTest, TheLoadWindowPrecedesTheRunAfterItsSettleTime) {
+  const fs::path sysfs = dir_ / "sys";
+  fs::create_directories(sysfs / "dev/block/8:0");
+  std::ofstream(sysfs / "dev/block/8:0/stat") << "100 0 800 50 0 0 0 0 0 40 50 0 0 0 0 0 0\n";
+  RunHost host;
+  host.policy.sysfs = sysfs;
+  host.contention.before_seconds = 0.2;
+  ProbeRun run = Run(1, "50ms");
+  run.device = MakeDeviceId(8, 0);
+  run.settle_s = 0.1;
+  const auto start = std::chrono::steady_clock::now();
+  const RunOutcome outcome = ExecuteProbeRun(run, host);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(outcome.result, RunResult::kOk) << outcome.error;
+  ASSERT_TRUE(outcome.conditions);
+  ASSERT_TRUE(outcome.conditions->before);
+  EXPECT_GE(outcome.conditions->before->seconds, 0.2);
+  EXPECT_LT(outcome.conditions->before->seconds, 1.0);  // wide: a loaded test machine
+  EXPECT_EQ(outcome.conditions->before->device_ios, 0u);
+  EXPECT_GE(took, 0.35);  // settle + window + the 50 ms run
+  // Window 0: not measured, no wait.
+  host.contention.before_seconds = 0;
+  const RunOutcome none = ExecuteProbeRun(run, host);
+  ASSERT_TRUE(none.conditions);
+  EXPECT_FALSE(none.conditions->before);
+}
+
+TEST_F(ProbeExecutorTest, ACancelDuringTheSettleTimeEndsTheRunAtOnce) {
+  RunHost host;
+  host.contention.before_seconds = 30;
+  ProbeRun run = Run(1, "1s");
+  run.device = MakeDeviceId(8, 0);
+  run.settle_s = 30;
+  std::thread canceller([token = run.cancel] {
+    std::this_thread::sleep_for(milliseconds(100));
+    token->Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const RunOutcome outcome = ExecuteProbeRun(run, host);
+  canceller.join();
+  EXPECT_EQ(outcome.result, RunResult::kCancelled);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_FALSE(fs::exists(dir_ / "probes"));
 }
 

@@ -197,6 +197,27 @@ TEST(ProbeScheduler, JobsOnOneDeviceNeverOverlap) {
   }
 }
 
+TEST(ProbeScheduler, ARunRightAfterAnotherOnItsDeviceSettlesBeforeItsLoadWindow) {
+  Harness h;
+  for (const char* name : {"a", "b", "c"}) h.device_of[name] = kSda;
+  h.device_of["d"] = kSdb;
+  h.Make({MakeJob("a", 900), MakeJob("b", 900), MakeJob("c", 900), MakeJob("d", 900)}, Policy(3));
+  h.TickAt(0);
+  ASSERT_EQ(h.RunNames(), (std::vector<std::string>{"a", "d"}));
+  EXPECT_EQ(h.executor.runs[0].settle_s, 0);  // no run before it on sda
+  EXPECT_EQ(h.executor.runs[1].settle_s, 0);
+  h.TickAt(5);
+  h.Finish(h.executor.runs[0]);
+  h.TickAt(5);  // b starts as a ends: the whole second
+  ASSERT_EQ(h.RunNames(), (std::vector<std::string>{"a", "d", "b"}));
+  EXPECT_DOUBLE_EQ(h.executor.runs[2].settle_s, 1);
+  h.TickAt(8.75);
+  h.Finish(h.executor.runs[2]);
+  h.TickAt(9);  // c starts 0.25 s after b ended: the rest of the second
+  ASSERT_EQ(h.RunNames(), (std::vector<std::string>{"a", "d", "b", "c"}));
+  EXPECT_DOUBLE_EQ(h.executor.runs[3].settle_s, 0.75);
+}
+
 TEST(ProbeScheduler, JobsOnDifferentDevicesMayRunTogetherUpToTheLimit) {
   Harness h;
   h.device_of = {{"a", kSda}, {"b", kSdb}, {"c", kNvme}};

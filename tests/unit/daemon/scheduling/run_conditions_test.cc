@@ -132,6 +132,29 @@ TEST(RunConditions, TheTickFieldsWrapAt32Bits) {
   EXPECT_DOUBLE_EQ(c->device_busy_seconds, 1.0);
 }
 
+TEST(LoadWindow, EveryRequestInTheWindowBeforeTheRunIsOthers) {
+  // 1 s, 2,000 reads of 16 KiB (64,000 sectors), busy 300 ms.
+  const auto w =
+      ComputeLoadWindow(Reading(5, Disk(100, 800, 0, 10)), Reading(6, Disk(2100, 64800, 0, 310)));
+  ASSERT_TRUE(w);
+  EXPECT_DOUBLE_EQ(w->seconds, 1);
+  EXPECT_EQ(w->device_ios, 2000u);
+  EXPECT_EQ(w->device_bytes, 2000u * 16384);
+  EXPECT_DOUBLE_EQ(w->device_busy_seconds, 0.3);
+  EXPECT_DOUBLE_EQ(w->Iops(), 2000);
+  EXPECT_DOUBLE_EQ(w->BytesPerSecond(), 2000.0 * 16384);
+  // Requests that moved less than 4 KiB each count one per 4 KiB.
+  const auto tiny = ComputeLoadWindow(Reading(0, Disk(0, 0, 0, 0)), Reading(1, Disk(100, 8, 0, 1)));
+  ASSERT_TRUE(tiny);
+  EXPECT_EQ(tiny->Ios(), 1u);
+  // As for a run: no disk, no time, or counters that went backwards: none.
+  ConditionsReading no_disk;
+  no_disk.monotonic_seconds = 1;
+  EXPECT_FALSE(ComputeLoadWindow(no_disk, Reading(2, Disk(1, 1, 1, 1))));
+  EXPECT_FALSE(ComputeLoadWindow(Reading(1, Disk(1, 1, 1, 1)), Reading(1, Disk(2, 2, 2, 2))));
+  EXPECT_FALSE(ComputeLoadWindow(Reading(0, Disk(50, 8, 1, 1)), Reading(1, Disk(10, 8, 1, 1))));
+}
+
 TEST(ReadConditions, TheWholeDisksStatPressureAndCpuFromTheTrees) {
   std::string pattern = "/tmp/iowatch-conditions-XXXXXX";
   ASSERT_NE(::mkdtemp(pattern.data()), nullptr);

@@ -55,12 +55,13 @@ class Series {
       run.conditions = c;
     }
     source.Add(run);
-    Result<RunJudgement> judged = JudgeRun(run, source, state_, policy_, clock_ms_);
+    Result<RunJudgement> judged = JudgeRun(run, source, state_, device, policy_, clock_ms_);
     EXPECT_TRUE(judged) << (judged ? "" : judged.error().message);
     return judged ? *judged : RunJudgement{};
   }
 
   MemoryBaselineSource source;
+  DeviceSuspicion device;  // the other series on the disk
   int64_t every_ms = kMinute;
   int64_t Now() const { return clock_ms_; }
   const SeriesState& state() const { return state_; }
@@ -181,6 +182,43 @@ TEST(JudgeRunTest, NoBandLearnsFromRunsSinceAnUnresolvedBadVerdict) {
   EXPECT_TRUE(s.Run(100).judged);
   EXPECT_EQ(s.state().suspect_since_ms, 0);
   EXPECT_TRUE(s.Run(1000, 6000).learned);
+}
+
+TEST(JudgeRunTest, NoBandLearnsWhileAnotherJobOnTheDiskIsSuspectOrRegressed) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(100);  // the clean baseline
+  // Another job on the disk had a bad verdict at the next run's start.
+  s.device.suspect_since_ms = s.Now();
+  for (int i = 0; i < 20; ++i) {
+    const RunJudgement j = s.Run(1000, 6000);
+    EXPECT_FALSE(j.learned);
+    EXPECT_NE(j.why.find("has no baseline yet (0 of 10 runs"), std::string::npos) << j.why;
+  }
+  // Its regression then stands: still nothing learned, and the log says whose.
+  s.device.regressed = true;
+  const RunJudgement standing = s.Run(1000, 6000);
+  EXPECT_FALSE(standing.learned);
+  EXPECT_NE(standing.why.find("none is learned while a regression stands (another job's"),
+            std::string::npos)
+      << standing.why;
+  // Resolved there: band 7 learns from the runs of this job since.
+  s.device = {};
+  bool learned = false;
+  for (int i = 0; i < 16 && !learned; ++i) learned = s.Run(250, 6000).learned;
+  EXPECT_TRUE(learned);
+}
+
+TEST(DeviceSuspicionTest, TheEarliestSuspicionAndAnyRegression) {
+  SeriesState a{RegressionTracker(3), {}, 5'000};
+  SeriesState b{RegressionTracker(3), {}, 0};
+  SeriesState c{RegressionTracker(3), {}, 3'000};
+  DeviceSuspicion d;
+  d.Add(a);
+  d.Add(b);
+  EXPECT_EQ(d.suspect_since_ms, 5'000);
+  d.Add(c);
+  EXPECT_EQ(d.suspect_since_ms, 3'000);
+  EXPECT_FALSE(d.regressed);
 }
 
 TEST(JudgeRunTest, AfterACaptureBandsLearnOnlyFromLaterRuns) {

@@ -67,6 +67,32 @@ TEST(ClassifyTest, AnotherProbeOrAWaitForTheCpuMakesARunContended) {
   EXPECT_EQ(Classify(cpu, {}).run_class, RunClass::kClean);
 }
 
+TEST(ClassifyTest, TheLoadBeforeTheRunCountsWhenItWasLarger) {
+  // A probe that saturates the disk crowds a rate-limited load out: during
+  // the run others did 100 requests (50 IOPS, clean), in the second before
+  // 2,000 of 16 KiB: 2,000 × 1.25 = 2,500 weighted/s, band 7.
+  RunConditions c = Conditions(100);
+  EXPECT_EQ(Classify(c, {}).run_class, RunClass::kClean);
+  c.before = LoadWindow{1, 2000, 2000 * 16384, 0.4};
+  const Classification crowded = Classify(c, {});
+  EXPECT_EQ(crowded.run_class, RunClass::kContended);
+  EXPECT_EQ(crowded.band, 7);
+  EXPECT_DOUBLE_EQ(ForeignLoad(c), 2500);
+  EXPECT_NE(crowded.load.find("others did 50 IOPS"), std::string::npos) << crowded.load;
+  EXPECT_NE(crowded.load.find(", 2000 IOPS (32.8 MB/s) in the 1 s before"), std::string::npos)
+      << crowded.load;
+  // A lighter load before than during changes nothing: the band is the run's.
+  RunConditions busy = Conditions(16000);
+  const Classification during = Classify(busy, {});
+  busy.before = LoadWindow{1, 10, 40960, 0.01};
+  EXPECT_EQ(Classify(busy, {}), during);
+  // A quiet second before a quiet run: clean, whatever the ratios (under
+  // min_foreign_load).
+  RunConditions quiet = Conditions(0);
+  quiet.before = LoadWindow{1, 40, 40 * 4096, 0.01};
+  EXPECT_EQ(Classify(quiet, {}).run_class, RunClass::kClean);
+}
+
 TEST(LoadBandTest, BandsAreAFactorOfTwoWide) {
   EXPECT_EQ(LoadBand(0), kFirstLoadBand);
   EXPECT_EQ(LoadBand(63.9), 1);

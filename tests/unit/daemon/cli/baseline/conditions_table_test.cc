@@ -33,22 +33,31 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
   calm.cpu_wait = 0.0625;
   probes::RunConditions waited = calm;
   waited.cpu_wait = 0.5;
+  busy.before = probes::LoadWindow{1, 100, 100 * 4096, 0.01};
+  // Calm during the run, 3,000 requests of 16 KiB in the second before it:
+  // 3,750 weighted requests/s, band 7.
+  probes::RunConditions crowded = calm;
+  crowded.before = probes::LoadWindow{1, 3000, 3000 * 16384, 0.5};
   const std::vector<probes::RunRecord> runs = {RunWith(12, busy), RunWith(3, std::nullopt),
-                                               RunWith(4, calm), RunWith(5, waited)};
+                                               RunWith(4, calm), RunWith(5, waited),
+                                               RunWith(6, crowded)};
   // Run 12: others' 2,400 requests and 20 MiB in 2 s weigh (2,400 + 320) / 2
   // = 1,360 requests/s: band 6, [1024, 2048); 2,720 of 3,782.5 units of work.
   EXPECT_EQ(FormatRunConditions(runs, {}, {0}),
-            "conditions  others  others  others'    disk          io     cpu      cpu  other  "
-            "class    judged\n"
-            "run           IOPS   MiB/s   work %  util %  pressure %  wait %  steal %  probe\n"
-            "#12           1200    10.0     71.9    75.0        12.5       -        0  yes    "
-            "band 6   no: no baseline yet\n"
-            "#3               -       -        -       -           -       -        -  -      "
-            "unknown  no: conditions unknown\n"
-            "#4               0       0        0    75.0        12.5    6.25        0  no     "
-            "clean    yes\n"
-            "#5               0       0        0    75.0        12.5    50.0        0  no     "
-            "cpu      no: waited for a CPU\n"
+            "conditions  others  others  others'  before  before    disk          io     cpu      "
+            "cpu  other  class    judged\n"
+            "run           IOPS   MiB/s   work %    IOPS   MiB/s  util %  pressure %  wait %  "
+            "steal %  probe\n"
+            "#12           1200    10.0     71.9     100   0.391    75.0        12.5       -       "
+            " 0  yes    band 6   no: no baseline yet\n"
+            "#3               -       -        -       -       -       -           -       -       "
+            " -  -      unknown  no: conditions unknown\n"
+            "#4               0       0        0       -       -    75.0        12.5    6.25       "
+            " 0  no     clean    yes\n"
+            "#5               0       0        0       -       -    75.0        12.5    50.0       "
+            " 0  no     cpu      no: waited for a CPU\n"
+            "#6               0       0        0    3000    46.9    75.0        12.5    6.25       "
+            " 0  no     band 7   no: no baseline yet\n"
             "\n");
   EXPECT_NE(FormatRunConditions(runs, {}, {0, 6}).find("band 6   yes"), std::string::npos);
 }
