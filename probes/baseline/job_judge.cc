@@ -113,6 +113,21 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
   if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
 }
 
+// A contended run's latency quantiles above policy.max_quantile are not
+// judged (ContentionPolicy::max_quantile: its tail is the neighbours').
+void SetAsideTailsUnderLoad(const Classification& c, const ContentionPolicy& policy,
+                            std::vector<MetricVerdict>& verdicts) {
+  if (c.run_class != RunClass::kContended) return;
+  for (MetricVerdict& v : verdicts) {
+    const MetricSpec* spec = FindMetric(v.metric);
+    if (spec == nullptr || spec->quantile <= policy.max_quantile) continue;
+    v.judged = false;
+    v.bad = false;
+    v.note = fmt::format("a tail beside others' load: contended runs judge quantiles up to p{:g}",
+                         100 * policy.max_quantile);
+  }
+}
+
 // The earlier of two suspicion starts, 0 meaning none.
 int64_t EarliestSuspicion(int64_t a, int64_t b) {
   if (a == 0) return b;
@@ -170,6 +185,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   }
   const Baseline& baseline = out.baseline->baseline;
   out.verdicts = Compare(baseline, run.metrics, policy, &run.result);
+  SetAsideTailsUnderLoad(c, policy.contention, out.verdicts);
   out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
   if (out.judged) {
     out.why.clear();

@@ -162,9 +162,13 @@ Tally Replay(const Recording& rec, const Variant& variant) {
                          SeriesState{RegressionTracker(variant.policy.hysteresis), {}})
             .first->second;
     source.Add(run);
+    // The detector before issue 13 had no device-wide rule.
     DeviceSuspicion device;
     for (const auto& [other_key, other] : series) {
-      if (other_key != key && std::get<2>(other_key) == run.device) device.Add(other.second);
+      if (variant.policy.contention.classify && other_key != key &&
+          std::get<2>(other_key) == run.device) {
+        device.Add(other.second);
+      }
     }
     Result<RunJudgement> judged =
         JudgeRun(run, source, state, device, variant.policy, run.start_unix_ms);

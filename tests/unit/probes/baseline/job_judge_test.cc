@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "probes/baseline/memory_baseline_source.h"
@@ -150,6 +151,47 @@ TEST(JudgeRunTest, ContendedRunsAreJudgedOnlyWithinTheirLoadBand) {
     for (const RegressionChange& c : s.Run(750, 6000).changes) raised += c.regressed;
   }
   EXPECT_GT(raised, 0u);
+}
+
+TEST(JudgeRunTest, AContendedRunsTailIsNotJudgedItsMeanAndMedianAre) {
+  Series s(Policy());
+  for (int i = 0; i < 16; ++i) s.Run(250, 6000);  // band 7's baseline
+  const RunJudgement slow = s.Run(750, 6000);
+  ASSERT_TRUE(slow.judged);
+  std::map<std::string, const MetricVerdict*> by_metric;
+  for (const MetricVerdict& v : slow.verdicts) by_metric[v.metric] = &v;
+  ASSERT_TRUE(by_metric.contains("iops"));
+  EXPECT_TRUE(by_metric["iops"]->judged);  // the same 20,000 I/Os in 2 s: not worse
+  for (const char* judged : {"lat_mean_seconds", "lat_p50_seconds"}) {
+    ASSERT_TRUE(by_metric.contains(judged)) << judged;
+    EXPECT_TRUE(by_metric[judged]->judged) << judged;
+    EXPECT_TRUE(by_metric[judged]->bad) << judged;
+  }
+  for (const char* tail : {"lat_p90_seconds", "lat_p99_seconds"}) {
+    ASSERT_TRUE(by_metric.contains(tail)) << tail;
+    EXPECT_FALSE(by_metric[tail]->judged) << tail;
+    EXPECT_FALSE(by_metric[tail]->bad) << tail;
+    EXPECT_EQ(by_metric[tail]->note,
+              "a tail beside others' load: contended runs judge quantiles up to p50");
+  }
+  // max_quantile 1 judges every quantile the run can carry.
+  BaselinePolicy all = Policy();
+  all.contention.max_quantile = 1;
+  Series every(all);
+  for (int i = 0; i < 16; ++i) every.Run(250, 6000);
+  for (const MetricVerdict& v : every.Run(750, 6000).verdicts) {
+    if (v.metric == "lat_p99_seconds") {
+      EXPECT_TRUE(v.judged && v.bad);
+    }
+  }
+  // Clean runs judge their tails.
+  Series clean(Policy());
+  for (int i = 0; i < 16; ++i) clean.Run(100);
+  for (const MetricVerdict& v : clean.Run(300).verdicts) {
+    if (v.metric == "lat_p99_seconds") {
+      EXPECT_TRUE(v.judged && v.bad);
+    }
+  }
 }
 
 TEST(JudgeRunTest, NoBandLearnsWhileARegressionStands) {
