@@ -110,6 +110,9 @@ std::optional<Recording> Load(const fs::path& dir) {
   const fs::path copy = fs::temp_directory_path() / ("replay-" + rec.name + ".db");
   const fs::path db =
       fs::exists(dir / "iowatch.db") ? dir / "iowatch.db" : dir / "state" / "iowatch.db";
+  // A WAL left by an earlier replay of a recording of the same name would be
+  // applied to this copy (and corrupt it): remove the copy's sidecars first.
+  for (const char* sidecar : {"-wal", "-shm"}) fs::remove(copy.string() + sidecar);
   fs::copy_file(db, copy, fs::copy_options::overwrite_existing);
   Result<Store> store = Store::Open(copy);
   if (!store) {
