@@ -8,6 +8,7 @@
 #include "common/version.h"
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_command.h"
+#include "daemon/cli/biolatency/biolatency_command.h"
 #include "daemon/cli/global_options.h"
 #include "daemon/cli/iostat/iostat_command.h"
 #include "daemon/cli/iotop/iotop_command.h"
@@ -36,6 +37,7 @@ struct CommandLine {
   CLI::App* iostat = nullptr;
   CLI::App* vmstat = nullptr;
   CLI::App* iotop = nullptr;
+  CLI::App* biolatency = nullptr;
   CLI::App* probe = nullptr;
   CLI::App* baseline = nullptr;
   CLI::App* serve = nullptr;
@@ -55,6 +57,10 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
       "iotop",
       "the cgroups (services, slices) doing the most I/O, as /metrics counts them (options: "
       "-d DEV -o JSON --depth N [interval [count]])");
+  line.biolatency = app.add_subcommand(
+      "biolatency",
+      "the block layer's request latency per disk and op, from a BPF program (root or "
+      "CAP_BPF + CAP_PERFMON; options: -d DEV -Q -o JSON [interval [count]])");
   line.probe = app.add_subcommand(
       "probe",
       "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
@@ -64,7 +70,7 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
   line.probe->prefix_command();
   line.probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the table
   line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
-  for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop}) {
+  for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop, line.biolatency}) {
     sub->allow_extras();
     AddGlobalOptions(*sub, line.global);
   }
@@ -108,6 +114,9 @@ int Dispatch(CLI::App& app, CommandLine& line) {
   if (line.iostat->parsed()) return RunIostat(line.global, Passthrough(line.iostat));
   if (line.vmstat->parsed()) return RunVmstat(line.global, Passthrough(line.vmstat));
   if (line.iotop->parsed()) return RunIotop(line.global, Passthrough(line.iotop));
+  if (line.biolatency->parsed()) {
+    return RunBiolatency(line.global, Passthrough(line.biolatency));
+  }
   if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
   if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
   return 2;

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The block-layer collector's kernel half: every request the block layer
+ * completes, aggregated in per-CPU maps keyed by (disk, op), read by
+ * iowatch once per sample (collectors/bpf/block_io_reader.h). Nothing is
+ * sent per event.
+ *
+ * Two BTF-typed tracepoints (tp_btf: no tracefs mount, typed arguments):
+ *   block_rq_issue     the request goes to the driver: its issue time and
+ *                      whether it starts where the disk's previous request
+ *                      of its op ended, kept by request address until
+ *   block_rq_complete  it completes: three latency stages from the kernel's
+ *                      own start time (rq->start_time_ns, diskstats' clock),
+ *                      size, pattern, alignment and the cgroup's bytes.
+ * block_rq_insert is not used: with blk-mq's direct issue most requests are
+ * never inserted, so the queue stage runs from the request's start (what
+ * diskstats' ticks count from) to its issue, and queue + device = total.
+ *
+ * Counted as diskstats counts (block/blk-mq.c blk_account_io_done): only
+ * requests with RQF_IO_STAT and not part of a flush sequence, once, when
+ * the last of their bytes completes; flushes as blk_account_io_flush counts
+ * them: the flush request of a flush sequence. GPL: the tracepoints'
+ * helpers need it. */
+#include "collectors/bpf/kernel_types.bpf.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "collectors/bpf/block_io_shared.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Requests in flight at once on the whole host; beyond, a request loses its
+ * stages (counted in `lost`). 64 Ki: 64 devices at queue depth 1,024. */
+#define MAX_IN_FLIGHT 65536
+/* Disks × ops × stages, and disks × ops: 1,024 disks. Allocated per key
+ * (BPF_F_NO_PREALLOC): a per-CPU value exists for the pairs seen only. */
+#define MAX_LATENCY_SERIES (1024 * IOWATCH_OP_COUNT * IOWATCH_STAGE_COUNT)
+#define MAX_REQUEST_SERIES (1024 * IOWATCH_OP_COUNT)
+#define MAX_CGROUP_SERIES 16384
+#define MAX_ALIGN_DEVICES 1024
+
+/* The REQ_OP bits of cmd_flags (include/linux/blk_types.h). */
+#define REQ_OP_MASK 0xff
+#define REQ_OP_WRITE 1
+#define REQ_OP_FLUSH 2
+#define REQ_OP_DISCARD 3
+#define REQ_OP_SECURE_ERASE 5
+/* The values of RQF_IO_STAT and RQF_FLUSH_SEQ before they became enum bits. */
+#define OLD_RQF_FLUSH_SEQ (1U << 4)
+#define OLD_RQF_IO_STAT (1U << 13)
+#define MINORBITS 20
+
+struct in_flight {
+  __u64 issue_ns;
+  __u32 sequential; /* 1 when it started where the previous one ended */
+  __u32 pad;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAX_IN_FLIGHT);
+  __type(key, __u64); /* the request's address */
+  __type(value, struct in_flight);
+} in_flight SEC(".maps");
+
+/* Where each disk's last issued request of each op ended, in sectors. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAX_REQUEST_SERIES);
+  __type(key, struct iowatch_dev_op_key);
+  __type(value, __u64);
+} next_sector SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, MAX_LATENCY_SERIES);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, struct iowatch_latency_key);
+  __type(value, struct iowatch_latency_hist);
+} latency SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, MAX_REQUEST_SERIES);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, struct iowatch_dev_op_key);
+  __type(value, struct iowatch_request_stats);
+} requests SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, MAX_CGROUP_SERIES);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, struct iowatch_cgroup_key);
+  __type(value, struct iowatch_cgroup_io);
+} cgroup_io SEC(".maps");
+
+/* Each disk's alignment unit in bytes, set by iowatch from sysfs
+ * (optimal_io_size, else physical_block_size); absent: not counted. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, MAX_ALIGN_DEVICES);
+  __type(key, __u32);
+  __type(value, __u32);
+} align_bytes SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, IOWATCH_LOST_COUNT);
+  __type(key, __u32);
+  __type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void count_loss(__u32 what) {
+  __u64* n = bpf_map_lookup_elem(&lost, &what);
+  if (n) *n += 1;
+}
+
+static __always_inline __u32 rq_flag(int enum_bit, __u32 old_value) {
+  return enum_bit >= 0 ? 1U << enum_bit : old_value;
+}
+
+static __always_inline __u32 rq_flag_io_stat(void) {
+  if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_IO_STAT))
+    return rq_flag(bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT), OLD_RQF_IO_STAT);
+  return OLD_RQF_IO_STAT;
+}
+
+static __always_inline __u32 rq_flag_flush_seq(void) {
+  if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_FLUSH_SEQ))
+    return rq_flag(bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ), OLD_RQF_FLUSH_SEQ);
+  return OLD_RQF_FLUSH_SEQ;
+}
+
+/* The op group diskstats counts the request in; -1: not counted. */
+static __always_inline int op_of(struct request* rq) {
+  const __u32 rq_flags = BPF_CORE_READ(rq, rq_flags);
+  const __u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+  if (rq_flags & rq_flag_flush_seq()) return op == REQ_OP_FLUSH ? IOWATCH_OP_FLUSH : -1;
+  if (!(rq_flags & rq_flag_io_stat())) return -1;
+  if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE) return IOWATCH_OP_DISCARD;
+  return (op & 1) ? IOWATCH_OP_WRITE : IOWATCH_OP_READ;
+}
+
+static __always_inline __u32 disk_of(struct request* rq) {
+  struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
+  if (!disk) return 0;
+  const __u32 major = BPF_CORE_READ(disk, major);
+  const __u32 minor = BPF_CORE_READ(disk, first_minor);
+  return major << MINORBITS | minor;
+}
+
+/* The index of the most significant set bit of v > 0, without loops. */
+static __always_inline __u32 msb64(__u64 v) {
+  __u32 r = 0;
+  if (v >> 32) { v >>= 32; r += 32; }
+  if (v >> 16) { v >>= 16; r += 16; }
+  if (v >> 8) { v >>= 8; r += 8; }
+  if (v >> 4) { v >>= 4; r += 4; }
+  if (v >> 2) { v >>= 2; r += 2; }
+  if (v >> 1) r += 1;
+  return r;
+}
+
+static __always_inline __u32 latency_slot(__u64 ns) {
+  if (ns < (1ULL << IOWATCH_LAT_MIN_SHIFT)) return 0;
+  const __u32 p = msb64(ns);
+  if (p >= IOWATCH_LAT_MAX_SHIFT) return IOWATCH_LAT_SLOTS - 1;
+  const __u32 sub = (ns >> (p - 2)) & (IOWATCH_LAT_SUB - 1);
+  return 1 + (p - IOWATCH_LAT_MIN_SHIFT) * IOWATCH_LAT_SUB + sub;
+}
+
+static const __u64 coarse_le_ns[IOWATCH_COARSE_BOUNDS] = IOWATCH_COARSE_LE_NS_INIT;
+
+/* The first coarse bound at or above ns (IOWATCH_COARSE_BOUNDS: above all),
+ * by binary search: five comparisons. */
+static __always_inline __u32 coarse_slot(__u64 ns) {
+  __u32 low = 0;
+  __u32 high = IOWATCH_COARSE_BOUNDS;
+#pragma unroll
+  for (int i = 0; i < 5; ++i) {
+    if (low < high) {
+      const __u32 mid = (low + high) / 2;
+      if (mid < IOWATCH_COARSE_BOUNDS && ns <= coarse_le_ns[mid])
+        high = mid;
+      else
+        low = mid + 1;
+    }
+  }
+  return low;
+}
+
+static __always_inline __u32 size_slot(__u64 bytes) {
+  if (bytes <= (1ULL << IOWATCH_SIZE_MIN_SHIFT)) return 0;
+  const __u32 p = msb64(bytes - 1) + 1; /* ceil(log2(bytes)) */
+  const __u32 slot = p - IOWATCH_SIZE_MIN_SHIFT;
+  return slot < IOWATCH_SIZE_SLOTS ? slot : IOWATCH_SIZE_SLOTS - 1;
+}
+
+/* The map's value for key, created zeroed when absent; null when full. */
+static __always_inline void* value_of(void* map, const void* key, const void* zero) {
+  void* value = bpf_map_lookup_elem(map, key);
+  if (value) return value;
+  if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) != 0 &&
+      bpf_map_lookup_elem(map, key) == 0) {
+    count_loss(IOWATCH_LOST_SERIES);
+    return 0;
+  }
+  return bpf_map_lookup_elem(map, key);
+}
+
+static const struct iowatch_latency_hist zero_hist;
+static const struct iowatch_request_stats zero_stats;
+static const struct iowatch_cgroup_io zero_cgroup_io;
+
+static __always_inline void add_latency(__u32 dev, int op, __u32 stage, __u64 ns) {
+  struct iowatch_latency_key key = {dev, (__u32)op * IOWATCH_STAGE_COUNT + stage};
+  struct iowatch_latency_hist* h = value_of(&latency, &key, &zero_hist);
+  if (!h) return;
+  h->count += 1;
+  h->sum_ns += ns;
+  const __u32 slot = latency_slot(ns);
+  if (slot < IOWATCH_LAT_SLOTS) h->slots[slot] += 1;
+  const __u32 coarse = coarse_slot(ns);
+  if (coarse < IOWATCH_COARSE_SLOTS) h->coarse[coarse] += 1;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(on_issue, struct request* rq) {
+  const int op = op_of(rq);
+  if (op < 0) return 0;
+  struct in_flight f = {bpf_ktime_get_ns(), 0, 0};
+  struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
+  const __u64 sector = BPF_CORE_READ(rq, __sector);
+  const __u64 end = sector + (BPF_CORE_READ(rq, __data_len) >> 9);
+  __u64* next = bpf_map_lookup_elem(&next_sector, &key);
+  if (next) {
+    f.sequential = *next == sector;
+    *next = end;
+  } else {
+    bpf_map_update_elem(&next_sector, &key, &end, BPF_ANY);
+  }
+  const __u64 id = (__u64)rq;
+  if (bpf_map_update_elem(&in_flight, &id, &f, BPF_ANY) != 0) count_loss(IOWATCH_LOST_ISSUE);
+  return 0;
+}
+
+static __always_inline void count_request(__u32 dev, int op, struct request* rq, __u64 bytes,
+                                          __u32 sequential) {
+  struct iowatch_dev_op_key key = {dev, (__u32)op};
+  struct iowatch_request_stats* s = value_of(&requests, &key, &zero_stats);
+  if (!s) return;
+  s->bytes += bytes;
+  if (sequential)
+    s->sequential += 1;
+  else
+    s->random += 1;
+  const __u32 slot = size_slot(bytes);
+  if (slot < IOWATCH_SIZE_SLOTS) s->size_slots[slot] += 1;
+  __u32* unit = bpf_map_lookup_elem(&align_bytes, &dev);
+  if (unit && *unit) {
+    const __u64 start = BPF_CORE_READ(rq, __sector) << 9;
+    if (start % *unit == 0 && bytes % *unit == 0)
+      s->aligned += 1;
+    else
+      s->unaligned += 1;
+  }
+}
+
+static __always_inline void count_cgroup(__u32 dev, int op, struct request* rq, __u64 bytes) {
+  if (!bpf_core_field_exists(rq->bio->bi_blkg)) return; /* no CONFIG_BLK_CGROUP */
+  const __u64 id = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
+  if (id == 0) return;
+  struct iowatch_cgroup_key key = {id, dev, (__u32)op};
+  struct iowatch_cgroup_io* io = bpf_map_lookup_elem(&cgroup_io, &key);
+  if (!io) {
+    if (bpf_map_update_elem(&cgroup_io, &key, &zero_cgroup_io, BPF_NOEXIST) != 0 &&
+        bpf_map_lookup_elem(&cgroup_io, &key) == 0) {
+      count_loss(IOWATCH_LOST_CGROUP);
+      return;
+    }
+    io = bpf_map_lookup_elem(&cgroup_io, &key);
+    if (!io) return;
+  }
+  io->bytes += bytes;
+  io->requests += 1;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) {
+  const int op = op_of(rq);
+  if (op < 0) return 0;
+  /* A partial completion leaves the request in flight; diskstats counts
+   * it when its last bytes complete. */
+  const __u64 left = BPF_CORE_READ(rq, __data_len);
+  if (nr_bytes < left) return 0;
+  const __u64 now = bpf_ktime_get_ns();
+  const __u64 id = (__u64)rq;
+  struct in_flight* f = bpf_map_lookup_elem(&in_flight, &id);
+  const __u32 dev = disk_of(rq);
+  const __u64 start = BPF_CORE_READ(rq, start_time_ns);
+  __u64 issue = 0;
+  __u32 sequential = 0;
+  if (f) {
+    issue = f->issue_ns;
+    sequential = f->sequential;
+    bpf_map_delete_elem(&in_flight, &id);
+  }
+  if (start != 0 && start <= now) add_latency(dev, op, IOWATCH_STAGE_TOTAL, now - start);
+  if (issue != 0 && issue <= now) add_latency(dev, op, IOWATCH_STAGE_DEVICE, now - issue);
+  if (issue != 0 && start != 0 && start <= issue)
+    add_latency(dev, op, IOWATCH_STAGE_QUEUE, issue - start);
+  /* The request's bytes: at its last completion __data_len holds what was
+   * left, and the request's whole size was counted at issue; here the
+   * size is what this completion finished, the whole request for all but
+   * partial completions. */
+  count_request(dev, op, rq, left, sequential);
+  if (op != IOWATCH_OP_FLUSH) count_cgroup(dev, op, rq, left);
+  return 0;
+}

@@ -1,0 +1,184 @@
+#include "collectors/bpf/block_io_program.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collectors/bpf/block_io.skel.h"
+
+namespace iowatch::collectors::bpf {
+namespace {
+
+// libbpf prints through one process-wide callback: its messages go to
+// spdlog, and the last warning is kept for the error Load returns (the
+// verifier's verdict is among them).
+std::mutex last_warning_mutex;
+std::string last_warning;  // guarded by last_warning_mutex
+
+int PrintLibbpf(enum libbpf_print_level level, const char* format, va_list args) {
+  char line[1024];
+  std::vsnprintf(line, sizeof line, format, args);
+  std::string text(line);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (level == LIBBPF_DEBUG) {
+    spdlog::trace("libbpf: {}", text);
+  } else {
+    spdlog::debug("libbpf: {}", text);
+    std::lock_guard lock(last_warning_mutex);
+    last_warning = text;
+  }
+  return 0;
+}
+
+std::string LastWarning() {
+  std::lock_guard lock(last_warning_mutex);
+  return last_warning;
+}
+
+std::unexpected<Error> LoadError(std::string_view step, int err) {
+  const int code = err < 0 ? -err : err;
+  std::string message =
+      fmt::format("the block-layer BPF program: {} failed: {}", step, ErrnoText(code));
+  if (code == EPERM || code == EACCES) {
+    message +=
+        " (it needs CAP_BPF and CAP_PERFMON, or root: "
+        "deploy/iowatch.service.d/bpf.conf grants them to the service)";
+  } else if (const std::string warning = LastWarning(); !warning.empty()) {
+    message += fmt::format(" (libbpf: {})", warning);
+  }
+  Error error{ErrorCode::kUnsupported, std::move(message), {}, 0, code, 0};
+  return std::unexpected<Error>(std::move(error));
+}
+
+// Every key of a map, in the kernel's order.
+template <typename Key>
+std::vector<Key> KeysOf(int fd) {
+  std::vector<Key> keys;
+  Key key{};
+  Key previous{};
+  bool first = true;
+  while (bpf_map_get_next_key(fd, first ? nullptr : &previous, &key) == 0) {
+    keys.push_back(key);
+    previous = key;
+    first = false;
+  }
+  return keys;
+}
+
+// Each key's per-CPU values, summed by `add`.
+template <typename Key, typename Value, typename Add>
+Status ForEachSummed(int fd, Add add) {
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0)
+    return ErrnoError(-cpus, "counting the possible CPUs", "/sys/devices/system/cpu/possible");
+  std::vector<Value> values(static_cast<size_t>(cpus));
+  for (const Key& key : KeysOf<Key>(fd)) {
+    if (bpf_map_lookup_elem(fd, &key, values.data()) != 0) continue;  // deleted meanwhile
+    for (const Value& value : values) add(key, value);
+  }
+  return {};
+}
+
+void AddLatency(const iowatch_latency_hist& from, LatencyHistogram& to) {
+  to.count += from.count;
+  to.sum_ns += from.sum_ns;
+  for (size_t i = 0; i < kLatencySlots; ++i) to.slots[i] += from.slots[i];
+  for (size_t i = 0; i < kCoarseSlots; ++i) to.coarse[i] += from.coarse[i];
+}
+
+void AddRequests(const iowatch_request_stats& from, RequestStats& to) {
+  to.bytes += from.bytes;
+  to.sequential += from.sequential;
+  to.random += from.random;
+  to.aligned += from.aligned;
+  to.unaligned += from.unaligned;
+  for (size_t i = 0; i < kSizeSlots; ++i) {
+    to.size_slots[i] += from.size_slots[i];
+    to.requests += from.size_slots[i];
+  }
+}
+
+}  // namespace
+
+void BlockIoProgram::SkeletonDeleter::operator()(block_io* skeleton) const {
+  block_io::destroy(skeleton);
+}
+
+BlockIoProgram::BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton)
+    : skeleton_(std::move(skeleton)) {}
+BlockIoProgram::BlockIoProgram(BlockIoProgram&&) noexcept = default;
+BlockIoProgram& BlockIoProgram::operator=(BlockIoProgram&&) noexcept = default;
+BlockIoProgram::~BlockIoProgram() = default;
+
+Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
+  std::error_code ec;
+  if (!std::filesystem::exists(btf, ec)) {
+    return MakeError(ErrorCode::kUnsupported,
+                     "no kernel BTF: the block-layer BPF program needs it (CONFIG_DEBUG_INFO_BTF)",
+                     btf.string());
+  }
+  static std::once_flag print_set;
+  std::call_once(print_set, [] { libbpf_set_print(PrintLibbpf); });
+  std::unique_ptr<block_io, SkeletonDeleter> skeleton(block_io::open());
+  if (!skeleton) return LoadError("opening", errno);
+  if (const int err = block_io::load(skeleton.get()); err != 0) return LoadError("loading", err);
+  if (const int err = block_io::attach(skeleton.get()); err != 0) {
+    return LoadError("attaching to block_rq_issue and block_rq_complete", err);
+  }
+  return BlockIoProgram(std::move(skeleton));
+}
+
+Result<BlockIoSample> BlockIoProgram::Read() const {
+  BlockIoSample sample;
+  Status read = ForEachSummed<iowatch_latency_key, iowatch_latency_hist>(
+      bpf_map__fd(skeleton_->maps.latency),
+      [&](const iowatch_latency_key& key, const iowatch_latency_hist& value) {
+        const uint32_t op = key.op_stage / kBlockStages;
+        const auto stage = static_cast<BlockStage>(key.op_stage % kBlockStages);
+        AddLatency(value, sample.latency[{DiskOpOf(key.dev, op), stage}]);
+      });
+  if (!read) return std::unexpected(read.error());
+  read = ForEachSummed<iowatch_dev_op_key, iowatch_request_stats>(
+      bpf_map__fd(skeleton_->maps.requests),
+      [&](const iowatch_dev_op_key& key, const iowatch_request_stats& value) {
+        AddRequests(value, sample.requests[DiskOpOf(key.dev, key.op)]);
+      });
+  if (!read) return std::unexpected(read.error());
+  read = ForEachSummed<iowatch_cgroup_key, iowatch_cgroup_io>(
+      bpf_map__fd(skeleton_->maps.cgroup_io),
+      [&](const iowatch_cgroup_key& key, const iowatch_cgroup_io& value) {
+        CgroupIo& io = sample.cgroups[{key.cgroup_id, DiskOpOf(key.dev, key.op)}];
+        io.bytes += value.bytes;
+        io.requests += value.requests;
+      });
+  if (!read) return std::unexpected(read.error());
+  const int lost_fd = bpf_map__fd(skeleton_->maps.lost);
+  const int cpus = libbpf_num_possible_cpus();
+  std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus > 0 ? cpus : 1));
+  uint64_t* const totals[] = {&sample.lost_issues, &sample.lost_series, &sample.lost_cgroups};
+  for (uint32_t what = 0; what < IOWATCH_LOST_COUNT; ++what) {
+    if (bpf_map_lookup_elem(lost_fd, &what, per_cpu.data()) != 0) continue;
+    for (uint64_t n : per_cpu) *totals[what] += n;
+  }
+  return sample;
+}
+
+Status BlockIoProgram::SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes) {
+  const int fd = bpf_map__fd(skeleton_->maps.align_bytes);
+  const uint32_t dev = KernelDev(major, minor);
+  const int err =
+      bytes == 0 ? bpf_map_delete_elem(fd, &dev) : bpf_map_update_elem(fd, &dev, &bytes, BPF_ANY);
+  if (err != 0 && !(bytes == 0 && errno == ENOENT)) {
+    return ErrnoError(errno, fmt::format("setting the alignment unit of {}:{}", major, minor), "");
+  }
+  return {};
+}
+
+}  // namespace iowatch::collectors::bpf

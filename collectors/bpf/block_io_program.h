@@ -1,0 +1,49 @@
+// BlockIoProgram: the block-layer BPF program (block_io.bpf.c) loaded into
+// the kernel and attached to its two tracepoints for as long as the object
+// lives; Read() sums its per-CPU maps into a BlockIoSample.
+//
+// Load() needs the kernel's BTF (/sys/kernel/btf/vmlinux: libbpf relocates
+// the program's field accesses against it) and CAP_BPF with CAP_PERFMON (or
+// CAP_SYS_ADMIN); its error names which one is missing, or carries the
+// verifier's last words. libbpf's own messages go to spdlog at debug level.
+// Thread-safety: Read and SetAlignment may be called from any one thread at
+// a time; the kernel updates the maps concurrently, so a Read sees each
+// counter at some moment during it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "collectors/bpf/block_io_sample.h"
+#include "common/result.h"
+
+struct block_io;  // the generated skeleton (block_io.skel.h)
+
+namespace iowatch::collectors::bpf {
+
+class BlockIoProgram {
+ public:
+  // `btf` is the kernel BTF file whose presence is checked first (a test
+  // points it elsewhere to see the message).
+  static Result<BlockIoProgram> Load(const std::filesystem::path& btf = "/sys/kernel/btf/vmlinux");
+
+  BlockIoProgram(BlockIoProgram&&) noexcept;
+  BlockIoProgram& operator=(BlockIoProgram&&) noexcept;
+  ~BlockIoProgram();
+
+  Result<BlockIoSample> Read() const;
+
+  // Requests on the disk count as aligned when their start and length are
+  // multiples of `bytes` (0: stop counting alignment on it).
+  Status SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes);
+
+ private:
+  struct SkeletonDeleter {
+    void operator()(block_io* skeleton) const;
+  };
+  explicit BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton);
+
+  std::unique_ptr<block_io, SkeletonDeleter> skeleton_;
+};
+
+}  // namespace iowatch::collectors::bpf

@@ -1,0 +1,77 @@
+#include "daemon/cli/biolatency/biolatency_command.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "collectors/block_devices.h"
+#include "collectors/bpf/block_io_program.h"
+#include "daemon/cli/biolatency/biolatency_options.h"
+#include "daemon/cli/biolatency/biolatency_report.h"
+#include "daemon/cli/cli_output.h"
+#include "daemon/cli/local_time.h"
+#include "daemon/cli/sleeper.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using collectors::bpf::BlockIoSample;
+
+DiskNames NamesOf(const FileTree& sysfs) {
+  DiskNames names;
+  auto devices = collectors::DiscoverBlockDevices(sysfs, collectors::Detail::kNames);
+  if (!devices) return names;
+  for (const collectors::BlockDevice& d : *devices) {
+    if (!d.is_partition) names[{d.major, d.minor}] = d.name;
+  }
+  return names;
+}
+
+// Only the disk named -d, when one is.
+BlockIoSample OnlyDisk(BlockIoSample sample, const DiskNames& names, const std::string& device) {
+  if (device.empty()) return sample;
+  const auto named = [&](const collectors::bpf::DiskOp& d) {
+    const auto it = names.find({d.major, d.minor});
+    return it != names.end() && it->second == device;
+  };
+  std::erase_if(sample.latency, [&](const auto& entry) { return !named(entry.first.first); });
+  std::erase_if(sample.requests, [&](const auto& entry) { return !named(entry.first); });
+  std::erase_if(sample.cgroups, [&](const auto& entry) { return !named(entry.first.second); });
+  return sample;
+}
+
+}  // namespace
+
+int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& args) {
+  auto opts = ParseBiolatencyArgs(args);
+  if (!opts) return ReportError("biolatency", opts.error());
+  const FileTree sysfs(global.sysfs);
+  const DiskNames names = NamesOf(sysfs);
+  if (!opts->device.empty() &&
+      std::ranges::none_of(names, [&](const auto& n) { return n.second == opts->device; })) {
+    return ReportError("biolatency",
+                       Error{ErrorCode::kNotFound, fmt::format("no disk named '{}'", opts->device),
+                             sysfs.PathOf("block").string(), 0});
+  }
+  auto program = collectors::bpf::BlockIoProgram::Load();
+  if (!program) return ReportError("biolatency", program.error());
+  auto previous = program->Read();
+  if (!previous) return ReportError("biolatency", previous.error());
+  IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};
+  const auto stage =
+      opts->queued ? collectors::bpf::BlockStage::kTotal : collectors::bpf::BlockStage::kDevice;
+  for (uint64_t n = 0; !opts->count || n < *opts->count; ++n) {
+    if (!sleeper.SleepUntilNext()) break;
+    auto now = program->Read();
+    if (!now) return ReportError("biolatency", now.error());
+    const BlockIoSample delta = OnlyDisk(Delta(*now, *previous), names, opts->device);
+    previous = std::move(now);
+    const std::string time = FormatNow("%Y-%m-%dT%H:%M:%S%z");
+    const std::string text =
+        opts->json ? FormatBiolatencyJson(delta, names, time, static_cast<double>(opts->interval_s))
+                   : FormatBiolatencyText(delta, stage, names, time);
+    if (Status w = WriteStdout(text); !w) return ReportError("biolatency", w.error());
+  }
+  return 0;
+}
+
+}  // namespace iowatch::daemon

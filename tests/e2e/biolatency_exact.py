@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""The block-layer BPF collector against the kernel's own counters (root, kernel BTF): on a
+loop device over a file of its own, `iowatch biolatency -o JSON` over an interval that holds a
+whole fio run must count exactly the requests diskstats counts for it, per op (within 0.5 %),
+and its total stage must add up to diskstats' time spent per op (within 2 %, or 2 ms); the
+request sizes and access patterns must be the job's (bs=4k: every request in the 4 KiB bucket;
+rw=read with 64 KiB direct reads: >= 99 % sequential and, where the queue merged nothing, in the
+64 KiB bucket; randread over 256 MiB: >= 95 % random). On a file of the root disk, the device
+stage's median of a QD1 direct read must lie at or below fio's clat median and within 30 % of
+it (the kernel sees a part of the I/O's life; buckets are a quarter of a power of two wide, so
+the median's bucket is compared by its bounds).
+
+Skips (exit 77, said on stdout) only without root or without /sys/kernel/btf/vmlinux.
+
+Usage: biolatency_exact.py IOWATCH_BINARY
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import daemon
+
+BTF = "/sys/kernel/btf/vmlinux"
+SIZE = 256 << 20
+INTERVAL = 6  # seconds: the program's load, fio's start, its 2 s run and its end fit in it
+
+
+def diskstats(name):
+    with open(f"/sys/block/{name}/stat") as f:
+        v = [int(x) for x in f.read().split()]
+    return {"read": (v[0], v[3]), "write": (v[4], v[7]), "read_merges": v[1],
+            "write_merges": v[5]}
+
+
+def fio(filename, rw, bs, extra=()):
+    out = subprocess.run(
+        ["fio", "--name=b", f"--filename={filename}", f"--size={SIZE}", f"--rw={rw}",
+         f"--bs={bs}", "--direct=1", "--ioengine=psync", "--runtime=2", "--time_based=1",
+         "--output-format=json", *extra],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out[out.find("{"):])
+
+
+def measured(binary, disk, action):
+    """biolatency's JSON over one interval holding `action` (run after the program is loaded),
+    with diskstats before and after the action."""
+    proc = subprocess.Popen([binary, "biolatency", "-o", "JSON", "-d", disk, str(INTERVAL), "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    before = diskstats(disk)
+    result = action()
+    after = diskstats(disk)
+    out, err = proc.communicate(timeout=INTERVAL + 30)
+    if proc.returncode != 0:
+        raise RuntimeError(f"iowatch biolatency exited {proc.returncode}: {err.strip()}")
+    return json.loads(out), before, after, result
+
+
+def entry(report, disk, op):
+    for d in report["disks"]:
+        if d["device"] == disk and d["op"] == op:
+            return d
+    return None
+
+
+def check_counts(r, tag, report, disk, before, after, ops):
+    for op in ops:
+        want_n = after[op][0] - before[op][0]
+        want_ms = after[op][1] - before[op][1]
+        e = entry(report, disk, op)
+        got_n = e["latency"]["total"]["count"] if e else 0
+        got_ms = e["latency"]["total"]["sum_seconds"] * 1000 if e else 0
+        r.check(want_n > 0 and abs(got_n - want_n) <= 0.005 * want_n,
+                f"{tag}: {op} requests {got_n} vs diskstats {want_n}")
+        r.check(abs(got_ms - want_ms) <= max(0.02 * want_ms, 2),
+                f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms")
+        if e:
+            stages = e["latency"]
+            r.check(all(stages[s]["count"] == got_n for s in ("queue", "device")),
+                    f"{tag}: {op} every stage counts every request",
+                    {s: stages.get(s, {}).get("count") for s in ("queue", "device")})
+
+
+def share(e, key):
+    req = e["requests"]
+    return req[key] / req["requests"] if req["requests"] else 0
+
+
+def bucket(e, le):
+    return next((s["count"] for s in e["requests"]["sizes"] if s["le_bytes"] == le), 0)
+
+
+def check_loop(r, binary, work):
+    image = os.path.join(work, "image")
+    with open(image, "wb") as f:
+        f.truncate(SIZE)
+    loop = subprocess.run(["losetup", "-f", "--show", image], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    disk = os.path.basename(loop)
+    try:
+        report, before, after, _ = measured(binary, disk, lambda: fio(loop, "randread", "4k"))
+        check_counts(r, "randread 4k", report, disk, before, after, ["read"])
+        e = entry(report, disk, "read")
+        if r.check(e is not None, "randread 4k: the loop device's reads are reported"):
+            r.check(bucket(e, 4096) == e["requests"]["requests"],
+                    "randread 4k: every request in the 4 KiB bucket", e["requests"]["sizes"])
+            r.check(share(e, "random") >= 0.95,
+                    f"randread 4k: {share(e, 'random'):.3f} random (>= 0.95)")
+        report, before, after, _ = measured(binary, disk, lambda: fio(loop, "read", "64k"))
+        check_counts(r, "read 64k", report, disk, before, after, ["read"])
+        e = entry(report, disk, "read")
+        if r.check(e is not None, "read 64k: the loop device's reads are reported"):
+            r.check(share(e, "sequential") >= 0.99,
+                    f"read 64k: {share(e, 'sequential'):.4f} sequential (>= 0.99)")
+            if after["read_merges"] == before["read_merges"]:
+                r.check(bucket(e, 65536) == e["requests"]["requests"],
+                        "read 64k: no merges, every request in the 64 KiB bucket",
+                        e["requests"]["sizes"])
+        report, before, after, _ = measured(binary, disk, lambda: fio(loop, "randwrite", "4k"))
+        check_counts(r, "randwrite 4k", report, disk, before, after, ["write"])
+    finally:
+        subprocess.run(["losetup", "-d", loop], check=False)
+
+
+def slot_of_median(stage):
+    n = stage["count"]
+    seen = 0
+    for b in stage["buckets"]:
+        seen += b["count"]
+        if seen * 2 >= n:
+            return b["low_seconds"], b["high_seconds"]
+    return None
+
+
+def whole_disk_name(path):
+    st = os.stat(path)
+    link = os.path.realpath(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+    if os.path.exists(os.path.join(link, "partition")):
+        link = os.path.dirname(link)
+    return os.path.basename(link)
+
+
+def check_root_disk_latency(r, binary, work):
+    data = os.path.join(work, "data")
+    subprocess.run(["fio", "--name=fill", f"--filename={data}", "--size=64M", "--rw=write",
+                    "--bs=1M", "--direct=1", "--output-format=terse"], check=True,
+                   capture_output=True)
+    disk = whole_disk_name(work)
+    report, _, _, job = measured(
+        binary, disk, lambda: subprocess.run(
+            ["fio", "--name=q", f"--filename={data}", "--size=64M", "--rw=randread", "--bs=4k",
+             "--direct=1", "--ioengine=psync", "--runtime=2", "--time_based=1",
+             "--output-format=json"], check=True, capture_output=True, text=True).stdout)
+    job = json.loads(job[job.find("{"):])
+    fio_p50 = job["jobs"][0]["read"]["clat_ns"]["percentile"]["50.000000"] / 1e9
+    e = entry(report, disk, "read")
+    if not r.check(e is not None and e["latency"]["device"]["count"] > 0,
+                   f"{disk}: its reads are reported"):
+        return
+    low, high = slot_of_median(e["latency"]["device"])
+    high = high if high is not None else low
+    r.check(low <= fio_p50 and high >= 0.7 * fio_p50,
+            f"{disk}: the device stage's median bucket [{low * 1e6:.1f}, {high * 1e6:.1f}] µs "
+            f"lies at or below fio's clat p50 {fio_p50 * 1e6:.1f} µs and within 30 % of it")
+
+
+def main():
+    daemon.require_root("loading a BPF program and creating loop devices")
+    if not os.path.exists(BTF):
+        print(f"SKIP: no kernel BTF ({BTF}): the BPF collector cannot load here")
+        sys.exit(77)
+    daemon.exit_on_sigterm()
+    binary = sys.argv[1]
+    r = daemon.Results()
+    work = tempfile.mkdtemp(prefix="iowatch-bpf-", dir="/var/tmp")
+    try:
+        check_loop(r, binary, work)
+        check_root_disk_latency(r, binary, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
