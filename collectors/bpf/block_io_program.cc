@@ -1,5 +1,6 @@
 #include "collectors/bpf/block_io_program.h"
 
+#include <block_io.skel.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
@@ -10,8 +11,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "collectors/bpf/block_io.skel.h"
 
 namespace iowatch::collectors::bpf {
 namespace {
@@ -24,7 +23,7 @@ std::string last_warning;  // guarded by last_warning_mutex
 
 int PrintLibbpf(enum libbpf_print_level level, const char* format, va_list args) {
   char line[1024];
-  std::vsnprintf(line, sizeof line, format, args);
+  if (std::vsnprintf(line, sizeof line, format, args) < 0) return 0;
   std::string text(line);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   if (level == LIBBPF_DEBUG) {
