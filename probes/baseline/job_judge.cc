@@ -114,7 +114,7 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
 }
 
 // A contended run's latency quantiles above policy.max_quantile are not
-// judged (ContentionPolicy::max_quantile: its tail is the neighbours').
+// judged (ContentionPolicy::max_quantile: they are the neighbours' timing).
 void SetAsideTailsUnderLoad(const Classification& c, const ContentionPolicy& policy,
                             std::vector<MetricVerdict>& verdicts) {
   if (c.run_class != RunClass::kContended) return;
@@ -123,8 +123,14 @@ void SetAsideTailsUnderLoad(const Classification& c, const ContentionPolicy& pol
     if (spec == nullptr || spec->quantile <= policy.max_quantile) continue;
     v.judged = false;
     v.bad = false;
-    v.note = fmt::format("a tail beside others' load: contended runs judge quantiles up to p{:g}",
-                         100 * policy.max_quantile);
+    v.note = policy.max_quantile > 0
+                 ? fmt::format(
+                       "a quantile beside others' load: contended runs judge quantiles "
+                       "up to p{:g}",
+                       100 * policy.max_quantile)
+                 : std::string(
+                       "a quantile beside others' load: contended runs judge IOPS, "
+                       "bandwidth and the mean only");
   }
 }
 

@@ -48,7 +48,7 @@ TEST(ProbesConfig, Defaults) {
   EXPECT_EQ(p.baseline.contention.min_foreign_load, 50);
   EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.25);
   EXPECT_EQ(p.baseline.contention.before_seconds, 1.0);
-  EXPECT_EQ(p.baseline.contention.max_quantile, 0.5);
+  EXPECT_EQ(p.baseline.contention.max_quantile, 0.0);
   EXPECT_TRUE(p.baseline.contention.bands);
   EXPECT_EQ(Names(p),
             (std::vector<std::string>{"randread-4k-qd1", "randwrite-4k-qd1", "seqread-1m-qd8"}));
