@@ -277,6 +277,10 @@ constexpr Key kContentionKeys[] = {
      [](Reader& r, const Value& v, Config& c) {
        Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_wait);
      }},
+    {"max_cpu_steal",
+     [](Reader& r, const Value& v, Config& c) {
+       Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_steal);
+     }},
     {"max_quantile",
      [](Reader& r, const Value& v, Config& c) {
        Number(r, v, 0, 1, c.probes.baseline.contention.max_quantile);

@@ -93,7 +93,9 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
   if (c.run_class != RunClass::kContended) return false;
   why = fmt::format("contended ({}): ", c.load);
   if (c.band == kNoBand) {
-    why += "a run that waited for the CPU is not judged";
+    why +=
+        "a run whose CPU was contended (its thread waited, or the hypervisor took it) is not "
+        "judged";
     return true;
   }
   if (!policy.bands) {

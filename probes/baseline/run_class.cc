@@ -98,7 +98,9 @@ Classification Classify(const std::optional<RunConditions>& conditions,
   if (!conditions || !std::isfinite(conditions->seconds) || conditions->seconds <= 0) return {};
   const RunConditions& c = *conditions;
   const double own_rate = static_cast<double>(c.own_requests) / c.seconds;
-  const bool cpu = c.cpu_wait && std::isfinite(*c.cpu_wait) && *c.cpu_wait > policy.max_cpu_wait;
+  const bool waited = c.cpu_wait && std::isfinite(*c.cpu_wait) && *c.cpu_wait > policy.max_cpu_wait;
+  const bool stolen = std::isfinite(c.cpu_steal) && c.cpu_steal > policy.max_cpu_steal;
+  const bool cpu = waited || stolen;
   const ForeignFigures others = Foreign(c);
   const bool foreign = others.load >= policy.min_foreign_load &&
                        (others.share > policy.max_foreign_share ||
@@ -108,7 +110,14 @@ Classification Classify(const std::optional<RunConditions>& conditions,
   out.load = DescribeLoad(c);
   if (c.other_probe) out.load += ", another probe measured meanwhile";
   if (cpu) {
-    out.load += fmt::format(", the probe waited for a CPU {:.0f} % of the time", 100 * *c.cpu_wait);
+    if (waited) {
+      out.load +=
+          fmt::format(", the probe waited for a CPU {:.0f} % of the time", 100 * *c.cpu_wait);
+    }
+    if (stolen) {
+      out.load +=
+          fmt::format(", the hypervisor took {:.0f} % of the CPUs (steal)", 100 * c.cpu_steal);
+    }
     out.run_class = RunClass::kContended;
     out.band = kNoBand;
     return out;

@@ -19,7 +19,7 @@ void AppendVerdict(const probes::Classification& c, const std::set<int>& bands,
                    std::vector<std::string>& row) {
   if (c.band == probes::kNoBand) {
     row.emplace_back("cpu");
-    row.emplace_back("no: waited for a CPU");
+    row.emplace_back("no: CPU contended");
     return;
   }
   row.push_back(c.run_class == probes::RunClass::kClean ? std::string("clean")

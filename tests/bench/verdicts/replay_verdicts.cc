@@ -152,6 +152,15 @@ struct Tally {
   std::vector<Detection> detections;
 };
 
+// " | bad: lat_mean_seconds, iops" for a trace line; "" when nothing was bad.
+std::string BadMetrics(const RunJudgement& j) {
+  std::string out;
+  for (const MetricVerdict& v : j.verdicts) {
+    if (v.judged && v.bad) out += (out.empty() ? " | bad: " : ", ") + v.op + " " + v.metric;
+  }
+  return out;
+}
+
 Tally Replay(const Recording& rec, const Variant& variant) {
   using Series = std::tuple<std::string, std::string, std::string>;
   std::map<Series, std::pair<MemoryBaselineSource, SeriesState>> series;
@@ -190,7 +199,7 @@ Tally Replay(const Recording& rec, const Variant& variant) {
                    static_cast<long long>((run.start_unix_ms - rec.start_ms) / 1000),
                    j.classification.band, j.judged ? 1 : 0,
                    WindowOf(rec, run.start_unix_ms) != nullptr ? 1 : 0,
-                   (j.why + " | " + j.classification.load).c_str());
+                   (j.why + " | " + j.classification.load + BadMetrics(j)).c_str());
     }
     ++t.runs;
     t.contended += j.classification.run_class == RunClass::kContended;

@@ -32,6 +32,7 @@ probes:
       max_foreign_iops_ratio: 2.5
       min_foreign_load: 75
       max_cpu_wait: 0.5
+      max_cpu_steal: 0.3
       max_quantile: 0.9
       before: 2500ms
       bands: false

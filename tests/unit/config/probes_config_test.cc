@@ -49,6 +49,7 @@ TEST(ProbesConfig, Defaults) {
   EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.25);
   EXPECT_EQ(p.baseline.contention.before_seconds, 1.0);
   EXPECT_EQ(p.baseline.contention.max_quantile, 0.0);
+  EXPECT_EQ(p.baseline.contention.max_cpu_steal, 0.1);
   EXPECT_TRUE(p.baseline.contention.bands);
   EXPECT_EQ(Names(p),
             (std::vector<std::string>{"randread-4k-qd1", "randwrite-4k-qd1", "seqread-1m-qd8"}));
@@ -123,6 +124,7 @@ TEST(ProbesConfig, EveryKeyIsRead) {
   EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.5);
   EXPECT_EQ(p.baseline.contention.before_seconds, 2.5);
   EXPECT_EQ(p.baseline.contention.max_quantile, 0.9);
+  EXPECT_EQ(p.baseline.contention.max_cpu_steal, 0.3);
   EXPECT_FALSE(p.baseline.contention.bands);
   ASSERT_EQ(Names(p), (std::vector<std::string>{"Job_1.a-b", "second"}));
 
@@ -315,7 +317,7 @@ TEST(ProbesConfigErrors, UnknownKeys) {
   EXPECT_EQ(MessageOf("probes:\n  baseline:\n    contention:\n      max_share: 0.1\n"),
             "t.yaml:4:7: probes.baseline.contention.max_share: unknown key; expected one of "
             "max_foreign_share, max_foreign_iops_ratio, min_foreign_load, max_cpu_wait, "
-            "max_quantile, before, bands");
+            "max_cpu_steal, max_quantile, before, bands");
   EXPECT_EQ(MessageOf("probes: {defaults: {rw: read}}"),
             "t.yaml:1:21: probes.defaults.rw: unknown key; expected one of every, jitter, "
             "timeout, options");
@@ -470,7 +472,8 @@ TEST(ProbesConfigErrors, BaselineValues) {
             "\"yes\"");
   EXPECT_EQ(MessageOf("probes: {baseline: {contention: [bands]}}"),
             "t.yaml:1:33: probes.baseline.contention: expected a map with keys max_foreign_share, "
-            "max_foreign_iops_ratio, min_foreign_load, max_cpu_wait, max_quantile, before, bands, "
+            "max_foreign_iops_ratio, min_foreign_load, max_cpu_wait, max_cpu_steal, max_quantile, "
+            "before, bands, "
             "found a list");
   for (const char* bad :
        {"min_age: 53w", "throughput_spread_floor: 2", "latency_spread_floor: -1",

@@ -65,6 +65,17 @@ TEST(ClassifyTest, AnotherProbeOrAWaitForTheCpuMakesARunContended) {
   EXPECT_NE(waited.load.find("waited for a CPU 26 %"), std::string::npos) << waited.load;
   cpu.cpu_wait = 0.25;
   EXPECT_EQ(Classify(cpu, {}).run_class, RunClass::kClean);
+
+  // The hypervisor taking more than 10 % of the CPUs: the same, with its words.
+  RunConditions stolen = Conditions(0);
+  stolen.cpu_steal = 0.11;
+  const Classification host = Classify(stolen, {});
+  EXPECT_EQ(host.run_class, RunClass::kContended);
+  EXPECT_EQ(host.band, kNoBand);
+  EXPECT_NE(host.load.find("the hypervisor took 11 % of the CPUs (steal)"), std::string::npos)
+      << host.load;
+  stolen.cpu_steal = 0.10;
+  EXPECT_EQ(Classify(stolen, {}).run_class, RunClass::kClean);
 }
 
 TEST(ClassifyTest, TheLoadBeforeTheRunCountsWhenItWasLarger) {

@@ -55,7 +55,7 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
             "#4               0       0        0       -       -    75.0        12.5    6.25       "
             " 0  no     clean    yes\n"
             "#5               0       0        0       -       -    75.0        12.5    50.0       "
-            " 0  no     cpu      no: waited for a CPU\n"
+            " 0  no     cpu      no: CPU contended\n"
             "#6               0       0        0    3000    46.9    75.0        12.5    6.25       "
             " 0  no     band 7   no: no baseline yet\n"
             "\n");
