@@ -4,13 +4,20 @@
  * iowatch once per sample (collectors/bpf/block_io_reader.h). Nothing is
  * sent per event.
  *
- * Two BTF-typed tracepoints (tp_btf: no tracefs mount, typed arguments):
- *   block_rq_issue     the request goes to the driver: its issue time and
- *                      whether it starts where the disk's previous request
- *                      of its op ended, kept by request address until
- *   block_rq_complete  it completes: three latency stages from the kernel's
- *                      own start time (rq->start_time_ns, diskstats' clock),
+ * BTF-typed tracepoints (tp_btf: no tracefs mount, typed arguments):
+ *   block_rq_issue     the request goes to the driver: its issue time, size
+ *                      and whether it starts where the disk's previous
+ *                      request of its op ended, kept by request address until
+ *   block_io_done      the kernel accounts its completion in diskstats (6.5
+ *                      and later; blk_account_io_done, which reads the clock
+ *                      right after it: the total stage is diskstats' own
+ *                      time to the microsecond), or, on older kernels,
+ *   block_rq_complete  the last of its bytes completes (a few microseconds
+ *                      before diskstats' clock reading on the loop device
+ *                      here): three latency stages from the kernel's own
+ *                      start time (rq->start_time_ns, diskstats' clock),
  *                      size, pattern, alignment and the cgroup's bytes.
+ * iowatch loads one of the last two (BlockIoProgram::Load).
  * block_rq_insert is not used: with blk-mq's direct issue most requests are
  * never inserted, so the queue stage runs from the request's start (what
  * diskstats' ticks count from) to its issue, and queue + device = total.
@@ -20,13 +27,14 @@
  * the last of their bytes completes; flushes as blk_account_io_flush counts
  * them: the flush request of a flush sequence. GPL: the tracepoints'
  * helpers need it. */
+/* The kernel's types first: libbpf's headers use them. */
+// clang-format off
 #include "collectors/bpf/kernel_types.bpf.h"
-
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-
 #include "collectors/bpf/block_io_shared.h"
+// clang-format on
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -53,8 +61,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct in_flight {
   __u64 issue_ns;
+  __u32 bytes;      /* the request's size at issue */
   __u32 sequential; /* 1 when it started where the previous one ended */
-  __u32 pad;
 };
 
 struct {
@@ -154,11 +162,26 @@ static __always_inline __u32 disk_of(struct request* rq) {
 /* The index of the most significant set bit of v > 0, without loops. */
 static __always_inline __u32 msb64(__u64 v) {
   __u32 r = 0;
-  if (v >> 32) { v >>= 32; r += 32; }
-  if (v >> 16) { v >>= 16; r += 16; }
-  if (v >> 8) { v >>= 8; r += 8; }
-  if (v >> 4) { v >>= 4; r += 4; }
-  if (v >> 2) { v >>= 2; r += 2; }
+  if (v >> 32) {
+    v >>= 32;
+    r += 32;
+  }
+  if (v >> 16) {
+    v >>= 16;
+    r += 16;
+  }
+  if (v >> 8) {
+    v >>= 8;
+    r += 8;
+  }
+  if (v >> 4) {
+    v >>= 4;
+    r += 4;
+  }
+  if (v >> 2) {
+    v >>= 2;
+    r += 2;
+  }
   if (v >> 1) r += 1;
   return r;
 }
@@ -202,8 +225,7 @@ static __always_inline __u32 size_slot(__u64 bytes) {
 static __always_inline void* value_of(void* map, const void* key, const void* zero) {
   void* value = bpf_map_lookup_elem(map, key);
   if (value) return value;
-  if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) != 0 &&
-      bpf_map_lookup_elem(map, key) == 0) {
+  if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) != 0 && bpf_map_lookup_elem(map, key) == 0) {
     count_loss(IOWATCH_LOST_SERIES);
     return 0;
   }
@@ -230,10 +252,11 @@ SEC("tp_btf/block_rq_issue")
 int BPF_PROG(on_issue, struct request* rq) {
   const int op = op_of(rq);
   if (op < 0) return 0;
-  struct in_flight f = {bpf_ktime_get_ns(), 0, 0};
+  const __u32 bytes = BPF_CORE_READ(rq, __data_len);
+  struct in_flight f = {bpf_ktime_get_ns(), bytes, 0};
   struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
   const __u64 sector = BPF_CORE_READ(rq, __sector);
-  const __u64 end = sector + (BPF_CORE_READ(rq, __data_len) >> 9);
+  const __u64 end = sector + (bytes >> 9);
   __u64* next = bpf_map_lookup_elem(&next_sector, &key);
   if (next) {
     f.sequential = *next == sector;
@@ -287,23 +310,18 @@ static __always_inline void count_cgroup(__u32 dev, int op, struct request* rq, 
   io->requests += 1;
 }
 
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) {
-  const int op = op_of(rq);
-  if (op < 0) return 0;
-  /* A partial completion leaves the request in flight; diskstats counts
-   * it when its last bytes complete. */
-  const __u64 left = BPF_CORE_READ(rq, __data_len);
-  if (nr_bytes < left) return 0;
-  const __u64 now = bpf_ktime_get_ns();
+/* The request's completion as diskstats counts it, at `now`. */
+static __always_inline void account(struct request* rq, int op, __u64 now) {
   const __u64 id = (__u64)rq;
   struct in_flight* f = bpf_map_lookup_elem(&in_flight, &id);
   const __u32 dev = disk_of(rq);
   const __u64 start = BPF_CORE_READ(rq, start_time_ns);
   __u64 issue = 0;
+  __u64 bytes = 0;
   __u32 sequential = 0;
   if (f) {
     issue = f->issue_ns;
+    bytes = f->bytes;
     sequential = f->sequential;
     bpf_map_delete_elem(&in_flight, &id);
   }
@@ -311,11 +329,25 @@ int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) 
   if (issue != 0 && issue <= now) add_latency(dev, op, IOWATCH_STAGE_DEVICE, now - issue);
   if (issue != 0 && start != 0 && start <= issue)
     add_latency(dev, op, IOWATCH_STAGE_QUEUE, issue - start);
-  /* The request's bytes: at its last completion __data_len holds what was
-   * left, and the request's whole size was counted at issue; here the
-   * size is what this completion finished, the whole request for all but
-   * partial completions. */
-  count_request(dev, op, rq, left, sequential);
-  if (op != IOWATCH_OP_FLUSH) count_cgroup(dev, op, rq, left);
+  if (!f) return; /* issued before the program was loaded, or lost: no size */
+  count_request(dev, op, rq, bytes, sequential);
+  if (op != IOWATCH_OP_FLUSH) count_cgroup(dev, op, rq, bytes);
+}
+
+SEC("tp_btf/block_io_done")
+int BPF_PROG(on_done, struct request* rq) {
+  const int op = op_of(rq);
+  if (op >= 0) account(rq, op, bpf_ktime_get_ns());
+  return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) {
+  const int op = op_of(rq);
+  if (op < 0) return 0;
+  /* A partial completion leaves the request in flight; diskstats counts
+   * it when its last bytes complete. */
+  if (nr_bytes < BPF_CORE_READ(rq, __data_len)) return 0;
+  account(rq, op, bpf_ktime_get_ns());
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <block_io.skel.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
 
@@ -54,6 +55,17 @@ std::unexpected<Error> LoadError(std::string_view step, int err) {
   }
   Error error{ErrorCode::kUnsupported, std::move(message), {}, 0, code, 0};
   return std::unexpected<Error>(std::move(error));
+}
+
+// Whether the running kernel has the block_io_done tracepoint (6.5 and
+// later): its BTF names the tracepoint's typedef.
+bool HasBlockIoDone() {
+  btf* kernel = btf__load_vmlinux_btf();
+  if (kernel == nullptr) return false;
+  const bool found =
+      btf__find_by_name_kind(kernel, "btf_trace_block_io_done", BTF_KIND_TYPEDEF) >= 0;
+  btf__free(kernel);
+  return found;
 }
 
 // Every key of a map, in the kernel's order.
@@ -127,9 +139,16 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   std::call_once(print_set, [] { libbpf_set_print(PrintLibbpf); });
   std::unique_ptr<block_io, SkeletonDeleter> skeleton(block_io::open());
   if (!skeleton) return LoadError("opening", errno);
+  // Completions are taken where diskstats accounts them when the kernel says
+  // where (block_io_done), else at the last bytes' completion.
+  const bool done = HasBlockIoDone();
+  bpf_program__set_autoload(skeleton->progs.on_done, done);
+  bpf_program__set_autoload(skeleton->progs.on_complete, !done);
   if (const int err = block_io::load(skeleton.get()); err != 0) return LoadError("loading", err);
   if (const int err = block_io::attach(skeleton.get()); err != 0) {
-    return LoadError("attaching to block_rq_issue and block_rq_complete", err);
+    return LoadError(done ? "attaching to block_rq_issue and block_io_done"
+                          : "attaching to block_rq_issue and block_rq_complete",
+                     err);
   }
   return BlockIoProgram(std::move(skeleton));
 }
