@@ -35,9 +35,16 @@ std::string Progress(size_t runs, int64_t span_ms, const BaselinePolicy& policy)
 // Learns the band's baseline when its runs suffice; says why not otherwise.
 // Runs before `learn_after_ms` (the newest pinned baseline of the series:
 // a capture or an import is the operator's word on what normal is now) and
-// since `suspect_since_ms` (SeriesState) are not learned from.
+// since `suspect_since_ms` (SeriesState) or within a past suspect span of the
+// series or its disk are not learned from.
+bool InAnySpan(int64_t ms, const std::vector<std::pair<int64_t, int64_t>>& spans) {
+  return std::ranges::any_of(spans,
+                             [ms](const auto& s) { return ms >= s.first && ms <= s.second; });
+}
+
 Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy& policy,
-             int64_t now_ms, int64_t learn_after_ms, int64_t suspect_since_ms, RunJudgement& out) {
+             int64_t now_ms, int64_t learn_after_ms, int64_t suspect_since_ms,
+             const std::vector<std::pair<int64_t, int64_t>>& suspect_spans, RunJudgement& out) {
   const int band = out.classification.band;
   Result<std::vector<LearningCandidate>> candidates = source.Candidates();
   if (!candidates) return std::unexpected(candidates.error());
@@ -47,6 +54,7 @@ Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy&
     const Classification cls = Classify(c.conditions, policy.contention);
     if (cls.run_class == RunClass::kUnknown || cls.band == kNoBand || cls.band != band) continue;
     if (suspect_since_ms != 0 && c.start_unix_ms >= suspect_since_ms) continue;
+    if (InAnySpan(c.start_unix_ms, suspect_spans)) continue;
     if (c.start_unix_ms < learn_after_ms) continue;
     ids.push_back(c.id);
     starts.push_back(c.start_unix_ms);
@@ -112,7 +120,13 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
   const bool any_bad =
       std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
   if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
-  if (!any_bad && out.judged && !state.tracker.AnyRegressed()) state.suspect_since_ms = 0;
+  if (!any_bad && out.judged && !state.tracker.AnyRegressed() && state.suspect_since_ms != 0) {
+    state.suspect_spans.emplace_back(state.suspect_since_ms, run.start_unix_ms);
+    if (state.suspect_spans.size() > SeriesState::kMaxSuspectSpans) {
+      state.suspect_spans.erase(state.suspect_spans.begin());
+    }
+    state.suspect_since_ms = 0;
+  }
 }
 
 // A contended run's latency quantiles above policy.max_quantile are not
@@ -148,10 +162,11 @@ int64_t EarliestSuspicion(int64_t a, int64_t b) {
 void DeviceSuspicion::Add(const SeriesState& other) {
   regressed = regressed || other.tracker.AnyRegressed();
   suspect_since_ms = EarliestSuspicion(suspect_since_ms, other.suspect_since_ms);
+  suspect_spans.insert(suspect_spans.end(), other.suspect_spans.begin(), other.suspect_spans.end());
 }
 
 std::string DescribeBand(int band) {
-  if (band == kCleanBand) return "clean runs";
+  if (band == kCleanBand) return "quiet runs";
   return fmt::format("load band {} ({:.0f}–{:.0f} weighted requests/s)", band, LoadBandLow(band),
                      LoadBandHigh(band));
 }
@@ -178,9 +193,11 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                              state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
       return out;
     }
+    std::vector<std::pair<int64_t, int64_t>> spans = state.suspect_spans;
+    spans.insert(spans.end(), device.suspect_spans.begin(), device.suspect_spans.end());
     if (Status learned =
             Learn(run, source, policy, now_ms, NewestPinnedMs(*baselines),
-                  EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms), out);
+                  EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms), spans, out);
         !learned) {
       return std::unexpected(learned.error());
     }

@@ -69,6 +69,14 @@ struct SeriesState {
   // no regression standing (0: none): runs from then on may be of a slower
   // disk, so no band learns from them, even before the hysteresis raises.
   int64_t suspect_since_ms = 0;
+  // The suspect spans that ended, [first bad run's start, the resolving
+  // run's start], the newest kMaxSuspectSpans: their runs are never learned
+  // from either. A slowdown that came and went leaves its runs in bands the
+  // healthy disk rarely visits (a throttled QD1 write does fewer requests,
+  // so the same load is a larger share beside it), and once it resolved
+  // those bands would learn the slow disk as their norm from them.
+  std::vector<std::pair<int64_t, int64_t>> suspect_spans;
+  static constexpr size_t kMaxSuspectSpans = 64;
 };
 
 // What the other series on a run's device say about the disk: a slower disk
@@ -79,6 +87,7 @@ struct SeriesState {
 struct DeviceSuspicion {
   bool regressed = false;        // a regression stands in one of them
   int64_t suspect_since_ms = 0;  // the earliest suspect_since_ms among them (0: none)
+  std::vector<std::pair<int64_t, int64_t>> suspect_spans;  // theirs, all together
 
   void Add(const SeriesState& other);
 };
@@ -105,7 +114,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                               const DeviceSuspicion& device, const BaselinePolicy& policy,
                               int64_t now_ms);
 
-// "clean runs" or "load band 7 (2048–4096 weighted requests/s)".
+// "quiet runs" (band 0) or "load band 7 (2048–4096 weighted requests/s)".
 std::string DescribeBand(int band);
 
 }  // namespace iowatch::probes

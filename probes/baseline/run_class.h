@@ -6,15 +6,16 @@
 //              or at most max_foreign_share of the
 //              disk's work (RunConditions::ForeignShare) and at most max_foreign_iops_ratio of the
 //              probe's own request rate, and no other probe measured;
-//   contended  anything more; judged (and learned) only against runs that saw
-//              a comparable foreign load: its load band; a run whose thread
-//              waited for a CPU more than max_cpu_wait of the time
-//              is contended in no band and never judged;
+//   contended  anything more; quantiles are not judged (max_quantile); a run
+//              whose thread waited for a CPU more than max_cpu_wait of the
+//              time, or during which the hypervisor took more than
+//              max_cpu_steal of the CPUs, is in no band and never judged;
 //   unknown    no conditions (a run stored before iowatch measured them):
 //              never judged, never learned from.
 //
-// Load bands. A disk that is never idle still deserves a verdict, so a
-// contended run is compared with runs of its own band: the foreign load in
+// Load bands. A disk that is never idle still deserves a verdict, so every
+// run is judged (and learned) only against runs of its own band: band 0 when
+// others did under min_foreign_load (the quiet band), else the foreign load in
 // requests per second, each request weighted by its size as 1 + bytes/64 KiB
 // (a 4 KiB request counts ~1, a 1 MiB one 17: a request's cost on a disk is a
 // fixed part plus its transfer), in bands a factor of two wide: band 1 below
@@ -29,7 +30,10 @@
 // span alone: a probe that saturates the disk crowds a rate-limited load out
 // (healthy, a 1 MiB QD8 read left it a fifth of its rate on this VM), so the
 // load is the larger of the one during the run and the one in the second
-// before it, when the probe was not there (RunConditions::before).
+// before it, when the probe was not there (RunConditions::before). And the
+// band comes from the load alone, not from its ratio to the probe's own rate
+// that decides clean or contended: a slower probe makes the same load a
+// larger share, and a band chosen by the ratio would hold only slow runs.
 //
 // Thread-safety: pure functions over plain values.
 #pragma once
@@ -92,15 +96,16 @@ struct ContentionPolicy {
 enum class RunClass { kUnknown, kClean, kContended };
 std::string_view ToString(RunClass run_class);  // "unknown", "clean", "contended"
 
-// The band of clean runs; contended runs have bands from kFirstLoadBand up,
-// or kNoBand when the CPU, not the disk, was contended.
+// The band of runs beside less than min_foreign_load (the quiet band); other
+// runs have bands from kFirstLoadBand up, or kNoBand when the CPU, not the
+// disk, was contended.
 inline constexpr int kCleanBand = 0;
 inline constexpr int kFirstLoadBand = 1;
 inline constexpr int kNoBand = -1;
 
 struct Classification {
   RunClass run_class = RunClass::kUnknown;
-  int band = kCleanBand;  // kCleanBand for clean and unknown runs
+  int band = kCleanBand;  // kCleanBand for quiet and unknown runs
   // What the foreign load was, for logs and `baseline show`, e.g. "others did
   // 1,200 IOPS (4.7 MB/s, 31 % of the disk's work)"; "" when unknown.
   std::string load;

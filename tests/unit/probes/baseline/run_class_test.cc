@@ -35,10 +35,17 @@ TEST(ClassifyTest, CleanUpToTenPercentOfTheProbesRequests) {
   // rate and 9.1 % of the work: clean.
   const Classification clean = Classify(Conditions(2000), {});
   EXPECT_EQ(clean.run_class, RunClass::kClean);
-  EXPECT_EQ(clean.band, kCleanBand);
   EXPECT_NE(clean.load.find("others did 1000 IOPS"), std::string::npos) << clean.load;
   // One more request is above 10 % of the probe's rate.
-  EXPECT_EQ(Classify(Conditions(2001), {}).run_class, RunClass::kContended);
+  const Classification contended = Classify(Conditions(2001), {});
+  EXPECT_EQ(contended.run_class, RunClass::kContended);
+  // The band is the load's alone, whatever the class: 1,000 × (1 + 4096 /
+  // 65536) = 1,062 weighted requests/s, band 6 [1024, 2048), for both; a
+  // probe slowed down would make the same load contended, in the same band.
+  EXPECT_EQ(clean.band, 6);
+  EXPECT_EQ(contended.band, 6);
+  // Under min_foreign_load: the quiet band.
+  EXPECT_EQ(Classify(Conditions(90), {}).band, kCleanBand);  // 47.8 /s
 }
 
 TEST(ClassifyTest, FewLargeForeignRequestsAreContendedByTheirShareOfTheWork) {
