@@ -49,7 +49,7 @@ TEST(ProbesConfig, Defaults) {
   EXPECT_EQ(p.baseline.contention.max_cpu_wait, 0.25);
   EXPECT_EQ(p.baseline.contention.before_seconds, 1.0);
   EXPECT_EQ(p.baseline.contention.max_quantile, 0.0);
-  EXPECT_EQ(p.baseline.contention.max_cpu_steal, 0.1);
+  EXPECT_EQ(p.baseline.contention.max_cpu_steal, 0.05);
   EXPECT_TRUE(p.baseline.contention.bands);
   EXPECT_EQ(Names(p),
             (std::vector<std::string>{"randread-4k-qd1", "randwrite-4k-qd1", "seqread-1m-qd8"}));

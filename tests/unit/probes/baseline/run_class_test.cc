@@ -73,7 +73,7 @@ TEST(ClassifyTest, AnotherProbeOrAWaitForTheCpuMakesARunContended) {
   cpu.cpu_wait = 0.25;
   EXPECT_EQ(Classify(cpu, {}).run_class, RunClass::kClean);
 
-  // The hypervisor taking more than 10 % of the CPUs: the same, with its words.
+  // The hypervisor taking more than 5 % of the CPUs: the same, with its words.
   RunConditions stolen = Conditions(0);
   stolen.cpu_steal = 0.11;
   const Classification host = Classify(stolen, {});
@@ -81,7 +81,7 @@ TEST(ClassifyTest, AnotherProbeOrAWaitForTheCpuMakesARunContended) {
   EXPECT_EQ(host.band, kNoBand);
   EXPECT_NE(host.load.find("the hypervisor took 11 % of the CPUs (steal)"), std::string::npos)
       << host.load;
-  stolen.cpu_steal = 0.10;
+  stolen.cpu_steal = 0.05;
   EXPECT_EQ(Classify(stolen, {}).run_class, RunClass::kClean);
 }
 
