@@ -336,18 +336,22 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
 
 SEC("tp_btf/block_io_done")
 int BPF_PROG(on_done, struct request* rq) {
+  /* The clock first: diskstats read it just before this tracepoint, and
+   * every nanosecond spent here would add to the total stage. */
+  const __u64 now = bpf_ktime_get_ns();
   const int op = op_of(rq);
-  if (op >= 0) account(rq, op, bpf_ktime_get_ns());
+  if (op >= 0) account(rq, op, now);
   return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) {
+  const __u64 now = bpf_ktime_get_ns();
   const int op = op_of(rq);
   if (op < 0) return 0;
   /* A partial completion leaves the request in flight; diskstats counts
    * it when its last bytes complete. */
   if (nr_bytes < BPF_CORE_READ(rq, __data_len)) return 0;
-  account(rq, op, bpf_ktime_get_ns());
+  account(rq, op, now);
   return 0;
 }
