@@ -41,7 +41,7 @@ probes:
     min_age: 0s
     # Baselines whatever CI's other tests do on the disk (classification: unit tests
     # and tests/bench/verdicts).
-    contention: {min_foreign_load: 1e9, max_cpu_wait: 1}
+    contention: {min_foreign_load: 1e9, max_cpu_wait: 1, max_cpu_steal: 1}
   defaults:
     every: 2s
     jitter: 0s

@@ -73,7 +73,8 @@ def main():
                 # the test is about the failing reads, which must come back to back.
                 config = daemon.one_probe_config(
                     JOB, directory=probe_dir,
-                    baseline="  baseline:\n    contention:\n      before: 0s\n")
+                    baseline="  baseline:\n    contention: {min_foreign_load: 1e9, max_cpu_wait: 1, "
+                             "max_cpu_steal: 1, before: 0s}\n")
                 d = daemon.Daemon(sys.argv[1], config=config, state_dir=state)
                 d.start()
                 ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= 2, 20)

@@ -32,7 +32,7 @@ import daemon
 JOB = "e2e-kill9"
 CONFIG = daemon.one_probe_config(JOB, rw="randrw", runtime="200ms",
                                   baseline="  baseline:\n    runs: 3\n    min_age: 0s\n"
-                                  "    contention: {min_foreign_load: 1e9, max_cpu_wait: 1}\n")
+                                  "    contention: {min_foreign_load: 1e9, max_cpu_wait: 1, max_cpu_steal: 1}\n")
 
 
 def check_file(db, results, label):

@@ -44,7 +44,7 @@ CONFIG = daemon.one_probe_config(JOB, runtime="500ms", baseline=f"""\
     # would be judged in load bands of their own (unit-tested, and measured
     # by tests/bench/verdicts).
     min_age: 0s
-    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1}}
+    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1, max_cpu_steal: 1}}
 """)
 
 

@@ -42,7 +42,7 @@ probes:
     min_age: 0s
     # A judged state, whatever CI's other tests do on the disk (contended runs
     # are judged in load bands: unit tests and tests/bench/verdicts).
-    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1}}
+    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1, max_cpu_steal: 1}}
   jobs:
     - name: {JOB}
       every: 1s
