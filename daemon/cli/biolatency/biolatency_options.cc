@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/decimal.h"
+#include "daemon/cli/report_args.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -14,14 +15,6 @@ std::unexpected<Error> Invalid(std::string message) {
 constexpr const char* kUsage =
     "usage: iowatch biolatency [-d DEV] [-Q] [-o JSON] [interval [count]]";
 
-// The value of an option given as "-d sda" or "-dsda"; advances i past it.
-Result<std::string> ValueOf(const std::vector<std::string>& args, size_t& i) {
-  if (args[i].size() > 2) return args[i].substr(2);
-  if (i + 1 >= args.size())
-    return Invalid(fmt::format("{} requires a value ({})", args[i], kUsage));
-  return args[++i];
-}
-
 }  // namespace
 
 Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& args) {
@@ -32,11 +25,11 @@ Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& ar
     if (arg == "-Q") {
       opts.queued = true;
     } else if (arg.starts_with("-d")) {
-      auto value = ValueOf(args, i);
+      auto value = OptionValue(args, i, 2, kUsage);
       if (!value) return std::unexpected(value.error());
       opts.device = *value;
     } else if (arg.starts_with("-o")) {
-      auto value = ValueOf(args, i);
+      auto value = OptionValue(args, i, 2, kUsage);
       if (!value) return std::unexpected(value.error());
       if (*value != "JSON") return Invalid(fmt::format("-o takes JSON, found '{}'", *value));
       opts.json = true;
@@ -50,15 +43,10 @@ Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& ar
       numbers.push_back(*n);
     }
   }
-  if (!numbers.empty()) {
-    if (numbers[0] < 1 || numbers[0] > 86400) {
-      return Invalid("interval must be from 1 to 86400 seconds");
-    }
-    opts.interval_s = numbers[0];
-  } else {
-    opts.count = 1;
-  }
-  if (numbers.size() == 2) opts.count = numbers[1];
+  auto timing = ParseIntervalCount(numbers);
+  if (!timing) return std::unexpected(timing.error());
+  opts.interval_s = timing->interval_s;
+  opts.count = timing->count;
   return opts;
 }
 

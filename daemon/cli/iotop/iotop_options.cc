@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/decimal.h"
+#include "daemon/cli/report_args.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -15,14 +16,6 @@ constexpr const char* kUsage =
     "usage: iowatch iotop [-d DEV] [-o JSON] [--depth N] "
     "[interval [count]]";
 
-// The value of an option given as "-d sda" or "-dsda"; advances i past it.
-Result<std::string> ValueOf(const std::vector<std::string>& args, size_t& i, size_t flag_size) {
-  if (args[i].size() > flag_size) return args[i].substr(flag_size);
-  if (i + 1 >= args.size())
-    return Invalid(fmt::format("{} requires a value ({})", args[i], kUsage));
-  return args[++i];
-}
-
 }  // namespace
 
 Result<IotopOptions> ParseIotopArgs(const std::vector<std::string>& args) {
@@ -31,16 +24,16 @@ Result<IotopOptions> ParseIotopArgs(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.starts_with("-d")) {
-      auto value = ValueOf(args, i, 2);
+      auto value = OptionValue(args, i, 2, kUsage);
       if (!value) return std::unexpected(value.error());
       opts.device = *value;
     } else if (arg.starts_with("-o")) {
-      auto value = ValueOf(args, i, 2);
+      auto value = OptionValue(args, i, 2, kUsage);
       if (!value) return std::unexpected(value.error());
       if (*value != "JSON") return Invalid(fmt::format("-o takes JSON, found '{}'", *value));
       opts.json = true;
     } else if (arg == "--depth") {
-      auto value = ValueOf(args, i, arg.size());
+      auto value = OptionValue(args, i, arg.size(), kUsage);
       const auto depth = value ? ParseDecimal<uint32_t>(*value) : std::nullopt;
       if (!depth || *depth < 1 || *depth > 16) {
         return Invalid("--depth takes an integer from 1 to 16");
@@ -56,15 +49,10 @@ Result<IotopOptions> ParseIotopArgs(const std::vector<std::string>& args) {
       numbers.push_back(*n);
     }
   }
-  if (!numbers.empty()) {
-    if (numbers[0] < 1 || numbers[0] > 86400) {
-      return Invalid("interval must be from 1 to 86400 seconds");
-    }
-    opts.interval_s = numbers[0];
-  } else {
-    opts.count = 1;
-  }
-  if (numbers.size() == 2) opts.count = numbers[1];
+  auto timing = ParseIntervalCount(numbers);
+  if (!timing) return std::unexpected(timing.error());
+  opts.interval_s = timing->interval_s;
+  opts.count = timing->count;
   return opts;
 }
 
