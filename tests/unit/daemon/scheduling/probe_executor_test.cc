@@ -84,6 +84,10 @@ TEST_F(ProbeExecutorTest, TheLoadWindowPrecedesTheRunAfterItsSettleTime) {
   RunHost host;
   host.policy.sysfs = sysfs;
   host.contention.before_seconds = 0.2;
+  // The window, not the host: a wait for a CPU or the hypervisor's steal (CI
+  // under ASan) would end the run contended rather than ok.
+  host.contention.max_cpu_wait = 1;
+  host.contention.max_cpu_steal = 1;
   ProbeRun run = Run(1, "50ms");
   run.device = MakeDeviceId(8, 0);
   run.settle_s = 0.1;
