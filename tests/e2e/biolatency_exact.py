@@ -36,6 +36,13 @@ def diskstats(name):
             "write_merges": v[5]}
 
 
+def cpu_ticks():
+    """(steal, total) jiffies of all CPUs, /proc/stat's cpu line."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    return v[7], sum(v)
+
+
 def fio(filename, rw, bs, extra=()):
     out = subprocess.run(
         ["fio", "--name=b", f"--filename={filename}", f"--size={SIZE}", f"--rw={rw}",
@@ -51,9 +58,11 @@ def measured(binary, disk, action):
     proc = subprocess.Popen([binary, "biolatency", "-o", "JSON", "-d", disk, str(INTERVAL), "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.5)
-    before = diskstats(disk)
+    before, cpu_before = diskstats(disk), cpu_ticks()
     result = action()
-    after = diskstats(disk)
+    after, cpu_after = diskstats(disk), cpu_ticks()
+    total = cpu_after[1] - cpu_before[1]
+    before["steal"] = after["steal"] = (cpu_after[0] - cpu_before[0]) / total if total else 0
     out, err = proc.communicate(timeout=INTERVAL + 30)
     if proc.returncode != 0:
         raise RuntimeError(f"iowatch biolatency exited {proc.returncode}: {err.strip()}")
@@ -76,8 +85,15 @@ def check_counts(r, tag, report, disk, before, after, ops):
         got_ms = e["latency"]["total"]["sum_seconds"] * 1000 if e else 0
         r.check(want_n > 0 and abs(got_n - want_n) <= 0.005 * want_n,
                 f"{tag}: {op} requests {got_n} vs diskstats {want_n}")
-        r.check(abs(got_ms - want_ms) <= max(0.02 * want_ms, 2),
-                f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms")
+        # The kernel reads its clock, then the tracepoint runs: a vCPU the hypervisor
+        # takes in between adds to ours only (5-13 % more at high steal here). As the
+        # verdicts do (max_cpu_steal), no comparison then, said on stdout.
+        if after["steal"] > 0.05:
+            print(f"note {tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms not "
+                  f"compared: the hypervisor took {after['steal']:.0%} of the CPUs")
+        else:
+            r.check(abs(got_ms - want_ms) <= max(0.02 * want_ms, 2),
+                    f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms")
         if e:
             stages = e["latency"]
             r.check(all(stages[s]["count"] == got_n for s in ("queue", "device")),
