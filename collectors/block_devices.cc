@@ -271,4 +271,10 @@ Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
   return TopologyOf(*devices);
 }
 
+uint64_t AlignmentUnitBytes(const BlockDevice& device) {
+  if (device.queue.optimal_io_size > 0) return device.queue.optimal_io_size;
+  if (device.md && device.md->chunk_bytes > 0) return device.md->chunk_bytes;
+  return device.queue.physical_block_size;
+}
+
 }  // namespace iowatch::collectors

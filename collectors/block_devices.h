@@ -71,6 +71,12 @@ struct BlockDevice {
   std::vector<Holder> holders;    // whole disks only, sorted
 };
 
+// The unit a request must be aligned to and a multiple of to suit the disk:
+// optimal_io_size where the disk states one (md's full stripe, a RAID
+// controller's), else an md array's chunk, else physical_block_size; 0 when
+// none is known (a device read without Detail::kAttributes).
+uint64_t AlignmentUnitBytes(const BlockDevice& device);
+
 enum class Detail {
   kNames,       // names, numbers, partitions, dm names: cheap enough for every sample
   kAttributes,  // and identity, md geometry, queue attributes

@@ -76,20 +76,43 @@ Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) 
   return ReadFile(PathOf(relative), {.max_bytes = max_bytes});
 }
 
+namespace {
+
+Result<std::vector<std::string>> NamesOf(Result<std::vector<DirectoryEntry>> entries) {
+  if (!entries) return std::unexpected(std::move(entries.error()));
+  std::vector<std::string> names;
+  names.reserve(entries->size());
+  for (DirectoryEntry& entry : *entries) names.push_back(std::move(entry.name));
+  return names;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> FileTree::List(std::string_view relative) const {
-  return ListEntries(relative, false);
+  return NamesOf(ListEntries(relative, false));
 }
 
 Result<std::vector<std::string>> FileTree::ListDirectories(std::string_view relative) const {
+  return NamesOf(ListEntries(relative, true));
+}
+
+Result<std::vector<DirectoryEntry>> FileTree::ListDirectoryInodes(std::string_view relative) const {
   return ListEntries(relative, true);
 }
 
-Result<std::vector<std::string>> FileTree::ListEntries(std::string_view relative,
-                                                       bool directories_only) const {
+Result<uint64_t> FileTree::InodeOf(std::string_view relative) const {
+  struct stat st {};
+  const std::string path = PathOf(relative).string();
+  if (::stat(path.c_str(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
+  return static_cast<uint64_t>(st.st_ino);
+}
+
+Result<std::vector<DirectoryEntry>> FileTree::ListEntries(std::string_view relative,
+                                                          bool directories_only) const {
   const std::string path = PathOf(relative).string();
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) return ErrnoError(errno, "cannot list directory", path);
-  std::vector<std::string> names;
+  std::vector<DirectoryEntry> names;
   while (const dirent* entry = ::readdir(dir)) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
@@ -99,7 +122,7 @@ Result<std::vector<std::string>> FileTree::ListEntries(std::string_view relative
       wanted = ::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                S_ISDIR(st.st_mode);
     }
-    if (wanted) names.emplace_back(name);
+    if (wanted) names.push_back({std::string(name), static_cast<uint64_t>(entry->d_ino)});
   }
   ::closedir(dir);
   return names;

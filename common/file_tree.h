@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -51,6 +52,13 @@ inline constexpr size_t kMaxSysfsAttributeBytes = 64 << 10;
 inline constexpr size_t kMaxProcfsFileBytes = 4 << 20;
 inline constexpr size_t kMaxDiskstatsBytes = 64 << 20;
 
+// A subdirectory and its inode number, as readdir reports it: on kernfs
+// (cgroupfs, sysfs) the node's id, by which BPF programs name cgroups.
+struct DirectoryEntry {
+  std::string name;
+  uint64_t inode = 0;
+};
+
 class FileTree {
  public:
   explicit FileTree(std::filesystem::path root) : root_(std::move(root)) {}
@@ -69,11 +77,17 @@ class FileTree {
   // stat() per entry where the filesystem reports entry types.
   Result<std::vector<std::string>> ListDirectories(std::string_view relative) const;
 
+  // ListDirectories with each one's inode number.
+  Result<std::vector<DirectoryEntry>> ListDirectoryInodes(std::string_view relative) const;
+
+  // The inode number of root/relative (a symbolic link followed).
+  Result<uint64_t> InodeOf(std::string_view relative) const;
+
   bool Exists(std::string_view relative) const;
 
  private:
-  Result<std::vector<std::string>> ListEntries(std::string_view relative,
-                                               bool directories_only) const;
+  Result<std::vector<DirectoryEntry>> ListEntries(std::string_view relative,
+                                                  bool directories_only) const;
 
   std::filesystem::path root_;
 };

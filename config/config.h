@@ -74,6 +74,21 @@ struct CgroupConfig {
   bool operator==(const CgroupConfig&) const = default;
 };
 
+// The block-layer eBPF collector (collectors/bpf/): latency, size, pattern
+// and alignment histograms per disk and op, bytes per cgroup. Off by
+// default: it needs the kernel's BTF and CAP_BPF with CAP_PERFMON
+// (deploy/iowatch.service.d/bpf.conf).
+struct BpfConfig {
+  bool enabled = false;
+  bool queue_stage = false;  // export stage="queue" too (~44 series per disk)
+  bool operator==(const BpfConfig&) const = default;
+};
+
+struct CollectorsConfig {
+  BpfConfig bpf;
+  bool operator==(const CollectorsConfig&) const = default;
+};
+
 // One scheduled probe (probes.jobs[]) with probes.defaults applied.
 struct ProbeJobConfig {
   std::string name;  // unique; also names the probe file: <directory>/<name>.0.0
@@ -119,6 +134,7 @@ struct Config {
   SamplingConfig sampling;
   DeviceConfig devices;
   CgroupConfig cgroups;
+  CollectorsConfig collectors;
   std::string procfs = "/proc";  // yaml: paths.procfs
   std::string sysfs = "/sys";    // yaml: paths.sysfs
   std::string state_dir = "/var/lib/iowatch";

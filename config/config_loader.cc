@@ -155,6 +155,17 @@ constexpr Key kCgroupKeys[] = {
        r.Duration(v, milliseconds(0), c.cgroups.process_interval);
      }},
 };
+constexpr Key kBpfKeys[] = {
+    {"enabled", [](Reader& r, const Value& v,
+                   Config& c) { r.Read(v, "true or false", ParseBool, c.collectors.bpf.enabled); }},
+    {"queue_stage",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "true or false", ParseBool, c.collectors.bpf.queue_stage);
+     }},
+};
+constexpr Key kCollectorKeys[] = {
+    Section("bpf", kBpfKeys),
+};
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);
 }
@@ -171,6 +182,7 @@ constexpr Key kRootKeys[] = {
     Section("sampling", kSamplingKeys),
     Section("devices", kDeviceKeys),
     Section("cgroups", kCgroupKeys),
+    Section("collectors", kCollectorKeys),
     Section("paths", kPathKeys),
     {"state_dir", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.state_dir); }},
     Section("log", kLogKeys),

@@ -59,8 +59,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define OLD_RQF_IO_STAT (1U << 13)
 #define MINORBITS 20
 
+/* What completion needs of the request as it was issued: by then its bios
+ * are gone (rq->bio is NULL at block_io_done) and __sector has moved past
+ * the bytes completed. */
 struct in_flight {
   __u64 issue_ns;
+  __u64 sector;     /* where it started */
+  __u64 cgroup_id;  /* its blkcg's cgroup, 0 when none */
   __u32 bytes;      /* the request's size at issue */
   __u32 sequential; /* 1 when it started where the previous one ended */
 };
@@ -248,14 +253,21 @@ static __always_inline void add_latency(__u32 dev, int op, __u32 stage, __u64 ns
   if (coarse < IOWATCH_COARSE_SLOTS) h->coarse[coarse] += 1;
 }
 
+/* The cgroup of the blkcg the block layer charged the request's first bio to. */
+static __always_inline __u64 cgroup_of(struct request* rq) {
+  if (!bpf_core_field_exists(rq->bio->bi_blkg)) return 0; /* no CONFIG_BLK_CGROUP */
+  return BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(on_issue, struct request* rq) {
   const int op = op_of(rq);
   if (op < 0) return 0;
   const __u32 bytes = BPF_CORE_READ(rq, __data_len);
-  struct in_flight f = {bpf_ktime_get_ns(), bytes, 0};
-  struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
   const __u64 sector = BPF_CORE_READ(rq, __sector);
+  struct in_flight f = {bpf_ktime_get_ns(), sector, 0, bytes, 0};
+  if (op != IOWATCH_OP_FLUSH) f.cgroup_id = cgroup_of(rq);
+  struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
   const __u64 end = sector + (bytes >> 9);
   __u64* next = bpf_map_lookup_elem(&next_sector, &key);
   if (next) {
@@ -269,13 +281,13 @@ int BPF_PROG(on_issue, struct request* rq) {
   return 0;
 }
 
-static __always_inline void count_request(__u32 dev, int op, struct request* rq, __u64 bytes,
-                                          __u32 sequential) {
+static __always_inline void count_request(__u32 dev, int op, const struct in_flight* f) {
+  const __u64 bytes = f->bytes;
   struct iowatch_dev_op_key key = {dev, (__u32)op};
   struct iowatch_request_stats* s = value_of(&requests, &key, &zero_stats);
   if (!s) return;
   s->bytes += bytes;
-  if (sequential)
+  if (f->sequential)
     s->sequential += 1;
   else
     s->random += 1;
@@ -283,7 +295,7 @@ static __always_inline void count_request(__u32 dev, int op, struct request* rq,
   if (slot < IOWATCH_SIZE_SLOTS) s->size_slots[slot] += 1;
   __u32* unit = bpf_map_lookup_elem(&align_bytes, &dev);
   if (unit && *unit) {
-    const __u64 start = BPF_CORE_READ(rq, __sector) << 9;
+    const __u64 start = f->sector << 9;
     if (start % *unit == 0 && bytes % *unit == 0)
       s->aligned += 1;
     else
@@ -291,11 +303,9 @@ static __always_inline void count_request(__u32 dev, int op, struct request* rq,
   }
 }
 
-static __always_inline void count_cgroup(__u32 dev, int op, struct request* rq, __u64 bytes) {
-  if (!bpf_core_field_exists(rq->bio->bi_blkg)) return; /* no CONFIG_BLK_CGROUP */
-  const __u64 id = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
-  if (id == 0) return;
-  struct iowatch_cgroup_key key = {id, dev, (__u32)op};
+static __always_inline void count_cgroup(__u32 dev, int op, const struct in_flight* f) {
+  if (f->cgroup_id == 0) return;
+  struct iowatch_cgroup_key key = {f->cgroup_id, dev, (__u32)op};
   struct iowatch_cgroup_io* io = bpf_map_lookup_elem(&cgroup_io, &key);
   if (!io) {
     if (bpf_map_update_elem(&cgroup_io, &key, &zero_cgroup_io, BPF_NOEXIST) != 0 &&
@@ -306,7 +316,7 @@ static __always_inline void count_cgroup(__u32 dev, int op, struct request* rq, 
     io = bpf_map_lookup_elem(&cgroup_io, &key);
     if (!io) return;
   }
-  io->bytes += bytes;
+  io->bytes += f->bytes;
   io->requests += 1;
 }
 
@@ -316,22 +326,19 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
   struct in_flight* f = bpf_map_lookup_elem(&in_flight, &id);
   const __u32 dev = disk_of(rq);
   const __u64 start = BPF_CORE_READ(rq, start_time_ns);
-  __u64 issue = 0;
-  __u64 bytes = 0;
-  __u32 sequential = 0;
+  struct in_flight issued = {};
   if (f) {
-    issue = f->issue_ns;
-    bytes = f->bytes;
-    sequential = f->sequential;
+    issued = *f;
     bpf_map_delete_elem(&in_flight, &id);
   }
+  const __u64 issue = issued.issue_ns;
   if (start != 0 && start <= now) add_latency(dev, op, IOWATCH_STAGE_TOTAL, now - start);
   if (issue != 0 && issue <= now) add_latency(dev, op, IOWATCH_STAGE_DEVICE, now - issue);
   if (issue != 0 && start != 0 && start <= issue)
     add_latency(dev, op, IOWATCH_STAGE_QUEUE, issue - start);
   if (!f) return; /* issued before the program was loaded, or lost: no size */
-  count_request(dev, op, rq, bytes, sequential);
-  if (op != IOWATCH_OP_FLUSH) count_cgroup(dev, op, rq, bytes);
+  count_request(dev, op, &issued);
+  count_cgroup(dev, op, &issued);
 }
 
 SEC("tp_btf/block_io_done")

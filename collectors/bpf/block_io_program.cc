@@ -11,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace iowatch::collectors::bpf {
@@ -195,6 +196,19 @@ Status BlockIoProgram::SetAlignment(uint32_t major, uint32_t minor, uint32_t byt
       bytes == 0 ? bpf_map_delete_elem(fd, &dev) : bpf_map_update_elem(fd, &dev, &bytes, BPF_ANY);
   if (err != 0 && !(bytes == 0 && errno == ENOENT)) {
     return ErrnoError(errno, fmt::format("setting the alignment unit of {}:{}", major, minor), "");
+  }
+  return {};
+}
+
+Status BlockIoProgram::ForgetCgroups(std::span<const uint64_t> cgroup_ids) {
+  if (cgroup_ids.empty()) return {};
+  const int fd = bpf_map__fd(skeleton_->maps.cgroup_io);
+  const std::unordered_set<uint64_t> gone(cgroup_ids.begin(), cgroup_ids.end());
+  for (const iowatch_cgroup_key& key : KeysOf<iowatch_cgroup_key>(fd)) {
+    if (!gone.contains(key.cgroup_id)) continue;
+    if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
+      return ErrnoError(errno, fmt::format("forgetting cgroup {}", key.cgroup_id), "");
+    }
   }
   return {};
 }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "collectors/bpf/block_io_counters.h"
 #include "collectors/bpf/block_io_sample.h"
 #include "common/result.h"
 
@@ -21,7 +22,7 @@ struct block_io;  // the generated skeleton (block_io.skel.h)
 
 namespace iowatch::collectors::bpf {
 
-class BlockIoProgram {
+class BlockIoProgram final : public BlockIoCounters {
  public:
   // `btf` is the kernel BTF file whose presence is checked first (a test
   // points it elsewhere to see the message).
@@ -29,13 +30,11 @@ class BlockIoProgram {
 
   BlockIoProgram(BlockIoProgram&&) noexcept;
   BlockIoProgram& operator=(BlockIoProgram&&) noexcept;
-  ~BlockIoProgram();
+  ~BlockIoProgram() override;
 
-  Result<BlockIoSample> Read() const;
-
-  // Requests on the disk count as aligned when their start and length are
-  // multiples of `bytes` (0: stop counting alignment on it).
-  Status SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes);
+  Result<BlockIoSample> Read() const override;
+  Status SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes) override;
+  Status ForgetCgroups(std::span<const uint64_t> cgroup_ids) override;
 
  private:
   struct SkeletonDeleter {

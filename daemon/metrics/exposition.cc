@@ -102,16 +102,16 @@ char* CopyValue(char* out, double value) {
 // pieces, and appending them one by one (a capacity check and often a call
 // each) cost more than formatting the numbers.
 template <class Value>
-void AppendLine(std::string& out, std::string_view name, const Label* labels, size_t count,
-                Value value) {
-  size_t bound = name.size() + 2 + 1 + kMaxValueChars + 1;  // {} space value \n
+void AppendLine(std::string& out, std::string_view name, std::string_view suffix,
+                const Label* labels, size_t count, Value value) {
+  size_t bound = name.size() + suffix.size() + 2 + 1 + kMaxValueChars + 1;  // {} space value \n
   for (size_t i = 0; i < count; ++i) {
     // ="" and a comma
     bound += labels[i].name.size() + 4 + kLabelValueExpansion * labels[i].value.size();
   }
   const size_t used = out.size();
   out.resize_and_overwrite(used + bound, [&](char* begin, size_t) {
-    char* p = Copy(begin + used, name);
+    char* p = Copy(Copy(begin + used, name), suffix);
     if (count > 0) {
       *p++ = '{';
       for (size_t i = 0; i < count; ++i) {
@@ -157,7 +157,19 @@ void ExpositionWriter::WriteHeader() {
 
 void ExpositionWriter::Sample(const Label* labels, size_t count, double value) {
   if (!header_written_) WriteHeader();
-  AppendLine(*out_, name_, labels, count, value);
+  AppendLine(*out_, name_, {}, labels, count, value);
+}
+
+void ExpositionWriter::SuffixedSample(std::string_view suffix, const Label* labels, size_t count,
+                                      double value) {
+  if (!header_written_) WriteHeader();
+  AppendLine(*out_, name_, suffix, labels, count, value);
+}
+
+void ExpositionWriter::SuffixedSampleInt(std::string_view suffix, const Label* labels, size_t count,
+                                         uint64_t value) {
+  if (!header_written_) WriteHeader();
+  AppendLine(*out_, name_, suffix, labels, count, value);
 }
 
 void ExpositionWriter::Sample(std::initializer_list<Label> labels, double value) {
@@ -166,7 +178,7 @@ void ExpositionWriter::Sample(std::initializer_list<Label> labels, double value)
 
 void ExpositionWriter::SampleInt(std::initializer_list<Label> labels, uint64_t value) {
   if (!header_written_) WriteHeader();
-  AppendLine(*out_, name_, labels.begin(), labels.size(), value);
+  AppendLine(*out_, name_, {}, labels.begin(), labels.size(), value);
 }
 
 }  // namespace iowatch::daemon

@@ -37,6 +37,11 @@ class ExpositionWriter {
   void Sample(std::initializer_list<Label> labels, double value);
   void SampleInt(std::initializer_list<Label> labels, uint64_t value);
   void Sample(const Label* labels, size_t count, double value);
+  // A sample of a histogram or summary family: the family's name with
+  // `suffix` ("_bucket", "_sum", "_count"); the header names the family.
+  void SuffixedSample(std::string_view suffix, const Label* labels, size_t count, double value);
+  void SuffixedSampleInt(std::string_view suffix, const Label* labels, size_t count,
+                         uint64_t value);
 
  private:
   void WriteHeader();

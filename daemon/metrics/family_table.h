@@ -61,5 +61,6 @@ class TableBuilder {
 
 void AddPressureFamilies(TableBuilder& t);
 void AddCgroupFamilies(TableBuilder& t);
+void AddBlockIoFamilies(TableBuilder& t);
 
 }  // namespace iowatch::daemon

@@ -337,6 +337,7 @@ std::vector<FamilyDef> BuildFamilies() {
   AddHostFamilies(t);
   AddPressureFamilies(t);
   AddCgroupFamilies(t);
+  AddBlockIoFamilies(t);
   AddSelfFamilies(t);
   return std::move(t).Sorted();
 }

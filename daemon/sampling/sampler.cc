@@ -15,12 +15,13 @@ namespace {
 
 // The collectors each source reports, for a source that times out before
 // its first answer.
-constexpr std::array<std::initializer_list<const char*>, 5> kCollectorsOf = {{
+constexpr std::array<std::initializer_list<const char*>, kSourceCount> kCollectorsOf = {{
     {"sysfs", "diskstats"},
     {"cgroup"},
     {"stat", "meminfo", "vmstat"},
     {"pressure"},
     {"process_io"},
+    {"bpf"},
 }};
 
 constexpr double kFirstSampleSeconds = 10;
@@ -50,8 +51,11 @@ void TakeFields(size_t source, Part&& part, Snapshot& out) {
     case kPressure:
       out.pressure = part.pressure;
       break;
-    default:
+    case kProcess:
       out.process_io = std::forward<Part>(part).process_io;
+      break;
+    default:
+      out.block_io = std::forward<Part>(part).block_io;
       break;
   }
 }
@@ -70,6 +74,7 @@ struct Sampler::Sources {
   VmSource vm;
   PressureSource pressure;
   ProcessSource process;
+  BlockIoSource block_io;
 
   void Run(size_t source, const FileTree& procfs, const FileTree& sysfs,
            const SourceContext& context, Snapshot& out) {
@@ -86,8 +91,11 @@ struct Sampler::Sources {
       case kPressure:
         pressure.Collect(procfs, context, out);
         break;
-      default:
+      case kProcess:
         process.Collect(procfs, context, out);
+        break;
+      default:
+        block_io.Collect(procfs, sysfs, context, out);
         break;
     }
   }
@@ -167,6 +175,7 @@ void Sampler::ServeStale(SampleSource source, Snapshot& out) {
   if (statuses.empty()) {
     if ((source == kCgroup || source == kProcess) && !options_->cgroups.enabled) return;
     if (source == kProcess && options_->process_interval_seconds <= 0) return;
+    if (source == kBlockIo && !options_->block_io.enabled) return;
     for (const char* name : kCollectorsOf[source]) statuses.push_back({name, 0, false, 0, {}, {}});
   }
   for (CollectorStatus& status : statuses) {

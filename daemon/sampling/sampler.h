@@ -1,7 +1,8 @@
 // Sampler: reads every source once per interval into an immutable Snapshot:
 // the disks (disk_source.h), per-cgroup I/O (cgroup_source.h), the vmstat
 // files (vm_source.h), pressure stall information (pressure_source.h) and
-// per-process I/O by cgroup (process_source.h).
+// per-process I/O by cgroup (process_source.h) and the block-layer BPF
+// program's histograms (block_io_source.h).
 // It never throws and never stops: a source that fails is reported in the
 // snapshot's collector status and its series are left out until it reads
 // again.
@@ -26,6 +27,7 @@
 #include <string>
 
 #include "common/file_tree.h"
+#include "daemon/sampling/block_io_source.h"
 #include "daemon/sampling/bounded_worker.h"
 #include "daemon/sampling/cgroup_source.h"
 #include "daemon/sampling/disk_source.h"
@@ -38,7 +40,7 @@
 namespace iowatch::daemon {
 
 // The sources, in the order their collectors appear in a snapshot.
-enum SampleSource : size_t { kDisk, kCgroup, kVm, kPressure, kProcess, kSourceCount };
+enum SampleSource : size_t { kDisk, kCgroup, kVm, kPressure, kProcess, kBlockIo, kSourceCount };
 
 class Sampler {
  public:

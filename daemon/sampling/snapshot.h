@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectors/block_devices.h"
+#include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/diskstats.h"
 #include "collectors/meminfo.h"
@@ -98,6 +99,49 @@ struct ProcessIoSnapshot {
   uint64_t unreadable = 0;              // processes whose io could not be read
 };
 
+// The block-layer BPF collector (daemon/sampling/block_io_source.h):
+// counters since the program was loaded, per whole disk as the iostat series
+// name it. Series exist for the (disk, op) pairs the kernel has seen.
+struct BlockLatencySeries {
+  std::string device;
+  collectors::bpf::BlockOp op = collectors::bpf::BlockOp::kRead;
+  collectors::bpf::BlockStage stage = collectors::bpf::BlockStage::kTotal;
+  uint64_t count = 0;
+  uint64_t sum_ns = 0;
+  std::array<uint64_t, collectors::bpf::kCoarseSlots> coarse{};  // collectors::bpf::CoarseLeNs
+  // From the fine histogram, over the last interval; nullopt without requests.
+  std::optional<double> p50_seconds;
+  std::optional<double> p99_seconds;
+};
+
+struct BlockRequestSeries {
+  std::string device;
+  collectors::bpf::BlockOp op = collectors::bpf::BlockOp::kRead;
+  collectors::bpf::RequestStats stats;
+};
+
+struct BlockCgroupSeries {
+  std::string cgroup;  // relative to the hierarchy's root, as the cgroup series name it
+  std::string unit;
+  std::string device;
+  collectors::bpf::BlockOp op = collectors::bpf::BlockOp::kRead;
+  uint64_t bytes = 0;  // the cgroup's and its descendants', gone ones included
+  uint64_t requests = 0;
+};
+
+struct BlockIoSnapshot {
+  std::vector<BlockLatencySeries> latency;   // by device, op, stage
+  std::vector<BlockRequestSeries> requests;  // by device, op; flushes have none
+  std::vector<BlockCgroupSeries> cgroups;    // by cgroup, device, op
+  uint64_t cgroup_dropped_series = 0;        // cgroup x device pairs over cgroups.max_series
+  // I/O of cgroups removed before iowatch could name them.
+  uint64_t unresolved_bytes = 0;
+  uint64_t unresolved_requests = 0;
+  uint64_t lost_issues = 0;  // collectors::bpf::BlockIoSample's loss counters
+  uint64_t lost_series = 0;
+  uint64_t lost_cgroups = 0;
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -123,6 +167,7 @@ struct Snapshot {
   PressureSnapshot pressure;
   CgroupSnapshot cgroups;
   ProcessIoSnapshot process_io;
+  BlockIoSnapshot block_io;
   std::vector<CollectorStatus> collectors;
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectors/block_devices.h"
+#include "collectors/bpf/block_io_counters.h"
 #include "collectors/device_filter.h"
 #include "common/result.h"
 #include "daemon/sampling/snapshot.h"
@@ -28,12 +29,21 @@ struct CgroupSourceOptions {
   size_t max_pairs = 2000;
 };
 
+struct BlockIoSourceOptions {
+  bool enabled = false;
+  bool queue_stage = false;  // export stage="queue" too
+  // Loads the block-layer program; BlockIoProgram::Load when empty (tests
+  // inject a fake).
+  std::function<Result<std::unique_ptr<collectors::bpf::BlockIoCounters>>()> load;
+};
+
 struct SamplerOptions {
   double interval_seconds = 1;
   double window_seconds = 60;
   collectors::DeviceFilter filter;
-  bool partitions = false;  // export partitions too
-  CgroupSourceOptions cgroups;
+  bool partitions = false;      // export partitions too
+  CgroupSourceOptions cgroups;  // the BPF collector's cgroup selection too
+  BlockIoSourceOptions block_io;
   // How often /proc/PID/io of every process is read (process_source.h); 0: never.
   double process_interval_seconds = 10;
   uint64_t page_bytes = 4096;

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "collectors/bpf/block_io_program.h"
 #include "collectors/device_filter.h"
 #include "common/clock.h"
 #include "daemon/http/server.h"
@@ -53,6 +54,8 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.cgroups = {c.cgroups.enabled, c.cgroups.depth, std::move(*cgroup_filter),
                      c.cgroups.max_series};
   options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
+  options.block_io.enabled = c.collectors.bpf.enabled;
+  options.block_io.queue_stage = c.collectors.bpf.queue_stage;
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
   const long page = sysconf(_SC_PAGESIZE);
@@ -342,6 +345,16 @@ Status CheckStartable(const config::Config& config) {
   return {};
 }
 
+// A collector that cannot run here leaves the config valid (serve runs
+// without it), but the operator hears why now rather than from the log.
+void SayWhatCannotRunHere(const config::Config& config, const std::filesystem::path& file) {
+  if (!config.collectors.bpf.enabled) return;
+  if (auto program = collectors::bpf::BlockIoProgram::Load(); !program) {
+    (void)std::fprintf(stderr, "%s: collectors.bpf.enabled: the collector cannot run here: %s\n",
+                       file.c_str(), program.error().ToString().c_str());
+  }
+}
+
 int RunCheckConfig(const std::filesystem::path& file) {
   auto loaded = config::LoadConfigFile(file);
   Status startable = loaded ? CheckStartable(*loaded) : Status(std::unexpected(loaded.error()));
@@ -349,6 +362,7 @@ int RunCheckConfig(const std::filesystem::path& file) {
     (void)std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
     return 2;
   }
+  SayWhatCannotRunHere(*loaded, file);
   // "valid" that did not reach its reader is not an answer.
   return std::printf("%s: valid\n", file.c_str()) > 0 && std::fflush(stdout) == 0 ? 0 : 2;
 }

@@ -36,6 +36,7 @@ EXPECTED = [
     "/usr/share/iowatch/prometheus/scrape.yml",
     "/usr/share/iowatch/grafana/iowatch.json",
     "/usr/share/iowatch/systemd/process-io.conf",
+    "/usr/share/iowatch/systemd/bpf.conf",
 ]
 
 

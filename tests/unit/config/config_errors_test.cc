@@ -18,10 +18,10 @@ using testing::ErrorOf;
 using testing::MessageOf;
 
 TEST(ConfigErrors, UnknownKeysAtEveryLevel) {
-  EXPECT_EQ(
-      MessageOf("webb:\n  x: 1\n"),
-      "t.yaml:1:1: webb: unknown key; expected one of web, sampling, devices, cgroups, paths, "
-      "state_dir, log, probes");
+  EXPECT_EQ(MessageOf("webb:\n  x: 1\n"),
+            "t.yaml:1:1: webb: unknown key; expected one of web, sampling, devices, cgroups, "
+            "collectors, paths, "
+            "state_dir, log, probes");
   EXPECT_EQ(MessageOf("web:\n  listen_adress: \":9860\"\n"),
             std::string("t.yaml:2:3: web.listen_adress: unknown key; expected one of ") + kWebKeys);
   EXPECT_EQ(MessageOf("web:\n  tls:\n    cert: a\n"),
@@ -41,10 +41,11 @@ TEST(ConfigErrors, WrongShapes) {
       std::string("t.yaml:2:3: web: expected a map with keys ") + kWebKeys + ", found a list");
   EXPECT_EQ(MessageOf("sampling: 1s\n"),
             "t.yaml:1:11: sampling: expected a map with keys interval, window, found \"1s\"");
-  EXPECT_EQ(MessageOf("- web\n"),
-            "t.yaml:1:1: expected a map with keys web, sampling, devices, cgroups, paths, "
-            "state_dir, log, "
-            "probes, found a list");
+  EXPECT_EQ(
+      MessageOf("- web\n"),
+      "t.yaml:1:1: expected a map with keys web, sampling, devices, cgroups, collectors, paths, "
+      "state_dir, log, "
+      "probes, found a list");
   EXPECT_EQ(MessageOf("? [a]\n: 1\n"), "t.yaml:1:3: expected a key name, found a list");
   EXPECT_EQ(MessageOf("state_dir: [a]\n"),
             "t.yaml:1:12: state_dir: expected a non-empty path, found a list");

@@ -90,7 +90,7 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled);
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys());
-  EXPECT_EQ(AllConfigKeys().size(), 57u);
+  EXPECT_EQ(AllConfigKeys().size(), 59u);
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -135,6 +135,8 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->cgroups.exclude, R"(\.scope$)");
   EXPECT_EQ(c->cgroups.max_series, 500u);
   EXPECT_EQ(c->cgroups.process_interval, milliseconds(30000));
+  EXPECT_TRUE(c->collectors.bpf.enabled);
+  EXPECT_TRUE(c->collectors.bpf.queue_stage);
   EXPECT_EQ(c->procfs, "/host/proc");
   EXPECT_EQ(c->sysfs, "/host/sys");
   EXPECT_EQ(c->state_dir, "state");

@@ -180,6 +180,64 @@ TEST(MetricsGolden, CgroupFamiliesOfBothHierarchies) {
   }
 }
 
+// The eBPF families of one disk: cumulative buckets at the coarse bounds
+// ending in _count, sums in base units, alignment only where a unit is
+// known, cgroup counters labelled as the cgroup series; promtool-valid
+// text is checked live by e2e.serve_bpf.
+TEST(MetricsGolden, BlockIoFamiliesOfOneDisk) {
+  namespace bpf = collectors::bpf;
+  Snapshot s;
+  s.collectors.push_back({"bpf", 0, true, 0, {}, {}});
+  BlockLatencySeries latency{
+      "sda", bpf::BlockOp::kRead, bpf::BlockStage::kDevice, 10, 1'500'000, {}, {}, {}};
+  latency.coarse[0] = 4;   // ≤ 10 µs
+  latency.coarse[6] = 5;   // ≤ 1 ms
+  latency.coarse[19] = 1;  // above 10 s
+  s.block_io.latency.push_back(latency);
+  BlockRequestSeries requests{"sda", bpf::BlockOp::kWrite, {}};
+  requests.stats.requests = 3;
+  requests.stats.bytes = 3 * 4096;
+  requests.stats.size_slots[3] = 3;  // (2 KiB, 4 KiB]
+  requests.stats.sequential = 2;
+  requests.stats.random = 1;
+  s.block_io.requests.push_back(requests);
+  s.block_io.cgroups.push_back(
+      {"system.slice/x.service", "x.service", "sda", bpf::BlockOp::kWrite, 12288, 3});
+  const std::string text = RenderSnapshot(s);
+  for (const char* line : {
+           "# TYPE iowatch_block_latency_seconds histogram\n",
+           "iowatch_block_latency_seconds_bucket{device=\"sda\",op=\"read\",stage=\"device\","
+           "le=\"1e-05\"} 4\n",
+           "le=\"0.0005\"} 4\n",
+           "le=\"0.001\"} 9\n",
+           "le=\"10\"} 9\n",
+           "le=\"+Inf\"} 10\n",
+           "iowatch_block_latency_seconds_sum{device=\"sda\",op=\"read\",stage=\"device\"} "
+           "0.0015\n",
+           "iowatch_block_latency_seconds_count{device=\"sda\",op=\"read\",stage=\"device\"} 10\n",
+           "iowatch_block_request_size_bytes_bucket{device=\"sda\",op=\"write\",le=\"2048\"} 0\n",
+           "iowatch_block_request_size_bytes_bucket{device=\"sda\",op=\"write\",le=\"4096\"} 3\n",
+           "iowatch_block_request_size_bytes_bucket{device=\"sda\",op=\"write\",le=\"16777216\"} "
+           "3\n",
+           "iowatch_block_request_size_bytes_sum{device=\"sda\",op=\"write\"} 12288\n",
+           "iowatch_block_requests_by_pattern_total{device=\"sda\",op=\"write\",pattern=\"random\"}"
+           " 1\n",
+           "iowatch_block_cgroup_bytes_total{cgroup=\"system.slice/x.service\",unit=\"x.service\","
+           "device=\"sda\",op=\"write\"} 12288\n",
+           "iowatch_block_cgroup_dropped_series 0\n",
+           "iowatch_block_lost_total{what=\"issue\"} 0\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line;
+  }
+  EXPECT_EQ(text.find("iowatch_block_requests_by_alignment_total"), std::string::npos);
+  size_t block_samples = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    block_samples += line.starts_with("iowatch_block_");
+  // One histogram each, 2 patterns, 2 cgroup counters, dropped, 2 unresolved, 3 lost.
+  EXPECT_EQ(block_samples, 22u + 19 + 2 + 2 + 1 + 2 + 3);
+}
+
 // docs/metrics.md is the reference: every family of the sample's block has a
 // row, by its name, by its base name for a `_window_max` twin, or as the
 // `…_suffix` of a row that lists a group.
