@@ -38,13 +38,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Requests in flight at once on the whole host; beyond, a request loses its
- * stages (counted in `lost`). 64 Ki: 64 devices at queue depth 1,024. */
+/* Slots for requests in flight at once on the whole host (a power of two):
+ * 64 devices at queue depth 1,024 fill it; far fewer leave most probes
+ * finding a free slot at once. */
 #define MAX_IN_FLIGHT 65536
-/* Disks × ops × stages, and disks × ops: 1,024 disks. Allocated per key
- * (BPF_F_NO_PREALLOC): a per-CPU value exists for the pairs seen only. */
-#define MAX_LATENCY_SERIES (1024 * IOWATCH_OP_COUNT * IOWATCH_STAGE_COUNT)
-#define MAX_REQUEST_SERIES (1024 * IOWATCH_OP_COUNT)
+#define IN_FLIGHT_PROBES 4
+/* Disks × ops: 1,024 disks. Allocated per key (BPF_F_NO_PREALLOC): a
+ * per-CPU value exists for the pairs seen only. */
+#define MAX_DISK_OP_SERIES (1024 * IOWATCH_OP_COUNT)
+#define MAX_REQUEST_SERIES MAX_DISK_OP_SERIES
 #define MAX_CGROUP_SERIES 16384
 #define MAX_ALIGN_DEVICES 1024
 
@@ -63,6 +65,7 @@ char LICENSE[] SEC("license") = "GPL";
  * are gone (rq->bio is NULL at block_io_done) and __sector has moved past
  * the bytes completed. */
 struct in_flight {
+  __u64 rq; /* the request's address; 0: a free slot */
   __u64 issue_ns;
   __u64 sector;     /* where it started */
   __u64 cgroup_id;  /* its blkcg's cgroup, 0 when none */
@@ -70,10 +73,15 @@ struct in_flight {
   __u32 sequential; /* 1 when it started where the previous one ended */
 };
 
+/* Requests in flight, in an array probed from a hash of their address: a
+ * slot is claimed with one compare-and-swap (BPF atomics: kernel 5.12) and
+ * freed with one exchange, where a hash map's update and delete took a
+ * bucket lock and a free list each. IN_FLIGHT_PROBES slots are tried; a
+ * request finding all taken loses its stages (counted in `lost`). */
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, MAX_IN_FLIGHT);
-  __type(key, __u64); /* the request's address */
+  __type(key, __u32);
   __type(value, struct in_flight);
 } in_flight SEC(".maps");
 
@@ -85,21 +93,15 @@ struct {
   __type(value, __u64);
 } next_sector SEC(".maps");
 
+/* Everything counted per disk and op, in one value: a completion looks up
+ * one entry, not one per stage and one for the sizes. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, MAX_LATENCY_SERIES);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, struct iowatch_latency_key);
-  __type(value, struct iowatch_latency_hist);
-} latency SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-  __uint(max_entries, MAX_REQUEST_SERIES);
+  __uint(max_entries, MAX_DISK_OP_SERIES);
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, struct iowatch_dev_op_key);
-  __type(value, struct iowatch_request_stats);
-} requests SEC(".maps");
+  __type(value, struct iowatch_disk_op_stats);
+} disk_ops SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -148,8 +150,8 @@ static __always_inline __u32 rq_flag_flush_seq(void) {
 
 /* The op group diskstats counts the request in; -1: not counted. */
 static __always_inline int op_of(struct request* rq) {
-  const __u32 rq_flags = BPF_CORE_READ(rq, rq_flags);
-  const __u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+  const __u32 rq_flags = rq->rq_flags;
+  const __u32 op = rq->cmd_flags & REQ_OP_MASK;
   if (rq_flags & rq_flag_flush_seq()) return op == REQ_OP_FLUSH ? IOWATCH_OP_FLUSH : -1;
   if (!(rq_flags & rq_flag_io_stat())) return -1;
   if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE) return IOWATCH_OP_DISCARD;
@@ -157,10 +159,10 @@ static __always_inline int op_of(struct request* rq) {
 }
 
 static __always_inline __u32 disk_of(struct request* rq) {
-  struct gendisk* disk = BPF_CORE_READ(rq, q, disk);
+  struct gendisk* disk = rq->q->disk;
   if (!disk) return 0;
-  const __u32 major = BPF_CORE_READ(disk, major);
-  const __u32 minor = BPF_CORE_READ(disk, first_minor);
+  const __u32 major = disk->major;
+  const __u32 minor = disk->first_minor;
   return major << MINORBITS | minor;
 }
 
@@ -237,14 +239,10 @@ static __always_inline void* value_of(void* map, const void* key, const void* ze
   return bpf_map_lookup_elem(map, key);
 }
 
-static const struct iowatch_latency_hist zero_hist;
-static const struct iowatch_request_stats zero_stats;
+static const struct iowatch_disk_op_stats zero_stats;
 static const struct iowatch_cgroup_io zero_cgroup_io;
 
-static __always_inline void add_latency(__u32 dev, int op, __u32 stage, __u64 ns) {
-  struct iowatch_latency_key key = {dev, (__u32)op * IOWATCH_STAGE_COUNT + stage};
-  struct iowatch_latency_hist* h = value_of(&latency, &key, &zero_hist);
-  if (!h) return;
+static __always_inline void add_latency(struct iowatch_latency_hist* h, __u64 ns) {
   h->count += 1;
   h->sum_ns += ns;
   const __u32 slot = latency_slot(ns);
@@ -253,19 +251,77 @@ static __always_inline void add_latency(__u32 dev, int op, __u32 stage, __u64 ns
   if (coarse < IOWATCH_COARSE_SLOTS) h->coarse[coarse] += 1;
 }
 
+/* A scalar copy of a pointer: the verifier refuses arithmetic on the
+ * pointer itself, while what a map value holds is a plain number. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u64);
+} scratch SEC(".maps");
+
+static __always_inline __u64 address_of(struct request* rq) {
+  const __u32 zero = 0;
+  volatile __u64* cell = bpf_map_lookup_elem(&scratch, &zero);
+  if (!cell) return 0;
+  *cell = (__u64)rq;
+  return *cell; /* volatile: a load the compiler may not replace by rq */
+}
+
+/* The first of a request's probe slots (Fibonacci hashing of its address). */
+static __always_inline __u32 in_flight_slot(__u64 rq) {
+  return (__u32)(((rq >> 6) * 0x9E3779B97F4A7C15ULL) >> 48);
+}
+
+/* Where the request's issue is kept: its own slot (a requeued request issued
+ * again) or a free one, claimed; null when every probe is taken. */
+static __always_inline struct in_flight* claim_slot(__u64 rq) {
+  const __u32 first = in_flight_slot(rq);
+#pragma unroll
+  for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
+    const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
+    struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
+    if (f && f->rq == rq) return f;
+  }
+#pragma unroll
+  for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
+    const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
+    struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
+    if (f && __sync_val_compare_and_swap(&f->rq, 0, rq) == 0) return f;
+  }
+  return 0;
+}
+
+/* The request's issue, its slot freed; 0 when none was kept. */
+static __always_inline int release_slot(__u64 rq, struct in_flight* out) {
+  const __u32 first = in_flight_slot(rq);
+#pragma unroll
+  for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
+    const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
+    struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
+    if (f && f->rq == rq) {
+      *out = *f;
+      /* Read before freed: the next claim may come from any CPU. */
+      __sync_lock_test_and_set(&f->rq, 0);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* The cgroup of the blkcg the block layer charged the request's first bio to. */
 static __always_inline __u64 cgroup_of(struct request* rq) {
   if (!bpf_core_field_exists(rq->bio->bi_blkg)) return 0; /* no CONFIG_BLK_CGROUP */
-  return BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
+  return rq->bio->bi_blkg->blkcg->css.cgroup->kn->id;
 }
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(on_issue, struct request* rq) {
   const int op = op_of(rq);
   if (op < 0) return 0;
-  const __u32 bytes = BPF_CORE_READ(rq, __data_len);
-  const __u64 sector = BPF_CORE_READ(rq, __sector);
-  struct in_flight f = {bpf_ktime_get_ns(), sector, 0, bytes, 0};
+  const __u32 bytes = rq->__data_len;
+  const __u64 sector = rq->__sector;
+  struct in_flight f = {.issue_ns = bpf_ktime_get_ns(), .sector = sector, .bytes = bytes};
   if (op != IOWATCH_OP_FLUSH) f.cgroup_id = cgroup_of(rq);
   struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
   const __u64 end = sector + (bytes >> 9);
@@ -276,16 +332,23 @@ int BPF_PROG(on_issue, struct request* rq) {
   } else {
     bpf_map_update_elem(&next_sector, &key, &end, BPF_ANY);
   }
-  const __u64 id = (__u64)rq;
-  if (bpf_map_update_elem(&in_flight, &id, &f, BPF_ANY) != 0) count_loss(IOWATCH_LOST_ISSUE);
+  const __u64 id = address_of(rq);
+  struct in_flight* slot = id ? claim_slot(id) : 0;
+  if (!slot) {
+    count_loss(IOWATCH_LOST_ISSUE);
+    return 0;
+  }
+  slot->issue_ns = f.issue_ns;
+  slot->sector = f.sector;
+  slot->cgroup_id = f.cgroup_id;
+  slot->bytes = f.bytes;
+  slot->sequential = f.sequential;
   return 0;
 }
 
-static __always_inline void count_request(__u32 dev, int op, const struct in_flight* f) {
+static __always_inline void count_request(struct iowatch_request_stats* s, __u32 dev,
+                                          const struct in_flight* f) {
   const __u64 bytes = f->bytes;
-  struct iowatch_dev_op_key key = {dev, (__u32)op};
-  struct iowatch_request_stats* s = value_of(&requests, &key, &zero_stats);
-  if (!s) return;
   s->bytes += bytes;
   if (f->sequential)
     s->sequential += 1;
@@ -322,22 +385,21 @@ static __always_inline void count_cgroup(__u32 dev, int op, const struct in_flig
 
 /* The request's completion as diskstats counts it, at `now`. */
 static __always_inline void account(struct request* rq, int op, __u64 now) {
-  const __u64 id = (__u64)rq;
-  struct in_flight* f = bpf_map_lookup_elem(&in_flight, &id);
   const __u32 dev = disk_of(rq);
-  const __u64 start = BPF_CORE_READ(rq, start_time_ns);
+  const __u64 start = rq->start_time_ns;
   struct in_flight issued = {};
-  if (f) {
-    issued = *f;
-    bpf_map_delete_elem(&in_flight, &id);
-  }
+  const __u64 id = address_of(rq);
+  const int kept = id && release_slot(id, &issued);
+  struct iowatch_dev_op_key key = {dev, (__u32)op};
+  struct iowatch_disk_op_stats* v = value_of(&disk_ops, &key, &zero_stats);
+  if (!v) return;
   const __u64 issue = issued.issue_ns;
-  if (start != 0 && start <= now) add_latency(dev, op, IOWATCH_STAGE_TOTAL, now - start);
-  if (issue != 0 && issue <= now) add_latency(dev, op, IOWATCH_STAGE_DEVICE, now - issue);
+  if (start != 0 && start <= now) add_latency(&v->stage[IOWATCH_STAGE_TOTAL], now - start);
+  if (issue != 0 && issue <= now) add_latency(&v->stage[IOWATCH_STAGE_DEVICE], now - issue);
   if (issue != 0 && start != 0 && start <= issue)
-    add_latency(dev, op, IOWATCH_STAGE_QUEUE, issue - start);
-  if (!f) return; /* issued before the program was loaded, or lost: no size */
-  count_request(dev, op, &issued);
+    add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
+  if (!kept) return; /* issued before the program was loaded, or lost: no size */
+  count_request(&v->requests, dev, &issued);
   count_cgroup(dev, op, &issued);
 }
 
@@ -358,7 +420,7 @@ int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) 
   if (op < 0) return 0;
   /* A partial completion leaves the request in flight; diskstats counts
    * it when its last bytes complete. */
-  if (nr_bytes < BPF_CORE_READ(rq, __data_len)) return 0;
+  if (nr_bytes < rq->__data_len) return 0;
   account(rq, op, now);
   return 0;
 }

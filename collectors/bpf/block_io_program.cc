@@ -47,7 +47,9 @@ std::unexpected<Error> LoadError(std::string_view step, int err) {
   const int code = err < 0 ? -err : err;
   std::string message =
       fmt::format("the block-layer BPF program: {} failed: {}", step, ErrnoText(code));
-  if (code == EPERM || code == EACCES) {
+  // EPERM is a missing capability; the verifier refuses with EACCES or
+  // EINVAL, and its last words are libbpf's last warning.
+  if (code == EPERM) {
     message +=
         " (it needs CAP_BPF and CAP_PERFMON, or root: "
         "deploy/iowatch.service.d/bpf.conf grants them to the service)";
@@ -156,18 +158,17 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
 
 Result<BlockIoSample> BlockIoProgram::Read() const {
   BlockIoSample sample;
-  Status read = ForEachSummed<iowatch_latency_key, iowatch_latency_hist>(
-      bpf_map__fd(skeleton_->maps.latency),
-      [&](const iowatch_latency_key& key, const iowatch_latency_hist& value) {
-        const uint32_t op = key.op_stage / kBlockStages;
-        const auto stage = static_cast<BlockStage>(key.op_stage % kBlockStages);
-        AddLatency(value, sample.latency[{DiskOpOf(key.dev, op), stage}]);
-      });
-  if (!read) return std::unexpected(read.error());
-  read = ForEachSummed<iowatch_dev_op_key, iowatch_request_stats>(
-      bpf_map__fd(skeleton_->maps.requests),
-      [&](const iowatch_dev_op_key& key, const iowatch_request_stats& value) {
-        AddRequests(value, sample.requests[DiskOpOf(key.dev, key.op)]);
+  Status read = ForEachSummed<iowatch_dev_op_key, iowatch_disk_op_stats>(
+      bpf_map__fd(skeleton_->maps.disk_ops),
+      [&](const iowatch_dev_op_key& key, const iowatch_disk_op_stats& value) {
+        const DiskOp disk_op = DiskOpOf(key.dev, key.op);
+        for (size_t stage = 0; stage < kBlockStages; ++stage) {
+          if (value.stage[stage].count == 0) continue;  // a stage this op never had
+          AddLatency(value.stage[stage], sample.latency[{disk_op, static_cast<BlockStage>(stage)}]);
+        }
+        if (value.requests.sequential + value.requests.random > 0) {  // issued while loaded
+          AddRequests(value.requests, sample.requests[disk_op]);
+        }
       });
   if (!read) return std::unexpected(read.error());
   read = ForEachSummed<iowatch_cgroup_key, iowatch_cgroup_io>(

@@ -69,11 +69,6 @@ struct iowatch_dev_op_key {
   iowatch_u32 op;  /* enum iowatch_block_op */
 };
 
-struct iowatch_latency_key {
-  iowatch_u32 dev;
-  iowatch_u32 op_stage; /* op * IOWATCH_STAGE_COUNT + stage */
-};
-
 struct iowatch_latency_hist {
   iowatch_u64 count;
   iowatch_u64 sum_ns;
@@ -88,6 +83,12 @@ struct iowatch_request_stats {
   iowatch_u64 aligned; /* start and length multiples of the device's alignment unit */
   iowatch_u64 unaligned;
   iowatch_u64 size_slots[IOWATCH_SIZE_SLOTS];
+};
+
+/* All a disk and op counted: the map's one value per completion. */
+struct iowatch_disk_op_stats {
+  struct iowatch_latency_hist stage[IOWATCH_STAGE_COUNT]; /* enum iowatch_block_stage */
+  struct iowatch_request_stats requests;
 };
 
 struct iowatch_cgroup_key {

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""What the block-layer BPF collector costs the I/O it watches, side by side (root, BTF).
+
+fio 4k random reads on a loop device over a file in /dev/shm (the highest IOPS this machine
+reaches: every request costs CPU only, so a per-request cost shows at its largest), QD32
+io_uring and QD1 psync, each run with the collector off and on, alternating, ROUNDS rounds.
+`iowatch serve` runs throughout (so its sampling costs the same in both); SIGHUP with
+collectors.bpf.enabled rewritten turns the program on and off between runs. Per run: fio's
+IOPS, the whole machine's busy CPU time per request (/proc/stat, steal left out), and, with
+the collector on, the program's own time per request from the kernel's BPF statistics
+(kernel.bpf_stats_enabled: run_time_ns of the issue and completion programs / requests).
+
+Prints per job the median IOPS off and on and their ratio, the added CPU per request (median
+busy ns on - off) and the program's ns per request. --check (CI's short run) fails when a run
+with the collector on did not count its requests, when on/off IOPS < 0.75 or when the program
+takes more than 2,000 ns a request: wide margins, a smoke check; the figures are README's.
+
+Usage: bpf_overhead.py IOWATCH [--rounds 5] [--seconds 10] [--check]
+"""
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import daemon  # noqa: E402
+
+BTF = "/sys/kernel/btf/vmlinux"
+JOBS = {
+    "QD32 io_uring": ["--ioengine=io_uring", "--iodepth=32"],
+    "QD1 psync": ["--ioengine=psync", "--iodepth=1"],
+}
+
+
+def config(enabled):
+    return ("probes:\n  enabled: false\ncgroups:\n  enabled: false\n"
+            f"collectors:\n  bpf:\n    enabled: {'true' if enabled else 'false'}\n")
+
+
+def busy_jiffies():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = v
+    return user + nice + system + irq + softirq
+
+
+def program_stats():
+    """(run_time_ns, run_cnt) summed over iowatch's block programs loaded now."""
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True,
+                         check=True).stdout
+    ns = cnt = 0
+    for p in json.loads(out):
+        if p.get("name") in ("on_issue", "on_done", "on_complete"):
+            ns += p.get("run_time_ns", 0)
+            cnt += p.get("run_cnt", 0)
+    return ns, cnt
+
+
+def fio(device, args, seconds):
+    out = subprocess.run(
+        ["fio", "--name=o", f"--filename={device}", "--rw=randread", "--bs=4k", "--direct=1",
+         "--size=900M", "--time_based=1", f"--runtime={seconds}", "--norandommap=1",
+         "--randrepeat=0", "--output-format=json", *args],
+        check=True, capture_output=True, text=True).stdout
+    read = json.loads(out[out.find("{"):])["jobs"][0]["read"]
+    return read["iops"], read["total_ios"]
+
+
+def set_collector(d, enabled):
+    d.write_config(config(enabled))
+    d.send(signal.SIGHUP)
+    want = 1 if enabled else None
+
+    def state(s):
+        v = daemon.values(s, "iowatch_collector_success", collector="bpf")
+        return (v[0] if v else None) == want
+    held, _ = d.scrape_until(state, 15)
+    if not held:
+        raise RuntimeError(f"the collector did not turn {'on' if enabled else 'off'}")
+
+
+def run(d, device, args, seconds, enabled):
+    set_collector(d, enabled)
+    time.sleep(0.5)
+    busy0, prog0 = busy_jiffies(), program_stats()
+    iops, ios = fio(device, args, seconds)
+    busy1, prog1 = busy_jiffies(), program_stats()
+    hz = os.sysconf("SC_CLK_TCK")
+    return {"iops": iops, "ios": ios,
+            "busy_ns": (busy1 - busy0) / hz * 1e9 / ios,
+            "prog_ns": (prog1[0] - prog0[0]) / ios if enabled else 0,
+            "prog_runs": prog1[1] - prog0[1]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("iowatch")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    daemon.require_root("loading a BPF program and creating a loop device")
+    if not os.path.exists(BTF):
+        print(f"SKIP: no kernel BTF ({BTF})")
+        return 77
+    daemon.exit_on_sigterm()
+    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
+        stats_before = f.read().strip()
+    work = tempfile.mkdtemp(prefix="iowatch-bpf-bench-", dir="/dev/shm")
+    image = os.path.join(work, "image")
+    with open(image, "wb") as f:
+        for _ in range(1024):
+            f.write(os.urandom(1 << 20))
+    loop = subprocess.run(["losetup", "-f", "--show", image], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    results = {job: {False: [], True: []} for job in JOBS}
+    try:
+        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+            f.write("1")
+        with daemon.Daemon(a.iowatch, config=config(False)) as d:
+            for round_ in range(a.rounds):
+                for job, args in JOBS.items():
+                    for enabled in (False, True) if round_ % 2 == 0 else (True, False):
+                        r = run(d, loop, args, a.seconds, enabled)
+                        results[job][enabled].append(r)
+                        print(f"round {round_ + 1} {job:14} {'on ' if enabled else 'off'} "
+                              f"{r['iops']:10.0f} IOPS  busy {r['busy_ns']:7.0f} ns/req  "
+                              f"program {r['prog_ns']:5.0f} ns/req", flush=True)
+    finally:
+        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
+            f.write(stats_before)
+        subprocess.run(["losetup", "-d", loop], check=False)
+        subprocess.run(["rm", "-rf", work], check=False)
+    failures = []
+    print(f"\n{'job':14} {'IOPS off':>10} {'IOPS on':>10} {'on/off':>7} "
+          f"{'added CPU ns/req':>17} {'program ns/req':>15}")
+    for job in JOBS:
+        off, on = results[job][False], results[job][True]
+        iops_off = statistics.median(r["iops"] for r in off)
+        iops_on = statistics.median(r["iops"] for r in on)
+        added = statistics.median(r["busy_ns"] for r in on) - statistics.median(
+            r["busy_ns"] for r in off)
+        prog = statistics.median(r["prog_ns"] for r in on)
+        print(f"{job:14} {iops_off:10.0f} {iops_on:10.0f} {iops_on / iops_off:7.3f} "
+              f"{added:17.0f} {prog:15.0f}")
+        short = [(r["prog_runs"], r["ios"]) for r in on if r["prog_runs"] < 2 * r["ios"]]
+        if short:
+            failures.append(f"{job}: the programs ran fewer than twice per request while on "
+                            f"(runs, requests): {short}")
+        if iops_on / iops_off < 0.75:
+            failures.append(f"{job}: on/off IOPS {iops_on / iops_off:.3f} < 0.75")
+        if prog > 2000:
+            failures.append(f"{job}: the program takes {prog:.0f} ns a request (> 2000)")
+    for f in failures:
+        print(f"FAIL {f}")
+    return 1 if a.check and failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
