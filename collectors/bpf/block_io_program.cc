@@ -187,6 +187,15 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
     if (bpf_map_lookup_elem(lost_fd, &what, per_cpu.data()) != 0) continue;
     for (uint64_t n : per_cpu) *totals[what] += n;
   }
+  for (const bpf_program* program :
+       {skeleton_->progs.on_issue, skeleton_->progs.on_done, skeleton_->progs.on_complete}) {
+    bpf_prog_info info{};
+    uint32_t length = sizeof info;
+    const int fd = bpf_program__fd(program);
+    if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &length) == 0) {
+      sample.lost_recursion += info.recursion_misses;
+    }
+  }
   return sample;
 }
 

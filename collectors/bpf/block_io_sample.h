@@ -72,6 +72,10 @@ struct BlockIoSample {
   uint64_t lost_issues = 0;  // requests that found the in-flight map full: no stages
   uint64_t lost_series = 0;  // updates that found a histogram or counter map full
   uint64_t lost_cgroups = 0;
+  // Runs the kernel skipped: the program already running on the CPU (an
+  // interrupt's request issued or completed inside it): a request without
+  // its issue or its completion.
+  uint64_t lost_recursion = 0;
 };
 
 // What `now` counted since `before` (an earlier Read of the same loaded

@@ -53,6 +53,17 @@ probes:
     - name: e2e-write
       options: {rw: randwrite, bs: 4k}
 """
+# The eBPF collector's families (dashboard row, one alert) need root and the kernel's BTF;
+# without them their queries are left out, said on stdout (CI has both).
+BPF = os.geteuid() == 0 and os.path.exists("/sys/kernel/btf/vmlinux")
+if BPF:
+    CONFIG += "collectors:\n  bpf:\n    enabled: true\n"
+
+
+def needs_bpf(text):
+    return "iowatch_block_" in text
+
+
 PROMETHEUS_OWN = {"up", "scrape_duration_seconds", "scrape_samples_scraped",
                   "scrape_series_added", "scrape_samples_post_metric_relabeling"}
 METRIC = re.compile(r"\b((?:iowatch|process)_[a-z0-9_]+|up|scrape_duration_seconds)\b")
@@ -172,11 +183,17 @@ def main():
                     evaluated = str(e)
                 r.check(evaluated is True, f"{name}: its expression evaluates", str(evaluated))
                 for metric in sorted(set(METRIC.findall(rule["query"]))):
+                    if needs_bpf(metric) and not BPF:
+                        print(f"SKIP {name}: {metric} (no root or no kernel BTF here)")
+                        continue
                     selector = metric if metric in PROMETHEUS_OWN else f'{metric}{{instance="{instance}"}}'
                     r.check(query(port, selector), f"{name}: {metric} has data")
 
             # 3. Dashboard queries and variables.
             for title, expr in dashboard_queries(dashboard):
+                if needs_bpf(expr) and not BPF:
+                    print(f"SKIP dashboard '{title}': {expr[:60]} (no root or no kernel BTF here)")
+                    continue
                 concrete = substitute(expr, instance)
                 try:
                     result = query(port, concrete)
@@ -201,7 +218,8 @@ def main():
                             for metric in METRIC.findall(f.read()):
                                 referenced.setdefault(metric, file)
             missing = {m: f for m, f in referenced.items()
-                       if m not in PROMETHEUS_OWN and base_name(m) not in live}
+                       if m not in PROMETHEUS_OWN and base_name(m) not in live
+                       and (BPF or not needs_bpf(m))}
             r.check(not missing, f"all {len(referenced)} metrics named in deploy/ are in a live scrape",
                     str(missing))
     finally:
