@@ -114,6 +114,40 @@ std::string TopIoSection(const Snapshot& s) {
       rows);
 }
 
+// The eBPF collector's p50 and p99 over the last interval, from the kernel's
+// fine histogram (4 buckets per power of two: a quantile is its bucket's
+// upper bound), per disk and op, device and total stages side by side.
+std::string BlockLatencySection(const Snapshot& s) {
+  namespace bpf = collectors::bpf;
+  const auto quantiles = [](const BlockLatencySeries* series) {
+    const auto cell = [](std::optional<double> seconds) {
+      return seconds ? Cell(*seconds * 1e6, 1) : std::string("<td class=\"dim\">–</td>");
+    };
+    if (series == nullptr) return cell({}) + cell({});
+    return cell(series->p50_seconds) + cell(series->p99_seconds);
+  };
+  std::string rows;
+  const auto& all = s.block_io.latency;
+  for (size_t i = 0; i < all.size();) {  // sorted by device and op, stages in order
+    const BlockLatencySeries* stage[bpf::kBlockStages] = {};
+    const size_t first = i;
+    for (; i < all.size() && all[i].device == all[first].device && all[i].op == all[first].op;
+         ++i) {
+      stage[static_cast<size_t>(all[i].stage)] = &all[i];
+    }
+    rows += fmt::format("<tr><td>{}</td><td>{}</td>{}{}</tr>\n", HtmlEscape(all[first].device),
+                        bpf::ToString(all[first].op),
+                        quantiles(stage[static_cast<size_t>(bpf::BlockStage::kDevice)]),
+                        quantiles(stage[static_cast<size_t>(bpf::BlockStage::kTotal)]));
+  }
+  if (rows.empty()) return {};
+  return fmt::format(
+      "<h2>Block latency (eBPF, last interval)</h2>\n<table id=\"block-latency\"><tr>"
+      "<th>device</th><th>op</th><th>device p50 µs</th><th>device p99 µs</th>"
+      "<th>total p50 µs</th><th>total p99 µs</th></tr>\n{}</table>\n",
+      rows);
+}
+
 std::string VmstatSection(const Snapshot& s) {
   if (!s.has_vm_rates) {
     return "<h2>Memory and CPU</h2>\n<p class=\"dim\">first sample: rates from the next one</p>\n";
@@ -277,6 +311,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       in.sample.window_seconds);
   body += DevicesSection(in.sample);
   body += TopIoSection(in.sample);
+  body += BlockLatencySection(in.sample);
   body += VmstatSection(in.sample);
   if (in.probes != nullptr) body += ProbesSection(*in.probes, in.now_seconds);
   body += "</body></html>\n";

@@ -105,6 +105,29 @@ TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
   EXPECT_EQ(html.find("<link"), std::string::npos);
 }
 
+TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
+  namespace bpf = collectors::bpf;
+  Snapshot s = Sample();
+  const auto page = [&] {
+    return RenderStatusPage(
+        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  };
+  EXPECT_EQ(Count(page(), "id=\"block-latency\""), 0u);  // collector off: no table
+  s.block_io.latency = {
+      {"sda", bpf::BlockOp::kRead, bpf::BlockStage::kDevice, 10, 0, {}, 20.48e-6, 3.072e-3},
+      {"sda", bpf::BlockOp::kRead, bpf::BlockStage::kTotal, 10, 0, {}, 24.576e-6, 4.096e-3},
+      {"sda", bpf::BlockOp::kWrite, bpf::BlockStage::kTotal, 3, 0, {}, {}, {}},  // idle interval
+  };
+  const std::string html = page();
+  EXPECT_NE(html.find("<tr><td>sda</td><td>read</td><td class=\"n\">20.5</td><td "
+                      "class=\"n\">3072.0</td><td class=\"n\">24.6</td><td "
+                      "class=\"n\">4096.0</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>sda</td><td>write</td><td class=\"dim\">–</td>"), std::string::npos)
+      << html;
+}
+
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
   Snapshot s = Sample();
   EXPECT_EQ(Count(RenderStatusPage(
