@@ -1,5 +1,5 @@
 // The BPF collector in the sampler, on scripted readings of the program
-// (a fake BlockIoCounters) over a copy of the cgroup-v1 fixture: what loads
+// (a fake BlockIoCounters) over copies of the cgroup fixtures: what loads
 // and when, what a failed load reports, which disks and stages are exported,
 // the alignment units handed to the program, and per-cgroup attribution:
 // ids named by their directories' inodes, counts summed into selected
@@ -55,11 +55,15 @@ class FakeCounters : public bpf::BlockIoCounters {
 
 class BlockIoSourceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { UseTree("cgroup-v1", "sys/fs/cgroup/blkio"); }
+  // A copy of a fixture tree whose cgroups (under `hierarchy`) the ids name.
+  void UseTree(const std::string& fixture, const std::string& hierarchy) {
+    if (!root_.empty()) std::filesystem::remove_all(root_);
     std::string pattern = "/tmp/iowatch-bpf-source-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
-    std::filesystem::copy(iowatch::testing::FixturesDir() + "/cgroup-v1", root_,
+    hierarchy_ = hierarchy;
+    std::filesystem::copy(iowatch::testing::FixturesDir() + "/" + fixture, root_,
                           std::filesystem::copy_options::recursive);
     script_ = std::make_shared<Script>();
   }
@@ -82,17 +86,19 @@ class BlockIoSourceTest : public ::testing::Test {
   }
   uint64_t IdOf(const std::string& cgroup) const {
     struct stat st {};
-    const auto path = root_ / "sys/fs/cgroup/blkio" / cgroup;
+    const auto path = root_ / hierarchy_ / cgroup;
     EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
     return st.st_ino;
   }
-  void AddCgroupIo(uint64_t id, bpf::BlockOp op, uint64_t bytes, uint64_t requests) {
-    bpf::CgroupIo& io = script_->sample.cgroups[{id, {254, 0, op}}];
+  void AddCgroupIo(uint64_t id, bpf::BlockOp op, uint64_t bytes, uint64_t requests,
+                   uint32_t major = 254, uint32_t minor = 0) {
+    bpf::CgroupIo& io = script_->sample.cgroups[{id, {major, minor, op}}];
     io.bytes += bytes;
     io.requests += requests;
   }
 
   std::filesystem::path root_;
+  std::string hierarchy_;
   std::shared_ptr<Script> script_;
 };
 
@@ -220,6 +226,26 @@ TEST_F(BlockIoSourceTest, CgroupsAreNamedAndCountTheirDescendants) {
   EXPECT_EQ(Find(*snapshot, "user.slice", bpf::BlockOp::kWrite)->requests, 2u);
   EXPECT_EQ(snapshot->block_io.cgroups.size(), 4u);
   EXPECT_EQ(snapshot->block_io.unresolved_bytes, 0u);
+}
+
+// On cgroup v2 the blkcg is the unified cgroup itself; unit names keep
+// systemd's escapes, as the cgroup series spell them.
+TEST_F(BlockIoSourceTest, CgroupsOfTheUnifiedHierarchyAreNamedTheSameWay) {
+  UseTree("cgroup-v2", "sys/fs/cgroup");
+  AddCgroupIo(IdOf("system.slice/system-getty.slice/getty\\x2dtty1.service"), bpf::BlockOp::kWrite,
+              4096, 1, 8, 0);
+  AddCgroupIo(IdOf("system.slice/postgresql.service"), bpf::BlockOp::kRead, 8192, 2, 8, 0);
+  SamplerOptions options = Options();
+  options.cgroups.max_depth = 3;
+  Sampler sampler(std::move(options));
+  const auto snapshot = Collect(sampler);
+  const BlockCgroupSeries* getty = Find(
+      *snapshot, "system.slice/system-getty.slice/getty\\x2dtty1.service", bpf::BlockOp::kWrite);
+  ASSERT_NE(getty, nullptr);
+  EXPECT_EQ(getty->unit, "getty\\x2dtty1.service");
+  EXPECT_EQ(getty->device, "sda");
+  EXPECT_EQ(Find(*snapshot, "system.slice/system-getty.slice", bpf::BlockOp::kWrite)->bytes, 4096u);
+  EXPECT_EQ(Find(*snapshot, "system.slice", bpf::BlockOp::kRead)->bytes, 8192u);
 }
 
 TEST_F(BlockIoSourceTest, DepthFilterAndCapAsTheCgroupFileCollector) {
