@@ -11,6 +11,10 @@
 namespace iowatch::daemon {
 namespace {
 
+// A plain sample's suffix: "" rather than {}, whose null data memcpy may not
+// be given even for zero bytes (UBSan).
+constexpr std::string_view kNoSuffix = "";
+
 // Longest text of one value: "-2.2250738585072014e-308" (24), 2^64 - 1 (20).
 constexpr size_t kMaxValueChars = 32;
 
@@ -157,7 +161,7 @@ void ExpositionWriter::WriteHeader() {
 
 void ExpositionWriter::Sample(const Label* labels, size_t count, double value) {
   if (!header_written_) WriteHeader();
-  AppendLine(*out_, name_, {}, labels, count, value);
+  AppendLine(*out_, name_, kNoSuffix, labels, count, value);
 }
 
 void ExpositionWriter::SuffixedSample(std::string_view suffix, const Label* labels, size_t count,
@@ -178,7 +182,7 @@ void ExpositionWriter::Sample(std::initializer_list<Label> labels, double value)
 
 void ExpositionWriter::SampleInt(std::initializer_list<Label> labels, uint64_t value) {
   if (!header_written_) WriteHeader();
-  AppendLine(*out_, name_, {}, labels.begin(), labels.size(), value);
+  AppendLine(*out_, name_, kNoSuffix, labels.begin(), labels.size(), value);
 }
 
 }  // namespace iowatch::daemon
