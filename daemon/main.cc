@@ -64,7 +64,7 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
   line.probe = app.add_subcommand(
       "probe",
       "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
-      "--iodepth --ioengine=io_uring|psync|null --direct --runtime --time_based ...; "
+      "--iodepth --ioengine=io_uring|libaio|psync|null --direct --runtime --time_based ...; "
       "--output-format=normal|json; every option: iowatch probe --help)");
   line.probe->allow_extras();
   line.probe->prefix_command();

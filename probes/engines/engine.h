@@ -89,6 +89,11 @@ class ProbeEngine {
   virtual std::span<const EngineFallback> Fallbacks() const { return {}; }
 };
 
+// The error an engine's Open returns when the kernel refuses the engine
+// itself: code kUnsupported, "<engine> is not available (<reason>); use
+// --ioengine=psync", and the errno.
+std::unexpected<Error> EngineUnavailable(std::string_view engine, std::string_view reason, int err);
+
 // The engine for `kind`, not yet opened; `uring` configures io_uring (the
 // other engines have no options).
 std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& uring = {});

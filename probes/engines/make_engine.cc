@@ -1,13 +1,25 @@
 // The explicit list of engines (no static registration): adding an engine
 // means adding a case here and to EngineKind.
+#include <fmt/format.h>
+
 #include <memory>
 
+#include "probes/engines/aio_engine.h"
 #include "probes/engines/engine.h"
 #include "probes/engines/null_engine.h"
 #include "probes/engines/psync_engine.h"
 #include "probes/engines/uring_engine.h"
 
 namespace iowatch::probes {
+
+std::unexpected<Error> EngineUnavailable(std::string_view engine, std::string_view reason,
+                                         int err) {
+  Error error;
+  error.code = ErrorCode::kUnsupported;
+  error.message = fmt::format("{} is not available ({}); use --ioengine=psync", engine, reason);
+  error.os_errno = err;
+  return std::unexpected<Error>(std::move(error));
+}
 
 std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& uring) {
   switch (kind) {
@@ -17,6 +29,8 @@ std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& u
       return std::make_unique<PsyncEngine>();
     case EngineKind::kNull:
       return std::make_unique<NullEngine>();
+    case EngineKind::kLibaio:
+      return std::make_unique<AioEngine>();
   }
   return nullptr;
 }

@@ -11,6 +11,7 @@
 
 #include "common/file_tree.h"
 #include "common/leak_on_purpose.h"
+#include "probes/engines/engine_waits.h"
 
 namespace iowatch::probes {
 namespace {
@@ -21,12 +22,6 @@ constexpr uint32_t kMaxEntries = 32768;
 // and not liburing's LIBURING_UDATA_TIMEOUT (~0) either.
 constexpr uint64_t kCancelTag = ~uint64_t{0} - 1;
 static_assert(kCancelTag != LIBURING_UDATA_TIMEOUT);
-// How long Close waits for cancelled I/O. Block I/O cannot be cancelled once
-// it reached the device, so this is the time a healthy device needs to
-// finish what was queued; a hung device is abandoned after it.
-constexpr std::chrono::seconds kCloseDrainTimeout{5};
-// Bounds a wait so that "now + timeout" cannot overflow.
-constexpr std::chrono::nanoseconds kLongestWait = std::chrono::hours(24 * 365);
 
 // kernel.io_uring_disabled (Linux ≥ 6.6): 0 allowed, 1 only for
 // CAP_SYS_ADMIN or kernel.io_uring_group, 2 refused for everyone. Read from
@@ -35,19 +30,6 @@ constexpr std::chrono::nanoseconds kLongestWait = std::chrono::hours(24 * 365);
 int IoUringDisabledSysctl() {
   const auto text = ReadFile("/proc/sys/kernel/io_uring_disabled");
   return text && !text->empty() && (*text)[0] >= '0' && (*text)[0] <= '2' ? (*text)[0] - '0' : 0;
-}
-
-std::unexpected<Error> Unavailable(const std::string& reason, int err) {
-  Error error;
-  error.code = ErrorCode::kUnsupported;
-  error.message = "io_uring is not available (" + reason + "); use --ioengine=psync";
-  error.os_errno = err;
-  return std::unexpected<Error>(std::move(error));
-}
-
-__kernel_timespec ToTimespec(std::chrono::nanoseconds duration) {
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(duration);
-  return {.tv_sec = seconds.count(), .tv_nsec = (duration - seconds).count()};
 }
 
 }  // namespace
@@ -80,7 +62,9 @@ Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
 
 Result<void> UringEngine::SetUpRing(uint32_t entries) {
   const int disabled = IoUringDisabledSysctl();
-  if (disabled >= 2) return Unavailable("disabled by the sysctl kernel.io_uring_disabled=2", EPERM);
+  if (disabled >= 2)
+    return EngineUnavailable("io_uring", "disabled by the sysctl kernel.io_uring_disabled=2",
+                             EPERM);
   // SUBMIT_ALL (5.18) keeps submitting after a request fails at submission,
   // so Submit starts the whole batch; older kernels reject the flag.
   uint32_t flags = IORING_SETUP_SUBMIT_ALL;
@@ -105,15 +89,18 @@ Result<void> UringEngine::SetUpRing(uint32_t entries) {
            "the first request that fails to submit, the rest are submitted next time"});
     }
   }
-  if (ret == -ENOSYS) return Unavailable("the kernel was built without io_uring", ENOSYS);
+  if (ret == -ENOSYS)
+    return EngineUnavailable("io_uring", "the kernel was built without io_uring", ENOSYS);
   if (ret == -EPERM) {
-    return Unavailable(disabled == 1 ? "the sysctl kernel.io_uring_disabled=1 limits it to "
-                                       "members of kernel.io_uring_group"
-                       : options_.sqthread_poll
-                           ? "refused with EPERM: sqthread_poll needs CAP_SYS_ADMIN before Linux "
-                             "5.11, or a seccomp or container policy forbids io_uring"
-                           : "refused with EPERM, e.g. by a seccomp or container policy",
-                       EPERM);
+    return EngineUnavailable(
+        "io_uring",
+        disabled == 1 ? "the sysctl kernel.io_uring_disabled=1 limits it to "
+                        "members of kernel.io_uring_group"
+        : options_.sqthread_poll
+            ? "refused with EPERM: sqthread_poll needs CAP_SYS_ADMIN before Linux "
+              "5.11, or a seccomp or container policy forbids io_uring"
+            : "refused with EPERM, e.g. by a seccomp or container policy",
+        EPERM);
   }
   if (ret < 0) return ErrnoError(-ret, "io_uring_queue_init", "");
   // Without EXT_ARG (Linux < 5.11) liburing implements a wait with a timeout
@@ -122,8 +109,8 @@ Result<void> UringEngine::SetUpRing(uint32_t entries) {
   // asked for, in a ring it counts. Refused rather than half-working.
   if ((params.features & ~hidden_features_ & IORING_FEAT_EXT_ARG) == 0) {
     io_uring_queue_exit(ring.get());
-    return Unavailable("the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or newer is needed",
-                       ENOSYS);
+    return EngineUnavailable(
+        "io_uring", "the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or newer is needed", ENOSYS);
   }
   ring_ = std::move(ring);
   cqes_.resize(params.cq_entries);
@@ -246,7 +233,7 @@ Result<size_t> UringEngine::Reap(size_t min, std::span<IoCompletion> out,
     for (;;) {
       const auto left = deadline - std::chrono::steady_clock::now();
       if (left <= left.zero()) break;
-      __kernel_timespec ts = ToTimespec(left);
+      __kernel_timespec ts = ToTimespec<__kernel_timespec>(left);
       io_uring_cqe* cqe = nullptr;
       const int ret =
           io_uring_wait_cqes(ring_.get(), &cqe, static_cast<unsigned>(want), &ts, nullptr);
@@ -297,7 +284,7 @@ void UringEngine::DrainInFlight() noexcept {
   while (in_flight_ > 0) {
     const auto left = deadline - std::chrono::steady_clock::now();
     if (left <= left.zero()) break;
-    __kernel_timespec ts = ToTimespec(left);
+    __kernel_timespec ts = ToTimespec<__kernel_timespec>(left);
     io_uring_cqe* cqe = nullptr;
     ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
     if (ret == -EINTR) continue;

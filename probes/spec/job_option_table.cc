@@ -27,7 +27,7 @@ OptionCheck ParseRw(JobSpec& spec, std::string_view value) {
 OptionCheck ParseEngine(JobSpec& spec, std::string_view value) {
   const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
   if (it == kEngines.end()) {
-    return OptionProblem(Found("expected one of io_uring, psync, null", value));
+    return OptionProblem(Found("expected one of io_uring, libaio, psync, null", value));
   }
   spec.engine = it->engine;
   return {};
@@ -105,8 +105,9 @@ constexpr std::array<JobOptionDef, 28> kTable{{
     {.name = "ioengine",
      .type = OptionType::kChoice,
      .default_text = "psync",
-     .accepted = "io_uring|psync|null",
-     .help = "how I/O is issued: io_uring (asynchronous), psync (pread/pwrite), null (no I/O)",
+     .accepted = "io_uring|libaio|psync|null",
+     .help = "how I/O is issued: io_uring or libaio (asynchronous), psync (pread/pwrite), null "
+             "(no I/O)",
      .example = "io_uring",
      .always_printed = true,
      .parse = ParseEngine,

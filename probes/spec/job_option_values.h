@@ -91,7 +91,8 @@ struct NamedEngine {
   std::string_view name;
   EngineKind engine;
 };
-inline constexpr std::array<NamedEngine, 3> kEngines{{{"io_uring", EngineKind::kIoUring},
+inline constexpr std::array<NamedEngine, 4> kEngines{{{"io_uring", EngineKind::kIoUring},
+                                                      {"libaio", EngineKind::kLibaio},
                                                       {"psync", EngineKind::kPsync},
                                                       {"null", EngineKind::kNull}}};
 

@@ -27,7 +27,7 @@
 namespace iowatch::probes {
 
 enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
-enum class EngineKind { kIoUring, kPsync, kNull };
+enum class EngineKind { kIoUring, kPsync, kNull, kLibaio };
 
 // fio 3.33's io_uring engine options (engines/io_uring.c), all off by
 // default as in fio; only ioengine=io_uring takes them.
@@ -43,7 +43,7 @@ bool IsRandom(RwMode mode);
 bool ReadsData(RwMode mode);                   // read, randread, rw, randrw
 bool WritesData(RwMode mode);                  // write, randwrite, rw, randrw
 std::string_view ToString(RwMode mode);        // fio's spelling: "randread", "rw", "randrw", ...
-std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null"
+std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null", "libaio"
 
 struct JobSpec {
   std::string name = "iowatch";  // fio: name

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`iowatch probe` against the real fio 3.33 on a small file on this disk.
 
-For each engine (io_uring, psync) and pattern (read, randread, randwrite,
+For each engine (io_uring, libaio, psync) and pattern (read, randread, randwrite,
 randrw) both tools run the same job for about a second on a few MiB in a
 temp directory under /var/tmp (the ext4 root): iowatch's JSON must parse,
 carry fio's field names and number types for everything we measure, be
@@ -29,6 +29,8 @@ import time
 import daemon
 from serve_hotplug import LOOP_CTL_REMOVE, loop_ctl, loop_nodes
 
+ASYNC = ("io_uring", "libaio")  # engines with submission latency and real queue depth
+
 BS = 4096
 SIZE = "8M"
 
@@ -43,7 +45,7 @@ def run_json(cmd, timeout=60):
 
 def job_args(workdir, engine, rw, extra=()):
     return [f"--name=probe", f"--directory={workdir}", f"--rw={rw}", f"--bs={BS}", f"--size={SIZE}",
-            f"--ioengine={engine}", "--iodepth=8" if engine == "io_uring" else "--iodepth=1",
+            f"--ioengine={engine}", "--iodepth=8" if engine in ASYNC else "--iodepth=1",
             "--direct=1", "--runtime=1", "--time_based", *extra]
 
 
@@ -96,7 +98,7 @@ def check_consistency(r, tag, job, direction, async_engine):
 
 
 def compare_with_fio(r, binary, workdir):
-    for engine in ("io_uring", "psync"):
+    for engine in ("io_uring", "libaio", "psync"):
         for rw in ("read", "randread", "randwrite", "randrw"):
             tag = f"{engine} {rw}"
             rc, ours, err = run_json([binary, "probe", *job_args(workdir, engine, rw),
@@ -126,7 +128,7 @@ def compare_with_fio(r, binary, workdir):
             for key in ("usr_cpu", "sys_cpu", "ctx"):
                 r.check(ours_t.get(key) == fio_t.get(key), f"{tag}: {key} typed as fio's")
             for d in directions:
-                check_consistency(r, tag, job, d, engine == "io_uring")
+                check_consistency(r, tag, job, d, engine in ASYNC)
                 ratio = job[d]["iops"] / max(fjob[d]["iops"], 1e-9)
                 print(f"     {tag} {d}: iowatch {job[d]['iops']:.0f} IOPS, fio {fjob[d]['iops']:.0f} "
                       f"IOPS (ratio {ratio:.2f})")

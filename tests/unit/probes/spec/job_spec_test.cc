@@ -130,6 +130,7 @@ TEST(EngineKind, ToStringIsFiosName) {
   EXPECT_EQ(ToString(EngineKind::kIoUring), "io_uring");
   EXPECT_EQ(ToString(EngineKind::kPsync), "psync");
   EXPECT_EQ(ToString(EngineKind::kNull), "null");
+  EXPECT_EQ(ToString(EngineKind::kLibaio), "libaio");
 }
 
 TEST(ApplyJobOption, Name) {
@@ -240,9 +241,10 @@ TEST(ApplyJobOption, Ioengine) {
   EXPECT_EQ(Applied({{"ioengine", "io_uring"}}).engine, EngineKind::kIoUring);
   EXPECT_EQ(Applied({{"ioengine", "psync"}}).engine, EngineKind::kPsync);
   EXPECT_EQ(Applied({{"ioengine", "null"}}).engine, EngineKind::kNull);
+  EXPECT_EQ(Applied({{"ioengine", "libaio"}}).engine, EngineKind::kLibaio);
   EXPECT_EQ(ApplyError("ioengine", "sync"),
-            R"(ioengine: expected one of io_uring, psync, null, found "sync")");
-  ApplyError("ioengine", "libaio");
+            R"(ioengine: expected one of io_uring, libaio, psync, null, found "sync")");
+  ApplyError("ioengine", "posixaio");  // fio has it; iowatch does not
   ApplyError("ioengine", "IO_URING");
   ApplyError("ioengine", "");
 }

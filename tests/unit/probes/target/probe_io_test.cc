@@ -866,10 +866,10 @@ TEST_P(EngineTest, QueueBeyondDepthIsAnErrorAndReapIsPromptWhenIdle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
-                         ::testing::Values(EngineKind::kPsync, EngineKind::kIoUring),
+                         ::testing::Values(EngineKind::kPsync, EngineKind::kIoUring,
+                                           EngineKind::kLibaio),
                          [](const auto& param_info) {
-                           return param_info.param == EngineKind::kPsync ? std::string("psync")
-                                                                         : std::string("io_uring");
+                           return std::string(ToString(param_info.param));
                          });
 
 TEST(MakeEngineTest, BuildsEachKind) {
@@ -878,6 +878,8 @@ TEST(MakeEngineTest, BuildsEachKind) {
   EXPECT_EQ(MakeEngine(EngineKind::kIoUring)->Name(), "io_uring");
   EXPECT_FALSE(MakeEngine(EngineKind::kIoUring)->IsSynchronous());
   EXPECT_EQ(MakeEngine(EngineKind::kNull)->Name(), "null");
+  EXPECT_EQ(MakeEngine(EngineKind::kLibaio)->Name(), "libaio");
+  EXPECT_FALSE(MakeEngine(EngineKind::kLibaio)->IsSynchronous());
 }
 
 TEST(PsyncEngineTest, PerformsRequestsInOrder) {
