@@ -39,7 +39,7 @@ Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& option
     return NothingRun(spec, WallUnixMs());
   }
   if (!target) return std::unexpected(target.error());
-  if (options.on_prepared) options.on_prepared();
+  if (options.on_prepared) options.on_prepared(target->device);
   // Creating and filling the file may have taken a while: look again.
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());
   const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine, spec.uring);

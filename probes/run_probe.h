@@ -32,8 +32,10 @@ struct ProbeRunOptions {
   bool create_directory = false;
   RunOptions run;  // cancel, hard_limit, on_progress (the clock stays the real one)
   // Called once the target is ready (created, filled), before the first
-  // measured I/O: the daemon times a first fill apart from the run's timeout.
-  std::function<void()> on_prepared;
+  // measured I/O, with the block device holding its data: the daemon times
+  // a first fill apart from the run's timeout; `iowatch probe` finds the
+  // disk whose counters make fio's disk_util.
+  std::function<void(dev_t device)> on_prepared;
 };
 
 // What a probe run measured, and where.

@@ -209,7 +209,7 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
   const auto preparing_since = std::chrono::steady_clock::now();
   if (run.cancel) {
     run.cancel->Preparing();
-    options.on_prepared = [&run, preparing_since] {
+    options.on_prepared = [&run, preparing_since](dev_t /*device*/) {
       run.cancel->Prepared(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - preparing_since)
               .count());

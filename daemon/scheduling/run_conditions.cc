@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/sysmacros.h>
 
+#include "collectors/disk_util.h"
 #include "collectors/iostat.h"
 #include "common/clock.h"
 #include "common/decimal.h"
@@ -75,11 +76,8 @@ ConditionsReading ReadConditions(const FileTree& procfs, const FileTree& sysfs, 
   ConditionsReading reading;
   reading.monotonic_seconds = MonotonicSeconds();
   if (disk != 0) {
-    const std::string path = DiskDir(disk) + "stat";
-    if (auto text = sysfs.Read(path, kMaxSysfsAttributeBytes)) {
-      if (auto counters = collectors::ParseDiskCounters(*text, sysfs.PathOf(path).string())) {
-        reading.disk = *counters;
-      }
+    if (auto counters = collectors::ReadDeviceCounters(sysfs, major(disk), minor(disk))) {
+      reading.disk = *counters;
     }
   }
   if (auto pressure = collectors::ReadPressure(procfs, "io")) reading.io_pressure = *pressure;

@@ -97,6 +97,20 @@ def check_consistency(r, tag, job, direction, async_engine):
         r.check(d["slat_ns"]["N"] == 0, f"{tag}: {direction} no slat for a sync engine")
 
 
+def check_disk_util(r, tag, ours, theirs, job):
+    """fio's disk_util: the same names and types; the disk saw at least the job's I/Os (its
+    counters run over the whole measured run; fio's from its 250 ms sampling thread)."""
+    if not theirs.get("disk_util"):
+        return
+    du = ours.get("disk_util") or [{}]
+    r.check(key_types(du[0]) == key_types(theirs["disk_util"][0]),
+            f"{tag}: disk_util named and typed as fio's", f"{du[0]} vs {theirs['disk_util'][0]}")
+    for d in ("read", "write"):  # a merged I/O is counted in merges, not in ios
+        ios, seen = job[d]["total_ios"], du[0].get(f"{d}_ios", 0) + du[0].get(f"{d}_merges", 0)
+        r.check(seen >= 0.99 * ios,
+                f"{tag}: disk_util {d}_ios + {d}_merges {seen} >= the job's {ios} I/Os")
+
+
 def compare_with_fio(r, binary, workdir):
     for engine in ("io_uring", "libaio", "psync"):
         for rw in ("read", "randread", "randwrite", "randrw"):
@@ -133,6 +147,7 @@ def compare_with_fio(r, binary, workdir):
                 print(f"     {tag} {d}: iowatch {job[d]['iops']:.0f} IOPS, fio {fjob[d]['iops']:.0f} "
                       f"IOPS (ratio {ratio:.2f})")
                 r.check(1 / 3 <= ratio <= 3, f"{tag}: {d} IOPS within x3 of fio's", f"ratio {ratio:.2f}")
+            check_disk_util(r, tag, ours, theirs, job)
             shutil.rmtree(fio_dir, ignore_errors=True)
 
 

@@ -7,6 +7,10 @@
 #include <csignal>
 #include <cstdio>
 
+#include "collectors/block_devices.h"
+#include "collectors/disk_util.h"
+#include "common/clock.h"
+#include "common/file_tree.h"
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
@@ -73,13 +77,35 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
       (void)std::fflush(stderr);
     };
   }
+  // fio's disk_util: the target's whole disk, read when the measured phase
+  // starts and when the run is over.
+  const FileTree sysfs(global.sysfs);
+  std::optional<collectors::BlockDevice> disk;
+  std::optional<collectors::DiskCounters> disk_before;
+  double before_seconds = 0;
+  run.on_prepared = [&](dev_t device) {
+    disk = collectors::FindWholeDisk(sysfs, major(device), minor(device));
+  };
+  run.run.on_measuring = [&] {
+    if (!disk) return;
+    if (auto counters = collectors::ReadDeviceCounters(sysfs, disk->major, disk->minor)) {
+      disk_before = *counters;
+      before_seconds = MonotonicSeconds();
+    }
+  };
   auto outcome = probes::RunProbe(spec, run);
   if (progress) (void)std::fputs("\r\033[K", stderr);
   if (!outcome) return ReportError("probe", outcome.error());
   const probes::ProbeResult& result = outcome->result;
 
-  const ProbeReportContext context{options->job, outcome->target_path, major(outcome->device),
-                                   minor(outcome->device), outcome->start_unix_ms};
+  ProbeReportContext context{options->job,           outcome->target_path,   major(outcome->device),
+                             minor(outcome->device), outcome->start_unix_ms, std::nullopt};
+  if (disk_before) {
+    if (auto after = collectors::ReadDeviceCounters(sysfs, disk->major, disk->minor)) {
+      context.disk_util = collectors::ComputeDiskUtil(disk->name, *disk_before, *after,
+                                                      (MonotonicSeconds() - before_seconds) * 1000);
+    }
+  }
   if (Status w = WriteStdout(options->format == ProbeOutputFormat::kJson
                                  ? FormatProbeJson(result, context)
                                  : FormatProbeNormal(result, context));

@@ -184,6 +184,46 @@ std::string FormatBandwidth(double bytes_per_second) {
   return HumanBytes(bytes_per_second, true) + "/s";
 }
 
+// What fio has no field for: how the run ended and where it ran.
+void WriteIowatchObject(FioJsonWriter& w, const ProbeResult& result,
+                        const ProbeReportContext& context) {
+  w.Open("iowatch");
+  w.String("end", probes::ToString(result.end));
+  w.String("error_message", result.error ? result.error->ToString() : "");
+  w.String("target", context.target_path);
+  w.String("device", fmt::format("{}:{}", context.device_major, context.device_minor));
+  w.Uint("fsyncs", result.fsyncs);
+  w.Float("clat_max_relative_error", LatencyHistogram::kMaxRelativeError);
+  // What the engine gave up (e.g. fixedbufs refused): the run measured
+  // something other than the job asked, so a consumer must be able to see it.
+  w.OpenArray("fallbacks");
+  for (const probes::EngineFallback& fallback : result.fallbacks) {
+    w.OpenElement();
+    w.String("name", fallback.name);
+    w.String("reason", fallback.reason);
+    w.Close();
+  }
+  w.CloseArray();
+  w.Close();
+}
+
+// fio's disk_util[]: the target's whole disk over the run.
+void WriteDiskUtil(FioJsonWriter& w, const collectors::DiskUtil& u) {
+  w.OpenArray("disk_util");
+  w.OpenElement();
+  w.String("name", u.name);
+  w.Uint("read_ios", u.read_ios);
+  w.Uint("write_ios", u.write_ios);
+  w.Uint("read_merges", u.read_merges);
+  w.Uint("write_merges", u.write_merges);
+  w.Uint("read_ticks", u.read_ticks);
+  w.Uint("write_ticks", u.write_ticks);
+  w.Uint("in_queue", u.in_queue);
+  w.Float("util", u.util_percent);
+  w.Close();
+  w.CloseArray();
+}
+
 std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext& context) {
   FioJsonWriter w;
   w.OpenElement();
@@ -212,27 +252,10 @@ std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext&
   w.Float("usr_cpu", Percent(result.cpu.user_seconds, result.elapsed));
   w.Float("sys_cpu", Percent(result.cpu.system_seconds, result.elapsed));
   w.Uint("ctx", result.cpu.ContextSwitches());
-  // What fio has no field for: how the run ended and where it ran.
-  w.Open("iowatch");
-  w.String("end", probes::ToString(result.end));
-  w.String("error_message", result.error ? result.error->ToString() : "");
-  w.String("target", context.target_path);
-  w.String("device", fmt::format("{}:{}", context.device_major, context.device_minor));
-  w.Uint("fsyncs", result.fsyncs);
-  w.Float("clat_max_relative_error", LatencyHistogram::kMaxRelativeError);
-  // What the engine gave up (e.g. fixedbufs refused): the run measured
-  // something other than the job asked, so a consumer must be able to see it.
-  w.OpenArray("fallbacks");
-  for (const probes::EngineFallback& fallback : result.fallbacks) {
-    w.OpenElement();
-    w.String("name", fallback.name);
-    w.String("reason", fallback.reason);
-    w.Close();
-  }
-  w.CloseArray();
-  w.Close();
+  WriteIowatchObject(w, result, context);
   w.Close();
   w.CloseArray();
+  if (context.disk_util) WriteDiskUtil(w, *context.disk_util);
   w.Close();
   return std::move(w).Finish();
 }
@@ -254,6 +277,13 @@ std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContex
   fmt::format_to(std::back_inserter(out), "  cpu: usr={:.2f}%, sys={:.2f}%, ctx={}\n",
                  Percent(result.cpu.user_seconds, result.elapsed),
                  Percent(result.cpu.system_seconds, result.elapsed), result.cpu.ContextSwitches());
+  if (const auto& u = context.disk_util) {
+    fmt::format_to(std::back_inserter(out),
+                   "\nDisk stats (read/write):\n  {}: ios={}/{}, merge={}/{}, ticks={}/{}, "
+                   "in_queue={}, util={:.2f}%\n",
+                   u->name, u->read_ios, u->write_ios, u->read_merges, u->write_merges,
+                   u->read_ticks, u->write_ticks, u->in_queue, u->util_percent);
+  }
   return out;
 }
 

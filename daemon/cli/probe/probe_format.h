@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
+#include "collectors/disk_util.h"
 #include "probes/run/job_runner.h"
 #include "probes/run/probe_result.h"
 
@@ -20,6 +22,9 @@ struct ProbeReportContext {
   uint32_t device_major = 0;
   uint32_t device_minor = 0;
   int64_t start_time_ms = 0;  // wall clock, ms since the epoch, when the run started
+  // The target's whole disk over the measured run (fio's disk_util); absent
+  // when its counters could not be read (a file on tmpfs has no disk).
+  std::optional<collectors::DiskUtil> disk_util;
 };
 
 std::string FormatProbeJson(const probes::ProbeResult& result, const ProbeReportContext& context);

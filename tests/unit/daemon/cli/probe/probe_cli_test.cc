@@ -138,8 +138,8 @@ std::string Field(const std::string& json, const std::string& key) {
 
 TEST(ProbeJson, FioArithmeticAndNumberFormats) {
   const std::vector<probes::JobOption> options = {{"name", "synthetic"}, {"time_based", ""}};
-  const std::string json =
-      FormatProbeJson(SyntheticResult(), {options, "/var/tmp/p.dat", 254, 0, 1'700'000'000'123});
+  const std::string json = FormatProbeJson(
+      SyntheticResult(), {options, "/var/tmp/p.dat", 254, 0, 1'700'000'000'123, std::nullopt});
   // bw_bytes = 1000 · bytes / runtime_ms, bw in KiB/s, iops = 1000 · ios / runtime_ms.
   EXPECT_EQ(Field(json, "io_bytes"), "4096000");
   EXPECT_EQ(Field(json, "io_kbytes"), "4000");
@@ -165,7 +165,7 @@ TEST(ProbeJson, FioArithmeticAndNumberFormats) {
 
 TEST(ProbeJson, EngineFallbacksInTheIowatchObject) {
   ProbeResult result = SyntheticResult();
-  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0, std::nullopt};
   EXPECT_NE(FormatProbeJson(result, context).find("\"fallbacks\" : [\n        ]"),
             std::string::npos)
       << FormatProbeJson(result, context);
@@ -185,9 +185,42 @@ TEST(ProbeJson, EngineFallbacksInTheIowatchObject) {
       << json;
 }
 
+// fio's disk_util: one entry for the target's whole disk, after the jobs,
+// with fio's names (util a float); the text's "Disk stats (read/write)".
+TEST(ProbeJson, DiskUtilAfterTheJobsAndDiskStatsInTheSummary) {
+  ProbeResult result = SyntheticResult();
+  ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0, std::nullopt};
+  EXPECT_EQ(FormatProbeJson(result, context).find("disk_util"), std::string::npos);
+  EXPECT_EQ(FormatProbeNormal(result, context).find("Disk stats"), std::string::npos);
+  context.disk_util = collectors::DiskUtil{"vda", 26467, 7, 0, 2, 950, 13, 971, 61.8725};
+  const std::string json = FormatProbeJson(result, context);
+  const size_t jobs_end = json.rfind("]", json.find("\"disk_util\""));
+  EXPECT_NE(jobs_end, std::string::npos);
+  EXPECT_NE(json.find("\"disk_util\" : [\n"
+                      "    {\n"
+                      "      \"name\" : \"vda\",\n"
+                      "      \"read_ios\" : 26467,\n"
+                      "      \"write_ios\" : 7,\n"
+                      "      \"read_merges\" : 0,\n"
+                      "      \"write_merges\" : 2,\n"
+                      "      \"read_ticks\" : 950,\n"
+                      "      \"write_ticks\" : 13,\n"
+                      "      \"in_queue\" : 971,\n"
+                      "      \"util\" : 61.872500\n"
+                      "    }\n"
+                      "  ]"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(FormatProbeNormal(result, context)
+                .find("\nDisk stats (read/write):\n  vda: ios=26467/7, merge=0/2, ticks=950/13, "
+                      "in_queue=971, util=61.87%\n"),
+            std::string::npos)
+      << FormatProbeNormal(result, context);
+}
+
 TEST(ProbeNormal, EngineFallbacksGetALineEach) {
   ProbeResult result = SyntheticResult();
-  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0};
+  const ProbeReportContext context{{}, "/var/tmp/p.dat", 254, 0, 0, std::nullopt};
   EXPECT_EQ(FormatProbeNormal(result, context).find("fallback"), std::string::npos);
   result.fallbacks = {{"registerfiles", "registering the file failed: EMFILE"}};
   EXPECT_NE(FormatProbeNormal(result, context)
@@ -197,7 +230,8 @@ TEST(ProbeNormal, EngineFallbacksGetALineEach) {
 }
 
 TEST(ProbeNormal, SummaryInFioUnits) {
-  const std::string text = FormatProbeNormal(SyntheticResult(), {{}, "/var/tmp/p.dat", 254, 0, 0});
+  const std::string text =
+      FormatProbeNormal(SyntheticResult(), {{}, "/var/tmp/p.dat", 254, 0, 0, std::nullopt});
   EXPECT_NE(text.find("read: IOPS=500, BW=2000KiB/s"), std::string::npos) << text;
   EXPECT_NE(text.find("clat (usec): min=50, max=150"), std::string::npos) << text;
   EXPECT_NE(text.find("clat percentiles (usec)"), std::string::npos) << text;
