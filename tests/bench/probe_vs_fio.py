@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Side by side: `iowatch probe` and fio 3.33 on the same file, alternating runs.
 
-Three jobs (the issue's benchmark set): 4k randread QD32 io_uring, 4k randwrite
-QD1 psync, 1M sequential read QD8 io_uring, all O_DIRECT on one 256 MiB file
+Five jobs: 4k randread QD32 io_uring, 4k randwrite QD1 psync, 1M sequential read
+QD8 io_uring, and 4k randread libaio at QD1 and QD32 (issue 16), all O_DIRECT on one 256 MiB file
 under --dir (default /var/tmp). iowatch lays the file out first (it never
 writes to a file it did not create; fio then reuses it as it is), and each
 round runs fio then iowatch with identical options. Reported per job: the
@@ -31,6 +31,11 @@ JOBS = [
     ("randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=io_uring"], "read"),
     ("randwrite-4k-qd1", ["--rw=randwrite", "--bs=4k", "--iodepth=1", "--ioengine=psync"], "write"),
     ("seqread-1m-qd8", ["--rw=read", "--bs=1m", "--iodepth=8", "--ioengine=io_uring"], "read"),
+    # Issue 16: the engine most published fio jobs use.
+    ("libaio-randread-4k-qd1", ["--rw=randread", "--bs=4k", "--iodepth=1", "--ioengine=libaio"],
+     "read"),
+    ("libaio-randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=libaio"],
+     "read"),
 ]
 
 
