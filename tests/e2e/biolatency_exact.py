@@ -25,7 +25,6 @@ import time
 
 import daemon
 
-BTF = "/sys/kernel/btf/vmlinux"
 SIZE = 256 << 20
 INTERVAL = 6  # seconds: the program's load, fio's start, its 2 s run and its end fit in it
 
@@ -203,9 +202,7 @@ def check_root_disk_latency(r, binary, work):
 
 def main():
     daemon.require_root("loading a BPF program and creating loop devices")
-    if not os.path.exists(BTF):
-        print(f"SKIP: no kernel BTF ({BTF}): the BPF collector cannot load here")
-        sys.exit(77)
+    daemon.require_btf()
     daemon.exit_on_sigterm()
     binary = sys.argv[1]
     r = daemon.Results()

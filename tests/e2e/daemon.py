@@ -81,6 +81,14 @@ def require_root(what):
         sys.exit(77)
 
 
+def require_btf():
+    """Exits 77, said on stdout, without the kernel's BTF: no BPF program of ours loads."""
+    btf = "/sys/kernel/btf/vmlinux"
+    if not os.path.exists(btf):
+        print(f"SKIP: no kernel BTF ({btf}): the BPF collector cannot load here")
+        sys.exit(77)
+
+
 def exit_on_sigterm():
     """ctest's timeout sends SIGTERM: unwind through the `finally` blocks."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))

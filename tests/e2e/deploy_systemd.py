@@ -97,6 +97,20 @@ def allowed_by(unit_text):
     return allowed
 
 
+def reload_and_stop(d):
+    """SIGHUP, a scrape, SIGTERM to the daemon under its wrapper (the wrapper's child; the
+    wrapper exits with its status); the exit code, None if it did not stop within 15 s."""
+    traced = int(subprocess.check_output(["pgrep", "-P", str(d.proc.pid)]).split()[0])
+    os.kill(traced, signal.SIGHUP)
+    time.sleep(1)
+    d.scrape()
+    os.kill(traced, signal.SIGTERM)
+    try:
+        return d.proc.wait(15)
+    except subprocess.TimeoutExpired:
+        return None
+
+
 def dropin_applied(unit, dropin_path):
     """The unit's text with a drop-in's sections appended: systemd applies a drop-in's
     assignments after the unit's, in order, and so does a second [Service] section."""
@@ -158,16 +172,7 @@ def check_bpf_dropin(r, binary, source, unit, work):
             lambda s: daemon.values(s, "iowatch_collector_success", collector="bpf") == [1], 30)
         r.check(held, "as nobody with only CAP_BPF and CAP_PERFMON, the bpf collector loads",
                 d.stderr()[-2000:])
-        traced = int(subprocess.check_output(["pgrep", "-P", str(d.proc.pid)]).split()[0])
-        os.kill(traced, signal.SIGHUP)
-        time.sleep(1)
-        d.scrape()
-        os.kill(traced, signal.SIGTERM)
-        try:
-            code = d.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            code = None
-        r.check(code == 0, "exits 0 with the program loaded", d.stderr()[-2000:])
+        r.check(reload_and_stop(d) == 0, "exits 0 with the program loaded", d.stderr()[-2000:])
     finally:
         d.close()
     used = calls_after_exec(trace, binary)
@@ -249,17 +254,7 @@ def main():
                     d.stderr()[-2000:])
             d.get("/metrics", headers={"Accept-Encoding": "gzip"})
             d.get("/")
-            # Signals go to the daemon, strace's child; strace exits with its status.
-            traced = int(subprocess.check_output(["pgrep", "-P", str(d.proc.pid)]).split()[0])
-            os.kill(traced, signal.SIGHUP)
-            time.sleep(1)
-            d.scrape()
-            os.kill(traced, signal.SIGTERM)
-            try:
-                code = d.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                code = None
-            r.check(code == 0, "exits 0 under strace", d.stderr()[-2000:])
+            r.check(reload_and_stop(d) == 0, "exits 0 under strace", d.stderr()[-2000:])
         finally:
             d.close()
         with open(trace) as f:

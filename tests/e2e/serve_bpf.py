@@ -36,7 +36,6 @@ from biolatency_exact import cpu_ticks, diskstats
 from serve_cgroup_io import Cgroup, mounts, run_fio_in
 from serve_hotplug import LOOP_CTL_ADD, LOOP_CTL_REMOVE, loop_ctl, loop_nodes
 
-BTF = "/sys/kernel/btf/vmlinux"
 INTERVAL = "100ms"
 CYCLES = 100
 
@@ -222,9 +221,7 @@ def check_reload_cycles(r, d):
 
 def main():
     daemon.require_root("loading a BPF program, creating loop devices and cgroups")
-    if not os.path.exists(BTF):
-        print(f"SKIP: no kernel BTF ({BTF}): the BPF collector cannot load here")
-        sys.exit(77)
+    daemon.require_btf()
     daemon.exit_on_sigterm()
     binary = sys.argv[1]
     r = daemon.Results()
