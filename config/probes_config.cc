@@ -6,11 +6,13 @@
 #include <charconv>
 #include <cmath>
 #include <expected>
+#include <filesystem>
 #include <utility>
 
 #include "common/clock.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
+#include "probes/spec/job_file.h"
 
 namespace iowatch::config {
 namespace {
@@ -80,6 +82,29 @@ Result<ProbeJobConfig> BuildJob(ProbeJobConfig job, std::span<const probes::JobO
   return job;
 }
 
+// A job's options: those of its job_file's job (its [global] ones, then its
+// own), then its `options`. An error points at job_file, with the file's own
+// file:line.
+std::expected<std::vector<probes::JobOption>, LocatedError> JobFileOptions(
+    const ProbeJobDraft& job) {
+  if (job.job_file.empty()) return job.options;
+  auto located = [&](const Error& error) {
+    return std::unexpected(LocatedError{
+        job.path + ".job_file", MakeError(ErrorCode::kInvalidArgument, error.ToString()).error()});
+  };
+  // Checked whole once the defaults are under it (BuildJob).
+  auto set = probes::ReadJobFile(job.job_file, probes::JobCheck::kOptionsOnly);
+  if (!set) return located(set.error());
+  auto options = probes::OptionsOfJob(*set, job.job_section);
+  if (!options) {
+    Error error = options.error();
+    error.path = job.job_file;
+    return located(error);
+  }
+  options->insert(options->end(), job.options.begin(), job.options.end());
+  return std::move(*options);
+}
+
 // Where a timing error points: the job's own key, else the default's (unless
 // the job's own `every` is what the default jitter no longer fits), else
 // nowhere more precise than the job.
@@ -122,7 +147,9 @@ std::expected<std::vector<ProbeJobConfig>, LocatedError> BuildJobs(const ProbesD
     if (!job.every_set) job.job.every = draft.defaults.every;
     if (!job.jitter_set) job.job.jitter = draft.defaults.jitter;
     if (!job.timeout_set) job.job.timeout = draft.defaults.timeout;
-    auto one = BuildJob(job.job, draft.default_options, job.options);
+    auto from_file = JobFileOptions(job);
+    if (!from_file) return std::unexpected(std::move(from_file.error()));
+    auto one = BuildJob(job.job, draft.default_options, *from_file);
     if (one) {
       built.push_back(std::move(*one));
       continue;
@@ -179,6 +206,11 @@ Result<double> ParseNumber(std::string_view text, double min, double max, bool m
 
 // A job name also names its probe file and a metric label: short and plain,
 // a safe file name everywhere that needs no quoting.
+Result<std::string> ParseNonEmpty(std::string_view text) {
+  if (text.empty()) return Invalid("expected a non-empty value");
+  return std::string(text);
+}
+
 Result<std::string> ParseJobName(std::string_view text) {
   const auto plain = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
@@ -375,6 +407,16 @@ constexpr Key kJobKeys[] = {
        Timing(r, v, milliseconds(1000), r.job().job.timeout, r.job().timeout_set);
      }},
     {"options", [](Reader& r, const Value& v, Config&) { r.JobOptions(v, r.job().options); }},
+    {"job_file",
+     [](Reader& r, const Value& v, Config&) {
+       r.Read(v, "a path", ParseNonEmpty, r.job().job_file);
+       if (!r.job().job_file.empty() && !r.job().job_file.starts_with('/')) {
+         r.job().job_file =
+             (std::filesystem::path(r.source()).parent_path() / r.job().job_file).string();
+       }
+     }},
+    {"job_section", [](Reader& r, const Value& v,
+                       Config&) { r.Read(v, "a job name", ParseNonEmpty, r.job().job_section); }},
     {"judge", [](Reader& r, const Value& v, Config&) { r.MetricNames(v, r.job().job.judge); }},
 };
 

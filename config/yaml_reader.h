@@ -81,6 +81,11 @@ struct ProbeJobDraft {
   bool jitter_set = false;
   bool timeout_set = false;
   std::vector<probes::JobOption> options;
+  // job_file (absolute: a relative one is made relative to the config file's
+  // directory when read) and job_section: the fio job whose options come
+  // before `options`.
+  std::string job_file;
+  std::string job_section;
 };
 
 // probes.defaults and probes.jobs as written. Jobs are built once the whole
@@ -152,6 +157,7 @@ class Reader {
   void Jobs(const Value& v, Config& config);
   ProbesDraft& probes() { return probes_; }
   ProbeJobDraft& job() { return *job_; }
+  const std::string& source() const { return source_; }
 
  private:
   std::string source_;

@@ -3,9 +3,12 @@
 #include <cerrno>
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "probes/engines/engine.h"
+#include "probes/run_job_set.h"
 
 namespace iowatch::probes {
 namespace {
@@ -20,9 +23,53 @@ ProbeOutcome NothingRun(const JobSpec& spec, int64_t start_unix_ms) {
   return outcome;
 }
 
+// numjobs clones as threads (the daemon has threads of its own: no fork),
+// reported as one job, as fio's group_reporting sums them.
+Result<ProbeOutcome> RunClonesSummed(const JobSpec& spec, const ProbeRunOptions& options) {
+  JobSet set;
+  set.jobs.push_back({{}, {}, spec, 0, 0});
+  JobSetRunOptions run;
+  run.policy = options.policy;
+  run.create_directory = options.create_directory;
+  run.cancel = options.run.cancel;
+  run.hard_limit = options.run.hard_limit;
+  run.force_threads = true;
+  run.on_progress = options.run.on_progress;
+  run.on_measuring = options.run.on_measuring;
+  bool prepared = false;  // the caller times one preparation
+  run.on_prepared = [&](dev_t device) {
+    if (!std::exchange(prepared, true) && options.on_prepared) options.on_prepared(device);
+  };
+  auto clones = RunJobSet(set, run);
+  if (!clones) return std::unexpected(clones.error());
+  if (clones->empty()) return NothingRun(spec, WallUnixMs());
+  std::vector<ProbeResult> results;
+  for (const CloneOutcome& clone : *clones) results.push_back(clone.outcome.result);
+  ProbeOutcome outcome = std::move(clones->front().outcome);
+  outcome.result = SumResults(results);
+  outcome.result.spec = spec;
+  return outcome;
+}
+
 }  // namespace
 
+Result<ProbeResult> RunOnTarget(const JobSpec& spec, const PreparedTarget& target,
+                                const RunOptions& options) {
+  const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine, spec.uring);
+  const RunTarget run_target{target.fd, target.region_offset, target.region_size,
+                             target.memory_alignment, target.offset_alignment};
+  Result<ProbeResult> result = RunJob(spec, *engine, run_target, options);
+  if (!result) return std::unexpected(result.error());
+  // fio reports the bare errno; say what it means with hipri.
+  if (spec.uring.hipri && result->error && result->error->os_errno == EOPNOTSUPP) {
+    result->error->message +=
+        " (hipri: polled I/O needs a device with poll queues, e.g. NVMe with nvme.poll_queues > 0)";
+  }
+  return result;
+}
+
 Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& options) {
+  if (spec.numjobs > 1) return RunClonesSummed(spec, options);
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());
   if (options.create_directory && !spec.directory.empty()) {
     std::error_code ec;
@@ -42,17 +89,9 @@ Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& option
   if (options.on_prepared) options.on_prepared(target->device);
   // Creating and filling the file may have taken a while: look again.
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());
-  const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine, spec.uring);
-  const RunTarget run_target{target->fd, target->region_offset, target->region_size,
-                             target->memory_alignment, target->offset_alignment};
   const int64_t start_unix_ms = WallUnixMs();
-  Result<ProbeResult> result = RunJob(spec, *engine, run_target, options.run);
+  Result<ProbeResult> result = RunOnTarget(spec, *target, options.run);
   if (!result) return std::unexpected(result.error());
-  // fio reports the bare errno; say what it means with hipri.
-  if (spec.uring.hipri && result->error && result->error->os_errno == EOPNOTSUPP) {
-    result->error->message +=
-        " (hipri: polled I/O needs a device with poll queues, e.g. NVMe with nvme.poll_queues > 0)";
-  }
   ProbeOutcome outcome;
   outcome.target_path = target->path;
   outcome.device = target->device;

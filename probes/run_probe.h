@@ -50,6 +50,13 @@ struct ProbeOutcome {
 // could not be prepared, the engine could not start (e.g. io_uring refused,
 // kUnsupported). An I/O error or the hard limit during the run is not an
 // error here: the outcome carries the partial result (kFailed, kTimedOut).
+// With numjobs > 1, the clones run as threads and the outcome is their sum
+// (SumResults; target and device the first clone's).
 Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& options);
+
+// The engine made and the job run on a prepared target: RunProbe's last step
+// and each clone's in RunJobSet. Errors: the engine could not start.
+Result<ProbeResult> RunOnTarget(const JobSpec& spec, const PreparedTarget& target,
+                                const RunOptions& options);
 
 }  // namespace iowatch::probes

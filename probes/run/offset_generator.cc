@@ -12,6 +12,9 @@ uint64_t DeriveSeed(uint64_t base, uint64_t stream) {
   return SplitMix64(state);
 }
 
+// Above the streams SeedsFromBase takes (1..4).
+constexpr uint64_t kCloneStreams = 256;
+
 }  // namespace
 
 JobSeeds SeedsFromBase(uint64_t base) {
@@ -25,10 +28,18 @@ JobSeeds SeedsFromBase(uint64_t base) {
 }
 
 JobSeeds SeedsFor(const JobSpec& spec) {
-  if (spec.randseed) return SeedsFromBase(*spec.randseed);
-  if (spec.randrepeat) return SeedsFromBase(kDefaultRandSeed);
-  std::random_device entropy;
-  const uint64_t base = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  uint64_t base = 0;
+  if (spec.randseed) {
+    base = *spec.randseed;
+  } else if (spec.randrepeat) {
+    base = kDefaultRandSeed;
+  } else {
+    std::random_device entropy;
+    base = (static_cast<uint64_t>(entropy()) << 32) ^ entropy();
+  }
+  // Clones draw apart (fio seeds each thread from its number), the first as
+  // a job of one clone always has.
+  if (spec.thread_number != 0) base = DeriveSeed(base, kCloneStreams + spec.thread_number);
   return SeedsFromBase(base);
 }
 

@@ -33,7 +33,8 @@ struct JobSeeds {
 
 // Base seed: randseed if set; else kDefaultRandSeed when randrepeat; else
 // fresh entropy from std::random_device. Each stream gets a different seed so
-// reads and writes do not visit the same offsets in lockstep.
+// reads and writes do not visit the same offsets in lockstep. A clone other
+// than the run's first (thread_number > 0) mixes its number into the base.
 JobSeeds SeedsFor(const JobSpec& spec);
 JobSeeds SeedsFromBase(uint64_t base);
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,11 @@ struct ProbeResult {
   uint64_t fsyncs = 0;
   CpuUsage cpu;
   std::chrono::nanoseconds elapsed{0};  // wall time of the measured part (after ramp)
+  // Results summed by SumResults (group_reporting, numjobs): how many jobs,
+  // and their elapsed times added up (fio's job_runtime, which CPU
+  // percentages divide by); 1 and 0 for one job's result.
+  uint32_t jobs = 1;
+  std::chrono::nanoseconds summed_elapsed{0};
   RunEnd end = RunEnd::kCompleted;
   std::optional<Error> error;  // first I/O error, with errno
   // What the engine could not do as the job asked (e.g. fixedbufs refused by
@@ -69,7 +75,19 @@ struct ProbeResult {
   // their buffers and ring were left to the kernel, never freed (a device that
   // recovers later writes into them); 0 for a normal run.
   uint32_t abandoned_ios = 0;
+
+  // fio's job_runtime: elapsed, or the sum of the summed jobs' elapsed.
+  std::chrono::nanoseconds JobRuntime() const { return jobs > 1 ? summed_elapsed : elapsed; }
 };
+
+// fio's sum_thread_stats, for group_reporting and for a job's clones in the
+// daemon: I/Os, bytes, errors, fsyncs, CPU and the latency statistics and
+// histograms added; each direction's runtime the longest one (so IOPS and
+// bandwidth are the group's aggregate over its span); elapsed the longest,
+// JobRuntime() the sum; the end the worst (failed, timed out, interrupted,
+// completed), the error the first; fallbacks once each. The spec is the first
+// result's. Empty input: an empty result.
+ProbeResult SumResults(std::span<const ProbeResult> results);
 
 std::string_view ToString(RunEnd end);
 

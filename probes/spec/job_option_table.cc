@@ -54,11 +54,21 @@ OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
   return {};
 }
 
+OptionCheck ParseNumjobs(JobSpec& spec, std::string_view value) {
+  const auto count = ParseUnsigned<uint32_t>(value);
+  if (!count || *count == 0 || *count > kMaxNumjobs) {
+    return OptionProblem(
+        Found(fmt::format("expected an integer from 1 to {}", kMaxNumjobs), value));
+  }
+  spec.numjobs = *count;
+  return {};
+}
+
 constexpr std::string_view kIoUringOnly = "ioengine=io_uring";
 
 // The order is the canonical one: ToJobOptions writes in it, so it is part
 // of every stored fingerprint. New options go at the end.
-constexpr std::array<JobOptionDef, 28> kTable{{
+constexpr std::array<JobOptionDef, 33> kTable{{
     {.name = "name",
      .type = OptionType::kString,
      .default_text = "iowatch",
@@ -294,6 +304,43 @@ constexpr std::array<JobOptionDef, 28> kTable{{
      .example = "",
      .parse = ParseUringFlag<&IoUringOptions::hipri>,
      .print = PrintUringFlag<&IoUringOptions::hipri>},
+    {.name = "numjobs",
+     .type = OptionType::kInt,
+     .default_text = "1",
+     .accepted = "1 to 256",
+     .help = "clones of this job, side by side (under directory, each its own file NAME.N.0)",
+     .example = "4",
+     .parse = ParseNumjobs,
+     .print = PrintNumber<uint32_t, &JobSpec::numjobs>},
+    {.name = "thread",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "run the clones as threads of one process (default: a process each, as fio)",
+     .example = "",
+     .parse = ParseFlagInto<&JobSpec::thread>,
+     .print = [](const JobSpec& s) { return FlagText(s.thread); }},
+    {.name = "group_reporting",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "one report for the group's jobs and clones instead of one each",
+     .example = "",
+     .parse = ParseFlagInto<&JobSpec::group_reporting>,
+     .print = [](const JobSpec& s) { return FlagText(s.group_reporting); }},
+    {.name = "stonewall",
+     .alias = "wait_for_previous",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "start after the jobs before it have ended (and begin a new reporting group)",
+     .example = "",
+     .parse = ParseFlagInto<&JobSpec::stonewall>,
+     .print = [](const JobSpec& s) { return FlagText(s.stonewall); }},
+    {.name = "new_group",
+     .type = OptionType::kFlag,
+     .default_text = "0",
+     .help = "begin a new reporting group (running beside the jobs before it)",
+     .example = "",
+     .parse = ParseFlagInto<&JobSpec::new_group>,
+     .print = [](const JobSpec& s) { return FlagText(s.new_group); }},
 }};
 
 }  // namespace

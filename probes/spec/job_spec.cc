@@ -100,7 +100,7 @@ std::string_view ToString(EngineKind engine) {
 std::string JobSpec::TargetPath() const {
   if (!filename.empty()) return filename;
   const std::string_view separator = directory.ends_with('/') ? "" : "/";
-  return fmt::format("{}{}{}.0.0", directory, separator, name);  // fio's <name>.<job>.<file>
+  return fmt::format("{}{}{}.{}.0", directory, separator, name, jobnum);  // fio's name.job.file
 }
 
 uint64_t JobSpec::IoAmount() const { return io_size != 0 ? io_size : size; }
@@ -194,6 +194,9 @@ Result<void> ValidateJobSpec(const JobSpec& spec) {
       return Invalid(fmt::format("{}: expected whole microseconds (fio's resolution), found {}ns",
                                  option, time.count()));
     }
+  }
+  if (spec.numjobs == 0 || spec.numjobs > kMaxNumjobs) {
+    return Invalid(fmt::format("numjobs: expected 1 to {}, found {}", kMaxNumjobs, spec.numjobs));
   }
   if (spec.time_based && spec.runtime == nanoseconds(0)) {
     return Invalid("time_based: needs a runtime greater than 0");

@@ -26,6 +26,10 @@
 
 namespace iowatch::probes {
 
+// numjobs' bound: clones are threads or processes of their own, each with
+// iodepth buffers; fio has no bound, a typo of 10000 would fork 10000.
+inline constexpr uint32_t kMaxNumjobs = 256;
+
 enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
 enum class EngineKind { kIoUring, kPsync, kNull, kLibaio };
 
@@ -83,8 +87,21 @@ struct JobSpec {
   uint64_t number_ios = 0;           // fio: number_ios; 0 = no limit
   uint32_t fsync = 0;                // fio: fsync=N, fsync after every N writes; 0 = never
   IoUringOptions uring;              // fio: fixedbufs, registerfiles, sqthread_poll, hipri
+  // The job set (probes/job_set): clones, how they run and report.
+  uint32_t numjobs = 1;          // fio: numjobs, clones running this job side by side
+  bool thread = false;           // fio: thread, clones as threads instead of processes
+  bool group_reporting = false;  // fio: group_reporting, one report for the group
+  bool stonewall = false;        // fio: stonewall, wait for the jobs before it (a new group)
+  bool new_group = false;        // fio: new_group, a new reporting group
+  // Not options: which clone this spec runs, set by the job set. jobnum
+  // names its file under directory (fio's $jobname.$jobnum.0); thread_number
+  // (the clone's place among all the run's clones) varies its random streams,
+  // as fio seeds each thread apart. Both 0 for a job of one clone.
+  uint32_t jobnum = 0;
+  uint32_t thread_number = 0;
 
-  // The path the job reads and writes: filename, or <directory>/<name>.0.0.
+  // The path the job reads and writes: filename (shared by the clones), or
+  // <directory>/<name>.<jobnum>.0.
   std::string TargetPath() const;
   // The number of bytes the job transfers before it ends when not time_based.
   uint64_t IoAmount() const;

@@ -1,15 +1,7 @@
 // How the store writes the parts of a run that are not plain columns.
 //
-// Histogram BLOB, format 1 (run_ops.clat_histogram, run_ops.lat_histogram):
-//   byte 0      format = 0x01
-//   then pairs  (gap, count), each an unsigned LEB128 varint (7 bits per
-//               byte, least significant group first, high bit = more follows)
-// for the non-zero buckets of LatencyHistogram::Buckets() in index order:
-// gap = index − previous index − 1 (the first pair's gap is its index) and
-// count ≥ 1. An empty histogram is stored as NULL, not as a blob. A typical
-// run touches a few dozen of the 2048 buckets, so a blob is a few hundred
-// bytes instead of 16 KiB, and the exact buckets (hence every percentile)
-// come back unchanged.
+// Histogram BLOBs (run_ops.clat_histogram, run_ops.lat_histogram): format 1
+// of probes/stats/histogram_codec.h; an empty histogram is stored as NULL.
 //
 // Job options text (runs.job_options): ToJobOptions joined as
 // "name=value;name=value", '\' and ';' inside values escaped with '\', an
@@ -27,18 +19,9 @@
 
 #include "common/result.h"
 #include "probes/spec/job_spec.h"
-#include "probes/stats/latency_histogram.h"
+#include "probes/stats/histogram_codec.h"
 
 namespace iowatch::probes {
-
-inline constexpr uint8_t kHistogramBlobFormat = 1;
-
-// Empty (no bytes) when the histogram has no samples.
-std::vector<uint8_t> EncodeHistogram(const LatencyHistogram& histogram);
-// Empty input is an empty histogram. Errors (kParse) name what is wrong: an
-// unknown format, a truncated or oversized varint, a bucket index past the
-// end, a zero count.
-Result<LatencyHistogram> DecodeHistogram(std::span<const uint8_t> blob);
 
 std::string JobOptionsText(const JobSpec& spec);
 // Splits the text back into options and runs ParseJobOptions on them.

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Side by side: `iowatch probe` and fio 3.33 on the same file, alternating runs.
 
-Five jobs: 4k randread QD32 io_uring, 4k randwrite QD1 psync, 1M sequential read
-QD8 io_uring, and 4k randread libaio at QD1 and QD32 (issue 16), all O_DIRECT on one 256 MiB file
+Six jobs: 4k randread QD32 io_uring, 4k randwrite QD1 psync, 1M sequential read
+QD8 io_uring, 4k randread libaio at QD1 and QD32, and four clones of 4k randread libaio
+QD8 with group_reporting (issue 16), all O_DIRECT on 256 MiB files (one per clone)
 under --dir (default /var/tmp). iowatch lays the file out first (it never
 writes to a file it did not create; fio then reuses it as it is), and each
 round runs fio then iowatch with identical options. Reported per job: the
@@ -36,6 +37,10 @@ JOBS = [
      "read"),
     ("libaio-randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=libaio"],
      "read"),
+    # Four clones (processes, as fio's default), one group_reporting entry.
+    ("libaio-randread-4k-qd8-numjobs4", ["--rw=randread", "--bs=4k", "--iodepth=8",
+                                        "--ioengine=libaio", "--numjobs=4", "--group_reporting"],
+     "read"),
 ]
 
 
@@ -46,8 +51,8 @@ def run(cmd):
 
 def figures(job, op):
     d = job[op]
-    runtime_s = d["runtime"] / 1000
-    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s
+    # CPU percentages are over job_runtime: the clones' runtimes added, with group_reporting.
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000
     pct = d["clat_ns"]["percentile"]
     return {"iops": d["iops"], "bw_mib": d["bw_bytes"] / 2**20,
             "clat_p50_us": pct["50.000000"] / 1e3, "clat_p99_us": pct["99.000000"] / 1e3,
@@ -76,10 +81,10 @@ def main():
     common = [f"--directory={workdir}", "--name=bench", "--size=256M", "--direct=1",
               f"--runtime={args.runtime}", "--time_based", "--output-format=json"]
     try:
-        # Lay the file out once with iowatch (fio would refuse nothing, iowatch would refuse
-        # to write to fio's file).
-        subprocess.run([args.iowatch, "probe", *common, "--rw=read", "--bs=1m", "--runtime=1"],
-                       capture_output=True, check=True)
+        # Lay the files out once with iowatch (bench.0.0 for the single jobs, bench.0-3.0 for
+        # the clones; fio would refuse nothing, iowatch would refuse to write to fio's files).
+        subprocess.run([args.iowatch, "probe", *common, "--rw=read", "--bs=1m", "--runtime=1",
+                        "--numjobs=4"], capture_output=True, check=True)
         print(f"{args.rounds} rounds of {args.runtime} s per tool and job, alternating "
               f"{' / '.join(tools)}; io_uring options: {' '.join(uring_flags) or 'none'}")
         print("| job | tool | IOPS | MiB/s | clat p50 µs | clat p99 µs | CPU µs/I/O |")

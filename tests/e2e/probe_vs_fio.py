@@ -8,6 +8,8 @@ carry fio's field names and number types for everything we measure, be
 self-consistent (I/Os × bs = bytes, IOPS × runtime ≈ I/Os, N = I/Os,
 percentiles ordered and within min/max, lat ≈ slat + clat) and its IOPS be
 in the same league as fio's (within ×3: a smoke bound, not a benchmark).
+Then job sets: a job file with [global], ${ENV}, numjobs, stonewall, new_group and
+group_reporting, and numjobs=4 on the command line, against fio's jobs[] and files.
 Then fio's io_uring flags (fixedbufs, registerfiles): accepted by both, refused
 by both with psync, and with buffer registration refused (a 64 KiB
 RLIMIT_MEMLOCK) fio fails while iowatch reports a fallback; hipri on a disk
@@ -149,6 +151,109 @@ def compare_with_fio(r, binary, workdir):
                 r.check(1 / 3 <= ratio <= 3, f"{tag}: {d} IOPS within x3 of fio's", f"ratio {ratio:.2f}")
             check_disk_util(r, tag, ours, theirs, job)
             shutil.rmtree(fio_dir, ignore_errors=True)
+
+
+JOB_FILE = """; a job file as published ones look: [global], clones, stonewall, new_group
+[global]
+directory=${PROBE_DIR}
+size=4M
+bs=4k
+direct=1
+ioengine=libaio
+iodepth=4
+runtime=1
+time_based
+
+[rand]
+rw=randread
+numjobs=2
+
+[seq]
+stonewall
+rw=read
+numjobs=2
+group_reporting
+
+[writer]
+new_group
+rw=randwrite
+"""
+
+
+def check_job_sets(r, binary, workdir):
+    """numjobs, group_reporting, stonewall and new_group, from a job file (with ${ENV}) and from
+    the command line: the same jobs[] entries as fio (names, groups, options), the same files,
+    the grouped entry's arithmetic as fio's (runtime the longest, job_runtime the sum), IOPS
+    in fio's league, and "Run status group N" in the summary."""
+    job_file = os.path.join(workdir, "set.fio")
+    with open(job_file, "w") as f:
+        f.write(JOB_FILE)
+    reports, files = {}, {}
+    for tool, cmd in (("iowatch", [binary, "probe", job_file]), ("fio", ["fio", job_file])):
+        tool_dir = os.path.join(workdir, f"set-{tool}")
+        os.makedirs(tool_dir)
+        env = dict(os.environ, PROBE_DIR=tool_dir)
+        run = subprocess.run([*cmd, "--output-format=json"], capture_output=True, text=True,
+                             timeout=120, env=env)
+        try:
+            reports[tool] = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            reports[tool] = None
+        r.check(run.returncode == 0 and reports[tool] is not None, f"job file: {tool} ran",
+                f"exit {run.returncode}: {(run.stdout + run.stderr)[-800:]}")
+        files[tool] = sorted(os.listdir(tool_dir))
+        text = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env).stdout
+        for group in range(3):
+            r.check(f"Run status group {group} (all jobs):" in text,
+                    f"job file: {tool}'s summary has run status group {group}", text[-1500:])
+        shutil.rmtree(tool_dir, ignore_errors=True)
+    if not reports["iowatch"] or not reports["fio"]:
+        return
+    r.check(files["iowatch"] == files["fio"], "job file: the same files as fio's",
+            f"{files['iowatch']} vs {files['fio']}")
+    ours, theirs = reports["iowatch"]["jobs"], reports["fio"]["jobs"]
+    shape = lambda jobs: [(j["jobname"], j["groupid"], sorted(j["job options"])) for j in jobs]
+    r.check(shape(ours) == shape(theirs), "job file: jobs[] entries, groups and options as fio's",
+            f"{shape(ours)} vs {shape(theirs)}")
+    options = {tool: dict(reports[tool].get("global options", {}), directory="")
+               for tool in reports}  # each tool ran in a directory of its own
+    r.check(options["iowatch"] == options["fio"], "job file: global options as fio's",
+            f"{options['iowatch']} vs {options['fio']}")
+    for job, fjob in zip(ours, theirs):
+        tag = f"job file {job['jobname']} (group {job['groupid']})"
+        d = "write" if job["jobname"] == "writer" else "read"
+        check_consistency(r, tag, job, d, True)
+        ratio = job[d]["iops"] / max(fjob[d]["iops"], 1e-9)
+        print(f"     {tag} {d}: iowatch {job[d]['iops']:.0f} IOPS, fio {fjob[d]['iops']:.0f} IOPS "
+              f"(ratio {ratio:.2f}), job_runtime {job['job_runtime']} vs {fjob['job_runtime']} ms")
+        r.check(1 / 3 <= ratio <= 3, f"{tag}: IOPS within x3 of fio's", f"ratio {ratio:.2f}")
+        r.check(abs(job["job_runtime"] - fjob["job_runtime"]) <= 0.25 * fjob["job_runtime"] + 50,
+                f"{tag}: job_runtime as fio's (the clones' sum when grouped)",
+                f"{job['job_runtime']} vs {fjob['job_runtime']}")
+    grouped = [j for j in ours if j["jobname"] == "seq"]
+    if grouped:
+        j = grouped[0]
+        r.check(j["job_runtime"] >= 1.8 * j["read"]["runtime"],
+                "job file: the grouped entry's runtime is the longest, job_runtime the sum",
+                f"runtime {j['read']['runtime']} job_runtime {j['job_runtime']}")
+
+    # The command line: options before the first --name for every job, clones as threads.
+    args = ["--directory=" + workdir, "--size=4M", "--direct=1", "--runtime=1", "--time_based",
+            "--name=four", "--rw=randread", "--numjobs=4", "--thread", "--group_reporting"]
+    rc, ours, err = run_json([binary, "probe", *args, "--output-format=json"])
+    rc_fio, theirs, err_fio = run_json(["fio", *args, "--output-format=json"])
+    if r.check(rc == 0 and ours and rc_fio == 0 and theirs, "numjobs=4 --thread: both ran",
+               f"{err[-500:]} {err_fio[-500:]}"):
+        r.check(len(ours["jobs"]) == len(theirs["jobs"]) == 1,
+                "numjobs=4 group_reporting: one entry, as fio", f"{len(ours['jobs'])}")
+        j, fj = ours["jobs"][0], theirs["jobs"][0]
+        check_consistency(r, "numjobs=4", j, "read", False)
+        ratio = j["read"]["iops"] / max(fj["read"]["iops"], 1e-9)
+        print(f"     numjobs=4 psync randread: iowatch {j['read']['iops']:.0f} IOPS, fio "
+              f"{fj['read']['iops']:.0f} IOPS (ratio {ratio:.2f})")
+        r.check(1 / 3 <= ratio <= 3, "numjobs=4: IOPS within x3 of fio's", f"ratio {ratio:.2f}")
+    for n in range(4):
+        os.unlink(os.path.join(workdir, f"four.{n}.0"))
 
 
 def check_uring_options(r, binary, workdir):
@@ -339,6 +444,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="iowatch-probe-", dir="/var/tmp")
     try:
         compare_with_fio(r, binary, workdir)
+        check_job_sets(r, binary, workdir)
         check_uring_options(r, binary, workdir)
         check_hipri(r, binary, workdir)
         check_safety(r, binary, workdir)

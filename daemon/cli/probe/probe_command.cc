@@ -6,6 +6,10 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "collectors/block_devices.h"
 #include "collectors/disk_util.h"
@@ -14,7 +18,8 @@
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
-#include "probes/run_probe.h"
+#include "daemon/cli/probe/probe_report.h"
+#include "probes/run_job_set.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -39,18 +44,71 @@ bool ShowProgress(ProgressMode mode) {
   return isatty(STDERR_FILENO) == 1;
 }
 
-int ExitStatus(probes::RunEnd end) {
-  switch (end) {
-    case probes::RunEnd::kCompleted:
-      return 0;
-    case probes::RunEnd::kInterrupted:
-      return 130;
-    case probes::RunEnd::kTimedOut:
-    case probes::RunEnd::kFailed:
-      return 1;
+int ExitStatus(std::span<const probes::CloneOutcome> clones) {
+  int status = 0;
+  for (const probes::CloneOutcome& clone : clones) {
+    switch (clone.outcome.result.end) {
+      case probes::RunEnd::kCompleted:
+        break;
+      case probes::RunEnd::kInterrupted:
+        status = status == 0 ? 130 : status;
+        break;
+      case probes::RunEnd::kTimedOut:
+      case probes::RunEnd::kFailed:
+        status = 1;
+        break;
+    }
   }
-  return 1;
+  return status;
 }
+
+// fio's disk_util: each whole disk under the jobs' targets, its counters read
+// when the first clone starts measuring and when the run is over.
+class DiskUtilWatch {
+ public:
+  explicit DiskUtilWatch(const std::string& sysfs) : sysfs_(sysfs) {}
+
+  void AddTarget(dev_t device) {
+    auto disk = collectors::FindWholeDisk(sysfs_, major(device), minor(device));
+    if (!disk) return;
+    for (const Disk& known : disks_) {
+      if (known.device.major == disk->major && known.device.minor == disk->minor) return;
+    }
+    disks_.push_back({*disk, std::nullopt});
+  }
+
+  void Begin() {
+    begin_seconds_ = MonotonicSeconds();
+    for (Disk& disk : disks_) {
+      if (auto counters =
+              collectors::ReadDeviceCounters(sysfs_, disk.device.major, disk.device.minor)) {
+        disk.before = *counters;
+      }
+    }
+  }
+
+  std::vector<collectors::DiskUtil> End() const {
+    std::vector<collectors::DiskUtil> out;
+    const double ms = (MonotonicSeconds() - begin_seconds_) * 1000;
+    for (const Disk& disk : disks_) {
+      if (!disk.before) continue;
+      if (auto after =
+              collectors::ReadDeviceCounters(sysfs_, disk.device.major, disk.device.minor)) {
+        out.push_back(collectors::ComputeDiskUtil(disk.device.name, *disk.before, *after, ms));
+      }
+    }
+    return out;
+  }
+
+ private:
+  struct Disk {
+    collectors::BlockDevice device;
+    std::optional<collectors::DiskCounters> before;
+  };
+  FileTree sysfs_;
+  std::vector<Disk> disks_;
+  double begin_seconds_ = 0;
+};
 
 }  // namespace
 
@@ -63,57 +121,41 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
     if (Status w = WriteStdout(ProbeUsage()); !w) return ReportError("probe", w.error());
     return 0;
   }
-  const probes::JobSpec& spec = options->spec;
-
   InstallStopHandlers();
   const bool progress = ShowProgress(options->progress);
-  probes::ProbeRunOptions run;
+  probes::JobSetRunOptions run;
   run.policy = options->policy;
-  run.run.cancel = &g_stop_requested;
+  run.cancel = &g_stop_requested;
   if (progress) {
-    run.run.on_progress = [](const probes::RunProgress& p) {
+    run.on_progress = [](const probes::RunProgress& p) {
       // Progress is best effort: a stderr that fails loses only the progress line.
       (void)std::fprintf(stderr, "\r%s\033[K", FormatProgressLine(p).c_str());
       (void)std::fflush(stderr);
     };
   }
-  // fio's disk_util: the target's whole disk, read when the measured phase
-  // starts and when the run is over.
-  const FileTree sysfs(global.sysfs);
-  std::optional<collectors::BlockDevice> disk;
-  std::optional<collectors::DiskCounters> disk_before;
-  double before_seconds = 0;
-  run.on_prepared = [&](dev_t device) {
-    disk = collectors::FindWholeDisk(sysfs, major(device), minor(device));
-  };
-  run.run.on_measuring = [&] {
-    if (!disk) return;
-    if (auto counters = collectors::ReadDeviceCounters(sysfs, disk->major, disk->minor)) {
-      disk_before = *counters;
-      before_seconds = MonotonicSeconds();
-    }
-  };
-  auto outcome = probes::RunProbe(spec, run);
+  DiskUtilWatch disks(global.sysfs);
+  run.on_prepared = [&](dev_t device) { disks.AddTarget(device); };
+  run.on_measuring = [&] { disks.Begin(); };
+  const int64_t start_unix_ms = WallUnixMs();
+  auto clones = probes::RunJobSet(options->jobs, run);
   if (progress) (void)std::fputs("\r\033[K", stderr);
-  if (!outcome) return ReportError("probe", outcome.error());
-  const probes::ProbeResult& result = outcome->result;
+  if (!clones) return ReportError("probe", clones.error());
 
-  ProbeReportContext context{options->job,           outcome->target_path,   major(outcome->device),
-                             minor(outcome->device), outcome->start_unix_ms, std::nullopt};
-  if (disk_before) {
-    if (auto after = collectors::ReadDeviceCounters(sysfs, disk->major, disk->minor)) {
-      context.disk_util = collectors::ComputeDiskUtil(disk->name, *disk_before, *after,
-                                                      (MonotonicSeconds() - before_seconds) * 1000);
-    }
-  }
-  if (Status w = WriteStdout(options->format == ProbeOutputFormat::kJson
-                                 ? FormatProbeJson(result, context)
-                                 : FormatProbeNormal(result, context));
+  ProbeReport report;
+  report.global_options = options->jobs.global_options;
+  report.entries = MakeReportEntries(options->jobs, *clones);
+  report.start_time_ms = clones->empty() ? start_unix_ms : clones->front().outcome.start_unix_ms;
+  report.disk_util = disks.End();
+  if (Status w =
+          WriteStdout(options->format == ProbeOutputFormat::kJson ? FormatProbeJson(report)
+                                                                  : FormatProbeNormal(report));
       !w) {
     return ReportError("probe", w.error());
   }
-  if (result.error) (void)ReportError("probe", *result.error);
-  return ExitStatus(result.end);
+  for (const probes::CloneOutcome& clone : *clones) {
+    if (clone.outcome.result.error) (void)ReportError("probe", *clone.outcome.result.error);
+  }
+  return ExitStatus(*clones);
 }
 
 }  // namespace iowatch::daemon

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/utf8.h"
@@ -184,14 +185,16 @@ std::string FormatBandwidth(double bytes_per_second) {
   return HumanBytes(bytes_per_second, true) + "/s";
 }
 
+namespace {
+
 // What fio has no field for: how the run ended and where it ran.
-void WriteIowatchObject(FioJsonWriter& w, const ProbeResult& result,
-                        const ProbeReportContext& context) {
+void WriteIowatchObject(FioJsonWriter& w, const ProbeReportEntry& entry) {
+  const ProbeResult& result = entry.result;
   w.Open("iowatch");
   w.String("end", probes::ToString(result.end));
   w.String("error_message", result.error ? result.error->ToString() : "");
-  w.String("target", context.target_path);
-  w.String("device", fmt::format("{}:{}", context.device_major, context.device_minor));
+  w.String("target", entry.target_path);
+  w.String("device", fmt::format("{}:{}", entry.device_major, entry.device_minor));
   w.Uint("fsyncs", result.fsyncs);
   w.Float("clat_max_relative_error", LatencyHistogram::kMaxRelativeError);
   // What the engine gave up (e.g. fixedbufs refused): the run measured
@@ -207,66 +210,68 @@ void WriteIowatchObject(FioJsonWriter& w, const ProbeResult& result,
   w.Close();
 }
 
-// fio's disk_util[]: the target's whole disk over the run.
-void WriteDiskUtil(FioJsonWriter& w, const collectors::DiskUtil& u) {
+// fio's disk_util[]: the disks of the jobs' targets over the run.
+void WriteDiskUtil(FioJsonWriter& w, std::span<const collectors::DiskUtil> disks) {
   w.OpenArray("disk_util");
-  w.OpenElement();
-  w.String("name", u.name);
-  w.Uint("read_ios", u.read_ios);
-  w.Uint("write_ios", u.write_ios);
-  w.Uint("read_merges", u.read_merges);
-  w.Uint("write_merges", u.write_merges);
-  w.Uint("read_ticks", u.read_ticks);
-  w.Uint("write_ticks", u.write_ticks);
-  w.Uint("in_queue", u.in_queue);
-  w.Float("util", u.util_percent);
-  w.Close();
+  for (const collectors::DiskUtil& u : disks) {
+    w.OpenElement();
+    w.String("name", u.name);
+    w.Uint("read_ios", u.read_ios);
+    w.Uint("write_ios", u.write_ios);
+    w.Uint("read_merges", u.read_merges);
+    w.Uint("write_merges", u.write_merges);
+    w.Uint("read_ticks", u.read_ticks);
+    w.Uint("write_ticks", u.write_ticks);
+    w.Uint("in_queue", u.in_queue);
+    w.Float("util", u.util_percent);
+    w.Close();
+  }
   w.CloseArray();
 }
 
-std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext& context) {
-  FioJsonWriter w;
-  w.OpenElement();
-  w.String("fio version", std::string("iowatch-") + kVersion);
-  w.Int("timestamp", context.start_time_ms / 1000);
-  w.Int("timestamp_ms", context.start_time_ms);
-  w.String("time", FormatLocal(context.start_time_ms, "%a %b %e %H:%M:%S %Y"));
-  w.OpenArray("jobs");
+void WriteOptions(FioJsonWriter& w, std::string_view key,
+                  std::span<const probes::JobOption> options) {
+  w.Open(key);
+  // fio 3.33 lists only options given a value: a bare flag (time_based,
+  // stonewall, group_reporting) is not there.
+  for (const probes::JobOption& option : options) {
+    if (!option.value.empty()) w.String(option.name, option.value);
+  }
+  w.Close();
+}
+
+void WriteJob(FioJsonWriter& w, const ProbeReportEntry& entry) {
+  const ProbeResult& result = entry.result;
   w.OpenElement();
   w.String("jobname", result.spec.name);
-  w.Int("groupid", 0);
+  w.Int("groupid", entry.groupid);
   w.Int("error", result.error ? result.error->os_errno : 0);
   w.Int("eta", 0);
   w.Uint("elapsed", static_cast<uint64_t>(
                         std::chrono::duration_cast<std::chrono::seconds>(result.elapsed).count()));
-  w.Open("job options");
-  for (const probes::JobOption& option : context.job_options) {
-    w.String(option.name, option.value.empty() ? "1" : option.value);
-  }
-  w.Close();
+  WriteOptions(w, "job options", entry.job_options);
   WriteDirection(w, "read", result.read);
   WriteDirection(w, "write", result.write);
   w.Uint("job_runtime",
          static_cast<uint64_t>(
-             std::chrono::duration_cast<std::chrono::milliseconds>(result.elapsed).count()));
-  w.Float("usr_cpu", Percent(result.cpu.user_seconds, result.elapsed));
-  w.Float("sys_cpu", Percent(result.cpu.system_seconds, result.elapsed));
+             std::chrono::duration_cast<std::chrono::milliseconds>(result.JobRuntime()).count()));
+  w.Float("usr_cpu", Percent(result.cpu.user_seconds, result.JobRuntime()));
+  w.Float("sys_cpu", Percent(result.cpu.system_seconds, result.JobRuntime()));
   w.Uint("ctx", result.cpu.ContextSwitches());
-  WriteIowatchObject(w, result, context);
+  WriteIowatchObject(w, entry);
   w.Close();
-  w.CloseArray();
-  if (context.disk_util) WriteDiskUtil(w, *context.disk_util);
-  w.Close();
-  return std::move(w).Finish();
 }
 
-std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContext& context) {
+void AppendEntry(std::string& out, const ProbeReportEntry& entry) {
+  const ProbeResult& result = entry.result;
   const probes::JobSpec& s = result.spec;
-  std::string out =
-      fmt::format("{}: rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} ({}:{}): {}\n", s.name,
-                  probes::ToString(s.rw), HumanBytes(static_cast<double>(s.block_size), true),
-                  probes::ToString(s.engine), s.iodepth, s.direct ? 1 : 0, context.target_path,
-                  context.device_major, context.device_minor, probes::ToString(result.end));
+  fmt::format_to(std::back_inserter(out),
+                 "{}: (groupid={}, jobs={}): rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} "
+                 "({}:{}): {}\n",
+                 s.name, entry.groupid, result.jobs, probes::ToString(s.rw),
+                 HumanBytes(static_cast<double>(s.block_size), true), probes::ToString(s.engine),
+                 s.iodepth, s.direct ? 1 : 0, entry.target_path, entry.device_major,
+                 entry.device_minor, probes::ToString(result.end));
   if (result.error) out += fmt::format("  error: {}\n", result.error->ToString());
   for (const probes::EngineFallback& fallback : result.fallbacks) {
     out += fmt::format("  fallback: {}: {}\n", fallback.name, fallback.reason);
@@ -275,16 +280,105 @@ std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContex
   AppendDirection(out, "write", result.write);
   if (result.fsyncs > 0) out += fmt::format("  fsync: {}\n", result.fsyncs);
   fmt::format_to(std::back_inserter(out), "  cpu: usr={:.2f}%, sys={:.2f}%, ctx={}\n",
-                 Percent(result.cpu.user_seconds, result.elapsed),
-                 Percent(result.cpu.system_seconds, result.elapsed), result.cpu.ContextSwitches());
-  if (const auto& u = context.disk_util) {
+                 Percent(result.cpu.user_seconds, result.JobRuntime()),
+                 Percent(result.cpu.system_seconds, result.JobRuntime()),
+                 result.cpu.ContextSwitches());
+}
+
+// fio's group_run_stats for one direction of one group.
+void AppendGroupDirection(std::string& out, const char* label,
+                          std::span<const ProbeReportEntry> group,
+                          const DirectionStats ProbeResult::*direction) {
+  uint64_t bytes = 0;
+  uint64_t min_run = UINT64_MAX;
+  uint64_t max_run = 0;
+  double min_bw = 0;
+  double max_bw = 0;
+  bool any = false;
+  for (const ProbeReportEntry& entry : group) {
+    const DirectionStats& d = entry.result.*direction;
+    if (d.RuntimeMs() == 0) continue;
+    const double bw = d.BandwidthBytesPerSecond();
+    min_bw = any ? std::min(min_bw, bw) : bw;
+    max_bw = any ? std::max(max_bw, bw) : bw;
+    min_run = std::min(min_run, d.RuntimeMs());
+    max_run = std::max(max_run, d.RuntimeMs());
+    bytes += d.bytes;
+    any = true;
+  }
+  if (!any) return;
+  DirectionStats total;  // fio's agg: the group's bytes over its longest runtime
+  total.bytes = bytes;
+  total.runtime = std::chrono::milliseconds(max_run);
+  const double aggregate = total.BandwidthBytesPerSecond();
+  fmt::format_to(std::back_inserter(out),
+                 "  {:>6}: bw={} ({}/s), {}-{} ({}/s-{}/s), io={} ({}), run={}-{}msec\n", label,
+                 FormatBandwidth(aggregate), HumanBytes(aggregate, false), FormatBandwidth(min_bw),
+                 FormatBandwidth(max_bw), HumanBytes(min_bw, false), HumanBytes(max_bw, false),
+                 HumanBytes(static_cast<double>(bytes), true),
+                 HumanBytes(static_cast<double>(bytes), false), min_run, max_run);
+}
+
+void AppendRunStatus(std::string& out, std::span<const ProbeReportEntry> entries) {
+  for (size_t first = 0; first < entries.size();) {
+    size_t end = first;
+    while (end < entries.size() && entries[end].groupid == entries[first].groupid) ++end;
+    const auto group = entries.subspan(first, end - first);
+    fmt::format_to(std::back_inserter(out), "\nRun status group {} (all jobs):\n",
+                   entries[first].groupid);
+    AppendGroupDirection(out, "READ", group, &ProbeResult::read);
+    AppendGroupDirection(out, "WRITE", group, &ProbeResult::write);
+    first = end;
+  }
+}
+
+ProbeReport SingleReport(const ProbeResult& result, const ProbeReportContext& context) {
+  ProbeReport report;
+  report.start_time_ms = context.start_time_ms;
+  report.entries.push_back({result, context.job_options, 0, context.target_path,
+                            context.device_major, context.device_minor});
+  if (context.disk_util) report.disk_util.push_back(*context.disk_util);
+  return report;
+}
+
+}  // namespace
+
+std::string FormatProbeJson(const ProbeReport& report) {
+  FioJsonWriter w;
+  w.OpenElement();
+  w.String("fio version", std::string("iowatch-") + kVersion);
+  w.Int("timestamp", report.start_time_ms / 1000);
+  w.Int("timestamp_ms", report.start_time_ms);
+  w.String("time", FormatLocal(report.start_time_ms, "%a %b %e %H:%M:%S %Y"));
+  if (!report.global_options.empty()) WriteOptions(w, "global options", report.global_options);
+  w.OpenArray("jobs");
+  for (const ProbeReportEntry& entry : report.entries) WriteJob(w, entry);
+  w.CloseArray();
+  if (!report.disk_util.empty()) WriteDiskUtil(w, report.disk_util);
+  w.Close();
+  return std::move(w).Finish();
+}
+
+std::string FormatProbeNormal(const ProbeReport& report) {
+  std::string out;
+  for (const ProbeReportEntry& entry : report.entries) AppendEntry(out, entry);
+  AppendRunStatus(out, report.entries);
+  if (!report.disk_util.empty()) out += "\nDisk stats (read/write):\n";
+  for (const collectors::DiskUtil& u : report.disk_util) {
     fmt::format_to(std::back_inserter(out),
-                   "\nDisk stats (read/write):\n  {}: ios={}/{}, merge={}/{}, ticks={}/{}, "
-                   "in_queue={}, util={:.2f}%\n",
-                   u->name, u->read_ios, u->write_ios, u->read_merges, u->write_merges,
-                   u->read_ticks, u->write_ticks, u->in_queue, u->util_percent);
+                   "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2f}%\n", u.name,
+                   u.read_ios, u.write_ios, u.read_merges, u.write_merges, u.read_ticks,
+                   u.write_ticks, u.in_queue, u.util_percent);
   }
   return out;
+}
+
+std::string FormatProbeJson(const ProbeResult& result, const ProbeReportContext& context) {
+  return FormatProbeJson(SingleReport(result, context));
+}
+
+std::string FormatProbeNormal(const ProbeResult& result, const ProbeReportContext& context) {
+  return FormatProbeNormal(SingleReport(result, context));
 }
 
 std::string FormatProgressLine(const probes::RunProgress& p) {

@@ -5,6 +5,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "probes/spec/job_file.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -54,12 +56,21 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
                                     const probes::TargetPolicy& policy) {
   ProbeOptions options;
   options.policy = policy;
-  bool named = false;
+  std::vector<probes::JobOption> job;
+  std::string job_file;
   for (const std::string& text : args) {
     if (text == "--help" || text == "-h") {
       ProbeOptions help;
       help.help = true;
       return help;
+    }
+    if (!text.starts_with("-")) {
+      if (!job_file.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         fmt::format("one job file per run, found {:?} and {:?}", job_file, text));
+      }
+      job_file = text;
+      continue;
     }
     const auto arg = SplitArgument(text);
     if (!arg) return std::unexpected(arg.error());
@@ -86,27 +97,31 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
       if (!on) return std::unexpected(on.error());
       options.policy.destructive = *on;
     } else {
-      if (a.name == "name") {
-        if (named) {
-          return MakeError(ErrorCode::kInvalidArgument,
-                           "--name: one job per run (a second --name starts another job in fio)");
-        }
-        named = true;
-      }
-      options.job.push_back({std::string(a.name), std::string(a.value)});
+      job.push_back({std::string(a.name), std::string(a.value)});
     }
   }
-  auto spec = probes::ParseJobOptions(options.job);
-  if (!spec) return std::unexpected(spec.error());
-  options.spec = std::move(*spec);
+  if (!job_file.empty() && !job.empty()) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("--{}: job options go in the job file {:?} (or on the command line "
+                    "without one)",
+                    job.front().name, job_file));
+  }
+  auto set = job_file.empty() ? probes::JobSetFromArguments(job) : probes::ReadJobFile(job_file);
+  if (!set) return std::unexpected(set.error());
+  options.jobs = std::move(*set);
   return options;
 }
 
 std::string ProbeUsage() {
-  return "Usage: iowatch probe --name=NAME (--filename=PATH | --directory=DIR --size=SIZE) "
-         "[OPTION]...\n"
+  return "Usage: iowatch probe [OPTION]... --name=NAME (--filename=PATH | --directory=DIR "
+         "--size=SIZE) [OPTION]... [--name=NAME2 ...]\n"
+         "       iowatch probe JOBFILE.fio [IOWATCH OPTION]...\n"
          "\n"
-         "Runs one fio job, spelled as fio 3.33 spells it (names, value syntax, defaults).\n"
+         "Runs fio jobs, spelled as fio 3.33 spells them (names, value syntax, defaults): options\n"
+         "before the first --name apply to every job, each --name begins one; or a fio job file\n"
+         "([global], one [section] per job, stonewall/new_group; $pagesize, $ncpus, $mb_memory,\n"
+         "${ENV} expanded).\n"
          "SIZE: \"4k\" is 4096 bytes, \"4KiB\" 4000 (fio's kb_base=1024). TIME: \"500ms\", "
          "\"10s\", \"5m\";\n"
          "a bare number is in seconds. A flag ([=0|1]) is set by its bare name.\n"

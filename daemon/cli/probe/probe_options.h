@@ -1,9 +1,10 @@
 // The command line of `iowatch probe`: fio's own spelling, "--rw=randread
 // --bs=4k --time_based", every job option passed through to the job parser
-// in order, plus iowatch's output and safety flags. One job per run (fio
-// starts a new job at each --name; a second --name is an error here rather
-// than a silently different run). `--help` (or -h) asks for ProbeUsage(),
-// whose job options come from the option table (probes/spec).
+// in order, plus iowatch's output and safety flags. As on fio's command
+// line, options before the first --name are global and each --name begins a
+// job; or one argument names a fio job file (probes/spec/job_file.h) and
+// only iowatch's flags may come with it. `--help` (or -h) asks for
+// ProbeUsage(), whose job options come from the option table (probes/spec).
 // Thread-safety: pure functions.
 #pragma once
 
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "probes/spec/job_spec.h"
+#include "probes/spec/job_set.h"
 #include "probes/target/probe_target.h"
 
 namespace iowatch::daemon {
@@ -20,8 +21,7 @@ enum class ProbeOutputFormat { kNormal, kJson };
 enum class ProgressMode { kAuto, kAlways, kNever };
 
 struct ProbeOptions {
-  std::vector<probes::JobOption> job;  // as typed, for the report's "job options"
-  probes::JobSpec spec;                // job parsed and validated
+  probes::JobSet jobs;  // parsed and validated; each job's options as typed
   ProbeOutputFormat format = ProbeOutputFormat::kNormal;
   probes::TargetPolicy policy;
   ProgressMode progress = ProgressMode::kAuto;  // --eta=auto|always|never, as fio

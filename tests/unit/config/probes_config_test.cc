@@ -2,9 +2,12 @@
 // merge, where a relative target lives, and every error with its position.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "config/config.h"
 #include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::config {
 namespace {
@@ -249,6 +252,46 @@ probes:
   EXPECT_EQ(c.probes.jobs[2].spec.TargetPath(), "/srv/probes/c.0.0");
 }
 
+TEST(ProbesConfig, AJobMayComeFromAFioJobFile) {
+  iowatch::testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::ofstream(dir.File("nvme.fio")) << "[global]\nioengine=libaio\niodepth=16\n"
+                                         "[randread]\nrw=randread\nbs=8k\nnumjobs=2\n"
+                                         "[global]\nbs=1m\n[seqread]\nrw=read\n";
+  std::ofstream(dir.File("iowatch.yaml"))
+      << "probes:\n  jobs:\n"
+         "    - {name: a, job_file: nvme.fio, job_section: randread, options: {iodepth: 4}}\n"
+         "    - {name: b, job_file: "
+      << dir.File("nvme.fio") << ", job_section: seqread}\n";
+  const auto c = LoadConfigFile(dir.File("iowatch.yaml"));
+  ASSERT_TRUE(c) << c.error().ToString();
+  ASSERT_EQ(c->probes.jobs.size(), 2u);
+  const probes::JobSpec& a = c->probes.jobs[0].spec;
+  EXPECT_EQ(a.name, "a");  // the config's name, not the section's
+  EXPECT_EQ(a.engine, probes::EngineKind::kLibaio);
+  EXPECT_EQ(a.rw, probes::RwMode::kRandRead);
+  EXPECT_EQ(a.block_size, 8192u);
+  EXPECT_EQ(a.numjobs, 2u);
+  EXPECT_EQ(a.iodepth, 4u);  // options: come after the file's
+  EXPECT_TRUE(a.direct);     // the defaults' still apply under both
+  const probes::JobSpec& b = c->probes.jobs[1].spec;
+  EXPECT_EQ(b.block_size, 1u << 20);  // the second [global]
+  EXPECT_EQ(b.iodepth, 16u);
+
+  // Errors point at job_file and say what the file holds.
+  const std::string file = dir.File("nvme.fio");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: " + file + "}]}"),
+            "t.yaml:1:37: probes.jobs[0].job_file: " + file +
+                ": the file has 2 jobs (\"randread\", \"seqread\"): say which one");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: " + file + ", job_section: x}]}"),
+            "t.yaml:1:37: probes.jobs[0].job_file: " + file +
+                ": no job \"x\" in the file (it has \"randread\", \"seqread\")");
+  std::ofstream(dir.File("bad.fio")) << "[j]\nbs=4q\n";
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: " + dir.File("bad.fio") + "}]}"),
+            "t.yaml:1:37: probes.jobs[0].job_file: " + dir.File("bad.fio") +
+                ":2: bs: expected a size such as \"4k\", \"64KiB\" or \"1m\", found \"4q\"");
+}
+
 TEST(ProbesConfig, ValuesMayBeNumbersOrStrings) {
   const Config numbers = Parsed("probes: {jobs: [{name: a, options: {iodepth: 4, direct: 1}}]}");
   const Config strings =
@@ -323,7 +366,7 @@ TEST(ProbesConfigErrors, UnknownKeys) {
             "timeout, options");
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      evry: 1m\n"),
             "t.yaml:4:7: probes.jobs[0].evry: unknown key; expected one of name, every, jitter, "
-            "timeout, options, judge");
+            "timeout, options, job_file, job_section, judge");
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: a\n      options: {bss: 4k}\n"),
             "t.yaml:4:17: probes.jobs[0].options.bss: unknown fio job option; did you mean "
             "\"bs\"?");
@@ -533,7 +576,7 @@ TEST(ProbesConfigErrors, WrongShapes) {
             "t.yaml:1:16: probes.jobs: expected a list of jobs ([] for none), found a map");
   EXPECT_EQ(MessageOf("probes: {jobs: [a]}"),
             "t.yaml:1:17: probes.jobs[0]: expected a map with keys name, every, jitter, timeout, "
-            "options, judge, found \"a\"");
+            "options, job_file, job_section, judge, found \"a\"");
   EXPECT_EQ(MessageOf("probes: [a]"),
             "t.yaml:1:9: probes: expected a map with keys enabled, max_concurrent, "
             "busy_threshold, busy_window, busy_retry, max_skips, retention, baseline, defaults, "

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "probes/store/store.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -19,21 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = "/var/tmp/iowatch-recorder-XXXXXX";
-    path_ = ::mkdtemp(pattern.data()) != nullptr ? fs::path(pattern) : fs::path();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using iowatch::testing::TempDir;
 
 ScheduledJob Job(const std::string& name) {
   ScheduledJob job;

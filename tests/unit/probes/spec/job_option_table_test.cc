@@ -115,7 +115,7 @@ TEST(JobOptionTable, NamesAndAliasesAreUniqueAndFound) {
   }
   EXPECT_EQ(std::set<std::string_view>(JobOptionNames().begin(), JobOptionNames().end()), seen);
   EXPECT_EQ(FindJobOption(""), nullptr);
-  EXPECT_EQ(FindJobOption("numjobs"), nullptr);
+  EXPECT_EQ(FindJobOption("norandommap"), nullptr);
 }
 
 TEST(JobOptionTable, HelpListsEveryOptionWithAliasAndDefault) {

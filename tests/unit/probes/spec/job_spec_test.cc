@@ -355,7 +355,7 @@ TEST(ApplyJobOption, UnknownOptionSuggestsTheNearestName) {
   EXPECT_EQ(error("time-based"), R"(unknown option "time-based"; did you mean "time_based"?)");
   EXPECT_EQ(error("BS"), R"(unknown option "BS")");  // two edits from "bs": no better than guessing
   EXPECT_EQ(error("Bs"), R"(unknown option "Bs"; did you mean "bs"?)");  // case-sensitive
-  EXPECT_EQ(error("numjobs"), R"(unknown option "numjobs")");
+  EXPECT_EQ(error("norandommap"), R"(unknown option "norandommap")");
   EXPECT_EQ(error("io"), R"(unknown option "io")");
   EXPECT_EQ(error(""), R"(unknown option "")");
   EXPECT_EQ(spec, JobSpec());  // nothing was changed

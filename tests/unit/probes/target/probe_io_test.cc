@@ -38,6 +38,7 @@
 #include "probes/target/probe_file_layout.h"
 #include "probes/target/probe_target.h"
 #include "tests/unit/probes/child_process.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::probes {
 namespace {
@@ -45,25 +46,7 @@ namespace {
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 using test::kSkipExit;
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& base = "/var/tmp") {
-    std::string pattern = base + "/iowatch-probe-test-XXXXXX";
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  bool ok() const { return !path_.empty(); }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using iowatch::testing::TempDir;
 
 bool IsTmpfs(const std::string& path) {
   struct statfs fs {};
@@ -156,7 +139,7 @@ class PrepareTargetTest : public ::testing::Test {
 TEST_F(PrepareTargetTest, CreatesAndFillsFileWithIncompressibleData) {
   const std::string path = dir_.File("job.0.0");
   JobSpec spec = FileJob("", 4 * kMiB, RwMode::kRandRead, true);
-  spec.directory = dir_.path();
+  spec.directory = dir_.path().string();
   spec.name = "job";
   auto target = PrepareTarget(spec, {});
   ASSERT_TRUE(target) << target.error().ToString();
@@ -371,7 +354,7 @@ TEST_F(PrepareTargetTest, MissingFileNeedsASizeAndAnExistingDirectory) {
   EXPECT_NE(no_dir.error().message.find("does not exist"), std::string::npos);
   EXPECT_FALSE(Exists(dir_.File("missing")));
 
-  auto not_a_file = PrepareTarget(FileJob(dir_.path(), kMiB, RwMode::kRead, false), {});
+  auto not_a_file = PrepareTarget(FileJob(dir_.path().string(), kMiB, RwMode::kRead, false), {});
   ASSERT_FALSE(not_a_file);
   EXPECT_EQ(not_a_file.error().code, ErrorCode::kInvalidArgument);
 }
