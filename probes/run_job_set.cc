@@ -181,7 +181,7 @@ class PhaseWatch {
   void UntilDone() {
     auto next_progress = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (AnyRunning()) {
-      WaitForPipes(milliseconds(100));
+      WaitForPipes(milliseconds(10));
       if (board_.AnyMeasuring()) measuring_.Tell();
       ForwardCancel();
       if (options_.on_progress && std::chrono::steady_clock::now() >= next_progress) {

@@ -8,6 +8,8 @@
 // NAME.JOBNUM.0), as fio lays out its files before it starts its jobs.
 // Progress: each clone posts to a shared board; the caller's on_progress
 // gets the running clones' total about every second, on the calling thread.
+// on_measuring comes from the first thread clone past its ramp at once, or
+// from this thread's look at the board every 10 ms (a process clone's mark).
 // Cancellation (the flag): the running clones end with partial results
 // (processes are sent SIGTERM), the phases after are not started.
 // A clone that cannot start (its engine refused) or a process that dies
