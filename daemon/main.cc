@@ -13,6 +13,7 @@
 #include "daemon/cli/iostat/iostat_command.h"
 #include "daemon/cli/iotop/iotop_command.h"
 #include "daemon/cli/probe/probe_command.h"
+#include "daemon/cli/sweep/sweep_command.h"
 #include "daemon/cli/vmstat/vmstat_command.h"
 #include "daemon/serve/app.h"
 
@@ -39,6 +40,7 @@ struct CommandLine {
   CLI::App* iotop = nullptr;
   CLI::App* biolatency = nullptr;
   CLI::App* probe = nullptr;
+  CLI::App* sweep = nullptr;
   CLI::App* baseline = nullptr;
   CLI::App* serve = nullptr;
   CLI::App* check = nullptr;
@@ -69,6 +71,14 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
   line.probe->allow_extras();
   line.probe->prefix_command();
   line.probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the table
+  line.sweep = app.add_subcommand(
+      "sweep",
+      "characterise a device: a grid of probe runs (bs x iodepth x rw x pattern x "
+      "buffered/direct/raw) in a time budget, with the knee and latency-optimal depth; table, "
+      "JSON or SVG; stored, --list, --compare A B (every option: iowatch sweep --help)");
+  line.sweep->allow_extras();
+  line.sweep->prefix_command();
+  line.sweep->set_help_flag();
   line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
   for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop, line.biolatency}) {
     sub->allow_extras();
@@ -118,6 +128,7 @@ int Dispatch(CLI::App& app, CommandLine& line) {
     return RunBiolatency(line.global, Passthrough(line.biolatency));
   }
   if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
+  if (line.sweep->parsed()) return RunSweep(line.global, Passthrough(line.sweep));
   if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
   return 2;
 }

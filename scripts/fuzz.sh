@@ -16,6 +16,7 @@ jobs=${3:-1}
 scripts/install-deps.sh clang-19 libclang-rt-19-dev
 export CC=clang-19 CXX=clang++-19
 all_targets=(fuzz_diskstats fuzz_vmstat fuzz_uptime fuzz_sysfs fuzz_config fuzz_job_options
+  fuzz_job_file fuzz_probe_wire
   fuzz_baseline_json fuzz_store_codec fuzz_http_headers fuzz_http_request)
 read -r -a targets <<< "${IOWATCH_FUZZ_TARGETS:-${all_targets[*]}}"
 build_targets=()

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "common/markup.h"
 #include "common/version.h"
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
@@ -249,33 +250,6 @@ std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
 }
 
 }  // namespace
-
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Sparkline(const std::vector<double>& values, int width, int height) {
   if (values.size() < 2) return {};

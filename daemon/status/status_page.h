@@ -26,8 +26,6 @@ struct StatusPageInput {
 
 std::string RenderStatusPage(const StatusPageInput& input);
 
-std::string HtmlEscape(std::string_view text);
-
 // An inline SVG polyline of latencies `values` in seconds (oldest first),
 // scaled to their range, `width` × `height` pixels, titled with that range in
 // µs; empty text for fewer than two values.

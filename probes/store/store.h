@@ -25,7 +25,7 @@
 // refuses, untouched, a file that holds another program's tables.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
-// baseline_metrics, baseline_runs), versioned with PRAGMA user_version; a
+// baseline_metrics, baseline_runs, sweeps), versioned with PRAGMA user_version; a
 // file from a newer iowatch is refused (kUnsupported). Histogram blobs and the
 // job options text: store_codec.h. Baseline JSON: store_json.h.
 //
@@ -59,6 +59,15 @@ class Connection;
 // Which successful runs a baseline is built from: the first N (learning) or
 // the latest N (`iowatch baseline capture`).
 enum class BaselineRuns { kFirst, kLast };
+
+struct SweepRecord {
+  int64_t id = 0;
+  int64_t started_unix_ms = 0;
+  std::string device;
+  std::string identity;
+  std::string target;
+  std::string report_json;
+};
 
 class Store {
  public:
@@ -127,6 +136,13 @@ class Store {
                                                           std::string_view device) const;
   // The latest start_unix_ms of any stored run; nullopt when there is none.
   Result<std::optional<int64_t>> NewestRunStartMs() const;
+
+  // --- Sweeps (store_sweeps.cc) -----------------------------------------
+  // A sweep's report as its JSON, with where it ran; ids increase.
+  Result<int64_t> AddSweep(const SweepRecord& sweep);
+  Result<SweepRecord> GetSweep(int64_t id) const;  // kNotFound when there is none
+  // Newest first, without their JSON.
+  Result<std::vector<SweepRecord>> ListSweeps() const;
 
   // --- Baselines (store_baselines.cc) -----------------------------------
 

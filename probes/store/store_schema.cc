@@ -220,9 +220,23 @@ ALTER TABLE run_conditions ADD COLUMN before_device_bytes INTEGER;
 ALTER TABLE run_conditions ADD COLUMN before_device_busy_seconds REAL;
 )sql";
 
+// Device characterisation sweeps (`iowatch sweep`): the report as its JSON
+// (probes/sweep/sweep_report.h), with the device's name and identity beside
+// it for listing and comparing.
+constexpr std::string_view kSchemaV6 = R"sql(
+CREATE TABLE sweeps (
+  id INTEGER PRIMARY KEY,
+  started_unix_ms INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  target TEXT NOT NULL,
+  report_json TEXT NOT NULL
+);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
-    Migration{4, kSchemaV4}, Migration{5, kSchemaV5},
+    Migration{4, kSchemaV4}, Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
 };
 
 Result<int> UserVersion(const Connection& connection) {

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 import daemon
-from serve_hotplug import LOOP_CTL_REMOVE, loop_ctl, loop_nodes
+from serve_hotplug import loop_device
 
 ASYNC = ("io_uring", "libaio")  # engines with submission latency and real queue depth
 
@@ -408,13 +408,7 @@ def check_block_device(r, binary, workdir):
     if os.geteuid() != 0 or shutil.which("losetup") is None:
         print("     (block-device checks need root and losetup; skipped)")
         return
-    nodes_before = loop_nodes()
-    backing = os.path.join(workdir, "loop.img")
-    with open(backing, "wb") as f:
-        f.truncate(16 << 20)
-    dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    try:
+    with loop_device(os.path.join(workdir, "loop.img"), 16 << 20) as dev:
         base = [binary, "probe", "--name=b", f"--filename={dev}", "--bs=4k", "--size=4M",
                 "--ioengine=psync", "--runtime=1"]
         run = subprocess.run(base + ["--rw=randread"], capture_output=True, text=True, timeout=60)
@@ -428,10 +422,6 @@ def check_block_device(r, binary, workdir):
                              text=True, timeout=60)
         r.check(run.returncode == 2 and "--destructive" in run.stderr,
                 "writing a block device needs --destructive", run.stderr)
-    finally:
-        subprocess.run(["losetup", "-d", dev], check=False)
-        for number in loop_nodes() - nodes_before:  # losetup --find may have added a node
-            loop_ctl(LOOP_CTL_REMOVE, number)
 
 
 def main():

@@ -14,6 +14,7 @@ loop device nodes (LOOP_CTL_ADD/REMOVE) and removes the temp files.
 
 Usage: serve_hotplug.py IOWATCH_BINARY
 """
+import contextlib
 import errno
 import fcntl
 import os
@@ -51,6 +52,23 @@ def loop_ctl(request, number):
         raise OSError(errno.EBUSY, f"loop{number} stays busy")
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def loop_device(backing, size):
+    """A loop device (its path) over a new sparse file of `size` bytes; detached, and any node
+    `losetup --find` added removed, on leaving."""
+    nodes_before = loop_nodes()
+    with open(backing, "wb") as f:
+        f.truncate(size)
+    dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+        for number in loop_nodes() - nodes_before:
+            loop_ctl(LOOP_CTL_REMOVE, number)
 
 
 def bound(number):

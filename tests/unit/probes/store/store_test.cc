@@ -106,7 +106,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 5); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 6); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -353,10 +353,10 @@ TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
        "ALTER TABLE run_conditions DROP COLUMN before_device_ios; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
-       "PRAGMA user_version = 4");
+       "DROP TABLE sweeps; PRAGMA user_version = 4");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 5);
+  EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
   EXPECT_EQ(store->GetRun(id)->conditions, old);
   RunRecord next = SampleRun(8);
   next.conditions = SampleConditions();
@@ -376,7 +376,7 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
     id = store->AddRun(SampleRun(7)).value_or(0);
     ASSERT_GT(id, 0);
   }
-  Exec(dir.Db(), "DROP TABLE run_conditions; PRAGMA user_version = 2");
+  Exec(dir.Db(), "DROP TABLE sweeps; DROP TABLE run_conditions; PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
@@ -653,6 +653,37 @@ TEST(StoreQuarantine, OnlyDamageCountsNotForeignOrNewerFiles) {
   const auto refused = Store::Open(theirs);
   ASSERT_FALSE(refused.has_value());
   EXPECT_FALSE(Store::IsDamagedStore(refused.error())) << refused.error().ToString();
+}
+
+}  // namespace
+}  // namespace iowatch::probes
+
+namespace iowatch::probes {
+namespace {
+
+TEST(StoreSweeps, AddGetAndListNewestFirst) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store) << store.error().ToString();
+  const SweepRecord first{0, 1000, "vda", "Model S1", "/var/tmp/sweep.0.0", R"({"a": 1})"};
+  const SweepRecord second{0, 2000, "nvme0n1", "", "/srv/sweep.0.0", R"({"b": 2})"};
+  const auto id1 = store->AddSweep(first);
+  const auto id2 = store->AddSweep(second);
+  ASSERT_TRUE(id1 && id2);
+  EXPECT_LT(*id1, *id2);
+  const auto got = store->GetSweep(*id1);
+  ASSERT_TRUE(got) << got.error().ToString();
+  EXPECT_EQ(got->device, "vda");
+  EXPECT_EQ(got->identity, "Model S1");
+  EXPECT_EQ(got->report_json, R"({"a": 1})");
+  const auto list = store->ListSweeps();
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->size(), 2u);
+  EXPECT_EQ((*list)[0].id, *id2);
+  EXPECT_TRUE((*list)[0].report_json.empty());  // listed without their JSON
+  const auto missing = store->GetSweep(*id2 + 1);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 }
 
 }  // namespace

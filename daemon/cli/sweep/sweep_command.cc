@@ -1,0 +1,209 @@
+#include "daemon/cli/sweep/sweep_command.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+
+#include "collectors/block_devices.h"
+#include "common/clock.h"
+#include "common/file_tree.h"
+#include "config/config.h"
+#include "daemon/cli/cli_output.h"
+#include "daemon/cli/local_time.h"
+#include "daemon/cli/sweep/sweep_options.h"
+#include "daemon/cli/sweep/sweep_output.h"
+#include "probes/run_probe.h"
+#include "probes/store/store.h"
+#include "probes/sweep/sweep_report.h"
+
+namespace iowatch::daemon {
+namespace {
+
+std::atomic<bool> g_sweep_stop{false};  // written by the signal handler only
+extern "C" void StopSweep(int /*signal*/) { g_sweep_stop.store(true); }
+
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = StopSweep;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+std::filesystem::path StateDir(const SweepOptions& o) {
+  return std::filesystem::path(o.state_dir.empty() ? config::Config{}.state_dir : o.state_dir);
+}
+
+// The device under the target: a block device itself, else the filesystem's.
+std::optional<collectors::BlockDevice> DiskOf(const probes::JobSpec& base,
+                                              const std::string& sysfs) {
+  const std::string path = base.filename.empty() ? base.directory : base.filename;
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  const dev_t device = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  return collectors::FindWholeDisk(FileTree(sysfs), major(device), minor(device));
+}
+
+std::string IdentityOf(const collectors::BlockDevice& disk) {
+  std::string identity = disk.model;
+  const std::string& id = !disk.serial.empty() ? disk.serial : disk.wwn;
+  if (!id.empty()) identity += (identity.empty() ? "" : " ") + id;
+  return identity;
+}
+
+// Buffered points start cold: the file's dirty pages written, its cached
+// pages dropped (best effort: a file that cannot be opened has none here).
+void DropCachedPages(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)fdatasync(fd);
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  close(fd);
+}
+
+struct PointRun {
+  probes::SweepSample sample;
+  bool failed = false;
+};
+
+PointRun RunPoint(const SweepOptions& o, const probes::JobSpec& raw_base,
+                  const probes::SweepPoint& point, std::chrono::milliseconds runtime) {
+  PointRun run{{point, {}}, false};
+  const bool raw = point.mode == probes::SweepMode::kRaw;
+  if (raw && point.write && !o.policy.destructive) {
+    run.sample.measure.end = "skipped";  // raw writes only with --destructive
+    return run;
+  }
+  const probes::JobSpec spec = probes::PointSpec(raw ? raw_base : o.base, point, runtime);
+  if (point.mode == probes::SweepMode::kBuffered) DropCachedPages(spec.TargetPath());
+  probes::ProbeRunOptions options;
+  options.policy = o.policy;
+  options.run.cancel = &g_sweep_stop;
+  auto outcome = probes::RunProbe(spec, options);
+  if (!outcome) {
+    (void)ReportError("sweep", outcome.error());
+    run.sample.measure.end = "error";
+    run.failed = true;
+    return run;
+  }
+  run.sample.measure = probes::MeasureOf(outcome->result, point.write);
+  if (outcome->result.error) (void)ReportError("sweep", *outcome->result.error);
+  run.failed = outcome->result.end == probes::RunEnd::kFailed;
+  return run;
+}
+
+int ListOrCompare(const SweepOptions& o) {
+  auto store = probes::Store::OpenReadOnly(StateDir(o) / probes::Store::kFileName);
+  if (!store) return ReportError("sweep", store.error());
+  std::string out;
+  if (o.list) {
+    auto sweeps = store->ListSweeps();
+    if (!sweeps) return ReportError("sweep", sweeps.error());
+    for (const probes::SweepRecord& s : *sweeps) {
+      out += fmt::format("{:>5}  {}  {:<10} {:<30} {}\n", s.id,
+                         FormatLocal(s.started_unix_ms, "%Y-%m-%d %H:%M"), s.device, s.identity,
+                         s.target);
+    }
+  } else {
+    std::vector<probes::SweepReport> reports;
+    for (const int64_t id : {o.compare->first, o.compare->second}) {
+      auto record = store->GetSweep(id);
+      if (!record) return ReportError("sweep", record.error());
+      auto report = probes::ParseSweepJson(record->report_json);
+      if (!report) return ReportError("sweep", report.error());
+      reports.push_back(std::move(*report));
+    }
+    out = probes::CompareSweeps(reports[0], reports[1]);
+  }
+  if (Status w = WriteStdout(out); !w) return ReportError("sweep", w.error());
+  return 0;
+}
+
+Status Emit(const SweepOptions& o, const probes::SweepReport& report) {
+  if (!o.svg_file.empty()) {
+    std::ofstream svg(o.svg_file);
+    svg << SweepSvg(report);
+    if (!svg.flush()) return MakeError(ErrorCode::kIo, "cannot write the chart", o.svg_file);
+  }
+  switch (o.output) {
+    case SweepOutput::kJson:
+      return WriteStdout(probes::SweepJson(report));
+    case SweepOutput::kSvg:
+      return WriteStdout(SweepSvg(report));
+    case SweepOutput::kTable:
+      break;
+  }
+  return WriteStdout(SweepTable(report));
+}
+
+}  // namespace
+
+int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) {
+  probes::TargetPolicy defaults;
+  defaults.sysfs = global.sysfs;
+  auto parsed = ParseSweepArgs(args, defaults);
+  if (!parsed) return ReportError("sweep", parsed.error());
+  const SweepOptions& o = *parsed;
+  if (o.help) return WriteStdout(SweepUsage()) ? 0 : 1;
+  if (o.list || o.compare) return ListOrCompare(o);
+
+  // Opened first, so that a sweep that cannot be stored does not run.
+  std::optional<probes::Store> store;
+  if (o.store) {
+    auto opened = probes::Store::OpenInStateDir(StateDir(o));
+    if (!opened) return ReportError("sweep", opened.error());
+    store = std::move(*opened);
+  }
+  const auto disk = DiskOf(o.base, o.policy.sysfs.string());
+  probes::JobSpec raw_base = o.base;
+  if (disk) {
+    raw_base.filename = "/dev/" + disk->name;
+    raw_base.directory.clear();
+    raw_base.size = 0;
+    raw_base.offset = 0;
+  }
+  const auto runtime = *probes::PointRuntime(o.grid);
+  probes::SweepReport report;
+  report.started_unix_ms = WallUnixMs();
+  report.target = o.base.TargetPath();
+  report.device = disk ? disk->name : "";
+  report.identity = disk ? IdentityOf(*disk) : "";
+  report.engine = std::string(probes::ToString(o.base.engine));
+  report.size = o.base.size;
+  report.budget_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.grid.budget).count();
+  report.point_runtime_ms = runtime.count();
+
+  InstallStopHandlers();
+  const std::vector<probes::SweepPoint> points = probes::SweepPoints(o.grid);
+  const bool progress = isatty(STDERR_FILENO) == 1;
+  bool failed = false;
+  for (size_t i = 0; i < points.size() && !g_sweep_stop.load(); ++i) {
+    if (progress) {
+      (void)std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, points.size(),
+                         probes::PointName(points[i]).c_str());
+    }
+    PointRun run = RunPoint(o, raw_base, points[i], runtime);
+    failed = failed || run.failed;
+    report.samples.push_back(std::move(run.sample));
+  }
+  if (progress) (void)std::fputs("\r\033[K", stderr);
+  report.findings = probes::SweepFindings(report.samples);
+  if (Status w = Emit(o, report); !w) return ReportError("sweep", w.error());
+  const bool interrupted = g_sweep_stop.load();
+  if (store && !interrupted) {
+    auto id = store->AddSweep({0, report.started_unix_ms, report.device, report.identity,
+                               report.target, probes::SweepJson(report)});
+    if (!id) return ReportError("sweep", id.error());
+    (void)std::fprintf(stderr, "iowatch sweep: stored as sweep %lld\n",
+                       static_cast<long long>(*id));
+  }
+  return failed || interrupted ? 1 : 0;
+}
+
+}  // namespace iowatch::daemon

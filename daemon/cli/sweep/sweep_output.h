@@ -1,0 +1,17 @@
+// How `iowatch sweep` prints a sweep: a table (a row per point, then the
+// findings) and a self-contained SVG (no script, no external reference): per
+// mode, direction and pattern, a row of two panels — bandwidth and clat p99
+// against block size (log scale), one line per iodepth.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include "probes/sweep/sweep_report.h"
+
+namespace iowatch::daemon {
+
+std::string SweepTable(const probes::SweepReport& report);
+std::string SweepSvg(const probes::SweepReport& report);
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,158 @@
+#include "probes/sweep/sweep_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+namespace iowatch::probes {
+namespace {
+
+using nlohmann::json;
+
+json PointJson(const SweepPoint& p) {
+  return {{"mode", ToString(p.mode)},
+          {"rw", p.write ? "write" : "read"},
+          {"pattern", p.random ? "random" : "sequential"},
+          {"bs", p.block_size},
+          {"iodepth", p.iodepth}};
+}
+
+SweepPoint PointFrom(const json& j) {
+  SweepPoint p;
+  const std::string mode = j.at("mode").get<std::string>();
+  p.mode = mode == "buffered" ? SweepMode::kBuffered
+           : mode == "raw"    ? SweepMode::kRaw
+                              : SweepMode::kDirect;
+  if (mode != "buffered" && mode != "raw" && mode != "direct") {
+    throw json::other_error::create(501, "mode: expected buffered, direct or raw", &j);
+  }
+  p.write = j.at("rw").get<std::string>() == "write";
+  p.random = j.at("pattern").get<std::string>() == "random";
+  p.block_size = j.at("bs").get<uint64_t>();
+  p.iodepth = j.at("iodepth").get<uint32_t>();
+  return p;
+}
+
+json SampleJson(const SweepSample& s) {
+  json j = PointJson(s.point);
+  const SweepMeasure& m = s.measure;
+  j["iops"] = m.iops;
+  j["bw_bytes"] = m.bytes_per_second;
+  j["clat_p50_ns"] = m.clat_p50_ns;
+  j["clat_p99_ns"] = m.clat_p99_ns;
+  j["cpu_percent"] = m.cpu_percent;
+  j["cpu_seconds_per_gib"] = m.cpu_seconds_per_gib;
+  j["end"] = m.end;
+  return j;
+}
+
+SweepSample SampleFrom(const json& j) {
+  SweepSample s{PointFrom(j), {}};
+  s.measure.iops = j.at("iops").get<double>();
+  s.measure.bytes_per_second = j.at("bw_bytes").get<double>();
+  s.measure.clat_p50_ns = j.at("clat_p50_ns").get<uint64_t>();
+  s.measure.clat_p99_ns = j.at("clat_p99_ns").get<uint64_t>();
+  s.measure.cpu_percent = j.at("cpu_percent").get<double>();
+  s.measure.cpu_seconds_per_gib = j.at("cpu_seconds_per_gib").get<double>();
+  s.measure.end = j.at("end").get<std::string>();
+  return s;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::ranges::sort(values);
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+}  // namespace
+
+std::string SweepJson(const SweepReport& r) {
+  json j = {{"iowatch_sweep", 1},
+            {"started_unix_ms", r.started_unix_ms},
+            {"target", r.target},
+            {"device", r.device},
+            {"identity", r.identity},
+            {"engine", r.engine},
+            {"size", r.size},
+            {"budget_ms", r.budget_ms},
+            {"point_runtime_ms", r.point_runtime_ms},
+            {"points", json::array()},
+            {"findings", json::array()}};
+  for (const SweepSample& s : r.samples) j["points"].push_back(SampleJson(s));
+  for (const SweepFinding& f : r.findings) {
+    json fj = PointJson(f.point);
+    fj["kind"] = f.kind;
+    fj["value"] = f.value;
+    fj["ratio"] = f.ratio;
+    fj["text"] = f.text;
+    j["findings"].push_back(std::move(fj));
+  }
+  return j.dump(2) + "\n";
+}
+
+Result<SweepReport> ParseSweepJson(std::string_view text) {
+  try {
+    const json j = json::parse(text);
+    if (j.at("iowatch_sweep").get<int>() != 1) {
+      return MakeError(ErrorCode::kParse, "iowatch_sweep: expected format 1");
+    }
+    SweepReport r;
+    r.started_unix_ms = j.at("started_unix_ms").get<int64_t>();
+    r.target = j.at("target").get<std::string>();
+    r.device = j.at("device").get<std::string>();
+    r.identity = j.at("identity").get<std::string>();
+    r.engine = j.at("engine").get<std::string>();
+    r.size = j.at("size").get<uint64_t>();
+    r.budget_ms = j.at("budget_ms").get<int64_t>();
+    r.point_runtime_ms = j.at("point_runtime_ms").get<int64_t>();
+    for (const json& p : j.at("points")) r.samples.push_back(SampleFrom(p));
+    for (const json& f : j.at("findings")) {
+      r.findings.push_back({f.at("kind").get<std::string>(), PointFrom(f),
+                            f.at("value").get<double>(), f.at("ratio").get<double>(),
+                            f.at("text").get<std::string>()});
+    }
+    return r;
+  } catch (const json::exception& e) {
+    return MakeError(ErrorCode::kParse, std::string("a sweep's JSON: ") + e.what());
+  }
+}
+
+std::string CompareSweeps(const SweepReport& a, const SweepReport& b) {
+  using Key = std::tuple<SweepMode, bool, bool, uint64_t, uint32_t>;
+  std::map<Key, const SweepSample*> in_a;
+  for (const SweepSample& s : a.samples) {
+    in_a[{s.point.mode, s.point.write, s.point.random, s.point.block_size, s.point.iodepth}] = &s;
+  }
+  std::string out = fmt::format("A: {} {} ({})\nB: {} {} ({})\n", a.device, a.identity, a.target,
+                                b.device, b.identity, b.target);
+  out += fmt::format("{:<32} {:>12} {:>12} {:>6} {:>10} {:>10} {:>6}\n", "point", "A bw", "B bw",
+                     "B/A", "A p99 µs", "B p99 µs", "B/A");
+  std::vector<double> bw_ratios;
+  std::vector<double> p99_ratios;
+  for (const SweepSample& s : b.samples) {
+    const auto it = in_a.find(
+        {s.point.mode, s.point.write, s.point.random, s.point.block_size, s.point.iodepth});
+    if (it == in_a.end()) continue;
+    const SweepMeasure& ma = it->second->measure;
+    const SweepMeasure& mb = s.measure;
+    const double bw = ma.bytes_per_second > 0 ? mb.bytes_per_second / ma.bytes_per_second : 0;
+    const double p99 = ma.clat_p99_ns > 0 ? static_cast<double>(mb.clat_p99_ns) /
+                                                static_cast<double>(ma.clat_p99_ns)
+                                          : 0;
+    if (bw > 0) bw_ratios.push_back(bw);
+    if (p99 > 0) p99_ratios.push_back(p99);
+    out += fmt::format("{:<32} {:>12} {:>12} {:>6.2f} {:>10.0f} {:>10.0f} {:>6.2f}\n",
+                       PointName(s.point), RateText(ma.bytes_per_second),
+                       RateText(mb.bytes_per_second), bw, static_cast<double>(ma.clat_p99_ns) / 1e3,
+                       static_cast<double>(mb.clat_p99_ns) / 1e3, p99);
+  }
+  out += fmt::format("{} points in both; median B/A: bandwidth {:.2f}, p99 {:.2f}\n",
+                     bw_ratios.size(), Median(bw_ratios), Median(p99_ratios));
+  return out;
+}
+
+}  // namespace iowatch::probes
