@@ -64,16 +64,18 @@ QueueAttributes ReadQueue(const FileTree& sysfs, const std::string& dir) {
   q.scheduler = ActiveScheduler(ReadTrimmed(sysfs, dir + "/queue/scheduler"));
   q.nr_requests = ReadNumber(sysfs, dir + "/queue/nr_requests");
   q.max_sectors_kb = ReadNumber(sysfs, dir + "/queue/max_sectors_kb");
+  q.max_hw_sectors_kb = ReadNumber(sysfs, dir + "/queue/max_hw_sectors_kb");
   q.read_ahead_kb = ReadNumber(sysfs, dir + "/queue/read_ahead_kb");
+  q.minimum_io_size = ReadNumber(sysfs, dir + "/queue/minimum_io_size");
   q.optimal_io_size = ReadNumber(sysfs, dir + "/queue/optimal_io_size");
   return q;
 }
 
 std::optional<MdGeometry> ReadMd(const FileTree& sysfs, const std::string& dir) {
   if (!sysfs.Exists(dir + "/md")) return std::nullopt;
-  return MdGeometry{ReadTrimmed(sysfs, dir + "/md/level"),
-                    ReadNumber(sysfs, dir + "/md/chunk_size"),
-                    ReadNumber(sysfs, dir + "/md/raid_disks")};
+  return MdGeometry{
+      ReadTrimmed(sysfs, dir + "/md/level"), ReadNumber(sysfs, dir + "/md/chunk_size"),
+      ReadNumber(sysfs, dir + "/md/raid_disks"), ReadNumber(sysfs, dir + "/md/layout")};
 }
 
 std::string DirOf(const BlockDevice& device) {
@@ -169,6 +171,7 @@ std::vector<BlockDevice> ReadPartitions(const FileTree& sysfs, const std::string
     part.queue = disk.queue;
     if (detail == Detail::kAttributes) {
       part.size_bytes = ReadNumber(sysfs, dir + "/size") * kSectorBytes;
+      part.start_sector = ReadNumber(sysfs, dir + "/start");
       AppendHolders(sysfs, dir, part.name, disk.holders);
     }
     out.push_back(std::move(part));

@@ -26,6 +26,7 @@ struct MdGeometry {
   std::string level;         // md/level, e.g. "raid1"
   uint64_t chunk_bytes = 0;  // md/chunk_size
   uint64_t raid_disks = 0;   // md/raid_disks
+  uint64_t layout = 0;       // md/layout (raid10: near copies in the low byte, far in the next)
 };
 
 struct QueueAttributes {
@@ -35,7 +36,9 @@ struct QueueAttributes {
   std::string scheduler;  // the active one, the bracketed entry of queue/scheduler
   uint64_t nr_requests = 0;
   uint64_t max_sectors_kb = 0;
+  uint64_t max_hw_sectors_kb = 0;
   uint64_t read_ahead_kb = 0;
+  uint64_t minimum_io_size = 0;  // a RAID's chunk where it states one
   uint64_t optimal_io_size = 0;
 };
 
@@ -67,6 +70,7 @@ struct BlockDevice {
   std::string vendor;             // device/vendor, trimmed ("ATA"; virtio's is a PCI id)
   std::string transport;          // nvme scsi virtio mmc loop dm md xen nbd zram ram, "" unknown
   uint64_t size_bytes = 0;        // size × 512 (partitions too)
+  uint64_t start_sector = 0;      // partitions: start, in 512-byte sectors
   std::string loop_backing_file;  // loop devices: loop/backing_file
   std::vector<Holder> holders;    // whole disks only, sorted
 };

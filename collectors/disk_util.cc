@@ -16,6 +16,12 @@ Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, uint32_t major, u
   return ParseDiskCounters(*text, sysfs.PathOf(path).string());
 }
 
+Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, const BlockDevice& device) {
+  auto text = sysfs.Read(device.stat_path, kMaxSysfsAttributeBytes);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return ParseDiskCounters(*text, sysfs.PathOf(device.stat_path).string());
+}
+
 DiskUtil ComputeDiskUtil(std::string name, const DiskCounters& before, const DiskCounters& after,
                          double elapsed_ms) {
   DiskUtil u;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "collectors/block_devices.h"
 #include "collectors/diskstats.h"
 #include "common/file_tree.h"
 #include "common/result.h"
@@ -20,6 +21,8 @@ namespace iowatch::collectors {
 
 // The counters of device major:minor from <sysfs>/dev/block/M:m/stat.
 Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, uint32_t major, uint32_t minor);
+// The same from a discovered device's own stat file (its stat_path).
+Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, const BlockDevice& device);
 
 struct DiskUtil {
   std::string name;  // kernel name, as fio prints it

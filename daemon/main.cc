@@ -7,6 +7,7 @@
 
 #include "common/version.h"
 #include "config/config.h"
+#include "daemon/cli/advise/advise_command.h"
 #include "daemon/cli/baseline/baseline_command.h"
 #include "daemon/cli/biolatency/biolatency_command.h"
 #include "daemon/cli/global_options.h"
@@ -41,6 +42,7 @@ struct CommandLine {
   CLI::App* biolatency = nullptr;
   CLI::App* probe = nullptr;
   CLI::App* sweep = nullptr;
+  CLI::App* advise = nullptr;
   CLI::App* baseline = nullptr;
   CLI::App* serve = nullptr;
   CLI::App* check = nullptr;
@@ -79,8 +81,13 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
   line.sweep->allow_extras();
   line.sweep->prefix_command();
   line.sweep->set_help_flag();
+  line.advise = app.add_subcommand(
+      "advise",
+      "stripe geometry, queue settings, partition alignment and filesystem stripe hints set "
+      "against the request sizes each disk receives, as findings with the change to make "
+      "(options: -o JSON --interval SECONDS [dev...])");
   line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
-  for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop, line.biolatency}) {
+  for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop, line.biolatency, line.advise}) {
     sub->allow_extras();
     AddGlobalOptions(*sub, line.global);
   }
@@ -129,6 +136,7 @@ int Dispatch(CLI::App& app, CommandLine& line) {
   }
   if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
   if (line.sweep->parsed()) return RunSweep(line.global, Passthrough(line.sweep));
+  if (line.advise->parsed()) return RunAdvise(line.global, Passthrough(line.advise));
   if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
   return 2;
 }

@@ -62,5 +62,6 @@ class TableBuilder {
 void AddPressureFamilies(TableBuilder& t);
 void AddCgroupFamilies(TableBuilder& t);
 void AddBlockIoFamilies(TableBuilder& t);
+void AddAdviceFamilies(TableBuilder& t);
 
 }  // namespace iowatch::daemon

@@ -338,6 +338,7 @@ std::vector<FamilyDef> BuildFamilies() {
   AddPressureFamilies(t);
   AddCgroupFamilies(t);
   AddBlockIoFamilies(t);
+  AddAdviceFamilies(t);
   AddSelfFamilies(t);
   return std::move(t).Sorted();
 }

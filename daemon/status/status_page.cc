@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include "common/markup.h"
 #include "common/version.h"
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
+#include "daemon/sampling/snapshot_advice.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -113,6 +115,26 @@ std::string TopIoSection(const Snapshot& s) {
       "<h2>Top I/O (cgroups)</h2>\n<table id=\"top-io\"><tr><th>cgroup</th><th>rkB/s</th>"
       "<th>wkB/s</th><th>r/s</th><th>w/s</th><th>%psi</th></tr>\n{}</table>\n",
       rows);
+}
+
+// `iowatch advise`'s findings for the disks (SnapshotAdvice), worst first;
+// nothing when there are none.
+std::string AdviceSection(const Snapshot& s) {
+  std::vector<collectors::AdviceFinding> findings = SnapshotAdvice(s);
+  if (findings.empty()) return {};
+  std::ranges::stable_sort(findings, std::greater<>(), &collectors::AdviceFinding::severity);
+  std::string rows;
+  for (const collectors::AdviceFinding& f : findings) {
+    rows += fmt::format(
+        "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}<br><span "
+        "class=\"dim\">{}</span></td></tr>\n",
+        f.severity == collectors::Severity::kInfo ? "dim" : "bad", collectors::ToString(f.severity),
+        HtmlEscape(f.device), f.finding, HtmlEscape(f.text), HtmlEscape(f.suggestion));
+  }
+  return "<h2>Advice</h2>\n<p class=\"dim\">iowatch advise: each disk's geometry and settings "
+         "against the request sizes it received since boot.</p>\n<table><tr><th>severity</th>"
+         "<th>device</th><th>finding</th><th>what holds, and the change</th></tr>\n" +
+         rows + "</table>\n";
 }
 
 // The eBPF collector's p50 and p99 over the last interval, from the kernel's
@@ -286,6 +308,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
   body += DevicesSection(in.sample);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
+  body += AdviceSection(in.sample);
   body += VmstatSection(in.sample);
   if (in.probes != nullptr) body += ProbesSection(*in.probes, in.now_seconds);
   body += "</body></html>\n";

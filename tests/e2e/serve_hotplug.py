@@ -55,14 +55,15 @@ def loop_ctl(request, number):
 
 
 @contextlib.contextmanager
-def loop_device(backing, size):
-    """A loop device (its path) over a new sparse file of `size` bytes; detached, and any node
+def loop_device(backing, size, partscan=False):
+    """A loop device (its path) over a new sparse file of `size` bytes (kept if it exists, for a
+    partition table written first), partitions scanned with `partscan`; detached, and any node
     `losetup --find` added removed, on leaving."""
     nodes_before = loop_nodes()
-    with open(backing, "wb") as f:
-        f.truncate(size)
-    dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    with open(backing, "ab") as f:
+        f.truncate(max(size, os.path.getsize(backing)))
+    dev = subprocess.run(["losetup", "--find", "--show", *(["-P"] if partscan else []), backing],
+                         capture_output=True, text=True, check=True).stdout.strip()
     try:
         yield dev
     finally:

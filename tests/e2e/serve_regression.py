@@ -182,7 +182,9 @@ def main():
             cleared = [l for l in d.stderr().splitlines() if "read iops recovered" in l]
             r.check(len(cleared) == 1, "the recovery is logged once", "\n".join(cleared))
 
-            show = subprocess.run([d.binary, "baseline", f"--state.dir={d.dir}/state", "show", JOB],
+            # Judged with the daemon's own policy (its config), as the daemon judged them.
+            show = subprocess.run([d.binary, "baseline", f"--state.dir={d.dir}/state",
+                                   f"--config.file={d.config_file}", "show", JOB],
                                   capture_output=True, text=True, timeout=30)
             r.check(show.returncode == 0 and JOB in show.stdout and "read IOPS" in show.stdout and "baseline: learned" in show.stdout,
                     "`iowatch baseline show` beside the running daemon",

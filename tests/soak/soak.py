@@ -12,8 +12,9 @@ it writes them as CSV and one SVG chart per figure to --out.
 Pass (after the warm-up, the first fifth of the run): RSS growth <= 1 MiB (the
 median of a minute's records at the end against the same after warm-up; runs
 of 10 minutes or more: in shorter ones the allocator's arenas still fill), fd
-and thread counts flat (the same at the end as after warm-up, give or take the
-loop devices' fds during a change), 0 failed scrapes, the daemon alive, 0 lost
+and thread counts flat (threads the same at the end as after warm-up; the fewest
+fds of a minute's records at most 2 above the same after warm-up: a probe run or
+a loop device change holds a few for a moment), 0 failed scrapes, the daemon alive, 0 lost
 runs (every ok run the metrics counted is in the store), the store's bytes per
 stored run steady (no growth beyond the runs themselves).
 
@@ -258,8 +259,14 @@ def main():
             print(f"note: {rss}: judged only in runs of 10 minutes or more")
         r.check(last["threads"] == warm["threads"],
                 f"threads flat: {warm['threads']} after warm-up, {last['threads']} at the end")
-        r.check(abs(last["fds"] - warm["fds"]) <= 2,
-                f"fds flat: {warm['fds']} after warm-up, {last['fds']} at the end")
+        # A probe run holds its file and ring open: one record can land in a
+        # run, another between two (CI once saw 15, then 12). The fewest of a
+        # minute's records is the daemon's floor, and a leak raises the floor.
+        warm_fds = min(row["fds"] for row in rows[max(0, warm_at - 5):warm_at + 1])
+        last_fds = min(row["fds"] for row in rows[-6:])
+        r.check(last_fds - warm_fds <= 2,
+                f"fds flat: at least {warm_fds} after warm-up, {last_fds} at the end (the fewest "
+                f"of a minute's records)")
         cpu_per_min = (last["cpu_s"] - warm["cpu_s"]) / max(1e-9, (last["t_s"] - warm["t_s"]) / 60)
         p99 = max(row["scrape_p99_ms"] for row in rows)
         print(f"note: CPU {cpu_per_min:.2f} s per minute after warm-up; scrape p99 at most "

@@ -342,9 +342,17 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   return {};
 }
 
-int RunBaseline(const BaselineArgs& args) {
+int RunBaseline(const BaselineArgs& given) {
+  BaselineArgs args = given;
+  BaselineContext context = DefaultBaselineContext();
+  if (!args.config_file.empty()) {
+    auto config = config::LoadConfigFile(args.config_file);
+    if (!config) return ReportError("baseline", config.error());
+    context.policy = config->probes.baseline;
+    if (args.state_dir.empty()) args.state_dir = config->state_dir;
+  }
   std::string out;
-  if (Status done = ExecuteBaseline(args, DefaultBaselineContext(), out); !done) {
+  if (Status done = ExecuteBaseline(args, context, out); !done) {
     const std::string command = fmt::format("baseline {}", BaselineActionName(args.action));
     return ReportError(command.c_str(), done.error());
   }

@@ -196,6 +196,12 @@ CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args) {
                                config::Config{}.state_dir))
       ->type_name("DIR")
       ->check(NonEmpty("a directory"));
+  baseline
+      ->add_option("--config.file", args.config_file,
+                   "the daemon's config file: its state_dir, and its probes.baseline settings to "
+                   "judge runs as the daemon does (default: the built-in ones)")
+      ->type_name("FILE")
+      ->check(NonEmpty("a file"));
   std::vector<std::string> synopses;
   for (const ActionDefinition& definition : kActions) {
     CLI::App* action = baseline->add_subcommand(definition.name, definition.help);

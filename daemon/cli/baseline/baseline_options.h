@@ -35,7 +35,8 @@ inline constexpr uint32_t kShowRunsDefault = 10;
 
 struct BaselineArgs {
   BaselineAction action = BaselineAction::kHelp;
-  std::string state_dir;         // config::Config's default when not given
+  std::string state_dir;         // the config file's, else config::Config's default
+  std::string config_file;       // the daemon's: its state_dir and probes.baseline policy
   std::string job;               // show, capture, reset
   std::string file;              // export: "" or "-" is stdout; import: "-" is stdin
   std::optional<uint32_t> runs;  // show, capture (>= 1)

@@ -416,7 +416,8 @@ std::string FormatBaselineLegend(const probes::BaselinePolicy& policy) {
       "Each run: its value, its ratio to the baseline median, and '!' when it is worse than\n"
       "the median by more than max(tolerance × median, {:g} × spread); tolerances: {:g}% for\n"
       "IOPS and MiB/s (lower is worse), {:g}% for latencies, {:g}% for p99 and above (higher\n"
-      "is worse). Those are iowatch's defaults; a daemon configured otherwise judges by its own.\n",
+      "is worse): iowatch's defaults, or --config.file's; a daemon configured otherwise judges\n"
+      "by its own.\n",
       policy.spread_factor, policy.throughput_tolerance * 100, policy.latency_tolerance * 100,
       policy.tail_tolerance * 100);
 }

@@ -301,3 +301,50 @@ TEST(Exposition, LabelValuesAreAlwaysValidUtf8) {
 
 }  // namespace
 }  // namespace iowatch::daemon
+
+namespace iowatch::daemon {
+namespace {
+
+// iowatch advise's findings in /metrics: an md RAID-5 whose 1536 KiB full
+// stripe exceeds max_sectors_kb, written to in 28 KiB requests, with a
+// partition at sector 63; a plain disk with nothing to say has no series.
+TEST(MetricsGolden, AdviceFindingsOfAnArray) {
+  Snapshot s;
+  collectors::BlockDevice md;
+  md.name = "md0";
+  md.md = collectors::MdGeometry{"raid5", 512 * 1024, 4, 2};
+  md.queue.physical_block_size = 4096;
+  md.queue.max_sectors_kb = 1280;
+  md.queue.max_hw_sectors_kb = 4096;
+  collectors::BlockDevice part;
+  part.name = "md0p1";
+  part.is_partition = true;
+  part.parent = "md0";
+  part.start_sector = 63;
+  collectors::BlockDevice plain;
+  plain.name = "sda";
+  plain.queue.physical_block_size = 512;
+  s.block_devices = std::make_shared<const std::vector<collectors::BlockDevice>>(
+      std::vector<collectors::BlockDevice>{md, part, plain});
+  DeviceSnapshot counters;
+  counters.name = "md0";
+  counters.counters.writes = 5000;
+  counters.counters.write_sectors = 5000 * 56;  // 28 KiB each
+  s.devices.push_back(counters);
+  const std::string text = RenderSnapshot(s);
+  for (const char* line : {
+           "# TYPE iowatch_advice_finding gauge\n",
+           "iowatch_advice_finding{device=\"md0\",finding=\"full_stripe_over_max_sectors\","
+           "severity=\"warning\"} 1\n",
+           "iowatch_advice_finding{device=\"md0\",finding=\"small_writes_on_parity_raid\","
+           "severity=\"warning\"} 1\n",
+           "iowatch_advice_finding{device=\"md0p1\",finding=\"partition_misaligned\","
+           "severity=\"critical\"} 1\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+  }
+  EXPECT_EQ(text.find("iowatch_advice_finding{device=\"sda\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

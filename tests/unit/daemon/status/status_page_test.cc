@@ -128,6 +128,43 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
       << html;
 }
 
+TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
+  Snapshot s = Sample();
+  const auto page = [&] {
+    return RenderStatusPage(
+        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  };
+  EXPECT_EQ(page().find("<h2>Advice</h2>"), std::string::npos);  // nothing to say: no section
+  collectors::BlockDevice disk;
+  disk.name = "sd<b>";
+  disk.queue.physical_block_size = 4096;
+  disk.queue.read_ahead_kb = 8192;
+  collectors::BlockDevice part;
+  part.name = "sd<b>1";
+  part.is_partition = true;
+  part.parent = "sd<b>";
+  part.start_sector = 63;
+  s.block_devices = std::make_shared<const std::vector<collectors::BlockDevice>>(
+      std::vector<collectors::BlockDevice>{disk, part});
+  DeviceSnapshot counters;
+  counters.name = "sd<b>";
+  counters.counters.reads = 10'000;
+  counters.counters.read_sectors = 10'000 * 8;  // 4 KiB reads under 8 MiB read-ahead
+  s.devices = {counters};
+  const std::string html = page();
+  const size_t critical = html.find(
+      "<td class=\"bad\">critical</td><td>sd&lt;b&gt;1</td><td>"
+      "partition_misaligned</td>");
+  const size_t info = html.find(
+      "<td class=\"dim\">info</td><td>sd&lt;b&gt;</td><td>"
+      "read_ahead_mismatch</td>");
+  EXPECT_NE(critical, std::string::npos) << html;
+  EXPECT_NE(info, std::string::npos) << html;
+  EXPECT_LT(critical, info);  // worst first
+  EXPECT_NE(html.find("echo 128 &gt; /sys/block/sd&lt;b&gt;/queue/read_ahead_kb"),
+            std::string::npos);
+}
+
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
   Snapshot s = Sample();
   EXPECT_EQ(Count(RenderStatusPage(
