@@ -95,10 +95,12 @@ def check_counts(r, tag, report, disk, before, after, ops):
             print(f"note {tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms not "
                   f"compared: the hypervisor took {after['steal']:.0%} of the CPUs")
         else:
-            # Besides 2 % (or 2 ms), 100 ns a request: the program reads its clock a little
+            # 2 % (or 2 ms) besides 100 ns a request: the program reads its clock a little
             # after the kernel read diskstats' (or the plug's cached time), a constant per
-            # request that is 2 % of a 4 µs discard on the loop device.
-            r.check(abs(got_ms - want_ms) <= max(0.02 * want_ms, 2, 1e-4 * want_n),
+            # request that is 2 % of a 4 µs discard on the loop device; the two were the
+            # larger of them, not their sum, until 236,000 discards came out 2.6 % above
+            # (1287 against 1254 ms, 33 ms of a 48 ms sum) on a CI run.
+            r.check(abs(got_ms - want_ms) <= max(0.02 * want_ms, 2) + 1e-4 * want_n,
                     f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms")
         if e:
             stages = e["latency"]
