@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/advice/advice.h"
 #include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
@@ -24,6 +25,7 @@
 #include "collectors/named_values.h"
 #include "collectors/pressure.h"
 #include "collectors/proc_stat.h"
+#include "common/memo.h"
 
 namespace iowatch::daemon {
 
@@ -170,6 +172,9 @@ struct Snapshot {
   ProcessIoSnapshot process_io;
   BlockIoSnapshot block_io;
   std::vector<CollectorStatus> collectors;
+  // `iowatch advise`'s findings for these disks, computed by the first reader
+  // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).
+  Memo<std::vector<collectors::AdviceFinding>> advice;
 };
 
 }  // namespace iowatch::daemon

@@ -4,10 +4,11 @@
 #include <unordered_map>
 
 namespace iowatch::daemon {
+namespace {
 
 // One pass to index partitions by disk and counters by name: a scrape of
 // 10,000 disks must not pay 10,000² comparisons (e2e.serve_scale).
-std::vector<collectors::AdviceFinding> SnapshotAdvice(const Snapshot& s) {
+std::vector<collectors::AdviceFinding> ComputeAdvice(const Snapshot& s) {
   std::unordered_map<std::string_view, std::vector<const collectors::BlockDevice*>> partitions;
   for (const collectors::BlockDevice& p : *s.block_devices) {
     if (p.is_partition) partitions[p.parent].push_back(&p);
@@ -28,6 +29,12 @@ std::vector<collectors::AdviceFinding> SnapshotAdvice(const Snapshot& s) {
     for (collectors::AdviceFinding& f : collectors::Advise(facts)) findings.push_back(std::move(f));
   }
   return findings;
+}
+
+}  // namespace
+
+const std::vector<collectors::AdviceFinding>& SnapshotAdvice(const Snapshot& s) {
+  return s.advice.Get([&s] { return ComputeAdvice(s); });
 }
 
 }  // namespace iowatch::daemon

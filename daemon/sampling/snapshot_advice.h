@@ -3,7 +3,8 @@
 // (read at discovery), its partitions, and its average request sizes since
 // boot (its diskstats counters). Superblocks are not read (the hardened
 // daemon opens no block device): no fs_stripe_mismatch here.
-// Thread-safety: a pure function of the snapshot.
+// Computed once per snapshot, by the first scrape or status page that asks.
+// Thread-safety: safe from any thread (the snapshot's Memo).
 #pragma once
 
 #include <vector>
@@ -13,6 +14,6 @@
 
 namespace iowatch::daemon {
 
-std::vector<collectors::AdviceFinding> SnapshotAdvice(const Snapshot& snapshot);
+const std::vector<collectors::AdviceFinding>& SnapshotAdvice(const Snapshot& snapshot);
 
 }  // namespace iowatch::daemon

@@ -3,8 +3,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <optional>
 #include <span>
@@ -19,24 +17,11 @@
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
 #include "daemon/cli/probe/probe_report.h"
+#include "daemon/cli/stop_signal.h"
 #include "probes/run_job_set.h"
 
 namespace iowatch::daemon {
 namespace {
-
-std::atomic<bool> g_stop_requested{false};  // written by the signal handler only
-
-extern "C" void RequestStop(int /*signal*/) { g_stop_requested.store(true); }
-
-// SIGINT and SIGTERM end the run (partial results are still printed) instead
-// of killing the process; SA_RESTART is off so a blocking wait returns.
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = RequestStop;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 bool ShowProgress(ProgressMode mode) {
   if (mode == ProgressMode::kAlways) return true;
@@ -121,11 +106,10 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
     if (Status w = WriteStdout(ProbeUsage()); !w) return ReportError("probe", w.error());
     return 0;
   }
-  InstallStopHandlers();
   const bool progress = ShowProgress(options->progress);
   probes::JobSetRunOptions run;
   run.policy = options->policy;
-  run.cancel = &g_stop_requested;
+  run.cancel = &StopOnSignals();
   if (progress) {
     run.on_progress = [](const probes::RunProgress& p) {
       // Progress is best effort: a stderr that fails loses only the progress line.

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 
@@ -16,6 +15,7 @@
 #include "config/config.h"
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/local_time.h"
+#include "daemon/cli/stop_signal.h"
 #include "daemon/cli/sweep/sweep_options.h"
 #include "daemon/cli/sweep/sweep_output.h"
 #include "probes/run_probe.h"
@@ -24,17 +24,6 @@
 
 namespace iowatch::daemon {
 namespace {
-
-std::atomic<bool> g_sweep_stop{false};  // written by the signal handler only
-extern "C" void StopSweep(int /*signal*/) { g_sweep_stop.store(true); }
-
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = StopSweep;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 std::filesystem::path StateDir(const SweepOptions& o) {
   return std::filesystem::path(o.state_dir.empty() ? config::Config{}.state_dir : o.state_dir);
@@ -84,7 +73,7 @@ PointRun RunPoint(const SweepOptions& o, const probes::JobSpec& raw_base,
   if (point.mode == probes::SweepMode::kBuffered) DropCachedPages(spec.TargetPath());
   probes::ProbeRunOptions options;
   options.policy = o.policy;
-  options.run.cancel = &g_sweep_stop;
+  options.run.cancel = &StopOnSignals();
   auto outcome = probes::RunProbe(spec, options);
   if (!outcome) {
     (void)ReportError("sweep", outcome.error());
@@ -179,11 +168,11 @@ int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) 
   report.budget_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.grid.budget).count();
   report.point_runtime_ms = runtime.count();
 
-  InstallStopHandlers();
+  const std::atomic<bool>& stop = StopOnSignals();
   const std::vector<probes::SweepPoint> points = probes::SweepPoints(o.grid);
   const bool progress = isatty(STDERR_FILENO) == 1;
   bool failed = false;
-  for (size_t i = 0; i < points.size() && !g_sweep_stop.load(); ++i) {
+  for (size_t i = 0; i < points.size() && !stop.load(); ++i) {
     if (progress) {
       (void)std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, points.size(),
                          probes::PointName(points[i]).c_str());
@@ -195,7 +184,7 @@ int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) 
   if (progress) (void)std::fputs("\r\033[K", stderr);
   report.findings = probes::SweepFindings(report.samples);
   if (Status w = Emit(o, report); !w) return ReportError("sweep", w.error());
-  const bool interrupted = g_sweep_stop.load();
+  const bool interrupted = stop.load();
   if (store && !interrupted) {
     auto id = store->AddSweep({0, report.started_unix_ms, report.device, report.identity,
                                report.target, probes::SweepJson(report)});
