@@ -42,9 +42,9 @@ class Runner {
         seeds_(SeedsFor(spec)),
         generators_{
             OffsetGenerator(target.region_offset, target.region_size, spec.block_size,
-                            IsRandom(spec.rw), seeds_.read_offsets),
+                            IsRandom(spec.rw), seeds_.read_offsets, spec.rw_sequence_add),
             OffsetGenerator(target.region_offset, target.region_size, spec.block_size,
-                            IsRandom(spec.rw), seeds_.write_offsets),
+                            IsRandom(spec.rw), seeds_.write_offsets, spec.rw_sequence_add),
         },
         mix_(spec.rwmixread, seeds_.rw_mix),
         rate_{spec.rate_iops_read, spec.rate_iops_write},

@@ -44,7 +44,7 @@ JobSeeds SeedsFor(const JobSpec& spec) {
 }
 
 OffsetGenerator::OffsetGenerator(uint64_t region_offset, uint64_t region_size, uint64_t block_size,
-                                 bool random, uint64_t seed)
+                                 bool random, uint64_t seed, int64_t sequence_add)
     : region_offset_(region_offset),
       block_size_(block_size),
       blocks_(block_size == 0 ? 0 : region_size / block_size),
@@ -53,6 +53,24 @@ OffsetGenerator::OffsetGenerator(uint64_t region_offset, uint64_t region_size, u
   // A region without a whole block cannot be addressed; callers validate
   // first, and this keeps Next() well-defined (always block 0) regardless.
   if (blocks_ == 0) blocks_ = 1;
+  if (!random && sequence_add != 0) {
+    stepped_ = true;
+    step_ = static_cast<int64_t>(block_size_) + sequence_add;  // 0 (read:-bs) repeats one block
+    if (step_ < 0) position_ = (blocks_ - 1) * block_size_;
+  }
+}
+
+uint64_t OffsetGenerator::NextStepped() {
+  const uint64_t offset = position_;
+  const uint64_t last = (blocks_ - 1) * block_size_;  // the last whole block's start
+  if (step_ >= 0) {
+    const auto step = static_cast<uint64_t>(step_);
+    position_ = position_ + step > last ? 0 : position_ + step;
+  } else {
+    const auto step = static_cast<uint64_t>(-step_);
+    position_ = position_ < step ? last : position_ - step;
+  }
+  return region_offset_ + offset;
 }
 
 }  // namespace iowatch::probes

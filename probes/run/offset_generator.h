@@ -42,12 +42,17 @@ class OffsetGenerator {
  public:
   // The region [region_offset, region_offset + region_size) holds
   // region_size / block_size whole blocks (a partial tail block is never
-  // used, as in fio); there must be at least one.
+  // used, as in fio); there must be at least one. A sequential generator
+  // with sequence_add (rw=read:N) steps block_size + sequence_add bytes: a
+  // forward step starts at the region's start and wraps to it, a backward
+  // one starts at the last whole block and wraps to it.
   OffsetGenerator(uint64_t region_offset, uint64_t region_size, uint64_t block_size, bool random,
-                  uint64_t seed);
+                  uint64_t seed, int64_t sequence_add = 0);
 
-  // region_offset + k · block_size for the next block k.
+  // region_offset + k · block_size for the next block k (region_offset +
+  // the next position, with sequence_add).
   uint64_t Next() {
+    if (stepped_) return NextStepped();
     uint64_t block;
     if (random_) {
       block = random_source_.Below(blocks_);
@@ -65,7 +70,12 @@ class OffsetGenerator {
   uint64_t block_size_;
   uint64_t blocks_;
   bool random_;
+  uint64_t NextStepped();
+
   uint64_t next_block_ = 0;
+  bool stepped_ = false;   // sequential with sequence_add
+  int64_t step_ = 0;       // bytes from one offset to the next, when stepped_
+  uint64_t position_ = 0;  // the next offset relative to the region, when stepping
   PortableRandom random_source_;
 };
 

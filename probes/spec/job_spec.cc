@@ -173,6 +173,16 @@ Result<void> ValidateJobSpec(const JobSpec& spec) {
         "\"4k\" is 4096)",
         spec.block_size));
   }
+  if (spec.rw_sequence_add != 0 && IsRandom(spec.rw)) {
+    return Invalid(
+        fmt::format("rw: {}:N needs a sequential mode (read, write, rw)", ToString(spec.rw)));
+  }
+  if (spec.direct && spec.rw_sequence_add % static_cast<int64_t>(kDirectAlignment) != 0) {
+    return Invalid(
+        fmt::format("rw: direct=1 needs an offset increment that is a multiple of 512 "
+                    "bytes, found {}",
+                    spec.rw_sequence_add));
+  }
   if (spec.size != 0 && spec.size < spec.block_size) {
     return Invalid(fmt::format("size: {} bytes is less than bs ({} bytes), as fio refuses",
                                spec.size, spec.block_size));

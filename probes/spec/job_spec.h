@@ -29,6 +29,8 @@ namespace iowatch::probes {
 // numjobs' bound: clones are threads or processes of their own, each with
 // iodepth buffers; fio has no bound, a typo of 10000 would fork 10000.
 inline constexpr uint32_t kMaxNumjobs = 256;
+// rw=read:N's bound, 1 GiB: beyond it a hole is a typo, not a pattern.
+inline constexpr uint64_t kMaxSequenceAdd = uint64_t{1} << 30;
 
 enum class RwMode { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
 enum class EngineKind { kIoUring, kPsync, kNull, kLibaio };
@@ -54,6 +56,9 @@ struct JobSpec {
   std::string filename;          // fio: filename (file or block device)
   std::string directory;         // fio: directory (file is <directory>/<name>.0.0)
   RwMode rw = RwMode::kRead;
+  // fio: the ":N" of rw=read:N (ddir_seq_add): bytes added to each next
+  // sequential offset; negative runs backward, from the region's last block.
+  int64_t rw_sequence_add = 0;
   uint64_t block_size = 4096;  // fio: bs (one value for both directions)
   uint64_t size = 0;           // fio: size; 0 = the existing file's or device's size
   uint64_t offset = 0;         // fio: offset (start of the I/O region)

@@ -382,7 +382,7 @@ TEST(ProbesConfigErrors, BadJobOptionIsLocated) {
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(MessageOf("probes: {defaults: {options: {rw: sideways}}}"),
             "t.yaml:1:35: probes.defaults.options.rw: expected one of read, write, randread, "
-            "randwrite, rw, readwrite, randrw, found \"sideways\"");
+            "randwrite, rw, readwrite, randrw, each with an optional \":N\", found \"sideways\"");
   EXPECT_EQ(MessageOf("probes:\n  jobs:\n    - name: x\n      options:\n        name: y\n"),
             "t.yaml:5:9: probes.jobs[0].options.name: not allowed: a probe's name is its job's "
             "name");

@@ -61,6 +61,24 @@ TEST(OffsetGeneratorTest, SequentialCoversRegionInOrderAndWraps) {
   }
 }
 
+TEST(OffsetGeneratorTest, OffsetIncrementMakesHolesOrRunsBackward) {
+  // rw=read:1k, bs=512 over 10 whole blocks: every third 512-byte block, wrapping to the start.
+  OffsetGenerator holes(4096, 10 * 512 + 100, 512, /*random=*/false, 1, /*sequence_add=*/1024);
+  for (uint64_t expected : {0, 1536, 3072, 4608, 0, 1536}) EXPECT_EQ(holes.Next(), 4096 + expected);
+  // rw=read:-1k, bs=512: from the last whole block down, then from the last again.
+  OffsetGenerator backward(4096, 10 * 512 + 100, 512, /*random=*/false, 1, -1024);
+  for (uint64_t block : {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8}) {
+    EXPECT_EQ(backward.Next(), 4096 + block * 512);
+  }
+  // rw=read:-512, bs=512: the same block again and again, as in fio.
+  OffsetGenerator same(0, 10 * 512, 512, /*random=*/false, 1, -512);
+  EXPECT_EQ(same.Next(), 0u);
+  EXPECT_EQ(same.Next(), 0u);
+  // A random generator ignores it (ValidateJobSpec refuses the combination).
+  OffsetGenerator random(0, 10 * 512, 512, /*random=*/true, 1, -1024);
+  for (int i = 0; i < 20; ++i) EXPECT_LT(random.Next(), 10u * 512);
+}
+
 TEST(OffsetGeneratorTest, RandomStaysInsideAlignedAndUniform) {
   constexpr uint64_t kRegionOffset = 1000;  // not a multiple of bs: alignment is relative
   constexpr uint64_t kBlocks = 64;

@@ -167,12 +167,36 @@ TEST(ApplyJobOption, RwEveryValueAndTheReadwriteAlias) {
 TEST(ApplyJobOption, RwBadValues) {
   EXPECT_EQ(ApplyError("rw", "random"),
             R"(rw: expected one of read, write, randread, randwrite, rw, readwrite, randrw, )"
-            R"(found "random")");
-  ApplyError("rw", "randread:8");  // fio's offset modifier is not supported
+            R"(each with an optional ":N", found "random")");
+  // fio's ddir_seq_nr (randread:8) is another feature: refused, saying so.
+  EXPECT_NE(ApplyError("rw", "randread:8").find("ddir_seq_nr"), std::string::npos);
+  EXPECT_EQ(ApplyError("rw", "read:x"),
+            R"(rw: expected a size up to 1g after "read:", such as "read:8k" or "read:-8k", )"
+            R"(found "read:x")");
+  ApplyError("rw", "read:2g");
+  ApplyError("rw", "read:");
   ApplyError("rw", "trim");
   ApplyError("rw", "READ");
   ApplyError("rw", "");
   EXPECT_TRUE(ApplyError("readwrite", "x").starts_with("readwrite: "));
+}
+
+TEST(ApplyJobOption, RwOffsetIncrement) {
+  EXPECT_EQ(Applied({{"rw", "read:8k"}}).rw_sequence_add, 8192);
+  const JobSpec backward = Applied({{"rw", "write:-200k"}});
+  EXPECT_EQ(backward.rw, RwMode::kWrite);
+  EXPECT_EQ(backward.rw_sequence_add, -204800);
+  EXPECT_EQ(Applied({{"rw", "read:8k"}, {"rw", "read"}}).rw_sequence_add, 0);  // later wins whole
+  JobSpec spec = Applied({{"rw", "read:-8k"}, {"filename", "/f"}});
+  EXPECT_TRUE(ValidateJobSpec(spec).has_value());
+  spec.direct = true;
+  spec.rw_sequence_add = -1000;
+  EXPECT_EQ(ValidateJobSpec(spec).error().message,
+            "rw: direct=1 needs an offset increment that is a multiple of 512 bytes, found -1000");
+  spec.rw_sequence_add = 4096;
+  spec.rw = RwMode::kRandRead;
+  EXPECT_EQ(ValidateJobSpec(spec).error().message,
+            "rw: randread:N needs a sequential mode (read, write, rw)");
 }
 
 TEST(ApplyJobOption, BlockSize) {
@@ -605,6 +629,7 @@ INSTANTIATE_TEST_SUITE_P(
                                            {"iodepth", "8"},
                                            {"runtime", "100ms"},
                                            {"rate_iops", ",3"}},
+                    std::vector<JobOption>{{"filename", "/f"}, {"rw", "rw:-100k"}, {"bs", "50k"}},
                     std::vector<JobOption>{{"filename", R"(/tmp/x\y;z)"},
                                            {"rwmixread", "0"},
                                            {"randseed", "0"},
