@@ -15,6 +15,7 @@
 #include "daemon/cli/iotop/iotop_command.h"
 #include "daemon/cli/probe/probe_command.h"
 #include "daemon/cli/sweep/sweep_command.h"
+#include "daemon/cli/trace/trace_command.h"
 #include "daemon/cli/vmstat/vmstat_command.h"
 #include "daemon/serve/app.h"
 
@@ -36,6 +37,7 @@ struct CommandLine {
   iowatch::daemon::BaselineArgs baseline_args;
   iowatch::daemon::ServeFlags serve_flags;
   std::string check_file;
+  std::vector<std::string> trace_command;  // what follows `iowatch trace ... --`
   CLI::App* iostat = nullptr;
   CLI::App* vmstat = nullptr;
   CLI::App* iotop = nullptr;
@@ -43,6 +45,7 @@ struct CommandLine {
   CLI::App* probe = nullptr;
   CLI::App* sweep = nullptr;
   CLI::App* advise = nullptr;
+  CLI::App* trace = nullptr;
   CLI::App* baseline = nullptr;
   CLI::App* serve = nullptr;
   CLI::App* check = nullptr;
@@ -86,6 +89,14 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
       "stripe geometry, queue settings, partition alignment and filesystem stripe hints set "
       "against the request sizes each disk receives, as findings with the change to make "
       "(options: -o JSON --interval SECONDS [dev...])");
+  line.trace = app.add_subcommand(
+      "trace",
+      "run a command with libiowatch-trace.so preloaded and report what it did to each file "
+      "(calls, bytes, request sizes, time, sequential/backward/random), MIO-style; --what-if "
+      "replays it with 2 MiB asynchronous direct I/O (every option: iowatch trace --help)");
+  line.trace->allow_extras();
+  line.trace->prefix_command();
+  line.trace->set_help_flag();
   line.baseline = iowatch::daemon::AddBaselineCommand(app, line.baseline_args);
   for (CLI::App* sub : {line.iostat, line.vmstat, line.iotop, line.biolatency, line.advise}) {
     sub->allow_extras();
@@ -137,8 +148,32 @@ int Dispatch(CLI::App& app, CommandLine& line) {
   if (line.probe->parsed()) return RunProbe(line.global, Passthrough(line.probe));
   if (line.sweep->parsed()) return RunSweep(line.global, Passthrough(line.sweep));
   if (line.advise->parsed()) return RunAdvise(line.global, Passthrough(line.advise));
+  if (line.trace->parsed()) {
+    std::vector<std::string> args = Passthrough(line.trace);
+    if (!line.trace_command.empty()) {
+      args.emplace_back("--");
+      args.insert(args.end(), line.trace_command.begin(), line.trace_command.end());
+    }
+    return RunTrace(args);
+  }
   if (line.baseline->parsed()) return RunBaseline(line.baseline_args);
   return 2;
+}
+
+// `iowatch [GLOBAL]... trace [OPTION]... -- COMMAND...`: CLI11 gives what
+// follows "--" to the top level, which takes no arguments, so the command is
+// cut off before parsing. Only for trace: no other subcommand has a "--".
+int SplitTraceCommand(int argc, char** argv, std::vector<std::string>& command) {
+  bool trace = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "trace") trace = true;
+    if (arg == "--" && trace) {
+      command.assign(argv + i + 1, argv + argc);
+      return i;
+    }
+  }
+  return argc;
 }
 
 int Main(int argc, char** argv) {
@@ -150,7 +185,7 @@ int Main(int argc, char** argv) {
   AddReportCommands(app, line);
   AddServeCommands(app, line);
   try {
-    app.parse(argc, argv);
+    app.parse(SplitTraceCommand(argc, argv, line.trace_command), argv);
   } catch (const CLI::ParseError& e) {
     if (line.baseline->parsed()) return iowatch::daemon::ExitBaseline(app, e);
     return app.exit(e);

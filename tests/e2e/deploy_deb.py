@@ -4,7 +4,8 @@ installed paths, purged (root).
 
 1. `cpack -G DEB` in the build directory makes iowatch_<version>_<arch>.deb; dpkg-deb shows
    its Depends (from dpkg-shlibdeps), the conffile /etc/iowatch/iowatch.yaml and the files;
-2. `dpkg -i` installs it; `/usr/bin/iowatch --version` prints the version, `iowatch
+2. `dpkg -i` installs it; `/usr/bin/iowatch --version` prints the version, `iowatch trace`
+   finds /usr/lib/iowatch/libiowatch-trace.so and traces cat, `iowatch
    check-config /etc/iowatch/iowatch.yaml` accepts the installed config, `systemd-analyze
    verify` accepts the installed unit as it is (ExecStart=/usr/bin/iowatch now exists), the
    docs, alert rules and dashboard are where docs/operations.md says;
@@ -25,6 +26,7 @@ import daemon
 
 EXPECTED = [
     "/usr/bin/iowatch",
+    "/usr/lib/iowatch/libiowatch-trace.so",
     "/usr/lib/systemd/system/iowatch.service",
     "/etc/iowatch/iowatch.yaml",
     "/usr/share/doc/iowatch/README.md",
@@ -84,6 +86,9 @@ def main():
             return r.finish()
         code, out = run(["/usr/bin/iowatch", "--version"])
         r.check(code == 0 and version in out, f"/usr/bin/iowatch --version ({out})")
+        code, out = run(["/usr/bin/iowatch", "trace", "--", "cat", "/etc/iowatch/iowatch.yaml"])
+        r.check(code == 0 and "Trace close : program <-> os : /etc/iowatch/iowatch.yaml" in out,
+                "the installed iowatch trace finds the installed library", out[-800:])
         code, out = run(["/usr/bin/iowatch", "check-config", "/etc/iowatch/iowatch.yaml"])
         r.check(code == 0, "iowatch check-config /etc/iowatch/iowatch.yaml", out)
         if shutil.which("systemd-analyze"):

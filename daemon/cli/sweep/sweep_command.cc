@@ -21,6 +21,7 @@
 #include "probes/run_probe.h"
 #include "probes/store/store.h"
 #include "probes/sweep/sweep_report.h"
+#include "probes/target/page_cache.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -46,16 +47,6 @@ std::string IdentityOf(const collectors::BlockDevice& disk) {
   return identity;
 }
 
-// Buffered points start cold: the file's dirty pages written, its cached
-// pages dropped (best effort: a file that cannot be opened has none here).
-void DropCachedPages(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)fdatasync(fd);
-  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  close(fd);
-}
-
 struct PointRun {
   probes::SweepSample sample;
   bool failed = false;
@@ -70,7 +61,7 @@ PointRun RunPoint(const SweepOptions& o, const probes::JobSpec& raw_base,
     return run;
   }
   const probes::JobSpec spec = probes::PointSpec(raw ? raw_base : o.base, point, runtime);
-  if (point.mode == probes::SweepMode::kBuffered) DropCachedPages(spec.TargetPath());
+  if (point.mode == probes::SweepMode::kBuffered) probes::DropCachedPages(spec.TargetPath());
   probes::ProbeRunOptions options;
   options.policy = o.policy;
   options.run.cancel = &StopOnSignals();

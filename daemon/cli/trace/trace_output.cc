@@ -1,0 +1,114 @@
+#include "daemon/cli/trace/trace_output.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace iowatch::daemon {
+namespace {
+
+using nlohmann::json;
+
+std::string_view PatternName(probes::TracedPattern p) {
+  switch (p) {
+    case probes::TracedPattern::kSequential:
+      return "sequential";
+    case probes::TracedPattern::kBackward:
+      return "backward";
+    case probes::TracedPattern::kRandom:
+      break;
+  }
+  return "random";
+}
+
+std::string StepName(const probes::TracedAccess& a) {
+  return fmt::format("{} {}", a.write ? "write" : "read", PatternName(a.pattern));
+}
+
+std::string SettingsText(const probes::WhatIfSettings& s) {
+  return fmt::format("{} KiB direct requests, {} in flight ({})", s.larger_request / 1024,
+                     s.larger_depth, probes::ToString(s.larger_engine));
+}
+
+void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
+  out += fmt::format("{} ({} bytes", f.path, f.size);
+  if (f.probe_size != 0) out += fmt::format(", probe file {} bytes", f.probe_size);
+  out += ")\n";
+  if (!f.steps.empty()) {
+    out += fmt::format("  {:<18} {:>10} {:>10} {:>14} {:>12} {:>12}\n", "step", "requests",
+                       "req size", "bytes", "as traced", "larger");
+    for (const probes::WhatIfStep& s : f.steps) {
+      out +=
+          fmt::format("  {:<18} {:>10} {:>10} {:>14} {:>10.4f} s {:>10.4f} s{}\n",
+                      StepName(s.access), s.access.requests, s.as_traced.block_size, s.access.bytes,
+                      s.as_traced_seconds, s.larger_seconds,
+                      s.access.pattern == probes::TracedPattern::kRandom ? "  (same: random)" : "");
+    }
+    out += fmt::format("  {:<18} {:>10} {:>10} {:>14} {:>10.4f} s {:>10.4f} s  ratio {:.2f}\n",
+                       "total", "", "", "", f.totals.as_traced_seconds, f.totals.larger_seconds,
+                       f.totals.ratio);
+  }
+  if (!f.skipped.empty()) out += fmt::format("  not replayed: {}\n", f.skipped);
+}
+
+json StepJson(const probes::WhatIfStep& s) {
+  return json{
+      {"direction", s.access.write ? "write" : "read"},
+      {"pattern", PatternName(s.access.pattern)},
+      {"requests", s.access.requests},
+      {"bytes", s.access.bytes},
+      {"as_traced",
+       {{"job", probes::JobFingerprint(s.as_traced)}, {"seconds", s.as_traced_seconds}}},
+      {"larger", {{"job", probes::JobFingerprint(s.larger)}, {"seconds", s.larger_seconds}}}};
+}
+
+json WhatIfFileJson(const WhatIfOutcome& f) {
+  json j{{"path", f.path}, {"size", f.size}, {"probe_size", f.probe_size}};
+  json steps = json::array();
+  for (const probes::WhatIfStep& s : f.steps) steps.push_back(StepJson(s));
+  j["steps"] = std::move(steps);
+  j["as_traced_seconds"] = f.totals.as_traced_seconds;
+  j["larger_seconds"] = f.totals.larger_seconds;
+  j["ratio"] = f.totals.ratio;
+  if (!f.skipped.empty()) j["skipped"] = f.skipped;
+  return j;
+}
+
+}  // namespace
+
+std::string TraceText(const TraceRun& run) {
+  std::string out;
+  for (const auto& process : run.processes) out += collectors::trace::FormatTraceText(process);
+  if (run.processes.empty()) {
+    out += "iowatch trace: no process wrote a report (each ended by a signal, _exit() or exec)\n";
+  }
+  if (!run.what_if) return out;
+  out += fmt::format("\nWhat if: {}, on a scratch file beside each traced file\n",
+                     SettingsText(run.what_if_settings));
+  for (const WhatIfOutcome& f : run.what_if_files) AppendWhatIfFile(out, f);
+  return out;
+}
+
+std::string TraceJson(const TraceRun& run) {
+  json processes = json::array();
+  for (const auto& process : run.processes) {
+    processes.push_back(json::parse(collectors::trace::TraceJsonLine(process)));
+  }
+  json doc{{"command", run.command},
+           {"exit_status", run.exit_status},
+           {"processes", std::move(processes)}};
+  if (run.what_if) {
+    json files = json::array();
+    for (const WhatIfOutcome& f : run.what_if_files) files.push_back(WhatIfFileJson(f));
+    const probes::WhatIfSettings& s = run.what_if_settings;
+    doc["what_if"] = json{{"settings",
+                           {{"request_bytes", s.larger_request},
+                            {"iodepth", s.larger_depth},
+                            {"ioengine", probes::ToString(s.larger_engine)},
+                            {"direct", true}}},
+                          {"files", std::move(files)}};
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace iowatch::daemon
