@@ -21,6 +21,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
   sysstat procps fio util-linux faketime python3 openssl prometheus prometheus-node-exporter
+  # one-shot results pushed by `iowatch probe`/`sweep --push-gateway` land in the real gateway
+  prometheus-pushgateway
   # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
   # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
   systemd strace dpkg-dev

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collectors/text_scan.h"
+
 namespace iowatch::collectors::trace {
 namespace {
 
@@ -72,13 +74,8 @@ ProcessTrace ReadProcess(const json& j) {
 
 TraceLines ParseTraceJsonLines(std::string_view text, const std::string& path) {
   TraceLines result;
-  int number = 0;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    const std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  ForEachLine(text, [&](std::string_view line, int number) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
     try {
       result.processes.push_back(ReadProcess(json::parse(line)));
     } catch (const std::exception& e) {  // nlohmann's parse, type and key errors, ours
@@ -89,7 +86,7 @@ TraceLines ParseTraceJsonLines(std::string_view text, const std::string& path) {
       error.line = number;
       result.bad_lines.push_back(std::move(error));
     }
-  }
+  });
   return result;
 }
 

@@ -26,6 +26,8 @@ struct ProbeFamily {
   std::string_view type;
   std::string_view help;
   void (*write)(const Input&, ExpositionWriter&, std::string& out);
+  // The daemon's state rather than a run's figure: not in a one-shot push.
+  bool daemon_state = false;
 };
 
 // One sample per (job, op) of the last run's metric `kMetric`.
@@ -359,14 +361,14 @@ std::vector<ProbeFamily> Sorted() {
        "registerfiles, submit_all); none when it ran as asked.",
        EngineFallbacks},
       {"iowatch_probe_interval_seconds", "gauge", "The job's configured interval (every).",
-       Interval},
-      {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running},
+       Interval, true},
+      {"iowatch_probe_running", "gauge", "1 while a probe runs on the device.", Running, true},
       {"iowatch_probe_target_info", "gauge",
        "The whole disk the job's last successful run measured (always 1); join with "
        "iowatch_disk_info on major and minor.",
        TargetInfo},
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
-       StoreUp},
+       StoreUp, true},
   };
   AddConditionFamilies(f);
   AddBaselineFamilies(f);
@@ -386,6 +388,17 @@ void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& sc
                         double now_seconds, std::string& out) {
   const Input in{recorded, scheduler, now_seconds};
   for (const ProbeFamily& f : ProbeFamilies()) {
+    ExpositionWriter w(out);
+    w.Family(f.name, f.type, f.help);
+    f.write(in, w, out);
+  }
+}
+
+void RenderProbeRunMetrics(const ProbeSnapshot& runs, double now_seconds, std::string& out) {
+  const SchedulerStatus none;
+  const Input in{runs, none, now_seconds};
+  for (const ProbeFamily& f : ProbeFamilies()) {
+    if (f.daemon_state) continue;
     ExpositionWriter w(out);
     w.Family(f.name, f.type, f.help);
     f.write(in, w, out);

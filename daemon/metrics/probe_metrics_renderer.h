@@ -26,6 +26,10 @@ namespace iowatch::daemon {
 void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& scheduler,
                         double now_seconds, std::string& out);
 
+// The families of the runs alone (no scheduler, no store: interval, running
+// and store_up left out), for `iowatch probe --push-gateway`.
+void RenderProbeRunMetrics(const ProbeSnapshot& runs, double now_seconds, std::string& out);
+
 // Every family RenderProbeMetrics can produce, in output order.
 std::vector<std::string_view> ProbeMetricFamilyNames();
 

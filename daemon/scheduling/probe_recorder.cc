@@ -11,6 +11,7 @@
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
+#include "daemon/scheduling/probe_run_snapshot.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store_baseline_source.h"
@@ -25,18 +26,6 @@ constexpr int64_t kClockDisagreementMs = 3600LL * 1000;
 std::string KernelRelease() {
   struct utsname u {};
   return ::uname(&u) == 0 ? std::string(u.release) : std::string();
-}
-
-ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& h,
-                              double sum_seconds) {
-  ProbeClatHistogram out;
-  out.op = op;
-  for (const uint64_t bound : ProbeClatBucketBoundsNs()) {
-    out.cumulative.push_back(h.CountAtOrBelow(bound));
-  }
-  out.count = h.Count();
-  out.sum_seconds = sum_seconds;
-  return out;
 }
 
 // Adds the run's p99 per op to the job's recent series, dropping the oldest
@@ -333,13 +322,8 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   JobState& state = JobStateFor(job.name);
   ProbeJobSnapshot& p = state.published;
   p.name = job.name;
-  p.last_metrics = metrics;
-  p.last_run_timestamp_seconds = static_cast<double>(outcome.start_unix_ms) / 1000;
-  p.run_duration_seconds = ToSeconds(result.elapsed);
-  p.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  SetLastRun(p, result, outcome.start_unix_ms, outcome.target_device);
   p.last_conditions = outcome.conditions;
-  p.target_major = major(outcome.target_device);
-  p.target_minor = minor(outcome.target_device);
   ReportAbandonedIos(*counters_, job.name, result);
   NoteFallbacks(job.name, result, state);
   MergeLatencies(result, state);
@@ -387,7 +371,7 @@ void ProbeRecorder::MergeLatencies(const probes::ProbeResult& result, JobState& 
   for (const auto& [op, d] : directions) {
     if (d->clat_histogram.Count() == 0) continue;
     state.clat[op].Merge(d->clat_histogram);
-    state.clat_sum_seconds[op] += d->clat.Mean() * static_cast<double>(d->clat.Count()) / 1e9;
+    state.clat_sum_seconds[op] += ClatSumSeconds(*d);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/probe/probe_format.h"
 #include "daemon/cli/probe/probe_options.h"
+#include "daemon/cli/probe/probe_push.h"
 #include "daemon/cli/probe/probe_report.h"
 #include "daemon/cli/stop_signal.h"
 #include "probes/run_job_set.h"
@@ -139,7 +140,15 @@ int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) 
   for (const probes::CloneOutcome& clone : *clones) {
     if (clone.outcome.result.error) (void)ReportError("probe", *clone.outcome.result.error);
   }
-  return ExitStatus(*clones);
+  const int status = ExitStatus(*clones);
+  const std::string pushed = options->push.url.empty()
+                                 ? std::string()
+                                 : ProbeRunsExposition(options->jobs, *clones, WallUnixSeconds());
+  if (Status push = PushResults(options->push, "iowatch_probe", pushed); !push) {
+    (void)ReportError("probe", push.error());
+    return status == 0 ? 2 : status;
+  }
+  return status;
 }
 
 }  // namespace iowatch::daemon

@@ -50,6 +50,33 @@ Result<T> ParseChoice(const Argument& a,
                    fmt::format("--{}: expected {}, found \"{}\"", a.name, accepted, a.value));
 }
 
+// iowatch's own flags (output, progress, safety, push): true when `a` was
+// one, false when it is a job option.
+Result<bool> TakeIowatchOption(const Argument& a, ProbeOptions& options) {
+  if (a.name == "output-format") {
+    const auto format = ParseChoice<ProbeOutputFormat>(
+        a, {{"normal", ProbeOutputFormat::kNormal}, {"json", ProbeOutputFormat::kJson}});
+    if (!format) return std::unexpected(format.error());
+    options.format = *format;
+  } else if (a.name == "eta") {
+    const auto progress = ParseChoice<ProgressMode>(a, {{"auto", ProgressMode::kAuto},
+                                                        {"always", ProgressMode::kAlways},
+                                                        {"never", ProgressMode::kNever}});
+    if (!progress) return std::unexpected(progress.error());
+    options.progress = *progress;
+  } else if (a.name == "allow-block-device" || a.name == "destructive") {
+    const auto on = ParseFlagValue(a);
+    if (!on) return std::unexpected(on.error());
+    (a.name == "destructive" ? options.policy.destructive : options.policy.allow_block_device) =
+        *on;
+  } else if (a.name == "path.sysfs") {  // the global flag, after the subcommand
+    options.policy.sysfs = a.value;
+  } else {
+    return TakePushOption(a.name, a.value, options.push);
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
@@ -74,31 +101,9 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
     }
     const auto arg = SplitArgument(text);
     if (!arg) return std::unexpected(arg.error());
-    const Argument& a = *arg;
-    if (a.name == "output-format") {
-      const auto format = ParseChoice<ProbeOutputFormat>(
-          a, {{"normal", ProbeOutputFormat::kNormal}, {"json", ProbeOutputFormat::kJson}});
-      if (!format) return std::unexpected(format.error());
-      options.format = *format;
-    } else if (a.name == "eta") {
-      const auto progress = ParseChoice<ProgressMode>(a, {{"auto", ProgressMode::kAuto},
-                                                          {"always", ProgressMode::kAlways},
-                                                          {"never", ProgressMode::kNever}});
-      if (!progress) return std::unexpected(progress.error());
-      options.progress = *progress;
-    } else if (a.name == "allow-block-device") {
-      const auto on = ParseFlagValue(a);
-      if (!on) return std::unexpected(on.error());
-      options.policy.allow_block_device = *on;
-    } else if (a.name == "path.sysfs") {  // the global flag, after the subcommand
-      options.policy.sysfs = a.value;
-    } else if (a.name == "destructive") {
-      const auto on = ParseFlagValue(a);
-      if (!on) return std::unexpected(on.error());
-      options.policy.destructive = *on;
-    } else {
-      job.push_back({std::string(a.name), std::string(a.value)});
-    }
+    auto taken = TakeIowatchOption(*arg, options);
+    if (!taken) return std::unexpected(taken.error());
+    if (!*taken) job.push_back({std::string(arg->name), std::string(arg->value)});
   }
   if (!job_file.empty() && !job.empty()) {
     return MakeError(
@@ -107,6 +112,7 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
                     "without one)",
                     job.front().name, job_file));
   }
+  if (auto push = CheckPushOptions(options.push); !push) return std::unexpected(push.error());
   auto set = job_file.empty() ? probes::JobSetFromArguments(job) : probes::ReadJobFile(job_file);
   if (!set) return std::unexpected(set.error());
   options.jobs = std::move(*set);
@@ -137,7 +143,8 @@ std::string ProbeUsage() {
          "  --allow-block-device[=0|1]\n"
          "      allow a block device as filename (to read it)\n"
          "  --destructive[=0|1]\n"
-         "      allow writing to a block device or to a file iowatch did not create\n"
+         "      allow writing to a block device or to a file iowatch did not create\n" +
+         PushUsage("iowatch_probe") +
          "  --help\n"
          "      this text\n";
 }

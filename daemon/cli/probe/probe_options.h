@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "daemon/cli/push_options.h"
 #include "probes/spec/job_set.h"
 #include "probes/target/probe_target.h"
 
@@ -25,6 +26,7 @@ struct ProbeOptions {
   ProbeOutputFormat format = ProbeOutputFormat::kNormal;
   probes::TargetPolicy policy;
   ProgressMode progress = ProgressMode::kAuto;  // --eta=auto|always|never, as fio
+  PushOptions push;                             // --push-gateway and friends
   bool help = false;  // --help or -h: print ProbeUsage(), nothing else is parsed
 };
 

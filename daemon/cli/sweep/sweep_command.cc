@@ -18,6 +18,7 @@
 #include "daemon/cli/stop_signal.h"
 #include "daemon/cli/sweep/sweep_options.h"
 #include "daemon/cli/sweep/sweep_output.h"
+#include "daemon/metrics/sweep_metrics_renderer.h"
 #include "probes/run_probe.h"
 #include "probes/store/store.h"
 #include "probes/sweep/sweep_report.h"
@@ -122,6 +123,42 @@ Status Emit(const SweepOptions& o, const probes::SweepReport& report) {
   return WriteStdout(SweepTable(report));
 }
 
+// Every point of the grid, until the last or a stop signal; true when one failed.
+bool RunPoints(const SweepOptions& o, const probes::JobSpec& raw_base,
+               std::chrono::milliseconds runtime, const std::atomic<bool>& stop,
+               probes::SweepReport& report) {
+  const std::vector<probes::SweepPoint> points = probes::SweepPoints(o.grid);
+  const bool progress = isatty(STDERR_FILENO) == 1;
+  bool failed = false;
+  for (size_t i = 0; i < points.size() && !stop.load(); ++i) {
+    if (progress) {
+      (void)std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, points.size(),
+                         probes::PointName(points[i]).c_str());
+    }
+    PointRun run = RunPoint(o, raw_base, points[i], runtime);
+    failed = failed || run.failed;
+    report.samples.push_back(std::move(run.sample));
+  }
+  if (progress) (void)std::fputs("\r\033[K", stderr);
+  return failed;
+}
+
+// A whole sweep kept: in the store (unless --no-store), then at the gateway.
+Status StoreAndPush(const SweepOptions& o, std::optional<probes::Store>& store,
+                    const probes::SweepReport& report) {
+  if (store) {
+    auto id = store->AddSweep({0, report.started_unix_ms, report.device, report.identity,
+                               report.target, probes::SweepJson(report)});
+    if (!id) return std::unexpected(id.error());
+    (void)std::fprintf(stderr, "iowatch sweep: stored as sweep %lld\n",
+                       static_cast<long long>(*id));
+  }
+  if (o.push.url.empty()) return {};
+  std::string pushed;
+  RenderSweepMetrics(report, pushed);
+  return PushResults(o.push, "iowatch_sweep", pushed);
+}
+
 }  // namespace
 
 int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) {
@@ -160,28 +197,13 @@ int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) 
   report.point_runtime_ms = runtime.count();
 
   const std::atomic<bool>& stop = StopOnSignals();
-  const std::vector<probes::SweepPoint> points = probes::SweepPoints(o.grid);
-  const bool progress = isatty(STDERR_FILENO) == 1;
-  bool failed = false;
-  for (size_t i = 0; i < points.size() && !stop.load(); ++i) {
-    if (progress) {
-      (void)std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, points.size(),
-                         probes::PointName(points[i]).c_str());
-    }
-    PointRun run = RunPoint(o, raw_base, points[i], runtime);
-    failed = failed || run.failed;
-    report.samples.push_back(std::move(run.sample));
-  }
-  if (progress) (void)std::fputs("\r\033[K", stderr);
+  const bool failed = RunPoints(o, raw_base, runtime, stop, report);
   report.findings = probes::SweepFindings(report.samples);
   if (Status w = Emit(o, report); !w) return ReportError("sweep", w.error());
   const bool interrupted = stop.load();
-  if (store && !interrupted) {
-    auto id = store->AddSweep({0, report.started_unix_ms, report.device, report.identity,
-                               report.target, probes::SweepJson(report)});
-    if (!id) return ReportError("sweep", id.error());
-    (void)std::fprintf(stderr, "iowatch sweep: stored as sweep %lld\n",
-                       static_cast<long long>(*id));
+  if (!interrupted) {
+    if (Status kept = StoreAndPush(o, store, report); !kept)
+      return ReportError("sweep", kept.error());
   }
   return failed || interrupted ? 1 : 0;
 }

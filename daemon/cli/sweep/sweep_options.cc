@@ -181,6 +181,9 @@ Result<void> ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view 
     o.store = false;
     return {};
   }
+  auto push = TakePushOption(key, value, o.push);
+  if (!push) return std::unexpected(push.error());
+  if (*push) return {};
   return parser.Job(key, value);
 }
 
@@ -223,6 +226,7 @@ Result<SweepOptions> ParseSweepArgs(const std::vector<std::string>& args,
     }
   }
   if (o.list || o.compare) return o;
+  if (auto push = CheckPushOptions(o.push); !push) return std::unexpected(push.error());
   if (!o.base.directory.empty() && !parser.SizeGiven()) o.base.size = 1ULL << 30;
   if (auto ok = probes::ValidateJobSpec(o.base); !ok) return std::unexpected(ok.error());
   if (auto runtime = probes::PointRuntime(o.grid); !runtime)
@@ -252,7 +256,9 @@ std::string SweepUsage() {
          "  --offset and the other `iowatch probe` options but those the grid sets.\n"
          "Output: --output-format=table|json|svg (-o), --svg=FILE (the chart, too).\n"
          "Store: the sweep is stored in --state.dir (default /var/lib/iowatch) unless --no-store;\n"
-         "  --list shows the stored sweeps, --compare A B puts two side by side.\n";
+         "  --list shows the stored sweeps, --compare A B puts two side by side.\n"
+         "Pushgateway (the completed points as iowatch_sweep_* gauges, after the output):\n" +
+         PushUsage("iowatch_sweep");
 }
 
 }  // namespace iowatch::daemon

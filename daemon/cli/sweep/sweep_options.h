@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "daemon/cli/push_options.h"
 #include "probes/spec/job_spec.h"
 #include "probes/sweep/sweep_plan.h"
 #include "probes/target/probe_target.h"
@@ -32,6 +33,7 @@ struct SweepOptions {
   bool store = true;
   bool list = false;
   std::optional<std::pair<int64_t, int64_t>> compare;
+  PushOptions push;  // --push-gateway and friends
   bool help = false;
 };
 

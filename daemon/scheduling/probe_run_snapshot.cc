@@ -1,0 +1,50 @@
+#include "daemon/scheduling/probe_run_snapshot.h"
+
+#include <sys/sysmacros.h>
+
+#include <utility>
+
+#include "common/clock.h"
+#include "probes/baseline/run_metrics.h"
+
+namespace iowatch::daemon {
+
+void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_t start_unix_ms,
+                dev_t device) {
+  job.last_metrics = probes::ExtractMetrics(result);
+  job.last_run_timestamp_seconds = static_cast<double>(start_unix_ms) / 1000;
+  job.run_duration_seconds = ToSeconds(result.elapsed);
+  job.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
+  job.target_major = major(device);
+  job.target_minor = minor(device);
+}
+
+ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& histogram,
+                              double sum_seconds) {
+  ProbeClatHistogram out;
+  out.op = op;
+  for (const uint64_t bound : ProbeClatBucketBoundsNs()) {
+    out.cumulative.push_back(histogram.CountAtOrBelow(bound));
+  }
+  out.count = histogram.Count();
+  out.sum_seconds = sum_seconds;
+  return out;
+}
+
+double ClatSumSeconds(const probes::DirectionStats& direction) {
+  return direction.clat.Mean() * static_cast<double>(direction.clat.Count()) / 1e9;
+}
+
+ProbeJobSnapshot OneRunSnapshot(const std::string& name, const probes::ProbeResult& result,
+                                int64_t start_unix_ms, dev_t device) {
+  ProbeJobSnapshot job;
+  job.name = name;
+  SetLastRun(job, result, start_unix_ms, device);
+  for (const auto& [op, d] : {std::pair{"read", &result.read}, std::pair{"write", &result.write}}) {
+    if (d->clat_histogram.Count() == 0) continue;
+    job.clat.push_back(Cumulative(op, d->clat_histogram, ClatSumSeconds(*d)));
+  }
+  return job;
+}
+
+}  // namespace iowatch::daemon
