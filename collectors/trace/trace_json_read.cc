@@ -3,21 +3,28 @@
 #include <nlohmann/json.hpp>
 
 #include "collectors/text_scan.h"
+#include "common/json_integer.h"
 
 namespace iowatch::collectors::trace {
 namespace {
 
 using nlohmann::json;
 
+// A transfer's figure; 0 where the call kind has none (open, seek, ...).
+uint64_t OptionalCount(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() ? 0 : IntegerOf<uint64_t>(*it);
+}
+
 CallTotals ReadCall(const json& j) {
   CallTotals c;
-  c.calls = j.at("calls").get<uint64_t>();
-  c.errors = j.at("errors").get<uint64_t>();
-  c.ns = j.at("ns").get<uint64_t>();
-  c.requested_bytes = j.value("requested_bytes", uint64_t{0});
-  c.bytes = j.value("bytes", uint64_t{0});
-  c.min_request = j.value("min_request", uint64_t{0});
-  c.max_request = j.value("max_request", uint64_t{0});
+  c.calls = IntegerOf<uint64_t>(j.at("calls"));
+  c.errors = IntegerOf<uint64_t>(j.at("errors"));
+  c.ns = IntegerOf<uint64_t>(j.at("ns"));
+  c.requested_bytes = OptionalCount(j, "requested_bytes");
+  c.bytes = OptionalCount(j, "bytes");
+  c.min_request = OptionalCount(j, "min_request");
+  c.max_request = OptionalCount(j, "max_request");
   return c;
 }
 
@@ -26,13 +33,13 @@ void ReadDirection(const json& j, Direction direction, FileTrace& t) {
   for (size_t a = 0; a < kAccessCount; ++a) {
     const json& access = j.at(std::string(ToString(static_cast<Access>(a))));
     AccessTotals& totals = t.access[d][a];
-    totals.requests = access.at("requests").get<uint64_t>();
-    totals.bytes = access.at("bytes").get<uint64_t>();
-    totals.first_seen = access.at("first_seen").get<uint32_t>();
+    totals.requests = IntegerOf<uint64_t>(access.at("requests"));
+    totals.bytes = IntegerOf<uint64_t>(access.at("bytes"));
+    totals.first_seen = IntegerOf<uint32_t>(access.at("first_seen"));
     t.classes_seen = std::max(t.classes_seen, totals.first_seen);
   }
   for (const json& bucket : j.at("request_sizes")) {
-    t.sizes[d][SizeBucket(bucket.at(0).get<uint64_t>())] += bucket.at(1).get<uint64_t>();
+    t.sizes[d][SizeBucket(IntegerOf<uint64_t>(bucket.at(0)))] += IntegerOf<uint64_t>(bucket.at(1));
   }
 }
 
@@ -40,29 +47,30 @@ TracedFile ReadFile(const json& j) {
   TracedFile file;
   file.path = j.at("path").get<std::string>();
   FileTrace& t = file.trace;
-  t.opens = j.at("opens").get<uint32_t>();
-  t.open_flags = j.at("open_flags").get<uint32_t>();
+  t.opens = IntegerOf<uint32_t>(j.at("opens"));
+  t.open_flags = IntegerOf<uint32_t>(j.at("open_flags"));
   t.block_device = j.at("block_device").get<bool>();
-  t.size = j.at("size").get<uint64_t>();
-  t.max_extent = j.at("max_extent").get<uint64_t>();
+  t.size = IntegerOf<uint64_t>(j.at("size"));
+  t.max_extent = IntegerOf<uint64_t>(j.at("max_extent"));
   const json& calls = j.at("calls");
   for (size_t c = 0; c < kTraceCallCount; ++c) {
     t.calls[c] = ReadCall(calls.at(std::string(ToString(static_cast<TraceCall>(c)))));
   }
-  t.seek_deltas = j.at("seek_deltas").get<uint64_t>();
-  t.seek_delta_sum = j.at("seek_delta_sum").get<int64_t>();
+  t.seek_deltas = IntegerOf<uint64_t>(j.at("seek_deltas"));
+  t.seek_delta_sum = IntegerOf<int64_t>(j.at("seek_delta_sum"));
   ReadDirection(j.at("read"), Direction::kRead, t);
   ReadDirection(j.at("write"), Direction::kWrite, t);
   return file;
 }
 
 ProcessTrace ReadProcess(const json& j) {
-  if (!j.is_object() || j.value("iowatch_trace", 0) != kTraceFormatVersion) {
+  if (!j.is_object() || !j.contains("iowatch_trace") || !j["iowatch_trace"].is_number_integer() ||
+      IntegerOf<int64_t>(j["iowatch_trace"]) != kTraceFormatVersion) {
     throw std::invalid_argument("expected an object with \"iowatch_trace\": 1");
   }
   ProcessTrace p;
-  p.pid = j.at("pid").get<int64_t>();
-  p.parent_pid = j.at("parent_pid").get<int64_t>();
+  p.pid = IntegerOf<int64_t>(j.at("pid"));
+  p.parent_pid = IntegerOf<int64_t>(j.at("parent_pid"));
   p.program = j.at("program").get<std::string>();
   p.seconds = j.at("seconds").get<double>();
   p.clock = j.at("clock").get<std::string>();

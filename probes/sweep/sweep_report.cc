@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "common/json_integer.h"
+
 namespace iowatch::probes {
 namespace {
 
@@ -31,8 +33,8 @@ SweepPoint PointFrom(const json& j) {
   }
   p.write = j.at("rw").get<std::string>() == "write";
   p.random = j.at("pattern").get<std::string>() == "random";
-  p.block_size = j.at("bs").get<uint64_t>();
-  p.iodepth = j.at("iodepth").get<uint32_t>();
+  p.block_size = IntegerOf<uint64_t>(j.at("bs"));
+  p.iodepth = IntegerOf<uint32_t>(j.at("iodepth"));
   return p;
 }
 
@@ -53,8 +55,8 @@ SweepSample SampleFrom(const json& j) {
   SweepSample s{PointFrom(j), {}};
   s.measure.iops = j.at("iops").get<double>();
   s.measure.bytes_per_second = j.at("bw_bytes").get<double>();
-  s.measure.clat_p50_ns = j.at("clat_p50_ns").get<uint64_t>();
-  s.measure.clat_p99_ns = j.at("clat_p99_ns").get<uint64_t>();
+  s.measure.clat_p50_ns = IntegerOf<uint64_t>(j.at("clat_p50_ns"));
+  s.measure.clat_p99_ns = IntegerOf<uint64_t>(j.at("clat_p99_ns"));
   s.measure.cpu_percent = j.at("cpu_percent").get<double>();
   s.measure.cpu_seconds_per_gib = j.at("cpu_seconds_per_gib").get<double>();
   s.measure.end = j.at("end").get<std::string>();
@@ -97,18 +99,18 @@ std::string SweepJson(const SweepReport& r) {
 Result<SweepReport> ParseSweepJson(std::string_view text) {
   try {
     const json j = json::parse(text);
-    if (j.at("iowatch_sweep").get<int>() != 1) {
+    if (IntegerOf<int>(j.at("iowatch_sweep")) != 1) {
       return MakeError(ErrorCode::kParse, "iowatch_sweep: expected format 1");
     }
     SweepReport r;
-    r.started_unix_ms = j.at("started_unix_ms").get<int64_t>();
+    r.started_unix_ms = IntegerOf<int64_t>(j.at("started_unix_ms"));
     r.target = j.at("target").get<std::string>();
     r.device = j.at("device").get<std::string>();
     r.identity = j.at("identity").get<std::string>();
     r.engine = j.at("engine").get<std::string>();
-    r.size = j.at("size").get<uint64_t>();
-    r.budget_ms = j.at("budget_ms").get<int64_t>();
-    r.point_runtime_ms = j.at("point_runtime_ms").get<int64_t>();
+    r.size = IntegerOf<uint64_t>(j.at("size"));
+    r.budget_ms = IntegerOf<int64_t>(j.at("budget_ms"));
+    r.point_runtime_ms = IntegerOf<int64_t>(j.at("point_runtime_ms"));
     for (const json& p : j.at("points")) r.samples.push_back(SampleFrom(p));
     for (const json& f : j.at("findings")) {
       r.findings.push_back({f.at("kind").get<std::string>(), PointFrom(f),

@@ -53,6 +53,16 @@ TEST(ProcessTrace, BadLinesAreNamedAndTheOthersKept) {
   EXPECT_EQ(read.bad_lines[1].line, 3);
 }
 
+TEST(ProcessTrace, AFloatWhereACountBelongsIsABadLine) {
+  std::string line = TraceJsonLine(Sample());
+  line.replace(line.find("\"calls\":3"), 9, "\"calls\":1e300");
+  const TraceLines read = ParseTraceJsonLines(line, "t.json");
+  EXPECT_TRUE(read.processes.empty());
+  ASSERT_EQ(read.bad_lines.size(), 1u);
+  EXPECT_NE(read.bad_lines[0].message.find("expected an integer"), std::string::npos)
+      << read.bad_lines[0].message;
+}
+
 TEST(ProcessTrace, TextIsMioStyle) {
   const std::string text = FormatTraceText(Sample());
   // 307200 + 4096 bytes moved in 5 ms of transfers.

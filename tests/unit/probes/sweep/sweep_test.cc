@@ -164,5 +164,21 @@ TEST(SweepReportTest, JsonRoundTripAndComparison) {
   EXPECT_NE(wrong.error().message.find("format 1"), std::string::npos);
 }
 
+// libFuzzer's find (tests/fuzz/seeds/fuzz_probe_wire/sweep-size-float-1e126.json): a float
+// where an integer belongs was converted without a range check (undefined behaviour).
+TEST(SweepReportTest, AFloatOrANegativeWhereACountBelongsIsAnError) {
+  SweepReport a;
+  a.size = 4096;
+  std::string text = SweepJson(a);
+  for (const char* bad : {"1.07e126", "-1", "4096.5", "\"4096\""}) {
+    std::string damaged = text;
+    damaged.replace(damaged.find("\"size\": 4096"), 13, std::string("\"size\": ") + bad);
+    const auto parsed = ParseSweepJson(damaged);
+    ASSERT_FALSE(parsed) << bad;
+    EXPECT_NE(parsed.error().message.find("a sweep's JSON"), std::string::npos);
+  }
+  EXPECT_TRUE(ParseSweepJson(text));
+}
+
 }  // namespace
 }  // namespace iowatch::probes
