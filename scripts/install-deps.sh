@@ -15,8 +15,9 @@ packages=(
   prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
   # the libaio probe engine (fio's most used one)
   libaio-dev
-  # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton
-  clang-19 libbpf-dev bpftool
+  # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton;
+  # libbpf-tools' biolatency is the yardstick of its cost (tests/bench/bpf_overhead.py)
+  clang-19 libbpf-dev bpftool libbpf-tools
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses

@@ -1,83 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The block-layer collector's kernel half: every request the block layer
- * completes, aggregated in per-CPU maps keyed by (disk, op), read by
- * iowatch once per sample (collectors/bpf/block_io_reader.h). Nothing is
- * sent per event.
+ * serves, aggregated in per-CPU maps keyed by (disk, op), read by iowatch
+ * once per sample (collectors/bpf/block_io_program.h). Nothing is sent per
+ * event, and nothing is carried from a request's issue to its completion
+ * where the kernel keeps it in the request itself.
  *
  * BTF-typed tracepoints (tp_btf: no tracefs mount, typed arguments):
- *   block_rq_issue     the request goes to the driver: its issue time, size
- *                      and whether it starts where the disk's previous
- *                      request of its op ended, kept by request address until
+ *   block_rq_issue     the request goes to the driver: its size, start
+ *                      sector, pattern (whether it starts where this CPU's
+ *                      previous request of the disk and op ended), alignment
+ *                      and its cgroup's bytes are counted here, once per
+ *                      request (a request issued again after a requeue is
+ *                      not counted again); then
  *   block_io_done      the kernel accounts its completion in diskstats (6.5
  *                      and later; blk_account_io_done, which reads the clock
- *                      right after it: the total stage is diskstats' own
+ *                      right before it: the total stage is diskstats' own
  *                      time to the microsecond), or, on older kernels,
  *   block_rq_complete  the last of its bytes completes (a few microseconds
  *                      before diskstats' clock reading on the loop device
  *                      here): three latency stages from the kernel's own
- *                      start time (rq->start_time_ns, diskstats' clock),
- *                      size, pattern, alignment and the cgroup's bytes.
- * iowatch loads one of the last two (BlockIoProgram::Load).
+ *                      start time (rq->start_time_ns, diskstats' clock) and
+ *                      issue time (rq->io_start_time_ns, kept by every queue
+ *                      with request statistics on, which writeback
+ *                      throttling turns on for every multi-queue disk of a
+ *                      kernel built with it).
+ * iowatch loads one of the last two (BlockIoProgram::Load). Only on a queue
+ * that keeps no issue time does the issue program record one, in a slot
+ * keyed by the request's address that the completion frees.
  * block_rq_insert is not used: with blk-mq's direct issue most requests are
  * never inserted, so the queue stage runs from the request's start (what
  * diskstats' ticks count from) to its issue, and queue + device = total.
  *
- * Counted as diskstats counts (block/blk-mq.c blk_account_io_done): only
- * requests with RQF_IO_STAT and not part of a flush sequence, once, when
- * the last of their bytes completes; flushes as blk_account_io_flush counts
- * them: the flush request of a flush sequence. GPL: the tracepoints'
- * helpers need it. */
+ * Counted as diskstats counts (block_io_ops.h): requests with RQF_IO_STAT,
+ * once, when they end; flushes as the flush requests the flush machinery
+ * sends. A write the flush machinery carries (PREFLUSH/FUA on a device that
+ * emulates them) is issued with RQF_FLUSH_SEQ and counted like any write
+ * issued; it ends after its flushes, and its device stage with them. A
+ * request that never reached the driver (an fsync's data-less write, which
+ * reaches the device as its flush) has a total stage only and counts as a
+ * request of 0 bytes, as diskstats counts it. GPL: the tracepoints' helpers
+ * need it. */
 /* The kernel's types first: libbpf's headers use them. */
 // clang-format off
 #include "collectors/bpf/kernel_types.bpf.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "collectors/bpf/block_io_ops.h"
 #include "collectors/bpf/block_io_shared.h"
 // clang-format on
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Slots for requests in flight at once on the whole host (a power of two):
- * 64 devices at queue depth 1,024 fill it; far fewer leave most probes
- * finding a free slot at once. */
+/* Slots for requests in flight at once on queues that keep no issue time
+ * (a power of two): 64 such devices at queue depth 1,024 fill it. */
 #define MAX_IN_FLIGHT 65536
 #define IN_FLIGHT_PROBES 4
 /* Disks × ops: 1,024 disks. Allocated per key (BPF_F_NO_PREALLOC): a
- * per-CPU value exists for the pairs seen only. */
+ * per-CPU value exists for the pairs seen only; iowatch deletes the entries
+ * of disks that are gone (BlockIoProgram::ForgetDisks). */
 #define MAX_DISK_OP_SERIES (1024 * IOWATCH_OP_COUNT)
-#define MAX_REQUEST_SERIES MAX_DISK_OP_SERIES
 #define MAX_CGROUP_SERIES 16384
 #define MAX_ALIGN_DEVICES 1024
 
-/* The REQ_OP bits of cmd_flags (include/linux/blk_types.h). */
-#define REQ_OP_MASK 0xff
-#define REQ_OP_WRITE 1
-#define REQ_OP_FLUSH 2
-#define REQ_OP_DISCARD 3
-#define REQ_OP_SECURE_ERASE 5
-/* The values of RQF_IO_STAT and RQF_FLUSH_SEQ before they became enum bits. */
+/* The values of the request flags before they became enum bits (5.x). */
 #define OLD_RQF_FLUSH_SEQ (1U << 4)
 #define OLD_RQF_IO_STAT (1U << 13)
 #define MINORBITS 20
 
-/* What completion needs of the request as it was issued: by then its bios
- * are gone (rq->bio is NULL at block_io_done) and __sector has moved past
- * the bytes completed. */
+/* Set by iowatch before loading: the bit of QUEUE_FLAG_STATS in
+ * request_queue.queue_flags, read from the kernel's BTF (the flags are an
+ * anonymous enum, which CO-RE cannot relocate); 64 when not found, and then
+ * every request's issue time is kept in a slot. */
+const volatile __u32 queue_stats_bit = 64;
+
+/* A request's issue on a queue that keeps no issue time. */
 struct in_flight {
-  __u64 rq; /* the request's address; 0: a free slot */
+  __u64 rq;       /* the request's address; 0: a free slot */
+  __u64 start_ns; /* the life of the request it was issued in (rq->start_time_ns) */
   __u64 issue_ns;
-  __u64 sector;     /* where it started */
-  __u64 cgroup_id;  /* its blkcg's cgroup, 0 when none */
-  __u32 bytes;      /* the request's size at issue */
-  __u32 sequential; /* 1 when it started where the previous one ended */
 };
 
 /* Requests in flight, in an array probed from a hash of their address: a
  * slot is claimed with one compare-and-swap (BPF atomics: kernel 5.12) and
- * freed with one exchange, where a hash map's update and delete took a
- * bucket lock and a free list each. IN_FLIGHT_PROBES slots are tried; a
- * request finding all taken loses its stages (counted in `lost`). */
+ * freed with one exchange. IN_FLIGHT_PROBES slots are tried; a request
+ * finding all taken loses its queue and device stages (counted in `lost`). */
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
   __uint(max_entries, MAX_IN_FLIGHT);
@@ -85,16 +92,18 @@ struct {
   __type(value, struct in_flight);
 } in_flight SEC(".maps");
 
-/* Where each disk's last issued request of each op ended, in sectors. */
+/* Where each disk's last issued request of each op ended, in sectors: one
+ * value for all CPUs, so that a stream stays sequential when its thread
+ * moves to another CPU. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAX_REQUEST_SERIES);
+  __uint(max_entries, MAX_DISK_OP_SERIES);
   __type(key, struct iowatch_dev_op_key);
   __type(value, __u64);
 } next_sector SEC(".maps");
 
-/* Everything counted per disk and op, in one value: a completion looks up
- * one entry, not one per stage and one for the sizes. */
+/* Everything counted per disk and op, in one value: each program looks up
+ * one entry. */
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
   __uint(max_entries, MAX_DISK_OP_SERIES);
@@ -148,14 +157,26 @@ static __always_inline __u32 rq_flag_flush_seq(void) {
   return OLD_RQF_FLUSH_SEQ;
 }
 
-/* The op group diskstats counts the request in; -1: not counted. */
-static __always_inline int op_of(struct request* rq) {
-  const __u32 rq_flags = rq->rq_flags;
-  const __u32 op = rq->cmd_flags & REQ_OP_MASK;
-  if (rq_flags & rq_flag_flush_seq()) return op == REQ_OP_FLUSH ? IOWATCH_OP_FLUSH : -1;
-  if (!(rq_flags & rq_flag_io_stat())) return -1;
-  if (op == REQ_OP_DISCARD || op == REQ_OP_SECURE_ERASE) return IOWATCH_OP_DISCARD;
-  return (op & 1) ? IOWATCH_OP_WRITE : IOWATCH_OP_READ;
+/* RQF_STATS: the kernel stamped the request's issue (io_start_time_ns).
+ * 0 where the flags are not an enum yet: the issue time is then ours. */
+static __always_inline __u32 rq_flag_stats(void) {
+  if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
+    return rq_flag(bpf_core_enum_value(enum rqf_flags, __RQF_STATS), 0);
+  return 0;
+}
+
+/* The request's diskstats group at `event` (block_io_ops.h); -1: not counted. */
+static __always_inline int op_of(struct request* rq, int event) {
+  const __u32 flags = rq->rq_flags;
+  return iowatch_op_group(rq->cmd_flags, (flags & rq_flag_flush_seq()) != 0,
+                          (flags & rq_flag_io_stat()) != 0, event);
+}
+
+/* Whether the kernel stamps this queue's requests at issue. */
+static __always_inline int queue_keeps_issue_time(struct request* rq) {
+  const __u32 bit = queue_stats_bit;
+  if (bit >= 64 || rq_flag_stats() == 0) return 0;
+  return (rq->q->queue_flags >> bit) & 1;
 }
 
 static __always_inline __u32 disk_of(struct request* rq) {
@@ -229,11 +250,12 @@ static __always_inline __u32 size_slot(__u64 bytes) {
 }
 
 /* The map's value for key, created zeroed when absent; null when full. */
-static __always_inline void* value_of(void* map, const void* key, const void* zero) {
+static __always_inline void* value_of(void* map, const void* key, const void* zero,
+                                      __u32 loss) {
   void* value = bpf_map_lookup_elem(map, key);
   if (value) return value;
   if (bpf_map_update_elem(map, key, zero, BPF_NOEXIST) != 0 && bpf_map_lookup_elem(map, key) == 0) {
-    count_loss(IOWATCH_LOST_SERIES);
+    count_loss(loss);
     return 0;
   }
   return bpf_map_lookup_elem(map, key);
@@ -241,6 +263,11 @@ static __always_inline void* value_of(void* map, const void* key, const void* ze
 
 static const struct iowatch_disk_op_stats zero_stats;
 static const struct iowatch_cgroup_io zero_cgroup_io;
+
+static __always_inline struct iowatch_disk_op_stats* stats_of(__u32 dev, int op) {
+  struct iowatch_dev_op_key key = {dev, (__u32)op};
+  return value_of(&disk_ops, &key, &zero_stats, IOWATCH_LOST_SERIES);
+}
 
 static __always_inline void add_latency(struct iowatch_latency_hist* h, __u64 ns) {
   h->count += 1;
@@ -251,21 +278,14 @@ static __always_inline void add_latency(struct iowatch_latency_hist* h, __u64 ns
   if (coarse < IOWATCH_COARSE_SLOTS) h->coarse[coarse] += 1;
 }
 
-/* A scalar copy of a pointer: the verifier refuses arithmetic on the
- * pointer itself, while what a map value holds is a plain number. */
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, __u64);
-} scratch SEC(".maps");
-
+/* The request's address as a number, for hashing: the verifier refuses
+ * arithmetic on the pointer itself. Read from this program's own stack
+ * (never from storage another program shares: a completion interrupting
+ * an issue between a store and its load would swap the two requests). */
 static __always_inline __u64 address_of(struct request* rq) {
-  const __u32 zero = 0;
-  volatile __u64* cell = bpf_map_lookup_elem(&scratch, &zero);
-  if (!cell) return 0;
-  *cell = (__u64)rq;
-  return *cell; /* volatile: a load the compiler may not replace by rq */
+  __u64 id = 0;
+  bpf_probe_read_kernel(&id, sizeof id, &rq);
+  return id;
 }
 
 /* The first of a request's probe slots (Fibonacci hashing of its address). */
@@ -273,16 +293,19 @@ static __always_inline __u32 in_flight_slot(__u64 rq) {
   return (__u32)(((rq >> 6) * 0x9E3779B97F4A7C15ULL) >> 48);
 }
 
-/* Where the request's issue is kept: its own slot (a requeued request issued
- * again) or a free one, claimed; null when every probe is taken. */
-static __always_inline struct in_flight* claim_slot(__u64 rq) {
+/* Where the request's issue is kept: its own slot (*own: a requeued request
+ * issued again, or an older life of the same address whose completion was
+ * missed) or a free one, claimed; null when every probe is taken. */
+static __always_inline struct in_flight* claim_slot(__u64 rq, int* own) {
   const __u32 first = in_flight_slot(rq);
+  *own = 1;
 #pragma unroll
   for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
     const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
     struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
     if (f && f->rq == rq) return f;
   }
+  *own = 0;
 #pragma unroll
   for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
     const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
@@ -292,18 +315,19 @@ static __always_inline struct in_flight* claim_slot(__u64 rq) {
   return 0;
 }
 
-/* The request's issue, its slot freed; 0 when none was kept. */
-static __always_inline int release_slot(__u64 rq, struct in_flight* out) {
+/* The request's issue time, its slot freed; 0 when none was kept for this
+ * life of the request. */
+static __always_inline __u64 release_slot(__u64 rq, __u64 start_ns, __u64 now) {
   const __u32 first = in_flight_slot(rq);
 #pragma unroll
   for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
     const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
     struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
     if (f && f->rq == rq) {
-      *out = *f;
+      const __u64 issue = f->start_ns == start_ns ? f->issue_ns : 0;
       /* Read before freed: the next claim may come from any CPU. */
       __sync_lock_test_and_set(&f->rq, 0);
-      return 1;
+      return iowatch_issue_is_of(issue, start_ns, now) ? issue : 0;
     }
   }
   return 0;
@@ -312,45 +336,44 @@ static __always_inline int release_slot(__u64 rq, struct in_flight* out) {
 /* The cgroup of the blkcg the block layer charged the request's first bio to. */
 static __always_inline __u64 cgroup_of(struct request* rq) {
   if (!bpf_core_field_exists(rq->bio->bi_blkg)) return 0; /* no CONFIG_BLK_CGROUP */
-  return rq->bio->bi_blkg->blkcg->css.cgroup->kn->id;
+  struct bio* bio = rq->bio;
+  if (!bio) return 0;
+  return bio->bi_blkg->blkcg->css.cgroup->kn->id;
 }
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(on_issue, struct request* rq) {
-  const int op = op_of(rq);
-  if (op < 0) return 0;
-  const __u32 bytes = rq->__data_len;
-  const __u64 sector = rq->__sector;
-  struct in_flight f = {.issue_ns = bpf_ktime_get_ns(), .sector = sector, .bytes = bytes};
-  if (op != IOWATCH_OP_FLUSH) f.cgroup_id = cgroup_of(rq);
-  struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
-  const __u64 end = sector + (bytes >> 9);
-  __u64* next = bpf_map_lookup_elem(&next_sector, &key);
-  if (next) {
-    f.sequential = *next == sector;
-    *next = end;
-  } else {
-    bpf_map_update_elem(&next_sector, &key, &end, BPF_ANY);
-  }
-  const __u64 id = address_of(rq);
-  struct in_flight* slot = id ? claim_slot(id) : 0;
-  if (!slot) {
-    count_loss(IOWATCH_LOST_ISSUE);
+static __always_inline void count_cgroup(__u64 cgroup_id, __u32 dev, int op, __u64 bytes) {
+  if (cgroup_id == 0) return;
+  struct iowatch_cgroup_key key = {cgroup_id, dev, (__u32)op};
+  struct iowatch_cgroup_io* io = value_of(&cgroup_io, &key, &zero_cgroup_io, IOWATCH_LOST_CGROUP);
+  if (!io) return;
+  io->bytes += bytes;
+  io->requests += 1;
+}
+
+/* A request handed to the driver: its size, pattern, alignment and cgroup. */
+/* Whether the request starts where the disk's previous one of its op ended. */
+static __always_inline int sequential(const struct iowatch_dev_op_key* key, __u64 sector,
+                                      __u64 end) {
+  __u64* next = bpf_map_lookup_elem(&next_sector, key);
+  if (!next) {
+    bpf_map_update_elem(&next_sector, key, &end, BPF_ANY);
     return 0;
   }
-  slot->issue_ns = f.issue_ns;
-  slot->sector = f.sector;
-  slot->cgroup_id = f.cgroup_id;
-  slot->bytes = f.bytes;
-  slot->sequential = f.sequential;
-  return 0;
+  const int yes = *next == sector;
+  *next = end;
+  return yes;
 }
 
-static __always_inline void count_request(struct iowatch_request_stats* s, __u32 dev,
-                                          const struct in_flight* f) {
-  const __u64 bytes = f->bytes;
+static __always_inline void count_issue(struct request* rq, int op) {
+  const struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
+  const __u32 dev = key.dev;
+  struct iowatch_disk_op_stats* v = value_of(&disk_ops, &key, &zero_stats, IOWATCH_LOST_SERIES);
+  if (!v) return;
+  struct iowatch_request_stats* s = &v->requests;
+  const __u64 bytes = rq->__data_len;
+  const __u64 sector = rq->__sector;
   s->bytes += bytes;
-  if (f->sequential)
+  if (sequential(&key, sector, sector + (bytes >> 9)))
     s->sequential += 1;
   else
     s->random += 1;
@@ -358,49 +381,64 @@ static __always_inline void count_request(struct iowatch_request_stats* s, __u32
   if (slot < IOWATCH_SIZE_SLOTS) s->size_slots[slot] += 1;
   __u32* unit = bpf_map_lookup_elem(&align_bytes, &dev);
   if (unit && *unit) {
-    const __u64 start = f->sector << 9;
-    if (start % *unit == 0 && bytes % *unit == 0)
+    if ((sector << 9) % *unit == 0 && bytes % *unit == 0)
       s->aligned += 1;
     else
       s->unaligned += 1;
   }
+  if (op != IOWATCH_OP_FLUSH) count_cgroup(cgroup_of(rq), dev, op, bytes);
 }
 
-static __always_inline void count_cgroup(__u32 dev, int op, const struct in_flight* f) {
-  if (f->cgroup_id == 0) return;
-  struct iowatch_cgroup_key key = {f->cgroup_id, dev, (__u32)op};
-  struct iowatch_cgroup_io* io = bpf_map_lookup_elem(&cgroup_io, &key);
-  if (!io) {
-    if (bpf_map_update_elem(&cgroup_io, &key, &zero_cgroup_io, BPF_NOEXIST) != 0 &&
-        bpf_map_lookup_elem(&cgroup_io, &key) == 0) {
-      count_loss(IOWATCH_LOST_CGROUP);
-      return;
-    }
-    io = bpf_map_lookup_elem(&cgroup_io, &key);
-    if (!io) return;
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(on_issue, struct request* rq) {
+  const int op = op_of(rq, IOWATCH_EVENT_ISSUE);
+  if (op < 0) return 0;
+  if (queue_keeps_issue_time(rq)) {
+    /* The kernel stamps it right after this tracepoint; a request it
+     * stamped already was requeued and is issued again: counted once. */
+    if (!(rq->rq_flags & rq_flag_stats())) count_issue(rq, op);
+    return 0;
   }
-  io->bytes += f->bytes;
-  io->requests += 1;
+  const __u64 issue_ns = bpf_ktime_get_ns();
+  const __u64 start_ns = rq->start_time_ns;
+  const __u64 id = address_of(rq);
+  int own = 0;
+  struct in_flight* slot = id ? claim_slot(id, &own) : 0;
+  if (!slot) {
+    count_loss(IOWATCH_LOST_ISSUE);
+    count_issue(rq, op);
+    return 0;
+  }
+  /* Requeued and issued again in the same life: counted when first issued. */
+  const int again = own && slot->start_ns == start_ns;
+  slot->start_ns = start_ns;
+  slot->issue_ns = issue_ns;
+  if (!again) count_issue(rq, op);
+  return 0;
 }
 
-/* The request's completion as diskstats counts it, at `now`. */
+/* The request's end as diskstats counts it, at `now`. */
 static __always_inline void account(struct request* rq, int op, __u64 now) {
-  const __u32 dev = disk_of(rq);
-  const __u64 start = rq->start_time_ns;
-  struct in_flight issued = {};
-  const __u64 id = address_of(rq);
-  const int kept = id && release_slot(id, &issued);
-  struct iowatch_dev_op_key key = {dev, (__u32)op};
-  struct iowatch_disk_op_stats* v = value_of(&disk_ops, &key, &zero_stats);
+  const __u32 flags = rq->rq_flags;
+  struct iowatch_disk_op_stats* v = stats_of(disk_of(rq), op);
   if (!v) return;
-  const __u64 issue = issued.issue_ns;
+  const __u64 start = rq->start_time_ns;
+  __u64 issue = 0;
+  if (flags & rq_flag_stats()) {
+    issue = rq->io_start_time_ns;
+  } else if (queue_keeps_issue_time(rq)) {
+    /* Never handed to the driver: an fsync's data-less write, which the
+     * flush machinery ends when its flush is done. diskstats counts it as a
+     * request of 0 bytes. */
+    v->requests.size_slots[0] += 1;
+  } else {
+    const __u64 id = address_of(rq);
+    if (id) issue = release_slot(id, start, now);
+  }
   if (start != 0 && start <= now) add_latency(&v->stage[IOWATCH_STAGE_TOTAL], now - start);
-  if (issue != 0 && issue <= now) add_latency(&v->stage[IOWATCH_STAGE_DEVICE], now - issue);
-  if (issue != 0 && start != 0 && start <= issue)
-    add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
-  if (!kept) return; /* issued before the program was loaded, or lost: no size */
-  count_request(&v->requests, dev, &issued);
-  count_cgroup(dev, op, &issued);
+  if (!iowatch_issue_is_of(issue, start, now)) return;
+  add_latency(&v->stage[IOWATCH_STAGE_DEVICE], now - issue);
+  add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
 }
 
 SEC("tp_btf/block_io_done")
@@ -408,7 +446,7 @@ int BPF_PROG(on_done, struct request* rq) {
   /* The clock first: diskstats read it just before this tracepoint, and
    * every nanosecond spent here would add to the total stage. */
   const __u64 now = bpf_ktime_get_ns();
-  const int op = op_of(rq);
+  const int op = op_of(rq, IOWATCH_EVENT_COMPLETE);
   if (op >= 0) account(rq, op, now);
   return 0;
 }
@@ -416,7 +454,7 @@ int BPF_PROG(on_done, struct request* rq) {
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) {
   const __u64 now = bpf_ktime_get_ns();
-  const int op = op_of(rq);
+  const int op = op_of(rq, IOWATCH_EVENT_COMPLETE);
   if (op < 0) return 0;
   /* A partial completion leaves the request in flight; diskstats counts
    * it when its last bytes complete. */

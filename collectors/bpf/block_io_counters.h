@@ -28,6 +28,12 @@ class BlockIoCounters {
   // them into its own totals), so that their entries do not fill the map on
   // a host that creates a cgroup per job.
   virtual Status ForgetCgroups(std::span<const uint64_t> cgroup_ids) = 0;
+
+  // Deletes the counters of disks (KernelDev numbers) the reader no longer
+  // wants or that are gone, so that a host that churns device numbers
+  // (loop, dm, nbd) never fills the map: a disk that returns under the same
+  // number counts from 0, as its diskstats line does.
+  virtual Status ForgetDisks(std::span<const uint32_t> kernel_devs) = 0;
 };
 
 }  // namespace iowatch::collectors::bpf

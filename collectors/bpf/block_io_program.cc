@@ -6,10 +6,12 @@
 #include <bpf/libbpf.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -60,15 +62,43 @@ std::unexpected<Error> LoadError(std::string_view step, int err) {
   return std::unexpected<Error>(std::move(error));
 }
 
-// Whether the running kernel has the block_io_done tracepoint (6.5 and
-// later): its BTF names the tracepoint's typedef.
-bool HasBlockIoDone() {
+// What the program needs to know of the running kernel beyond what CO-RE
+// relocates, from its BTF.
+struct KernelFacts {
+  // The block_io_done tracepoint (6.5 and later): its BTF names the
+  // tracepoint's typedef.
+  bool has_block_io_done = false;
+  // The bit of QUEUE_FLAG_STATS, an enumerator of an anonymous enum (which
+  // CO-RE cannot relocate); 64 when not found.
+  uint32_t queue_stats_bit = 64;
+};
+
+// The value of enumerator `name` of any enum in `types`.
+std::optional<int64_t> EnumeratorValue(const btf* types, std::string_view name) {
+  const uint32_t count = btf__type_cnt(types);
+  for (uint32_t id = 1; id < count; ++id) {
+    const btf_type* type = btf__type_by_id(types, id);
+    if (!btf_is_enum(type)) continue;
+    const struct btf_enum* values = btf_enum(type);
+    for (uint16_t i = 0; i < btf_vlen(type); ++i) {
+      if (name == btf__name_by_offset(types, values[i].name_off)) return values[i].val;
+    }
+  }
+  return std::nullopt;
+}
+
+KernelFacts ReadKernelFacts() {
+  KernelFacts facts;
   btf* kernel = btf__load_vmlinux_btf();
-  if (kernel == nullptr) return false;
-  const bool found =
+  if (kernel == nullptr) return facts;
+  facts.has_block_io_done =
       btf__find_by_name_kind(kernel, "btf_trace_block_io_done", BTF_KIND_TYPEDEF) >= 0;
+  const auto stats_bit = EnumeratorValue(kernel, "QUEUE_FLAG_STATS");
+  if (stats_bit && *stats_bit >= 0 && *stats_bit < 64) {
+    facts.queue_stats_bit = static_cast<uint32_t>(*stats_bit);
+  }
   btf__free(kernel);
-  return found;
+  return facts;
 }
 
 // Every key of a map, in the kernel's order.
@@ -142,9 +172,11 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   std::call_once(print_set, [] { libbpf_set_print(PrintLibbpf); });
   std::unique_ptr<block_io, SkeletonDeleter> skeleton(block_io::open());
   if (!skeleton) return LoadError("opening", errno);
+  const KernelFacts facts = ReadKernelFacts();
+  skeleton->rodata->queue_stats_bit = facts.queue_stats_bit;
   // Completions are taken where diskstats accounts them when the kernel says
   // where (block_io_done), else at the last bytes' completion.
-  const bool done = HasBlockIoDone();
+  const bool done = facts.has_block_io_done;
   bpf_program__set_autoload(skeleton->progs.on_done, done);
   bpf_program__set_autoload(skeleton->progs.on_complete, !done);
   if (const int err = block_io::load(skeleton.get()); err != 0) return LoadError("loading", err);
@@ -166,7 +198,9 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
           if (value.stage[stage].count == 0) continue;  // a stage this op never had
           AddLatency(value.stage[stage], sample.latency[{disk_op, static_cast<BlockStage>(stage)}]);
         }
-        if (value.requests.sequential + value.requests.random > 0) {  // issued while loaded
+        // Issued while loaded, or ended without reaching the driver.
+        const auto& sizes = value.requests.size_slots;
+        if (std::any_of(std::begin(sizes), std::end(sizes), [](uint64_t n) { return n > 0; })) {
           AddRequests(value.requests, sample.requests[disk_op]);
         }
       });
@@ -206,6 +240,23 @@ Status BlockIoProgram::SetAlignment(uint32_t major, uint32_t minor, uint32_t byt
       bytes == 0 ? bpf_map_delete_elem(fd, &dev) : bpf_map_update_elem(fd, &dev, &bytes, BPF_ANY);
   if (err != 0 && !(bytes == 0 && errno == ENOENT)) {
     return ErrnoError(errno, fmt::format("setting the alignment unit of {}:{}", major, minor), "");
+  }
+  return {};
+}
+
+Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
+  if (kernel_devs.empty()) return {};
+  const std::unordered_set<uint32_t> gone(kernel_devs.begin(), kernel_devs.end());
+  for (const bpf_map* map : {skeleton_->maps.disk_ops, skeleton_->maps.next_sector}) {
+    const int fd = bpf_map__fd(map);
+    for (const iowatch_dev_op_key& key : KeysOf<iowatch_dev_op_key>(fd)) {
+      if (!gone.contains(key.dev)) continue;
+      if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
+        const DiskOp disk = DiskOpOf(key.dev, key.op);
+        return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor),
+                          "");
+      }
+    }
   }
   return {};
 }

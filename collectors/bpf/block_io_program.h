@@ -35,6 +35,7 @@ class BlockIoProgram final : public BlockIoCounters {
   Result<BlockIoSample> Read() const override;
   Status SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes) override;
   Status ForgetCgroups(std::span<const uint64_t> cgroup_ids) override;
+  Status ForgetDisks(std::span<const uint32_t> kernel_devs) override;
 
  private:
   struct SkeletonDeleter {

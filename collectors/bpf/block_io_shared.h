@@ -76,6 +76,8 @@ struct iowatch_latency_hist {
   iowatch_u64 coarse[IOWATCH_COARSE_SLOTS];
 };
 
+/* Counted when a request is handed to the driver (a request ended without
+ * reaching it, an fsync's data-less write, counts as 0 bytes when it ends). */
 struct iowatch_request_stats {
   iowatch_u64 bytes;
   iowatch_u64 sequential; /* started where the device's previous request of the op ended */
@@ -85,7 +87,7 @@ struct iowatch_request_stats {
   iowatch_u64 size_slots[IOWATCH_SIZE_SLOTS];
 };
 
-/* All a disk and op counted: the map's one value per completion. */
+/* All a disk and op counted: the map's one value per CPU. */
 struct iowatch_disk_op_stats {
   struct iowatch_latency_hist stage[IOWATCH_STAGE_COUNT]; /* enum iowatch_block_stage */
   struct iowatch_request_stats requests;
@@ -104,7 +106,8 @@ struct iowatch_cgroup_io {
 
 /* Per CPU, what the program could not record (a full map). */
 enum iowatch_block_loss {
-  IOWATCH_LOST_ISSUE = 0,  /* the in-flight map was full: a request without stages */
+  IOWATCH_LOST_ISSUE =
+      0, /* the in-flight map was full: a request without queue and device stages */
   IOWATCH_LOST_SERIES = 1, /* a histogram or counter map was full */
   IOWATCH_LOST_CGROUP = 2, /* the cgroup map was full */
   IOWATCH_LOST_COUNT = 3,

@@ -45,6 +45,7 @@ struct gendisk {
 
 struct request_queue {
   struct gendisk* disk;
+  unsigned long queue_flags;
 } __attribute__((preserve_access_index));
 
 struct request {
@@ -55,6 +56,7 @@ struct request {
   sector_t __sector;
   struct bio* bio;
   __u64 start_time_ns;
+  __u64 io_start_time_ns;
 } __attribute__((preserve_access_index));
 
 /* Since 6.x the request flags are bits of this enum (RQF_x = 1 << __RQF_x);
@@ -63,6 +65,7 @@ struct request {
 enum rqf_flags {
   __RQF_FLUSH_SEQ = 1,
   __RQF_IO_STAT = 8,
+  __RQF_STATS = 11,
 };
 
 #endif /* IOWATCH_COLLECTORS_BPF_KERNEL_TYPES_BPF_H_ */

@@ -56,10 +56,15 @@ void BlockLatencyHistogram(const Snapshot& s, size_t i, size_t, ExpositionWriter
     labels[3].value = BlockLatencyLe()[b];
     w.SuffixedSampleInt("_bucket", labels, 4, cumulative);
   }
+  cumulative += h.coarse[BlockLatencyLe().size()];
+  // The program updates the count before the buckets, and a read copies
+  // each CPU's value while it may be updating it: the buckets can hold a
+  // request the count does not yet. +Inf is never below a finite bucket.
+  const uint64_t count = std::max(h.count, cumulative);
   labels[3].value = "+Inf";
-  w.SuffixedSampleInt("_bucket", labels, 4, h.count);
+  w.SuffixedSampleInt("_bucket", labels, 4, count);
   w.SuffixedSample("_sum", labels, 3, static_cast<double>(h.sum_ns) / 1e9);
-  w.SuffixedSampleInt("_count", labels, 3, h.count);
+  w.SuffixedSampleInt("_count", labels, 3, count);
 }
 
 void BlockSizeHistogram(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {

@@ -1,6 +1,7 @@
 #include "daemon/sampling/block_io_source.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "collectors/bpf/block_io_program.h"
@@ -26,6 +27,19 @@ bpf::LatencyHistogram Growth(const bpf::LatencyHistogram& now,
   return growth;
 }
 
+// The disks the program counts that are not wanted (filtered out, or gone).
+std::vector<uint32_t> Unwanted(const bpf::BlockIoSample& sample,
+                               const std::unordered_map<uint32_t, std::string>& names) {
+  std::set<uint32_t> unwanted;
+  const auto note = [&](const bpf::DiskOp& disk) {
+    const uint32_t dev = bpf::KernelDev(disk.major, disk.minor);
+    if (!names.contains(dev)) unwanted.insert(dev);
+  };
+  for (const auto& [key, histogram] : sample.latency) note(key.first);
+  for (const auto& [disk, stats] : sample.requests) note(disk);
+  return {unwanted.begin(), unwanted.end()};
+}
+
 }  // namespace
 
 std::optional<std::string> BlockIoSource::EnsureLoaded(const SourceContext& context) {
@@ -43,6 +57,11 @@ std::optional<std::string> BlockIoSource::EnsureLoaded(const SourceContext& cont
   load_error_.reset();
   alignment_.clear();
   previous_.reset();
+  // A new program counts from 0, every series with it: totals kept for an
+  // earlier program (gone cgroups' counts) would make an ancestor's counter
+  // restart at them instead, a fall Prometheus reads as a reset plus a rise
+  // the size of everything retired.
+  cgroups_ = BlockIoCgroups();
   return std::nullopt;
 }
 
@@ -133,6 +152,9 @@ void BlockIoSource::Collect(const FileTree& procfs, const FileTree& sysfs,
       names.emplace(bpf::KernelDev(d.major, d.minor), d.name);
   }
   Export(*sample, names, options.queue_stage, out.block_io);
+  if (auto forgot = counters_->ForgetDisks(Unwanted(*sample, names)); !forgot) {
+    status.parse_error = forgot.error().ToString();
+  }
   if (context.options->cgroups.enabled) {
     if (!layout_) {
       auto layout = collectors::DetectCgroupLayout(procfs, sysfs);

@@ -9,6 +9,9 @@ collectors.bpf.enabled rewritten turns the program on and off between runs. Per 
 IOPS, the whole machine's busy CPU time per request (/proc/stat, steal left out), and, with
 the collector on, the program's own time per request from the kernel's BPF statistics
 (kernel.bpf_stats_enabled: run_time_ns of the issue and completion programs / requests).
+Beside them, in the same rounds on the same device, libbpf-tools' `biolatency -D` (Debian
+libbpf-tools, CO-RE: one latency histogram per disk) with iowatch's collector off, measured the
+same way: the yardstick for what a block-layer program costs per request.
 
 Prints per job the median IOPS off and on and their ratio, the added CPU per request (median
 busy ns on - off) and the program's ns per request. --check (CI's short run) fails when a run
@@ -16,7 +19,7 @@ with the collector on did not count its requests: neither IOPS nor times are bou
 hypervisor's steal moving both by more than the collector's cost between two short runs; the
 figures are README's, from the long run.
 
-Usage: bpf_overhead.py IOWATCH [--rounds 5] [--seconds 10] [--check]
+Usage: bpf_overhead.py IOWATCH [--rounds 5] [--seconds 10] [--check] [--no-biolatency]
 """
 import argparse
 import json
@@ -49,16 +52,42 @@ def busy_jiffies():
     return user + nice + system + irq + softirq
 
 
-def program_stats():
-    """(run_time_ns, run_cnt) summed over iowatch's block programs loaded now."""
+IOWATCH_PROGRAMS = ("on_issue", "on_done", "on_complete")
+# biolatency's programs as the kernel names them (BPF object names are cut at 15 bytes).
+BIOLATENCY_PROGRAMS = ("block_rq_issue_", "block_rq_comple", "block_rq_insert")
+BIOLATENCY = "/usr/sbin/biolatency"
+
+
+def program_stats(names):
+    """(run_time_ns, run_cnt) summed over the loaded programs whose name starts with one of
+    `names`."""
     out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True,
                          check=True).stdout
     ns = cnt = 0
     for p in json.loads(out):
-        if p.get("name") in ("on_issue", "on_done", "on_complete"):
+        if p.get("name", "").startswith(names):
             ns += p.get("run_time_ns", 0)
             cnt += p.get("run_cnt", 0)
     return ns, cnt
+
+
+def loaded_programs():
+    out = subprocess.run(["bpftool", "prog", "show", "-j"], capture_output=True, text=True,
+                         check=True).stdout
+    return [p.get("name", "") for p in json.loads(out)]
+
+
+def start_biolatency():
+    """biolatency -D, once its completion program is attached."""
+    proc = subprocess.Popen([BIOLATENCY, "-D", "3600", "1"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not any(n.startswith("block_rq_comple") for n in loaded_programs()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("biolatency did not load its programs")
+        time.sleep(0.05)
+    return proc
 
 
 def fio(device, args, seconds):
@@ -84,16 +113,24 @@ def set_collector(d, enabled):
         raise RuntimeError(f"the collector did not turn {'on' if enabled else 'off'}")
 
 
-def run(d, device, args, seconds, enabled):
-    set_collector(d, enabled)
-    time.sleep(0.5)
-    busy0, prog0 = busy_jiffies(), program_stats()
-    iops, ios = fio(device, args, seconds)
-    busy1, prog1 = busy_jiffies(), program_stats()
+def run(d, device, args, seconds, mode):
+    """One fio run with `mode` watching: "off", "iowatch" or "biolatency"."""
+    set_collector(d, mode == "iowatch")
+    tool = start_biolatency() if mode == "biolatency" else None
+    names = BIOLATENCY_PROGRAMS if mode == "biolatency" else IOWATCH_PROGRAMS
+    try:
+        time.sleep(0.5)
+        busy0, prog0 = busy_jiffies(), program_stats(names)
+        iops, ios = fio(device, args, seconds)
+        busy1, prog1 = busy_jiffies(), program_stats(names)
+    finally:
+        if tool:
+            tool.kill()
+            tool.wait()
     hz = os.sysconf("SC_CLK_TCK")
     return {"iops": iops, "ios": ios,
             "busy_ns": (busy1 - busy0) / hz * 1e9 / ios,
-            "prog_ns": (prog1[0] - prog0[0]) / ios if enabled else 0,
+            "prog_ns": (prog1[0] - prog0[0]) / ios if mode != "off" else 0,
             "prog_runs": prog1[1] - prog0[1]}
 
 
@@ -103,7 +140,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--no-biolatency", action="store_true")
     a = ap.parse_args()
+    modes = ["off", "iowatch"]
+    if not a.no_biolatency:
+        if not os.path.exists(BIOLATENCY):
+            print(f"FAIL: {BIOLATENCY} is missing (Debian libbpf-tools; scripts/install-deps.sh)")
+            return 1
+        modes.append("biolatency")
     daemon.require_root("loading a BPF program and creating a loop device")
     daemon.require_btf()
     daemon.exit_on_sigterm()
@@ -116,17 +160,18 @@ def main():
             f.write(os.urandom(1 << 20))
     loop = subprocess.run(["losetup", "-f", "--show", image], check=True, capture_output=True,
                           text=True).stdout.strip()
-    results = {job: {False: [], True: []} for job in JOBS}
+    results = {job: {m: [] for m in modes} for job in JOBS}
     try:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write("1")
         with daemon.Daemon(a.iowatch, config=config(False)) as d:
             for round_ in range(a.rounds):
                 for job, args in JOBS.items():
-                    for enabled in (False, True) if round_ % 2 == 0 else (True, False):
-                        r = run(d, loop, args, a.seconds, enabled)
-                        results[job][enabled].append(r)
-                        print(f"round {round_ + 1} {job:14} {'on ' if enabled else 'off'} "
+                    # Alternating: each mode first as often as last.
+                    for mode in modes if round_ % 2 == 0 else modes[::-1]:
+                        r = run(d, loop, args, a.seconds, mode)
+                        results[job][mode].append(r)
+                        print(f"round {round_ + 1} {job:14} {mode:10} "
                               f"{r['iops']:10.0f} IOPS  busy {r['busy_ns']:7.0f} ns/req  "
                               f"program {r['prog_ns']:5.0f} ns/req", flush=True)
     finally:
@@ -135,19 +180,22 @@ def main():
         subprocess.run(["losetup", "-d", loop], check=False)
         subprocess.run(["rm", "-rf", work], check=False)
     failures = []
-    print(f"\n{'job':14} {'IOPS off':>10} {'IOPS on':>10} {'on/off':>7} "
-          f"{'added CPU ns/req':>17} {'program ns/req':>15}")
+    print(f"\n{'job':14} {'watcher':10} {'IOPS':>10} {'/off':>6} {'added CPU ns/req':>17} "
+          f"{'program ns/req':>15}")
     for job in JOBS:
-        off, on = results[job][False], results[job][True]
+        off = results[job]["off"]
         iops_off = statistics.median(r["iops"] for r in off)
-        iops_on = statistics.median(r["iops"] for r in on)
-        added = statistics.median(r["busy_ns"] for r in on) - statistics.median(
-            r["busy_ns"] for r in off)
-        prog = statistics.median(r["prog_ns"] for r in on)
-        print(f"{job:14} {iops_off:10.0f} {iops_on:10.0f} {iops_on / iops_off:7.3f} "
-              f"{added:17.0f} {prog:15.0f}")
+        busy_off = statistics.median(r["busy_ns"] for r in off)
+        for mode in modes:
+            runs = results[job][mode]
+            iops = statistics.median(r["iops"] for r in runs)
+            added = statistics.median(r["busy_ns"] for r in runs) - busy_off
+            prog = statistics.median(r["prog_ns"] for r in runs)
+            print(f"{job:14} {mode:10} {iops:10.0f} {iops / iops_off:6.3f} {added:17.0f} "
+                  f"{prog:15.0f}")
         # fio's count and the programs' runs have differed by a few in a million here
         # (2,073,806 requests, 4,147,593 runs), hence 99.95 %, not 100 %.
+        on = results[job]["iowatch"]
         short = [(r["prog_runs"], r["ios"]) for r in on if r["prog_runs"] < 1.999 * r["ios"]]
         if short:
             failures.append(f"{job}: the programs ran on fewer requests than 99.95 % while on "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_program.h"
@@ -56,6 +57,10 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
   if (!program) return ReportError("biolatency", program.error());
   auto previous = program->Read();
   if (!previous) return ReportError("biolatency", previous.error());
+  // What libbpf-tools' biolatency says once its programs are attached: a
+  // script starts its workload after this line, not after a guessed delay.
+  std::fputs("Tracing block device I/O... Hit Ctrl-C to end.\n", stderr);
+  std::fflush(stderr);
   IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};
   const auto stage =
       opts->queued ? collectors::bpf::BlockStage::kTotal : collectors::bpf::BlockStage::kDevice;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/utf8.h"
 
@@ -94,8 +95,15 @@ std::string FormatBiolatencyText(const BlockIoSample& delta, BlockStage stage,
 
 std::string FormatBiolatencyJson(const BlockIoSample& delta, const DiskNames& names,
                                  const std::string& time, double interval_seconds) {
+  // Every disk and op with a stage or a request: a write that only ended
+  // (issued before the interval) has stages and no sizes.
+  std::set<DiskOp> disk_ops;
+  for (const auto& [key, h] : delta.latency) disk_ops.insert(key.first);
+  for (const auto& [disk_op, requests] : delta.requests) disk_ops.insert(disk_op);
   std::string disks;
-  for (const auto& [disk_op, requests] : delta.requests) {
+  for (const DiskOp& disk_op : disk_ops) {
+    const auto sizes = delta.requests.find(disk_op);
+    const RequestStats requests = sizes == delta.requests.end() ? RequestStats{} : sizes->second;
     std::string stages;
     for (const BlockStage stage : {BlockStage::kQueue, BlockStage::kDevice, BlockStage::kTotal}) {
       const auto it = delta.latency.find({disk_op, stage});

@@ -346,5 +346,27 @@ TEST(MetricsGolden, AdviceFindingsOfAnArray) {
   EXPECT_EQ(text.find("iowatch_advice_finding{device=\"sda\""), std::string::npos);
 }
 
+// A read copies each CPU's histogram while the program may be updating it
+// (the count first, the buckets after): a bucket may then count a request
+// the count does not yet. +Inf and _count are never below a finite bucket.
+TEST(MetricsGolden, BlockLatencyInfIsNeverBelowAFiniteBucket) {
+  namespace bpf = collectors::bpf;
+  Snapshot s;
+  s.collectors.push_back({"bpf", 0, true, 0, {}, {}});
+  BlockLatencySeries latency{
+      "sda", bpf::BlockOp::kRead, bpf::BlockStage::kTotal, 10, 1'500'000, {}, {}, {}};
+  latency.coarse[0] = 8;
+  latency.coarse[6] = 3;  // 11 in buckets, the count read as 10
+  s.block_io.latency.push_back(latency);
+  const std::string text = RenderSnapshot(s);
+  for (const char* line : {
+           "le=\"0.001\"} 11\n",
+           "le=\"+Inf\"} 11\n",
+           "iowatch_block_latency_seconds_count{device=\"sda\",op=\"read\",stage=\"total\"} 11\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << text.substr(0, 2000);
+  }
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

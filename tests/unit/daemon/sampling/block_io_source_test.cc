@@ -25,6 +25,7 @@ struct Script {
   bpf::BlockIoSample sample;
   std::map<uint32_t, uint32_t> alignment;  // KernelDev -> bytes
   std::vector<uint64_t> forgotten;
+  std::vector<uint32_t> forgotten_disks;  // KernelDev
   int loads = 0;
   bool fail_load = false;
 };
@@ -38,6 +39,17 @@ class FakeCounters : public bpf::BlockIoCounters {
       script_->alignment.erase(bpf::KernelDev(major, minor));
     } else {
       script_->alignment[bpf::KernelDev(major, minor)] = bytes;
+    }
+    return {};
+  }
+  Status ForgetDisks(std::span<const uint32_t> devs) override {
+    for (const uint32_t dev : devs) {
+      script_->forgotten_disks.push_back(dev);
+      const auto of_dev = [&](const bpf::DiskOp& d) {
+        return bpf::KernelDev(d.major, d.minor) == dev;
+      };
+      std::erase_if(script_->sample.latency, [&](const auto& e) { return of_dev(e.first.first); });
+      std::erase_if(script_->sample.requests, [&](const auto& e) { return of_dev(e.first); });
     }
     return {};
   }
@@ -188,6 +200,25 @@ TEST_F(BlockIoSourceTest, DisksAndStagesAsConfiguredWithIntervalQuantiles) {
   EXPECT_LE(static_cast<double>(low), 3e6);
 }
 
+TEST_F(BlockIoSourceTest, DisksNotWantedOrGoneLeaveTheProgramsMap) {
+  bpf::LatencyHistogram h;
+  h.count = 1;
+  h.slots[0] = 1;
+  script_->sample.latency[{{254, 0, bpf::BlockOp::kRead}, bpf::BlockStage::kTotal}] = h;
+  script_->sample.latency[{{7, 3, bpf::BlockOp::kRead}, bpf::BlockStage::kTotal}] = h;
+  script_->sample.requests[{7, 9, bpf::BlockOp::kWrite}].requests = 1;  // no such disk
+  Sampler sampler(Options());
+  auto snapshot = Collect(sampler);
+  EXPECT_EQ(script_->forgotten_disks,
+            (std::vector<uint32_t>{bpf::KernelDev(7, 3), bpf::KernelDev(7, 9)}));
+  ASSERT_EQ(snapshot->block_io.latency.size(), 1u);
+  EXPECT_EQ(snapshot->block_io.latency[0].device, "vda");
+  script_->forgotten_disks.clear();
+  snapshot = Collect(sampler);  // the wanted disk stays
+  EXPECT_TRUE(script_->forgotten_disks.empty());
+  EXPECT_EQ(snapshot->block_io.latency.size(), 1u);
+}
+
 TEST_F(BlockIoSourceTest, EachDiskGetsItsAlignmentUnit) {
   const auto queue = root_ / "sys/block/vda/queue";
   std::filesystem::create_directories(queue);
@@ -284,6 +315,29 @@ TEST_F(BlockIoSourceTest, ARemovedCgroupsCountsStayWithItsParentAndLeaveTheMap) 
   AddCgroupIo(IdOf("system.slice/sshd.service"), bpf::BlockOp::kRead, 4096, 1);
   snapshot = Collect(sampler);
   EXPECT_EQ(Find(*snapshot, "system.slice", bpf::BlockOp::kRead)->bytes, (64u << 20) + 4096);
+}
+
+TEST_F(BlockIoSourceTest, AProgramLoadedAgainCountsEveryCgroupFromZero) {
+  const uint64_t fio = IdOf("system.slice/fio-load.service");
+  AddCgroupIo(fio, bpf::BlockOp::kRead, 64 << 20, 1024);
+  Sampler sampler(Options());
+  auto snapshot = Collect(sampler);
+  std::filesystem::remove_all(root_ / "sys/fs/cgroup/blkio/system.slice/fio-load.service");
+  for (uint64_t i = 0; i < BlockIoCgroups::kRescanSamples; ++i) snapshot = Collect(sampler);
+  ASSERT_EQ(Find(*snapshot, "system.slice", bpf::BlockOp::kRead)->bytes, 64u << 20);
+  // Disabled and enabled again (SIGHUP): the kernel's maps start empty.
+  sampler.Reconfigure(Options(false));
+  Collect(sampler);
+  script_->sample = {};
+  AddCgroupIo(IdOf("system.slice/sshd.service"), bpf::BlockOp::kRead, 4096, 1);
+  sampler.Reconfigure(Options());
+  snapshot = Collect(sampler);
+  EXPECT_EQ(script_->loads, 2);
+  // From 0 with the new program: not 64 MiB + 4 KiB (a counter that fell
+  // from 64 MiB + more to 64 MiB + 4 KiB), not the retired 64 MiB again.
+  const BlockCgroupSeries* slice = Find(*snapshot, "system.slice", bpf::BlockOp::kRead);
+  ASSERT_NE(slice, nullptr);
+  EXPECT_EQ(slice->bytes, 4096u);
 }
 
 TEST_F(BlockIoSourceTest, ACgroupGoneBeforeItWasNamedIsUnresolved) {

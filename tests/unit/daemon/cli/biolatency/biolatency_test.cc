@@ -95,5 +95,18 @@ TEST(BiolatencyReport, JsonHasEveryStageSizesAndPatterns) {
   EXPECT_EQ(json.back(), '\n');
 }
 
+// A disk and op whose requests only ended in the interval (issued before
+// it) have stages and no sizes: they are reported all the same.
+TEST(BiolatencyReport, JsonHasOpsWithStagesAndNoSizes) {
+  BlockIoSample s = Sample();
+  const DiskOp write{254, 0, BlockOp::kWrite};
+  s.latency[{write, BlockStage::kTotal}] =
+      s.latency[{DiskOp{254, 0, BlockOp::kRead}, BlockStage::kTotal}];
+  const std::string json = FormatBiolatencyJson(s, {{{254, 0}, "vda"}}, "T", 1);
+  EXPECT_NE(json.find(R"("op": "write", "latency": {"total": {"count": 30)"), std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("requests": {"requests": 0, "bytes": 0, )"), std::string::npos) << json;
+}
+
 }  // namespace
 }  // namespace iowatch::daemon
