@@ -73,6 +73,9 @@ char LICENSE[] SEC("license") = "GPL";
  * anonymous enum, which CO-RE cannot relocate); 64 when not found, and then
  * every request's issue time is kept in a slot. */
 const volatile __u32 queue_stats_bit = 64;
+/* Set by iowatch: 1 when on_done is the completion program (block_io_done,
+ * which fires only for requests the kernel timestamps at their end). */
+const volatile __u8 completion_at_done = 0;
 
 /* A request's issue on a queue that keeps no issue time. */
 struct in_flight {
@@ -162,6 +165,12 @@ static __always_inline __u32 rq_flag_flush_seq(void) {
 static __always_inline __u32 rq_flag_stats(void) {
   if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_STATS))
     return rq_flag(bpf_core_enum_value(enum rqf_flags, __RQF_STATS), 0);
+  return 0;
+}
+
+static __always_inline __u32 rq_flag_use_sched(void) {
+  if (bpf_core_enum_value_exists(enum rqf_flags, __RQF_USE_SCHED))
+    return rq_flag(bpf_core_enum_value(enum rqf_flags, __RQF_USE_SCHED), 0);
   return 0;
 }
 
@@ -397,6 +406,15 @@ int BPF_PROG(on_issue, struct request* rq) {
     /* The kernel stamps it right after this tracepoint; a request it
      * stamped already was requeued and is issued again: counted once. */
     if (!(rq->rq_flags & rq_flag_stats())) count_issue(rq, op);
+    return 0;
+  }
+  /* The flush request of a queue without statistics carries no flag that
+   * makes the kernel timestamp its end (blk_mq_need_time_stamp): on 6.5+
+   * its block_io_done never fires, while diskstats counts it at
+   * flush_end_io. Counted here, said as a loss of its stages. */
+  if (op == IOWATCH_OP_FLUSH && completion_at_done && rq_flag_use_sched() &&
+      !(rq->rq_flags & (rq_flag_io_stat() | rq_flag_use_sched()))) {
+    count_loss(IOWATCH_LOST_FLUSH);
     return 0;
   }
   const __u64 issue_ns = bpf_ktime_get_ns();

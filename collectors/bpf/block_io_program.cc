@@ -177,6 +177,7 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   // Completions are taken where diskstats accounts them when the kernel says
   // where (block_io_done), else at the last bytes' completion.
   const bool done = facts.has_block_io_done;
+  skeleton->rodata->completion_at_done = done ? 1 : 0;
   bpf_program__set_autoload(skeleton->progs.on_done, done);
   bpf_program__set_autoload(skeleton->progs.on_complete, !done);
   if (const int err = block_io::load(skeleton.get()); err != 0) return LoadError("loading", err);
@@ -216,7 +217,8 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
   const int lost_fd = bpf_map__fd(skeleton_->maps.lost);
   const int cpus = libbpf_num_possible_cpus();
   std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus > 0 ? cpus : 1));
-  uint64_t* const totals[] = {&sample.lost_issues, &sample.lost_series, &sample.lost_cgroups};
+  uint64_t* const totals[] = {&sample.lost_issues, &sample.lost_series, &sample.lost_cgroups,
+                              &sample.lost_flushes};
   for (uint32_t what = 0; what < IOWATCH_LOST_COUNT; ++what) {
     if (bpf_map_lookup_elem(lost_fd, &what, per_cpu.data()) != 0) continue;
     for (uint64_t n : per_cpu) *totals[what] += n;
@@ -253,8 +255,7 @@ Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
       if (!gone.contains(key.dev)) continue;
       if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
         const DiskOp disk = DiskOpOf(key.dev, key.op);
-        return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor),
-                          "");
+        return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
       }
     }
   }

@@ -55,6 +55,7 @@ BlockIoSample Delta(const BlockIoSample& now, const BlockIoSample& before) {
   out.lost_issues = Growth(now.lost_issues, before.lost_issues);
   out.lost_series = Growth(now.lost_series, before.lost_series);
   out.lost_cgroups = Growth(now.lost_cgroups, before.lost_cgroups);
+  out.lost_flushes = Growth(now.lost_flushes, before.lost_flushes);
   out.lost_recursion = Growth(now.lost_recursion, before.lost_recursion);
   return out;
 }

@@ -72,6 +72,7 @@ struct BlockIoSample {
   uint64_t lost_issues = 0;  // requests that found the in-flight map full: no stages
   uint64_t lost_series = 0;  // updates that found a histogram or counter map full
   uint64_t lost_cgroups = 0;
+  uint64_t lost_flushes = 0;  // flushes whose end the kernel does not trace: no stages
   // Runs the kernel skipped: the program already running on the CPU (an
   // interrupt's request issued or completed inside it): a request without
   // its issue or its completion.

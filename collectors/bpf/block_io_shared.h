@@ -110,7 +110,11 @@ enum iowatch_block_loss {
       0, /* the in-flight map was full: a request without queue and device stages */
   IOWATCH_LOST_SERIES = 1, /* a histogram or counter map was full */
   IOWATCH_LOST_CGROUP = 2, /* the cgroup map was full */
-  IOWATCH_LOST_COUNT = 3,
+  /* Flushes whose end the kernel does not trace at block_io_done (6.5+: a
+   * queue without request statistics or a scheduler): counted at issue
+   * here, not in the histograms. */
+  IOWATCH_LOST_FLUSH = 3,
+  IOWATCH_LOST_COUNT = 4,
 };
 
 #endif /* IOWATCH_COLLECTORS_BPF_BLOCK_IO_SHARED_H_ */

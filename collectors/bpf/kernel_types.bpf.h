@@ -64,6 +64,7 @@ struct request {
  * their old values). */
 enum rqf_flags {
   __RQF_FLUSH_SEQ = 1,
+  __RQF_USE_SCHED = 5,
   __RQF_IO_STAT = 8,
   __RQF_STATS = 11,
 };

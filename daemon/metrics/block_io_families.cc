@@ -112,6 +112,7 @@ void BlockScalar(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
 
 void BlockLost(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({{"what", "cgroup"}}, s.block_io.lost_cgroups);
+  w.SampleInt({{"what", "flush"}}, s.block_io.lost_flushes);
   w.SampleInt({{"what", "issue"}}, s.block_io.lost_issues);
   w.SampleInt({{"what", "recursion"}}, s.block_io.lost_recursion);
   w.SampleInt({{"what", "series"}}, s.block_io.lost_series);
@@ -157,8 +158,9 @@ void AddBlockIoFamilies(TableBuilder& t) {
         {IfBlockIoCollector, BlockScalar<&BlockIoSnapshot::unresolved_requests>});
   t.Add("iowatch_block_lost_total", "counter",
         "Events the BPF program could not record: a map was full (issue: a request without its "
-        "stages; series: a histogram or counter; cgroup), or the kernel skipped a run because "
-        "the program was already running on the CPU (recursion).",
+        "queue and device stages; series: a histogram or counter; cgroup), a flush whose end "
+        "the kernel does not trace (flush), or the kernel skipped a run because the program was "
+        "already running on the CPU (recursion).",
         {IfBlockIoCollector, BlockLost});
 }
 

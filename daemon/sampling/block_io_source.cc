@@ -117,6 +117,7 @@ void BlockIoSource::Export(const bpf::BlockIoSample& sample,
   out.lost_issues = sample.lost_issues;
   out.lost_series = sample.lost_series;
   out.lost_cgroups = sample.lost_cgroups;
+  out.lost_flushes = sample.lost_flushes;
   out.lost_recursion = sample.lost_recursion;
 }
 

@@ -142,6 +142,7 @@ struct BlockIoSnapshot {
   uint64_t lost_issues = 0;  // collectors::bpf::BlockIoSample's loss counters
   uint64_t lost_series = 0;
   uint64_t lost_cgroups = 0;
+  uint64_t lost_flushes = 0;
   uint64_t lost_recursion = 0;
 };
 
