@@ -42,6 +42,15 @@ Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path) {
   return io;
 }
 
+std::optional<uint64_t> ParseProcessStartTicks(std::string_view stat_text) {
+  const size_t end_of_name = stat_text.rfind(')');
+  if (end_of_name == std::string_view::npos) return std::nullopt;
+  // Fields from the 3rd (state) on; the start time is the 22nd.
+  const auto fields = SplitFields(stat_text.substr(end_of_name + 1));
+  constexpr size_t kStartTime = 22 - 3;
+  return fields.size() > kStartTime ? ParseU64(fields[kStartTime]) : std::nullopt;
+}
+
 ProcessIoReading ReadProcessIo(const FileTree& procfs) {
   ProcessIoReading reading;
   for (const std::string& entry : procfs.ListDirectories("").value_or(std::vector<std::string>())) {
@@ -55,7 +64,10 @@ ProcessIoReading ReadProcessIo(const FileTree& procfs) {
     auto io = ParseProcessIo(*io_text, procfs.PathOf(entry + "/io").string());
     if (!io) continue;
     const std::string cgroup = UnitCgroupPathIn(procfs.Read(entry + "/cgroup").value_or(""));
-    reading.by_pid.emplace(static_cast<uint32_t>(*pid), ProcessIoReading::Process{cgroup, *io});
+    const auto stat = procfs.Read(entry + "/stat");
+    reading.by_pid.emplace(static_cast<uint32_t>(*pid),
+                           ProcessIoReading::Process{
+                               cgroup, *io, stat ? ParseProcessStartTicks(*stat) : std::nullopt});
   }
   return reading;
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,10 +32,18 @@ struct ProcessIo {
 // Fails with path:line when read_bytes or write_bytes is missing or not a number.
 Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path);
 
+// The process's start time in clock ticks since boot: field 22 of
+// /proc/PID/stat (proc(5)), counted after the ')' that ends the command name,
+// which may itself hold spaces and parentheses. With the pid it names one
+// process for its whole life (a pid is reused by another process only with
+// another start time). nullopt when the line is not that.
+std::optional<uint64_t> ParseProcessStartTicks(std::string_view stat_text);
+
 struct ProcessIoReading {
   struct Process {
     std::string cgroup;  // UnitCgroupPathIn of its /proc/PID/cgroup: systemd's tree
     ProcessIo io;
+    std::optional<uint64_t> start_ticks;  // ParseProcessStartTicks of its stat
   };
   std::map<uint32_t, Process> by_pid;
   uint64_t unreadable = 0;  // processes whose io could not be read (EACCES), gone ones excluded

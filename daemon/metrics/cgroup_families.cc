@@ -141,6 +141,10 @@ void ProcessUnreadable(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({}, s.process_io.unreadable);
 }
 
+void ProcessDropped(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
+  w.SampleInt({}, s.process_io.dropped_series);
+}
+
 void AddProcessFamilies(TableBuilder& t) {
   for (size_t i = 0; i < std::size(kProcessCounters); ++i) {
     t.Add(kProcessCounters[i].name, "counter", kProcessCounters[i].help,
@@ -154,6 +158,10 @@ void AddProcessFamilies(TableBuilder& t) {
         "Processes whose /proc/PID/io iowatch may not read (another user's, without "
         "ptrace-read access) at the last reading.",
         {IfProcessCollector, ProcessUnreadable});
+  t.Add("iowatch_cgroup_process_dropped_series", "gauge",
+        "cgroups whose processes did I/O at the last /proc/PID/io reading but are not exported: "
+        "cgroups.max_series are kept, each with a live process.",
+        {IfProcessCollector, ProcessDropped});
 }
 
 }  // namespace

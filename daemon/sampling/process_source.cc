@@ -1,6 +1,7 @@
 #include "daemon/sampling/process_source.h"
 
 #include <cmath>
+#include <set>
 
 #include "collectors/cgroup/cgroup_names.h"
 #include "collectors/uptime.h"
@@ -20,7 +21,57 @@ std::string CutToDepth(const std::string& path, size_t depth) {
 
 uint64_t Growth(uint64_t before, uint64_t after) { return after > before ? after - before : 0; }
 
+using Process = collectors::ProcessIoReading::Process;
+
+// Whether `now` is the process `before` was (the same pid): the same start
+// time where both are known, whatever its cgroup now (a process moved to
+// another cgroup carries its past with it); else the same cgroup and
+// counters that did not go back.
+bool SameProcess(const Process& before, const Process& now) {
+  if (before.start_ticks && now.start_ticks) return *before.start_ticks == *now.start_ticks;
+  return before.cgroup == now.cgroup && now.io.read_bytes >= before.io.read_bytes &&
+         now.io.write_bytes >= before.io.write_bytes;
+}
+
 }  // namespace
+
+void ProcessSource::Keep(const std::map<std::string, collectors::ProcessIo, std::less<>>& grown,
+                         const std::set<std::string, std::less<>>& live, size_t max_pairs) {
+  ++readings_;
+  for (auto& [cgroup, t] : totals_) {
+    if (live.contains(cgroup)) t.last_live = readings_;
+  }
+  dropped_ = 0;
+  for (const auto& [cgroup, g] : grown) {
+    auto it = totals_.find(cgroup);
+    if (it == totals_.end()) {
+      const bool idle = g == collectors::ProcessIo{};
+      if (idle && totals_.size() >= max_pairs) continue;  // nothing to keep
+      // Full: the cgroup whose processes are all gone since the longest
+      // makes room (a transient unit's series ends); none: not kept.
+      if (totals_.size() >= max_pairs && !EvictOneGone()) {
+        ++dropped_;
+        continue;
+      }
+      it = totals_.emplace(cgroup, Totals{collectors::UnitOf(cgroup), 0, 0, 0, readings_}).first;
+    }
+    Totals& t = it->second;
+    t.read_bytes += g.read_bytes;
+    t.write_bytes += g.write_bytes;
+    t.cancelled_write_bytes += g.cancelled_write_bytes;
+  }
+}
+
+bool ProcessSource::EvictOneGone() {
+  auto oldest = totals_.end();
+  for (auto it = totals_.begin(); it != totals_.end(); ++it) {
+    if (it->second.last_live == readings_) continue;  // a process of it lives
+    if (oldest == totals_.end() || it->second.last_live < oldest->second.last_live) oldest = it;
+  }
+  if (oldest == totals_.end()) return false;
+  totals_.erase(oldest);
+  return true;
+}
 
 void ProcessSource::Read(const FileTree& procfs, const SourceContext& context) {
   const SamplerOptions& options = *context.options;
@@ -30,34 +81,27 @@ void ProcessSource::Read(const FileTree& procfs, const SourceContext& context) {
                              : 0;
   collectors::ProcessIoReading reading = collectors::ReadProcessIo(procfs);
   std::map<std::string, collectors::ProcessIo, std::less<>> grown;  // this interval, by cgroup
+  std::set<std::string, std::less<>> live;                          // cgroups with a process
   const bool first = !previous_uptime_cs_;
   for (const auto& [pid, process] : reading.by_pid) {
-    const auto before = previous_.find(pid);
-    // New since the last reading (a pid not seen, or seen in another cgroup or
-    // with counters that went back: another process), it started since: all of
-    // its I/O is growth. At the first reading nothing is.
-    const bool same = before != previous_.end() && before->second.cgroup == process.cgroup &&
-                      process.io.read_bytes >= before->second.io.read_bytes &&
-                      process.io.write_bytes >= before->second.io.write_bytes;
-    if (first) continue;
-    const collectors::ProcessIo base = same ? before->second.io : collectors::ProcessIo{};
     const std::string cgroup = CutToDepth(process.cgroup, options.cgroups.max_depth);
     if (!options.cgroups.filter.Matches(cgroup)) continue;
+    live.insert(cgroup);
+    if (first) continue;  // at the first reading nothing is growth
+    // A process not seen before started since the last reading: all of its
+    // I/O is growth.
+    const auto before = previous_.find(pid);
+    const bool same = before != previous_.end() && SameProcess(before->second, process);
+    const collectors::ProcessIo base = same ? before->second.io : collectors::ProcessIo{};
     collectors::ProcessIo& g = grown[cgroup];
     g.read_bytes += Growth(base.read_bytes, process.io.read_bytes);
     g.write_bytes += Growth(base.write_bytes, process.io.write_bytes);
     g.cancelled_write_bytes += Growth(base.cancelled_write_bytes, process.io.cancelled_write_bytes);
   }
-  for (const auto& [cgroup, g] : grown) {
-    if (!totals_.contains(cgroup) && totals_.size() >= options.cgroups.max_pairs) continue;
-    Totals& t = totals_[cgroup];
-    t.unit = collectors::UnitOf(cgroup);
-    t.read_bytes += g.read_bytes;
-    t.write_bytes += g.write_bytes;
-    t.cancelled_write_bytes += g.cancelled_write_bytes;
-  }
+  Keep(grown, live, options.cgroups.max_pairs);
   last_ = {};
   last_.unreadable = reading.unreadable;
+  last_.dropped_series = dropped_;
   for (const auto& [cgroup, t] : totals_) {
     ProcessIoSeries series{
         cgroup, t.unit, t.read_bytes, t.write_bytes, t.cancelled_write_bytes, seconds > 0, 0, 0};

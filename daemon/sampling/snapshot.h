@@ -99,6 +99,7 @@ struct ProcessIoSeries {
 struct ProcessIoSnapshot {
   std::vector<ProcessIoSeries> series;  // by cgroup
   uint64_t unreadable = 0;              // processes whose io could not be read
+  uint64_t dropped_series = 0;          // cgroups with I/O not kept: over cgroups.max_series
 };
 
 // The block-layer BPF collector (daemon/sampling/block_io_source.h):

@@ -190,5 +190,110 @@ TEST(Sampler, ProcessIoGrowthIsSummedPerCgroupCutToTheDepth) {
   EXPECT_NE(StatusOf(*second, "process_io"), nullptr);
 }
 
+// A fixture procfs of processes, each with its cgroup, io and start time.
+class ProcessTree {
+ public:
+  ProcessTree() {
+    std::string pattern = "/tmp/iowatch-processes-XXXXXX";
+    EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    std::filesystem::copy(kTwo + "/s1/proc", root_ / "proc",
+                          std::filesystem::copy_options::recursive);
+  }
+  ~ProcessTree() { std::filesystem::remove_all(root_); }
+  void Process(const std::string& pid, const std::string& cgroup, uint64_t read,
+               uint64_t start_ticks) {
+    const auto dir = root_ / "proc" / pid;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "cgroup") << "0::/" << cgroup << "\n";
+    std::ofstream(dir / "io") << "read_bytes: " << read
+                              << "\nwrite_bytes: 0\ncancelled_write_bytes: 0\n";
+    // A command name with a space and a parenthesis, as proc(5) allows.
+    std::ofstream(dir / "stat") << pid << " (a (b) c) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 "
+                                << "1 0 " << start_ticks << " 1000 10 18446744073709551615\n";
+  }
+  void Exit(const std::string& pid) { std::filesystem::remove_all(root_ / "proc" / pid); }
+  void Uptime(double seconds) { std::ofstream(root_ / "proc/uptime") << seconds << " 1.00\n"; }
+  FileTree procfs() const { return FileTree(root_ / "proc"); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+std::shared_ptr<const Snapshot> ReadProcesses(Sampler& sampler, ProcessTree& tree, uint64_t tick) {
+  tree.Uptime(100.0 + static_cast<double>(tick));
+  return sampler.Collect(tree.procfs(), FileTree(kTwo + "/s1/sys"), static_cast<double>(tick));
+}
+
+SamplerOptions ProcessOptions(size_t max_pairs = 2000) {
+  SamplerOptions options;
+  options.process_interval_seconds = 1;
+  options.cgroups.max_depth = 2;
+  options.cgroups.max_pairs = max_pairs;
+  return options;
+}
+
+const ProcessIoSeries* ProcessSeriesOf(const Snapshot& s, std::string_view cgroup) {
+  for (const ProcessIoSeries& p : s.process_io.series) {
+    if (p.cgroup == cgroup) return &p;
+  }
+  return nullptr;
+}
+
+TEST(Sampler, AProcessMovedToAnotherCgroupTakesOnlyItsGrowthThere) {
+  ProcessTree tree;
+  Sampler sampler(ProcessOptions());
+  tree.Process("900", "system.slice/a.service", 1 << 30, 5000);
+  ReadProcesses(sampler, tree, 1);
+  tree.Process("900", "system.slice/a.service", (1 << 30) + 100, 5000);
+  ReadProcesses(sampler, tree, 2);
+  // Moved (systemd-run --scope, a container's exec): the same pid and start.
+  tree.Process("900", "system.slice/b.service", (1 << 30) + 100 + 4096, 5000);
+  const auto snapshot = ReadProcesses(sampler, tree, 3);
+  ASSERT_NE(ProcessSeriesOf(*snapshot, "system.slice/b.service"), nullptr);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/b.service")->read_bytes_total, 4096u);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/a.service")->read_bytes_total, 100u);
+}
+
+TEST(Sampler, APidReusedByAnotherProcessCountsAllOfTheNewOnesIo) {
+  ProcessTree tree;
+  Sampler sampler(ProcessOptions());
+  tree.Process("901", "system.slice/a.service", 1 << 20, 5000);
+  ReadProcesses(sampler, tree, 1);
+  // Another process with the same pid, its counters above the old one's.
+  tree.Process("901", "system.slice/a.service", (1 << 20) + 8192, 7000);
+  const auto snapshot = ReadProcesses(sampler, tree, 2);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/a.service")->read_bytes_total,
+            (1u << 20) + 8192);
+}
+
+TEST(Sampler, NewCgroupsTakeThePlaceOfGoneOnesBeyondTheCap) {
+  ProcessTree tree;
+  Sampler sampler(ProcessOptions(2));
+  ReadProcesses(sampler, tree, 1);
+  // Transient units one after another, each doing I/O and exiting.
+  for (int unit = 0; unit < 5; ++unit) {
+    const std::string pid = std::to_string(2000 + unit);
+    const std::string cgroup = "system.slice/run-u" + std::to_string(unit) + ".service";
+    tree.Process(pid, cgroup, 4096, 10 + static_cast<uint64_t>(unit));
+    const auto snapshot = ReadProcesses(sampler, tree, 2 + static_cast<uint64_t>(unit));
+    const ProcessIoSeries* series = ProcessSeriesOf(*snapshot, cgroup);
+    ASSERT_NE(series, nullptr) << unit;
+    EXPECT_EQ(series->read_bytes_total, 4096u);
+    EXPECT_EQ(snapshot->process_io.dropped_series, 0u);
+    tree.Exit(pid);
+  }
+  // Two cgroups with live processes hold both places: a third is dropped, said.
+  tree.Process("3000", "system.slice/x.service", 0, 100);
+  tree.Process("3001", "system.slice/y.service", 0, 101);
+  ReadProcesses(sampler, tree, 10);
+  tree.Process("3000", "system.slice/x.service", 1, 100);
+  tree.Process("3001", "system.slice/y.service", 1, 101);
+  tree.Process("3002", "system.slice/z.service", 1, 102);
+  const auto snapshot = ReadProcesses(sampler, tree, 11);
+  EXPECT_EQ(snapshot->process_io.series.size(), 2u);
+  EXPECT_EQ(snapshot->process_io.dropped_series, 1u);
+}
+
 }  // namespace
 }  // namespace iowatch::daemon
