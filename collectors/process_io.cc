@@ -42,13 +42,18 @@ Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path) {
   return io;
 }
 
-std::optional<uint64_t> ParseProcessStartTicks(std::string_view stat_text) {
+std::optional<ProcessStat> ParseProcessStat(std::string_view stat_text) {
   const size_t end_of_name = stat_text.rfind(')');
   if (end_of_name == std::string_view::npos) return std::nullopt;
-  // Fields from the 3rd (state) on; the start time is the 22nd.
+  // Fields from the 3rd (state) on.
   const auto fields = SplitFields(stat_text.substr(end_of_name + 1));
+  constexpr size_t kParent = 4 - 3;
   constexpr size_t kStartTime = 22 - 3;
-  return fields.size() > kStartTime ? ParseU64(fields[kStartTime]) : std::nullopt;
+  if (fields.size() <= kStartTime) return std::nullopt;
+  const auto ppid = ParseU64(fields[kParent]);
+  const auto start = ParseU64(fields[kStartTime]);
+  if (!ppid || *ppid > UINT32_MAX || !start) return std::nullopt;
+  return ProcessStat{static_cast<uint32_t>(*ppid), *start};
 }
 
 ProcessIoReading ReadProcessIo(const FileTree& procfs) {
@@ -65,9 +70,9 @@ ProcessIoReading ReadProcessIo(const FileTree& procfs) {
     if (!io) continue;
     const std::string cgroup = UnitCgroupPathIn(procfs.Read(entry + "/cgroup").value_or(""));
     const auto stat = procfs.Read(entry + "/stat");
-    reading.by_pid.emplace(static_cast<uint32_t>(*pid),
-                           ProcessIoReading::Process{
-                               cgroup, *io, stat ? ParseProcessStartTicks(*stat) : std::nullopt});
+    reading.by_pid.emplace(
+        static_cast<uint32_t>(*pid),
+        ProcessIoReading::Process{cgroup, *io, stat ? ParseProcessStat(*stat) : std::nullopt});
   }
   return reading;
 }

@@ -5,8 +5,10 @@
 // I/O to a cgroup where the cgroup files cannot (cgroup v1 without a
 // throttle rule). Reading another user's process's io needs ptrace-read
 // access (PTRACE_MODE_READ_FSCREDS): those are counted as unreadable.
-// Processes that exit between two readings take their last interval's I/O
-// with them: this source cannot see it.
+// A parent that reaps a child adds the child's counts to its own (the
+// kernel's wait_task_zombie): ProcessSource takes back what it counted of
+// the child. A process that exits takes its last interval's I/O with it
+// unless its parent is seen.
 // Thread-safety: pure functions of the tree they are given.
 #pragma once
 
@@ -32,18 +34,21 @@ struct ProcessIo {
 // Fails with path:line when read_bytes or write_bytes is missing or not a number.
 Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path);
 
-// The process's start time in clock ticks since boot: field 22 of
-// /proc/PID/stat (proc(5)), counted after the ')' that ends the command name,
-// which may itself hold spaces and parentheses. With the pid it names one
-// process for its whole life (a pid is reused by another process only with
-// another start time). nullopt when the line is not that.
-std::optional<uint64_t> ParseProcessStartTicks(std::string_view stat_text);
+// What /proc/PID/stat (proc(5)) says of a process's identity and place,
+// its fields counted after the ')' that ends the command name, which may
+// itself hold spaces and parentheses.
+struct ProcessStat {
+  uint32_t ppid = 0;         // field 4: the parent, which reaps it and takes its io counts
+  uint64_t start_ticks = 0;  // field 22: with the pid, one process for its whole life
+};
+// nullopt when the line is not that.
+std::optional<ProcessStat> ParseProcessStat(std::string_view stat_text);
 
 struct ProcessIoReading {
   struct Process {
     std::string cgroup;  // UnitCgroupPathIn of its /proc/PID/cgroup: systemd's tree
     ProcessIo io;
-    std::optional<uint64_t> start_ticks;  // ParseProcessStartTicks of its stat
+    std::optional<ProcessStat> stat;  // nullopt when stat could not be read
   };
   std::map<uint32_t, Process> by_pid;
   uint64_t unreadable = 0;  // processes whose io could not be read (EACCES), gone ones excluded

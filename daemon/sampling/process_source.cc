@@ -21,18 +21,6 @@ std::string CutToDepth(const std::string& path, size_t depth) {
 
 uint64_t Growth(uint64_t before, uint64_t after) { return after > before ? after - before : 0; }
 
-using Process = collectors::ProcessIoReading::Process;
-
-// Whether `now` is the process `before` was (the same pid): the same start
-// time where both are known, whatever its cgroup now (a process moved to
-// another cgroup carries its past with it); else the same cgroup and
-// counters that did not go back.
-bool SameProcess(const Process& before, const Process& now) {
-  if (before.start_ticks && now.start_ticks) return *before.start_ticks == *now.start_ticks;
-  return before.cgroup == now.cgroup && now.io.read_bytes >= before.io.read_bytes &&
-         now.io.write_bytes >= before.io.write_bytes;
-}
-
 }  // namespace
 
 void ProcessSource::Keep(const std::map<std::string, collectors::ProcessIo, std::less<>>& grown,
@@ -83,6 +71,7 @@ void ProcessSource::Read(const FileTree& procfs, const SourceContext& context) {
   std::map<std::string, collectors::ProcessIo, std::less<>> grown;  // this interval, by cgroup
   std::set<std::string, std::less<>> live;                          // cgroups with a process
   const bool first = !previous_uptime_cs_;
+  reaped_.Update(previous_, reading.by_pid);
   for (const auto& [pid, process] : reading.by_pid) {
     const std::string cgroup = CutToDepth(process.cgroup, options.cgroups.max_depth);
     if (!options.cgroups.filter.Matches(cgroup)) continue;
@@ -91,12 +80,17 @@ void ProcessSource::Read(const FileTree& procfs, const SourceContext& context) {
     // A process not seen before started since the last reading: all of its
     // I/O is growth.
     const auto before = previous_.find(pid);
-    const bool same = before != previous_.end() && SameProcess(before->second, process);
+    const bool same = before != previous_.end() && ReapedIo::SameProcess(before->second, process);
     const collectors::ProcessIo base = same ? before->second.io : collectors::ProcessIo{};
+    // Less the counts of its reaped children, counted while they lived.
+    const collectors::ProcessIo own =
+        reaped_.Pay(pid, {Growth(base.read_bytes, process.io.read_bytes),
+                          Growth(base.write_bytes, process.io.write_bytes),
+                          Growth(base.cancelled_write_bytes, process.io.cancelled_write_bytes)});
     collectors::ProcessIo& g = grown[cgroup];
-    g.read_bytes += Growth(base.read_bytes, process.io.read_bytes);
-    g.write_bytes += Growth(base.write_bytes, process.io.write_bytes);
-    g.cancelled_write_bytes += Growth(base.cancelled_write_bytes, process.io.cancelled_write_bytes);
+    g.read_bytes += own.read_bytes;
+    g.write_bytes += own.write_bytes;
+    g.cancelled_write_bytes += own.cancelled_write_bytes;
   }
   Keep(grown, live, options.cgroups.max_pairs);
   last_ = {};

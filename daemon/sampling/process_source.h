@@ -9,7 +9,8 @@
 // reading. A process is its pid and start time: one that appears between two
 // readings counts all its I/O; one that moves to another cgroup counts its
 // growth there, its past staying where it was counted; one that exits between
-// two readings takes its last interval with it; a process iowatch may not read
+// two readings takes its last interval with it unless its parent is seen (a
+// parent that reaps a child takes its counts: reaped_io.h); a process iowatch may not read
 // (another user's, without ptrace-read access) is counted as unreadable,
 // never guessed. Never a per-PID series. At most cgroups.max_series cgroups
 // are kept: a new one takes the place of the one whose processes are all
@@ -26,6 +27,7 @@
 
 #include "collectors/process_io.h"
 #include "common/file_tree.h"
+#include "daemon/sampling/reaped_io.h"
 #include "daemon/sampling/source_context.h"
 
 namespace iowatch::daemon {
@@ -54,6 +56,7 @@ class ProcessSource {
   std::optional<uint64_t> previous_uptime_cs_;
   std::map<uint32_t, collectors::ProcessIoReading::Process> previous_;
   std::map<std::string, Totals, std::less<>> totals_;  // by cgroup, since start
+  ReapedIo reaped_;
   uint64_t readings_ = 0;
   uint64_t dropped_ = 0;  // cgroups with growth not kept at the last reading
   ProcessIoSnapshot last_;

@@ -65,17 +65,22 @@ TEST(ReadProcessIo, EveryProcessWithItsCgroupSkippingTheGoneAndCountingTheRefuse
   EXPECT_EQ(r.by_pid.contains(901), geteuid() == 0);
 }
 
-TEST(ParseProcessStartTicks, Field22AfterTheCommandsLastParenthesis) {
+TEST(ParseProcessStat, ParentAndStartAfterTheCommandsLastParenthesis) {
   // proc(5): pid (comm) state ppid ... starttime is the 22nd field.
-  EXPECT_EQ(ParseProcessStartTicks("1 (systemd) S 0 1 1 0 -1 4194560 49512 5469186 91 1585 141 "
-                                   "126 13048 5291 20 0 1 0 27 171192320 3215\n"),
-            27u);
+  const auto init = ParseProcessStat(
+      "1 (systemd) S 0 1 1 0 -1 4194560 49512 5469186 91 1585 141 126 13048 5291 20 0 1 0 27 "
+      "171192320 3215\n");
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->ppid, 0u);
+  EXPECT_EQ(init->start_ticks, 27u);
   // A command may hold spaces and parentheses: ") S 1" inside it is no end.
-  EXPECT_EQ(ParseProcessStartTicks("4242 (a) S 1 (b) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 "
-                                   "987654 1 1\n"),
-            987654u);
-  EXPECT_FALSE(ParseProcessStartTicks("4242 (cut short) S 1 1\n"));
-  EXPECT_FALSE(ParseProcessStartTicks("no parenthesis at all"));
+  const auto odd =
+      ParseProcessStat("4242 (a) S 1 (b) R 812 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 987654 1 1\n");
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->ppid, 812u);
+  EXPECT_EQ(odd->start_ticks, 987654u);
+  EXPECT_FALSE(ParseProcessStat("4242 (cut short) S 1 1\n"));
+  EXPECT_FALSE(ParseProcessStat("no parenthesis at all"));
 }
 
 }  // namespace

@@ -202,15 +202,16 @@ class ProcessTree {
   }
   ~ProcessTree() { std::filesystem::remove_all(root_); }
   void Process(const std::string& pid, const std::string& cgroup, uint64_t read,
-               uint64_t start_ticks) {
+               uint64_t start_ticks, uint32_t ppid = 1) {
     const auto dir = root_ / "proc" / pid;
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "cgroup") << "0::/" << cgroup << "\n";
     std::ofstream(dir / "io") << "read_bytes: " << read
                               << "\nwrite_bytes: 0\ncancelled_write_bytes: 0\n";
     // A command name with a space and a parenthesis, as proc(5) allows.
-    std::ofstream(dir / "stat") << pid << " (a (b) c) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 "
-                                << "1 0 " << start_ticks << " 1000 10 18446744073709551615\n";
+    std::ofstream(dir / "stat") << pid << " (a (b) c) S " << ppid
+                                << " 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 " << start_ticks
+                                << " 1000 10 18446744073709551615\n";
   }
   void Exit(const std::string& pid) { std::filesystem::remove_all(root_ / "proc" / pid); }
   void Uptime(double seconds) { std::ofstream(root_ / "proc/uptime") << seconds << " 1.00\n"; }
@@ -293,6 +294,42 @@ TEST(Sampler, NewCgroupsTakeThePlaceOfGoneOnesBeyondTheCap) {
   const auto snapshot = ReadProcesses(sampler, tree, 11);
   EXPECT_EQ(snapshot->process_io.series.size(), 2u);
   EXPECT_EQ(snapshot->process_io.dropped_series, 1u);
+}
+
+// A shell running a reader: the kernel adds the reaped child's counts to the
+// shell's (wait_task_zombie). Counted once: what the child did while seen,
+// and its last interval through the shell, not its whole life again.
+TEST(Sampler, AReapedChildsIoIsNotCountedAgainInItsParent) {
+  ProcessTree tree;
+  Sampler sampler(ProcessOptions());
+  tree.Process("500", "system.slice/job.service", 0, 100);
+  tree.Process("501", "system.slice/job.service", 1 << 20, 101, 500);
+  ReadProcesses(sampler, tree, 1);
+  tree.Process("501", "system.slice/job.service", 3 << 20, 101, 500);
+  auto snapshot = ReadProcesses(sampler, tree, 2);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/job.service")->read_bytes_total, 2u << 20);
+  // The child read 1 MiB more, exited and was reaped: the shell now shows its 4 MiB.
+  tree.Exit("501");
+  tree.Process("500", "system.slice/job.service", 4 << 20, 100);
+  snapshot = ReadProcesses(sampler, tree, 3);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/job.service")->read_bytes_total, 3u << 20);
+  // A grandchild under a gone child: both reaped in turn into the shell.
+  tree.Process("502", "system.slice/job.service", 0, 102, 500);
+  tree.Process("503", "system.slice/job.service", 0, 103, 502);
+  ReadProcesses(sampler, tree, 4);
+  tree.Process("503", "system.slice/job.service", 1 << 20, 103, 502);
+  snapshot = ReadProcesses(sampler, tree, 5);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/job.service")->read_bytes_total, 4u << 20);
+  tree.Exit("503");
+  tree.Exit("502");
+  tree.Process("500", "system.slice/job.service", 5 << 20, 100);
+  snapshot = ReadProcesses(sampler, tree, 6);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/job.service")->read_bytes_total, 4u << 20);
+  // The shell's own I/O afterwards counts.
+  tree.Process("500", "system.slice/job.service", (5 << 20) + 4096, 100);
+  snapshot = ReadProcesses(sampler, tree, 7);
+  EXPECT_EQ(ProcessSeriesOf(*snapshot, "system.slice/job.service")->read_bytes_total,
+            (4u << 20) + 4096);
 }
 
 }  // namespace
