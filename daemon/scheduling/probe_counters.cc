@@ -9,7 +9,7 @@ namespace {
 
 constexpr std::array kResults = {RunResult::kOk, RunResult::kError, RunResult::kSkipped,
                                  RunResult::kCancelled, RunResult::kContended};
-constexpr std::array<const char*, 1> kSkipReasons = {"busy"};
+constexpr std::array<const char*, 2> kSkipReasons = {"busy", "abandoned_io"};
 
 prometheus::Registry& Chosen(prometheus::Registry* given,
                              std::unique_ptr<prometheus::Registry>& own) {
@@ -45,9 +45,16 @@ ProbeCounters::ProbeCounters(prometheus::Registry* registry)
       abandoned_ios_(prometheus::BuildCounter()
                          .Name("iowatch_probe_abandoned_ios_total")
                          .Help("I/Os a hung device still held when a run gave up waiting; their "
-                               "buffers are never freed (memory kept until restart).")
+                               "context and buffers are kept until they complete.")
                          .Register(own_registry_ ? *own_registry_ : *registry)
                          .Add({})),
+      held_ios_(prometheus::BuildGauge()
+                    .Name("iowatch_probe_held_ios")
+                    .Help("I/Os of probe runs that gave up on a hung device, still in flight: "
+                          "their context and buffers are kept, and no probe runs on the device "
+                          "until they complete (none at all beyond 4096).")
+                    .Register(own_registry_ ? *own_registry_ : *registry)
+                    .Add({})),
       stores_quarantined_(prometheus::BuildCounter()
                               .Name("iowatch_probe_store_quarantined_total")
                               .Help("Damaged store files (not a database, or corrupt) moved aside "
@@ -77,6 +84,8 @@ void ProbeCounters::CountStoreQuarantined() { stores_quarantined_.Increment(); }
 void ProbeCounters::CountAbandonedIos(uint32_t ios) {
   abandoned_ios_.Increment(static_cast<double>(ios));
 }
+
+void ProbeCounters::SetHeldIos(uint32_t ios) { held_ios_.Set(static_cast<double>(ios)); }
 
 RunCounts ProbeCounters::Runs(const std::string& job) const {
   const auto count = [&](RunResult result) {

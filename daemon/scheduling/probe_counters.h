@@ -1,8 +1,8 @@
 // ProbeCounters: the scheduled probes' counters, as prometheus-cpp counters
 // in a Registry that serve exposes with iowatch's own metrics: runs by job
 // and result (ok, error, skipped, cancelled), attempts skipped by job and
-// reason (busy), runs whose storing failed, and I/Os abandoned to a hung
-// device. The scheduler and the
+// reason (busy, abandoned_io), runs whose storing failed, I/Os abandoned to
+// a hung device and those still held. The scheduler and the
 // recorder count where the events happen; their Status and snapshots read
 // the same counters back, so there is one count of each thing.
 // Thread-safety: prometheus-cpp's counters are thread-safe; so is this.
@@ -10,6 +10,7 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
+#include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
 #include <cstdint>
@@ -37,6 +38,7 @@ class ProbeCounters {
   void CountSkip(const std::string& job, const std::string& reason);
   void CountStoreError();
   void CountAbandonedIos(uint32_t ios);
+  void SetHeldIos(uint32_t ios);  // AbandonedIoPool's I/Os still held
   void CountStoreQuarantined();
 
   RunCounts Runs(const std::string& job) const;
@@ -50,6 +52,7 @@ class ProbeCounters {
   prometheus::Family<prometheus::Counter>& skips_;
   prometheus::Counter& store_errors_;
   prometheus::Counter& abandoned_ios_;
+  prometheus::Gauge& held_ios_;
   prometheus::Counter& stores_quarantined_;
 };
 

@@ -98,8 +98,8 @@ struct ThreadJobExecutor::Shared {
       const ProbeRun run = std::move(queue.front());
       queue.pop_front();
       lock.unlock();
-      RunOutcome outcome =
-          options.run(run, RunHost{options.policy, options.procfs, &overlap, options.contention});
+      RunOutcome outcome = options.run(run, RunHost{options.policy, options.procfs, &overlap,
+                                                    options.contention, options.abandoned});
       lock.lock();
       if (abandoned) continue;  // what called on_done may be gone
       ++callbacks_running;
@@ -206,6 +206,11 @@ RunOutcome ExecuteProbeRun(const ProbeRun& run, const RunHost& host) {
   options.create_directory = true;  // the job's directory is under the daemon's state dir
   options.run.cancel = run.cancel ? run.cancel->flag() : nullptr;
   options.run.hard_limit = run.job.timeout;
+  if (host.abandoned != nullptr) {
+    options.run.keep_abandoned = [&](std::unique_ptr<probes::HeldIo> held) {
+      host.abandoned->Keep(run.device, std::move(held));
+    };
+  }
   const auto preparing_since = std::chrono::steady_clock::now();
   if (run.cancel) {
     run.cancel->Preparing();

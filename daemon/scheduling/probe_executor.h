@@ -55,6 +55,8 @@ struct RunHost {
   RunOverlap* overlap = nullptr;
   // A completed run whose conditions this calls contended ends kContended.
   probes::ContentionPolicy contention;
+  // Where a run's I/O abandoned to a hung device goes (null: leaked).
+  AbandonedIoPool* abandoned = nullptr;
 };
 
 // One job run to the end on the calling thread: creates the job's directory
@@ -88,6 +90,7 @@ class ThreadJobExecutor final : public JobExecutor {
     std::chrono::milliseconds stop_wait{10'000};
     RunFunction run = ExecuteProbeRun;
     probes::ContentionPolicy contention{};
+    AbandonedIoPool* abandoned = nullptr;  // RunHost::abandoned; must outlive the executor
   };
 
   ThreadJobExecutor(Callback on_done, Options options);

@@ -148,6 +148,31 @@ void ProbeScheduler::Finish(Job& job, double now_s, RunOutcome outcome, std::vec
   emits.push_back({&job.config, std::move(outcome)});
 }
 
+std::optional<std::string> ProbeScheduler::HoldsAbandonedIo(DeviceId id) const {
+  if (deps_.abandoned == nullptr) return std::nullopt;
+  deps_.abandoned->Poll();
+  if (const uint32_t here = deps_.abandoned->HeldOn(id); here > 0) {
+    return fmt::format("abandoned_io: {} still holds {} I/Os of a run that gave up on it",
+                       FormatDevice(id), here);
+  }
+  if (const uint32_t all = deps_.abandoned->HeldInAll(); all >= AbandonedIoPool::kMaxHeldIos) {
+    return fmt::format("abandoned_io: hung devices hold {} I/Os of probe runs (at most {})", all,
+                       AbandonedIoPool::kMaxHeldIos);
+  }
+  return std::nullopt;
+}
+
+void ProbeScheduler::GiveUpSlot(Job& job, double now_s, const std::string& why,
+                                std::vector<Emit>& emits) {
+  spdlog::info("probe {}: slot skipped after {} tries, {}", job.config.name,
+               std::max<uint64_t>(job.slot_skips, 1), why);
+  counters_->CountRun(job.config.name, RunResult::kSkipped);
+  job.status.last_result = RunResult::kSkipped;
+  job.status.last_error = why;
+  emits.push_back({&job.config, RunOutcome::Of(RunResult::kSkipped, why)});
+  ConsumeSlot(job, now_s);
+}
+
 void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& starts,
                               std::vector<Emit>& emits) {
   if (deps_.resolve_device) {
@@ -159,6 +184,10 @@ void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& sta
   const DeviceId id = job.device.value_or(0);
   Device& device = devices_[id];
   if (device.run_id != 0 || running_ >= policy_.max_concurrent) return;  // wait, no skip
+  if (const auto why = HoldsAbandonedIo(id)) {
+    counters_->CountSkip(job.config.name, "abandoned_io");
+    return GiveUpSlot(job, now_s, *why, emits);
+  }
 
   if (deps_.busy != nullptr && job.device) {
     const double from_s = now_s - policy_.busy_window_s;
@@ -179,17 +208,11 @@ void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& sta
         job.retry_s = retry_s;
         return;
       }
-      const std::string why =
+      return GiveUpSlot(
+          job, now_s,
           fmt::format("busy: {} was {:.0f}% utilised (threshold {:.0f}%)", FormatDevice(id),
-                      *utilization * 100, policy_.busy_threshold * 100);
-      spdlog::info("probe {}: slot skipped after {} tries, {}", job.config.name, job.slot_skips,
-                   why);
-      counters_->CountRun(job.config.name, RunResult::kSkipped);
-      job.status.last_result = RunResult::kSkipped;
-      job.status.last_error = why;
-      emits.push_back({&job.config, RunOutcome::Of(RunResult::kSkipped, why)});
-      ConsumeSlot(job, now_s);
-      return;
+                      *utilization * 100, policy_.busy_threshold * 100),
+          emits);
     }
   }
 

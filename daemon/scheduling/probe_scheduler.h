@@ -20,6 +20,10 @@
 //   next slot, the slot is given up: a run with result "skipped". An unknown
 //   utilisation (too few samples, a device not in diskstats) is not busy: a
 //   probe that never runs hides more than one that runs beside some load.
+// - Held I/O: while the job's device still holds I/Os of a run that gave up
+//   on it (a hung device, AbandonedIoPool), or while too many are held in
+//   all, the slot is given up at once (skips{reason="abandoned_io"} and a
+//   run "skipped"): probing it again would leave more behind.
 // - Timeouts: the executor gets the job's timeout as RunJob's hard limit;
 //   if no result arrives within timeout + 5 s the run is counted as an error
 //   ("timed out"), its token is cancelled and its device freed; a result that
@@ -51,6 +55,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/scheduling/abandoned_io_pool.h"
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "probes/baseline/run_conditions.h"
@@ -212,6 +217,10 @@ class ProbeScheduler {
     // Where runs and skips are counted (serve's registry); null: counters
     // of the scheduler's own. Must outlive the scheduler.
     ProbeCounters* counters = nullptr;
+    // The I/Os hung devices still hold from runs that gave up: no run starts
+    // on such a device, none at all beyond AbandonedIoPool::kMaxHeldIos; null:
+    // none held. Must outlive the scheduler.
+    AbandonedIoPool* abandoned = nullptr;
   };
 
   // The first Tick sets the first slots (and asks the busy source to watch
@@ -246,6 +255,10 @@ class ProbeScheduler {
   void ConsumeSlot(Job& job, double now_s);
   void Finish(Job& job, double now_s, RunOutcome outcome, std::vector<Emit>& emits);
   void TryStart(Job& job, double now_s, std::vector<ProbeRun>& starts, std::vector<Emit>& emits);
+  // Why the device may not be probed now for I/O held; nullopt: it may.
+  std::optional<std::string> HoldsAbandonedIo(DeviceId id) const;
+  // The slot given up: a run "skipped" for `why`, and the next slot.
+  void GiveUpSlot(Job& job, double now_s, const std::string& why, std::vector<Emit>& emits);
 
   const SchedulerPolicy policy_;
   const Dependencies deps_;

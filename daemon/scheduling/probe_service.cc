@@ -76,13 +76,15 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
       ThreadJobExecutor::Options{.policy = policy,
                                  .procfs = config.procfs,
                                  .workers = SchedulerPolicyFrom(config.probes).max_concurrent,
-                                 .contention = config.probes.baseline.contention});
+                                 .contention = config.probes.baseline.contention,
+                                 .abandoned = &abandoned_});
   ProbeScheduler::Dependencies deps;
   deps.clock = MonotonicSeconds;
   deps.seed = std::random_device{}();
   deps.busy = &busy_;
   deps.executor = executor_.get();
   deps.counters = &counters_;
+  deps.abandoned = &abandoned_;
   // Off the event loop: a stat() on a hung filesystem would stop it.
   resolver_ = std::make_unique<AsyncDeviceResolver>(
       [sysfs = FileTree(config.sysfs)](const probes::JobSpec& spec) {
@@ -128,6 +130,7 @@ void ProbeService::OnSample(std::shared_ptr<const Snapshot> latest) {
       device_ids_.emplace(b.name, MakeDeviceId(b.major, b.minor));
     }
   }
+  abandoned_.Poll();  // frees what drained; keeps iowatch_probe_held_ios current
   const double now_s = MonotonicSeconds();
   for (const DeviceSnapshot& d : snapshot.devices) {
     const auto it = device_ids_.find(d.name);

@@ -65,6 +65,7 @@ class ProbeService {
   bool stopping_ = false;
   DeviceBusyTracker busy_;
   ProbeCounters counters_;
+  AbandonedIoPool abandoned_{&counters_};  // outlives the scheduler and executor using it
   std::unique_ptr<ProbeRecorder> recorder_;
   std::unique_ptr<AsyncDeviceResolver> resolver_;  // before the scheduler that calls it
   std::unique_ptr<ProbeScheduler> scheduler_;

@@ -9,6 +9,32 @@
 #include "probes/engines/engine_waits.h"
 
 namespace iowatch::probes {
+namespace {
+
+// An AIO context a hung device still holds I/Os in: io_destroy once they
+// completed (it would wait for them without bound before).
+class AbandonedAioContext final : public AbandonedIo {
+ public:
+  AbandonedAioContext(io_context_t context, uint32_t in_flight)
+      : context_(context), in_flight_(in_flight), events_(in_flight) {}
+  ~AbandonedAioContext() override {
+    if (in_flight_ == 0) io_destroy(context_);  // else left to the process's end
+  }
+  uint32_t Poll() noexcept override {
+    if (in_flight_ == 0) return 0;
+    timespec now{};  // zero: what has arrived, no wait
+    const int got = io_getevents(context_, 0, static_cast<long>(in_flight_), events_.data(), &now);
+    if (got > 0) in_flight_ -= std::min(in_flight_, static_cast<uint32_t>(got));
+    return in_flight_;
+  }
+
+ private:
+  io_context_t context_;
+  uint32_t in_flight_;
+  std::vector<io_event> events_;
+};
+
+}  // namespace
 
 AioEngine::AioEngine() = default;
 AioEngine::~AioEngine() { Close(); }
@@ -32,6 +58,7 @@ Result<void> AioEngine::Open(const EngineTarget& target, uint32_t depth) {
   context_ = context;
   fd_ = target.fd;
   abandoned_ = 0;
+  abandoned_context_.reset();
   buffers_.assign(target.buffers.begin(), target.buffers.end());
   iocbs_.assign(depth, iocb{});
   tags_.assign(depth, 0);
@@ -169,9 +196,11 @@ void AioEngine::Close() noexcept {
   if (in_flight_ > 0) DrainInFlight();
   if (in_flight_ > 0) {
     // io_destroy waits for every request still in flight, without bound on
-    // a hung device: the context is left to the process's end (the kernel
-    // copied the iocbs at submission), and the caller keeps the buffers.
+    // a hung device: the context goes to whoever takes it (TakeAbandoned),
+    // to be destroyed once they completed (the kernel copied the iocbs at
+    // submission), and the caller keeps the buffers till then.
     abandoned_ = in_flight_;
+    abandoned_context_ = std::make_unique<AbandonedAioContext>(context_, in_flight_);
   } else {
     io_destroy(context_);
   }

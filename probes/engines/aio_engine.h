@@ -13,12 +13,14 @@
 // that says which and suggests --ioengine=psync.
 // Close cancels what is in flight and waits (bounded) for it; what does not
 // complete is abandoned with its context (io_destroy would wait for it
-// without bound), and AbandonedIos says how many.
+// without bound), AbandonedIos says how many and TakeAbandoned hands the
+// context over.
 // Thread-safety: one owner; the descriptor and buffers belong to the caller
 // and must outlive Close.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "probes/engines/engine.h"
@@ -43,6 +45,7 @@ class AioEngine final : public ProbeEngine {
                       std::chrono::nanoseconds timeout) override;
   void Close() noexcept override;
   uint32_t AbandonedIos() const override { return abandoned_; }
+  std::unique_ptr<AbandonedIo> TakeAbandoned() override { return std::move(abandoned_context_); }
   bool IsSynchronous() const override { return false; }
   std::string_view Name() const override { return "libaio"; }
 
@@ -63,6 +66,7 @@ class AioEngine final : public ProbeEngine {
   std::vector<IoCompletion> refused_;  // refused by io_submit, not yet reaped
   uint32_t in_flight_ = 0;             // submitted, completion not yet reaped
   uint32_t abandoned_ = 0;
+  std::unique_ptr<AbandonedIo> abandoned_context_;  // until taken
 };
 
 }  // namespace iowatch::probes

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "probes/engines/abandoned_io.h"
 #include "probes/spec/job_spec.h"
 
 namespace iowatch::probes {
@@ -79,8 +80,12 @@ class ProbeEngine {
   // to (its ring) instead of freeing it, and AbandonedIos says how many.
   virtual void Close() noexcept = 0;
   // I/Os the last Close gave up on; the caller must then never free or
-  // reuse the buffers it gave Open.
+  // reuse the buffers it gave Open until they completed (TakeAbandoned).
   virtual uint32_t AbandonedIos() const { return 0; }
+  // After a Close that gave up: the context the abandoned I/Os live in, for
+  // the caller to poll until they complete (null when none, or when taken
+  // already). Not taken, it is leaked to the process's end.
+  virtual std::unique_ptr<AbandonedIo> TakeAbandoned() { return nullptr; }
 
   virtual bool IsSynchronous() const = 0;
   virtual std::string_view Name() const = 0;

@@ -39,6 +39,45 @@ UringEngine::UringEngine(IoUringOptions options, uint32_t refused_setup_flags,
     : options_(options),
       refused_setup_flags_(refused_setup_flags),
       hidden_features_(hidden_features) {}
+namespace {
+
+// A ring a hung device still holds I/Os in: unregistered and exited once
+// they completed.
+class AbandonedRing final : public AbandonedIo {
+ public:
+  AbandonedRing(std::unique_ptr<io_uring> ring, uint32_t in_flight, bool fixed_buffers,
+                bool fixed_file)
+      : ring_(std::move(ring)),
+        in_flight_(in_flight),
+        fixed_buffers_(fixed_buffers),
+        fixed_file_(fixed_file) {}
+  ~AbandonedRing() override {
+    if (in_flight_ > 0) {
+      LeakOnPurpose(ring_.release());  // the kernel may still write to it
+      return;
+    }
+    if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
+    if (fixed_file_) io_uring_unregister_files(ring_.get());
+    io_uring_queue_exit(ring_.get());
+  }
+  uint32_t Poll() noexcept override {
+    io_uring_cqe* cqe = nullptr;
+    while (in_flight_ > 0 && io_uring_peek_cqe(ring_.get(), &cqe) == 0 && cqe != nullptr) {
+      if (io_uring_cqe_get_data64(cqe) != kCancelTag) --in_flight_;
+      io_uring_cqe_seen(ring_.get(), cqe);
+    }
+    return in_flight_;
+  }
+
+ private:
+  std::unique_ptr<io_uring> ring_;
+  uint32_t in_flight_;
+  bool fixed_buffers_;
+  bool fixed_file_;
+};
+
+}  // namespace
+
 UringEngine::~UringEngine() { Close(); }
 
 Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
@@ -297,15 +336,18 @@ void UringEngine::DrainInFlight() noexcept {
 void UringEngine::Close() noexcept {
   if (!ring_) return;
   abandoned_ = 0;
+  abandoned_ring_.reset();  // an earlier run's, never taken: leaked by its destructor
   if (in_flight_ > 0) DrainInFlight();
   if (in_flight_ > 0) {
     // A hung device (a SCSI or NVMe reset, multipath queue_if_no_path) may
     // complete these much later, into the buffers: unregistering would block
     // without bound on some kernels, and exiting the ring frees nothing the
-    // kernel still writes to anyway. The ring, its mappings and descriptor
-    // are left to the process's end, and the caller keeps the buffers.
+    // kernel still writes to anyway. The ring goes to whoever takes it
+    // (TakeAbandoned), to be exited once they completed, and the caller
+    // keeps the buffers till then.
     abandoned_ = in_flight_;
-    LeakOnPurpose(ring_.release());
+    abandoned_ring_ =
+        std::make_unique<AbandonedRing>(std::move(ring_), in_flight_, fixed_buffers_, fixed_file_);
   } else {
     if (fixed_buffers_) io_uring_unregister_buffers(ring_.get());
     if (fixed_file_) io_uring_unregister_files(ring_.get());

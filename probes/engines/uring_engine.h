@@ -61,6 +61,7 @@ class UringEngine final : public ProbeEngine {
   // and a registered file (IOSQE_FIXED_FILE).
   bool UsesFixedBuffers() const { return fixed_buffers_; }
   uint32_t AbandonedIos() const override { return abandoned_; }
+  std::unique_ptr<AbandonedIo> TakeAbandoned() override { return std::move(abandoned_ring_); }
   bool UsesFixedFile() const { return fixed_file_; }
 
  private:
@@ -78,7 +79,8 @@ class UringEngine final : public ProbeEngine {
   uint32_t queued_ = 0;     // SQEs filled since the last Submit
   uint32_t in_flight_ = 0;  // submitted, completion not yet reaped
   bool fixed_buffers_ = false;
-  uint32_t abandoned_ = 0;  // in flight when the last Close gave up
+  uint32_t abandoned_ = 0;                       // in flight when the last Close gave up
+  std::unique_ptr<AbandonedIo> abandoned_ring_;  // until taken
   bool fixed_file_ = false;
   std::vector<EngineFallback> fallbacks_;
   std::vector<std::span<std::byte>> buffers_;

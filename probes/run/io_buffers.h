@@ -29,6 +29,12 @@ class IoBuffers {
   void Fill(uint64_t seed);
 
   std::span<const std::span<std::byte>> Spans() const { return spans_; }
+  // The bytes of all buffers.
+  size_t Bytes() const {
+    size_t bytes = 0;
+    for (const auto& span : spans_) bytes += span.size();
+    return bytes;
+  }
 
   // Gives the memory up without freeing it: a hung device may still write
   // into it (ProbeEngine::AbandonedIos). Spans stay valid.

@@ -433,7 +433,15 @@ Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTa
   // and what it gave up on keeps its buffers for good.
   engine.Close();
   result.abandoned_ios = engine.AbandonedIos();
-  if (result.abandoned_ios > 0) buffers->Leak();
+  if (result.abandoned_ios > 0) {
+    auto context = engine.TakeAbandoned();
+    if (options.keep_abandoned && context) {
+      options.keep_abandoned(
+          std::make_unique<HeldIo>(std::move(context), std::move(*buffers), result.abandoned_ios));
+    } else {
+      buffers->Leak();
+    }
+  }
   return result;
 }
 

@@ -19,9 +19,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "common/result.h"
 #include "probes/engines/engine.h"
+#include "probes/run/held_io.h"
 #include "probes/run/probe_clock.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
@@ -60,6 +62,11 @@ struct RunOptions {
   // that what else the device did is measured over the same span.
   std::function<void()> on_measuring;
   std::chrono::nanoseconds progress_interval = std::chrono::seconds(1);
+  // Where I/Os a hung device still holds at the end of the run go, with
+  // their context and buffers (held_io.h), for the caller to free once they
+  // complete: the daemon holds them and stops probing the device meanwhile.
+  // Unset (a one-shot command that exits soon): they are leaked.
+  std::function<void(std::unique_ptr<HeldIo>)> keep_abandoned;
 };
 
 // Decisions worth knowing when reading a result:

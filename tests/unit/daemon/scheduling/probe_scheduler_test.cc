@@ -70,9 +70,11 @@ struct Harness {
   std::vector<std::pair<std::string, RunOutcome>> outcomes;
   std::unique_ptr<ProbeScheduler> scheduler;
 
+  AbandonedIoPool abandoned;
   void Make(std::vector<ScheduledJob> jobs, SchedulerPolicy policy, uint64_t seed = 42,
             BusySource* busy_source = nullptr) {
     ProbeScheduler::Dependencies deps;
+    deps.abandoned = &abandoned;
     deps.clock = [this] { return now; };
     deps.seed = seed;
     deps.busy = busy_source != nullptr ? busy_source : &busy;
@@ -563,6 +565,64 @@ TEST(ProbeScheduler, JobsAndPolicyFromTheConfig) {
   EXPECT_EQ(policy.max_skips, 10u);
   probes.enabled = false;
   EXPECT_TRUE(ScheduledJobsFrom(probes, "/s").empty());
+}
+
+// I/Os a hung device still holds after a run gave up (its context and
+// buffers): they complete when the test says so.
+class HungContext final : public probes::AbandonedIo {
+ public:
+  explicit HungContext(std::shared_ptr<bool> completed) : completed_(std::move(completed)) {}
+  uint32_t Poll() noexcept override { return *completed_ ? 0 : 8; }
+
+ private:
+  std::shared_ptr<bool> completed_;
+};
+
+std::unique_ptr<probes::HeldIo> HeldUntil(std::shared_ptr<bool> completed) {
+  auto buffers = probes::IoBuffers::Allocate(8, 4096, 4096);
+  EXPECT_TRUE(buffers);
+  return std::make_unique<probes::HeldIo>(std::make_unique<HungContext>(std::move(completed)),
+                                          std::move(*buffers), 8);
+}
+
+// Issue 26, item 15: a device that holds I/Os of a run that gave up on it is
+// not probed again (each run would leave its context, buffers and aio-nr
+// behind) until they complete; other devices are; nothing at all beyond
+// AbandonedIoPool::kMaxHeldIos.
+TEST(ProbeScheduler, ADeviceHoldingAbandonedIoIsNotProbedUntilItDrains) {
+  Harness h;
+  h.device_of = {{"hung", kSda}, {"fine", kSdb}};
+  h.executor.finish_at_once = true;
+  h.Make({MakeJob("hung", 10), MakeJob("fine", 10)}, Policy(2));
+  auto completed = std::make_shared<bool>(false);
+  h.abandoned.Keep(kSda, HeldUntil(completed));
+  h.TickAt(0);
+  EXPECT_EQ(h.RunNames(), std::vector<std::string>{"fine"});
+  EXPECT_EQ(h.Job("hung").last_result, RunResult::kSkipped);
+  EXPECT_NE(h.Job("hung").last_error.find("still holds 8 I/Os"), std::string::npos)
+      << h.Job("hung").last_error;
+  h.TickAt(10);
+  EXPECT_EQ(h.RunNames(), (std::vector<std::string>{"fine", "fine"}));
+  EXPECT_EQ(h.abandoned.HeldOn(kSda), 8u);
+  *completed = true;  // the device answered at last
+  h.TickAt(20);
+  EXPECT_EQ(h.RunNames(), (std::vector<std::string>{"fine", "fine", "hung", "fine"}));
+  EXPECT_EQ(h.abandoned.HeldInAll(), 0u);
+}
+
+TEST(ProbeScheduler, NoDeviceIsProbedWhileTooManyIosAreHeld) {
+  Harness h;
+  h.device_of = {{"fine", kSdb}};
+  h.executor.finish_at_once = true;
+  h.Make({MakeJob("fine", 10)}, Policy());
+  auto never = std::make_shared<bool>(false);
+  for (uint32_t i = 0; i < AbandonedIoPool::kMaxHeldIos / 8; ++i) {
+    h.abandoned.Keep(MakeDeviceId(65, i), HeldUntil(never));
+  }
+  h.TickAt(0);
+  EXPECT_TRUE(h.executor.runs.empty());
+  EXPECT_NE(h.Job("fine").last_error.find("at most 4096"), std::string::npos)
+      << h.Job("fine").last_error;
 }
 
 }  // namespace
