@@ -52,6 +52,7 @@ TEST(SweepMetrics, CompletedPointsOnlyWithTheirLabels) {
   done.point = {probes::SweepMode::kDirect, false, true, 4096, 8};
   done.measure.iops = 5000;
   done.measure.clat_p99_ns = 250'000;
+  done.measure.lat_p99_ns = 340'000;
   done.measure.cpu_percent = 12.5;
   probes::SweepSample skipped = done;
   skipped.point.write = true;
@@ -66,6 +67,9 @@ TEST(SweepMetrics, CompletedPointsOnlyWithTheirLabels) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("iowatch_sweep_cpu_ratio{" + labels + "} 0.125\n"), std::string::npos);
+  EXPECT_NE(text.find("iowatch_sweep_lat_seconds{" + labels + ",stat=\"p99\"} 0.00034\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("iowatch_sweep_timestamp_seconds{device=\"vda\"} 1700000000\n"),
             std::string::npos);
   EXPECT_EQ(text.find("rw=\"write\""), std::string::npos);  // skipped: no series
