@@ -144,7 +144,7 @@ std::string CompareSweeps(const SweepReport& a, const SweepReport& b, SweepLaten
                                 b.device, b.identity, b.target);
   const std::string_view kind = ToString(latency);
   out +=
-      fmt::format("{:<32} {:>12} {:>12} {:>6} {:>10} {:>10} {:>6}\n", "point", "A bw", "B bw",
+      fmt::format("{:<32} {:>12} {:>12} {:>6} {:>13} {:>13} {:>6}\n", "point", "A bw", "B bw",
                   "B/A", fmt::format("A {} p99 µs", kind), fmt::format("B {} p99 µs", kind), "B/A");
   const auto micros = [](uint64_t ns) {
     return ns > 0 ? fmt::format("{:.0f}", static_cast<double>(ns) / 1e3) : std::string("-");
@@ -163,7 +163,7 @@ std::string CompareSweeps(const SweepReport& a, const SweepReport& b, SweepLaten
     const double p99 = pa > 0 && pb > 0 ? static_cast<double>(pb) / static_cast<double>(pa) : 0;
     if (bw > 0) bw_ratios.push_back(bw);
     if (p99 > 0) p99_ratios.push_back(p99);
-    out += fmt::format("{:<32} {:>12} {:>12} {:>6.2f} {:>10} {:>10} {:>6}\n", PointName(s.point),
+    out += fmt::format("{:<32} {:>12} {:>12} {:>6.2f} {:>13} {:>13} {:>6}\n", PointName(s.point),
                        RateText(ma.bytes_per_second), RateText(mb.bytes_per_second), bw, micros(pa),
                        micros(pb), p99 > 0 ? fmt::format("{:.2f}", p99) : std::string("-"));
   }
