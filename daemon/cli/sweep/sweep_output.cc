@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/markup.h"
-#include "common/utf8.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -205,7 +204,7 @@ std::string SweepSvg(const probes::SweepReport& r) {
       "{1}\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"10\" y=\"20\" font-size=\"14\">iowatch sweep of {2} ({3} {4}), {5}, {6} ms per "
       "point</text>\n",
-      width, height, HtmlEscape(ToValidUtf8(r.target)), HtmlEscape(r.device),
+      width, height, HtmlEscape(r.target), HtmlEscape(r.device),
       HtmlEscape(r.identity), HtmlEscape(r.engine), r.point_runtime_ms);
   int top = 30;
   for (const auto& [key, samples] : series) {
