@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +16,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "probes/parent_death.h"
 #include "probes/run/progress_board.h"
 #include "probes/run/result_wire.h"
 
@@ -86,8 +86,9 @@ void WriteAll(int fd, std::span<const uint8_t> bytes) {
 }
 
 [[noreturn]] void RunCloneProcess(CloneRun& clone, ProgressBoard& board, int write_fd,
-                                  const JobSetRunOptions& options) {
-  prctl(PR_SET_PDEATHSIG, SIGTERM);  // an orphaned clone stops (with SIGTERM's handler below)
+                                  const JobSetRunOptions& options, pid_t parent) {
+  // An orphaned clone stops (with SIGTERM's handler below), or never starts.
+  ExitWithParent(parent, SIGTERM, 1);
   struct sigaction action {};
   action.sa_handler = StopClone;
   sigemptyset(&action.sa_mask);
@@ -103,6 +104,7 @@ void WriteAll(int fd, std::span<const uint8_t> bytes) {
 Result<void> StartProcess(CloneRun& clone, ProgressBoard& board, const JobSetRunOptions& options) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoError(errno, "cannot make a clone's pipe", "");
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const int err = errno;
@@ -112,7 +114,7 @@ Result<void> StartProcess(CloneRun& clone, ProgressBoard& board, const JobSetRun
   }
   if (pid == 0) {
     close(fds[0]);
-    RunCloneProcess(clone, board, fds[1], options);
+    RunCloneProcess(clone, board, fds[1], options, parent);
   }
   close(fds[1]);
   clone.pid = pid;

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 
@@ -38,6 +39,15 @@ std::optional<BasicCredentials> ParseBasicAuthorization(std::string_view header)
 // future `hash-password` subcommand. cost 4..31; 10 or more in production.
 Result<std::string> BcryptHash(std::string_view password, unsigned cost);
 
+// Below this cost a leaked hash is cheap to brute-force (htpasswd's and
+// exporter-toolkit's examples use 10).
+inline constexpr int kMinRecommendedBcryptCost = 10;
+
+// What the daemon logs at start for a valid user map: each user whose hash
+// is cheaper than kMinRecommendedBcryptCost, and users of different costs
+// (each check then pays for every cost). Empty when all is well.
+std::vector<std::string> BasicAuthWarnings(const std::map<std::string, std::string>& users);
+
 class BasicAuthenticator {
  public:
   // Fails (naming the user) for an empty user map, a user name containing ':'
@@ -48,10 +58,11 @@ class BasicAuthenticator {
   // Fast path: true if these exact credentials were verified before.
   bool IsCached(std::string_view user, std::string_view password) const;
 
-  // Slow path: bcrypt verification (for an unknown user, against the
-  // costliest configured hash, so that timing does not tell an unknown name
-  // from the slowest known one; give every user the same cost so that none
-  // stands out). Remembers success.
+  // Slow path: bcrypt verification, remembering success. Every call runs
+  // bcrypt once at each distinct configured cost (the user's own hash at its
+  // cost, a configured hash of that cost at the others), known user or not,
+  // so that timing tells no name from another: with one cost for everyone,
+  // that is one bcrypt per check.
   bool Verify(std::string_view user, std::string_view password);
 
  private:
@@ -67,7 +78,7 @@ class BasicAuthenticator {
   std::array<unsigned char, 32> hmac_key_{};
   mutable std::mutex mutex_;
   std::map<std::string, Entry, std::less<>> users_;  // guarded by mutex_ (verified)
-  std::string dummy_hash_;
+  std::map<int, std::string> cost_settings_;         // a configured hash per distinct cost
 };
 
 }  // namespace iowatch::daemon::http

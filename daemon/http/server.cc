@@ -12,6 +12,8 @@
 namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using internal::ClientAddress;
+using internal::PerClientConnections;
 using internal::ServerState;
 
 namespace {
@@ -44,6 +46,17 @@ void RejectBusy(tcp::socket& socket) {
   socket.close(ec);
 }
 
+// Over the server's cap, or over the client address's share of it.
+bool OverCapacity(const ServerState& state, const tcp::socket& socket) {
+  const size_t max = state.options.max_connections;
+  if (state.connections.size() >= max) return true;
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  if (ec) return false;  // gone already: the session finds out
+  const auto mine = state.per_client.find(ClientAddress(FormatEndpoint(peer)));
+  return mine != state.per_client.end() && mine->second >= PerClientConnections(max);
+}
+
 void AcceptNext(std::shared_ptr<ServerState> state) {
   auto& acceptor = state->acceptor;
   acceptor.async_accept(
@@ -58,7 +71,7 @@ void AcceptNext(std::shared_ptr<ServerState> state) {
           return;
         }
         state->metrics.accepted.Increment();
-        if (state->connections.size() >= state->options.max_connections) {
+        if (OverCapacity(*state, socket)) {
           state->metrics.rejected.Increment();
           if (!state->tls) {
             RejectBusy(socket);
@@ -248,23 +261,28 @@ ServerStats Server::stats() const { return state_->metrics.Stats(); }
 
 namespace internal {
 
-uint64_t ServerState::Register(std::weak_ptr<Connection> connection) {
+uint64_t ServerState::Register(std::weak_ptr<Connection> connection, std::string client) {
   const uint64_t id = next_connection_id++;
-  connections.emplace(id, std::move(connection));
+  ++per_client[client];
+  connections.emplace(id, Open{std::move(connection), std::move(client)});
   metrics.active_connections.Increment();
   return id;
 }
 
 std::vector<std::shared_ptr<Connection>> ServerState::Live() const {
   std::vector<std::shared_ptr<Connection>> live;
-  for (const auto& [id, weak] : connections) {
-    if (auto connection = weak.lock()) live.push_back(std::move(connection));
+  for (const auto& [id, open] : connections) {
+    if (auto connection = open.connection.lock()) live.push_back(std::move(connection));
   }
   return live;
 }
 
 void ServerState::Unregister(uint64_t id) {
-  if (connections.erase(id) == 0) return;
+  const auto it = connections.find(id);
+  if (it == connections.end()) return;
+  const auto client = per_client.find(it->second.client);
+  if (client != per_client.end() && --client->second == 0) per_client.erase(client);
+  connections.erase(it);
   metrics.active_connections.Decrement();
   if (connections.empty() && on_drained) {
     grace_timer.cancel();

@@ -92,6 +92,8 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60000};   // keep-alive wait for the next request
   // Beyond this many open connections a new one gets "503" and is closed
   // (plain HTTP; over TLS it is just closed). Nothing queues in the server.
+  // One client address may hold three quarters of them (all below 4): the
+  // rest stays for other addresses.
   size_t max_connections = 64;
   // A larger request line plus headers gets 431 and the connection closed.
   // Request bodies are refused with 413 (GET and HEAD need none).
@@ -114,7 +116,7 @@ struct ServerOptions {
 // The server's counters since Start (ServerMetrics' values), for tests and logs.
 struct ServerStats {
   uint64_t connections_accepted = 0;
-  uint64_t connections_rejected = 0;             // over max_connections
+  uint64_t connections_rejected = 0;             // over max_connections or the address's share
   std::array<uint64_t, 6> responses_by_class{};  // [2] = 2xx ... [5] = 5xx
   uint64_t read_timeouts = 0;  // request head (or TLS handshake) not complete in read_timeout
   uint64_t write_timeouts = 0;

@@ -69,7 +69,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void Run() {
-    id_ = state_->Register(this->weak_from_this());
+    id_ = state_->Register(this->weak_from_this(), ClientAddress());
     Lowest().expires_after(state_->options.read_timeout);
     if constexpr (kTls) {
       stream_.async_handshake(asio::ssl::stream_base::server,
@@ -196,8 +196,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
     }
   }
 
-  // "192.0.2.1" of "192.0.2.1:5000", "[2001:db8::1]" of "[2001:db8::1]:5000".
-  std::string ClientAddress() const { return remote_.substr(0, remote_.rfind(':')); }
+  std::string ClientAddress() const { return internal::ClientAddress(remote_); }
 
   void TooManyVerifications() {
     Response r = ErrorResponse(429, "too many password checks waiting; retry in a second");

@@ -28,7 +28,7 @@ struct SweepFamily {
   std::string_view stat;  // the stat label's value, "" for none
 };
 
-constexpr std::array<SweepFamily, 6> kFamilies{{
+constexpr std::array<SweepFamily, 8> kFamilies{{
     {"iowatch_sweep_bandwidth_bytes_per_second", "Bytes per second of the sweep point.",
      [](const probes::SweepMeasure& m) { return m.bytes_per_second; }, ""},
     {"iowatch_sweep_clat_seconds", "Completion latency percentiles of the sweep point.",
@@ -41,6 +41,11 @@ constexpr std::array<SweepFamily, 6> kFamilies{{
      [](const probes::SweepMeasure& m) { return m.cpu_seconds_per_gib; }, ""},
     {"iowatch_sweep_iops", "I/O operations per second of the sweep point.",
      [](const probes::SweepMeasure& m) { return m.iops; }, ""},
+    {"iowatch_sweep_lat_seconds",
+     "Total latency (submission to completion) percentiles of the sweep point.",
+     [](const probes::SweepMeasure& m) { return static_cast<double>(m.lat_p50_ns) / 1e9; }, "p50"},
+    {"iowatch_sweep_lat_seconds", "",
+     [](const probes::SweepMeasure& m) { return static_cast<double>(m.lat_p99_ns) / 1e9; }, "p99"},
 }};
 
 void RenderFamily(const probes::SweepReport& report, const SweepFamily& f, bool continued,

@@ -17,6 +17,7 @@
 #include "collectors/bpf/block_io_program.h"
 #include "collectors/device_filter.h"
 #include "common/clock.h"
+#include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
 #include "daemon/http/tls_context.h"
 #include "daemon/metrics/metrics_renderer.h"
@@ -111,6 +112,9 @@ class App {
       return 2;
     }
     server_ = std::move(*server);
+    for (const std::string& w : http::BasicAuthWarnings(config_.web.basic_auth_users)) {
+      spdlog::warn("{}", w);
+    }
     spdlog::info("iowatch listening on {}{} (config: {})", server_->tls() ? "https://" : "http://",
                  server_->local_endpoint(),
                  config_.source.empty() ? "built-in defaults" : config_.source);

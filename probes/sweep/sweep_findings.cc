@@ -50,32 +50,33 @@ std::optional<SweepFinding> Knee(const std::vector<const SweepSample*>& samples)
   return f;
 }
 
-std::optional<SweepFinding> LatencyOptimal(const std::vector<const SweepSample*>& samples) {
+std::optional<SweepFinding> LatencyOptimal(const std::vector<const SweepSample*>& samples,
+                                           SweepLatency latency) {
   uint64_t smallest = UINT64_MAX;
   for (const SweepSample* s : samples) smallest = std::min(smallest, s->point.block_size);
   const SweepSample* best = nullptr;
   const SweepSample* deepest = nullptr;
-  auto score = [](const SweepSample* s) {
-    return s->measure.iops / static_cast<double>(std::max<uint64_t>(s->measure.clat_p99_ns, 1));
+  const auto p99 = [latency](const SweepSample* s) { return s->measure.P99(latency); };
+  auto score = [&](const SweepSample* s) {
+    return s->measure.iops / static_cast<double>(std::max<uint64_t>(p99(s), 1));
   };
   for (const SweepSample* s : samples) {
-    if (s->point.block_size != smallest || s->measure.clat_p99_ns == 0) continue;
+    if (s->point.block_size != smallest || p99(s) == 0) continue;
     if (best == nullptr || score(s) > score(best)) best = s;
     if (deepest == nullptr || s->point.iodepth > deepest->point.iodepth) deepest = s;
   }
   if (best == nullptr) return std::nullopt;
   SweepFinding f{"latency_optimal_depth", best->point, best->measure.iops,
-                 static_cast<double>(best->measure.clat_p99_ns), ""};
-  f.text = fmt::format("{} {}: QD{} gives {:.0f} IOPS at p99 {:.1f} µs", SeriesText(best->point),
+                 static_cast<double>(p99(best)), ""};
+  f.text = fmt::format("{} {}: QD{} gives {:.0f} IOPS at {} p99 {:.1f} µs", SeriesText(best->point),
                        SizeText(smallest), best->point.iodepth, best->measure.iops,
-                       static_cast<double>(best->measure.clat_p99_ns) / 1e3);
+                       ToString(latency), static_cast<double>(p99(best)) / 1e3);
   if (deepest != best && best->measure.iops > 0) {
     // Rounded before the sign is chosen: "+0 %", never "-0 %".
     const double gain = std::round(100 * (deepest->measure.iops / best->measure.iops - 1));
     f.text += fmt::format("; QD{} adds {:+.0f} % IOPS for {:.1f}× the p99", deepest->point.iodepth,
                           gain == 0 ? 0.0 : gain,
-                          static_cast<double>(deepest->measure.clat_p99_ns) /
-                              static_cast<double>(best->measure.clat_p99_ns));
+                          static_cast<double>(p99(deepest)) / static_cast<double>(p99(best)));
   }
   return f;
 }
@@ -128,11 +129,12 @@ std::vector<SweepFinding> BufferedVsDirect(std::span<const SweepSample> samples)
 
 }  // namespace
 
-std::vector<SweepFinding> SweepFindings(std::span<const SweepSample> samples) {
+std::vector<SweepFinding> SweepFindings(std::span<const SweepSample> samples,
+                                        SweepLatency latency) {
   std::vector<SweepFinding> findings;
   for (const auto& [series, members] : BySeries(samples)) {
     if (auto knee = Knee(members)) findings.push_back(std::move(*knee));
-    if (auto depth = LatencyOptimal(members)) findings.push_back(std::move(*depth));
+    if (auto depth = LatencyOptimal(members, latency)) findings.push_back(std::move(*depth));
   }
   for (SweepFinding& f : BufferedVsDirect(samples)) findings.push_back(std::move(f));
   return findings;

@@ -5,7 +5,8 @@
 //   little.
 // - latency_optimal_depth: at the smallest block size (where IOPS, not
 //   bandwidth, is the limit), the depth with the most IOPS per unit of p99
-//   clat: deeper queues add little throughput and a lot of tail.
+//   latency (lat or clat, as the sweep reports): deeper queues add little
+//   throughput and a lot of tail.
 // - buffered_vs_direct: where both modes ran the same point, how often and by
 //   how much the page cache beat O_DIRECT on bandwidth, and what it cost in
 //   CPU per GiB (the classic AIX Direct I/O comparison).
@@ -30,6 +31,7 @@ struct SweepFinding {
 
 inline constexpr double kKneeShare = 0.9;
 
-std::vector<SweepFinding> SweepFindings(std::span<const SweepSample> samples);
+std::vector<SweepFinding> SweepFindings(std::span<const SweepSample> samples,
+                                        SweepLatency latency = SweepLatency::kLat);
 
 }  // namespace iowatch::probes

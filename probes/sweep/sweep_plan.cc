@@ -16,6 +16,10 @@ std::string_view ToString(SweepMode mode) {
   return "?";
 }
 
+std::string_view ToString(SweepLatency latency) {
+  return latency == SweepLatency::kLat ? "lat" : "clat";
+}
+
 std::vector<SweepPoint> SweepPoints(const SweepGrid& grid) {
   std::vector<SweepPoint> points;
   for (const SweepMode mode : grid.modes) {
@@ -87,6 +91,8 @@ SweepMeasure MeasureOf(const ProbeResult& result, bool write) {
   SweepMeasure m;
   m.iops = d.Iops();
   m.bytes_per_second = d.BandwidthBytesPerSecond();
+  m.lat_p50_ns = d.lat_histogram.Count() > 0 ? d.lat_histogram.Percentile(50) : 0;
+  m.lat_p99_ns = d.lat_histogram.Count() > 0 ? d.lat_histogram.Percentile(99) : 0;
   m.clat_p50_ns = d.clat_histogram.Count() > 0 ? d.clat_histogram.Percentile(50) : 0;
   m.clat_p99_ns = d.clat_histogram.Count() > 0 ? d.clat_histogram.Percentile(99) : 0;
   const double cpu = result.cpu.user_seconds + result.cpu.system_seconds;

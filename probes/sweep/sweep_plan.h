@@ -22,6 +22,14 @@ namespace iowatch::probes {
 enum class SweepMode { kBuffered, kDirect, kRaw };
 std::string_view ToString(SweepMode mode);
 
+// Which latency a sweep reports, in fio's names: lat, from submission to
+// completion (the default: what a program waits, and what the baseline
+// verdicts judge), or clat, from issue to completion. They differ where the
+// device completes inside the submission: this VM's disk at 64 KiB has clat
+// p50 ~1 µs and slat ~90 µs, so clat alone says 64 KiB random reads take 1 µs.
+enum class SweepLatency { kLat, kClat };
+std::string_view ToString(SweepLatency latency);  // "lat", "clat"
+
 struct SweepGrid {
   std::vector<uint64_t> block_sizes = {4096, 16384, 65536, 262144, 1 << 20, 4 << 20};
   std::vector<uint32_t> depths = {1, 2, 4, 8, 16, 32, 64};
@@ -45,14 +53,24 @@ struct SweepPoint {
 };
 
 // What one point measured (the direction it ran), from its ProbeResult.
+// Percentiles are 0 where unknown (a sweep stored before lat was kept).
 struct SweepMeasure {
   double iops = 0;
   double bytes_per_second = 0;
+  uint64_t lat_p50_ns = 0;
+  uint64_t lat_p99_ns = 0;
   uint64_t clat_p50_ns = 0;
   uint64_t clat_p99_ns = 0;
   double cpu_percent = 0;          // user + system over the run
   double cpu_seconds_per_gib = 0;  // CPU time per GiB moved
   std::string end = "completed";
+
+  uint64_t P50(SweepLatency latency) const {
+    return latency == SweepLatency::kLat ? lat_p50_ns : clat_p50_ns;
+  }
+  uint64_t P99(SweepLatency latency) const {
+    return latency == SweepLatency::kLat ? lat_p99_ns : clat_p99_ns;
+  }
 };
 
 struct SweepSample {

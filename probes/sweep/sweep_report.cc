@@ -43,6 +43,8 @@ json SampleJson(const SweepSample& s) {
   const SweepMeasure& m = s.measure;
   j["iops"] = m.iops;
   j["bw_bytes"] = m.bytes_per_second;
+  j["lat_p50_ns"] = m.lat_p50_ns;
+  j["lat_p99_ns"] = m.lat_p99_ns;
   j["clat_p50_ns"] = m.clat_p50_ns;
   j["clat_p99_ns"] = m.clat_p99_ns;
   j["cpu_percent"] = m.cpu_percent;
@@ -55,6 +57,9 @@ SweepSample SampleFrom(const json& j) {
   SweepSample s{PointFrom(j), {}};
   s.measure.iops = j.at("iops").get<double>();
   s.measure.bytes_per_second = j.at("bw_bytes").get<double>();
+  // lat since issue 26; a sweep stored before has clat only.
+  s.measure.lat_p50_ns = j.contains("lat_p50_ns") ? IntegerOf<uint64_t>(j.at("lat_p50_ns")) : 0;
+  s.measure.lat_p99_ns = j.contains("lat_p99_ns") ? IntegerOf<uint64_t>(j.at("lat_p99_ns")) : 0;
   s.measure.clat_p50_ns = IntegerOf<uint64_t>(j.at("clat_p50_ns"));
   s.measure.clat_p99_ns = IntegerOf<uint64_t>(j.at("clat_p99_ns"));
   s.measure.cpu_percent = j.at("cpu_percent").get<double>();
@@ -82,6 +87,7 @@ std::string SweepJson(const SweepReport& r) {
             {"size", r.size},
             {"budget_ms", r.budget_ms},
             {"point_runtime_ms", r.point_runtime_ms},
+            {"latency", ToString(r.latency)},
             {"points", json::array()},
             {"findings", json::array()}};
   for (const SweepSample& s : r.samples) j["points"].push_back(SampleJson(s));
@@ -111,6 +117,11 @@ Result<SweepReport> ParseSweepJson(std::string_view text) {
     r.size = IntegerOf<uint64_t>(j.at("size"));
     r.budget_ms = IntegerOf<int64_t>(j.at("budget_ms"));
     r.point_runtime_ms = IntegerOf<int64_t>(j.at("point_runtime_ms"));
+    const std::string latency = j.value("latency", std::string("clat"));
+    if (latency != "lat" && latency != "clat") {
+      return MakeError(ErrorCode::kParse, "a sweep's JSON: latency: expected lat or clat");
+    }
+    r.latency = latency == "lat" ? SweepLatency::kLat : SweepLatency::kClat;
     for (const json& p : j.at("points")) r.samples.push_back(SampleFrom(p));
     for (const json& f : j.at("findings")) {
       r.findings.push_back({f.at("kind").get<std::string>(), PointFrom(f),
@@ -123,7 +134,7 @@ Result<SweepReport> ParseSweepJson(std::string_view text) {
   }
 }
 
-std::string CompareSweeps(const SweepReport& a, const SweepReport& b) {
+std::string CompareSweeps(const SweepReport& a, const SweepReport& b, SweepLatency latency) {
   using Key = std::tuple<SweepMode, bool, bool, uint64_t, uint32_t>;
   std::map<Key, const SweepSample*> in_a;
   for (const SweepSample& s : a.samples) {
@@ -131,8 +142,13 @@ std::string CompareSweeps(const SweepReport& a, const SweepReport& b) {
   }
   std::string out = fmt::format("A: {} {} ({})\nB: {} {} ({})\n", a.device, a.identity, a.target,
                                 b.device, b.identity, b.target);
-  out += fmt::format("{:<32} {:>12} {:>12} {:>6} {:>10} {:>10} {:>6}\n", "point", "A bw", "B bw",
-                     "B/A", "A p99 µs", "B p99 µs", "B/A");
+  const std::string_view kind = ToString(latency);
+  out +=
+      fmt::format("{:<32} {:>12} {:>12} {:>6} {:>13} {:>13} {:>6}\n", "point", "A bw", "B bw",
+                  "B/A", fmt::format("A {} p99 µs", kind), fmt::format("B {} p99 µs", kind), "B/A");
+  const auto micros = [](uint64_t ns) {
+    return ns > 0 ? fmt::format("{:.0f}", static_cast<double>(ns) / 1e3) : std::string("-");
+  };
   std::vector<double> bw_ratios;
   std::vector<double> p99_ratios;
   for (const SweepSample& s : b.samples) {
@@ -142,18 +158,17 @@ std::string CompareSweeps(const SweepReport& a, const SweepReport& b) {
     const SweepMeasure& ma = it->second->measure;
     const SweepMeasure& mb = s.measure;
     const double bw = ma.bytes_per_second > 0 ? mb.bytes_per_second / ma.bytes_per_second : 0;
-    const double p99 = ma.clat_p99_ns > 0 ? static_cast<double>(mb.clat_p99_ns) /
-                                                static_cast<double>(ma.clat_p99_ns)
-                                          : 0;
+    const uint64_t pa = ma.P99(latency);
+    const uint64_t pb = mb.P99(latency);
+    const double p99 = pa > 0 && pb > 0 ? static_cast<double>(pb) / static_cast<double>(pa) : 0;
     if (bw > 0) bw_ratios.push_back(bw);
     if (p99 > 0) p99_ratios.push_back(p99);
-    out += fmt::format("{:<32} {:>12} {:>12} {:>6.2f} {:>10.0f} {:>10.0f} {:>6.2f}\n",
-                       PointName(s.point), RateText(ma.bytes_per_second),
-                       RateText(mb.bytes_per_second), bw, static_cast<double>(ma.clat_p99_ns) / 1e3,
-                       static_cast<double>(mb.clat_p99_ns) / 1e3, p99);
+    out += fmt::format("{:<32} {:>12} {:>12} {:>6.2f} {:>13} {:>13} {:>6}\n", PointName(s.point),
+                       RateText(ma.bytes_per_second), RateText(mb.bytes_per_second), bw, micros(pa),
+                       micros(pb), p99 > 0 ? fmt::format("{:.2f}", p99) : std::string("-"));
   }
-  out += fmt::format("{} points in both; median B/A: bandwidth {:.2f}, p99 {:.2f}\n",
-                     bw_ratios.size(), Median(bw_ratios), Median(p99_ratios));
+  out += fmt::format("{} points in both; median B/A: bandwidth {:.2f}, {} p99 {:.2f}\n",
+                     bw_ratios.size(), Median(bw_ratios), kind, Median(p99_ratios));
   return out;
 }
 

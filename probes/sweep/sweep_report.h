@@ -27,6 +27,9 @@ struct SweepReport {
   uint64_t size = 0;  // bytes of the file or device region swept
   int64_t budget_ms = 0;
   int64_t point_runtime_ms = 0;
+  // The latency the findings judge and the table and chart show; every
+  // point keeps both. A sweep stored before this choice existed is kClat.
+  SweepLatency latency = SweepLatency::kLat;
   std::vector<SweepSample> samples;
   std::vector<SweepFinding> findings;
 };
@@ -35,8 +38,11 @@ std::string SweepJson(const SweepReport& report);
 // Errors (kParse) say which field is missing or of the wrong type.
 Result<SweepReport> ParseSweepJson(std::string_view json);
 
-// --compare: each point both sweeps ran, A then B, bandwidth and p99 with
-// their ratios B / A, and the medians of those ratios.
-std::string CompareSweeps(const SweepReport& a, const SweepReport& b);
+// --compare: each point both sweeps ran, A then B, bandwidth and p99
+// (`latency`'s) with their ratios B / A, and the medians of those ratios. A
+// p99 a sweep does not have (lat in one stored before it was kept) shows as
+// "-" and counts in no ratio.
+std::string CompareSweeps(const SweepReport& a, const SweepReport& b,
+                          SweepLatency latency = SweepLatency::kLat);
 
 }  // namespace iowatch::probes

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`iowatch probe` and `iowatch sweep --push-gateway` against Debian's prometheus-pushgateway.
 
-A gateway on a free loopback port (no persistence), then:
+A gateway on a free loopback port (no persistence file: in memory only), then:
 1. `iowatch probe` (psync randread on 4 MiB under /var/tmp, JSON) pushed with a site label:
    the gateway holds iowatch_probe_iops{probe, op="read", job="iowatch_probe",
    instance=<hostname>, site} — the daemon's definition, I/Os over the exact runtime, so
@@ -9,13 +9,19 @@ A gateway on a free loopback port (no persistence), then:
    bandwidth in the same bounds and the same bytes per I/O, the clat histogram whose _count
    is the JSON's total_ios, and no daemon-only
    family (store_up, interval); the gateway's exposition passes promtool check metrics.
-2. A second push to the same group, another job name: the first job's series are gone (PUT
-   replaces the group), the new one's are there.
-3. `iowatch sweep` of one point (direct randread 4k QD1, 2 s, --no-store) pushed: its
+2. A second push to the same group, another job name: the first job's series are gone, the new
+   one's are there; a metric PUT into the group by hand before is gone too (PUT replaces the
+   whole group: POST would keep every metric of another name).
+3. Grouping labels that a URL path mangles round-trip exactly: `x#` (a fragment), `?q` (a query),
+   `..` (a dot segment), `a/b` (a separator: base64), `a b` (a space), `%41` (an escape); a value
+   that is not UTF-8 is refused before the run (the gateway would answer 400, then 500 to every
+   scrape of it).
+4. `iowatch sweep` of one point (direct randread 4k QD1, 2 s, --no-store) pushed: its
    iowatch_sweep_iops{device, mode, rw, pattern, bs, iodepth} equals the sweep JSON's iops.
-4. Errors: a closed port (results still printed, exit 2, "cannot connect"), a gateway that
+5. Errors: a closed port (results still printed, exit 2, "cannot connect"), a gateway that
    accepts and never answers (--push-timeout=2: exit 2 "no answer within 2 s" in < 10 s), a
-   bad URL and a job label refused before anything runs.
+   server answering 307 to the gateway (exit 2, "HTTP 307": nothing was pushed, nothing
+   followed), a bad URL and a job label refused before anything runs.
 Skips (77) when prometheus-pushgateway is not installed.
 
 Usage: push_gateway.py IOWATCH
@@ -27,8 +33,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import daemon
 
@@ -39,7 +48,11 @@ def http_get(url):
 
 
 def start_gateway(port):
-    proc = subprocess.Popen(["prometheus-pushgateway", f"--web.listen-address=127.0.0.1:{port}"],
+    # --persistence.file= : Debian's default is /var/lib/prometheus/pushgateway.data, shared by
+    # every gateway on the machine; a group one run left there (a label value the gateway
+    # cannot serve) broke every later run's scrapes with 500.
+    proc = subprocess.Popen(["prometheus-pushgateway", f"--web.listen-address=127.0.0.1:{port}",
+                             "--persistence.file="],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 15
     while time.time() < deadline:
@@ -67,8 +80,18 @@ def probe(iowatch, workdir, name, extra):
                            *extra], capture_output=True, text=True, timeout=120)
 
 
+def http_put(url, body):
+    req = urllib.request.Request(url, data=body.encode(), method="PUT")
+    with urllib.request.urlopen(req, timeout=10) as answer:
+        return answer.status
+
+
 def check_probe(r, iowatch, workdir, gateway):
     host = socket.gethostname()
+    stale = f"{gateway}/metrics/job/iowatch_probe/instance/{host}/site/e2e"
+    r.check(http_put(stale, "# HELP iowatch_e2e_stale Left by hand.\n"
+                                   "# TYPE iowatch_e2e_stale gauge\niowatch_e2e_stale 1\n") == 200,
+            "a stale metric PUT into the group by hand")
     p = probe(iowatch, workdir, "pushed", [f"--push-gateway={gateway}", "--push-label=site=e2e"])
     r.check(p.returncode == 0, "probe pushed: exit 0", p.stderr)
     job = json.loads(p.stdout)["jobs"][0]["read"]
@@ -96,6 +119,66 @@ def check_probe(r, iowatch, workdir, gateway):
     r.check(p.returncode == 0 and series(text, "iowatch_probe_iops", probe="second", site="e2e")
             and not series(text, "iowatch_probe_iops", probe="pushed", site="e2e"),
             "a second push replaces the group", p.stderr)
+    r.check(not series(text, "iowatch_e2e_stale", site="e2e"),
+            "the stale metric is gone: the push replaced the whole group (PUT)",
+            "\n".join(line for line in text.splitlines() if "stale" in line))
+
+
+def check_labels(r, iowatch, workdir, gateway):
+    labels = {"fragment": "x#", "query": "?q", "dots": "..", "slash": "a/b", "space": "a b",
+              "escape": "%41"}
+    p = probe(iowatch, workdir, "labelled",
+              [f"--push-gateway={gateway}"] + [f"--push-label={k}={v}" for k, v in labels.items()])
+    r.check(p.returncode == 0, "labels that a URL mangles: pushed", p.stderr)
+    text = http_get(gateway + "/metrics")
+    got = [lbl for name, lbl, _ in daemon.parse_metrics(text)
+           if name == "iowatch_probe_iops" and lbl.get("probe") == "labelled"]
+    r.check(len(got) == 1 and all(got[0].get(k) == v for k, v in labels.items()),
+            "and they round-trip exactly", f"{got}")
+    p = subprocess.run([os.fsencode(iowatch), b"probe", b"--name=utf8", b"--size=4m",
+                        os.fsencode(f"--directory={workdir}"),
+                        os.fsencode(f"--push-gateway={gateway}"), b"--push-label=site=\xff"],
+                       capture_output=True, timeout=60)
+    r.check(p.returncode == 2 and b"UTF-8" in p.stderr and not p.stdout,
+            "a label value that is not UTF-8 is refused before the run", p.stderr.decode(
+                errors="replace"))
+
+
+class Redirect(BaseHTTPRequestHandler):
+    """Answers every request with 307 to the real gateway, as a moved or proxied one would."""
+    target = ""
+
+    def do_PUT(self):  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(307)
+        self.send_header("Location", self.target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_PUT
+
+    def log_message(self, *args):
+        pass
+
+
+def check_redirect(r, iowatch, workdir, gateway):
+    Redirect.target = gateway
+    server = HTTPServer(("127.0.0.1", 0), Redirect)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        p = probe(iowatch, workdir, "redirected",
+                  [f"--push-gateway=http://127.0.0.1:{server.server_port}"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    try:
+        text = http_get(gateway + "/metrics")
+    except urllib.error.HTTPError as e:  # a gateway holding an earlier bad push answers 500
+        text = f"{e}"
+    r.check(p.returncode == 2 and "HTTP 307" in p.stderr and
+            not series(text, "iowatch_probe_iops", probe="redirected"),
+            "a 307 answer is an error: nothing was pushed", p.stderr)
 
 
 def check_sweep(r, iowatch, workdir, gateway):
@@ -156,6 +239,8 @@ def main():
     try:
         gateway = f"http://127.0.0.1:{port}"
         check_probe(r, iowatch, workdir, gateway)
+        check_labels(r, iowatch, workdir, gateway)
+        check_redirect(r, iowatch, workdir, gateway)
         check_sweep(r, iowatch, workdir, gateway)
         check_errors(r, iowatch, workdir)
     finally:

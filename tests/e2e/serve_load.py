@@ -11,8 +11,9 @@
    iowatch_http_timeouts_total, and meanwhile the normal scrapes must keep
    p99 < 1 s with no error.
 3. A request head with a 64 KiB header gets 431.
-4. A second daemon with max_connections 4: with 4 idle connections open, a
-   fifth gets 503 at once instead of hanging; once they close, scrapes work.
+4. A second daemon with max_connections 4: with 4 idle connections opened (one
+   address holds 3 of them, its share), a fifth gets 503 at once instead of
+   hanging; once they close, scrapes work.
 
 Usage: serve_load.py IOWATCH_BINARY [--seconds 40] [--clients 50] [--idle 30]
 """

@@ -3,10 +3,11 @@
 
 A small grid (4k and 64k, QD1 and QD8, reads and writes, random; direct and
 buffered) in an 8 s budget: the JSON parses, every point completed with
-bandwidth = IOPS x bs, the findings are there (knee, latency-optimal depth,
-buffered against direct), the table names every point, the SVG is well-formed
-XML with a line per depth in each panel, and the sweep is stored (--list) and
-compared with a second one (--compare). Then raw mode on a loop device,
+bandwidth = IOPS x bs and lat percentiles at least clat's, the findings are
+there (knee, latency-optimal depth, buffered against direct), the table names
+every point with lat, the SVG is well-formed XML with a line and dots per depth
+in each panel and a legend, and the sweep is stored (--list) and compared with
+a second one (--compare --latency=clat). Then raw mode on a loop device,
 read-only (root only: reads run, writes are skipped without --destructive),
 raw refused without --allow-block-device, and writes to a file iowatch did not
 create refused. Everything created is removed.
@@ -56,6 +57,10 @@ def check_sweep(r, binary, workdir, state):
             r.check(abs(p["bw_bytes"] - p["iops"] * p["bs"]) <= 0.01 * p["bw_bytes"] + p["bs"],
                     f"sweep {tag}: bandwidth = IOPS x bs", f"{p['bw_bytes']} vs {p['iops']}")
             r.check(0 < p["clat_p50_ns"] <= p["clat_p99_ns"], f"sweep {tag}: p50 <= p99")
+            # lat = slat + clat for every I/O: each lat percentile is at least clat's.
+            r.check(0 < p["lat_p50_ns"] <= p["lat_p99_ns"] and
+                    p["lat_p50_ns"] >= p["clat_p50_ns"] and p["lat_p99_ns"] >= p["clat_p99_ns"],
+                    f"sweep {tag}: lat p50 <= p99, each at least clat's", str(p))
             r.check(p["cpu_seconds_per_gib"] > 0, f"sweep {tag}: CPU per GiB measured")
     made = sorted(f for f in os.listdir(workdir) if f.endswith(".0.0"))
     r.check(made == ["sweep.0.0"], "sweep: every point ran on the one probe file", str(made))
@@ -67,21 +72,28 @@ def check_sweep(r, binary, workdir, state):
         lines = len(chart.getElementsByTagName("polyline"))
         # 4 series (2 modes x 2 rw) x 2 depths x 2 panels
         r.check(lines == 16, "sweep: the SVG parses, a line per depth in each panel", str(lines))
+        dots = len(chart.getElementsByTagName("circle"))
+        # a dot per point in each panel (16 x 2), one per depth in each row's legend (4 x 2)
+        r.check(dots == 40, "sweep: the SVG marks every point and has a legend", str(dots))
+        texts = [t.firstChild.data for t in chart.getElementsByTagName("text") if t.firstChild]
+        r.check(any("lat p99 µs" in t for t in texts) and not any("clat" in t for t in texts),
+                "sweep: the chart shows lat (total latency)", str(texts[:8]))
         r.check(not chart.getElementsByTagName("script"), "sweep: the SVG has no script")
     except Exception as e:  # noqa: BLE001 - any parse failure is the finding
         r.check(False, "sweep: the SVG parses as XML", str(e))
 
     table = sweep(binary, f"--directory={workdir}", "--size=64m", *GRID, "--mode=direct",
                   "--budget=4s", f"--state.dir={state}")
-    r.check(table.returncode == 0 and "findings:" in table.stdout and
-            table.stdout.count("randread") + table.stdout.count("randwrite") >= 8,
-            "sweep: the table has every point and the findings", table.stdout[-1500:])
+    r.check(table.returncode == 0 and "findings:" in table.stdout and "lat p99 µs" in table.stdout
+            and table.stdout.count("randread") + table.stdout.count("randwrite") >= 8,
+            "sweep: the table has every point, lat and the findings", table.stdout[-1500:])
     listed = sweep(binary, "--list", f"--state.dir={state}")
     rows = [line for line in listed.stdout.splitlines() if line.strip()]
     r.check(listed.returncode == 0 and len(rows) == 2, "sweep --list: both sweeps stored",
             listed.stdout + listed.stderr)
-    compared = sweep(binary, "--compare", "1", "2", f"--state.dir={state}")
-    r.check(compared.returncode == 0 and "8 points in both; median B/A" in compared.stdout,
+    compared = sweep(binary, "--compare", "1", "2", f"--state.dir={state}", "--latency=clat")
+    r.check(compared.returncode == 0 and "8 points in both; median B/A" in compared.stdout and
+            "clat p99" in compared.stdout,
             "sweep --compare 1 2: the direct points side by side",
             compared.stdout[-800:] + compared.stderr)
 

@@ -100,7 +100,7 @@ int ListOrCompare(const SweepOptions& o) {
       if (!report) return ReportError("sweep", report.error());
       reports.push_back(std::move(*report));
     }
-    out = probes::CompareSweeps(reports[0], reports[1]);
+    out = probes::CompareSweeps(reports[0], reports[1], o.latency);
   }
   if (Status w = WriteStdout(out); !w) return ReportError("sweep", w.error());
   return 0;
@@ -195,10 +195,11 @@ int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) 
   report.size = o.base.size;
   report.budget_ms = std::chrono::duration_cast<std::chrono::milliseconds>(o.grid.budget).count();
   report.point_runtime_ms = runtime.count();
+  report.latency = o.latency;
 
   const std::atomic<bool>& stop = StopOnSignals();
   const bool failed = RunPoints(o, raw_base, runtime, stop, report);
-  report.findings = probes::SweepFindings(report.samples);
+  report.findings = probes::SweepFindings(report.samples, report.latency);
   if (Status w = Emit(o, report); !w) return ReportError("sweep", w.error());
   const bool interrupted = stop.load();
   if (!interrupted) {

@@ -160,6 +160,14 @@ Result<void> ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view 
     o.svg_file = value;
     return {};
   }
+  if (key == "latency") {
+    auto latency = ParseWords<probes::SweepLatency>(
+        key, value, {{"lat", probes::SweepLatency::kLat}, {"clat", probes::SweepLatency::kClat}});
+    if (!latency) return std::unexpected(latency.error());
+    if (latency->size() != 1) return Invalid("--latency: expected one of lat, clat");
+    o.latency = latency->front();
+    return {};
+  }
   if (key == "state.dir") {
     o.state_dir = value;
     return {};
@@ -240,8 +248,8 @@ std::string SweepUsage() {
          "       iowatch sweep --compare A B [--state.dir=DIR]\n"
          "\n"
          "Characterises a device: a grid of short runs of the probe engine, every point\n"
-         "budget / points long; IOPS, bandwidth, clat p50/p99, CPU % and CPU s/GiB per point,\n"
-         "then the knee, the latency-optimal depth and buffered against direct.\n"
+         "budget / points long; IOPS, bandwidth, latency p50/p99, CPU % and CPU s/GiB per\n"
+         "point, then the knee, the latency-optimal depth and buffered against direct.\n"
          "\n"
          "Grid (lists, comma-separated):\n"
          "  --bs=4k,16k,64k,256k,1m,4m      block sizes\n"
@@ -255,6 +263,10 @@ std::string SweepUsage() {
          "Target: --filename or --directory (file sweep.0.0), --size, --ioengine (io_uring),\n"
          "  --offset and the other `iowatch probe` options but those the grid sets.\n"
          "Output: --output-format=table|json|svg (-o), --svg=FILE (the chart, too).\n"
+         "  --latency=lat                   the latency the table, chart, findings and\n"
+         "                                  --compare show, in fio's names: lat (submission\n"
+         "                                  to completion) or clat (issue to completion);\n"
+         "                                  JSON and the pushed series carry both\n"
          "Store: the sweep is stored in --state.dir (default /var/lib/iowatch) unless --no-store;\n"
          "  --list shows the stored sweeps, --compare A B puts two side by side.\n"
          "Pushgateway (the completed points as iowatch_sweep_* gauges, after the output):\n" +

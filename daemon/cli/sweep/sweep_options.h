@@ -2,7 +2,8 @@
 // (--filename or --directory with --size; --ioengine), the grid as lists
 // (--bs=4k,64k,1m --iodepth=1,8,32 --rw=read,write --pattern=random,sequential
 // --mode=direct,buffered,raw), --budget for the whole sweep, the output
-// (--output-format=table|json|svg, --svg=FILE to also write the chart), the
+// (--output-format=table|json|svg, --svg=FILE to also write the chart;
+// --latency=lat|clat, the latency the table, chart and findings show), the
 // safety flags (--allow-block-device, --destructive), where the store is
 // (--state.dir, --no-store), and the two other forms: --list, --compare A B.
 // Thread-safety: pure functions.
@@ -28,6 +29,7 @@ struct SweepOptions {
   probes::SweepGrid grid;
   probes::TargetPolicy policy;
   SweepOutput output = SweepOutput::kTable;
+  probes::SweepLatency latency = probes::SweepLatency::kLat;
   std::string svg_file;
   std::string state_dir;  // empty: the daemon's default
   bool store = true;

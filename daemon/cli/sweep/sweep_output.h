@@ -1,7 +1,9 @@
 // How `iowatch sweep` prints a sweep: a table (a row per point, then the
 // findings) and a self-contained SVG (no script, no external reference): per
-// mode, direction and pattern, a row of two panels — bandwidth and clat p99
-// against block size (log scale), one line per iodepth.
+// mode, direction and pattern, a row of two panels — bandwidth (linear) and
+// p99 (log) against block size, one line with a dot per point for each
+// iodepth, a legend of the depths, ticks at round values. The latency shown
+// is the report's (lat unless --latency=clat).
 // Thread-safety: pure functions.
 #pragma once
 

@@ -1,31 +1,16 @@
 #include "daemon/metrics/push/pushgateway.h"
 
+#include <curl/curl.h>
 #include <fmt/format.h>
-#include <prometheus/collectable.h>
-#include <prometheus/gateway.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <future>
 #include <memory>
-#include <thread>
 
-#include "daemon/metrics/push/exposition_families.h"
+#include "common/utf8.h"
 
 namespace iowatch::daemon {
 namespace {
-
-// The families to push, as prometheus-cpp's Gateway collects them.
-class FixedFamilies : public prometheus::Collectable {
- public:
-  explicit FixedFamilies(std::vector<prometheus::MetricFamily> families)
-      : families_(std::move(families)) {}
-  std::vector<prometheus::MetricFamily> Collect() const override { return families_; }
-
- private:
-  std::vector<prometheus::MetricFamily> families_;
-};
 
 std::unexpected<Error> Invalid(std::string message) {
   return MakeError(ErrorCode::kInvalidArgument, std::move(message));
@@ -38,37 +23,32 @@ bool IsLabelName(std::string_view name) {
   });
 }
 
-// What the URL means to prometheus-cpp's Gateway, which joins host ':' port:
-// "http://host" and "9091" (a path prefix rides on the port).
-struct HostPort {
-  std::string host;
-  std::string port;
-};
-
-Result<HostPort> SplitUrl(const std::string& url) {
-  const size_t scheme_end = url.find("://");
-  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
-  if (scheme != "http" && scheme != "https") {
+// The gateway's base URL, checked: http(s)://HOST[:PORT][/PREFIX] without a
+// trailing '/', a query or a fragment (the grouping path goes after it).
+Result<std::string> BaseUrl(const std::string& url) {
+  const auto bad = [&] {
     return Invalid(
         fmt::format("--push-gateway: expected http://HOST[:PORT][/PREFIX], found {:?}", url));
+  };
+  const size_t scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if ((scheme != "http" && scheme != "https") || url.find_first_of("?# ") != std::string::npos) {
+    return bad();
   }
   const std::string rest = url.substr(scheme_end + 3);
-  const size_t path = rest.find('/');
-  const std::string authority = rest.substr(0, path);
-  std::string prefix = path == std::string::npos ? "" : rest.substr(path);
-  while (prefix.ends_with('/')) prefix.pop_back();
+  const std::string authority = rest.substr(0, rest.find('/'));
   const size_t colon = authority.rfind(':');
   const bool has_port =
       colon != std::string::npos && authority.find(']', colon) == std::string::npos;
   const std::string host = has_port ? authority.substr(0, colon) : authority;
-  const std::string port =
-      has_port ? authority.substr(colon + 1) : (scheme == "https" ? "443" : "80");
+  const std::string port = has_port ? authority.substr(colon + 1) : "80";
   if (host.empty() || port.empty() ||
       !std::ranges::all_of(port, [](char c) { return c >= '0' && c <= '9'; })) {
-    return Invalid(
-        fmt::format("--push-gateway: expected http://HOST[:PORT][/PREFIX], found {:?}", url));
+    return bad();
   }
-  return HostPort{scheme + "://" + host, port + prefix};
+  std::string base = url;
+  while (base.ends_with('/')) base.pop_back();
+  return base;
 }
 
 std::string Hostname() {
@@ -77,108 +57,171 @@ std::string Hostname() {
   return name;
 }
 
-// curl's codes a push meets most, by name (prometheus-cpp returns -code).
-std::string CurlText(int code) {
-  switch (code) {
-    case 6:
-      return "cannot resolve the host (curl 6)";
-    case 7:
-      return "cannot connect (curl 7)";
-    case 28:
-      return "timed out (curl 28)";
-    case 35:
-      return "TLS handshake failed (curl 35)";
-    case 60:
-      return "the server's certificate is not trusted (curl 60)";
-    default:
-      return fmt::format("curl error {}", code);
+// RFC 3986's unreserved characters stay, every other byte is %XX.
+std::string PercentEncode(std::string_view value) {
+  std::string out;
+  for (const char c : value) {
+    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
   }
+  return out;
 }
 
-// The push, on a thread of its own: prometheus-cpp sets no timeout on curl,
-// and a gateway that never answers must not hang the command. The state is
-// shared with the thread, which outlives a timed-out wait (until exit).
-struct PushCall {
-  std::unique_ptr<prometheus::Gateway> gateway;
-  std::shared_ptr<FixedFamilies> families;
-  std::promise<int> status;
+// RFC 4648 section 5 (URL and filename safe alphabet), with padding.
+std::string Base64Url(std::string_view value) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  for (size_t i = 0; i < value.size(); i += 3) {
+    uint32_t group = 0;
+    const size_t n = std::min<size_t>(3, value.size() - i);
+    for (size_t j = 0; j < 3; ++j) {
+      group = (group << 8) | (j < n ? static_cast<unsigned char>(value[i + j]) : 0u);
+    }
+    for (size_t j = 0; j < 4; ++j) {
+      out += j <= n ? kAlphabet[(group >> (18 - 6 * j)) & 63] : '=';
+    }
+  }
+  return out;
+}
+
+// One "/NAME/VALUE" of the path, as the gateway's README asks.
+std::string PathSegment(std::string_view name, std::string_view value) {
+  if (value.find('/') != std::string_view::npos || value == "." || value == "..") {
+    return fmt::format("/{}@base64/{}", name, Base64Url(value));
+  }
+  return fmt::format("/{}/{}", name, PercentEncode(value));
+}
+
+// curl's codes a push meets most, by name.
+std::string CurlText(CURLcode code, const char* detail) {
+  const std::string what = [&]() -> std::string {
+    switch (code) {
+      case CURLE_COULDNT_RESOLVE_HOST:
+        return "cannot resolve the host";
+      case CURLE_COULDNT_CONNECT:
+        return "cannot connect";
+      case CURLE_SSL_CONNECT_ERROR:
+        return "TLS handshake failed";
+      case CURLE_PEER_FAILED_VERIFICATION:
+        return "the server's certificate is not trusted";
+      default:
+        return "curl error";
+    }
+  }();
+  return fmt::format("cannot push: {} (curl {}: {})", what, static_cast<int>(code),
+                     *detail != '\0' ? detail : curl_easy_strerror(code));
+}
+
+struct CurlDelete {
+  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 
-Result<int> PushWithin(const std::shared_ptr<PushCall>& call, std::chrono::seconds timeout) {
-  std::future<int> status = call->status.get_future();
-  std::thread([call] {
-    int code = 0;
-    try {
-      code = call->gateway->Push();
-    } catch (const std::exception&) {
-      code = -1000;  // prometheus-cpp's curl setup failed
-    }
-    call->status.set_value(code);
-  }).detach();
-  if (status.wait_for(timeout) != std::future_status::ready) {
-    return MakeError(ErrorCode::kIo,
-                     fmt::format("cannot push: no answer within {} s", timeout.count()));
+// The start of the gateway's answer (it says why it refused a push).
+size_t KeepAnswer(char* data, size_t size, size_t count, void* user) {
+  auto& answer = *static_cast<std::string*>(user);
+  answer.append(data, std::min(size * count, 300 - std::min<size_t>(300, answer.size())));
+  return size * count;
+}
+
+// What a non-2xx status means to the user.
+std::string StatusText(long status, CURL* curl, std::string_view answer) {
+  if (status >= 300 && status < 400) {
+    char* location = nullptr;
+    curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
+    return fmt::format(
+        "cannot push: the gateway answered HTTP {}, a redirect to {:?} (not followed: nothing "
+        "was pushed; give --push-gateway the gateway's own URL)",
+        status, location != nullptr ? location : "");
   }
-  return status.get();
+  std::string first_line(answer.substr(0, answer.find('\n')));
+  return first_line.empty() ? fmt::format("cannot push: the gateway answered HTTP {}", status)
+                            : fmt::format("cannot push: the gateway answered HTTP {}: {}", status,
+                                          ToValidUtf8(first_line));
 }
 
 }  // namespace
 
 Result<PushTarget> MakePushTarget(const std::string& url, const std::string& job,
                                   const std::vector<std::string>& labels) {
-  if (auto split = SplitUrl(url); !split) return std::unexpected(split.error());
-  if (job.empty() || job.find('/') != std::string::npos) {
-    return Invalid(fmt::format("--push-job: expected a name without '/', found {:?}", job));
+  if (auto base = BaseUrl(url); !base) return std::unexpected(base.error());
+  if (job.empty() || !IsValidUtf8(job)) {
+    return Invalid(fmt::format("--push-job: expected a name in UTF-8, found {:?}", job));
   }
   PushTarget target{url, job, {}};
   for (const std::string& label : labels) {
     const size_t eq = label.find('=');
     const std::string name = label.substr(0, eq);
     if (eq == std::string::npos || !IsLabelName(name) || name == "job" || label.size() == eq + 1 ||
-        label.find('/', eq) != std::string::npos) {
+        !IsValidUtf8(std::string_view(label).substr(eq + 1))) {
       return Invalid(fmt::format(
-          "--push-label: expected NAME=VALUE (a label name other than job, a value without "
-          "'/'), found {:?}",
+          "--push-label: expected NAME=VALUE (a label name other than job, a value in UTF-8, "
+          "not empty), found {:?}",
           label));
     }
     target.labels.emplace_back(name, label.substr(eq + 1));
   }
   if (std::ranges::none_of(target.labels, [](const auto& l) { return l.first == "instance"; })) {
-    target.labels.emplace_back("instance", Hostname());
+    target.labels.emplace_back("instance", ToValidUtf8(Hostname()));
   }
   return target;
 }
 
+std::string GroupingPath(const PushTarget& target) {
+  std::string path = "/metrics" + PathSegment("job", target.job);
+  for (const auto& [name, value] : target.labels) path += PathSegment(name, value);
+  return path;
+}
+
 Status PushExposition(const PushTarget& target, std::string_view exposition,
                       std::chrono::seconds timeout) {
-  auto families = ParseExposition(exposition);
-  if (!families) return std::unexpected(families.error());
-  auto split = SplitUrl(target.url);
-  if (!split) return std::unexpected(split.error());
-  prometheus::Labels grouping;
-  for (const auto& [name, value] : target.labels) grouping[name] = value;
-  auto call = std::make_shared<PushCall>();
-  try {
-    call->gateway =
-        std::make_unique<prometheus::Gateway>(split->host, split->port, target.job, grouping);
-  } catch (const std::exception& e) {  // prometheus-cpp's curl setup throws
-    return MakeError(ErrorCode::kIo, fmt::format("cannot push: {}", e.what()), target.url);
+  auto base = BaseUrl(target.url);
+  if (!base) return std::unexpected(base.error());
+  if (!IsValidUtf8(exposition)) {
+    return MakeError(ErrorCode::kInvalidArgument, "cannot push: the exposition is not valid UTF-8",
+                     target.url);
   }
-  call->families = std::make_shared<FixedFamilies>(std::move(*families));
-  call->gateway->RegisterCollectable(call->families);
-  auto status = PushWithin(call, timeout);
-  if (!status) {
-    Error e = status.error();
-    e.path = target.url;
-    return std::unexpected(e);
+  static const CURLcode kInit = curl_global_init(CURL_GLOBAL_DEFAULT);
+  std::unique_ptr<CURL, CurlDelete> curl(kInit == CURLE_OK ? curl_easy_init() : nullptr);
+  if (!curl) return MakeError(ErrorCode::kIo, "cannot push: curl setup failed", target.url);
+  const std::string url = *base + GroupingPath(target);
+  std::unique_ptr<curl_slist, CurlDelete> headers(
+      curl_slist_append(nullptr, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
+  headers.reset(curl_slist_append(headers.release(), "Expect:"));
+  const long timeout_ms = std::chrono::milliseconds(timeout).count();
+  char detail[CURL_ERROR_SIZE] = {};
+  std::string answer;
+  CURL* c = curl.get();
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+  const std::string body(exposition);  // curl reads it during the transfer, as a C string
+  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, KeepAnswer);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+  const CURLcode done = curl_easy_perform(c);
+  if (done == CURLE_OPERATION_TIMEDOUT) {
+    return MakeError(ErrorCode::kIo,
+                     fmt::format("cannot push: no answer within {} s", timeout.count()),
+                     target.url);
   }
-  if (*status >= 200 && *status < 300) return {};
-  return MakeError(ErrorCode::kIo,
-                   *status < 0
-                       ? fmt::format("cannot push: {}",
-                                     *status == -1000 ? "curl setup failed" : CurlText(-*status))
-                       : fmt::format("cannot push: the gateway answered HTTP {}", *status),
-                   target.url);
+  if (done != CURLE_OK) return MakeError(ErrorCode::kIo, CurlText(done, detail), target.url);
+  long status = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  if (status >= 200 && status < 300) return {};
+  return MakeError(ErrorCode::kIo, StatusText(status, c, answer), target.url);
 }
 
 }  // namespace iowatch::daemon

@@ -1,16 +1,20 @@
 // One-shot results into a Prometheus Pushgateway (`iowatch probe` and
-// `iowatch sweep --push-gateway URL`), with prometheus-cpp's push library:
-// the rendered exposition text (ParseExposition) pushed with PUT under
-// /metrics/job/JOB/LABEL/VALUE..., so that a run from CI, cron or a
-// provisioning pipeline replaces its group's previous push and lands beside
-// the daemon's series, with the same names.
-//   URL       http://host[:port][/prefix] (https too; port 80/443 by default)
+// `iowatch sweep --push-gateway URL`): the exposition text that /metrics
+// renders, sent as it is with PUT to /metrics/job/JOB/LABEL/VALUE..., which
+// replaces the whole group (every metric of an earlier push to the same
+// grouping key is gone; POST would replace only same-named metrics).
+//   URL       http://host[:port][/prefix] (https too)
 //   job       the job label (--push-job; iowatch_probe, iowatch_sweep)
 //   labels    the rest of the grouping key (--push-label NAME=VALUE), with
 //             instance=<hostname> unless an instance is given
+// The request is libcurl's, made here rather than by prometheus-cpp's
+// Gateway, which POSTs for Push(), reports any status below 400 as 200 (a
+// 307 that pushed nothing looked like success), puts label values in the
+// path unencoded and sets no timeout. Only a 2xx answer is success; curl's
+// own timeout bounds the whole request, so nothing outlives the call.
 // Errors name the URL and say what the gateway answered (its HTTP status, or
 // curl's error).
-// Thread-safety: main thread only (curl's global init).
+// Thread-safety: main thread only (curl's global init on first use).
 #pragma once
 
 #include <chrono>
@@ -30,12 +34,20 @@ struct PushTarget {
 };
 
 // Checks the URL, the job and NAME=VALUE labels (Prometheus label names, not
-// "job"); instance=<hostname> added unless one is given.
+// "job"; values non-empty and valid UTF-8, which the gateway needs: a value
+// that is not makes it answer 400, then 500 to every scrape);
+// instance=<hostname> added unless one is given.
 Result<PushTarget> MakePushTarget(const std::string& url, const std::string& job,
                                   const std::vector<std::string>& labels);
 
-// Errors too when the gateway has not answered within `timeout` (the push
-// goes on, on its own thread, until the process exits).
+// The grouping key as the gateway's path: "/metrics/job/JOB/NAME/VALUE...",
+// each value percent-encoded, or NAME@base64/<RFC 4648 URL-safe base64> when
+// it holds a '/' or is a dot segment ("." or "..") that a path normaliser
+// would fold.
+std::string GroupingPath(const PushTarget& target);
+
+// Errors when the gateway has not answered within `timeout` (connection
+// included), or answered anything but 2xx.
 Status PushExposition(const PushTarget& target, std::string_view exposition,
                       std::chrono::seconds timeout = std::chrono::seconds(30));
 

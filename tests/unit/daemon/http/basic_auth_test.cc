@@ -4,9 +4,12 @@
 
 #include <crypt.h>
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -83,28 +86,57 @@ TEST(BasicAuthenticator, VerifiesWithBcryptAndCachesOnlySuccess) {
 }
 
 // Adversarial test finding 12: an unknown user was checked against the first
-// user's hash, so with "a" at cost 4 and "b" at cost 10 an unknown name
-// answered as fast as "a" and 64 times faster than "b". It now costs what the
-// costliest hash costs. Timing, with a margin of 16 against the expected 64.
-TEST(BasicAuthenticator, AnUnknownUserCostsTheCostliestHash) {
+// user's hash; then (issue 26 item 26) against the costliest one, which still
+// left a name behind a cheaper hash answering 45 times faster (cost 4: 1.4 ms
+// against 64 ms). Every check now runs bcrypt once at each configured cost:
+// the cheap user, the dear one and an unknown name cost the same. Timing, the
+// fastest of 5 each, within a factor of 2 (the work is equal).
+TEST(BasicAuthenticator, EveryUserKnownOrNotCostsTheSame) {
   const auto cheap = BcryptHash("x", 4);
   const auto dear = BcryptHash("y", 10);
   ASSERT_TRUE(cheap && dear);
   const auto auth = BasicAuthenticator::Create({{"a", *cheap}, {"b", *dear}});
   ASSERT_TRUE(auth);
-  const auto fastest = [&](const char* user) {
-    auto best = std::chrono::steady_clock::duration::max();
-    for (int i = 0; i < 3; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      EXPECT_FALSE((*auth)->Verify(user, "wrong"));
-      best = std::min(best, std::chrono::steady_clock::now() - start);
-    }
-    return best;
+  // Interleaved rounds, the fastest of each user's, in this thread's CPU time
+  // (bcrypt is all CPU): other work on the machine then slows no user more
+  // than another.
+  const auto cpu_ms = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
   };
-  const auto unknown = fastest("nobody");
-  const auto cost4 = fastest("a");
-  EXPECT_GT(unknown, 16 * cost4) << "unknown " << unknown.count() << " ns, cost-4 user "
-                                 << cost4.count() << " ns";
+  std::map<std::string, double> fastest;
+  for (int round = 0; round < 5; ++round) {
+    for (const char* user : {"nobody", "a", "b"}) {
+      const double start = cpu_ms();
+      EXPECT_FALSE((*auth)->Verify(user, "wrong"));
+      const double ms = cpu_ms() - start;
+      fastest[user] = round == 0 ? ms : std::min(fastest[user], ms);
+    }
+  }
+  const double unknown = fastest["nobody"];
+  const double cost4 = fastest["a"];
+  const double cost10 = fastest["b"];
+  std::cout << "fastest of 5 (CPU ms): unknown " << unknown << ", cost-4 user " << cost4
+            << ", cost-10 user " << cost10 << "\n";
+  for (const double known : {cost4, cost10}) {
+    EXPECT_LT(unknown, 2 * known) << unknown << " ms against " << known << " ms";
+    EXPECT_LT(known, 2 * unknown) << known << " ms against " << unknown << " ms";
+  }
+  EXPECT_TRUE((*auth)->Verify("a", "x"));
+  EXPECT_TRUE((*auth)->Verify("b", "y"));
+}
+
+TEST(BasicAuthWarnings, CheapHashesAndMixedCostsAreNamed) {
+  const auto cheap = BcryptHash("x", 4);
+  const auto dear = BcryptHash("y", 10);
+  ASSERT_TRUE(cheap && dear);
+  EXPECT_TRUE(BasicAuthWarnings({{"b", *dear}}).empty());
+  const auto warnings = BasicAuthWarnings({{"a", *cheap}, {"b", *dear}});
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("user \"a\": bcrypt cost 4 is cheap"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[1].find("2 different bcrypt costs (4, 10)"), std::string::npos) << warnings[1];
 }
 
 TEST(BasicAuthenticator, BcryptHashMakesVerifiableHashes) {

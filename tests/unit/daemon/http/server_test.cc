@@ -215,6 +215,50 @@ TEST_F(ServerTest, ConnectionLimitAnswers503AndRecovers) {
   EXPECT_EQ(ok.response.result_int(), 200u);
 }
 
+// Issue 26 item 27: the cap was only global, so one address holding every
+// connection (1,000 slow-header clients reconnecting) turned 58 of 60 scrapes
+// from another address away with 503. One address now gets three quarters of
+// max_connections; the global cap still holds.
+TEST_F(ServerTest, OneClientAddressGetsAShareAndOthersTheRest) {
+  StartServer(ServerOptions{.max_connections = 8});  // 6 for one address
+  std::vector<std::unique_ptr<TestClient>> hog;
+  for (int i = 0; i < 6; ++i) {
+    hog.push_back(std::make_unique<TestClient>());
+    ASSERT_FALSE(hog.back()->Connect(port(), "127.0.0.2"));
+  }
+  ASSERT_TRUE(WaitFor([&] { return harness_.server().active_connections() == 6; }));
+  TestClient seventh;
+  ASSERT_FALSE(seventh.Connect(port(), "127.0.0.2"));
+  const auto refused = seventh.Get("/");
+  if (!refused.ec) {  // or a reset racing it
+    EXPECT_EQ(refused.response.result_int(), 503u);
+  }
+  EXPECT_TRUE(WaitFor([&] { return harness_.server().stats().connections_rejected == 1; }));
+
+  TestClient scraper, second;
+  ASSERT_FALSE(scraper.Connect(port(), "127.0.0.1"));
+  const auto ok = scraper.Get("/");
+  ASSERT_FALSE(ok.ec) << ok.ec.message();
+  EXPECT_EQ(ok.response.result_int(), 200u);
+  ASSERT_FALSE(second.Connect(port(), "127.0.0.1"));
+  ASSERT_TRUE(WaitFor([&] { return harness_.server().active_connections() == 8; }));
+  TestClient over_cap;
+  ASSERT_FALSE(over_cap.Connect(port(), "127.0.0.3"));
+  const auto busy = over_cap.Get("/");
+  if (!busy.ec) {
+    EXPECT_EQ(busy.response.result_int(), 503u);
+  }
+  EXPECT_TRUE(WaitFor([&] { return harness_.server().stats().connections_rejected == 2; }));
+
+  hog.pop_back();  // the address's share frees with its connections
+  ASSERT_TRUE(WaitFor([&] { return harness_.server().active_connections() == 7; }));
+  TestClient again;
+  ASSERT_FALSE(again.Connect(port(), "127.0.0.2"));
+  const auto served = again.Get("/");
+  ASSERT_FALSE(served.ec) << served.ec.message();
+  EXPECT_EQ(served.response.result_int(), 200u);
+}
+
 TEST_F(ServerTest, IdleConnectionsDoNotDelayOthersAndAreClosedAtReadTimeout) {
   StartServer(ServerOptions{.read_timeout = 300ms});
   std::vector<std::unique_ptr<TestClient>> idle;

@@ -71,10 +71,20 @@ TestClient::TestClient(bool tls) : impl_(std::make_unique<Impl>()) {
 
 TestClient::~TestClient() = default;
 
-ErrorCode TestClient::Connect(uint16_t port) {
+ErrorCode TestClient::Connect(uint16_t port, std::string_view from) {
   const tcp::endpoint endpoint(asio::ip::address_v4::loopback(), port);
-  auto ec =
-      impl_->Run([&](auto& stream, auto done) { Lowest(stream).async_connect(endpoint, done); });
+  ErrorCode ec;
+  const auto source = asio::ip::make_address_v4(std::string(from), ec);
+  if (ec) return ec;
+  auto ec_connect = impl_->Run([&](auto& stream, auto done) {
+    auto& socket = Lowest(stream).socket();
+    ErrorCode bind_ec;
+    if (!socket.is_open()) socket.open(tcp::v4(), bind_ec);
+    if (!bind_ec) socket.bind(tcp::endpoint(source, 0), bind_ec);
+    if (bind_ec) return done(bind_ec);
+    Lowest(stream).async_connect(endpoint, done);
+  });
+  ec = ec_connect;
   if (ec || !impl_->tls) return ec;
   return impl_->Run([&](auto& stream, auto done) {
     if constexpr (!std::is_same_v<std::decay_t<decltype(stream)>, beast::tcp_stream>) {

@@ -59,8 +59,9 @@ class TestClient {
   TestClient(const TestClient&) = delete;
   TestClient& operator=(const TestClient&) = delete;
 
-  // Connects to 127.0.0.1:port (and does the TLS handshake for a TLS client).
-  ErrorCode Connect(uint16_t port);
+  // Connects to 127.0.0.1:port from `from` (any 127.x.y.z: the loopback net
+  // accepts them all as sources), and does the TLS handshake for a TLS client.
+  ErrorCode Connect(uint16_t port, std::string_view from = "127.0.0.1");
   ErrorCode WriteRaw(std::string_view bytes);
   ErrorCode Send(std::string_view method, std::string_view target, const Headers& headers = {});
   Reply Read(bool head = false);

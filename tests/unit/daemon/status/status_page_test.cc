@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/utf8.h"
 #include "daemon/sampling/derived_series.h"
 
 namespace iowatch::daemon {
@@ -163,6 +164,22 @@ TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
   EXPECT_LT(critical, info);  // worst first
   EXPECT_NE(html.find("echo 128 &gt; /sys/block/sd&lt;b&gt;/queue/read_ahead_kb"),
             std::string::npos);
+}
+
+// Issue 26 item 26: a label with control bytes (a terminal escape, a C1
+// control) or bytes that are not UTF-8 reached the page raw. It is shown
+// visibly, the page stays valid UTF-8 with no control byte but its newlines.
+TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {
+  Snapshot s = Sample();
+  s.devices = {Device("sd\x1b]0;PWNED\a\xff\xc2\x85<", 0.5)};
+  const std::string html =
+      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  EXPECT_NE(html.find("<td>sd\\x1B]0;PWNED\\x07\xef\xbf\xbd\\u0085&lt;</td>"), std::string::npos)
+      << html;
+  EXPECT_TRUE(IsValidUtf8(html));
+  EXPECT_FALSE(std::ranges::any_of(html, [](char c) {
+    return (static_cast<unsigned char>(c) < 0x20 && c != '\n') || c == 0x7f;
+  }));
 }
 
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {

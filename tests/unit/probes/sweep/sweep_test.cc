@@ -66,15 +66,22 @@ TEST(SweepPlanTest, MeasureOfAResult) {
   r.read.ios = 1000;
   r.read.bytes = 1000 * 4096;
   r.read.runtime = seconds(1);
-  for (int i = 0; i < 1000; ++i) r.read.clat_histogram.Record(i < 990 ? 100'000 : 5'000'000);
+  for (int i = 0; i < 1000; ++i) {
+    r.read.clat_histogram.Record(i < 990 ? 1'000 : 5'000'000);  // done inside the submission
+    r.read.lat_histogram.Record(i < 990 ? 91'000 : 5'090'000);  // after 90 µs of it
+  }
   r.elapsed = seconds(1);
   r.cpu.user_seconds = 0.1;
   r.cpu.system_seconds = 0.15;
   const SweepMeasure m = MeasureOf(r, false);
   EXPECT_DOUBLE_EQ(m.iops, 1000);
   EXPECT_DOUBLE_EQ(m.bytes_per_second, 4096000);
-  EXPECT_NEAR(static_cast<double>(m.clat_p50_ns), 100'000, 1000);
-  EXPECT_NEAR(static_cast<double>(m.clat_p99_ns), 100'000, 1000);  // 990 of 1000 at 100 µs
+  EXPECT_NEAR(static_cast<double>(m.clat_p50_ns), 1'000, 10);
+  EXPECT_NEAR(static_cast<double>(m.clat_p99_ns), 1'000, 10);  // 990 of 1000 at 1 µs
+  EXPECT_NEAR(static_cast<double>(m.lat_p50_ns), 91'000, 1000);
+  EXPECT_NEAR(static_cast<double>(m.lat_p99_ns), 91'000, 1000);
+  EXPECT_EQ(m.P99(SweepLatency::kLat), m.lat_p99_ns);
+  EXPECT_EQ(m.P99(SweepLatency::kClat), m.clat_p99_ns);
   EXPECT_DOUBLE_EQ(m.cpu_percent, 25);
   EXPECT_DOUBLE_EQ(m.cpu_seconds_per_gib, 0.25 / (4096000.0 / (1 << 30)));
 }
@@ -91,7 +98,8 @@ std::vector<SweepSample> MadeUpDevice() {
         SweepMeasure m;
         m.bytes_per_second = mode == SweepMode::kBuffered ? 2 * bw : bw;
         m.iops = m.bytes_per_second / static_cast<double>(bs);
-        m.clat_p99_ns = depth == 1 ? 100'000 : depth == 4 ? 150'000 : 1'000'000;
+        m.lat_p99_ns = depth == 1 ? 100'000 : depth == 4 ? 150'000 : 1'000'000;
+        m.clat_p99_ns = 1'000;  // completed inside the submission: clat says nothing
         m.cpu_seconds_per_gib = mode == SweepMode::kBuffered ? 0.4 : 0.2;
         samples.push_back({{mode, false, true, bs, depth}, m});
       }
@@ -120,13 +128,28 @@ TEST(SweepFindingsTest, KneeLatencyOptimalDepthAndBufferedVsDirect) {
   // 4k: IOPS 10k, 40k, 160k at p99 100, 150, 1000 µs: 40k/150 is the best.
   EXPECT_EQ(depth.point.block_size, 4096u);
   EXPECT_EQ(depth.point.iodepth, 4u);
-  EXPECT_NE(depth.text.find("QD16 adds +300 % IOPS for 6.7× the p99"), std::string::npos)
+  EXPECT_NE(depth.text.find("QD4 gives 40000 IOPS at lat p99 150.0 µs; QD16 adds +300 % IOPS "
+                            "for 6.7× the p99"),
+            std::string::npos)
       << depth.text;
   const SweepFinding buffered = find("buffered_vs_direct", SweepMode::kBuffered);
   EXPECT_EQ(buffered.kind, "buffered_vs_direct");
   EXPECT_DOUBLE_EQ(buffered.value, 2.0);
   EXPECT_DOUBLE_EQ(buffered.ratio, 2.0);
   EXPECT_NE(buffered.text.find("at 9 of 9 points"), std::string::npos) << buffered.text;
+}
+
+// Issue 26 item 17: judged on clat, which is flat where the device completes
+// inside the submission, the deepest queue looked free.
+TEST(SweepFindingsTest, TheLatencyOptimalDepthOnClatOnlyWhenAsked) {
+  const auto samples = MadeUpDevice();
+  const auto findings = SweepFindings(samples, SweepLatency::kClat);
+  const auto it = std::ranges::find_if(findings, [](const SweepFinding& f) {
+    return f.kind == "latency_optimal_depth" && f.point.mode == SweepMode::kDirect;
+  });
+  ASSERT_NE(it, findings.end());
+  EXPECT_EQ(it->point.iodepth, 16u);
+  EXPECT_NE(it->text.find("at clat p99 1.0 µs"), std::string::npos) << it->text;
 }
 
 TEST(SweepReportTest, JsonRoundTripAndComparison) {
@@ -147,15 +170,32 @@ TEST(SweepReportTest, JsonRoundTripAndComparison) {
   ASSERT_EQ(back->samples.size(), a.samples.size());
   EXPECT_EQ(back->samples[5].point, a.samples[5].point);
   EXPECT_EQ(back->samples[5].measure.clat_p99_ns, a.samples[5].measure.clat_p99_ns);
+  EXPECT_EQ(back->samples[5].measure.lat_p99_ns, a.samples[5].measure.lat_p99_ns);
+  EXPECT_EQ(back->latency, SweepLatency::kLat);
   EXPECT_EQ(back->findings.size(), a.findings.size());
   EXPECT_EQ(back->findings[0].text, a.findings[0].text);
 
   SweepReport b = a;
   for (SweepSample& s : b.samples) s.measure.bytes_per_second *= 0.5;  // after a bad firmware
   const std::string compared = CompareSweeps(a, b);
-  EXPECT_NE(compared.find("18 points in both; median B/A: bandwidth 0.50, p99 1.00"),
+  EXPECT_NE(compared.find("18 points in both; median B/A: bandwidth 0.50, lat p99 1.00"),
             std::string::npos)
       << compared;
+
+  // A sweep stored before lat was kept: clat only, its findings on clat.
+  std::string old = SweepJson(a);
+  for (const std::string_view key : {"\"lat_p50_ns\"", "\"lat_p99_ns\"", "\"latency\""}) {
+    for (size_t at = old.find(key); at != std::string::npos; at = old.find(key)) {
+      old.erase(at, old.find('\n', at) - at + 1);
+    }
+  }
+  const auto before = ParseSweepJson(old);
+  ASSERT_TRUE(before) << before.error().ToString();
+  EXPECT_EQ(before->latency, SweepLatency::kClat);
+  EXPECT_EQ(before->samples[5].measure.lat_p99_ns, 0u);
+  const std::string mixed = CompareSweeps(*before, b);
+  EXPECT_NE(mixed.find("median B/A: bandwidth 0.50, lat p99 0.00"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("A lat p99 µs"), std::string::npos) << mixed;
 
   EXPECT_FALSE(ParseSweepJson("{}"));
   EXPECT_FALSE(ParseSweepJson("not json"));

@@ -30,6 +30,12 @@ TEST(SweepArgs, TheGridAsLists) {
   EXPECT_EQ(o->base.TargetPath(), "/srv/sweep.0.0");
   EXPECT_FALSE(o->store);
   EXPECT_EQ(o->svg_file, "/tmp/x.svg");
+  EXPECT_EQ(o->latency, probes::SweepLatency::kLat);  // fio's lat unless asked
+  const auto clat = ParseSweepArgs({"--directory=/srv", "--latency=clat"});
+  ASSERT_TRUE(clat) << clat.error().ToString();
+  EXPECT_EQ(clat->latency, probes::SweepLatency::kClat);
+  EXPECT_EQ(ParseSweepArgs({"--directory=/srv", "--latency=slat"}).error().message,
+            "--latency: expected a list of lat, clat, found \"slat\"");
 }
 
 TEST(SweepArgs, ErrorsSayWhatIsExpected) {
@@ -67,8 +73,11 @@ probes::SweepReport SmallReport() {
       probes::SweepMeasure m;
       m.bytes_per_second = static_cast<double>(bs) * depth * 1000;
       m.iops = 1000.0 * depth;
-      m.clat_p50_ns = 50'000 * depth;
-      m.clat_p99_ns = 90'000 * depth;
+      // This VM's disk at 64 KiB: clat ~1 µs, the 90 µs spent in the submission.
+      m.clat_p50_ns = 1'000;
+      m.clat_p99_ns = 1'200;
+      m.lat_p50_ns = 91'000 * depth;
+      m.lat_p99_ns = 150'000 * depth;
       r.samples.push_back({{probes::SweepMode::kDirect, false, true, bs, depth}, m});
     }
   }
@@ -76,13 +85,31 @@ probes::SweepReport SmallReport() {
   return r;
 }
 
-TEST(SweepOutputTest, TheTableHasEveryPointAndFinding) {
-  const probes::SweepReport r = SmallReport();
-  const std::string table = SweepTable(r);
-  EXPECT_NE(table.find("direct    randread      1m    8       8000"), std::string::npos) << table;
+// Issue 26 item 17: the table showed clat, so a device completing inside
+// the submission read "64 KiB random reads take 1 µs". Total latency (fio's
+// lat) by default, clat when asked, the column saying which.
+TEST(SweepOutputTest, TheTableHasEveryPointAndFindingWithTotalLatency) {
+  probes::SweepReport r = SmallReport();
+  std::string table = SweepTable(r);
+  EXPECT_NE(table.find("IOPS   bandwidth  lat p50 µs  lat p99 µs  CPU %"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("direct    randread      1m    8       8000   7.8 GiB/s       728.0      "
+                       "1200.0"),
+            std::string::npos)
+      << table;
   for (const probes::SweepFinding& f : r.findings) {
     EXPECT_NE(table.find(f.text), std::string::npos) << f.text;
   }
+  r.latency = probes::SweepLatency::kClat;
+  table = SweepTable(r);
+  EXPECT_NE(table.find("clat p50 µs clat p99 µs"), std::string::npos) << table;
+  EXPECT_NE(table.find("7.8 GiB/s         1.0         1.2"), std::string::npos) << table;
+}
+
+size_t Count(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  return static_cast<size_t>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
 TEST(SweepOutputTest, TheChartIsSelfContainedWithALinePerDepthAndPanel) {
@@ -97,6 +124,25 @@ TEST(SweepOutputTest, TheChartIsSelfContainedWithALinePerDepthAndPanel) {
   EXPECT_NE(svg.find("/srv/&lt;odd &amp; name&gt;/"), std::string::npos);  // escaped
   EXPECT_EQ(svg.find("<script"), std::string::npos);
   EXPECT_EQ(svg.find("href"), std::string::npos);
+  EXPECT_NE(svg.find("direct randread: lat p99 µs against bs"), std::string::npos);
+}
+
+// Issue 26 item 17: no legend, no point markers, ticks at quarters of
+// 1.05 × the peak (e.g. 2100.0 MiB/s).
+TEST(SweepOutputTest, TheChartHasALegendPointMarkersAndRoundTicks) {
+  const std::string svg = SweepSvg(SmallReport());
+  // A dot per point in each panel (2 bs × 2 depths × 2) and one per legend entry.
+  EXPECT_EQ(Count(svg, "<circle "), 10u);
+  EXPECT_EQ(Count(svg, ">iodepth</text>"), 1u);
+  EXPECT_EQ(Count(svg, ">QD1</text>"), 1u);
+  EXPECT_EQ(Count(svg, ">QD8</text>"), 1u);
+  // Bandwidth peaks at 8000 MiB/s: ticks every 2000 up to 8000. Latency: decades.
+  for (const char* tick :
+       {">0</text>", ">2000</text>", ">4000</text>", ">6000</text>", ">8000</text>", ">1</text>",
+        ">10</text>", ">100</text>", ">1000</text>", ">10000</text>"}) {
+    EXPECT_EQ(Count(svg, tick), 1u) << tick << "\n" << svg;
+  }
+  EXPECT_EQ(Count(svg, ">[0-9]+\\.[0-9]+</text>"), 0u) << "every tick round";
 }
 
 }  // namespace
