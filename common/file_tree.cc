@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/terminal_text.h"
+
 namespace iowatch {
 
 namespace {
@@ -54,6 +56,12 @@ Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFile
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
+  // open(2) would read the path up to its first NUL and open another file.
+  if (path.native().find('\0') != std::string::npos) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: expected a path without NUL bytes", options.open_error),
+                     TerminalText(path.native()));
+  }
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0);
   const int fd = ::open(path.c_str(), flags);

@@ -34,8 +34,9 @@ struct ReadFileOptions {
 };
 
 // The whole content of `path`. Errors carry the path and errno: ENOENT (and
-// ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, or not a regular
-// file when regular_only, is kInvalidArgument.
+// ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, not a regular
+// file when regular_only, or a path with a NUL byte (which the kernel would
+// cut) is kInvalidArgument.
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
 
