@@ -199,6 +199,22 @@ TEST(JobFileTest, ANulByteInAValueIsRefusedNotCut) {
   }
 }
 
+// Issue 26 item 24: fio stops at 4,096 jobs in a run (its MAX_JOBS); sections
+// times numjobs had no bound here.
+TEST(JobFileTest, ARunHasAtMostFioMaxJobs) {
+  std::string text = "[global]\nfilename=/x\nnumjobs=256\n";
+  for (int i = 0; i < 16; ++i) text += fmt::format("[j{}]\n", i);
+  const auto full = Parse(text);
+  ASSERT_TRUE(full) << full.error().ToString();
+  EXPECT_EQ(full->Clones(), kMaxJobsPerRun);
+  text += "[j16]\n";
+  const auto over = Parse(text);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().ToString(),
+            "jobs.fio:20: job \"j16\": 4352 jobs in the run (numjobs of each section added up): "
+            "expected at most 4096, as fio");
+}
+
 TEST(JobSetFromArgumentsTest, OptionsBeforeTheFirstNameAreGlobal) {
   const std::vector<JobOption> args = {
       {"filename", "/tmp/x"}, {"bs", "8k"},      {"name", "a"},    {"rw", "randread"},
