@@ -34,6 +34,15 @@ class FdCloser {
 
 }  // namespace
 
+Status CheckRegularFile(int fd, std::string_view what, const std::string& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return ErrnoError(errno, std::string(what), path);
+  if (S_ISREG(info.st_mode)) return {};
+  return MakeError(
+      ErrorCode::kInvalidArgument,
+      fmt::format("{}: expected a regular file, found {}", what, FileTypeName(info.st_mode)), path);
+}
+
 Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFileOptions& options) {
   std::string content;
   char buffer[16384];
@@ -67,15 +76,10 @@ Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOp
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
   const FdCloser closer(fd);
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    return ErrnoError(errno, std::string(options.read_error), path.string());
-  }
-  if (options.regular_only && !S_ISREG(info.st_mode)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: expected a regular file, found {}", options.read_error,
-                                 FileTypeName(info.st_mode)),
-                     path.string());
+  if (options.regular_only) {
+    if (Status regular = CheckRegularFile(fd, options.read_error, path.string()); !regular) {
+      return std::unexpected(std::move(regular.error()));
+    }
   }
   return ReadDescriptor(fd, path.string(), options);
 }

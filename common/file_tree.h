@@ -40,6 +40,12 @@ struct ReadFileOptions {
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
 
+// kInvalidArgument "WHAT: expected a regular file, found a FIFO" (or a
+// device, a socket, a directory) unless `fd` is a regular file: for a file
+// read by another library (SQLite) that would block on a FIFO or never end
+// on a device. Open it with O_NONBLOCK, or the open itself waits for a writer.
+Status CheckRegularFile(int fd, std::string_view what, const std::string& path);
+
 // The rest of an open descriptor (stdin, a pipe), with `name` in errors; the
 // caller keeps the descriptor. regular_only is not checked.
 Result<std::string> ReadDescriptor(int fd, std::string_view name,
