@@ -61,6 +61,10 @@ TEST(SweepCommand, ASweepWhoseEveryPointFailedIsNotStored) {
   // The table names the target as a terminal may show it.
   EXPECT_NE(ran.out.find("sweep of " + dir.File("missing\\x1b[2J")), std::string::npos) << ran.out;
   EXPECT_EQ(ran.out.find('\x1b'), std::string::npos) << ran.out;
+  // And so does each point's error (ReportError).
+  EXPECT_NE(ran.err.find("iowatch sweep: " + dir.File("missing\\x1b[2J") + ": "), std::string::npos)
+      << ran.err;
+  EXPECT_EQ(ran.err.find('\x1b'), std::string::npos) << ran.err;
 }
 
 TEST(SweepCommand, ListAndCompareShowNamesEscaped) {
