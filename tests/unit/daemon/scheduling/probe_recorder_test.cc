@@ -84,6 +84,13 @@ ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hy
   return o;
 }
 
+// Options whose failed and quarantined stores count in `counters`.
+ProbeRecorderOptions CountedOptions(const fs::path& dir, ProbeCounters& counters) {
+  ProbeRecorderOptions o = Options(dir);
+  o.counters = &counters;
+  return o;
+}
+
 size_t StoredRuns(const fs::path& dir) {
   auto store = probes::Store::OpenInStateDir(dir);
   EXPECT_TRUE(store.has_value());
@@ -328,10 +335,8 @@ TEST(ProbeRecorder, ADamagedStoreIsMovedAsideAndANewOneStarted) {
   const std::string garbage(8192, 'x');
   std::ofstream(state / "iowatch.db") << garbage;
   ProbeCounters counters;
-  ProbeRecorderOptions options = Options(state);
-  options.counters = &counters;
   const ScheduledJob job = Job("rr");
-  ProbeRecorder recorder(options, {"rr"});
+  ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
   EXPECT_TRUE(recorder.Snapshot()->store_up);
   EXPECT_EQ(counters.StoresQuarantined(), 1u);
@@ -354,10 +359,8 @@ TEST(ProbeRecorder, AStoreRemovedOrTruncatedUnderItIsNoticedAndNoRunIsLost) {
     TempDir tmp;
     const fs::path state = tmp.path() / "state";
     ProbeCounters counters;
-    ProbeRecorderOptions options = Options(state);
-    options.counters = &counters;
     const ScheduledJob job = Job("rr");
-    ProbeRecorder recorder(options, {"rr"});
+    ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
     recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
     ASSERT_EQ(StoredRuns(state), 1u);
     if (truncate) {
@@ -392,10 +395,8 @@ TEST(ProbeRecorder, AForeignDatabaseIsRefusedNotMoved) {
   };
   const std::string before = bytes();
   ProbeCounters counters;
-  ProbeRecorderOptions options = Options(state);
-  options.counters = &counters;
   const ScheduledJob job = Job("rr");
-  ProbeRecorder recorder(options, {"rr"});
+  ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
   EXPECT_FALSE(recorder.Snapshot()->store_up);
   EXPECT_EQ(counters.StoresQuarantined(), 0u);
