@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/terminal_text.h"
+
 namespace iowatch {
 
 namespace {
@@ -32,6 +34,15 @@ class FdCloser {
 
 }  // namespace
 
+Status CheckRegularFile(int fd, std::string_view what, const std::string& path) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return ErrnoError(errno, std::string(what), path);
+  if (S_ISREG(info.st_mode)) return {};
+  return MakeError(
+      ErrorCode::kInvalidArgument,
+      fmt::format("{}: expected a regular file, found {}", what, FileTypeName(info.st_mode)), path);
+}
+
 Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFileOptions& options) {
   std::string content;
   char buffer[16384];
@@ -54,20 +65,21 @@ Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFile
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
+  // open(2) would read the path up to its first NUL and open another file.
+  if (path.native().find('\0') != std::string::npos) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     fmt::format("{}: expected a path without NUL bytes", options.open_error),
+                     TerminalText(path.native()));
+  }
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0);
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
   const FdCloser closer(fd);
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    return ErrnoError(errno, std::string(options.read_error), path.string());
-  }
-  if (options.regular_only && !S_ISREG(info.st_mode)) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("{}: expected a regular file, found {}", options.read_error,
-                                 FileTypeName(info.st_mode)),
-                     path.string());
+  if (options.regular_only) {
+    if (Status regular = CheckRegularFile(fd, options.read_error, path.string()); !regular) {
+      return std::unexpected(std::move(regular.error()));
+    }
   }
   return ReadDescriptor(fd, path.string(), options);
 }

@@ -34,10 +34,17 @@ struct ReadFileOptions {
 };
 
 // The whole content of `path`. Errors carry the path and errno: ENOENT (and
-// ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, or not a regular
-// file when regular_only, is kInvalidArgument.
+// ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, not a regular
+// file when regular_only, or a path with a NUL byte (which the kernel would
+// cut) is kInvalidArgument.
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
+
+// kInvalidArgument "WHAT: expected a regular file, found a FIFO" (or a
+// device, a socket, a directory) unless `fd` is a regular file: for a file
+// read by another library (SQLite) that would block on a FIFO or never end
+// on a device. Open it with O_NONBLOCK, or the open itself waits for a writer.
+Status CheckRegularFile(int fd, std::string_view what, const std::string& path);
 
 // The rest of an open descriptor (stdin, a pipe), with `name` in errors; the
 // caller keeps the descriptor. regular_only is not checked.

@@ -10,9 +10,9 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// The length of the valid UTF-8 sequence at text[i] (RFC 3629: no overlong
-// forms, no surrogates, nothing above U+10FFFF), or 0 when there is none.
-size_t SequenceLength(std::string_view text, size_t i) {
+}  // namespace
+
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
   const uint8_t b0 = byte(i);
   if (b0 < 0x80) return 1;
@@ -40,11 +40,9 @@ size_t SequenceLength(std::string_view text, size_t i) {
   return length;
 }
 
-}  // namespace
-
 bool IsValidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
-    const size_t length = SequenceLength(text, i);
+    const size_t length = Utf8SequenceLength(text, i);
     if (length == 0) return false;
     i += length;
   }
@@ -56,7 +54,7 @@ std::string ToValidUtf8(std::string_view text) {
   std::string out;
   out.reserve(text.size() + 8);
   for (size_t i = 0; i < text.size();) {
-    const size_t length = SequenceLength(text, i);
+    const size_t length = Utf8SequenceLength(text, i);
     if (length == 0) {
       out += kReplacement;
       ++i;

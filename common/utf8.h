@@ -16,6 +16,9 @@
 namespace iowatch {
 
 bool IsValidUtf8(std::string_view text);
+// The length of the valid UTF-8 sequence at text[i] (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0 when there is none.
+size_t Utf8SequenceLength(std::string_view text, size_t i);
 std::string ToValidUtf8(std::string_view text);
 
 // The first C0 control character or DEL in `text` (names shown on terminals

@@ -78,10 +78,21 @@ using internal::YamlDocument;
 using internal::YamlRefusal;
 using std::chrono::milliseconds;
 
+// A path that may be empty (TLS off when both are); a NUL byte is refused
+// here, at its key, rather than cutting the path the kernel sees.
+void ReadOptionalPath(Reader& r, const Value& v, std::string& out) {
+  r.Read(
+      v, "a path",
+      [](std::string_view text) { return text.empty() ? Result<std::string>() : ParsePath(text); },
+      out);
+}
+
 // The schema, in documentation order (AllConfigKeys).
 constexpr Key kTlsKeys[] = {
-    {"cert_file", [](Reader& r, const Value& v, Config& c) { r.String(v, c.web.tls_cert_file); }},
-    {"key_file", [](Reader& r, const Value& v, Config& c) { r.String(v, c.web.tls_key_file); }},
+    {"cert_file",
+     [](Reader& r, const Value& v, Config& c) { ReadOptionalPath(r, v, c.web.tls_cert_file); }},
+    {"key_file",
+     [](Reader& r, const Value& v, Config& c) { ReadOptionalPath(r, v, c.web.tls_key_file); }},
 };
 constexpr Key kWebKeys[] = {
     {"listen_address",

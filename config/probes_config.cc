@@ -409,7 +409,7 @@ constexpr Key kJobKeys[] = {
     {"options", [](Reader& r, const Value& v, Config&) { r.JobOptions(v, r.job().options); }},
     {"job_file",
      [](Reader& r, const Value& v, Config&) {
-       r.Read(v, "a path", ParseNonEmpty, r.job().job_file);
+       r.Read(v, "a path", ParsePath, r.job().job_file);
        if (!r.job().job_file.empty() && !r.job().job_file.starts_with('/')) {
          r.job().job_file =
              (std::filesystem::path(r.source()).parent_path() / r.job().job_file).string();

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "common/terminal_text.h"
 
 namespace iowatch::daemon {
 
@@ -23,8 +24,12 @@ inline Status WriteStdout(const std::string& text) {
 }
 
 inline int ReportError(const char* command, const Error& error) {
+  // The path is a name the user or the system chose (a job file, a target):
+  // escaped for the terminal. Messages quote what they show with {:?}.
+  Error shown = error;
+  shown.path = TerminalText(error.path);
   // Nothing is left to tell if stderr fails too: the exit status still says it.
-  (void)std::fprintf(stderr, "iowatch %s: %s\n", command, error.ToString().c_str());
+  (void)std::fprintf(stderr, "iowatch %s: %s\n", command, shown.ToString().c_str());
   return 2;
 }
 

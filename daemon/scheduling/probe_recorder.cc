@@ -186,6 +186,21 @@ bool ProbeRecorder::EnsureStore() {
   return true;
 }
 
+bool ProbeRecorder::EnsureSameFile() {
+  const Status same = store_->CheckFile();
+  if (same) return true;
+  store_.reset();  // SQLite would go on writing into the file no longer at the path
+  if (probes::Store::IsDamagedStore(same.error())) {
+    if (!QuarantineStore(same.error())) return false;  // logged; retried next run
+  } else {
+    spdlog::error(
+        "probe store {}: closed; the runs from now on go to the store at that path (created if "
+        "missing: the runs and baselines of the one before are not in it)",
+        same.error().ToString());
+  }
+  return EnsureStore();
+}
+
 bool ProbeRecorder::QuarantineStore(const Error& why) {
   const auto moved = probes::Store::Quarantine(StorePath(), NowMs() / 1000);
   if (!moved) {
@@ -279,7 +294,7 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
                                               const std::vector<probes::MetricSample>& metrics) {
   Stored stored;
-  if (!EnsureStore()) {
+  if (!EnsureStore() || !EnsureSameFile()) {
     std::lock_guard lock(state_mutex_);
     counters_->CountStoreError();
     Publish();

@@ -16,6 +16,12 @@
 // the figures and histograms are still published, store_up reads 0, each
 // failed run counts in store_errors_total, the change of state is logged
 // once, and the next run tries again (reopening the store if needed).
+// Before each run is stored the store's file is checked (Store::CheckFile):
+// one removed, replaced or truncated under the daemon (`rm`, `truncate -s0`)
+// is closed, logged at error, and the run goes to the store then at the path
+// (a truncated file is moved aside as damaged first): SQLite alone would go
+// on writing into the old file, and every run since would be lost at the
+// next start.
 //
 // Thread-safety: Record may be called from any thread (the probe worker for
 // finished runs, the event loop for skips and time-outs); store work is
@@ -100,6 +106,11 @@ class ProbeRecorder {
   Status PruneIfDue();
   std::string StorePath() const;
   bool EnsureStore();  // store mutex held
+  // The store's file as it was opened (Store::CheckFile), before each run:
+  // one removed or replaced under the daemon is closed and the store at the
+  // path opened again, a truncated one moved aside first (QuarantineStore);
+  // logged at error. False when no store could be opened (store mutex held).
+  bool EnsureSameFile();
   // Moves a damaged store aside (Store::Quarantine), logged and counted.
   bool QuarantineStore(const Error& why);
   // Logs a change of state once; `count` adds a failed run to the errors.

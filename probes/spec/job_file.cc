@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+
+#include "common/file_tree.h"
 
 namespace iowatch::probes {
 namespace {
@@ -169,14 +169,13 @@ Result<JobSet> ParseJobFile(std::string_view text, const std::string& path,
 }
 
 Result<JobSet> ReadJobFile(const std::string& path, JobCheck check) {
-  std::ifstream in(path);
-  if (!in) {
-    return MakeError(ErrorCode::kNotFound, "cannot open the job file", path);
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return MakeError(ErrorCode::kIo, "cannot read the job file", path);
-  return ParseJobFile(text.str(), path, JobFileEnvironment::Host(), check);
+  // A regular file of bounded size only: the daemon reads job files on its
+  // event loop (at SIGHUP), where a FIFO would block it and /dev/zero fill it.
+  auto text = ReadFile(path, {.open_error = "cannot open the job file",
+                              .read_error = "cannot read the job file",
+                              .max_bytes = kMaxJobFileBytes});
+  if (!text) return std::unexpected(std::move(text.error()));
+  return ParseJobFile(*text, path, JobFileEnvironment::Host(), check);
 }
 
 }  // namespace iowatch::probes

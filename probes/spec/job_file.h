@@ -11,6 +11,7 @@
 // Thread-safety: pure functions; ReadJobFile reads the file and environment.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -30,6 +31,11 @@ struct JobFileEnvironment {
   uint64_t memory_mib = 0;
   static JobFileEnvironment Host();  // getenv, sysconf
 };
+
+// A job file is a few kB; fio's largest examples are under 10 kB. The bound
+// keeps a job_file of /dev/zero (or a runaway generator) from taking the
+// daemon's memory.
+inline constexpr size_t kMaxJobFileBytes = 1 << 20;
 
 Result<JobSet> ParseJobFile(std::string_view text, const std::string& path,
                             const JobFileEnvironment& environment,

@@ -49,9 +49,18 @@ Result<JobSet> MakeJobSet(std::vector<JobOption> global_options, std::span<const
                           const std::string& source, JobCheck check) {
   JobSet set;
   set.global_options = std::move(global_options);
+  uint32_t clones = 0;
   for (const JobDraft& draft : drafts) {
     auto spec = ParseDraft(draft, source, check);
     if (!spec) return std::unexpected(spec.error());
+    clones += spec->numjobs;  // each at most kMaxNumjobs: no overflow before the check
+    if (clones > kMaxJobsPerRun) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("job {:?}: {} jobs in the run (numjobs of each section added "
+                                   "up): expected at most {}, as fio",
+                                   spec->name, clones, kMaxJobsPerRun),
+                       source, draft.line);
+    }
     SetJob job;
     for (const LocatedOption& located : draft.global) job.global.push_back(located.option);
     for (const LocatedOption& located : draft.own) job.options.push_back(located.option);

@@ -19,6 +19,10 @@
 
 namespace iowatch::probes {
 
+// The most jobs one run may hold, each section's numjobs added up: fio's
+// MAX_JOBS ("error: maximum number of jobs (4096) reached").
+inline constexpr uint32_t kMaxJobsPerRun = 4096;
+
 // One option and where it was written (a job file's line; 0 on a command line).
 struct LocatedOption {
   JobOption option;

@@ -113,6 +113,11 @@ std::span<const std::string_view> JobOptionNames() {
 Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value) {
   const JobOptionDef* option = FindJobOption(name);
   if (option == nullptr) return Invalid(UnknownOption(name));
+  // Paths and names reach the kernel cut at their first NUL byte ("/x\0y"
+  // would probe /x): refused for every option, as fio's C strings cannot hold one.
+  if (value.find('\0') != std::string_view::npos) {
+    return Invalid(fmt::format("{}: {}", name, internal::Found("expected no NUL byte", value)));
+  }
   if (auto ok = option->parse(spec, value); !ok) {
     return Invalid(fmt::format("{}: {}", name, ok.error()));
   }

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <utility>
 
+#include "common/file_tree.h"
 #include "probes/store/store_schema.h"
 #include "probes/store/store_sqlite.h"
 
@@ -34,6 +35,25 @@ Status ApplyConnectionSettings(Connection& connection) {
                           "bounding the page cache");
   }
   return set;
+}
+
+constexpr std::string_view kNotRegular = "cannot use the database";
+
+// Refuses the database unless `fd` is a regular file, then its -wal and -shm
+// if they exist: SQLite opens all three, and would wait forever on a FIFO
+// (`sweep --list` and `baseline list` hung on one) or read a device.
+Status CheckStoreFiles(int fd, const std::string& file) {
+  Status regular = CheckRegularFile(fd, kNotRegular, file);
+  ::close(fd);
+  for (const char* suffix : {"-wal", "-shm"}) {
+    if (!regular) break;
+    const std::string side = file + suffix;
+    const int side_fd = ::open(side.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (side_fd < 0) continue;  // absent, or SQLite's to report
+    regular = CheckRegularFile(side_fd, kNotRegular, side);
+    ::close(side_fd);
+  }
+  return regular;
 }
 
 }  // namespace
@@ -72,14 +92,19 @@ Result<std::filesystem::path> Store::Quarantine(const std::filesystem::path& pat
 }
 
 bool Store::IsDamagedStore(const Error& error) {
-  // internal::ToErrorCode maps exactly SQLITE_NOTADB and SQLITE_CORRUPT to kParse.
+  // internal::ToErrorCode maps exactly SQLITE_NOTADB and SQLITE_CORRUPT to
+  // kParse; CheckFile says kParse of a truncated file.
   return error.code == ErrorCode::kParse;
 }
 
 Result<Store> Store::OpenReadOnly(const std::filesystem::path& path) {
   const std::string file = path.string();
-  struct stat info {};
-  if (::stat(file.c_str(), &info) != 0) return ErrnoError(errno, "cannot open the database", file);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ErrnoError(errno, "cannot open the database", file);
+  if (Status regular = CheckStoreFiles(fd, file); !regular) {
+    return std::unexpected(std::move(regular.error()));
+  }
   Result<internal::Connection> opened =
       internal::Connection::Open(file, internal::Connection::Access::kReadOnly);
   if (!opened) return std::unexpected(opened.error());
@@ -107,9 +132,11 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   // Created here rather than by SQLite, which would use 0644 & ~umask: runs
   // name devices and paths that are nobody else's business. SQLite gives the
   // -wal and -shm files the main file's mode.
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
   if (fd < 0) return ErrnoError(errno, "cannot create or open the database", file);
-  ::close(fd);
+  if (Status regular = CheckStoreFiles(fd, file); !regular) {
+    return std::unexpected(std::move(regular.error()));
+  }
 
   Result<Connection> opened = Connection::Open(file);
   if (!opened) return std::unexpected(opened.error());
@@ -162,6 +189,37 @@ Result<std::optional<int64_t>> Store::NewestRunStartMs() const {
   if (!row) return std::unexpected(row.error());
   if (!*row || newest->IsNull(0)) return std::optional<int64_t>();
   return std::optional<int64_t>(newest->Int(0));
+}
+
+Status Store::CheckFile() const {
+  const std::string& file = Path();
+  // SQLite's own answer, about the descriptor it writes through.
+  const Result<bool> moved = connection_->FileHasMoved();
+  if (!moved) return std::unexpected(moved.error());
+  struct stat info {};
+  const bool there = ::stat(file.c_str(), &info) == 0;
+  const int stat_errno = errno;
+  if (*moved) {
+    if (!there && stat_errno == ENOENT) {
+      return MakeError(ErrorCode::kNotFound,
+                       "was removed while open (what SQLite writes now would be lost with it)",
+                       file);
+    }
+    return MakeError(ErrorCode::kIo, "was replaced by another file while open", file);
+  }
+  if (!there) return ErrnoError(stat_errno, "cannot check the database file", file);
+  // A database is whole pages, page 1 always on disk: SQLite never leaves
+  // it shorter (the store never vacuums; a VACUUM shrinks it by whole pages).
+  Result<int64_t> page = connection_->QueryInt("PRAGMA page_size", "reading the page size");
+  if (!page) return std::unexpected(page.error());
+  if (info.st_size < *page || info.st_size % *page != 0) {
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("was truncated while open to {} bytes (a database is whole "
+                                 "pages of {} bytes)",
+                                 info.st_size, *page),
+                     file);
+  }
+  return {};
 }
 
 }  // namespace iowatch::probes

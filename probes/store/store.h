@@ -22,7 +22,9 @@
 // A failed write leaves nothing half-written and the Store usable: when space
 // returns (or the lock is released) the next call succeeds. Open fails when
 // the directory is missing (it is not created here) or not writable, and it
-// refuses, untouched, a file that holds another program's tables.
+// refuses, untouched, a file that holds another program's tables. Only a
+// regular file is opened (and a -wal or -shm beside it only if regular):
+// SQLite would wait forever on a FIFO and read a device as garbage.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
 // baseline_metrics, baseline_runs, sweeps), versioned with PRAGMA user_version; a
@@ -105,6 +107,15 @@ class Store {
   ~Store();
 
   const std::string& Path() const;
+
+  // Whether the file this Store has open is still the database at Path(),
+  // whole: kNotFound when it was removed (or renamed away), kIo when another
+  // file took its place, kParse (IsDamagedStore) when it was truncated (its
+  // size no longer whole pages, or less than one). SQLite notices none of
+  // these: it goes on writing into the removed or truncated file, and every
+  // run written after is lost at the next open. The daemon checks before
+  // each run it stores (ProbeRecorder).
+  Status CheckFile() const;
 
   // --- Runs (store_runs.cc) ---------------------------------------------
 

@@ -199,6 +199,13 @@ Result<Connection> Connection::Open(const std::string& path, Access access) {
   return connection;
 }
 
+Result<bool> Connection::FileHasMoved() const {
+  int moved = 0;
+  const int rc = sqlite3_file_control(db_.get(), "main", SQLITE_FCNTL_HAS_MOVED, &moved);
+  if (rc != SQLITE_OK) return Fail(rc, "checking the database file");
+  return moved != 0;
+}
+
 std::unexpected<Error> Connection::Fail(int rc, std::string_view what) const {
   sqlite3* db = db_.get();
   // sqlite3_errmsg is more precise ("UNIQUE constraint failed: runs.id") but

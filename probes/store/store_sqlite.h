@@ -92,6 +92,10 @@ class Connection {
   // The first column of the first row, for PRAGMA queries.
   Result<std::string> QueryText(std::string_view sql, std::string_view what) const;
   Result<int64_t> QueryInt(std::string_view sql, std::string_view what) const;
+  // Whether the main database file was removed or renamed since it was
+  // opened: its path no longer names the inode SQLite writes to
+  // (SQLITE_FCNTL_HAS_MOVED).
+  Result<bool> FileHasMoved() const;
   int64_t LastInsertId() const;
   int64_t Changes() const;  // rows changed by the last statement, cascades excluded
 

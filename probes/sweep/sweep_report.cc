@@ -99,7 +99,10 @@ std::string SweepJson(const SweepReport& r) {
     fj["text"] = f.text;
     j["findings"].push_back(std::move(fj));
   }
-  return j.dump(2) + "\n";
+  // A target path need not be UTF-8 (a Latin-1 file name): its invalid bytes
+  // become U+FFFD, as everywhere iowatch writes JSON, instead of dump()
+  // throwing (`iowatch sweep -o json` died after the whole sweep had run).
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Result<SweepReport> ParseSweepJson(std::string_view text) {

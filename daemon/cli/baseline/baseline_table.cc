@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/terminal_text.h"
 #include "daemon/cli/baseline/baseline_text.h"
 #include "daemon/cli/local_time.h"
 #include "probes/baseline/job_judge.h"
@@ -81,7 +82,7 @@ std::string RunIds(const std::vector<int64_t>& ids) {
 // "  params 1a2b3c4d: rw=randread;bs=4k;..." wrapped after a ';' to fit the
 // table width, continuation lines indented under the first option.
 std::string FormatParams(std::string_view unsafe_fingerprint) {
-  const std::string fingerprint = TerminalSafe(unsafe_fingerprint);
+  const std::string fingerprint = TerminalText(unsafe_fingerprint);
   const std::string lead = fmt::format("  params {}: ", ShortFingerprint(unsafe_fingerprint));
   std::vector<std::string> options{""};
   bool escaped = false;
@@ -347,8 +348,8 @@ std::string FormatBaselineList(std::span<const StoredBaseline> baselines) {
 
 std::string FormatBaselineHeader(const StoredBaseline& stored) {
   const Baseline& b = stored.baseline;
-  std::string out = fmt::format("{} on {}", TerminalSafe(b.job), TerminalSafe(b.device));
-  if (!b.model.empty()) out += fmt::format(" ({})", TerminalSafe(b.model));
+  std::string out = fmt::format("{} on {}", TerminalText(b.job), TerminalText(b.device));
+  if (!b.model.empty()) out += fmt::format(" ({})", TerminalText(b.model));
   const std::string band =
       b.band == probes::kCleanBand ? "" : fmt::format(" of {}", probes::DescribeBand(b.band));
   out += fmt::format("\n  baseline{}: {} {} from {} run{}", band, BaselineSource(stored),
@@ -362,8 +363,8 @@ std::string FormatBaselineHeader(const StoredBaseline& stored) {
 }
 
 std::string FormatNoBaselineHeader(const RunRecord& newest) {
-  std::string out = fmt::format("{} on {}", TerminalSafe(newest.job), TerminalSafe(newest.device));
-  if (!newest.model.empty()) out += fmt::format(" ({})", TerminalSafe(newest.model));
+  std::string out = fmt::format("{} on {}", TerminalText(newest.job), TerminalText(newest.device));
+  if (!newest.model.empty()) out += fmt::format(" ({})", TerminalText(newest.model));
   out += "\n  no baseline yet for the parameters of its latest successful run\n";
   out += FormatParams(newest.fingerprint);
   return out;

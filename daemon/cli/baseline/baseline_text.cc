@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/utf8.h"
+#include "common/terminal_text.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -35,23 +35,10 @@ void Pad(std::string& out, std::string_view text, size_t width, bool right) {
   if (!right) out.append(fill, ' ');
 }
 
-std::string TerminalSafe(std::string_view text) {
-  std::string out;
-  for (const char c : ToValidUtf8(text)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string RenderTable(const Rows& unsafe_rows, const std::vector<Column>& columns) {
   Rows rows = unsafe_rows;
   for (auto& row : rows) {
-    for (std::string& cell : row) cell = TerminalSafe(cell);
+    for (std::string& cell : row) cell = TerminalText(cell);
   }
   std::vector<size_t> widths(columns.size(), 0);
   for (const auto& row : rows) {

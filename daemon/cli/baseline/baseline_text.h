@@ -11,12 +11,6 @@
 
 namespace iowatch::daemon {
 
-// Text from the store (job names, models, fingerprints) as it may be shown
-// on a terminal: invalid UTF-8 becomes U+FFFD and each control character
-// (C0, DEL) a visible "\xNN", so no stored string can move the cursor, clear
-// the screen or forge a line. RenderTable applies it to every cell.
-std::string TerminalSafe(std::string_view text);
-
 // Columns `text` takes on a terminal: UTF-8 code points, each one column.
 size_t DisplayWidth(std::string_view text);
 // Appends `text` padded with spaces to `width` columns, on the left if `right`.
@@ -24,6 +18,9 @@ void Pad(std::string& out, std::string_view text, size_t width, bool right);
 
 // Rows of cells (the first rows may be headers), each column left- or
 // right-aligned and `gap` spaces after the previous one; no trailing spaces.
+// Every cell passes through TerminalText (common/terminal_text.h): text
+// from the store (job names, models, fingerprints) cannot move the cursor,
+// clear the screen or forge a line.
 using Rows = std::vector<std::vector<std::string>>;
 struct Column {
   bool right = false;

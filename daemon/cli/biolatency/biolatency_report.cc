@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/terminal_text.h"
 #include "common/utf8.h"
 
 namespace iowatch::daemon {
@@ -86,8 +87,9 @@ std::string FormatBiolatencyText(const BlockIoSample& delta, BlockStage stage,
       fmt::format("{}  block I/O latency, stage {}\n", time, collectors::bpf::ToString(stage));
   for (const auto& [key, h] : delta.latency) {
     if (key.second != stage || h.count == 0) continue;
-    out += fmt::format("\ndisk = {}, op = {}: {} requests\n", NameOf(key.first, names),
-                       collectors::bpf::ToString(key.first.op), h.count);
+    out +=
+        fmt::format("\ndisk = {}, op = {}: {} requests\n", TerminalText(NameOf(key.first, names)),
+                    collectors::bpf::ToString(key.first.op), h.count);
     out += HistogramText(h);
   }
   return out + "\n";

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/terminal_text.h"
 #include "common/utf8.h"
 
 namespace iowatch::daemon {
@@ -112,8 +113,11 @@ void AppendDeviceColumns(std::string& out, const IostatLayout& layout, const Ios
 }  // namespace
 
 std::string IostatTextFormatter::Banner(const HostInfo& host, const std::string& date) const {
-  return fmt::format("{} {} ({}) \t{} \t_{}_\t({} CPU)\n", host.sysname, host.release,
-                     host.nodename, date, host.machine, host.cpu_count);
+  // uname's fields and the device names are the system's bytes: shown
+  // escaped (sysstat prints them raw, escape sequences and all).
+  return fmt::format("{} {} ({}) \t{} \t_{}_\t({} CPU)\n", TerminalText(host.sysname),
+                     TerminalText(host.release), TerminalText(host.nodename), date,
+                     TerminalText(host.machine), host.cpu_count);
 }
 
 std::string IostatTextFormatter::Report(const IostatReport& report) const {
@@ -128,7 +132,7 @@ std::string IostatTextFormatter::Report(const IostatReport& report) const {
   if (layout_.show_devices) {
     AppendDeviceHeader(out, layout_);
     for (size_t i = 0; i < report.devices.size(); ++i) {
-      out += fmt::format("{:<13}", report.display_names[i]);
+      out += fmt::format("{:<13}", TerminalText(report.display_names[i]));
       AppendDeviceColumns(out, layout_, report.devices[i].row);
       out += "\n";
     }

@@ -4,14 +4,16 @@
 
 #include <algorithm>
 
+#include "common/terminal_text.h"
 #include "common/utf8.h"
 
 namespace iowatch::daemon {
 
 std::string FormatIotopText(const std::vector<CgroupTopRow>& rows, const std::string& time,
                             const std::string& device, size_t max_rows) {
-  std::string out =
-      fmt::format("{}  cgroups by I/O{}\n", time, device.empty() ? std::string() : " on " + device);
+  // Names of cgroups and devices are anyone's bytes: escaped for the terminal.
+  std::string out = fmt::format("{}  cgroups by I/O{}\n", time,
+                                device.empty() ? std::string() : " on " + TerminalText(device));
   out += fmt::format("{:>12} {:>12} {:>10} {:>10} {:>6}  {}\n", "rkB/s", "wkB/s", "r/s", "w/s",
                      "%psi", "cgroup");
   const size_t shown = max_rows == 0 ? rows.size() : std::min(rows.size(), max_rows);
@@ -21,7 +23,7 @@ std::string FormatIotopText(const std::vector<CgroupTopRow>& rows, const std::st
         r.pressure_some_avg10 ? fmt::format("{:.2f}", *r.pressure_some_avg10) : "-";
     out += fmt::format("{:>12.2f} {:>12.2f} {:>10.2f} {:>10.2f} {:>6}  {}\n",
                        r.read_bytes_per_second / 1024, r.write_bytes_per_second / 1024,
-                       r.reads_per_second, r.writes_per_second, psi, r.cgroup);
+                       r.reads_per_second, r.writes_per_second, psi, TerminalText(r.cgroup));
   }
   return out + "\n";
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/terminal_text.h"
 #include "common/utf8.h"
 #include "common/version.h"
 #include "daemon/cli/local_time.h"
@@ -268,11 +269,11 @@ void AppendEntry(std::string& out, const ProbeReportEntry& entry) {
   fmt::format_to(std::back_inserter(out),
                  "{}: (groupid={}, jobs={}): rw={}, bs={}, ioengine={}, iodepth={}, direct={}: {} "
                  "({}:{}): {}\n",
-                 s.name, entry.groupid, result.jobs, probes::ToString(s.rw),
+                 TerminalText(s.name), entry.groupid, result.jobs, probes::ToString(s.rw),
                  HumanBytes(static_cast<double>(s.block_size), true), probes::ToString(s.engine),
-                 s.iodepth, s.direct ? 1 : 0, entry.target_path, entry.device_major,
+                 s.iodepth, s.direct ? 1 : 0, TerminalText(entry.target_path), entry.device_major,
                  entry.device_minor, probes::ToString(result.end));
-  if (result.error) out += fmt::format("  error: {}\n", result.error->ToString());
+  if (result.error) out += fmt::format("  error: {}\n", TerminalText(result.error->ToString()));
   for (const probes::EngineFallback& fallback : result.fallbacks) {
     out += fmt::format("  fallback: {}: {}\n", fallback.name, fallback.reason);
   }
@@ -366,9 +367,9 @@ std::string FormatProbeNormal(const ProbeReport& report) {
   if (!report.disk_util.empty()) out += "\nDisk stats (read/write):\n";
   for (const collectors::DiskUtil& u : report.disk_util) {
     fmt::format_to(std::back_inserter(out),
-                   "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2f}%\n", u.name,
-                   u.read_ios, u.write_ios, u.read_merges, u.write_merges, u.read_ticks,
-                   u.write_ticks, u.in_queue, u.util_percent);
+                   "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2f}%\n",
+                   TerminalText(u.name), u.read_ios, u.write_ios, u.read_merges, u.write_merges,
+                   u.read_ticks, u.write_ticks, u.in_queue, u.util_percent);
   }
   return out;
 }

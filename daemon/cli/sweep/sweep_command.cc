@@ -8,10 +8,12 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
 #include "common/file_tree.h"
+#include "common/terminal_text.h"
 #include "config/config.h"
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/local_time.h"
@@ -79,6 +81,15 @@ PointRun RunPoint(const SweepOptions& o, const probes::JobSpec& raw_base,
   return run;
 }
 
+// The report with its names (the user's target, sysfs' device and identity)
+// as a terminal may show them, for the table and --compare.
+probes::SweepReport ForTerminal(probes::SweepReport report) {
+  for (std::string* name : {&report.target, &report.device, &report.identity}) {
+    *name = TerminalText(*name);
+  }
+  return report;
+}
+
 int ListOrCompare(const SweepOptions& o) {
   auto store = probes::Store::OpenReadOnly(StateDir(o) / probes::Store::kFileName);
   if (!store) return ReportError("sweep", store.error());
@@ -88,8 +99,8 @@ int ListOrCompare(const SweepOptions& o) {
     if (!sweeps) return ReportError("sweep", sweeps.error());
     for (const probes::SweepRecord& s : *sweeps) {
       out += fmt::format("{:>5}  {}  {:<10} {:<30} {}\n", s.id,
-                         FormatLocal(s.started_unix_ms, "%Y-%m-%d %H:%M"), s.device, s.identity,
-                         s.target);
+                         FormatLocal(s.started_unix_ms, "%Y-%m-%d %H:%M"), TerminalText(s.device),
+                         TerminalText(s.identity), TerminalText(s.target));
     }
   } else {
     std::vector<probes::SweepReport> reports;
@@ -98,7 +109,7 @@ int ListOrCompare(const SweepOptions& o) {
       if (!record) return ReportError("sweep", record.error());
       auto report = probes::ParseSweepJson(record->report_json);
       if (!report) return ReportError("sweep", report.error());
-      reports.push_back(std::move(*report));
+      reports.push_back(ForTerminal(std::move(*report)));
     }
     out = probes::CompareSweeps(reports[0], reports[1], o.latency);
   }
@@ -120,7 +131,7 @@ Status Emit(const SweepOptions& o, const probes::SweepReport& report) {
     case SweepOutput::kTable:
       break;
   }
-  return WriteStdout(SweepTable(report));
+  return WriteStdout(SweepTable(ForTerminal(report)));
 }
 
 // Every point of the grid, until the last or a stop signal; true when one failed.
@@ -141,6 +152,19 @@ bool RunPoints(const SweepOptions& o, const probes::JobSpec& raw_base,
   }
   if (progress) (void)std::fputs("\r\033[K", stderr);
   return failed;
+}
+
+// Why a sweep is not kept, when no point completed (each failed or was
+// skipped): it measured nothing, and stored it would only stand in --list
+// and --compare as a device that does 0 IOPS.
+std::optional<std::string> NothingMeasured(const probes::SweepReport& report) {
+  size_t failed = 0;
+  size_t skipped = 0;
+  for (const probes::SweepSample& s : report.samples) {
+    if (s.measure.end == probes::ToString(probes::RunEnd::kCompleted)) return std::nullopt;
+    ++(s.measure.end == "skipped" ? skipped : failed);
+  }
+  return fmt::format("no point completed ({} failed, {} skipped)", failed, skipped);
 }
 
 // A whole sweep kept: in the store (unless --no-store), then at the gateway.
@@ -202,7 +226,12 @@ int RunSweep(const GlobalOptions& global, const std::vector<std::string>& args) 
   report.findings = probes::SweepFindings(report.samples, report.latency);
   if (Status w = Emit(o, report); !w) return ReportError("sweep", w.error());
   const bool interrupted = stop.load();
-  if (!interrupted) {
+  const std::optional<std::string> nothing = NothingMeasured(report);
+  if (nothing && !interrupted && (store || !o.push.url.empty())) {
+    (void)std::fprintf(stderr, "iowatch sweep: not %s: %s\n", store ? "stored" : "pushed",
+                       nothing->c_str());
+  }
+  if (!interrupted && !nothing) {
     if (Status kept = StoreAndPush(o, store, report); !kept)
       return ReportError("sweep", kept.error());
   }

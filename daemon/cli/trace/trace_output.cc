@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/terminal_text.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -31,7 +33,7 @@ std::string SettingsText(const probes::WhatIfSettings& s) {
 }
 
 void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
-  out += fmt::format("{} ({} bytes", f.path, f.size);
+  out += fmt::format("{} ({} bytes", TerminalText(f.path), f.size);
   if (f.probe_size != 0) out += fmt::format(", probe file {} bytes", f.probe_size);
   out += ")\n";
   if (!f.steps.empty()) {
@@ -48,7 +50,15 @@ void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
                        "total", "", "", "", f.totals.as_traced_seconds, f.totals.larger_seconds,
                        f.totals.ratio);
   }
-  if (!f.skipped.empty()) out += fmt::format("  not replayed: {}\n", f.skipped);
+  if (!f.skipped.empty()) out += fmt::format("  not replayed: {}\n", TerminalText(f.skipped));
+}
+
+// The traced program chose its file names (and the name of its binary):
+// the text report shows them escaped, the JSON as they are.
+collectors::trace::ProcessTrace ForTerminal(collectors::trace::ProcessTrace process) {
+  process.program = TerminalText(process.program);
+  for (collectors::trace::TracedFile& file : process.files) file.path = TerminalText(file.path);
+  return process;
 }
 
 json StepJson(const probes::WhatIfStep& s) {
@@ -78,7 +88,9 @@ json WhatIfFileJson(const WhatIfOutcome& f) {
 
 std::string TraceText(const TraceRun& run) {
   std::string out;
-  for (const auto& process : run.processes) out += collectors::trace::FormatTraceText(process);
+  for (const auto& process : run.processes) {
+    out += collectors::trace::FormatTraceText(ForTerminal(process));
+  }
   if (run.processes.empty()) {
     out += "iowatch trace: no process wrote a report (each ended by a signal, _exit() or exec)\n";
   }

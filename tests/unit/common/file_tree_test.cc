@@ -64,6 +64,17 @@ TEST(ReadFile, FifosAndDevicesAreRefusedBeforeTheFirstRead) {
             "/dev/zero: cannot read: expected a regular file, found a character device");
 }
 
+// Issue 26 item 21: the kernel reads a path up to its first NUL byte, so
+// "/proc/self/status\0x" read /proc/self/status (and a TLS cert_file of
+// "/etc/ssl\0x" was refused as "/etc/ssl").
+TEST(ReadFile, APathWithANulByteIsRefusedNotCut) {
+  const auto r = ReadFile(std::string("/proc/self/status\0x", 19));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().ToString(),
+            "/proc/self/status\\x00x: cannot open: expected a path without NUL bytes");
+}
+
 TEST(ReadFile, AFileTheUserNamedMayBeAPipe) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);

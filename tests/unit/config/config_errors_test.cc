@@ -181,6 +181,17 @@ TEST(ConfigErrors, TlsNeedsBothFiles) {
             ErrorCode::kInvalidArgument);
 }
 
+// Issue 26 item 21: a NUL byte cut the path, and the error named "/etc/ssl".
+TEST(ConfigErrors, TlsPathsHoldNoNulByte) {
+  EXPECT_EQ(MessageOf("web: {tls: {cert_file: \"/etc/ssl\\0x\", key_file: k.pem}}"),
+            "t.yaml:1:24: web.tls.cert_file: expected a path without NUL bytes, found "
+            "\"/etc/ssl\\x00x\"");
+  EXPECT_EQ(MessageOf("web: {tls: {cert_file: c.pem, key_file: \"/etc/ssl\\0x\"}}"),
+            "t.yaml:1:41: web.tls.key_file: expected a path without NUL bytes, found "
+            "\"/etc/ssl\\x00x\"");
+  EXPECT_EQ(testing::Parsed("web: {tls: {cert_file: \"\", key_file: \"\"}}").web.tls_cert_file, "");
+}
+
 TEST(ConfigErrors, BasicAuthUsers) {
   const std::string plain = MessageOf("web:\n  basic_auth_users:\n    alice: hunter2\n");
   EXPECT_EQ(plain,

@@ -1,8 +1,13 @@
 // The probes section: the bundled jobs, every key, how defaults and jobs
 // merge, where a relative target lives, and every error with its position.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <future>
 
 #include "config/config.h"
 #include "tests/unit/config/config_test_util.h"
@@ -290,6 +295,41 @@ TEST(ProbesConfig, AJobMayComeFromAFioJobFile) {
   EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: " + dir.File("bad.fio") + "}]}"),
             "t.yaml:1:37: probes.jobs[0].job_file: " + dir.File("bad.fio") +
                 ":2: bs: expected a size such as \"4k\", \"64KiB\" or \"1m\", found \"4q\"");
+}
+
+// Issue 26 item 20: job_file read the whole of /dev/zero (2.1 GB in 4 s)
+// and blocked on a FIFO, in check-config and in the daemon's event loop at
+// SIGHUP.
+TEST(ProbesConfig, AJobFileIsARegularFileOfBoundedSize) {
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: /dev/zero}]}"),
+            "t.yaml:1:37: probes.jobs[0].job_file: /dev/zero: cannot read the job file: "
+            "expected a regular file, found a character device");
+  iowatch::testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  const std::string fifo = dir.File("jobs.fio");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto message = std::async(std::launch::async, [&] {
+    return MessageOf("probes: {jobs: [{name: a, job_file: " + fifo + "}]}");
+  });
+  if (message.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    close(open(fifo.c_str(), O_WRONLY | O_NONBLOCK));  // let the blocked reader go
+    FAIL() << "the config blocked on a FIFO job_file";
+  }
+  EXPECT_EQ(message.get(), "t.yaml:1:37: probes.jobs[0].job_file: " + fifo +
+                               ": cannot read the job file: expected a regular file, found a FIFO");
+}
+
+// Issue 26 item 21: "D/x\0y" passed check-config and the probe acted on "D/x".
+TEST(ProbesConfig, ANulByteInAPathIsRefusedNotCut) {
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: {directory: \"D/x\\0y\"}}]}"),
+            "t.yaml:1:48: probes.jobs[0].options.directory: expected no NUL byte, found "
+            "\"D/x\\x00y\"");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: {filename: \"/x\\0y\"}}]}"),
+            "t.yaml:1:47: probes.jobs[0].options.filename: expected no NUL byte, found "
+            "\"/x\\x00y\"");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: \"/x.fio\\0y\"}]}"),
+            "t.yaml:1:37: probes.jobs[0].job_file: expected a path without NUL bytes, found "
+            "\"/x.fio\\x00y\"");
 }
 
 TEST(ProbesConfig, ValuesMayBeNumbersOrStrings) {

@@ -84,6 +84,13 @@ ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hy
   return o;
 }
 
+// Options whose failed and quarantined stores count in `counters`.
+ProbeRecorderOptions CountedOptions(const fs::path& dir, ProbeCounters& counters) {
+  ProbeRecorderOptions o = Options(dir);
+  o.counters = &counters;
+  return o;
+}
+
 size_t StoredRuns(const fs::path& dir) {
   auto store = probes::Store::OpenInStateDir(dir);
   EXPECT_TRUE(store.has_value());
@@ -328,10 +335,8 @@ TEST(ProbeRecorder, ADamagedStoreIsMovedAsideAndANewOneStarted) {
   const std::string garbage(8192, 'x');
   std::ofstream(state / "iowatch.db") << garbage;
   ProbeCounters counters;
-  ProbeRecorderOptions options = Options(state);
-  options.counters = &counters;
   const ScheduledJob job = Job("rr");
-  ProbeRecorder recorder(options, {"rr"});
+  ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
   EXPECT_TRUE(recorder.Snapshot()->store_up);
   EXPECT_EQ(counters.StoresQuarantined(), 1u);
@@ -341,6 +346,36 @@ TEST(ProbeRecorder, ADamagedStoreIsMovedAsideAndANewOneStarted) {
   std::ifstream in(moved);
   const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(kept, garbage) << "the damaged file is kept as it was";
+}
+
+// Issue 26 item 28: `rm` or `truncate -s0` of iowatch.db under the daemon
+// left store_up at 1 with nothing logged while SQLite wrote every later run
+// into the removed or truncated file, all of them lost at the next start.
+// The recorder checks the file before each run: a removed or replaced file
+// is closed and the store at the path opened (created) again, a truncated
+// one moved aside as damaged; the run is stored in the new one.
+TEST(ProbeRecorder, AStoreRemovedOrTruncatedUnderItIsNoticedAndNoRunIsLost) {
+  for (const bool truncate : {false, true}) {
+    TempDir tmp;
+    const fs::path state = tmp.path() / "state";
+    ProbeCounters counters;
+    const ScheduledJob job = Job("rr");
+    ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
+    ASSERT_EQ(StoredRuns(state), 1u);
+    if (truncate) {
+      ASSERT_EQ(::truncate((state / "iowatch.db").c_str(), 0), 0);
+    } else {
+      fs::remove(state / "iowatch.db");
+    }
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100, 2000));
+    recorder.Record(job, Outcome(job, RunResult::kOk, 100, 3000));
+    EXPECT_TRUE(recorder.Snapshot()->store_up) << truncate;
+    EXPECT_EQ(counters.StoreErrors(), 0u) << truncate;
+    EXPECT_EQ(counters.StoresQuarantined(), truncate ? 1u : 0u);
+    EXPECT_EQ(StoredRuns(state), 2u)
+        << truncate << ": the runs after it are in the file at the path";
+  }
 }
 
 TEST(ProbeRecorder, AForeignDatabaseIsRefusedNotMoved) {
@@ -360,10 +395,8 @@ TEST(ProbeRecorder, AForeignDatabaseIsRefusedNotMoved) {
   };
   const std::string before = bytes();
   ProbeCounters counters;
-  ProbeRecorderOptions options = Options(state);
-  options.counters = &counters;
   const ScheduledJob job = Job("rr");
-  ProbeRecorder recorder(options, {"rr"});
+  ProbeRecorder recorder(CountedOptions(state, counters), {"rr"});
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, 1000));
   EXPECT_FALSE(recorder.Snapshot()->store_up);
   EXPECT_EQ(counters.StoresQuarantined(), 0u);

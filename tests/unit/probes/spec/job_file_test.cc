@@ -4,8 +4,15 @@
 // rules, and errors naming the file and line.
 #include "probes/spec/job_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
 #include <map>
 
 namespace iowatch::probes {
@@ -139,6 +146,73 @@ TEST(JobFileTest, ReadJobFileSaysWhichFileIsMissing) {
   const auto set = ReadJobFile("/nonexistent/jobs.fio");
   ASSERT_FALSE(set);
   EXPECT_EQ(set.error().path, "/nonexistent/jobs.fio");
+}
+
+// Issue 26 item 20: a job file of /dev/zero grew the reader (the daemon at
+// SIGHUP, check-config, iowatch probe) to gigabytes, and a FIFO blocked it
+// forever (the daemon's event loop with it).
+TEST(JobFileTest, ReadJobFileReadsOnlyARegularFileOfBoundedSize) {
+  const auto zero = ReadJobFile("/dev/zero");
+  ASSERT_FALSE(zero);
+  EXPECT_EQ(zero.error().ToString(),
+            "/dev/zero: cannot read the job file: expected a regular file, found a character "
+            "device");
+
+  char pattern[] = "/var/tmp/iowatch-job-file-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path dir = pattern;
+  struct Remove {
+    std::filesystem::path path;
+    ~Remove() { std::filesystem::remove_all(path); }
+  } remove{dir};
+  const std::string big = dir / "big.fio";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, kMaxJobFileBytes + 1);  // sparse
+  const auto too_big = ReadJobFile(big);
+  ASSERT_FALSE(too_big);
+  EXPECT_EQ(too_big.error().ToString(),
+            big + ": cannot read the job file: longer than 1048576 bytes");
+
+  const std::string fifo = dir / "jobs.fio";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto read = std::async(std::launch::async, [&] { return ReadJobFile(fifo); });
+  if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    close(open(fifo.c_str(), O_WRONLY | O_NONBLOCK));  // let the blocked reader go
+    FAIL() << "ReadJobFile blocked on a FIFO";
+  }
+  const auto from_fifo = read.get();
+  ASSERT_FALSE(from_fifo);
+  EXPECT_EQ(from_fifo.error().ToString(),
+            fifo + ": cannot read the job file: expected a regular file, found a FIFO");
+}
+
+// Issue 26 item 21: the kernel sees a path cut at its first NUL byte, so
+// "/x\0y" would probe /x.
+TEST(JobFileTest, ANulByteInAValueIsRefusedNotCut) {
+  using namespace std::string_view_literals;
+  for (const std::string_view text :
+       {"[a]\nfilename=/x\0y\n"sv, "[a]\ndirectory=/x\0y\nsize=1m\n"sv,
+        "[a\0b]\nfilename=/x\n"sv}) {
+    const auto set = Parse(text);
+    ASSERT_FALSE(set) << text;
+    EXPECT_NE(set.error().message.find("NUL byte"), std::string::npos) << set.error().ToString();
+  }
+}
+
+// Issue 26 item 24: fio stops at 4,096 jobs in a run (its MAX_JOBS); sections
+// times numjobs had no bound here.
+TEST(JobFileTest, ARunHasAtMostFioMaxJobs) {
+  std::string text = "[global]\nfilename=/x\nnumjobs=256\n";
+  for (int i = 0; i < 16; ++i) text += fmt::format("[j{}]\n", i);
+  const auto full = Parse(text);
+  ASSERT_TRUE(full) << full.error().ToString();
+  EXPECT_EQ(full->Clones(), kMaxJobsPerRun);
+  text += "[j16]\n";
+  const auto over = Parse(text);
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().ToString(),
+            "jobs.fio:20: job \"j16\": 4352 jobs in the run (numjobs of each section added up): "
+            "expected at most 4096, as fio");
 }
 
 TEST(JobSetFromArgumentsTest, OptionsBeforeTheFirstNameAreGlobal) {

@@ -204,6 +204,18 @@ TEST(SweepReportTest, JsonRoundTripAndComparison) {
   EXPECT_NE(wrong.error().message.find("format 1"), std::string::npos);
 }
 
+// A target path of Latin-1 bytes: `iowatch sweep -o json` died in dump()
+// ("invalid UTF-8 byte") after the whole sweep had run.
+TEST(SweepReportTest, NamesThatAreNotUtf8BecomeReplacementCharacters) {
+  SweepReport a;
+  a.target = "/srv/caf\xe9/sweep.0.0";
+  a.device = "sd\xff";
+  const auto back = ParseSweepJson(SweepJson(a));
+  ASSERT_TRUE(back) << back.error().ToString();
+  EXPECT_EQ(back->target, "/srv/caf\xEF\xBF\xBD/sweep.0.0");
+  EXPECT_EQ(back->device, "sd\xEF\xBF\xBD");
+}
+
 // libFuzzer's find (tests/fuzz/seeds/fuzz_probe_wire/sweep-size-float-1e126.json): a float
 // where an integer belongs was converted without a range check (undefined behaviour).
 TEST(SweepReportTest, AFloatOrANegativeWhereACountBelongsIsAnError) {

@@ -74,6 +74,14 @@ TEST(BiolatencyReport, TextShowsTheStagesSlotsFromFirstToLastWithBars) {
             std::string::npos);
 }
 
+// Issue 26 item 22: disk names (sysfs', or a fixture tree's) printed escaped.
+TEST(BiolatencyReport, TextNamesTheDiskEscaped) {
+  const std::string text =
+      FormatBiolatencyText(Sample(), BlockStage::kDevice, {{{254, 0}, "vd\x1b[2J"}}, "T");
+  EXPECT_NE(text.find("disk = vd\\x1b[2J, op = read"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+}
+
 TEST(BiolatencyReport, JsonHasEveryStageSizesAndPatterns) {
   const std::string json = FormatBiolatencyJson(Sample(), {{{254, 0}, "vda"}}, "T", 1);
   EXPECT_NE(json.find(R"("device": "vda", "major": 254, "minor": 0, "op": "read")"),

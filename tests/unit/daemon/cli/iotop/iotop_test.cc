@@ -97,5 +97,23 @@ TEST(IotopFormat, TextTableAndJson) {
             "\n");
 }
 
+// Issue 26 item 22: a cgroup is named by whoever can make one (a container,
+// `systemd-run --unit`): its name reaches the terminal escaped, systemd's own
+// escapes with their backslash doubled so that "\x1b" can only be a byte.
+TEST(IotopFormat, CgroupNamesArePrintedEscaped) {
+  CgroupTopRow row;
+  row.cgroup = "system.slice/x\x1b]0;PWNED\a\x1b[2J.scope";
+  row.unit = "x.scope";
+  CgroupTopRow systemd;
+  systemd.cgroup = "system.slice/system-getty.slice/getty\\x2dtty1.service";
+  const std::string text = FormatIotopText({row, systemd}, "t", "sd\x1b[2J", 0);
+  EXPECT_NE(text.find("t  cgroups by I/O on sd\\x1b[2J\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  system.slice/x\\x1b]0;PWNED\\x07\\x1b[2J.scope\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("getty\\\\x2dtty1.service\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\a'), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

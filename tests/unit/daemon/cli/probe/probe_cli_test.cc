@@ -262,6 +262,28 @@ TEST(ProbeNormal, SummaryInFioUnits) {
   EXPECT_EQ(text.find("write:"), std::string::npos) << text;
 }
 
+// Issue 26 item 22: a job file's section names the job, and the target and
+// the disk are named by whoever made them: printed escaped, JSON as JSON.
+TEST(ProbeNormal, NamesArePrintedEscaped) {
+  ProbeResult result = SyntheticResult();
+  result.spec.name = "job\x1b]0;PWNED\a";
+  result.end = probes::RunEnd::kFailed;
+  result.error = Error{ErrorCode::kIo, "read: Input/output error", "/srv/t\x1b[2J", 0, 5, 0};
+  ProbeReportContext context{{}, "/srv/t\x1b[2J", 254, 0, 0, std::nullopt};
+  context.disk_util = collectors::DiskUtil{"vd\x1b[2J", 1, 0, 0, 0, 1, 0, 1, 1.0};
+  const std::string text = FormatProbeNormal(result, context);
+  EXPECT_TRUE(text.starts_with("job\\x1b]0;PWNED\\x07: (groupid=0")) << text;
+  EXPECT_NE(text.find("direct=0: /srv/t\\x1b[2J (254:0): failed\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  error: /srv/t\\x1b[2J: read: Input/output error\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n  vd\\x1b[2J: ios=1/0"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\a'), std::string::npos) << text;
+  EXPECT_NE(FormatProbeJson(result, context).find(R"("jobname" : "job\u001b]0;PWNED\u0007")"),
+            std::string::npos)
+      << FormatProbeJson(result, context);
+}
+
 TEST(ProbeProgress, OneLineWithRatesPercentAndEtaRoundedUp) {
   probes::RunProgress p;
   p.fraction_done = 0.5;
