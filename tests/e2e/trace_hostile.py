@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""libiowatch-trace.so and `iowatch trace` against programs that break their assumptions (issue 26,
+items 8-12, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
+
+1. vfork: a vfork child's dup2/close run in the parent's memory; the parent's 20 writes are its
+   file's, its standard output is no file's; CPython's subprocess (vfork, close_range) between
+   writes on an os.open()ed descriptor changes nothing either.
+2. Descriptors closed behind the tracer (fclose(fdopen()), syscall(SYS_close), closefrom) and
+   reused by a pipe, a socketpair, an eventfd, fcntl(F_DUPFD): the file has its 6 writes of 100
+   bytes (one per open, and one through fcntl(F_DUPFD_CLOEXEC)'s copy) and no other traffic.
+3. Signal handlers: open() from a handler while the program allocates, fork() from a handler
+   while the program opens: both finish (a deadlock is a timeout).
+4. Races: closes racing opens leave no "(descriptor N)" file; reads in flight on a number
+   closed and reopened on an empty file count none of their bytes as the empty file's.
+5. Where the report goes: nothing on a standard error the program made a data file, no SIGPIPE
+   from a reader gone (exit 0, not 141), nothing on standard error when the program exits
+   holding every descriptor, no wait on a FIFO without a reader.
+
+Usage: trace_hostile.py IOWATCH TRACE_WORKLOAD LIBRARY
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import daemon
+from trace_common import file_of, files_named, run, trace_json
+
+
+def alone(library, output=None, report=None):
+    """The environment of the library used alone."""
+    env = dict(os.environ, LD_PRELOAD=library)
+    for name in ("IOWATCH_TRACE_OUTPUT", "IOWATCH_TRACE_REPORT", "IOWATCH_TRACE_TIMES"):
+        env.pop(name, None)
+    if output:
+        env["IOWATCH_TRACE_OUTPUT"] = output
+    if report:
+        env["IOWATCH_TRACE_REPORT"] = report
+    return env
+
+
+def check_vfork(r, iowatch, workload, workdir):
+    data = os.path.join(workdir, "vfork.dat")
+    p, doc = trace_json(iowatch, workdir, [workload, "vfork", data])
+    r.check(p.returncode == 0 and p.stdout == "vforked\n", "vfork: exit 0", p.stderr)
+    files = files_named(doc, data)
+    writes = [f["calls"]["write"] for f in files]
+    r.check([(w["calls"], w["bytes"]) for w in writes] == [(20, 2000)],
+            "vfork: the parent's 20 writes of 100 bytes, its standard output no file's",
+            str(writes))
+    data = os.path.join(workdir, "spawn.dat")
+    script = ("import os, subprocess\n"
+              f"fd = os.open({data!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)\n"
+              "for _ in range(3): os.write(fd, b'x' * 100)\n"
+              "subprocess.run(['true'], check=True)\n"
+              "for _ in range(3): os.write(fd, b'x' * 100)\n"
+              "os.close(fd)\n")
+    p, doc = trace_json(iowatch, workdir, [sys.executable, "-c", script])
+    mine = [f for process in doc["processes"] if process["program"] == os.path.realpath(
+        sys.executable) for f in process["files"] if f["path"] == data]
+    r.check(p.returncode == 0 and [f["calls"]["write"]["calls"] for f in mine] == [6],
+            "vfork: CPython's subprocess between writes: 6 writes", f"{p.stderr} {mine}")
+
+
+def check_behind(r, iowatch, workload, workdir):
+    data = os.path.join(workdir, "behind.dat")
+    p, doc = trace_json(iowatch, workdir, [workload, "behind", data])
+    r.check(p.returncode == 0, "behind: exit 0", p.stderr)
+    f = file_of(doc["processes"][0], data) if doc["processes"] else None
+    c = f["calls"] if f else {}
+    r.check(f is not None and (c["write"]["calls"], c["write"]["bytes"], c["read"]["calls"])
+            == (6, 600, 0), "behind: 6 writes of 100 bytes, no pipe, socket or eventfd traffic",
+            str(c))
+    r.check(f is not None and f["opens"] == 5, "behind: 5 opens", str(f and f["opens"]))
+
+
+def check_signals(r, workload, library, workdir):
+    # A path longer than glibc's per-thread cache holds: the old tracer's copy of it took the
+    # arena lock the interrupted malloc held.
+    deep = workdir
+    for letter in "abcde":
+        deep = os.path.join(deep, letter * 250)
+    os.makedirs(deep)
+    data = os.path.join(deep, "signal.dat")
+    env = alone(library, output=os.path.join(workdir, "signal.json"))
+    for mode, count in (("signal-open", "3000"), ("signal-fork", "300")):
+        try:
+            p = run([workload, mode, data, count], env=env, timeout=60)
+            r.check(p.returncode == 0, f"{mode}: finishes, exit 0", p.stderr)
+        except subprocess.TimeoutExpired:
+            r.check(False, f"{mode}: finishes, exit 0", "deadlocked: killed after 60 s")
+
+
+def check_races(r, iowatch, workload, workdir):
+    data = os.path.join(workdir, "reopen.dat")
+    p, doc = trace_json(iowatch, workdir, [workload, "reopen", data, "20000"])
+    paths = [f["path"] for process in doc["processes"] for f in process["files"]]
+    r.check(p.returncode == 0 and not [x for x in paths if x.startswith("(descriptor")],
+            "reopen: no \"(descriptor N)\" file", f"{p.stderr} {paths}")
+    full, empty = os.path.join(workdir, "full.dat"), os.path.join(workdir, "empty.dat")
+    p, doc = trace_json(iowatch, workdir, [workload, "inflight", full, empty, "40"])
+    e, f = files_named(doc, empty), files_named(doc, full)
+    r.check(p.returncode == 0 and len(e) == 1 and e[0]["calls"]["read"]["bytes"] == 0,
+            "inflight: no byte of the full file counted as the empty one's",
+            f"{p.stderr} {[x['calls']['read'] for x in e]}")
+    r.check(len(f) == 1 and f[0]["calls"]["read"]["bytes"] % (16 << 20) == 0
+            and f[0]["calls"]["read"]["bytes"] > 0, "inflight: the full file's reads, whole 16 MiB",
+            str([x["calls"]["read"] for x in f]))
+
+
+def check_destination(r, iowatch, workload, library, workdir):
+    data = os.path.join(workdir, "dest.dat")
+    stderr_file = os.path.join(workdir, "stderr.data")
+    with open(stderr_file, "wb") as err:
+        p = subprocess.run([workload, "shape", data, "4096", "3"], env=alone(library),
+                           stderr=err, timeout=60)
+    r.check(p.returncode == 0 and os.path.getsize(stderr_file) == 0,
+            "alone: nothing written to a standard error that is a data file",
+            open(stderr_file, errors="replace").read()[:300])
+    # Asked for the text on standard error, a pipe whose reader is gone: no SIGPIPE.
+    proc = subprocess.Popen([workload, "shape", data, "4096", "3"], stderr=subprocess.PIPE,
+                            env=alone(library, report="/dev/stderr"))
+    proc.stderr.close()
+    r.check(proc.wait(timeout=60) == 0, "alone: a closed pipe changes no exit status (not 141)",
+            str(proc.returncode))
+    lines = os.path.join(workdir, "exhaust.json")
+    p = run([workload, "exhaust", data], env=alone(library, output=lines), timeout=60)
+    r.check(p.returncode == 0 and p.stderr == "",
+            "exhaust: no report dumped on standard error", p.stderr[:300])
+    fifo = os.path.join(workdir, "out.fifo")
+    os.mkfifo(fifo)
+    try:
+        p = run([workload, "shape", data, "4096", "3"], env=alone(library, output=fifo),
+                timeout=20)
+        r.check(p.returncode == 0, "a FIFO without reader as the output: no wait at exit")
+    except subprocess.TimeoutExpired:
+        r.check(False, "a FIFO without reader as the output: no wait at exit", "blocked 20 s")
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    iowatch, workload, library = sys.argv[1:]
+    r = daemon.Results()
+    workdir = tempfile.mkdtemp(prefix="iowatch-e2e-trace-hostile-", dir="/var/tmp")
+    try:
+        check_vfork(r, iowatch, workload, workdir)
+        check_behind(r, iowatch, workload, workdir)
+        check_signals(r, workload, library, workdir)
+        check_races(r, iowatch, workload, workdir)
+        check_destination(r, iowatch, workload, library, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
