@@ -14,12 +14,17 @@ items 8-12, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
    closed and reopened on an empty file count none of their bytes as the empty file's.
 5. Where the report goes: nothing on a standard error the program made a data file, no SIGPIPE
    from a reader gone (exit 0, not 141), nothing on standard error when the program exits
-   holding every descriptor, no wait on a FIFO without a reader.
+   holding every descriptor (and `iowatch trace` names the process that wrote no report), no
+   wait on a FIFO without a reader.
+6. A file name that is not UTF-8: valid JSON (U+FFFD), `-o json` exits with the program's
+   status; 64 MiB of junk in IOWATCH_TRACE_OUTPUT keeps `iowatch trace` small; a FIFO put in
+   its place does not block it; TMPDIR=/nonexistent is named as such.
 
 Usage: trace_hostile.py IOWATCH TRACE_WORKLOAD LIBRARY
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +43,21 @@ def alone(library, output=None, report=None):
     if report:
         env["IOWATCH_TRACE_REPORT"] = report
     return env
+
+
+def run_group(argv, timeout, env=None):
+    """run() in a session of its own, killed whole on timeout (a traced child left blocked would
+    outlive a killed iowatch); None for the CompletedProcess on timeout."""
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        return None
+    return subprocess.CompletedProcess(argv, child.returncode, out.decode(errors="replace"),
+                                       err.decode(errors="replace"))
 
 
 def check_vfork(r, iowatch, workload, workdir):
@@ -128,6 +148,9 @@ def check_destination(r, iowatch, workload, library, workdir):
     p = run([workload, "exhaust", data], env=alone(library, output=lines), timeout=60)
     r.check(p.returncode == 0 and p.stderr == "",
             "exhaust: no report dumped on standard error", p.stderr[:300])
+    p = run([iowatch, "trace", "--", workload, "exhaust", data], timeout=60)
+    r.check(p.returncode == 0 and "wrote no report" in p.stderr and "trace_workload" in p.stderr,
+            "exhaust: iowatch trace names the process that wrote no report", p.stderr[-600:])
     fifo = os.path.join(workdir, "out.fifo")
     os.mkfifo(fifo)
     try:
@@ -136,6 +159,44 @@ def check_destination(r, iowatch, workload, library, workdir):
         r.check(p.returncode == 0, "a FIFO without reader as the output: no wait at exit")
     except subprocess.TimeoutExpired:
         r.check(False, "a FIFO without reader as the output: no wait at exit", "blocked 20 s")
+
+
+def check_names_and_bounds(r, iowatch, workload, workdir):
+    data = os.path.join(workdir.encode(), b"name-\xff-\xc3.dat")
+    p, doc = trace_json(iowatch, workdir, [workload.encode(), b"shape", data, b"4096", b"3"])
+    paths = [f["path"] for process in doc["processes"] for f in process["files"]]
+    shown = data.decode("utf-8", "replace")
+    r.check(p.returncode == 0 and shown in paths,
+            "a name that is not UTF-8: reported with U+FFFD, -o json exits 0",
+            f"{p.returncode} {p.stderr[-300:]} {paths}")
+    p = subprocess.run([iowatch, "trace", "--", workload.encode(), b"shape", data, b"4096", b"3"],
+                       capture_output=True, timeout=60)
+    r.check(p.returncode == 0 and b"Trace close" in p.stderr,
+            "a name that is not UTF-8: the text report", p.stderr[-300:])
+
+    # 64 MiB of junk where the library writes its lines: read line by line, bounded.
+    child = subprocess.Popen([iowatch, "trace", "--", workload, "junk", "64"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = child.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    peak_mib = usage.ru_maxrss / 1024
+    print(f"iowatch trace with 64 MiB of junk in its lines file: peak RSS {peak_mib:.0f} MiB")
+    r.check(child.returncode == 0 and peak_mib < 64,
+            "64 MiB of junk: iowatch stays under 64 MiB, exit 0", f"{peak_mib:.0f} MiB {err[-300:]}")
+    r.check("not a trace line" in err, "64 MiB of junk: named as a bad line", err[-300:])
+
+    swap = ("import os; path = os.environ['IOWATCH_TRACE_OUTPUT']; os.unlink(path); "
+            "os.mkfifo(path)")
+    p = run_group([iowatch, "trace", "--", sys.executable, "-c", swap], timeout=30)
+    r.check(p is not None and p.returncode == 2 and "expected a regular file" in p.stderr,
+            "a FIFO put in the lines file's place: refused, no wait",
+            p.stderr[-300:] if p else "blocked 30 s")
+
+    env = dict(os.environ, TMPDIR="/nonexistent")
+    p = run([iowatch, "trace", "--", "true"], env=env, timeout=30)
+    r.check(p.returncode == 2 and "/nonexistent" in p.stderr and "/tmp" not in p.stderr,
+            "TMPDIR=/nonexistent: named as such", p.stderr)
 
 
 def main():
@@ -152,6 +213,7 @@ def main():
         check_signals(r, workload, library, workdir)
         check_races(r, iowatch, workload, workdir)
         check_destination(r, iowatch, workload, library, workdir)
+        check_names_and_bounds(r, iowatch, workload, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return r.finish()

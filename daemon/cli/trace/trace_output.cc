@@ -74,13 +74,26 @@ json WhatIfFileJson(const WhatIfOutcome& f) {
   return j;
 }
 
+constexpr std::string_view kNoReportWhy =
+    "it ended by a signal or _exit(), exec'd a program the library does not follow (static or "
+    "set-user-ID), or could not write its report (no descriptor left, or the trace file out of "
+    "its reach: a chroot, another mount namespace)";
+
+void AppendUnreported(std::string& out, const collectors::trace::StartedProcess& p) {
+  out += fmt::format("iowatch trace: pid {} (parent {}) {} wrote no report: {}\n", p.pid,
+                     p.parent_pid, p.program, kNoReportWhy);
+}
+
 }  // namespace
 
 std::string TraceText(const TraceRun& run) {
   std::string out;
   for (const auto& process : run.processes) out += collectors::trace::FormatTraceText(process);
-  if (run.processes.empty()) {
-    out += "iowatch trace: no process wrote a report (each ended by a signal, _exit() or exec)\n";
+  for (const auto& missing : run.unreported) AppendUnreported(out, missing);
+  if (run.processes.empty() && run.unreported.empty()) {
+    out +=
+        "iowatch trace: no traced process was seen: the library was not loaded (a static or "
+        "set-user-ID program), or could not write to the trace file\n";
   }
   if (!run.what_if) return out;
   out += fmt::format("\nWhat if: {}, on a scratch file beside each traced file\n",
@@ -94,9 +107,17 @@ std::string TraceJson(const TraceRun& run) {
   for (const auto& process : run.processes) {
     processes.push_back(json::parse(collectors::trace::TraceJsonLine(process)));
   }
+  json unreported = json::array();
+  for (const auto& p : run.unreported) {
+    unreported.push_back(json{{"pid", p.pid},
+                              {"parent_pid", p.parent_pid},
+                              {"program", p.program},
+                              {"why", kNoReportWhy}});
+  }
   json doc{{"command", run.command},
            {"exit_status", run.exit_status},
-           {"processes", std::move(processes)}};
+           {"processes", std::move(processes)},
+           {"unreported", std::move(unreported)}};
   if (run.what_if) {
     json files = json::array();
     for (const WhatIfOutcome& f : run.what_if_files) files.push_back(WhatIfFileJson(f));
@@ -108,7 +129,9 @@ std::string TraceJson(const TraceRun& run) {
                             {"direct", true}}},
                           {"files", std::move(files)}};
   }
-  return doc.dump(2) + "\n";
+  // The command's words and the paths are the user's bytes: U+FFFD for what
+  // is not UTF-8 (the library's lines are UTF-8 already).
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace iowatch::daemon
