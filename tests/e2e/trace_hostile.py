@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """libiowatch-trace.so and `iowatch trace` against programs that break their assumptions (issue 26,
-items 8-12, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
+items 8-12, 18, 19, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
 
 1. vfork: a vfork child's dup2/close run in the parent's memory; the parent's 20 writes are its
    file's, its standard output is no file's; CPython's subprocess (vfork, close_range) between
@@ -19,15 +19,20 @@ items 8-12, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
 6. A file name that is not UTF-8: valid JSON (U+FFFD), `-o json` exits with the program's
    status; 64 MiB of junk in IOWATCH_TRACE_OUTPUT keeps `iowatch trace` small; a FIFO put in
    its place does not block it; TMPDIR=/nonexistent is named as such.
+7. --what-if: the traced run's own read time beside the cold replays, flagged when the page
+   cache served it; the scratch directory swapped for a symlink mid-run leaves nothing where
+   it points.
 
 Usage: trace_hostile.py IOWATCH TRACE_WORKLOAD LIBRARY
 """
+import glob
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import daemon
 from trace_common import file_of, files_named, run, trace_json
@@ -199,6 +204,64 @@ def check_names_and_bounds(r, iowatch, workload, workdir):
             "TMPDIR=/nonexistent: named as such", p.stderr)
 
 
+def check_what_if(r, iowatch, workload, workdir):
+    data = os.path.join(workdir, "cached.dat")
+    subprocess.run([workload, "shape", data, "102400", "300"], check=True, timeout=60)
+    p, doc = trace_json(iowatch, workdir, ["cat", data], extra=["--what-if"])
+    files = doc.get("what_if", {}).get("files", [])
+    f = next((x for x in files if x["path"] == data), None)
+    traced = f.get("traced") if f else None
+    r.check(p.returncode == 0 and traced is not None and traced["read_seconds"] > 0,
+            "what-if: the traced run's read seconds beside the replays", str(f)[:600])
+    if traced:
+        cold = sum(s["as_traced"]["seconds"] for s in f["steps"] if s["direction"] == "read")
+        print(f"what-if of cat: traced reads {traced['read_seconds']:.4f} s, cold replay as "
+              f"traced {cold:.4f} s")
+        r.check(traced["page_cache"] == (traced["read_seconds"] * 2 < cold),
+                "what-if: page_cache when the traced reads were under half the cold replay's",
+                str(traced))
+        text = run([iowatch, "trace", "--what-if", "--", "cat", data]).stderr
+        lines = text.splitlines()
+        at = next((i for i, x in enumerate(lines) if "the traced run read it in" in x), None)
+        line = " ".join(lines[at:at + 2]) if at is not None else ""
+        numbers = [float(w) for w in line.replace(",", " ").split() if w.replace(".", "").isdigit()]
+        r.check(len(numbers) >= 2
+                and ("served the program" in line) == (numbers[0] * 2 < numbers[1]),
+                "what-if: the text gives both times and says when the page cache served it",
+                line or text[-800:])
+
+
+def check_scratch_swap(r, iowatch, workload, workdir):
+    """Swaps the scratch directory for a symlink to `target` once the probe file is in it."""
+    base = os.path.join(workdir, "swap")
+    target = os.path.join(workdir, "elsewhere")
+    os.makedirs(base)
+    os.makedirs(target)
+    data = os.path.join(base, "data")
+    out = os.path.join(workdir, "swap.json")
+    child = subprocess.Popen([iowatch, "trace", "--what-if", "-o", "json", "--output", out, "--",
+                              workload, "shape", data, "102400", "300"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    swapped = None
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline and swapped is None:
+        for scratch in glob.glob(os.path.join(base, ".iowatch-what-if.*")):
+            if os.path.isdir(scratch) and not os.path.islink(scratch) and os.listdir(scratch):
+                os.rename(scratch, os.path.join(base, "moved"))
+                os.symlink(target, scratch)
+                swapped = scratch
+        time.sleep(0.001)
+    err = child.stderr.read().decode(errors="replace")
+    child.wait(timeout=120)
+    r.check(swapped is not None, "scratch swap: swapped while the what-if ran", err[-300:])
+    left = os.listdir(target)
+    r.check(not left, "scratch swap: nothing created where the symlink points", str(left))
+    moved = os.path.join(base, "moved")
+    r.check(not os.path.isdir(moved) or not os.listdir(moved),
+            "scratch swap: the probe files removed from the directory iowatch made",
+            str(os.listdir(moved)) if os.path.isdir(moved) else "")
+
+
 def main():
     daemon.exit_on_sigterm()
     if len(sys.argv) != 4:
@@ -214,6 +277,8 @@ def main():
         check_races(r, iowatch, workload, workdir)
         check_destination(r, iowatch, workload, library, workdir)
         check_names_and_bounds(r, iowatch, workload, workdir)
+        check_what_if(r, iowatch, workload, workdir)
+        check_scratch_swap(r, iowatch, workload, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return r.finish()
