@@ -96,6 +96,14 @@ void Expect(int got, int wanted, const char* what) {
   }
 }
 
+// 1000 bytes from one end to the other, then both closed.
+void CarryAndClose(int in, int out) {
+  Write(in, 1000);
+  Read(out, 1000);
+  close(in);
+  close(out);
+}
+
 // A pipe, a socketpair, an eventfd and fcntl(F_DUPFD) on numbers the
 // tracer last saw as the file.
 int Behind(const char* path) {
@@ -104,20 +112,14 @@ int Behind(const char* path) {
   int p[2];
   if (pipe(p) != 0) Fail("pipe");
   Expect(p[0], fd, "pipe");
-  Write(p[1], 1000);
-  Read(p[0], 1000);
-  close(p[0]);
-  close(p[1]);
+  CarryAndClose(p[1], p[0]);
 
   fd = OpenAndWrite(path);
   if (syscall(SYS_close, fd) != 0) Fail("syscall(SYS_close)");
   int s[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0) Fail("socketpair");
   Expect(s[0], fd, "socketpair");
-  Write(s[0], 1000);
-  Read(s[1], 1000);
-  close(s[0]);
-  close(s[1]);
+  CarryAndClose(s[0], s[1]);
 
   fd = OpenAndWrite(path);
   closefrom(fd);
