@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <random>
 
 namespace iowatch::daemon {
@@ -53,7 +54,8 @@ Result<ScratchDirectory> ScratchDirectory::Make(const std::string& parent) {
     probes::UniqueFd dir(probes::OpenAtNoFollow(parent_fd.get(), name, O_RDONLY | O_DIRECTORY));
     if (dir.get() < 0) {
       const int error = errno;  // replaced between mkdirat and openat: not ours to remove
-      return ErrnoError(error, "cannot open the scratch directory it made", parent + "/" + name);
+      return ErrnoError(error, "cannot open the scratch directory it made",
+                        (std::filesystem::path(parent) / name).string());
     }
     return ScratchDirectory(std::move(parent_fd), std::move(dir), std::move(name));
   }
