@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <utility>
+
 #include "common/terminal_text.h"
 
 namespace iowatch {
@@ -24,7 +26,10 @@ std::string_view FileTypeName(mode_t mode) {
 class FdCloser {
  public:
   explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() { ::close(fd_); }
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int Release() { return std::exchange(fd_, -1); }
   FdCloser(const FdCloser&) = delete;
   FdCloser& operator=(const FdCloser&) = delete;
 
@@ -64,7 +69,10 @@ Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFile
   return content;
 }
 
-Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
+namespace {
+
+// The file opened for reading; a regular one when options.regular_only.
+Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions& options) {
   // open(2) would read the path up to its first NUL and open another file.
   if (path.native().find('\0') != std::string::npos) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -75,13 +83,63 @@ Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOp
   const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0);
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
-  const FdCloser closer(fd);
+  FdCloser closer(fd);
   if (options.regular_only) {
     if (Status regular = CheckRegularFile(fd, options.read_error, path.string()); !regular) {
       return std::unexpected(std::move(regular.error()));
     }
   }
-  return ReadDescriptor(fd, path.string(), options);
+  return closer.Release();
+}
+
+}  // namespace
+
+Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
+  auto fd = OpenToRead(path, options);
+  if (!fd) return std::unexpected(fd.error());
+  const FdCloser closer(*fd);
+  return ReadDescriptor(*fd, path.string(), options);
+}
+
+Status ForEachLineOfFile(const std::filesystem::path& path,
+                         const std::function<void(std::string_view, int)>& line,
+                         const std::function<void(int)>& too_long, const ReadFileOptions& options) {
+  auto fd = OpenToRead(path, options);
+  if (!fd) return std::unexpected(fd.error());
+  const FdCloser closer(*fd);
+  std::vector<char> buffer(1 << 20);
+  std::string held;       // the line so far
+  bool skipping = false;  // the line so far was longer than max_bytes
+  int number = 1;
+  for (;;) {
+    const ssize_t n = ::read(*fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoError(errno, std::string(options.read_error), path.string());
+    std::string_view chunk(buffer.data(), static_cast<size_t>(n));
+    while (!chunk.empty()) {
+      const size_t end = chunk.find('\n');
+      const std::string_view piece = chunk.substr(0, end);
+      if (!skipping && held.size() + piece.size() > options.max_bytes) {
+        skipping = true;
+        std::string().swap(held);
+      }
+      if (!skipping) held.append(piece);
+      if (end == std::string_view::npos) break;
+      if (skipping) {
+        too_long(number);
+      } else {
+        line(held, number);
+      }
+      held.clear();
+      skipping = false;
+      ++number;
+      chunk.remove_prefix(end + 1);
+    }
+    if (n == 0) break;
+  }
+  if (skipping) too_long(number);
+  if (!skipping && !held.empty()) line(held, number);
+  return {};
 }
 
 Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) const {

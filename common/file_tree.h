@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,16 @@ Status CheckRegularFile(int fd, std::string_view what, const std::string& path);
 // caller keeps the descriptor. regular_only is not checked.
 Result<std::string> ReadDescriptor(int fd, std::string_view name,
                                    const ReadFileOptions& options = {});
+
+// ReadFile a line at a time, for files too large to hold (what other
+// programs append to): each line, without its newline, to line(text,
+// number), numbers from 1; a line longer than options.max_bytes is neither
+// held nor passed, but its number to too_long(number). Memory: one line and a
+// 1 MiB buffer. Errors: ReadFile's, but never for the file's length.
+Status ForEachLineOfFile(const std::filesystem::path& path,
+                         const std::function<void(std::string_view, int)>& line,
+                         const std::function<void(int)>& too_long,
+                         const ReadFileOptions& options = {});
 
 // What a FileTree read takes at most, per kind of file: a sysfs text
 // attribute is at most a page; the largest procfs tables (stat on thousands of

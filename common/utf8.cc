@@ -1,7 +1,5 @@
 #include "common/utf8.h"
 
-#include <fmt/format.h>
-
 #include <cstddef>
 #include <cstdint>
 
@@ -9,6 +7,9 @@ namespace iowatch {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+// Hex digits by hand, not {fmt}: libiowatch-trace.so, which brings no
+// dependency into the programs it traces, writes its JSON with this file.
+constexpr char kHexDigits[] = "0123456789abcdef";
 
 }  // namespace
 
@@ -96,7 +97,10 @@ void AppendJsonString(std::string& out, std::string_view raw) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          const auto byte = static_cast<unsigned char>(c);
+          out += "\\u00";
+          out += kHexDigits[byte >> 4];
+          out += kHexDigits[byte & 0xf];
         } else {
           out += c;
         }

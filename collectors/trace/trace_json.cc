@@ -1,10 +1,11 @@
 // TraceJsonLine (process_trace.h): the JSON line the library appends at exit.
 // Hand-written with snprintf, as the text report: no JSON library inside the
-// traced program.
+// traced program. Strings are valid UTF-8 whatever the names' bytes.
 #include <cinttypes>
 #include <cstdio>
 
 #include "collectors/trace/process_trace.h"
+#include "common/utf8.h"
 
 namespace iowatch::collectors::trace {
 namespace {
@@ -27,24 +28,9 @@ void AppendDouble(std::string& out, double value) {
   out.append(buffer, static_cast<size_t>(n));
 }
 
-// A JSON string: quotes, backslashes and control characters escaped; other
-// bytes as they are (a path that is not UTF-8 stays byte for byte).
-void AppendString(std::string& out, std::string_view text) {
-  out += '"';
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      (void)std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c));
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
+// A JSON string: common/utf8.h's, so that a name that is not UTF-8 (a byte
+// of it each shown as U+FFFD) still makes a line every reader takes.
+void AppendString(std::string& out, std::string_view text) { AppendJsonString(out, text); }
 
 // One JSON object being written: '{' when made, '}' when destroyed, a
 // comma before every member but the first.

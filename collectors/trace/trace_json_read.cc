@@ -1,8 +1,11 @@
 #include "collectors/trace/trace_json_read.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "collectors/text_scan.h"
+#include "common/file_tree.h"
 #include "common/json_integer.h"
 
 namespace iowatch::collectors::trace {
@@ -78,24 +81,77 @@ ProcessTrace ReadProcess(const json& j) {
   return p;
 }
 
+bool IsStartLine(const json& j) { return j.is_object() && j.contains("iowatch_trace_start"); }
+
+StartedProcess ReadStart(const json& j) {
+  if (!j["iowatch_trace_start"].is_number_integer() ||
+      IntegerOf<int64_t>(j["iowatch_trace_start"]) != 1) {
+    throw std::invalid_argument("expected \"iowatch_trace_start\": 1");
+  }
+  return {IntegerOf<int64_t>(j.at("pid")), IntegerOf<int64_t>(j.at("parent_pid")),
+          j.at("program").get<std::string>()};
+}
+
+Error BadLine(const std::string& path, int number, std::string message) {
+  Error error;
+  error.code = ErrorCode::kParse;
+  error.message = std::move(message);
+  error.path = path;
+  error.line = number;
+  return error;
+}
+
+void ParseLine(std::string_view line, int number, const std::string& path, TraceLines& result) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+  try {
+    const json j = json::parse(line);
+    if (IsStartLine(j)) {
+      result.started.push_back(ReadStart(j));
+    } else {
+      result.processes.push_back(ReadProcess(j));
+    }
+  } catch (const std::exception& e) {  // nlohmann's parse, type and key errors, ours
+    result.bad_lines.push_back(
+        BadLine(path, number, fmt::format("not a trace line: {}", e.what())));
+  }
+}
+
 }  // namespace
 
 TraceLines ParseTraceJsonLines(std::string_view text, const std::string& path) {
   TraceLines result;
-  ForEachLine(text, [&](std::string_view line, int number) {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    try {
-      result.processes.push_back(ReadProcess(json::parse(line)));
-    } catch (const std::exception& e) {  // nlohmann's parse, type and key errors, ours
-      Error error;
-      error.code = ErrorCode::kParse;
-      error.message = fmt::format("not a trace line: {}", e.what());
-      error.path = path;
-      error.line = number;
-      result.bad_lines.push_back(std::move(error));
-    }
-  });
+  ForEachLine(text,
+              [&](std::string_view line, int number) { ParseLine(line, number, path, result); });
   return result;
+}
+
+Result<TraceLines> ReadTraceJsonFile(const std::string& path) {
+  TraceLines result;
+  const auto too_long = [&](int number) {
+    result.bad_lines.push_back(BadLine(
+        path, number,
+        fmt::format("not a trace line: longer than {} bytes, not read", kMaxTraceLineBytes)));
+  };
+  Status read = ForEachLineOfFile(
+      path, [&](std::string_view line, int number) { ParseLine(line, number, path, result); },
+      too_long,
+      {.open_error = "cannot read the trace",
+       .read_error = "cannot read the trace",
+       .max_bytes = kMaxTraceLineBytes});
+  if (!read) return std::unexpected(read.error());
+  return result;
+}
+
+std::vector<StartedProcess> Unreported(const TraceLines& lines) {
+  std::map<int64_t, const StartedProcess*> last_start;  // by pid: an exec starts it again
+  for (const StartedProcess& start : lines.started) last_start[start.pid] = &start;
+  std::set<int64_t> reported;
+  for (const ProcessTrace& process : lines.processes) reported.insert(process.pid);
+  std::vector<StartedProcess> missing;
+  for (const auto& [pid, start] : last_start) {
+    if (!reported.contains(pid)) missing.push_back(*start);
+  }
+  return missing;
 }
 
 }  // namespace iowatch::collectors::trace

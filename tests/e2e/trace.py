@@ -9,8 +9,9 @@
    report has MIO's "Trace close : program <-> os : FILE : (BYTES/SECONDS)" line.
 2. Four threads on one descriptor, 500 pwrites and 500 preads of 4 KiB each: 2000 and 2000.
 3. A forked child reading through dup(): two reports, each with its own process's calls.
-4. The library alone: LD_PRELOAD with IOWATCH_TRACE_OUTPUT appends a JSON line; without it,
-   the text report goes to standard error. The command's exit status is passed on.
+4. The library alone: LD_PRELOAD with IOWATCH_TRACE_OUTPUT appends a JSON line,
+   IOWATCH_TRACE_REPORT the text; with neither it writes nothing (never on the program's
+   standard error). The command's exit status is passed on.
 5. --what-if on the workload at 300 x 100 KB: four steps in the order the program used them,
    each replayed as traced and with 2 MiB direct requests, a positive ratio, the program's
    file untouched (same bytes and mtime) and no scratch directory left.
@@ -30,21 +31,7 @@ import sys
 import tempfile
 
 import daemon
-
-
-def run(argv, env=None, timeout=120):
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-def trace_json(iowatch, workdir, argv, extra=()):
-    out = os.path.join(workdir, "report.json")
-    p = run([iowatch, "trace", "--output-format=json", "--output", out, *extra, "--", *argv])
-    with open(out) as f:
-        return p, json.load(f)
-
-
-def file_of(process, path):
-    return next((f for f in process["files"] if f["path"] == path), None)
+from trace_common import file_of, run, trace_json
 
 
 def check_shape(r, iowatch, workload, workdir):
@@ -121,8 +108,14 @@ def check_library_alone(r, workload, library, workdir):
     env = dict(os.environ, LD_PRELOAD=library)
     env.pop("IOWATCH_TRACE_OUTPUT", None)
     p = run([workload, "shape", data, "4096", "3"], env=env)
-    r.check("Trace close : program <-> os : " + data in p.stderr, "alone: text on stderr",
+    r.check(p.returncode == 0 and p.stderr == "", "alone, no variable: nothing written",
             p.stderr[:500])
+    text = os.path.join(workdir, "report.txt")
+    p = run([workload, "shape", data, "4096", "3"], env=dict(env, IOWATCH_TRACE_REPORT=text))
+    with open(text) as f:
+        report = f.read()
+    r.check("Trace close : program <-> os : " + data in report, "alone: the text in "
+            "IOWATCH_TRACE_REPORT", report[:500])
     p = run([workload, "nonsense"], env=env)
     r.check(p.returncode == 2, "alone: the program's exit status is its own")
 

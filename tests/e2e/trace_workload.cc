@@ -10,6 +10,7 @@
 //                              reads them back (its own report), dup'd
 //   loop FILE COUNT            COUNT 4 KiB reads of a cached 1 MiB file,
 //                              lseek to 0 at its end; prints ns per read
+// and the hostile programs of trace_workload_hostile.cc.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,7 +118,10 @@ int Loop(const char* path, long count) {
 
 }  // namespace
 
+int RunHostileMode(int argc, char** argv);  // trace_workload_hostile.cc
+
 int main(int argc, char** argv) {
+  if (const int status = RunHostileMode(argc, argv); status >= 0) return status;
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "shape" && argc == 5)
     return Shape(argv[2], std::strtoul(argv[3], nullptr, 10), std::atoi(argv[4]));
@@ -127,6 +131,6 @@ int main(int argc, char** argv) {
   if (mode == "loop" && argc == 4) return Loop(argv[2], std::atol(argv[3]));
   std::fprintf(stderr,
                "usage: trace_workload shape FILE REQUEST COUNT | threads FILE THREADS COUNT | "
-               "fork FILE | loop FILE COUNT\n");
+               "fork FILE | loop FILE COUNT | the modes of trace_workload_hostile.cc\n");
   return 2;
 }

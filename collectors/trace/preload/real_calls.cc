@@ -1,61 +1,89 @@
 #include "collectors/trace/preload/real_calls.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 
 #include <atomic>
 
 namespace iowatch::collectors::trace {
 namespace {
 
-RealCalls g_real;  // the process's one table: interposed functions have no other context
-std::atomic<bool> g_resolved{false};
+// The resolver filling a table on this thread: a call that comes back from
+// inside its dlsym (an allocator doing I/O) must not start another.
+__attribute__((tls_model("initial-exec"))) thread_local const RealCallsResolver* t_resolving =
+    nullptr;
 
 template <class Function>
-void Find(Function& slot, const char* name) {
-  slot = reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+void Find(Function& slot, FindSymbol find, const char* name) {
+  slot = reinterpret_cast<Function>(find(name));
 }
 
-void Resolve() {
-  Find(g_real.open, "open");
-  Find(g_real.open64, "open64");
-  Find(g_real.openat, "openat");
-  Find(g_real.openat64, "openat64");
-  Find(g_real.open_2, "__open_2");
-  Find(g_real.open64_2, "__open64_2");
-  Find(g_real.openat_2, "__openat_2");
-  Find(g_real.openat64_2, "__openat64_2");
-  Find(g_real.creat, "creat");
-  Find(g_real.creat64, "creat64");
-  Find(g_real.read, "read");
-  Find(g_real.read_chk, "__read_chk");
-  Find(g_real.write, "write");
-  Find(g_real.pread, "pread");
-  Find(g_real.pread64, "pread64");
-  Find(g_real.pread_chk, "__pread_chk");
-  Find(g_real.pread64_chk, "__pread64_chk");
-  Find(g_real.pwrite, "pwrite");
-  Find(g_real.pwrite64, "pwrite64");
-  Find(g_real.readv, "readv");
-  Find(g_real.writev, "writev");
-  Find(g_real.lseek, "lseek");
-  Find(g_real.lseek64, "lseek64");
-  Find(g_real.fsync, "fsync");
-  Find(g_real.fdatasync, "fdatasync");
-  Find(g_real.close, "close");
-  Find(g_real.close_range, "close_range");
-  Find(g_real.dup, "dup");
-  Find(g_real.dup2, "dup2");
-  Find(g_real.dup3, "dup3");
+void FillTable(RealCalls& table, FindSymbol find) {
+  Find(table.open, find, "open");
+  Find(table.open64, find, "open64");
+  Find(table.openat, find, "openat");
+  Find(table.openat64, find, "openat64");
+  Find(table.open_2, find, "__open_2");
+  Find(table.open64_2, find, "__open64_2");
+  Find(table.openat_2, find, "__openat_2");
+  Find(table.openat64_2, find, "__openat64_2");
+  Find(table.creat, find, "creat");
+  Find(table.creat64, find, "creat64");
+  Find(table.read, find, "read");
+  Find(table.read_chk, find, "__read_chk");
+  Find(table.write, find, "write");
+  Find(table.pread, find, "pread");
+  Find(table.pread64, find, "pread64");
+  Find(table.pread_chk, find, "__pread_chk");
+  Find(table.pread64_chk, find, "__pread64_chk");
+  Find(table.pwrite, find, "pwrite");
+  Find(table.pwrite64, find, "pwrite64");
+  Find(table.readv, find, "readv");
+  Find(table.writev, find, "writev");
+  Find(table.lseek, find, "lseek");
+  Find(table.lseek64, find, "lseek64");
+  Find(table.fsync, find, "fsync");
+  Find(table.fdatasync, find, "fdatasync");
+  Find(table.close, find, "close");
+  Find(table.dup, find, "dup");
+  Find(table.dup2, find, "dup2");
+  Find(table.dup3, find, "dup3");
+  Find(table.fcntl, find, "fcntl");
+  Find(table.fclose, find, "fclose");
+  Find(table.freopen, find, "freopen");
+  Find(table.freopen64, find, "freopen64");
+  Find(table.syscall, find, "syscall");
+  Find(table.socket, find, "socket");
+  Find(table.socketpair, find, "socketpair");
+  Find(table.accept, find, "accept");
+  Find(table.accept4, find, "accept4");
+  Find(table.pipe, find, "pipe");
+  Find(table.pipe2, find, "pipe2");
+  Find(table.eventfd, find, "eventfd");
+  Find(table.fcntl64, find, "fcntl64");
+  Find(table.close_range, find, "close_range");
+  Find(table.closefrom, find, "closefrom");
 }
 
 }  // namespace
 
-const RealCalls& Real() {
-  if (!g_resolved.load(std::memory_order_acquire)) {
-    Resolve();
-    g_resolved.store(true, std::memory_order_release);
+constinit RealCallsResolver g_real_calls;
+
+void* NextSymbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+
+const RealCalls& RealCallsResolver::Resolve(FindSymbol find) {
+  if (state_.load(std::memory_order_acquire) == kResolved || t_resolving == this) return table_;
+  int expected = kUnresolved;
+  if (state_.compare_exchange_strong(expected, kResolving, std::memory_order_acq_rel)) {
+    t_resolving = this;
+    FillTable(table_, find);
+    t_resolving = nullptr;
+    state_.store(kResolved, std::memory_order_release);
+    return table_;
   }
-  return g_real;
+  // Another thread resolves: a few dozen lookups, microseconds.
+  while (state_.load(std::memory_order_acquire) != kResolved) sched_yield();
+  return table_;
 }
 
 }  // namespace iowatch::collectors::trace

@@ -1,33 +1,50 @@
 // The trace library's state in a traced process: the descriptor table, the
 // table of files (path → FileTrace of its closed opens), the clock, and where
-// the report goes. The interposed functions (interpose.cc) tell it what
+// the report goes. The interposed functions (interpose*.cc) tell it what
 // happened; at exit it writes the process's report.
 //   Opened     a descriptor of a regular file or block device is traced from
-//              now on (others are not: sockets, pipes, terminals)
-//   Transfer, Seeked, Synced   update the descriptor's slot under its lock
+//              now on (others are not: sockets, pipes, terminals); one closed
+//              by another thread before its name was read is not
+//   Transfer, Seeked, Synced   update the descriptor's slot under its lock,
+//              or, when the slot was retired while the call ran, the file the
+//              call was made on
 //   Closing    the slot's trace goes into its file's entry
-//   Duplicated dup/dup2/dup3: the new descriptor is traced as the same file,
-//              with a cursor of its own (a shared offset is not followed)
+//   Duplicated dup/dup2/dup3/fcntl(F_DUPFD): the new descriptor is traced as
+//              the same file, with a cursor of its own (a shared offset is not
+//              followed)
+//   Created    a descriptor that is no traced file (pipe, socket, eventfd):
+//              whatever its number was traced as was closed where the tracer
+//              could not see it
 //   Finish     at exit: every open descriptor's trace into its file's entry,
 //              then the report (IOWATCH_TRACE_OUTPUT: a JSON line appended;
-//              IOWATCH_TRACE_REPORT: the text appended; neither: the text on
-//              standard error; IOWATCH_TRACE_TIMES=0: calls counted, not timed)
+//              IOWATCH_TRACE_REPORT: the text appended; neither: nothing, see
+//              report_file.h; IOWATCH_TRACE_TIMES=0: calls counted, not timed)
 //   AfterFork  in a child: the counts start from zero, so that each process
 //              reports what it did itself
-// Thread-safety: any thread; the file table under a mutex, slots under
-// their locks. The process has one Tracer, made by the library's constructor
-// and never destroyed (interpose.cc): the interposed functions have no other
+// What a signal handler can reach (Opened, Closing, Duplicated, Created, the
+// updates, AfterForkChild) allocates nothing: the tables are mapped memory
+// (file_table.h, fd_table.h). Finish allocates: it runs at exit.
+// Changes to the tables are made only by the process they belong to: a vfork
+// child (or a clone sharing its parent's memory) runs with the parent's
+// tables but its own descriptors, and InOwnProcess() tells the interposed
+// functions to pass its opens, closes and dups through (issue 26 item 8).
+// Thread-safety: any thread; the file table under a mutex, slots under their
+// locks. The process has one Tracer, made by the library's constructor and
+// never destroyed (interpose.cc): the interposed functions have no other
 // context to reach it from, and other libraries' destructors may still do
 // I/O after ours ran.
 #pragma once
 
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
 #include "collectors/trace/preload/fd_table.h"
+#include "collectors/trace/preload/file_table.h"
 #include "collectors/trace/preload/tick_clock.h"
 #include "collectors/trace/process_trace.h"
 
@@ -35,47 +52,55 @@ namespace iowatch::collectors::trace {
 
 class Tracer {
  public:
-  void Start();
+  // False when the tables cannot be had: the library then passes every call
+  // through.
+  bool Start();
   uint64_t Ticks() const { return clock_.Ticks(); }
 
-  Slot* Traced(int fd) const { return fds_.FindTraced(fd); }
+  // A system call (getpid): made on opens, closes and dups, never on reads
+  // and writes, whose cost is the library's budget.
+  bool InOwnProcess() const { return getpid() == pid_.load(std::memory_order_relaxed); }
+
+  TracedSlot Traced(int fd) const { return fds_.FindTraced(fd); }
   void Opened(int fd, int flags, uint64_t ticks);
-  void Transfer(Slot& slot, Direction direction, uint64_t offset, uint64_t requested,
+  void Transfer(TracedSlot slot, Direction direction, uint64_t offset, uint64_t requested,
                 int64_t result, uint64_t ticks);
-  void Seeked(Slot& slot, int64_t result, uint64_t ticks);
-  void Synced(Slot& slot, bool failed, uint64_t ticks);
+  void Seeked(TracedSlot slot, int64_t result, uint64_t ticks);
+  void Synced(TracedSlot slot, bool failed, uint64_t ticks);
   // Before the descriptor is closed: its size is read and its trace goes
   // into its file's entry, so that a descriptor the kernel hands out again
   // at once (another thread's open) never meets this one's slot. Returns the
   // file's entry, for Closed to count the close in.
-  uint32_t Closing(int fd, Slot& slot);
+  uint32_t Closing(int fd, TracedSlot slot);
   void Closed(uint32_t file_id, bool failed, uint64_t ticks);
   void Duplicated(int old_fd, int new_fd);
-  void ClosedRange(unsigned first, unsigned last);  // close_range(2)
+  void Created(int fd);
+  void ClosedRange(unsigned first, unsigned last);  // close_range(2), closefrom(3)
   void Finish();
   void BeforeFork();
   void AfterForkParent();
   void AfterForkChild();
 
  private:
-  struct FileEntry {
-    std::string path;
-    FileTrace trace;
-  };
-
-  uint32_t FileId(const std::string& path);  // under mutex_
-  void Untrace(int fd);                      // under mutex_: a stale slot retired
-  void Retire(int fd, Slot& slot);           // under mutex_
-  ProcessTrace Report();                     // under mutex_
+  void Retire(int fd, Slot& slot);  // under mutex_
+  void Untrace(int fd);             // under mutex_: a stale slot retired
+  // A call on a slot retired while it ran: into the file it was made on.
+  template <class Record>
+  void Stray(SlotState seen, Record&& record);
+  ProcessTrace Report();  // under mutex_
   void Write(const ProcessTrace& report) const;
+  void WriteStartLine();  // IOWATCH_TRACE_STARTS=1: {"iowatch_trace_start": ...}
 
   TickClock clock_;
   FdTable fds_;
+  FileTable files_;
   std::mutex mutex_;
-  std::vector<FileEntry> files_;  // kMaxTracedFiles at most, then kOtherFiles
-  std::unordered_map<std::string, uint32_t> file_ids_;
+  std::atomic<pid_t> pid_{0};
   std::string json_path_;
   std::string text_path_;
+  std::string program_json_;    // the program's name as a JSON string, for start lines
+  char* start_line_ = nullptr;  // mapped: FormatStartLine's buffer
+  bool start_lines_ = false;
   bool finished_ = false;
   bool timing_ = true;  // IOWATCH_TRACE_TIMES=0: calls not timed
 };

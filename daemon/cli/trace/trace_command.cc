@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "collectors/trace/trace_json_read.h"
 #include "daemon/cli/cli_output.h"
@@ -18,14 +17,18 @@
 namespace iowatch::daemon {
 namespace {
 
-// The file the traced processes append their lines to, removed after.
+// The file the traced processes append their lines to, removed after: in
+// $TMPDIR (else /tmp), absolute, so that a process that changes directory
+// still writes there.
 class LinesFile {
  public:
   LinesFile() {
     const char* tmp = std::getenv("TMPDIR");
-    path_ = (std::filesystem::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") /
-             "iowatch-trace.XXXXXX")
-                .string();
+    std::error_code ignored;
+    directory_ = std::filesystem::absolute(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", ignored)
+                     .lexically_normal()
+                     .string();
+    path_ = (std::filesystem::path(directory_) / "iowatch-trace.XXXXXX").string();
     const int fd = mkstemp(path_.data());
     if (fd < 0) {
       error_ = errno;
@@ -40,22 +43,23 @@ class LinesFile {
   LinesFile(const LinesFile&) = delete;
   LinesFile& operator=(const LinesFile&) = delete;
   const std::string& path() const { return path_; }
+  const std::string& directory() const { return directory_; }
   int error() const { return error_; }
 
  private:
+  std::string directory_;
   std::string path_;
   int error_ = 0;
 };
 
-Result<std::vector<collectors::trace::ProcessTrace>> ReadLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrnoError(errno, "cannot read the trace", path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto lines = collectors::trace::ParseTraceJsonLines(text.str(), path);
-  for (const Error& bad : lines.bad_lines) (void)ReportError("trace", bad);  // and go on
-  std::ranges::sort(lines.processes, {}, &collectors::trace::ProcessTrace::pid);
-  return std::move(lines.processes);
+// What the processes wrote, a line at a time (the program may have written
+// there too); its bad lines reported, and the processes that wrote no report.
+Result<collectors::trace::TraceLines> ReadLines(const std::string& path) {
+  auto lines = collectors::trace::ReadTraceJsonFile(path);
+  if (!lines) return std::unexpected(lines.error());
+  for (const Error& bad : lines->bad_lines) (void)ReportError("trace", bad);  // and go on
+  std::ranges::sort(lines->processes, {}, &collectors::trace::ProcessTrace::pid);
+  return lines;
 }
 
 Status WriteReport(const TraceOptions& o, const std::string& text) {
@@ -86,17 +90,19 @@ int RunTrace(const std::vector<std::string>& args) {
   if (!library) return ReportError("trace", library.error());
   LinesFile lines;
   if (lines.path().empty()) {
-    return ReportError("trace",
-                       ErrnoError(lines.error(), "cannot make the trace file", "/tmp").error());
+    return ReportError(
+        "trace",
+        ErrnoError(lines.error(), "cannot make the trace file", lines.directory()).error());
   }
   TraceRun run;
   run.command = options->command;
   auto status = RunTracedCommand(options->command, *library, lines.path(), options->time_calls);
   if (!status) return ReportError("trace", status.error());
   run.exit_status = *status;
-  auto processes = ReadLines(lines.path());
-  if (!processes) return ReportError("trace", processes.error());
-  run.processes = std::move(*processes);
+  auto read = ReadLines(lines.path());
+  if (!read) return ReportError("trace", read.error());
+  run.unreported = collectors::trace::Unreported(*read);
+  run.processes = std::move(read->processes);
   run.what_if = options->what_if;
   run.what_if_settings = WhatIfSettingsOf(*options);
   bool what_if_failed = false;

@@ -118,8 +118,9 @@ requested and moved, the smallest and largest request, the time spent in the cal
 access pattern (sequential, backward, random) and the request-size histogram. Traced:
 open/openat/creat, read/write, pread/pwrite, readv/writev, lseek, fsync/fdatasync, close
 and dup, as the program calls them; not stdio's internal calls, mmap'd access, preadv/
-pwritev, io_uring or libaio. A process that ends by a signal, _exit() or exec reports
-nothing. The exit status is COMMAND's (128 + the signal if one ended it).
+pwritev, io_uring or libaio. A process that ends by a signal, _exit() or exec, or cannot
+write its report, reports nothing, and is named. The exit status is COMMAND's (128 + the
+signal if one ended it).
 
 Options:
   --output=FILE            write the report to FILE (default: standard error)
@@ -140,9 +141,11 @@ Options:
                            ../lib/iowatch/ from it)
   --help                   this text
 
-The library alone: LD_PRELOAD=/usr/lib/iowatch/libiowatch-trace.so COMMAND writes the text
-report to standard error at exit; IOWATCH_TRACE_OUTPUT=FILE appends one JSON line per
-process instead, IOWATCH_TRACE_REPORT=FILE the text; IOWATCH_TRACE_TIMES=0 is --no-times.
+The library alone: LD_PRELOAD=/usr/lib/iowatch/libiowatch-trace.so COMMAND with
+IOWATCH_TRACE_OUTPUT=FILE appends one JSON line per process at its exit,
+IOWATCH_TRACE_REPORT=FILE the text (/dev/tty: on the terminal); with neither it writes
+nothing (never on the program's standard error, which may be its data).
+IOWATCH_TRACE_TIMES=0 is --no-times.
 )";
 }
 

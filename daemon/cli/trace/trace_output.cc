@@ -32,6 +32,20 @@ std::string SettingsText(const probes::WhatIfSettings& s) {
                      s.larger_depth, probes::ToString(s.larger_engine));
 }
 
+// The traced run's reads beside their cold replay, and what it means when
+// they were much faster.
+void AppendTracedReads(std::string& out, const WhatIfOutcome& f) {
+  if (f.traced_read_seconds <= 0 || f.as_traced_read_seconds <= 0) return;
+  out += fmt::format("  the traced run read it in {:.4f} s, the cold replay as traced in {:.4f} s",
+                     f.traced_read_seconds, f.as_traced_read_seconds);
+  if (f.page_cache) {
+    out +=
+        ":\n  the page cache served the program; the ratio compares two cold replays, not the "
+        "program's own run";
+  }
+  out += '\n';
+}
+
 void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
   out += fmt::format("{} ({} bytes", TerminalText(f.path), f.size);
   if (f.probe_size != 0) out += fmt::format(", probe file {} bytes", f.probe_size);
@@ -49,6 +63,7 @@ void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
     out += fmt::format("  {:<18} {:>10} {:>10} {:>14} {:>10.4f} s {:>10.4f} s  ratio {:.2f}\n",
                        "total", "", "", "", f.totals.as_traced_seconds, f.totals.larger_seconds,
                        f.totals.ratio);
+    AppendTracedReads(out, f);
   }
   if (!f.skipped.empty()) out += fmt::format("  not replayed: {}\n", TerminalText(f.skipped));
 }
@@ -80,8 +95,23 @@ json WhatIfFileJson(const WhatIfOutcome& f) {
   j["as_traced_seconds"] = f.totals.as_traced_seconds;
   j["larger_seconds"] = f.totals.larger_seconds;
   j["ratio"] = f.totals.ratio;
+  if (f.traced_read_seconds > 0) {
+    j["traced"] = {{"read_seconds", f.traced_read_seconds},
+                   {"as_traced_read_seconds", f.as_traced_read_seconds},
+                   {"page_cache", f.page_cache}};
+  }
   if (!f.skipped.empty()) j["skipped"] = f.skipped;
   return j;
+}
+
+constexpr std::string_view kNoReportWhy =
+    "it ended by a signal or _exit(), exec'd a program the library does not follow (static or "
+    "set-user-ID), or could not write its report (no descriptor left, or the trace file out of "
+    "its reach: a chroot, another mount namespace)";
+
+void AppendUnreported(std::string& out, const collectors::trace::StartedProcess& p) {
+  out += fmt::format("iowatch trace: pid {} (parent {}) {} wrote no report: {}\n", p.pid,
+                     p.parent_pid, TerminalText(p.program), kNoReportWhy);
 }
 
 }  // namespace
@@ -91,8 +121,11 @@ std::string TraceText(const TraceRun& run) {
   for (const auto& process : run.processes) {
     out += collectors::trace::FormatTraceText(ForTerminal(process));
   }
-  if (run.processes.empty()) {
-    out += "iowatch trace: no process wrote a report (each ended by a signal, _exit() or exec)\n";
+  for (const auto& missing : run.unreported) AppendUnreported(out, missing);
+  if (run.processes.empty() && run.unreported.empty()) {
+    out +=
+        "iowatch trace: no traced process was seen: the library was not loaded (a static or "
+        "set-user-ID program), or could not write to the trace file\n";
   }
   if (!run.what_if) return out;
   out += fmt::format("\nWhat if: {}, on a scratch file beside each traced file\n",
@@ -106,9 +139,17 @@ std::string TraceJson(const TraceRun& run) {
   for (const auto& process : run.processes) {
     processes.push_back(json::parse(collectors::trace::TraceJsonLine(process)));
   }
+  json unreported = json::array();
+  for (const auto& p : run.unreported) {
+    unreported.push_back(json{{"pid", p.pid},
+                              {"parent_pid", p.parent_pid},
+                              {"program", p.program},
+                              {"why", kNoReportWhy}});
+  }
   json doc{{"command", run.command},
            {"exit_status", run.exit_status},
-           {"processes", std::move(processes)}};
+           {"processes", std::move(processes)},
+           {"unreported", std::move(unreported)}};
   if (run.what_if) {
     json files = json::array();
     for (const WhatIfOutcome& f : run.what_if_files) files.push_back(WhatIfFileJson(f));
@@ -120,7 +161,9 @@ std::string TraceJson(const TraceRun& run) {
                             {"direct", true}}},
                           {"files", std::move(files)}};
   }
-  return doc.dump(2) + "\n";
+  // The command's words and the paths are the user's bytes: U+FFFD for what
+  // is not UTF-8 (the library's lines are UTF-8 already).
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace iowatch::daemon

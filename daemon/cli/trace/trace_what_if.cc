@@ -2,11 +2,12 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+
+#include "daemon/cli/trace/scratch_directory.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -29,18 +30,21 @@ probes::TracedPattern PatternOf(Access access) {
   return probes::TracedPattern::kRandom;
 }
 
-// A new directory for the file's probe file: under --scratch-dir, else
-// beside the file (its filesystem, the disk the application used).
-Result<std::string> MakeScratch(const std::string& path, const TraceOptions& options) {
-  const std::filesystem::path parent = options.scratch_dir.empty()
-                                           ? std::filesystem::path(path).parent_path()
-                                           : std::filesystem::path(options.scratch_dir);
-  std::string pattern = (parent / ".iowatch-what-if.XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return ErrnoError(errno, "cannot make a scratch directory for the what-if (give --scratch-dir)",
-                      parent.string());
+// Where the file's scratch directory goes: under --scratch-dir, else beside
+// the file (its filesystem, the disk the application used).
+std::string ScratchParent(const std::string& path, const TraceOptions& options) {
+  if (!options.scratch_dir.empty()) return options.scratch_dir;
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+// The traced run's own read time beside the cold replays of its reads.
+void CompareWithTrace(const FileTrace& trace, WhatIfOutcome& outcome) {
+  outcome.traced_read_seconds = static_cast<double>(trace.Call(TraceCall::kRead).ns) / 1e9;
+  for (const probes::WhatIfStep& step : outcome.steps) {
+    if (!step.access.write) outcome.as_traced_read_seconds += step.as_traced_seconds;
   }
-  return pattern;
+  outcome.page_cache = ServedFromPageCache(outcome);
 }
 
 WhatIfOutcome ReplayOne(const TracedFile& file, const TraceOptions& options,
@@ -58,13 +62,13 @@ WhatIfOutcome ReplayOne(const TracedFile& file, const TraceOptions& options,
                                   options.what_if_max_size);
     return outcome;
   }
-  auto scratch = MakeScratch(file.path, options);
+  auto scratch = ScratchDirectory::Make(ScratchParent(file.path, options));
   if (!scratch) {
     outcome.skipped = scratch.error().ToString();
     return outcome;
   }
   probes::WhatIfSettings settings = WhatIfSettingsOf(options);
-  settings.scratch_directory = *scratch;
+  settings.scratch_directory = scratch->path();
   outcome.probe_size = probes::WhatIfProbeSize(input, settings);
   auto steps = probes::PlanWhatIf(input, settings);
   if (steps) {
@@ -73,12 +77,11 @@ WhatIfOutcome ReplayOne(const TracedFile& file, const TraceOptions& options,
     }
     outcome.steps = std::move(*steps);
     outcome.totals = probes::TotalsOf(outcome.steps);
+    CompareWithTrace(file.trace, outcome);
   } else {
     outcome.skipped = steps.error().message;
   }
-  std::error_code ignored;  // what is left is ours alone: the directory was made above
-  std::filesystem::remove_all(*scratch, ignored);
-  return outcome;
+  return outcome;  // the scratch directory and what is in it removed
 }
 
 }  // namespace
@@ -118,6 +121,11 @@ probes::WhatIfFile WhatIfInput(const TracedFile& file) {
   std::ranges::sort(classes, {}, &Class::first_seen);
   for (const Class& c : classes) input.accesses.push_back(c.access);
   return input;
+}
+
+bool ServedFromPageCache(const WhatIfOutcome& outcome) {
+  return outcome.traced_read_seconds > 0 &&
+         outcome.traced_read_seconds * 2 < outcome.as_traced_read_seconds;
 }
 
 probes::WhatIfSettings WhatIfSettingsOf(const TraceOptions& options) {

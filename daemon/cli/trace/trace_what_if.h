@@ -1,9 +1,14 @@
 // `iowatch trace --what-if`: the traced files, merged across the traced
 // processes, turned into the probe layer's what-if input (probes/what_if)
 // and replayed one file at a time, each in a scratch directory made for it
-// (beside the file, or under --scratch-dir) and removed after. Block devices,
-// files without transfers and files over --what-if-max-size are skipped,
-// with the reason.
+// (beside the file, or under --scratch-dir; scratch_directory.h) and removed
+// after. Block devices, files without transfers and files over
+// --what-if-max-size are skipped, with the reason.
+// The replays start cold (pages dropped); the traced run may not have: its
+// own read time is kept beside the cold replay's of the same reads, and a
+// traced run that read in under half that time was served from the page
+// cache, which the report says, lest the ratio of two cold replays be read as
+// the program's own speed-up (issue 26 item 18).
 // Thread-safety: main thread only (runs probes).
 #pragma once
 
@@ -24,7 +29,13 @@ struct WhatIfOutcome {
   std::string skipped;  // why it was not replayed; empty when it was
   std::vector<probes::WhatIfStep> steps;
   probes::WhatIfTotals totals;
+  double traced_read_seconds = 0;     // in the traced calls; 0 when not timed (--no-times)
+  double as_traced_read_seconds = 0;  // the read steps' cold replays as traced
+  bool page_cache = false;            // ServedFromPageCache
 };
+
+// The traced reads took under half the time of their cold replay as traced.
+bool ServedFromPageCache(const WhatIfOutcome& outcome);
 
 // One entry per path, the processes' traces of it merged (MergeInto).
 std::vector<collectors::trace::TracedFile> FilesAcrossProcesses(

@@ -71,13 +71,15 @@ Result<int> RunTracedCommand(const std::vector<std::string>& command, const std:
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     if (entry.starts_with("LD_PRELOAD=") || entry.starts_with("IOWATCH_TRACE_OUTPUT=") ||
-        entry.starts_with("IOWATCH_TRACE_REPORT=") || entry.starts_with("IOWATCH_TRACE_TIMES=")) {
+        entry.starts_with("IOWATCH_TRACE_REPORT=") || entry.starts_with("IOWATCH_TRACE_TIMES=") ||
+        entry.starts_with("IOWATCH_TRACE_STARTS=")) {
       continue;
     }
     variables.emplace_back(entry);
   }
   variables.push_back("LD_PRELOAD=" + PreloadValue(library));
   variables.push_back("IOWATCH_TRACE_OUTPUT=" + json_path);
+  variables.emplace_back("IOWATCH_TRACE_STARTS=1");  // a line per process start: who wrote none
   if (!time_calls) variables.emplace_back("IOWATCH_TRACE_TIMES=0");
   std::vector<char*> environment;
   environment.reserve(variables.size() + 1);

@@ -1,6 +1,7 @@
 // Running the traced command: fork, exec with libiowatch-trace.so added to
-// LD_PRELOAD and IOWATCH_TRACE_OUTPUT naming the file its processes append
-// their JSON lines to, and wait. SIGINT and SIGTERM are ignored by iowatch
+// LD_PRELOAD, IOWATCH_TRACE_OUTPUT naming the file its processes append
+// their JSON lines to and IOWATCH_TRACE_STARTS=1 (a line when each starts),
+// and wait. SIGINT and SIGTERM are ignored by iowatch
 // meanwhile (the command gets them from the terminal, as under time(1)), so
 // that the report is still written when the command is interrupted.
 // Thread-safety: main thread only (fork).

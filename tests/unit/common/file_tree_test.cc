@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace iowatch {
 namespace {
@@ -98,6 +101,39 @@ TEST(ReadFile, TheCallersWordsNameTheFailure) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().ToString(),
             "/: cannot read config: expected a regular file, found a directory");
+}
+
+// What `iowatch trace` reads back, which the traced program may have filled
+// with junk (issue 26 item 23: 256 MB made it hold 800 MB): a line at a time,
+// an over-long line neither held nor passed, the lines after it read.
+TEST(ForEachLineOfFile, LongLinesAreSkippedAndTheOthersPassed) {
+  ScratchDir dir;
+  const auto path = dir.path() / "lines";
+  {
+    std::ofstream out(path);
+    out << "one\n" << std::string(3 << 20, 'x') << "\n\nfour\n" << std::string(100, 'y');
+  }
+  std::vector<std::pair<int, std::string>> lines;
+  std::vector<int> too_long;
+  const Status read = ForEachLineOfFile(
+      path, [&](std::string_view line, int number) { lines.emplace_back(number, line); },
+      [&](int number) { too_long.push_back(number); }, {.max_bytes = 1 << 20});
+  ASSERT_TRUE(read.has_value()) << read.error().ToString();
+  const std::vector<std::pair<int, std::string>> expected{
+      {1, "one"}, {3, ""}, {4, "four"}, {5, std::string(100, 'y')}};
+  EXPECT_EQ(lines, expected);
+  EXPECT_EQ(too_long, std::vector<int>{2});
+}
+
+TEST(ForEachLineOfFile, AFifoIsRefusedNotWaitedOn) {
+  ScratchDir dir;
+  const auto fifo = dir.path() / "lines";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const Status read = ForEachLineOfFile(
+      fifo, [](std::string_view, int) {}, [](int) {}, {.read_error = "cannot read the trace"});
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().ToString(),
+            fifo.string() + ": cannot read the trace: expected a regular file, found a FIFO");
 }
 
 }  // namespace

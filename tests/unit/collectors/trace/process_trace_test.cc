@@ -42,6 +42,18 @@ TEST(ProcessTrace, JsonLinesRoundTrip) {
   EXPECT_EQ(read.processes[0], p);
 }
 
+// A name that is not UTF-8 made the library write a line no JSON reader
+// takes: the process's whole report was dropped (issue 26 item 23).
+TEST(ProcessTrace, ANameThatIsNotUtf8StillMakesALine) {
+  ProcessTrace p = Sample();
+  p.files[0].path = "/data/\xff\xfe-\xc3.dat";
+  const TraceLines read = ParseTraceJsonLines(TraceJsonLine(p), "t.json");
+  ASSERT_TRUE(read.bad_lines.empty()) << read.bad_lines[0].ToString();
+  ASSERT_EQ(read.processes.size(), 1u);
+  EXPECT_EQ(read.processes[0].files[0].path,
+            "/data/\xEF\xBF\xBD\xEF\xBF\xBD-\xEF\xBF\xBD.dat");  // U+FFFD each
+}
+
 TEST(ProcessTrace, BadLinesAreNamedAndTheOthersKept) {
   const std::string good = TraceJsonLine(Sample());
   const TraceLines read =
