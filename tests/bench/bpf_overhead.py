@@ -19,9 +19,15 @@ with the collector on did not count its requests: neither IOPS nor times are bou
 hypervisor's steal moving both by more than the collector's cost between two short runs; the
 figures are README's, from the long run.
 
+--against OLD_IOWATCH adds another iowatch binary (an earlier commit's build) as a mode of its
+own, its daemon beside the first, each turned on in turn: a change's cost against the program
+it replaces, in the same rounds.
+
 Usage: bpf_overhead.py IOWATCH [--rounds 5] [--seconds 10] [--check] [--no-biolatency]
+                       [--against OLD_IOWATCH]
 """
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -113,11 +119,13 @@ def set_collector(d, enabled):
         raise RuntimeError(f"the collector did not turn {'on' if enabled else 'off'}")
 
 
-def run(d, device, args, seconds, mode):
-    """One fio run with `mode` watching: "off", "iowatch" or "biolatency"."""
-    set_collector(d, mode == "iowatch")
+def run(daemons, device, args, seconds, mode):
+    """One fio run with `mode` watching: "off", "biolatency", or a key of `daemons` (whose
+    collector alone is on)."""
+    for name, d in daemons.items():
+        set_collector(d, mode == name)
     tool = start_biolatency() if mode == "biolatency" else None
-    names = BIOLATENCY_PROGRAMS if mode == "biolatency" else IOWATCH_PROGRAMS
+    names = BIOLATENCY_PROGRAMS if mode == "biolatency" else IOWATCH_PROGRAMS  # one loaded at once
     try:
         time.sleep(0.5)
         busy0, prog0 = busy_jiffies(), program_stats(names)
@@ -141,8 +149,9 @@ def main():
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--no-biolatency", action="store_true")
+    ap.add_argument("--against")
     a = ap.parse_args()
-    modes = ["off", "iowatch"]
+    modes = ["off", "iowatch"] + (["against"] if a.against else [])
     if not a.no_biolatency:
         if not os.path.exists(BIOLATENCY):
             print(f"FAIL: {BIOLATENCY} is missing (Debian libbpf-tools; scripts/install-deps.sh)")
@@ -164,12 +173,17 @@ def main():
     try:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write("1")
-        with daemon.Daemon(a.iowatch, config=config(False)) as d:
+        with contextlib.ExitStack() as stack:
+            daemons = {
+                "iowatch": stack.enter_context(daemon.Daemon(a.iowatch, config=config(False)))}
+            if a.against:
+                daemons["against"] = stack.enter_context(
+                    daemon.Daemon(a.against, config=config(False)))
             for round_ in range(a.rounds):
                 for job, args in JOBS.items():
                     # Alternating: each mode first as often as last.
                     for mode in modes if round_ % 2 == 0 else modes[::-1]:
-                        r = run(d, loop, args, a.seconds, mode)
+                        r = run(daemons, loop, args, a.seconds, mode)
                         results[job][mode].append(r)
                         print(f"round {round_ + 1} {job:14} {mode:10} "
                               f"{r['iops']:10.0f} IOPS  busy {r['busy_ns']:7.0f} ns/req  "
