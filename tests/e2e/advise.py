@@ -133,6 +133,24 @@ def check_fixture(r, binary, workdir):
             "says superblocks were not read from a fixture", str(out["notes"]))
 
 
+def check_escapes(r, binary, workdir):
+    """A device whose name holds terminal escapes (a fixture tree: --path.sysfs) is printed with
+    them shown, never sent to the terminal (issue 26, item 22)."""
+    sysfs = os.path.join(workdir, "sys-escapes")
+    name = "sd\x1b]0;PWNED\x07\x1b[2J"
+    write_tree(sysfs, {f"block/{name}/{k}": v for k, v in {
+        "dev": "8:0", "size": 2 * 1024 * 1024, "stat": "0 0 0 0 100 0 800 0 0 0 0",
+        "queue/physical_block_size": 4096, "queue/optimal_io_size": 1024 * 1024,
+        "queue/max_sectors_kb": 512, "queue/max_hw_sectors_kb": 2048,
+        "queue/read_ahead_kb": 128}.items()})
+    result = subprocess.run([binary, f"--path.sysfs={sysfs}", "advise"], capture_output=True,
+                            timeout=60)
+    out = result.stdout.decode(errors="replace")
+    r.check(result.returncode == 0 and "\x1b" not in out and "\x07" not in out and
+            "sd\\x1b]0;PWNED\\x07\\x1b[2J" in out,
+            "a device named with terminal escapes is printed with them shown", out[:600])
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     daemon.exit_on_sigterm()
@@ -140,6 +158,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="iowatch-advise-", dir="/var/tmp")
     try:
         check_fixture(r, binary, workdir)
+        check_escapes(r, binary, workdir)
         check_loop(r, binary, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -12,6 +12,7 @@
 #include "collectors/advice/advice.h"
 #include "collectors/disk_util.h"
 #include "common/file_tree.h"
+#include "common/terminal_text.h"
 #include "daemon/cli/cli_output.h"
 
 namespace iowatch::daemon {
@@ -123,8 +124,9 @@ std::string GeometryText(const DeviceFacts& f) {
   std::string out = fmt::format(
       "{}: physical_block_size {}, minimum_io_size {}, optimal_io_size {}, max_sectors_kb {} "
       "(hw {}), read_ahead_kb {}, scheduler {}, nr_requests {}, {}\n",
-      f.disk.name, q.physical_block_size, q.minimum_io_size, q.optimal_io_size, q.max_sectors_kb,
-      q.max_hw_sectors_kb, q.read_ahead_kb, q.scheduler.empty() ? "-" : q.scheduler, q.nr_requests,
+      TerminalText(f.disk.name), q.physical_block_size, q.minimum_io_size, q.optimal_io_size,
+      q.max_sectors_kb, q.max_hw_sectors_kb, q.read_ahead_kb,
+      q.scheduler.empty() ? "-" : TerminalText(q.scheduler), q.nr_requests,
       q.rotational.value_or(false) ? "rotational" : "non-rotational");
   if (const auto s = collectors::StripeOf(f.disk)) {
     out += fmt::format("  stripe: {} chunk {} KiB × {} data disks = full stripe {} KiB{}\n",
@@ -132,7 +134,8 @@ std::string GeometryText(const DeviceFacts& f) {
                        s->parity ? " (parity)" : "");
   }
   for (const collectors::PartitionFacts& p : f.partitions) {
-    out += fmt::format("  {}: start sector {}", p.partition.name, p.partition.start_sector);
+    out += fmt::format("  {}: start sector {}", TerminalText(p.partition.name),
+                       p.partition.start_sector);
     if (p.filesystem) {
       out += fmt::format(", {} stripe unit {} KiB, width {} KiB", p.filesystem->filesystem,
                          p.filesystem->stripe_unit / 1024, p.filesystem->stripe_width / 1024);
@@ -151,12 +154,14 @@ std::string Text(const Gathered& g) {
   for (const DeviceFacts& f : g.facts) {
     out += GeometryText(f);
     for (const collectors::AdviceFinding& a : collectors::Advise(f)) {
+      // The device's name is in the text and the suggestion too.
       out += fmt::format("  {} {} {}: {}\n    suggestion: {}\n", collectors::ToString(a.severity),
-                         a.finding, a.device, a.text, a.suggestion);
+                         a.finding, TerminalText(a.device), TerminalText(a.text),
+                         TerminalText(a.suggestion));
     }
     out += "\n";
   }
-  for (const std::string& note : g.notes) out += "note: " + note + "\n";
+  for (const std::string& note : g.notes) out += "note: " + TerminalText(note) + "\n";
   return out;
 }
 
