@@ -63,6 +63,11 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
     return latest ? NameForeignLoad(*latest, major(disk), minor(disk), own_cgroup_) : "";
   };
   recorder_ = std::make_unique<ProbeRecorder>(std::move(options), names);
+  StartScheduler(config, std::move(jobs));
+  spdlog::info("probes: {} jobs scheduled, store in {}", names.size(), config.state_dir);
+}
+
+void ProbeService::StartScheduler(const config::Config& config, std::vector<ScheduledJob> jobs) {
   // On the worker: the outcome goes through the scheduler to the recorder
   // there (the store's fsync never delays the event loop); the next Tick (a
   // job may have waited for the device) runs on the loop.
@@ -99,7 +104,6 @@ ProbeService::ProbeService(const config::Config& config, boost::asio::io_context
   };
   scheduler_ = std::make_unique<ProbeScheduler>(std::move(jobs), SchedulerPolicyFrom(config.probes),
                                                 std::move(deps));
-  spdlog::info("probes: {} jobs scheduled, store in {}", names.size(), config.state_dir);
 }
 
 ProbeService::~ProbeService() { Join(); }

@@ -59,6 +59,8 @@ class ProbeService {
   ProbeService(const config::Config& config, boost::asio::io_context& io,
                prometheus::Registry& registry);
   void Tick();
+  // The executor, the device resolver and the scheduler over `jobs`.
+  void StartScheduler(const config::Config& config, std::vector<ScheduledJob> jobs);
 
   boost::asio::io_context& io_;
   boost::asio::steady_timer timer_;

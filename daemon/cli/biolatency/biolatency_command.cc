@@ -59,8 +59,9 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
   if (!previous) return ReportError("biolatency", previous.error());
   // What libbpf-tools' biolatency says once its programs are attached: a
   // script starts its workload after this line, not after a guessed delay.
-  std::fputs("Tracing block device I/O... Hit Ctrl-C to end.\n", stderr);
-  std::fflush(stderr);
+  // A stderr that cannot take it changes nothing of the report.
+  (void)std::fputs("Tracing block device I/O... Hit Ctrl-C to end.\n", stderr);
+  (void)std::fflush(stderr);
   IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};
   const auto stage =
       opts->queued ? collectors::bpf::BlockStage::kTotal : collectors::bpf::BlockStage::kDevice;
