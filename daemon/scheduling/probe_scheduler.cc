@@ -3,16 +3,23 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "common/clock.h"
+#include "probes/engines/engine_waits.h"
 
 namespace iowatch::daemon {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-// How long after its timeout a run may still report before it is written off.
-constexpr double kTimeoutGraceS = 5;
+// How long after its timeout a run may still report before it is written off:
+// a run on a hung device reports after the engine's wait for its I/Os in
+// flight (and hands over what it gave up on, which keeps the device from
+// being probed), and 5 s more; written off sooner, the device was freed
+// before that and a new run went to the hung device too.
+constexpr double kTimeoutGraceS =
+    std::chrono::duration<double>(probes::kCloseDrainTimeout).count() + 5;
 // While a run prepares its target, a first fill may take until the file is
 // written at this rate; a disk slower than that is written off as hung.
 constexpr double kMinFillBytesPerS = 4 << 20;

@@ -25,7 +25,8 @@
 //   all, the slot is given up at once (skips{reason="abandoned_io"} and a
 //   run "skipped"): probing it again would leave more behind.
 // - Timeouts: the executor gets the job's timeout as RunJob's hard limit;
-//   if no result arrives within timeout + 5 s the run is counted as an error
+//   if no result arrives within timeout + 10 s (the engines' 5 s wait for
+//   I/O in flight, and 5 more) the run is counted as an error
 //   ("timed out"), its token is cancelled and its device freed; a result that
 //   comes later with a measurement goes to the outcome sink all the same (it
 //   records the hang), counted no second time.

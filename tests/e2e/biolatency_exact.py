@@ -29,7 +29,7 @@ import time
 import daemon
 
 SIZE = 256 << 20
-INTERVAL = 6  # seconds: the program's load, fio's start, its 2 s run and its end fit in it
+INTERVAL = 5  # seconds from the program's attach: fio's start, its 2 s run and its end fit in it
 
 
 def diskstats(name):

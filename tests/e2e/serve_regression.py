@@ -86,12 +86,13 @@ class Throttle:
                     write(f"{self.root}/cgroup.subtree_control", "+io")
         write(f"{self.dir}/cgroup.procs", str(pid))  # the whole process, every thread
 
-    def limit(self, iops):
-        """iops None lifts the limit."""
+    def limit(self, iops, disk=None):
+        """iops None lifts the limit; `disk` ("MAJ:MIN") another disk than the one given."""
+        disk = disk or self.disk
         if self.kind == "v2":
-            write(f"{self.dir}/io.max", f"{self.disk} riops={iops or 'max'}")
+            write(f"{self.dir}/io.max", f"{disk} riops={iops or 'max'}")
         else:
-            write(f"{self.dir}/blkio.throttle.read_iops_device", f"{self.disk} {iops or 0}")
+            write(f"{self.dir}/blkio.throttle.read_iops_device", f"{disk} {iops or 0}")
 
     def remove(self, pid):
         if self.dir is None:

@@ -395,18 +395,18 @@ TEST(ProbeScheduler, TimeoutFreesTheDevice) {
   Harness h;
   h.device_of = {{"a", kSda}, {"b", kSda}};
   h.Make({MakeJob("a", 900, 0, 10), MakeJob("b", 900, 0, 10)}, Policy());
-  EXPECT_EQ(h.TickAt(0), 15) << "the write-off time is the next thing to do";
+  EXPECT_EQ(h.TickAt(0), 20) << "the write-off time is the next thing to do";
   const ProbeRun hung = h.executor.runs.at(0);
-  h.TickAt(14.9);
+  h.TickAt(19.9);
   EXPECT_FALSE(hung.cancel->cancelled());
   EXPECT_EQ(h.executor.runs.size(), 1u);
-  h.TickAt(15);
+  h.TickAt(20);
   EXPECT_TRUE(hung.cancel->cancelled());
   const JobStatus a = h.Job("a");
   EXPECT_EQ(a.runs.error, 1u);
   EXPECT_FALSE(a.running);
-  EXPECT_EQ(a.last_error, "timed out: no result within 15 s");
-  EXPECT_EQ(a.last_duration_s, 15);
+  EXPECT_EQ(a.last_error, "timed out: no result within 20 s");
+  EXPECT_EQ(a.last_duration_s, 20);
   ASSERT_EQ(h.RunNames(), (std::vector<std::string>{"a", "b"})) << "b got the device";
   ASSERT_EQ(h.outcomes.size(), 1u);
   EXPECT_EQ(h.outcomes[0].second.result, RunResult::kError);
@@ -431,15 +431,15 @@ TEST(ProbeScheduler, PreparingTheTargetIsNotCountedAgainstTheTimeout) {
   h.TickAt(0);
   const ProbeRun run = h.executor.runs.at(0);
   run.cancel->Preparing();
-  EXPECT_EQ(h.TickAt(14), 115) << "timeout 10 + grace 5 + the fill allowance 100";
+  EXPECT_EQ(h.TickAt(14), 120) << "timeout 10 + grace 10 + the fill allowance 100";
   h.TickAt(60);
   EXPECT_FALSE(run.cancel->cancelled()) << "still filling, within its allowance";
   run.cancel->Prepared(70);  // the fill took 70 s
-  EXPECT_EQ(h.TickAt(84.9), 85);
+  EXPECT_EQ(h.TickAt(89.9), 90);
   EXPECT_FALSE(run.cancel->cancelled());
-  h.TickAt(85);
-  EXPECT_TRUE(run.cancel->cancelled()) << "10 s of I/O + 5 s of grace after the fill";
-  EXPECT_EQ(h.Job("a").last_error, "timed out: no result within 85 s");
+  h.TickAt(90);
+  EXPECT_TRUE(run.cancel->cancelled()) << "10 s of I/O + 10 s of grace after the fill";
+  EXPECT_EQ(h.Job("a").last_error, "timed out: no result within 90 s");
 }
 
 TEST(ProbeScheduler, AFillSlowerThanItsAllowanceIsWrittenOff) {
@@ -451,9 +451,9 @@ TEST(ProbeScheduler, AFillSlowerThanItsAllowanceIsWrittenOff) {
   h.TickAt(0);
   const ProbeRun run = h.executor.runs.at(0);
   run.cancel->Preparing();
-  h.TickAt(24.9);
+  h.TickAt(29.9);
   EXPECT_FALSE(run.cancel->cancelled());
-  h.TickAt(25);
+  h.TickAt(30);
   EXPECT_TRUE(run.cancel->cancelled());
 }
 
@@ -466,7 +466,7 @@ TEST(ProbeScheduler, ALateMeasurementOfAWrittenOffRunIsStillRecorded) {
   h.Make({MakeJob("a", 900, 0, 10)}, Policy());
   h.TickAt(0);
   const ProbeRun hung = h.executor.runs.at(0);
-  h.TickAt(15);
+  h.TickAt(20);
   ASSERT_EQ(h.outcomes.size(), 1u);
   RunOutcome late = RunOutcome::Of(RunResult::kError, "timed out at the hard limit");
   late.probe.emplace();
