@@ -224,6 +224,25 @@ std::vector<MetricVerdict> Compare(const Baseline& baseline, std::span<const Met
   return out;
 }
 
+double RelativeShift(const MetricVerdict& verdict) {
+  if (verdict.baseline <= 0) return RegressionTracker::kNoShift;
+  const MetricSpec* spec = FindMetric(verdict.metric);
+  const double ratio = verdict.value / verdict.baseline;
+  const double shift = spec != nullptr && spec->worse == Worse::kLower ? 1 - ratio : ratio - 1;
+  return std::max(shift, 0.0);
+}
+
+namespace {
+
+// A good verdict says the shift is gone only if it could have seen it: its
+// allowed distance and its own shift both below it (RegressionTracker).
+bool Informative(const MetricVerdict& good, double shift) {
+  const double allowed = good.baseline > 0 ? good.threshold / good.baseline : 0;
+  return allowed < shift && RelativeShift(good) < shift;
+}
+
+}  // namespace
+
 std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVerdict> verdicts) {
   // K = 0 would raise without a single bad run; treat it as 1.
   const uint32_t k = std::max<uint32_t>(hysteresis_, 1);
@@ -232,16 +251,21 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
     if (!verdict.judged) continue;
     State& s = states_[std::make_pair(verdict.op, verdict.metric)];
     if (verdict.bad) {
+      const bool opens = !s.regressed && s.bad_streak == 0;
+      s.shift = opens ? RelativeShift(verdict) : std::min(s.shift, RelativeShift(verdict));
       ++s.bad_streak;
       s.good_streak = 0;
     } else {
+      if (!Informative(verdict, s.shift)) continue;
       ++s.good_streak;
       s.bad_streak = 0;
+      if (!s.regressed) s.shift = kNoShift;
     }
     const bool flip = s.regressed ? s.good_streak >= k : s.bad_streak >= k;
     if (!flip) continue;
     s.regressed = !s.regressed;
     s.bad_streak = s.good_streak = 0;
+    if (!s.regressed) s.shift = kNoShift;
     changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict});
   }
   return changes;
@@ -251,9 +275,30 @@ bool RegressionTracker::AnyRegressed() const {
   return std::ranges::any_of(states_, [](const auto& entry) { return entry.second.regressed; });
 }
 
+bool RegressionTracker::AnyPending() const {
+  return std::ranges::any_of(states_, [](const auto& entry) {
+    return !entry.second.regressed && entry.second.bad_streak > 0;
+  });
+}
+
 bool RegressionTracker::Regressed(std::string_view op, std::string_view metric) const {
   const auto it = states_.find(std::make_pair(std::string(op), std::string(metric)));
   return it != states_.end() && it->second.regressed;
+}
+
+std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
+  std::vector<Entry> out;
+  for (const auto& [key, s] : states_) {
+    out.push_back({key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift});
+  }
+  return out;
+}
+
+void RegressionTracker::Restore(std::span<const Entry> entries) {
+  states_.clear();
+  for (const Entry& e : entries) {
+    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak, e.good_streak, e.shift};
+  }
 }
 
 }  // namespace iowatch::probes

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -161,29 +162,65 @@ struct RegressionChange {
   bool operator==(const RegressionChange&) const = default;
 };
 
-// Hysteresis per (op, metric) of one job: K consecutive bad verdicts raise,
-// K consecutive good ones clear, and a verdict of the other kind restarts the
-// streak. A metric missing from a run leaves its state as it was. K = 0 acts
+// Hysteresis per (op, metric) of one series: K consecutive bad verdicts
+// raise, K consecutive good ones clear, and each state change is reported
+// once. A metric missing from a run leaves its state as it was. K = 0 acts
 // as 1.
+//
+// Only a good verdict that could have seen the shift counts against it. A
+// series is judged in several bands (run_class.h), each against its own
+// spread: a quiet band may allow 50 % while a busy band that learned a wild
+// neighbour allows 300 %. A slowdown of 2× is bad in the first and good in
+// the second, so runs alternating between them would never make K bad in a
+// row if the wide band's good runs broke the streak. A good verdict is
+// therefore informative only when its allowed distance (threshold /
+// baseline) and its own shift are both below the smallest shift of the
+// streak it would break (the bad runs', or those that raised the regression);
+// an uninformative one leaves the streaks as they were. Bad verdicts always
+// count: any band's bad run is evidence.
 class RegressionTracker {
  public:
+  // One (op, metric)'s state, as the store keeps it across restarts.
+  struct Entry {
+    std::string op;
+    std::string metric;
+    bool regressed = false;
+    uint32_t bad_streak = 0;
+    uint32_t good_streak = 0;
+    // The smallest relative shift of the bad runs in the current streak, or
+    // of those since the regression was raised; +inf when there are none.
+    double shift = kNoShift;
+    bool operator==(const Entry&) const = default;
+  };
+  static constexpr double kNoShift = std::numeric_limits<double>::infinity();
+
   explicit RegressionTracker(uint32_t hysteresis = 3) : hysteresis_(hysteresis) {}
   // Feeds one run's verdicts (those not judged are passed over); returns
   // the state changes it caused.
   std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts);
   bool Regressed(std::string_view op, std::string_view metric) const;
   bool AnyRegressed() const;
+  // A bad streak not yet raised nor broken by an informative good verdict.
+  bool AnyPending() const;
   uint32_t Hysteresis() const { return hysteresis_; }
   void Reset() { states_.clear(); }
+  std::vector<Entry> Entries() const;
+  void Restore(std::span<const Entry> entries);
 
  private:
   struct State {
     bool regressed = false;
     uint32_t bad_streak = 0;
     uint32_t good_streak = 0;
+    double shift = kNoShift;
   };
   uint32_t hysteresis_;
   std::map<std::pair<std::string, std::string>, State, std::less<>> states_;
 };
+
+// How much worse than its baseline a verdict's value is, relative to the
+// baseline (0.8 for a latency 1.8 times the median, 0.3 for IOPS at 70 %),
+// never below 0; +inf when the baseline is 0.
+double RelativeShift(const MetricVerdict& verdict);
 
 }  // namespace iowatch::probes

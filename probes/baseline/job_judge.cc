@@ -114,13 +114,16 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
 }
 
 // The hysteresis, and since when the series is suspect: a bad judged run
-// starts it, a good judged run with no regression standing ends it.
+// starts it; a good judged run ends it when no regression stands and it broke
+// every bad streak (a good run in a band too wide to see the shift leaves
+// the series suspect: RegressionTracker).
 void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
   out.changes = state.tracker.Update(out.verdicts);
   const bool any_bad =
       std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
   if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
-  if (!any_bad && out.judged && !state.tracker.AnyRegressed() && state.suspect_since_ms != 0) {
+  const bool resolved = !state.tracker.AnyRegressed() && !state.tracker.AnyPending();
+  if (!any_bad && out.judged && resolved && state.suspect_since_ms != 0) {
     state.suspect_spans.emplace_back(state.suspect_since_ms, run.start_unix_ms);
     if (state.suspect_spans.size() > SeriesState::kMaxSuspectSpans) {
       state.suspect_spans.erase(state.suspect_spans.begin());

@@ -7,7 +7,9 @@
 // unknown is never judged nor learned from, a contended one only within its
 // load band. If its band has a baseline, compare the run with it (Compare,
 // with the quantile rules) and feed the series' hysteresis, which is one per
-// (op, metric) across bands: a slower disk is slower in every band.
+// (op, metric) across bands: a slower disk is slower in every band, and a
+// good run in a band too wide to see the shift does not break a streak
+// (RegressionTracker).
 // Otherwise, once the band has policy.runs runs over policy.min_age_ms, a
 // baseline is learned from runs spread evenly over them (PickLearningRuns,
 // LearnBaseline) and stored. No band learns while a regression stands, nor

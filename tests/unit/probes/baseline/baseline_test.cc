@@ -195,11 +195,15 @@ TEST(CompareTest, SkipsMetricsMissingOnEitherSideOrUnknown) {
 
 // --- RegressionTracker ---
 
+// Against a baseline of 100 that allows 20: a bad run at 50 (or `value`),
+// a good one at 100.
 MetricVerdict Verdict(bool bad, double value = 0, std::string metric = "iops") {
   MetricVerdict v;
   v.op = "read";
   v.metric = std::move(metric);
-  v.value = value;
+  v.value = value != 0 ? value : (bad ? 50 : 100);
+  v.baseline = 100;
+  v.threshold = 20;
   v.bad = bad;
   return v;
 }
@@ -240,8 +244,8 @@ TEST(RegressionTrackerTest, StreaksAreBrokenByTheOtherKind) {
 
 TEST(RegressionTrackerTest, ChangeCarriesTheFlippingVerdict) {
   RegressionTracker t(2);
-  const std::vector<MetricVerdict> first = {Verdict(true, 1)};
-  const std::vector<MetricVerdict> second = {Verdict(true, 2)};
+  const std::vector<MetricVerdict> first = {Verdict(true, 51)};
+  const std::vector<MetricVerdict> second = {Verdict(true, 52)};
   EXPECT_TRUE(t.Update(first).empty());
   const auto raised = t.Update(second);
   ASSERT_EQ(raised.size(), 1u);
@@ -250,12 +254,53 @@ TEST(RegressionTrackerTest, ChangeCarriesTheFlippingVerdict) {
   EXPECT_TRUE(raised[0].regressed);
   EXPECT_EQ(raised[0].verdict, second[0]);
 
-  const std::vector<MetricVerdict> good = {Verdict(false, 3)};
+  const std::vector<MetricVerdict> good = {Verdict(false, 97)};
   t.Update(good);
   const auto cleared = t.Update(good);
   ASSERT_EQ(cleared.size(), 1u);
   EXPECT_FALSE(cleared[0].regressed);
-  EXPECT_DOUBLE_EQ(cleared[0].verdict.value, 3);
+  EXPECT_DOUBLE_EQ(cleared[0].verdict.value, 97);
+}
+
+// A good verdict whose allowed distance is wider than the bad runs' shift
+// could not have seen it: it neither breaks a bad streak nor counts towards
+// clearing. One that is itself shifted as far is no evidence either.
+TEST(RegressionTrackerTest, OnlyGoodVerdictsThatCouldSeeTheShiftCount) {
+  RegressionTracker t(3);
+  MetricVerdict wide = Verdict(false, 60);  // 40 % below, allowed 300 %
+  wide.threshold = 300;
+  MetricVerdict shifted = Verdict(false, 45);  // as far as the bad ones, spared
+  const std::vector<MetricVerdict> bad = {Verdict(true)};
+  const std::vector<MetricVerdict> wide_good = {wide};
+  const std::vector<MetricVerdict> shifted_good = {shifted};
+  const std::vector<MetricVerdict> good = {Verdict(false)};
+  t.Update(bad);
+  t.Update(wide_good);
+  t.Update(shifted_good);
+  t.Update(bad);
+  EXPECT_TRUE(t.AnyPending());
+  EXPECT_EQ(t.Update(bad).size(), 1u);  // the third bad raises
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  for (int i = 0; i < 5; ++i) t.Update(wide_good);
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  t.Update(good);
+  t.Update(good);
+  EXPECT_EQ(t.Update(good).size(), 1u);
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+  // A good run in the band that saw it breaks a streak as before.
+  t.Update(bad);
+  t.Update(good);
+  EXPECT_FALSE(t.AnyPending());
+}
+
+TEST(RegressionTrackerTest, EntriesRestoreTheSameState) {
+  RegressionTracker t(3);
+  const std::vector<MetricVerdict> bad = {Verdict(true), Verdict(true, 0, "lat_mean_seconds")};
+  for (int i = 0; i < 4; ++i) t.Update(bad);
+  RegressionTracker restored(3);
+  restored.Restore(t.Entries());
+  EXPECT_EQ(restored.Entries(), t.Entries());
+  EXPECT_TRUE(restored.Regressed("read", "iops"));
 }
 
 TEST(RegressionTrackerTest, MetricsAreIndependent) {

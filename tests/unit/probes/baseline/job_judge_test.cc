@@ -207,6 +207,42 @@ TEST(JudgeRunTest, AContendedRunsQuantilesAreNotJudgedItsThroughputAndMeanAre) {
   }
 }
 
+// A clean baseline that allows 50 % and a band-7 baseline learned beside a
+// wild neighbour that allows ~300 %: a 3× slowdown is bad in the first and
+// good in the second. Runs alternating between them must still raise it.
+// The mean is judged in both (a contended run's quantiles are not).
+TEST(JudgeRunTest, ASlowdownIsRaisedWhateverTheBandOrder) {
+  BaselinePolicy policy = Policy();
+  policy.metrics = {"iops", "lat_mean_seconds"};
+  Series s(policy);
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  for (int i = 0; i < 16; ++i) s.Run(i % 2 == 0 ? 100 : 500, 6000);
+  ASSERT_EQ(s.source.Baselines()->size(), 2u);
+  size_t raised = 0;
+  for (int i = 0; i < 3; ++i) {
+    const RunJudgement quiet = s.Run(300);
+    ASSERT_TRUE(quiet.judged);
+    for (const RegressionChange& c : quiet.changes) raised += c.regressed;
+    const RunJudgement busy = s.Run(400, 6000);
+    ASSERT_TRUE(busy.judged);
+    for (const MetricVerdict& v : busy.verdicts) EXPECT_FALSE(v.bad) << v.metric;
+    // The wide band's good run did not end the suspect span: nothing learns.
+    EXPECT_NE(s.state().suspect_since_ms, 0) << i;
+  }
+  EXPECT_GT(raised, 0u);
+  EXPECT_TRUE(s.state().tracker.AnyRegressed());
+  // The wide band's good runs do not clear it either; quiet good runs do, K
+  // of them.
+  for (int i = 0; i < 5; ++i) s.Run(400, 6000);
+  EXPECT_TRUE(s.state().tracker.AnyRegressed());
+  s.Run(100);
+  s.Run(100);
+  EXPECT_TRUE(s.state().tracker.AnyRegressed());
+  s.Run(100);
+  EXPECT_FALSE(s.state().tracker.AnyRegressed());
+  EXPECT_EQ(s.state().suspect_since_ms, 0);
+}
+
 TEST(JudgeRunTest, NoBandLearnsWhileARegressionStands) {
   Series s(Policy());
   for (int i = 0; i < 16; ++i) s.Run(100);
