@@ -83,7 +83,8 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
       sysfs_(options_.sysfs),
       own_counters_(options_.counters == nullptr ? std::make_unique<ProbeCounters>() : nullptr),
       counters_(options_.counters != nullptr ? options_.counters : own_counters_.get()),
-      kernel_(KernelRelease()) {
+      kernel_(KernelRelease()),
+      book_(options_.baseline.hysteresis, {jobs.begin(), jobs.end()}) {
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);
@@ -183,6 +184,7 @@ bool ProbeRecorder::EnsureStore() {
   retention_clock_.emplace(NowMs(), SteadyMs(), *newest);
   last_prune_ms_ = 0;
   store_.emplace(std::move(*store));
+  book_.Load(*store_);
   return true;
 }
 
@@ -247,20 +249,23 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   stored_run.id = id;
   probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
   const std::string key = fmt::format("{}\n{}\n{}", run.job, run.fingerprint, run.device);
-  probes::SeriesState& series = series_[key];
-  if (series.tracker.Hysteresis() != options_.baseline.hysteresis) {
-    series.tracker = probes::RegressionTracker(options_.baseline.hysteresis);
-  }
-  probes::DeviceSuspicion device;
-  const std::string device_suffix = "\n" + run.device;
-  for (const auto& [other_key, other] : series_) {
-    if (other_key != key && other_key.ends_with(device_suffix)) device.Add(other);
-  }
+  Result<probes::SeriesState*> opened = book_.Open(*store_, stored_run);
+  if (!opened) return std::unexpected(opened.error());
+  probes::SeriesState& series = **opened;
+  std::erase_if(last_verdicts_, [&](const auto& entry) {
+    return entry.first != key && entry.first.starts_with(run.job + "\n");
+  });
   probes::BaselinePolicy policy = options_.baseline;
   if (!job.judge.empty()) policy.metrics = job.judge;
+  if (Status caught = book_.CatchUp(stored_run, source, policy, NowMs()); !caught) {
+    return std::unexpected(caught.error());
+  }
   Result<probes::RunJudgement> judged =
-      probes::JudgeRun(stored_run, source, series, device, policy, NowMs());
+      probes::JudgeRun(stored_run, source, series, book_.Beside(stored_run), policy, NowMs());
   if (!judged) return std::unexpected(judged.error());
+  if (Status saved = book_.Save(*store_, stored_run); !saved) {
+    return std::unexpected(saved.error());
+  }
   Stored out;
   out.looked_up = true;
   out.judgement = std::move(*judged);

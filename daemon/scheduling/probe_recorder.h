@@ -47,6 +47,7 @@
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
 #include "daemon/scheduling/retention_clock.h"
+#include "daemon/scheduling/series_book.h"
 #include "probes/baseline/baseline.h"
 #include "probes/stats/latency_histogram.h"
 #include "probes/store/store.h"
@@ -156,9 +157,10 @@ class ProbeRecorder {
   std::optional<probes::Store> store_;
   std::optional<RetentionClock> retention_clock_;  // anchored when store_ opens
   int64_t last_prune_ms_ = 0;                      // by retention_clock_
-  // Hysteresis per series (job, fingerprint, device), kept across runs,
-  // and the last judged run's verdicts, published while runs are not judged.
-  std::map<std::string, probes::SeriesState> series_;
+  // The verdict state per series (job, fingerprint, device), kept across
+  // runs and restarts, and the last judged run's verdicts, published while
+  // runs are not judged.
+  SeriesBook book_;
   std::map<std::string, std::vector<ProbeVerdict>> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below

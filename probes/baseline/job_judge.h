@@ -15,9 +15,8 @@
 // LearnBaseline) and stored. No band learns while a regression stands, nor
 // from runs since the first bad verdict that is still unresolved, in this
 // series or another on the same device (DeviceSuspicion): a disk that became
-// slow must not teach a new band that slow is normal. (The tracker is
-// in memory: after a restart a standing regression is raised again by K bad
-// runs, and a band learns only from runs an hour apart.)
+// slow must not teach a new band that slow is normal. (The daemon keeps the
+// state in the store across restarts: daemon/scheduling/series_book.h.)
 // A baseline replaced or deleted behind the series' back (`iowatch baseline
 // capture`, `reset`, `import`) restarts the hysteresis.
 //

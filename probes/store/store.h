@@ -27,7 +27,7 @@
 // SQLite would wait forever on a FIFO and read a device as garbage.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
-// baseline_metrics, baseline_runs, sweeps), versioned with PRAGMA user_version; a
+// baseline_metrics, baseline_runs, sweeps, series_states), versioned with PRAGMA user_version; a
 // file from a newer iowatch is refused (kUnsupported). Histogram blobs and the
 // job options text: store_codec.h. Baseline JSON: store_json.h.
 //
@@ -69,6 +69,15 @@ struct SweepRecord {
   std::string identity;
   std::string target;
   std::string report_json;
+};
+
+// A probe series' verdict state as of one of its runs (series_states).
+struct StoredSeriesState {
+  std::string job;
+  std::string fingerprint;
+  std::string device;
+  int64_t through_run_id = 0;  // the last run the state has seen
+  SeriesState state;
 };
 
 class Store {
@@ -186,6 +195,16 @@ class Store {
   // same job, fingerprint and device. `source` names the input in errors
   // (e.g. the file name): "golden.json:4:17: baselines[0].runs: expected …".
   Result<int64_t> ImportBaselines(std::string_view json, std::string_view source = "<input>");
+
+  // --- Verdict state per series (store_series.cc) ------------------------
+
+  // Stores (replaces) the series' state.
+  Status PutSeriesState(const StoredSeriesState& state);
+  // Every series' state; a row whose JSON cannot be read is an error naming
+  // the series. The tracker is built with `hysteresis`.
+  Result<std::vector<StoredSeriesState>> SeriesStates(uint32_t hysteresis) const;
+  Status DeleteSeriesState(std::string_view job, std::string_view fingerprint,
+                           std::string_view device);
 
  private:
   explicit Store(std::unique_ptr<internal::Connection> connection);

@@ -234,9 +234,26 @@ CREATE TABLE sweeps (
 );
 )sql";
 
+// What each probe series' verdicts remember between runs (SeriesState: the
+// hysteresis streaks, standing regressions and suspect spans), so that a
+// restart neither forgets a regression nor learns from a suspect span. The
+// state is as of run through_run_id: runs stored after it (a kill between
+// storing a run and its state) are judged again at the next start.
+constexpr std::string_view kSchemaV7 = R"sql(
+CREATE TABLE series_states (
+  job TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  device TEXT NOT NULL,
+  through_run_id INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  PRIMARY KEY (job, fingerprint, device)
+);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
     Migration{4, kSchemaV4}, Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
+    Migration{7, kSchemaV7},
 };
 
 Result<int> UserVersion(const Connection& connection) {

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "probes/store/store.h"
+#include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
@@ -21,68 +22,11 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 using iowatch::testing::TempDir;
-
-ScheduledJob Job(const std::string& name) {
-  ScheduledJob job;
-  job.name = name;
-  job.spec.name = name;
-  return job;
-}
-
-// A run of `ios` reads of `clat_us` each, over one second.
-RunOutcome Outcome(const ScheduledJob& job, RunResult result, double clat_us, int64_t start_ms,
-                   uint64_t ios = 200) {
-  probes::ProbeResult r;
-  r.spec = job.spec;
-  const auto ns = static_cast<uint64_t>(clat_us * 1000);
-  r.read.ios = ios;
-  r.read.bytes = ios * 4096;
-  r.read.runtime = std::chrono::seconds(1);
-  for (uint64_t i = 0; i < ios; ++i) {
-    r.read.clat.Add(ns);
-    r.read.lat.Add(ns + 1000);
-    r.read.clat_histogram.Record(ns);
-    r.read.lat_histogram.Record(ns + 1000);
-  }
-  r.elapsed = std::chrono::seconds(1);
-  r.cpu.user_seconds = 0.01;
-  r.cpu.system_seconds = 0.02;
-  RunOutcome outcome;
-  outcome.result = result;
-  outcome.probe = std::move(r);
-  outcome.target_device = MakeDeviceId(8, 0);
-  outcome.target_path = "/tmp/x";
-  outcome.start_unix_ms = start_ms;
-  // The disk did the probe's requests and nothing else: a clean run.
-  probes::RunConditions c;
-  c.seconds = 1;
-  c.device_ios = c.own_requests = ios;
-  c.device_bytes = c.own_bytes = ios * 4096;
-  outcome.conditions = c;
-  return outcome;
-}
-
-// The same run beside `foreign_iops` 4 KiB requests per second of others.
-RunOutcome Contended(const ScheduledJob& job, double clat_us, int64_t start_ms,
-                     uint64_t foreign_iops) {
-  RunOutcome outcome = Outcome(job, RunResult::kContended, clat_us, start_ms);
-  outcome.conditions->device_ios += foreign_iops;
-  outcome.conditions->device_bytes += foreign_iops * 4096;
-  return outcome;
-}
-
-ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3, uint32_t hysteresis = 2) {
-  ProbeRecorderOptions o;
-  o.state_dir = dir;
-  o.baseline.runs = runs;
-  o.baseline.hysteresis = hysteresis;
-  o.baseline.min_age_ms = 0;
-  o.sysfs = dir / "no-sysfs";
-  o.wall_ms = [] { return int64_t{1'700'000'000'000}; };
-  // The runs below start in 1970: a retention longer than that keeps them from pruning.
-  o.retention = milliseconds(int64_t{1'800'000'000'000});
-  return o;
-}
+using test_recorder::Contended;
+using test_recorder::FindVerdict;
+using test_recorder::Job;
+using test_recorder::Options;
+using test_recorder::Outcome;
 
 // Options whose failed and quarantined stores count in `counters`.
 ProbeRecorderOptions CountedOptions(const fs::path& dir, ProbeCounters& counters) {
@@ -97,13 +41,6 @@ size_t StoredRuns(const fs::path& dir) {
   auto runs = store->RecentRuns("", "", "", 1000);
   EXPECT_TRUE(runs.has_value());
   return runs ? runs->size() : 0;
-}
-
-const ProbeVerdict* FindVerdict(const ProbeJobSnapshot& job, std::string_view metric) {
-  for (const ProbeVerdict& v : job.verdicts) {
-    if (v.verdict.op == "read" && v.verdict.metric == metric) return &v;
-  }
-  return nullptr;
 }
 
 TEST(ProbeRecorder, StoresOkAndErrorRunsButNeverCancelledOnes) {

@@ -17,26 +17,13 @@
 namespace iowatch::probes {
 namespace {
 
+using test_store::Exec;
+using test_store::QueryInt;
 using test_store::SampleRun;
 using test_store::ScratchDir;
 using test_store::SeriesRun;
 
 // A second connection, to look at the file as another process would.
-int64_t QueryInt(const std::filesystem::path& db, const std::string& sql) {
-  Result<internal::Connection> raw = internal::Connection::Open(db.string());
-  EXPECT_TRUE(raw) << raw.error().ToString();
-  Result<int64_t> value = raw->QueryInt(sql, "test");
-  EXPECT_TRUE(value) << value.error().ToString();
-  return value.value_or(-1);
-}
-
-void Exec(const std::filesystem::path& db, const std::string& sql) {
-  Result<internal::Connection> raw = internal::Connection::Open(db.string());
-  ASSERT_TRUE(raw) << raw.error().ToString();
-  Status done = raw->Exec(sql, "test");
-  EXPECT_TRUE(done) << done.error().ToString();
-}
-
 TEST(StoreOpen, CreatesThePrivateFileInWalModeAtTheLatestVersion) {
   ScratchDir dir;
   Result<Store> store = Store::OpenInStateDir(dir.Path());
@@ -106,7 +93,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 6); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 7); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -353,7 +340,7 @@ TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
        "ALTER TABLE run_conditions DROP COLUMN before_device_ios; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
-       "DROP TABLE sweeps; PRAGMA user_version = 4");
+       "DROP TABLE sweeps; DROP TABLE series_states; PRAGMA user_version = 4");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
@@ -376,7 +363,9 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
     id = store->AddRun(SampleRun(7)).value_or(0);
     ASSERT_GT(id, 0);
   }
-  Exec(dir.Db(), "DROP TABLE sweeps; DROP TABLE run_conditions; PRAGMA user_version = 2");
+  Exec(dir.Db(),
+       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_conditions; "
+       "PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "probes/store/store.h"
+#include "probes/store/store_sqlite.h"
 
 namespace iowatch::probes::test_store {
 
@@ -35,6 +36,23 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// Runs SQL on the store's file through a connection of its own, as another
+// program (or an older iowatch) would.
+inline int64_t QueryInt(const std::filesystem::path& db, const std::string& sql) {
+  Result<internal::Connection> raw = internal::Connection::Open(db.string());
+  EXPECT_TRUE(raw) << raw.error().ToString();
+  Result<int64_t> value = raw->QueryInt(sql, "test");
+  EXPECT_TRUE(value) << value.error().ToString();
+  return value.value_or(-1);
+}
+
+inline void Exec(const std::filesystem::path& db, const std::string& sql) {
+  Result<internal::Connection> raw = internal::Connection::Open(db.string());
+  ASSERT_TRUE(raw) << raw.error().ToString();
+  Status done = raw->Exec(sql, "test");
+  EXPECT_TRUE(done) << done.error().ToString();
+}
 
 inline JobSpec SampleSpec() {
   JobSpec spec;

@@ -1,0 +1,115 @@
+#include "daemon/scheduling/series_book.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+namespace iowatch::daemon {
+
+SeriesBook::SeriesBook(uint32_t hysteresis, std::set<std::string> jobs)
+    : hysteresis_(hysteresis), jobs_(std::move(jobs)) {}
+
+std::string SeriesBook::KeyOf(std::string_view job, std::string_view fingerprint,
+                              std::string_view device) {
+  return fmt::format("{}\n{}\n{}", job, fingerprint, device);
+}
+
+void SeriesBook::Load(const probes::Store& store) {
+  series_.clear();
+  Result<std::vector<probes::StoredSeriesState>> stored = store.SeriesStates(hysteresis_);
+  if (!stored) {
+    spdlog::error("probe store: {}; the verdicts' hysteresis and suspect spans start afresh",
+                  stored.error().ToString());
+    return;
+  }
+  for (probes::StoredSeriesState& s : *stored) {
+    if (!jobs_.contains(s.job)) continue;
+    const std::string key = KeyOf(s.job, s.fingerprint, s.device);
+    Series& series = series_[key];
+    series.job = std::move(s.job);
+    series.fingerprint = std::move(s.fingerprint);
+    series.device = std::move(s.device);
+    series.through_run_id = s.through_run_id;
+    series.state = std::move(s.state);
+  }
+}
+
+Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes::RunRecord& run) {
+  const std::string key = KeyOf(run.job, run.fingerprint, run.device);
+  for (auto it = series_.begin(); it != series_.end();) {
+    const Series& s = it->second;
+    if (s.job != run.job || it->first == key) {
+      ++it;
+      continue;
+    }
+    if (Status deleted = store.DeleteSeriesState(s.job, s.fingerprint, s.device); !deleted) {
+      return std::unexpected(deleted.error());
+    }
+    it = series_.erase(it);
+  }
+  auto [it, added] = series_.try_emplace(key);
+  if (added) {
+    Series& series = it->second;
+    series.job = run.job;
+    series.fingerprint = run.fingerprint;
+    series.device = run.device;
+    series.state.tracker = probes::RegressionTracker(hysteresis_);
+  }
+  return &it->second.state;
+}
+
+probes::DeviceSuspicion SeriesBook::Beside(const probes::RunRecord& run) const {
+  probes::DeviceSuspicion device;
+  const std::string key = KeyOf(run.job, run.fingerprint, run.device);
+  for (const auto& [other_key, other] : series_) {
+    if (other_key != key && other.device == run.device) device.Add(other.state);
+  }
+  return device;
+}
+
+Status SeriesBook::CatchUp(const probes::RunRecord& run, probes::BaselineSource& source,
+                           const probes::BaselinePolicy& policy, int64_t now_ms) {
+  const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
+  // A series with no stored state has nothing to catch up with.
+  if (it == series_.end() || it->second.through_run_id == 0) return {};
+  Series& s = it->second;
+  Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
+  if (!candidates) return std::unexpected(candidates.error());
+  size_t judged = 0;
+  for (const probes::LearningCandidate& c : *candidates) {
+    if (c.id <= s.through_run_id || c.id >= run.id) continue;
+    Result<probes::RunRecord> missed = source.Load(c.id);
+    if (!missed) return std::unexpected(missed.error());
+    Result<probes::RunJudgement> j =
+        probes::JudgeRun(*missed, source, s.state, Beside(run), policy, now_ms);
+    if (!j) return std::unexpected(j.error());
+    s.through_run_id = c.id;
+    ++judged;
+  }
+  if (judged > 0) {
+    spdlog::info("probe {}: {} stored runs on {} judged again: their verdicts were not stored",
+                 run.job, judged, run.device);
+  }
+  return {};
+}
+
+Status SeriesBook::Save(probes::Store& store, const probes::RunRecord& run) {
+  const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
+  if (it == series_.end()) return {};
+  it->second.through_run_id = run.id;
+  probes::StoredSeriesState stored;
+  stored.job = run.job;
+  stored.fingerprint = run.fingerprint;
+  stored.device = run.device;
+  stored.through_run_id = run.id;
+  stored.state = it->second.state;
+  return store.PutSeriesState(stored);
+}
+
+const probes::SeriesState* SeriesBook::Find(const probes::RunRecord& run) const {
+  const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
+  return it == series_.end() ? nullptr : &it->second.state;
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,69 @@
+// SeriesBook: the verdict state of every probe series the recorder judges
+// (probes::SeriesState: hysteresis streaks, standing regressions, suspect
+// spans), kept in memory for the runs and in the store for restarts, so that
+// a restart neither needs K bad runs again to raise a standing regression
+// nor lets a band learn from the runs of a suspect span.
+//
+// A series is a job's runs with one parameter fingerprint on one device.
+// When a job's run opens another series (the job was edited, or its target
+// moved to another disk), the job's other series are dropped, here and in the
+// store: a stale series would otherwise keep its standing regression and
+// stop every band of every job on its disk from learning. A series' state is
+// stored after each of its runs (through_run_id); runs stored after that (a
+// kill between the run and its state) are judged again, in order, before
+// the series' next run (CatchUp), so a kill -9 at any moment loses nothing.
+//
+// Thread-safety: none; the recorder calls it with its store mutex held.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/result.h"
+#include "probes/baseline/job_judge.h"
+#include "probes/store/store.h"
+
+namespace iowatch::daemon {
+
+class SeriesBook {
+ public:
+  // `jobs`: the configured jobs, whose stored states Load restores.
+  SeriesBook(uint32_t hysteresis, std::set<std::string> jobs);
+
+  // Replaces the book with the store's states of the configured jobs; a
+  // state that cannot be read is logged and the series starts afresh.
+  void Load(const probes::Store& store);
+
+  // The run's series, created if new; the job's other series are dropped
+  // (and their stored states deleted).
+  Result<probes::SeriesState*> Open(probes::Store& store, const probes::RunRecord& run);
+  // What the other series on the run's disk say.
+  probes::DeviceSuspicion Beside(const probes::RunRecord& run) const;
+  // Judges again the series' stored successful runs between its state and
+  // `run` (left out by a kill), so that its state is as of the run before.
+  Status CatchUp(const probes::RunRecord& run, probes::BaselineSource& source,
+                 const probes::BaselinePolicy& policy, int64_t now_ms);
+  // Stores the series' state as of `run` (its id set).
+  Status Save(probes::Store& store, const probes::RunRecord& run);
+
+  const probes::SeriesState* Find(const probes::RunRecord& run) const;
+
+ private:
+  struct Series {
+    std::string job;
+    std::string fingerprint;
+    std::string device;
+    int64_t through_run_id = 0;
+    probes::SeriesState state;
+  };
+  static std::string KeyOf(std::string_view job, std::string_view fingerprint,
+                           std::string_view device);
+
+  uint32_t hysteresis_;
+  std::set<std::string> jobs_;
+  std::map<std::string, Series> series_;
+};
+
+}  // namespace iowatch::daemon

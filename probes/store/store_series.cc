@@ -1,0 +1,112 @@
+// series_states: each probe series' SeriesState as JSON, so that the
+// verdicts survive a restart (store_schema.cc v7).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "probes/store/store.h"
+#include "probes/store/store_sqlite.h"
+
+namespace iowatch::probes {
+
+using internal::Statement;
+using nlohmann::json;
+
+namespace {
+
+json ToJson(const SeriesState& state) {
+  json tracker = json::array();
+  for (const RegressionTracker::Entry& e : state.tracker.Entries()) {
+    // JSON has no infinity: a streak with no shift is null.
+    tracker.push_back({{"op", e.op},
+                       {"metric", e.metric},
+                       {"regressed", e.regressed},
+                       {"bad_streak", e.bad_streak},
+                       {"good_streak", e.good_streak},
+                       {"shift", std::isfinite(e.shift) ? json(e.shift) : json(nullptr)}});
+  }
+  json spans = json::array();
+  for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
+  return {{"tracker", tracker},
+          {"baseline_ids", state.baseline_ids},
+          {"suspect_since_ms", state.suspect_since_ms},
+          {"suspect_spans", spans}};
+}
+
+// Throws nlohmann's exceptions on a malformed document; the caller turns
+// them into an Error naming the series.
+SeriesState FromJson(const json& doc, uint32_t hysteresis) {
+  SeriesState state;
+  state.tracker = RegressionTracker(hysteresis);
+  std::vector<RegressionTracker::Entry> entries;
+  for (const json& e : doc.at("tracker")) {
+    const json& shift = e.at("shift");
+    entries.push_back({e.at("op").get<std::string>(), e.at("metric").get<std::string>(),
+                       e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
+                       e.at("good_streak").get<uint32_t>(),
+                       shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>()});
+  }
+  state.tracker.Restore(entries);
+  state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();
+  state.suspect_since_ms = doc.at("suspect_since_ms").get<int64_t>();
+  for (const json& span : doc.at("suspect_spans")) {
+    state.suspect_spans.emplace_back(span.at(0).get<int64_t>(), span.at(1).get<int64_t>());
+  }
+  return state;
+}
+
+}  // namespace
+
+Status Store::PutSeriesState(const StoredSeriesState& s) {
+  Result<Statement> upsert = connection_->Prepare(
+      "INSERT OR REPLACE INTO series_states (job, fingerprint, device, through_run_id, "
+      "state_json) VALUES (?1, ?2, ?3, ?4, ?5)",
+      "storing a series' verdict state");
+  if (!upsert) return std::unexpected(upsert.error());
+  const std::string text = ToJson(s.state).dump();
+  upsert->Bind(1, s.job).Bind(2, s.fingerprint).Bind(3, s.device).Bind(4, s.through_run_id);
+  upsert->Bind(5, text);
+  return upsert->Run();
+}
+
+Result<std::vector<StoredSeriesState>> Store::SeriesStates(uint32_t hysteresis) const {
+  Result<Statement> select = connection_->Prepare(
+      "SELECT job, fingerprint, device, through_run_id, state_json FROM series_states "
+      "ORDER BY job, fingerprint, device",
+      "reading the series' verdict states");
+  if (!select) return std::unexpected(select.error());
+  std::vector<StoredSeriesState> out;
+  Status done = select->ForEachRow([&](const Statement& row) -> Status {
+    StoredSeriesState s;
+    s.job = row.Text(0);
+    s.fingerprint = row.Text(1);
+    s.device = row.Text(2);
+    s.through_run_id = row.Int(3);
+    try {
+      s.state = FromJson(json::parse(row.Text(4)), hysteresis);
+    } catch (const json::exception& e) {
+      return MakeError(ErrorCode::kParse,
+                       fmt::format("series_states row of job '{}' on {}: expected the verdict "
+                                   "state's JSON: {}",
+                                   s.job, s.device, e.what()),
+                       connection_->Path());
+    }
+    out.push_back(std::move(s));
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return out;
+}
+
+Status Store::DeleteSeriesState(std::string_view job, std::string_view fingerprint,
+                                std::string_view device) {
+  Result<Statement> del = connection_->Prepare(
+      "DELETE FROM series_states WHERE job = ?1 AND fingerprint = ?2 AND device = ?3",
+      "deleting a series' verdict state");
+  if (!del) return std::unexpected(del.error());
+  del->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
+  return del->Run();
+}
+
+}  // namespace iowatch::probes

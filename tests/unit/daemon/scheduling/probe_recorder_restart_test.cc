@@ -1,0 +1,126 @@
+// ProbeRecorder across restarts and job edits (issue 27): a standing
+// regression and the suspect spans survive a restart, the runs a kill left
+// without their verdict are judged again, and an edited job's old series no
+// longer keeps its disk from learning.
+#include <gtest/gtest.h>
+
+#include "daemon/scheduling/probe_recorder.h"
+#include "probes/baseline/run_metrics.h"
+#include "probes/spec/job_spec.h"
+#include "probes/store/store.h"
+#include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
+#include "tests/unit/test_files.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using iowatch::testing::TempDir;
+using test_recorder::Contended;
+using test_recorder::FindVerdict;
+using test_recorder::Job;
+using test_recorder::Options;
+using test_recorder::Outcome;
+
+bool Regressed(const ProbeRecorder& recorder) {
+  const ProbeVerdict* v = FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds");
+  return v != nullptr && v->regressed;
+}
+
+TEST(ProbeRecorderRestart, AStandingRegressionIsNotRaisedAgainFromScratch) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  int64_t t = 1000;
+  {
+    ProbeRecorder first(Options(tmp.path(), 3, 2), {"rr"});
+    for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+    for (int i = 0; i < 2; ++i) first.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+    ASSERT_TRUE(Regressed(first));
+  }
+  ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
+  // One bad run after the restart shows the regression still standing: it
+  // did not need K bad runs again.
+  second.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+  EXPECT_TRUE(Regressed(second));
+  // And one good run does not clear it (K = 2).
+  second.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_TRUE(Regressed(second));
+  second.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_FALSE(Regressed(second));
+}
+
+// A slow disk must not become the norm of a band that learns after a
+// restart from the stored runs of the suspect span.
+TEST(ProbeRecorderRestart, NoBandLearnsFromTheSuspectSpanAfterARestart) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  int64_t t = 1000;
+  {
+    ProbeRecorder first(Options(tmp.path(), 3, 3), {"rr"});
+    for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+    first.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));  // bad: suspect
+    // Slow runs beside 3,000 foreign IOPS: band 7 has no baseline yet.
+    for (int i = 0; i < 3; ++i) first.Record(job, Contended(job, 5000, t += 1000, 3000));
+    EXPECT_FALSE(first.Snapshot()->jobs[0].last_judged);
+  }
+  ProbeRecorder second(Options(tmp.path(), 3, 3), {"rr"});
+  second.Record(job, Contended(job, 5000, t += 1000, 3000));
+  const ProbeJobSnapshot& j = second.Snapshot()->jobs[0];
+  EXPECT_FALSE(j.last_judged);
+  EXPECT_NE(j.last_not_judged.find("has no baseline yet (0 of 3 runs"), std::string::npos)
+      << j.last_not_judged;
+}
+
+// A kill between storing a run and storing its series' state: the next
+// start judges that run again before the next one.
+TEST(ProbeRecorderRestart, ARunStoredWithoutItsVerdictIsJudgedAgain) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  int64_t t = 1000;
+  {
+    ProbeRecorder first(Options(tmp.path(), 3, 2), {"rr"});
+    for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+    first.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));  // one bad of two
+  }
+  {
+    // The run the killed daemon stored but never judged: the second bad one.
+    auto store = probes::Store::OpenInStateDir(tmp.path());
+    ASSERT_TRUE(store);
+    const RunOutcome bad = Outcome(job, RunResult::kOk, 1000, t += 1000);
+    probes::RunRecord run;
+    run.job = job.name;
+    run.fingerprint = probes::JobFingerprint(bad.probe->spec);
+    run.device = "8:0";
+    run.start_unix_ms = bad.start_unix_ms;
+    run.ok = true;
+    run.result = *bad.probe;
+    run.metrics = probes::ExtractMetrics(*bad.probe);
+    run.conditions = bad.conditions;
+    ASSERT_TRUE(store->AddRun(run));
+  }
+  ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
+  // Two bad runs raised it; this good one is the first of two that clear it.
+  second.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  EXPECT_TRUE(Regressed(second));
+}
+
+TEST(ProbeRecorderRestart, AnEditedJobsOldSeriesNoLongerStopsItsDiskFromLearning) {
+  TempDir tmp;
+  ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  int64_t t = 1000;
+  for (int i = 0; i < 3; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+  for (int i = 0; i < 2; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+  ASSERT_TRUE(Regressed(recorder));
+  job.spec.block_size = 8192;  // edited: a new series on the same disk
+  for (int i = 0; i < 3; ++i) recorder.Record(job, Outcome(job, RunResult::kOk, 200, t += 1000));
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  EXPECT_TRUE(j.has_baseline) << j.last_not_judged;
+  EXPECT_TRUE(j.last_judged);
+  EXPECT_FALSE(Regressed(recorder));
+  auto store = probes::Store::OpenInStateDir(tmp.path());
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->SeriesStates(2)->size(), 1u);  // the old series' state is gone
+}
+
+}  // namespace
+}  // namespace iowatch::daemon

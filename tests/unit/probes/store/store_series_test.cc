@@ -1,0 +1,93 @@
+// series_states: a series' verdict state (hysteresis, suspect spans) stored
+// and read back whole, a malformed row named, a version-6 store migrated.
+#include <gtest/gtest.h>
+
+#include "probes/store/store.h"
+#include "probes/store/store_schema.h"
+#include "tests/unit/probes/store/store_test_util.h"
+
+namespace iowatch::probes {
+namespace {
+
+StoredSeriesState SampleState() {
+  StoredSeriesState s;
+  s.job = "randread";
+  s.fingerprint = "fp1";
+  s.device = "8:0";
+  s.through_run_id = 42;
+  s.state.tracker = RegressionTracker(3);
+  MetricVerdict bad;
+  bad.op = "read";
+  bad.metric = "iops";
+  bad.value = 50;
+  bad.baseline = 100;
+  bad.threshold = 20;
+  bad.bad = true;
+  const std::vector<MetricVerdict> run = {bad};
+  for (int i = 0; i < 4; ++i) s.state.tracker.Update(run);  // raised, then one more bad
+  s.state.baseline_ids = {3, 9};
+  s.state.suspect_since_ms = 1'700'000'000'000;
+  s.state.suspect_spans = {{1'600'000'000'000, 1'600'000'060'000}};
+  return s;
+}
+
+TEST(StoreSeriesStates, AStateIsReadBackWhole) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store) << store.error().ToString();
+  StoredSeriesState fresh = SampleState();
+  fresh.job = "other";
+  fresh.state.tracker = RegressionTracker(3);  // nothing seen: no shift (JSON null)
+  ASSERT_TRUE(store->PutSeriesState(SampleState()));
+  ASSERT_TRUE(store->PutSeriesState(fresh));
+  StoredSeriesState newer = SampleState();
+  newer.through_run_id = 43;
+  ASSERT_TRUE(store->PutSeriesState(newer));  // replaces
+  const auto states = store->SeriesStates(3);
+  ASSERT_TRUE(states) << states.error().ToString();
+  ASSERT_EQ(states->size(), 2u);
+  const StoredSeriesState& got = (*states)[1];
+  EXPECT_EQ(got.job, "randread");
+  EXPECT_EQ(got.through_run_id, 43);
+  EXPECT_EQ(got.state.tracker.Entries(), SampleState().state.tracker.Entries());
+  EXPECT_TRUE(got.state.tracker.Regressed("read", "iops"));
+  EXPECT_EQ(got.state.baseline_ids, SampleState().state.baseline_ids);
+  EXPECT_EQ(got.state.suspect_since_ms, SampleState().state.suspect_since_ms);
+  EXPECT_EQ(got.state.suspect_spans, SampleState().state.suspect_spans);
+  EXPECT_TRUE((*states)[0].state.tracker.Entries().empty());
+  ASSERT_TRUE(store->DeleteSeriesState("randread", "fp1", "8:0"));
+  EXPECT_EQ(store->SeriesStates(3)->size(), 1u);
+}
+
+TEST(StoreSeriesStates, AMalformedRowIsNamed) {
+  test_store::ScratchDir dir;
+  {
+    Result<Store> store = Store::OpenInStateDir(dir.Path());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->PutSeriesState(SampleState()));
+  }
+  test_store::Exec(dir.Db(), "UPDATE series_states SET state_json = '{\"tracker\": 7}'");
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  const auto states = store->SeriesStates(3);
+  ASSERT_FALSE(states);
+  EXPECT_EQ(states.error().code, ErrorCode::kParse);
+  EXPECT_NE(states.error().message.find("series_states row of job 'randread' on 8:0: expected "
+                                        "the verdict state's JSON"),
+            std::string::npos)
+      << states.error().message;
+}
+
+TEST(StoreSeriesStates, AVersion6StoreGetsTheTable) {
+  test_store::ScratchDir dir;
+  ASSERT_TRUE(Store::Open(dir.Db()));
+  test_store::Exec(dir.Db(), "DROP TABLE series_states; PRAGMA user_version = 6");
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store) << store.error().ToString();
+  EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"), 7);
+  EXPECT_TRUE(store->SeriesStates(3)->empty());
+  EXPECT_TRUE(store->PutSeriesState(SampleState()));
+}
+
+}  // namespace
+}  // namespace iowatch::probes
