@@ -7,32 +7,14 @@
 #include <iterator>
 
 #include "daemon/metrics/exposition.h"
+#include "daemon/metrics/probe_families.h"
 
 namespace iowatch::daemon {
 namespace {
 
-// The probe job's label. Not "job": Prometheus sets that target label on every
-// series it scrapes and would rename ours to "exported_job".
-constexpr std::string_view kProbe = "probe";
-
-struct Input {
-  const ProbeSnapshot& recorded;
-  const SchedulerStatus& scheduler;
-  double now_seconds;
-};
-
-struct ProbeFamily {
-  std::string_view name;
-  std::string_view type;
-  std::string_view help;
-  void (*write)(const Input&, ExpositionWriter&, std::string& out);
-  // The daemon's state rather than a run's figure: not in a one-shot push.
-  bool daemon_state = false;
-};
-
 // One sample per (job, op) of the last run's metric `kMetric`.
 template <const char* kMetric>
-void LastMetric(const Input& in, ExpositionWriter& w, std::string&) {
+void LastMetric(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const probes::MetricSample& m : job.last_metrics) {
       if (m.metric == kMetric) w.Sample({{kProbe, job.name}, {"op", m.op}}, m.value);
@@ -50,7 +32,7 @@ constexpr char kSlatMean[] = "slat_mean_seconds";
 // The mean and percentiles of one latency (clat or lat) of the last run,
 // by the metric names' prefix ("clat_", "lat_").
 template <const char* kPrefix>
-void LastLatency(const Input& in, ExpositionWriter& w, std::string&) {
+void LastLatency(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   static const std::array<std::pair<std::string, std::string_view>, 5> kStats = {{
       {std::string(kPrefix) + "mean_seconds", "mean"},
       {std::string(kPrefix) + "p50_seconds", "p50"},
@@ -71,7 +53,7 @@ void LastLatency(const Input& in, ExpositionWriter& w, std::string&) {
 
 // Per-job values of the last successful run; a job that has none yet has no sample.
 template <double ProbeJobSnapshot::*kField>
-void PerJob(const Input& in, ExpositionWriter& w, std::string&) {
+void PerJob(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.last_run_timestamp_seconds > 0) w.Sample({{kProbe, job.name}}, job.*kField);
   }
@@ -79,7 +61,7 @@ void PerJob(const Input& in, ExpositionWriter& w, std::string&) {
 
 // The family name is the histogram's; its samples carry the _bucket, _sum
 // and _count suffixes, so the header is written here rather than by the writer.
-void ClatHistogram(const Input& in, ExpositionWriter&, std::string& out) {
+void ClatHistogram(const ProbeFamilyInput& in, ExpositionWriter&, std::string& out) {
   bool header = false;
   const auto bounds = ProbeClatBucketBoundsNs();
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
@@ -107,7 +89,7 @@ void ClatHistogram(const Input& in, ExpositionWriter&, std::string& out) {
 
 // One sample per (job, op, metric) of the baseline's `kField` (median or spread).
 template <double probes::MetricBaseline::*kField>
-void BaselineField(const Input& in, ExpositionWriter& w, std::string&) {
+void BaselineField(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (!job.has_baseline) continue;
     for (const probes::MetricBaseline& m : job.baseline) {
@@ -116,7 +98,7 @@ void BaselineField(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void BaselineRatio(const Input& in, ExpositionWriter& w, std::string&) {
+void BaselineRatio(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const ProbeVerdict& v : job.verdicts) {
       w.Sample({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
@@ -125,7 +107,7 @@ void BaselineRatio(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void Regression(const Input& in, ExpositionWriter& w, std::string&) {
+void Regression(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const ProbeVerdict& v : job.verdicts) {
       w.SampleInt({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
@@ -134,7 +116,7 @@ void Regression(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void BaselineAge(const Input& in, ExpositionWriter& w, std::string&) {
+void BaselineAge(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.has_baseline) {
       w.Sample({{kProbe, job.name}}, std::max(0.0, in.now_seconds - job.baseline_created_seconds));
@@ -142,7 +124,7 @@ void BaselineAge(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
+void BaselineRuns(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.has_baseline) {
       w.SampleInt({{kProbe, job.name}},
@@ -151,7 +133,7 @@ void BaselineRuns(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void EngineFallbacks(const Input& in, ExpositionWriter& w, std::string&) {
+void EngineFallbacks(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     for (const std::string& fallback : job.fallbacks) {
       w.SampleInt({{kProbe, job.name}, {"fallback", fallback}}, 1);
@@ -160,7 +142,7 @@ void EngineFallbacks(const Input& in, ExpositionWriter& w, std::string&) {
 }
 
 // The join key to iowatch_disk_info (docs/metrics.md): major and minor.
-void TargetInfo(const Input& in, ExpositionWriter& w, std::string&) {
+void TargetInfo(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.last_run_timestamp_seconds <= 0) continue;
     const std::string major = std::to_string(job.target_major);
@@ -169,142 +151,21 @@ void TargetInfo(const Input& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-void Interval(const Input& in, ExpositionWriter& w, std::string&) {
+void Interval(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs)
     w.Sample({{kProbe, job.name}}, job.interval_seconds);
 }
 
-void Running(const Input& in, ExpositionWriter& w, std::string&) {
+void Running(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const DeviceStatus& device : in.scheduler.devices) {
     const std::string name = FormatDevice(device.device);
     w.SampleInt({{"device", name}}, device.probe_running ? 1 : 0);
   }
 }
 
-void StoreUp(const Input& in, ExpositionWriter& w, std::string&) {
+void StoreUp(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   w.SampleInt({}, in.recorded.store_up ? 1 : 0);
 }
-// One figure of the last successful run's conditions; none when they were
-// not measured (or the figure was not: no PSI).
-template <std::optional<double> (*kFigure)(const probes::RunConditions&)>
-void LastCondition(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (!job.last_conditions) continue;
-    if (const auto value = kFigure(*job.last_conditions)) w.Sample({{kProbe, job.name}}, *value);
-  }
-}
-
-void LastPressure(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (!job.last_conditions) continue;
-    const probes::RunConditions& c = *job.last_conditions;
-    for (const auto& [kind, value] :
-         {std::pair{"some", c.io_pressure_some}, std::pair{"full", c.io_pressure_full}}) {
-      if (value) w.Sample({{kProbe, job.name}, {"kind", kind}}, *value);
-    }
-  }
-}
-
-std::optional<double> ForeignIops(const probes::RunConditions& c) { return c.ForeignIops(); }
-std::optional<double> ForeignBytes(const probes::RunConditions& c) {
-  return c.ForeignBytesPerSecond();
-}
-std::optional<double> ForeignShare(const probes::RunConditions& c) { return c.ForeignShare(); }
-std::optional<double> BeforeIops(const probes::RunConditions& c) {
-  return c.before ? std::optional(c.before->Iops()) : std::nullopt;
-}
-std::optional<double> BeforeBytes(const probes::RunConditions& c) {
-  return c.before ? std::optional(c.before->BytesPerSecond()) : std::nullopt;
-}
-std::optional<double> ForeignLoad(const probes::RunConditions& c) { return probes::ForeignLoad(c); }
-std::optional<double> Utilisation(const probes::RunConditions& c) { return c.Utilisation(); }
-std::optional<double> Steal(const probes::RunConditions& c) { return c.cpu_steal; }
-std::optional<double> OtherProbe(const probes::RunConditions& c) { return c.other_probe ? 1 : 0; }
-std::optional<double> CpuWait(const probes::RunConditions& c) { return c.cpu_wait; }
-
-// Per job with a completed run: 1 when it was contended (others' I/O above
-// the contention level, or a wait for the CPU), else 0; and its load band.
-void Contended(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (job.last_class.run_class == probes::RunClass::kUnknown) continue;
-    w.Sample({{kProbe, job.name}},
-             job.last_class.run_class == probes::RunClass::kContended ? 1.0 : 0.0);
-  }
-}
-void LoadBand(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (job.last_class.run_class == probes::RunClass::kUnknown) continue;
-    w.Sample({{kProbe, job.name}}, job.last_class.band);
-  }
-}
-void Judged(const Input& in, ExpositionWriter& w, std::string&) {
-  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    if (job.last_run_timestamp_seconds > 0) w.Sample({{kProbe, job.name}}, job.last_judged ? 1 : 0);
-  }
-}
-
-void AddConditionFamilies(std::vector<ProbeFamily>& f) {
-  f.insert(
-      f.end(),
-      {
-          {"iowatch_probe_foreign_iops", "gauge",
-           "Requests per second the probe's disk completed for others during the job's last "
-           "successful run.",
-           LastCondition<ForeignIops>},
-          {"iowatch_probe_foreign_bytes_per_second", "gauge",
-           "Bytes per second the probe's disk moved for others during the last successful run.",
-           LastCondition<ForeignBytes>},
-          {"iowatch_probe_foreign_share_ratio", "gauge",
-           "Others' share of the disk's work (requests weighted 1 + bytes / 64 KiB) during the "
-           "last successful run (0-1).",
-           LastCondition<ForeignShare>},
-          {"iowatch_probe_before_iops", "gauge",
-           "Requests per second the probe's disk completed in the window just before the job's "
-           "last successful run (probes.baseline.contention.before), the probe not yet there.",
-           LastCondition<BeforeIops>},
-          {"iowatch_probe_before_bytes_per_second", "gauge",
-           "Bytes per second the probe's disk moved in the window just before the last "
-           "successful run.",
-           LastCondition<BeforeBytes>},
-          {"iowatch_probe_foreign_load", "gauge",
-           "Others' requests per second weighted 1 + bytes / 64 KiB, the larger of during and "
-           "just before the last successful run: what its load band comes from.",
-           LastCondition<ForeignLoad>},
-          {"iowatch_probe_device_utilization_ratio", "gauge",
-           "The disk's busy share (%util / 100) during the last successful run.",
-           LastCondition<Utilisation>},
-          {"iowatch_probe_io_pressure_ratio", "gauge",
-           "Share of the last successful run during which some (full: all) tasks stalled on "
-           "I/O, /proc/pressure/io.",
-           LastPressure},
-          {"iowatch_probe_cpu_steal_ratio", "gauge",
-           "Share of CPU time the hypervisor took during the last successful run.",
-           LastCondition<Steal>},
-          {"iowatch_probe_overlapped", "gauge",
-           "1 when another probe run measured during the job's last successful run.",
-           LastCondition<OtherProbe>},
-          {"iowatch_probe_cpu_wait_ratio", "gauge",
-           "Share of the last successful run the probe's thread waited for a CPU "
-           "(schedstat run_delay).",
-           LastCondition<CpuWait>},
-          {"iowatch_probe_contended", "gauge",
-           "1 when the job's last successful run was contended (others' I/O above the "
-           "contention level, or a long wait for a CPU): judged only against runs of its load "
-           "band.",
-           Contended},
-          {"iowatch_probe_load_band", "gauge",
-           "The foreign-load band of the job's last successful run: 0 clean, n >= 1 others' "
-           "weighted requests/s in [32 x 2^(n-1), 32 x 2^n) (band 1 from 0), -1 a wait for "
-           "the CPU.",
-           LoadBand},
-          {"iowatch_probe_judged", "gauge",
-           "1 when the job's last successful run was judged against a baseline; 0 when not "
-           "(conditions unknown, no baseline for its band yet, a wait for the CPU, too few "
-           "I/Os).",
-           Judged},
-      });
-}
-
 // The baseline a job's last run was judged against, and the verdicts.
 void AddBaselineFamilies(std::vector<ProbeFamily>& f) {
   f.insert(
@@ -371,6 +232,7 @@ std::vector<ProbeFamily> Sorted() {
        StoreUp, true},
   };
   AddConditionFamilies(f);
+  AddJudgingFamilies(f);
   AddBaselineFamilies(f);
   std::sort(f.begin(), f.end(),
             [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });
@@ -386,7 +248,7 @@ const std::vector<ProbeFamily>& ProbeFamilies() {
 
 void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& scheduler,
                         double now_seconds, std::string& out) {
-  const Input in{recorded, scheduler, now_seconds};
+  const ProbeFamilyInput in{recorded, scheduler, now_seconds};
   for (const ProbeFamily& f : ProbeFamilies()) {
     ExpositionWriter w(out);
     w.Family(f.name, f.type, f.help);
@@ -396,7 +258,7 @@ void RenderProbeMetrics(const ProbeSnapshot& recorded, const SchedulerStatus& sc
 
 void RenderProbeRunMetrics(const ProbeSnapshot& runs, double now_seconds, std::string& out) {
   const SchedulerStatus none;
-  const Input in{runs, none, now_seconds};
+  const ProbeFamilyInput in{runs, none, now_seconds};
   for (const ProbeFamily& f : ProbeFamilies()) {
     if (f.daemon_state) continue;
     ExpositionWriter w(out);

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "common/file_tree.h"
+#include "daemon/scheduling/judged_window.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
@@ -98,6 +99,7 @@ class ProbeRecorder {
         false;  // the run was judged (or not) against the store: what follows is current
     probes::RunJudgement judgement;
     std::vector<ProbeVerdict> verdicts;  // with the hysteresis state after the run
+    JudgedSummary judging;               // the job's runs of the last 24 h, this one included
   };
 
   int64_t NowMs() const;
@@ -107,6 +109,13 @@ class ProbeRecorder {
   Status PruneIfDue();
   std::string StorePath() const;
   bool EnsureStore();  // store mutex held
+  // Reads the configured jobs' judged runs of the last 24 h and last judged
+  // runs from the store into windows_ (store mutex held).
+  void LoadWindows();
+  // Stores whether the run was judged and adds it to its job's window; the
+  // window's summary (store mutex held).
+  Result<JudgedSummary> NoteJudged(const probes::RunRecord& run,
+                                   const probes::RunJudgement& judgement);
   // The store's file as it was opened (Store::CheckFile), before each run:
   // one removed or replaced under the daemon is closed and the store at the
   // path opened again, a truncated one moved aside first (QuarantineStore);
@@ -161,6 +170,9 @@ class ProbeRecorder {
   // runs and restarts, and the last judged run's verdicts, published while
   // runs are not judged.
   SeriesBook book_;
+  // Per job, whether its runs of the last 24 h were judged (from the store
+  // when it opens, then each run).
+  std::map<std::string, JudgedWindow> windows_;
   std::map<std::string, std::vector<ProbeVerdict>> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below

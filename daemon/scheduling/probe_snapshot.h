@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/scheduling/judged_window.h"
 #include "probes/baseline/baseline.h"
 #include "probes/baseline/run_class.h"
 #include "probes/baseline/run_conditions.h"
@@ -84,6 +85,9 @@ struct ProbeJobSnapshot {
   double baseline_created_seconds = 0;  // seconds since the epoch
   int64_t baseline_runs = 0;
   std::vector<ProbeVerdict> verdicts;
+  // Whether the runs of the last 24 h were judged, why not, and the last
+  // judged run (across restarts: the store keeps it).
+  JudgedSummary judging;
 };
 
 struct ProbeSnapshot {

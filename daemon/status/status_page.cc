@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/markup.h"
+#include "common/units.h"
 #include "common/version.h"
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
@@ -232,12 +233,39 @@ std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
   return "<td class=\"good\">ok</td>";
 }
 
+// How much of the last day was judged: "40 % of 96 runs; last 2 h ago;
+// mostly cpu_contended"; marked bad when nothing was judged for a day.
+std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
+  const JudgedSummary& s = job.judging;
+  if (s.runs == 0) return "<td class=\"dim\">no run in 24 h</td>";
+  std::string text = fmt::format("{:.0f} % of {} runs", 100.0 * static_cast<double>(s.judged) /
+                                                            static_cast<double>(s.runs),
+                                 s.runs);
+  const double last_age =
+      s.last_judged_unix_ms > 0 ? now_seconds - static_cast<double>(s.last_judged_unix_ms) / 1000
+                                : -1;
+  // "2h13m ago": whole minutes, or seconds under a minute.
+  const auto ago = [](double seconds) {
+    const auto unit = seconds >= 60 ? 60'000 : 1000;
+    const auto ms = static_cast<int64_t>(std::max(0.0, seconds) * 1000) / unit * unit;
+    return FormatDuration(std::chrono::milliseconds(ms)) + " ago";
+  };
+  text += last_age < 0 ? "; never judged" : "; last " + ago(last_age);
+  const auto dominant = std::ranges::max_element(
+      s.not_judged, {}, &std::pair<std::string, uint64_t>::second);
+  if (dominant != s.not_judged.end() && dominant->second > 0) {
+    text += "; mostly " + HtmlEscape(dominant->first);
+  }
+  const bool silent = last_age < 0 || last_age > 24 * 3600;
+  return fmt::format("<td class=\"{}\">{}</td>", silent ? "bad" : "dim", text);
+}
+
 std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
   std::string rows;
   for (const ProbeJobSnapshot& job : p.jobs) {
     if (job.last_metrics.empty()) {
       rows += fmt::format(
-          "<tr class=\"probe\"><td>{}</td><td colspan=\"10\" class=\"dim\">no successful run "
+          "<tr class=\"probe\"><td>{}</td><td colspan=\"11\" class=\"dim\">no successful run "
           "yet</td></tr>\n",
           HtmlEscape(job.name));
       continue;
@@ -250,20 +278,22 @@ std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
       const auto base_iops = Baseline(job, op, "iops");
       const std::optional<double> ratio =
           iops && base_iops && *base_iops > 0 ? std::optional(*iops / *base_iops) : std::nullopt;
+      const std::string figures =
+          Optional(iops, 1, 0) + Optional(base_iops, 1, 0) +
+          Optional(Metric(job.last_metrics, op, "lat_p50_seconds"), 1e6, 1) +
+          Optional(Metric(job.last_metrics, op, "lat_p99_seconds"), 1e6, 1) +
+          Optional(Baseline(job, op, "lat_p99_seconds"), 1e6, 1) + Optional(ratio, 1, 2);
       rows += fmt::format(
-          "<tr class=\"probe\"><td>{}</td><td>{}</td><td>{}</td>{}{}{}{}{}{}{}<td>{}</td></tr>\n",
-          HtmlEscape(job.name), HtmlEscape(op), age, Optional(iops, 1, 0),
-          Optional(base_iops, 1, 0),
-          Optional(Metric(job.last_metrics, op, "lat_p50_seconds"), 1e6, 1),
-          Optional(Metric(job.last_metrics, op, "lat_p99_seconds"), 1e6, 1),
-          Optional(Baseline(job, op, "lat_p99_seconds"), 1e6, 1), Optional(ratio, 1, 2),
-          ProbeState(job, op), Sparkline(series.clat_p99_seconds, 160, 28));
+          "<tr class=\"probe\"><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td></tr>\n",
+          HtmlEscape(job.name), HtmlEscape(op), age, figures, ProbeState(job, op),
+          JudgedCell(job, now_seconds), Sparkline(series.clat_p99_seconds, 160, 28));
     }
   }
   return fmt::format(
       "<h2>Probes</h2>\n<p>Store: {}.</p>\n<table id=\"probes\"><tr><th>probe</th><th>op</th>"
       "<th>last run</th><th>IOPS</th><th>baseline IOPS</th><th>lat p50 µs</th>"
       "<th>lat p99 µs</th><th>baseline p99 µs</th><th>IOPS ratio</th><th>state</th>"
+      "<th>judged, last 24 h</th>"
       "<th>clat p99, last {} runs</th></tr>\n{}</table>\n",
       p.store_up ? "<span class=\"good\">writable</span>"
                  : fmt::format("<span class=\"bad\">not writable ({} failed runs)</span>",

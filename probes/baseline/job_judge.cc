@@ -89,13 +89,15 @@ Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy&
 }
 
 // The why-text's start for a run's class; true when the class alone rules
-// judging out.
+// judging out (the reason set).
 bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& policy,
-                          std::string& why) {
+                          RunJudgement& out) {
+  std::string& why = out.why;
   if (c.run_class == RunClass::kUnknown) {
     // Stored before iowatch measured conditions, or the probe's device has no
     // I/O statistics (a directory on tmpfs, NFS or overlayfs).
     why = "its conditions are unknown (no I/O statistics of its device for the run)";
+    out.reason = NotJudged::kUnknownConditions;
     return true;
   }
   if (c.run_class != RunClass::kContended) return false;
@@ -104,10 +106,12 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
     why +=
         "a run whose CPU was contended (its thread waited, or the hypervisor took it) is not "
         "judged";
+    out.reason = NotJudged::kCpuContended;
     return true;
   }
   if (!policy.bands) {
     why += "contended runs are not judged (bands are off)";
+    out.reason = NotJudged::kBandsOff;
     return true;
   }
   return false;
@@ -168,6 +172,26 @@ void DeviceSuspicion::Add(const SeriesState& other) {
   suspect_spans.insert(suspect_spans.end(), other.suspect_spans.begin(), other.suspect_spans.end());
 }
 
+std::string_view ToString(NotJudged reason) {
+  switch (reason) {
+    case NotJudged::kJudged:
+      return "judged";
+    case NotJudged::kUnknownConditions:
+      return "unknown_conditions";
+    case NotJudged::kCpuContended:
+      return "cpu_contended";
+    case NotJudged::kBandsOff:
+      return "bands_off";
+    case NotJudged::kLearning:
+      return "learning";
+    case NotJudged::kRegressionStanding:
+      return "regression_standing";
+    case NotJudged::kNoMetric:
+      return "no_metric";
+  }
+  return "judged";
+}
+
 std::string DescribeBand(int band) {
   if (band == kCleanBand) return "quiet runs";
   return fmt::format("load band {} ({:.0f}–{:.0f} weighted requests/s)", band, LoadBandLow(band),
@@ -184,7 +208,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   out.baselines = baselines->size();
   out.classification = Classify(run.conditions, policy.contention);
   const Classification& c = out.classification;
-  if (ClassRulesOutJudging(c, policy.contention, out.why)) return out;
+  if (ClassRulesOutJudging(c, policy.contention, out)) return out;
   const auto own = std::ranges::find(*baselines, c.band,
                                      [](const StoredBaseline& b) { return b.baseline.band; });
   if (own != baselines->end()) {
@@ -194,6 +218,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
       out.why += fmt::format("{} has no baseline, and none is learned while a regression stands{}",
                              DescribeBand(c.band),
                              state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
+      out.reason = NotJudged::kRegressionStanding;
       return out;
     }
     std::vector<std::pair<int64_t, int64_t>> spans = state.suspect_spans;
@@ -204,7 +229,10 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
         !learned) {
       return std::unexpected(learned.error());
     }
-    if (!out.learned) return out;
+    if (!out.learned) {
+      out.reason = NotJudged::kLearning;
+      return out;
+    }
     ++out.baselines;
     state.baseline_ids.push_back(out.baseline->id);
     std::ranges::sort(state.baseline_ids);
@@ -218,6 +246,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   if (out.judged) {
     out.why.clear();
   } else {
+    out.reason = NotJudged::kNoMetric;
     out.why += out.learned ? "; " : "";
     out.why += out.verdicts.empty()
                    ? "its baseline has none of the metrics judged"

@@ -23,6 +23,7 @@
 // Thread-safety: none; the caller serialises the runs of a series.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -93,6 +94,24 @@ struct DeviceSuspicion {
   void Add(const SeriesState& other);
 };
 
+// Why a run was not judged, in a few words that can be a label value and
+// be counted (the daemon's iowatch_probe_not_judged_runs).
+enum class NotJudged {
+  kJudged,              // it was
+  kUnknownConditions,   // no I/O statistics of its device for the run
+  kCpuContended,        // its thread waited for a CPU, or the hypervisor took it
+  kBandsOff,            // contended, and contended runs are not judged
+  kLearning,            // its band has no baseline yet
+  kRegressionStanding,  // its band has none, and none is learned while a regression stands
+  kNoMetric,            // it carries none of the metrics judged (too few I/Os)
+};
+// "judged", "unknown_conditions", "cpu_contended", "bands_off", "learning",
+// "regression_standing", "no_metric".
+std::string_view ToString(NotJudged reason);
+inline constexpr std::array kNotJudgedReasons = {
+    NotJudged::kUnknownConditions, NotJudged::kCpuContended,        NotJudged::kBandsOff,
+    NotJudged::kLearning,          NotJudged::kRegressionStanding, NotJudged::kNoMetric};
+
 struct RunJudgement {
   Classification classification;
   // At least one metric was judged against a baseline.
@@ -100,6 +119,7 @@ struct RunJudgement {
   // Why the run was not judged, for logs and `baseline show` ("" when judged):
   // "contended (others did …): load band 7 has no baseline yet (3 of 10 runs)".
   std::string why;
+  NotJudged reason = NotJudged::kJudged;
   // The baseline the run was judged against, or that it completed.
   std::optional<StoredBaseline> baseline;
   bool learned = false;  // `baseline` was learned by this run

@@ -27,7 +27,7 @@
 // SQLite would wait forever on a FIFO and read a device as garbage.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
-// baseline_metrics, baseline_runs, sweeps, series_states), versioned with PRAGMA user_version; a
+// baseline_metrics, baseline_runs, sweeps, series_states, run_verdicts), versioned with PRAGMA user_version; a
 // file from a newer iowatch is refused (kUnsupported). Histogram blobs and the
 // job options text: store_codec.h. Baseline JSON: store_json.h.
 //
@@ -78,6 +78,15 @@ struct StoredSeriesState {
   std::string device;
   int64_t through_run_id = 0;  // the last run the state has seen
   SeriesState state;
+};
+
+// Whether a stored run was judged (run_verdicts), with its job and start.
+struct StoredRunVerdict {
+  std::string job;
+  int64_t start_unix_ms = 0;
+  bool judged = false;
+  std::string reason;  // NotJudged's word; "judged" when it was
+  bool operator==(const StoredRunVerdict&) const = default;
 };
 
 class Store {
@@ -205,6 +214,14 @@ class Store {
   Result<std::vector<StoredSeriesState>> SeriesStates(uint32_t hysteresis) const;
   Status DeleteSeriesState(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
+
+  // --- Whether each run was judged (store_verdicts.cc) -------------------
+
+  Status PutRunVerdict(int64_t run_id, bool judged, std::string_view reason);
+  // The verdicts of runs that started at or after since_unix_ms, oldest first.
+  Result<std::vector<StoredRunVerdict>> RunVerdictsSince(int64_t since_unix_ms) const;
+  // Per job, the start of its newest judged run.
+  Result<std::vector<std::pair<std::string, int64_t>>> LastJudgedRuns() const;
 
  private:
   explicit Store(std::unique_ptr<internal::Connection> connection);

@@ -250,10 +250,21 @@ CREATE TABLE series_states (
 );
 )sql";
 
+// Whether each successful run was judged against a baseline and, if not,
+// why (probes::NotJudged's words), so that the share of runs judged and the
+// last judged run survive a restart. Runs stored before have no row.
+constexpr std::string_view kSchemaV8 = R"sql(
+CREATE TABLE run_verdicts (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  judged INTEGER NOT NULL CHECK (judged IN (0, 1)),
+  reason TEXT NOT NULL
+) STRICT;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
     Migration{4, kSchemaV4}, Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
-    Migration{7, kSchemaV7},
+    Migration{7, kSchemaV7}, Migration{8, kSchemaV8},
 };
 
 Result<int> UserVersion(const Connection& connection) {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 
+#include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/exposition.h"
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
@@ -258,6 +259,9 @@ TEST(MetricsGolden, EveryFamilyIsInTheReference) {
       if (name.starts_with("iowatch_iostat_") || name.starts_with("iowatch_vm_")) continue;
     }
     EXPECT_TRUE(documented(name)) << family << " has no row in docs/metrics.md";
+  }
+  for (const std::string_view family : ProbeMetricFamilyNames()) {
+    EXPECT_TRUE(documented(family)) << family << " has no row in docs/metrics.md";
   }
 }
 

@@ -156,7 +156,42 @@ iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 35u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 38u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+}
+
+// Silence made visible: the share of the last day's runs judged, the runs
+// not judged by reason (every reason, 0 when none) and the last judged run;
+// a job with no run in the day has no ratio, one never judged no timestamp.
+TEST(ProbeMetricsRenderer, TheShareOfRunsJudgedWhyNotAndTheLastJudgedRun) {
+  ProbeSnapshot s = Small();
+  s.jobs[0].judging = {10, 4, {{"unknown_conditions", 0},
+                               {"cpu_contended", 5},
+                               {"bands_off", 0},
+                               {"learning", 1},
+                               {"regression_standing", 0},
+                               {"no_metric", 0}},
+                       1'699'990'000'500};
+  ProbeJobSnapshot idle;
+  idle.name = "idle";
+  s.jobs.push_back(idle);
+  std::string out;
+  RenderProbeMetrics(s, Status(), 1700000100, out);
+  for (const char* line : {
+           "iowatch_probe_judged_ratio{probe=\"rr\"} 0.4\n",
+           "iowatch_probe_not_judged_runs{probe=\"rr\",reason=\"cpu_contended\"} 5\n",
+           "iowatch_probe_not_judged_runs{probe=\"rr\",reason=\"learning\"} 1\n",
+           "iowatch_probe_not_judged_runs{probe=\"rr\",reason=\"no_metric\"} 0\n",
+           "iowatch_probe_last_judged_timestamp_seconds{probe=\"rr\"} 1699990000.5\n",
+       }) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << out;
+  }
+  EXPECT_EQ(out.find("iowatch_probe_judged_ratio{probe=\"idle\"}"), std::string::npos);
+  EXPECT_EQ(out.find("iowatch_probe_last_judged_timestamp_seconds{probe=\"idle\"}"),
+            std::string::npos);
+  // Not a run's figure: a one-shot push leaves them out.
+  std::string pushed;
+  RenderProbeRunMetrics(s, 1700000100, pushed);
+  EXPECT_EQ(pushed.find("iowatch_probe_judged_ratio"), std::string::npos);
 }
 
 // One series per fallback of the last successful run, none without: a

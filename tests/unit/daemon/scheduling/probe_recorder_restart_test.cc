@@ -122,5 +122,30 @@ TEST(ProbeRecorderRestart, AnEditedJobsOldSeriesNoLongerStopsItsDiskFromLearning
   EXPECT_EQ(store->SeriesStates(2)->size(), 1u);  // the old series' state is gone
 }
 
+// The share of runs judged, why the others were not and the last judged
+// run are published, and a restart reads them back from the store.
+TEST(ProbeRecorderRestart, TheShareOfRunsJudgedSurvivesARestart) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  int64_t t = 1'699'999'000'000;  // within a day of the options' clock
+  {
+    ProbeRecorder first(Options(tmp.path(), 3, 2), {"rr"});
+    for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+    first.Record(job, Contended(job, 500, t += 1000, 3000));  // band 7 learning
+    const JudgedSummary& s = first.Snapshot()->jobs[0].judging;
+    EXPECT_EQ(s.runs, 4u);
+    EXPECT_EQ(s.judged, 1u);  // the third, which completed the baseline
+    EXPECT_EQ(s.last_judged_unix_ms, t - 1000);
+  }
+  ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
+  const JudgedSummary& s = second.Snapshot()->jobs[0].judging;
+  EXPECT_EQ(s.runs, 4u);
+  EXPECT_EQ(s.judged, 1u);
+  EXPECT_EQ(s.last_judged_unix_ms, t - 1000);
+  uint64_t learning = 0;
+  for (const auto& [reason, count] : s.not_judged) learning += reason == "learning" ? count : 0;
+  EXPECT_EQ(learning, 3u);
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

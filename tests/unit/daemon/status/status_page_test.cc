@@ -215,6 +215,25 @@ TEST(StatusPage, VmstatLine) {
       << html;
 }
 
+// Silence made visible: how much of the last day was judged, the last
+// judged run and the commonest reason for the rest; a day without a
+// verdict is marked.
+TEST(StatusPage, HowMuchOfTheLastDayWasJudged) {
+  const Snapshot s = Sample();
+  ProbeSnapshot p = Probes();
+  p.jobs[0].judging = {96, 24, {{"cpu_contended", 60}, {"learning", 12}}, 1000 * (86400 - 8000)};
+  p.jobs[1].judging = {10, 0, {{"learning", 10}}, 0};
+  const std::string html =
+      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 86400});
+  EXPECT_NE(html.find("<td class=\"dim\">25 % of 96 runs; last 2h13m ago; mostly "
+                      "cpu_contended</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"bad\">0 % of 10 runs; never judged; mostly learning</td>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   const Snapshot s = Sample();
   const ProbeSnapshot p = Probes();
@@ -234,8 +253,10 @@ TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
             std::string::npos)
       << html;
   EXPECT_NE(html.find("<td class=\"dim\">learning the baseline</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td>randwrite</td><td colspan=\"10\" class=\"dim\">no successful run"),
+  EXPECT_NE(html.find("<td>randwrite</td><td colspan=\"11\" class=\"dim\">no successful run"),
             std::string::npos);
+  // No run in the last day counted yet: said so.
+  EXPECT_NE(html.find("<td class=\"dim\">no run in 24 h</td>"), std::string::npos);
   EXPECT_EQ(Count(html, "<svg class=\"spark\""), 1u) << "one run is no line";
   EXPECT_NE(html.find("<span class=\"good\">writable</span>"), std::string::npos);
 }

@@ -89,6 +89,7 @@ TEST(JudgeRunTest, CleanRunsLearnOnceThereAreEnoughOverTheMinimumAge) {
     EXPECT_EQ(j.classification.run_class, RunClass::kClean);
     EXPECT_FALSE(j.judged);
     EXPECT_FALSE(j.learned);
+    EXPECT_EQ(j.reason, NotJudged::kLearning);
     EXPECT_NE(j.why.find(fmt::format("quiet runs has no baseline yet ({} of 10 runs", i + 1)),
               std::string::npos)
         << j.why;
@@ -105,6 +106,7 @@ TEST(JudgeRunTest, CleanRunsLearnOnceThereAreEnoughOverTheMinimumAge) {
   const RunJudgement judged = s.Run(100);
   EXPECT_TRUE(judged.judged);
   EXPECT_EQ(judged.why, "");
+  EXPECT_EQ(judged.reason, NotJudged::kJudged);
   EXPECT_FALSE(judged.verdicts.empty());
 }
 
@@ -116,6 +118,7 @@ TEST(JudgeRunTest, UnknownRunsAreNeverJudgedNorLearnedFrom) {
     EXPECT_FALSE(j.judged);
     EXPECT_FALSE(j.learned);
     EXPECT_NE(j.why.find("conditions are unknown"), std::string::npos);
+    EXPECT_EQ(j.reason, NotJudged::kUnknownConditions);
   }
   EXPECT_TRUE(s.source.Baselines()->empty());
 }
@@ -252,6 +255,7 @@ TEST(JudgeRunTest, NoBandLearnsWhileARegressionStands) {
     const RunJudgement j = s.Run(1000, 6000);
     EXPECT_FALSE(j.learned);
     EXPECT_NE(j.why.find("none is learned while a regression stands"), std::string::npos) << j.why;
+    EXPECT_EQ(j.reason, NotJudged::kRegressionStanding);
   }
   EXPECT_EQ(s.source.Baselines()->size(), 1u);
 }
@@ -346,6 +350,7 @@ TEST(JudgeRunTest, RunsThatWaitedForTheCpuAreNotJudged) {
   EXPECT_EQ(j.classification.band, kNoBand);
   EXPECT_FALSE(j.judged);
   EXPECT_TRUE(j.verdicts.empty());
+  EXPECT_EQ(ToString(j.reason), "cpu_contended");
   EXPECT_NE(j.why.find("CPU was contended (its thread waited, or the hypervisor took it)"),
             std::string::npos)
       << j.why;
@@ -359,6 +364,7 @@ TEST(JudgeRunTest, WithoutBandsContendedRunsAreNeverJudged) {
     const RunJudgement j = s.Run(250, 6000);
     EXPECT_FALSE(j.judged);
     EXPECT_FALSE(j.learned);
+    EXPECT_EQ(j.reason, NotJudged::kBandsOff);
   }
   EXPECT_TRUE(s.source.Baselines()->empty());
 }

@@ -78,15 +78,45 @@ TEST(StoreSeriesStates, AMalformedRowIsNamed) {
       << states.error().message;
 }
 
-TEST(StoreSeriesStates, AVersion6StoreGetsTheTable) {
+TEST(StoreSeriesStates, AVersion6StoreGetsTheTables) {
   test_store::ScratchDir dir;
   ASSERT_TRUE(Store::Open(dir.Db()));
-  test_store::Exec(dir.Db(), "DROP TABLE series_states; PRAGMA user_version = 6");
+  test_store::Exec(dir.Db(),
+                   "DROP TABLE run_verdicts; DROP TABLE series_states; PRAGMA user_version = 6");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"), 7);
+  EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"),
+            internal::StoreMigrations().back().version);
   EXPECT_TRUE(store->SeriesStates(3)->empty());
   EXPECT_TRUE(store->PutSeriesState(SampleState()));
+  EXPECT_TRUE(store->RunVerdictsSince(0)->empty());
+}
+
+TEST(StoreRunVerdicts, JudgedOrWhyNotPerRunPrunedWithTheRun) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  const auto old_run = store->AddRun(test_store::SeriesRun("a", "8:0", 1000));
+  const auto a = store->AddRun(test_store::SeriesRun("a", "8:0", 5000));
+  const auto b = store->AddRun(test_store::SeriesRun("b", "8:0", 6000));
+  const auto a2 = store->AddRun(test_store::SeriesRun("a", "8:0", 7000));
+  ASSERT_TRUE(old_run && a && b && a2);
+  ASSERT_TRUE(store->PutRunVerdict(*old_run, true, "judged"));
+  ASSERT_TRUE(store->PutRunVerdict(*a, false, "learning"));
+  ASSERT_TRUE(store->PutRunVerdict(*b, true, "judged"));
+  ASSERT_TRUE(store->PutRunVerdict(*a2, false, "cpu_contended"));
+  const auto since = store->RunVerdictsSince(5000);
+  ASSERT_TRUE(since) << since.error().ToString();
+  const std::vector<StoredRunVerdict> want = {{"a", 5000, false, "learning"},
+                                              {"b", 6000, true, "judged"},
+                                              {"a", 7000, false, "cpu_contended"}};
+  EXPECT_EQ(*since, want);
+  const auto last = store->LastJudgedRuns();
+  ASSERT_TRUE(last);
+  const std::vector<std::pair<std::string, int64_t>> want_last = {{"a", 1000}, {"b", 6000}};
+  EXPECT_EQ(*last, want_last);
+  ASSERT_TRUE(store->PruneRunsBefore(2000));
+  EXPECT_EQ(test_store::QueryInt(dir.Db(), "SELECT COUNT(*) FROM run_verdicts"), 3);
 }
 
 }  // namespace

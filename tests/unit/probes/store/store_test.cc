@@ -93,7 +93,7 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 7); run a "
+                ": schema version 99 is newer than this iowatch understands (up to 8); run a "
                 "newer iowatch or use another state directory");
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
@@ -340,7 +340,8 @@ TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
        "ALTER TABLE run_conditions DROP COLUMN before_device_ios; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
-       "DROP TABLE sweeps; DROP TABLE series_states; PRAGMA user_version = 4");
+       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; "
+       "PRAGMA user_version = 4");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
@@ -364,7 +365,8 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
     ASSERT_GT(id, 0);
   }
   Exec(dir.Db(),
-       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_conditions; "
+       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; "
+       "DROP TABLE run_conditions; "
        "PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();

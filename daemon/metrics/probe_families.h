@@ -1,0 +1,45 @@
+// The probe families' shared shape (private to daemon/metrics): what a
+// family's writer reads (the recorder's snapshot, the scheduler's status,
+// the time), the family's name, type and help, and the lists of families
+// kept in files of their own. probe_metrics_renderer.cc sorts them all and
+// renders them.
+// Thread-safety: plain values and functions over immutable snapshots.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "daemon/metrics/exposition.h"
+#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_snapshot.h"
+
+namespace iowatch::daemon {
+
+// The probe job's label. Not "job": Prometheus sets that target label on every
+// series it scrapes and would rename ours to "exported_job".
+constexpr std::string_view kProbe = "probe";
+
+struct ProbeFamilyInput {
+  const ProbeSnapshot& recorded;
+  const SchedulerStatus& scheduler;
+  double now_seconds;
+};
+
+struct ProbeFamily {
+  std::string_view name;
+  std::string_view type;
+  std::string_view help;
+  void (*write)(const ProbeFamilyInput&, ExpositionWriter&, std::string& out);
+  // The daemon's state rather than a run's figure: not in a one-shot push.
+  bool daemon_state = false;
+};
+
+// The last run's conditions: foreign load, utilisation, pressure, steal,
+// CPU wait, contended, load band, judged (probe_condition_families.cc).
+void AddConditionFamilies(std::vector<ProbeFamily>& families);
+// Whether the last day's runs were judged, why not, and the last judged run
+// (probe_judging_families.cc).
+void AddJudgingFamilies(std::vector<ProbeFamily>& families);
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,52 @@
+// run_verdicts: whether each successful run was judged, and why not
+// (store_schema.cc v8), for the share of runs judged and the last judged
+// run across restarts.
+#include "probes/store/store.h"
+#include "probes/store/store_sqlite.h"
+
+namespace iowatch::probes {
+
+using internal::Statement;
+
+Status Store::PutRunVerdict(int64_t run_id, bool judged, std::string_view reason) {
+  Result<Statement> insert = connection_->Prepare(
+      "INSERT OR REPLACE INTO run_verdicts (run_id, judged, reason) VALUES (?1, ?2, ?3)",
+      "storing whether a run was judged");
+  if (!insert) return std::unexpected(insert.error());
+  insert->Bind(1, run_id).Bind(2, int64_t{judged ? 1 : 0}).Bind(3, reason);
+  return insert->Run();
+}
+
+Result<std::vector<StoredRunVerdict>> Store::RunVerdictsSince(int64_t since_unix_ms) const {
+  Result<Statement> select = connection_->Prepare(
+      "SELECT r.job, r.start_unix_ms, v.judged, v.reason FROM run_verdicts v "
+      "JOIN runs r ON r.id = v.run_id WHERE r.start_unix_ms >= ?1 "
+      "ORDER BY r.start_unix_ms, r.id",
+      "reading whether runs were judged");
+  if (!select) return std::unexpected(select.error());
+  select->Bind(1, since_unix_ms);
+  std::vector<StoredRunVerdict> out;
+  Status done = select->ForEachRow([&](const Statement& row) -> Status {
+    out.push_back({row.Text(0), row.Int(1), row.Int(2) != 0, row.Text(3)});
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> Store::LastJudgedRuns() const {
+  Result<Statement> select = connection_->Prepare(
+      "SELECT r.job, MAX(r.start_unix_ms) FROM run_verdicts v JOIN runs r ON r.id = v.run_id "
+      "WHERE v.judged = 1 GROUP BY r.job ORDER BY r.job",
+      "reading the last judged runs");
+  if (!select) return std::unexpected(select.error());
+  std::vector<std::pair<std::string, int64_t>> out;
+  Status done = select->ForEachRow([&](const Statement& row) -> Status {
+    out.emplace_back(row.Text(0), row.Int(1));
+    return {};
+  });
+  if (!done) return std::unexpected(done.error());
+  return out;
+}
+
+}  // namespace iowatch::probes
