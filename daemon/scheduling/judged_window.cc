@@ -30,8 +30,8 @@ JudgedSummary JudgedWindow::Summarize(int64_t now_unix_ms) {
       ++out.judged;
       continue;
     }
-    const auto it = std::ranges::find(out.not_judged, run.reason,
-                                      &std::pair<std::string, uint64_t>::first);
+    const auto it =
+        std::ranges::find(out.not_judged, run.reason, &std::pair<std::string, uint64_t>::first);
     // A word from a newer iowatch's store is not one of ours: not counted by reason.
     if (it != out.not_judged.end()) ++it->second;
   }

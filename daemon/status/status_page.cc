@@ -238,12 +238,12 @@ std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
 std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
   const JudgedSummary& s = job.judging;
   if (s.runs == 0) return "<td class=\"dim\">no run in 24 h</td>";
-  std::string text = fmt::format("{:.0f} % of {} runs", 100.0 * static_cast<double>(s.judged) /
-                                                            static_cast<double>(s.runs),
-                                 s.runs);
-  const double last_age =
-      s.last_judged_unix_ms > 0 ? now_seconds - static_cast<double>(s.last_judged_unix_ms) / 1000
-                                : -1;
+  std::string text =
+      fmt::format("{:.0f} % of {} runs",
+                  100.0 * static_cast<double>(s.judged) / static_cast<double>(s.runs), s.runs);
+  const double last_age = s.last_judged_unix_ms > 0
+                              ? now_seconds - static_cast<double>(s.last_judged_unix_ms) / 1000
+                              : -1;
   // "2h13m ago": whole minutes, or seconds under a minute.
   const auto ago = [](double seconds) {
     const auto unit = seconds >= 60 ? 60'000 : 1000;
@@ -251,8 +251,8 @@ std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
     return FormatDuration(std::chrono::milliseconds(ms)) + " ago";
   };
   text += last_age < 0 ? "; never judged" : "; last " + ago(last_age);
-  const auto dominant = std::ranges::max_element(
-      s.not_judged, {}, &std::pair<std::string, uint64_t>::second);
+  const auto dominant =
+      std::ranges::max_element(s.not_judged, {}, &std::pair<std::string, uint64_t>::second);
   if (dominant != s.not_judged.end() && dominant->second > 0) {
     text += "; mostly " + HtmlEscape(dominant->first);
   }

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <utility>
+
+#include "probes/baseline/run_stress.h"
 
 namespace iowatch::probes {
 namespace {
@@ -32,30 +35,50 @@ std::string Progress(size_t runs, int64_t span_ms, const BaselinePolicy& policy)
                      policy.min_age_ms / 60000);
 }
 
-// Learns the band's baseline when its runs suffice; says why not otherwise.
-// Runs before `learn_after_ms` (the newest pinned baseline of the series:
-// a capture or an import is the operator's word on what normal is now) and
-// since `suspect_since_ms` (SeriesState) or within a past suspect span of the
-// series or its disk are not learned from.
-bool InAnySpan(int64_t ms, const std::vector<std::pair<int64_t, int64_t>>& spans) {
-  return std::ranges::any_of(spans,
-                             [ms](const auto& s) { return ms >= s.first && ms <= s.second; });
+// Which stored runs a baseline may be made of: none before `after_ms` (the
+// newest pinned baseline of the series: a capture or an import is the
+// operator's word on what normal is now), since `suspect_since_ms`
+// (SeriesState) or within a past suspect span of the series or its disk.
+struct LearnableRuns {
+  int64_t after_ms = 0;
+  int64_t suspect_since_ms = 0;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+
+  bool Allows(int64_t start_ms) const {
+    if (suspect_since_ms != 0 && start_ms >= suspect_since_ms) return false;
+    if (start_ms < after_ms) return false;
+    return !std::ranges::any_of(
+        spans, [start_ms](const auto& s) { return start_ms >= s.first && start_ms <= s.second; });
+  }
+};
+
+// The runs at `indices` of `ids`, the judged run itself taken as it is.
+Result<std::vector<RunRecord>> LoadRuns(const RunRecord& run, std::span<const int64_t> ids,
+                                        std::span<const size_t> indices, BaselineSource& source) {
+  std::vector<RunRecord> runs;
+  for (size_t index : indices) {
+    if (ids[index] == run.id) {
+      runs.push_back(run);
+      continue;
+    }
+    Result<RunRecord> loaded = source.Load(ids[index]);
+    if (!loaded) return std::unexpected(loaded.error());
+    runs.push_back(std::move(*loaded));
+  }
+  return runs;
 }
 
-Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy& policy,
-             int64_t now_ms, int64_t learn_after_ms, int64_t suspect_since_ms,
-             const std::vector<std::pair<int64_t, int64_t>>& suspect_spans, RunJudgement& out) {
+// Learns the band's baseline when its runs suffice; says why not otherwise.
+Status Learn(const RunRecord& run, std::span<const LearningCandidate> candidates,
+             BaselineSource& source, const LearnableRuns& learnable, const BaselinePolicy& policy,
+             int64_t now_ms, RunJudgement& out) {
   const int band = out.classification.band;
-  Result<std::vector<LearningCandidate>> candidates = source.Candidates();
-  if (!candidates) return std::unexpected(candidates.error());
   std::vector<int64_t> ids;
   std::vector<int64_t> starts;
-  for (const LearningCandidate& c : *candidates) {
+  for (const LearningCandidate& c : candidates) {
     const Classification cls = Classify(c.conditions, policy.contention);
     if (cls.run_class == RunClass::kUnknown || cls.band == kNoBand || cls.band != band) continue;
-    if (suspect_since_ms != 0 && c.start_unix_ms >= suspect_since_ms) continue;
-    if (InAnySpan(c.start_unix_ms, suspect_spans)) continue;
-    if (c.start_unix_ms < learn_after_ms) continue;
+    if (!learnable.Allows(c.start_unix_ms)) continue;
     ids.push_back(c.id);
     starts.push_back(c.start_unix_ms);
   }
@@ -66,26 +89,75 @@ Status Learn(const RunRecord& run, BaselineSource& source, const BaselinePolicy&
         Progress(ids.size(), starts.empty() ? 0 : starts.back() - starts.front(), policy));
     return {};
   }
-  std::vector<RunRecord> runs;
-  for (size_t index : *picked) {
-    if (ids[index] == run.id) {
-      runs.push_back(run);
-      continue;
-    }
-    Result<RunRecord> loaded = source.Load(ids[index]);
-    if (!loaded) return std::unexpected(loaded.error());
-    runs.push_back(std::move(*loaded));
-  }
-  Baseline learned = LearnBaseline(runs, now_ms, policy);
+  Result<std::vector<RunRecord>> runs = LoadRuns(run, ids, *picked, source);
+  if (!runs) return std::unexpected(runs.error());
+  Baseline learned = LearnBaseline(*runs, now_ms, policy);
   learned.band = band;
   Result<int64_t> id = source.Put(learned);
   if (!id) return std::unexpected(id.error());
   out.why += fmt::format("the baseline of {} was learned from {} runs up to this one",
-                         DescribeBand(band), runs.size());
+                         DescribeBand(band), runs->size());
   out.learned = true;
-  const auto count = static_cast<int64_t>(runs.size());
+  const auto count = static_cast<int64_t>(runs->size());
   out.baseline = StoredBaseline{*id, false, count, std::move(learned)};
   return {};
+}
+
+// A run whose band has no baseline (or that has no band: its CPU was
+// contended) is judged against the nearest policy.runs earlier runs that were
+// at least as stressed in every dimension (run_stress.h), learnable ones
+// only: more load or steal never makes a healthy probe faster, so a run worse
+// than they were is a slower disk. The baseline is made for this run and not
+// stored. Says why not when there are too few such runs.
+Status JudgeAgainstHeavier(const RunRecord& run, std::span<const LearningCandidate> candidates,
+                           BaselineSource& source, const LearnableRuns& learnable,
+                           const BaselinePolicy& policy, int64_t now_ms, RunJudgement& out) {
+  if (!run.conditions) return {};
+  std::vector<int64_t> ids;
+  std::vector<int64_t> starts;
+  std::vector<RunStress> stresses;
+  for (const LearningCandidate& c : candidates) {
+    if (c.id == run.id || !c.conditions || c.start_unix_ms >= run.start_unix_ms) continue;
+    if (Classify(c.conditions, policy.contention).run_class == RunClass::kUnknown) continue;
+    if (!learnable.Allows(c.start_unix_ms)) continue;
+    ids.push_back(c.id);
+    starts.push_back(c.start_unix_ms);
+    stresses.push_back(StressOf(*c.conditions));
+  }
+  const std::optional<std::vector<size_t>> picked = PickHeavierNeighbours(
+      StressOf(*run.conditions), stresses, starts, policy.runs, policy.min_age_ms);
+  if (!picked) {
+    out.why += fmt::format("{}fewer than {} earlier runs at least as stressed over {} min",
+                           out.why.empty() ? "" : "; ", policy.runs, policy.min_age_ms / 60000);
+    return {};
+  }
+  Result<std::vector<RunRecord>> runs = LoadRuns(run, ids, *picked, source);
+  if (!runs) return std::unexpected(runs.error());
+  Baseline heavier = LearnBaseline(*runs, now_ms, policy);
+  heavier.band = out.classification.band;
+  out.heavier = true;
+  const auto count = static_cast<int64_t>(runs->size());
+  out.baseline = StoredBaseline{0, false, count, std::move(heavier)};
+  return {};
+}
+
+// Learns the run's own band's baseline, unless it has none (its CPU was
+// contended) or a regression stands; sets why not and the reason.
+Status LearnOwnBand(const RunRecord& run, std::span<const LearningCandidate> candidates,
+                    BaselineSource& source, const SeriesState& state, const DeviceSuspicion& device,
+                    const LearnableRuns& learnable, const BaselinePolicy& policy, int64_t now_ms,
+                    RunJudgement& out) {
+  const Classification& c = out.classification;
+  if (c.band == kNoBand) return {};
+  if (state.tracker.AnyRegressed() || device.regressed) {
+    out.why += fmt::format("{} has no baseline, and none is learned while a regression stands{}",
+                           DescribeBand(c.band),
+                           state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
+    out.reason = NotJudged::kRegressionStanding;
+    return {};
+  }
+  out.reason = NotJudged::kLearning;
+  return Learn(run, candidates, source, learnable, policy, now_ms, out);
 }
 
 // The why-text's start for a run's class; true when the class alone rules
@@ -102,17 +174,15 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
   }
   if (c.run_class != RunClass::kContended) return false;
   why = fmt::format("contended ({}): ", c.load);
-  if (c.band == kNoBand) {
-    why +=
-        "a run whose CPU was contended (its thread waited, or the hypervisor took it) is not "
-        "judged";
-    out.reason = NotJudged::kCpuContended;
-    return true;
-  }
   if (!policy.bands) {
     why += "contended runs are not judged (bands are off)";
     out.reason = NotJudged::kBandsOff;
     return true;
+  }
+  if (c.band == kNoBand) {
+    // Judged only against runs at least as stressed (JudgeAgainstHeavier).
+    why += "its CPU was contended (its thread waited, or the hypervisor took it)";
+    out.reason = NotJudged::kCpuContended;
   }
   return false;
 }
@@ -137,10 +207,12 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
 }
 
 // A contended run's latency quantiles above policy.max_quantile are not
-// judged (ContentionPolicy::max_quantile: they are the neighbours' timing).
-void SetAsideTailsUnderLoad(const Classification& c, const ContentionPolicy& policy,
+// judged (ContentionPolicy::max_quantile: they are the neighbours' timing),
+// nor those of a run judged against heavier runs (their stresses differ, and
+// quantiles are what stress moves most).
+void SetAsideTailsUnderLoad(const RunJudgement& j, const ContentionPolicy& policy,
                             std::vector<MetricVerdict>& verdicts) {
-  if (c.run_class != RunClass::kContended) return;
+  if (j.classification.run_class != RunClass::kContended && !j.heavier) return;
   for (MetricVerdict& v : verdicts) {
     const MetricSpec* spec = FindMetric(v.metric);
     if (spec == nullptr || spec->quantile <= policy.max_quantile) continue;
@@ -209,42 +281,45 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   out.classification = Classify(run.conditions, policy.contention);
   const Classification& c = out.classification;
   if (ClassRulesOutJudging(c, policy.contention, out)) return out;
-  const auto own = std::ranges::find(*baselines, c.band,
-                                     [](const StoredBaseline& b) { return b.baseline.band; });
+  const auto own = c.band == kNoBand
+                       ? baselines->end()
+                       : std::ranges::find(*baselines, c.band,
+                                           [](const StoredBaseline& b) { return b.baseline.band; });
   if (own != baselines->end()) {
     out.baseline = *own;
   } else {
-    if (state.tracker.AnyRegressed() || device.regressed) {
-      out.why += fmt::format("{} has no baseline, and none is learned while a regression stands{}",
-                             DescribeBand(c.band),
-                             state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
-      out.reason = NotJudged::kRegressionStanding;
-      return out;
-    }
-    std::vector<std::pair<int64_t, int64_t>> spans = state.suspect_spans;
-    spans.insert(spans.end(), device.suspect_spans.begin(), device.suspect_spans.end());
+    Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+    if (!candidates) return std::unexpected(candidates.error());
+    LearnableRuns learnable{NewestPinnedMs(*baselines),
+                            EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
+                            state.suspect_spans};
+    learnable.spans.insert(learnable.spans.end(), device.suspect_spans.begin(),
+                           device.suspect_spans.end());
     if (Status learned =
-            Learn(run, source, policy, now_ms, NewestPinnedMs(*baselines),
-                  EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms), spans, out);
+            LearnOwnBand(run, *candidates, source, state, device, learnable, policy, now_ms, out);
         !learned) {
       return std::unexpected(learned.error());
     }
-    if (!out.learned) {
-      out.reason = NotJudged::kLearning;
-      return out;
+    if (out.learned) {
+      ++out.baselines;
+      state.baseline_ids.push_back(out.baseline->id);
+      std::ranges::sort(state.baseline_ids);
+      // The run that completes a baseline is compared with it too, so the
+      // ratios appear at once (usually good: the baseline is partly made of it).
+    } else if (Status heavier =
+                   JudgeAgainstHeavier(run, *candidates, source, learnable, policy, now_ms, out);
+               !heavier) {
+      return std::unexpected(heavier.error());
     }
-    ++out.baselines;
-    state.baseline_ids.push_back(out.baseline->id);
-    std::ranges::sort(state.baseline_ids);
-    // The run that completes a baseline is compared with it too, so the
-    // ratios appear at once (usually good: the baseline is partly made of it).
+    if (!out.baseline) return out;
   }
   const Baseline& baseline = out.baseline->baseline;
   out.verdicts = Compare(baseline, run.metrics, policy, &run.result);
-  SetAsideTailsUnderLoad(c, policy.contention, out.verdicts);
+  SetAsideTailsUnderLoad(out, policy.contention, out.verdicts);
   out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
   if (out.judged) {
     out.why.clear();
+    out.reason = NotJudged::kJudged;
   } else {
     out.reason = NotJudged::kNoMetric;
     out.why += out.learned ? "; " : "";

@@ -109,7 +109,7 @@ enum class NotJudged {
 // "regression_standing", "no_metric".
 std::string_view ToString(NotJudged reason);
 inline constexpr std::array kNotJudgedReasons = {
-    NotJudged::kUnknownConditions, NotJudged::kCpuContended,        NotJudged::kBandsOff,
+    NotJudged::kUnknownConditions, NotJudged::kCpuContended,       NotJudged::kBandsOff,
     NotJudged::kLearning,          NotJudged::kRegressionStanding, NotJudged::kNoMetric};
 
 struct RunJudgement {
@@ -123,6 +123,9 @@ struct RunJudgement {
   // The baseline the run was judged against, or that it completed.
   std::optional<StoredBaseline> baseline;
   bool learned = false;  // `baseline` was learned by this run
+  // `baseline` was made for this run from the nearest earlier runs at least
+  // as stressed (its band had none, or it has no band): not stored, id 0.
+  bool heavier = false;
   size_t baselines = 0;  // the series' baselines, all bands, after this run
   std::vector<MetricVerdict> verdicts;
   std::vector<RegressionChange> changes;

@@ -15,6 +15,15 @@ Scenarios:
             start: "4:12,20:28" slows the probes from minute 4 to 12 and
             20 to 28; --state-from=LOADDIR continues the load recording's
             store, so the baselines were learned under the same load.
+  busy      issue 27's conditions: an irregular competing load (16 KiB random
+            reads and writes at a rate drawn anew every 15-45 s, from none to
+            2,500 + 2,500 IOPS) and 0, 1 or 2 CPU burners drawn anew every
+            20-60 s, nothing pinned: the hypervisor's steal on this VM goes
+            from 1 % to 40 % with them, and the probe's thread waits for a
+            CPU. --throttle and --state-from as for slowdown (a busy disk
+            slowed down); --throttle-iops and --throttle-bps set the cap.
+  --seed    the random draws' seed (default 27), so a recording can be made
+            again with the same schedule of load and burners.
 
 Writes DIR/state/iowatch.db (the runs), DIR/events.json (scenario, start,
 throttle windows in unix ms), DIR/iostat.txt (the disk's %util every 10 s)
@@ -23,6 +32,7 @@ and DIR/daemon.log. Needs root for the throttle; cleans up what it creates.
 import argparse
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -139,6 +149,56 @@ class Throttle:
             os.rmdir(self.path)
 
 
+class Irregular:
+    """issue 27's busy scenario: fio jobs whose rate is drawn anew every 15-45 s and CPU
+    burners whose number is drawn anew every 20-60 s, each phase logged to events."""
+
+    def __init__(self, loaddir, rng, log):
+        self.loaddir, self.rng, self.log = loaddir, rng, log
+        self.fio, self.fio_until = None, 0
+        self.burners, self.burn_until = [], 0
+
+    def _stop_fio(self):
+        if self.fio and self.fio.poll() is None:
+            self.fio.terminate()
+            self.fio.wait(timeout=30)
+        self.fio = None
+
+    def _stop_burners(self):
+        for b in self.burners:
+            b.kill()
+            b.wait()
+        self.burners = []
+
+    def step(self, now):
+        if now >= self.fio_until:
+            self._stop_fio()
+            seconds = self.rng.uniform(15, 45)
+            iops = self.rng.choice([0, 0, 100, 300, 600, 1000, 1500, 2000, 2500])
+            self.fio_until = now + seconds
+            self.log.append({"at_unix_ms": now_ms(), "foreign_iops": 2 * iops,
+                             "seconds": round(seconds, 1)})
+            if iops:
+                self.fio = subprocess.Popen(
+                    ["fio", "--name=irregular", f"--directory={self.loaddir}", "--rw=randrw",
+                     "--bs=16k", "--ioengine=psync", "--direct=1", "--size=1g", "--time_based=1",
+                     f"--runtime={int(seconds) + 5}", f"--rate_iops={iops},{iops}",
+                     "--output=/dev/null"], cwd=self.loaddir)
+        if now >= self.burn_until:
+            self._stop_burners()
+            seconds = self.rng.uniform(20, 60)
+            count = self.rng.choice([0, 1, 2])
+            self.burn_until = now + seconds
+            self.log.append({"at_unix_ms": now_ms(), "cpu_burners": count,
+                             "seconds": round(seconds, 1)})
+            self.burners = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
+                            for _ in range(count)]
+
+    def close(self):
+        self._stop_fio()
+        self._stop_burners()
+
+
 def windows(spec):
     out = []
     for part in filter(None, (spec or "").split(",")):
@@ -148,9 +208,13 @@ def windows(spec):
 
 
 def main():
+    global THROTTLE_IOPS, THROTTLE_BPS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary")
-    ap.add_argument("scenario", choices=("quiet", "load", "slowdown"))
+    ap.add_argument("scenario", choices=("quiet", "load", "slowdown", "busy"))
+    ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--throttle-iops", type=int, default=THROTTLE_IOPS)
+    ap.add_argument("--throttle-bps", type=int, default=THROTTLE_BPS)
     ap.add_argument("--minutes", type=float, required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--throttle", default="")
@@ -163,6 +227,7 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.scenario == "slowdown" and not args.throttle:
         sys.exit("slowdown needs --throttle windows")
+    THROTTLE_IOPS, THROTTLE_BPS = args.throttle_iops, args.throttle_bps
 
     out = os.path.abspath(args.out)
     state = os.path.join(out, "state")
@@ -184,7 +249,17 @@ def main():
     events = {"scenario": args.scenario, "device": majmin, "throttle": []}
     iostat = subprocess.Popen(["iostat", "-dxy", "10"], stdout=open(os.path.join(out, "iostat.txt"), "w"))
     children.append(iostat)
-    if args.scenario != "quiet":
+    irregular = None
+    if args.scenario == "busy":
+        os.makedirs(loaddir, exist_ok=True)
+        events["phases"] = []
+        events["throttle_iops"], events["throttle_bps"] = THROTTLE_IOPS, THROTTLE_BPS
+        irregular = Irregular(loaddir, random.Random(args.seed), events["phases"])
+        subprocess.run(["fio", "--name=layout", f"--directory={loaddir}", "--rw=write",
+                        "--bs=1m", "--size=1g", "--filename=irregular.0.0",
+                        "--output=/dev/null"], check=True, cwd=loaddir)
+        irregular.step(time.time())
+    elif args.scenario != "quiet":
         os.makedirs(loaddir, exist_ok=True)
         env = dict(os.environ, LOADDIR=loaddir, LOADSECONDS=str(int(seconds) + 120))
         load = subprocess.Popen(PIN_LOAD + ["fio", os.path.join(HERE, "competing_load.fio"), "--output",
@@ -192,10 +267,12 @@ def main():
                                 env=env, cwd=loaddir)
         children.append(load)
         time.sleep(20)  # laid out and running before the first probe
-    daemon = subprocess.Popen(PIN_DAEMON + [args.binary, "serve", f"--config.file={config}"],
+    pin = [] if args.scenario == "busy" else PIN_DAEMON
+    daemon = subprocess.Popen(pin + [args.binary, "serve", f"--config.file={config}"],
                               stderr=open(os.path.join(out, "daemon.log"), "w"))
     children.append(daemon)
-    throttle = Throttle(daemon.pid, majmin) if args.scenario == "slowdown" else None
+    throttled = args.scenario == "slowdown" or (args.scenario == "busy" and args.throttle)
+    throttle = Throttle(daemon.pid, majmin) if throttled else None
     start = now_ms()
     events["start_unix_ms"] = start
     try:
@@ -213,6 +290,8 @@ def main():
                 else:
                     events["throttle"][-1]["off_unix_ms"] = now_ms()
                 print(f"minute {minute:.1f}: throttle {'on' if want else 'off'}", flush=True)
+            if irregular:
+                irregular.step(time.time())
             if daemon.poll() is not None:
                 sys.exit(f"the daemon exited ({daemon.returncode}): see {out}/daemon.log")
             time.sleep(1)
@@ -222,6 +301,8 @@ def main():
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=60)
+        if irregular:
+            irregular.close()
         if throttle:
             throttle.close()
         for child in children:

@@ -164,12 +164,14 @@ TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
 // a job with no run in the day has no ratio, one never judged no timestamp.
 TEST(ProbeMetricsRenderer, TheShareOfRunsJudgedWhyNotAndTheLastJudgedRun) {
   ProbeSnapshot s = Small();
-  s.jobs[0].judging = {10, 4, {{"unknown_conditions", 0},
-                               {"cpu_contended", 5},
-                               {"bands_off", 0},
-                               {"learning", 1},
-                               {"regression_standing", 0},
-                               {"no_metric", 0}},
+  s.jobs[0].judging = {10,
+                       4,
+                       {{"unknown_conditions", 0},
+                        {"cpu_contended", 5},
+                        {"bands_off", 0},
+                        {"learning", 1},
+                        {"regression_standing", 0},
+                        {"no_metric", 0}},
                        1'699'990'000'500};
   ProbeJobSnapshot idle;
   idle.name = "idle";

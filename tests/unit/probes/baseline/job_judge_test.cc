@@ -27,7 +27,7 @@ class Series {
   }
 
   RunJudgement Run(double lat_us, std::optional<uint64_t> foreign = 0,
-                   std::optional<double> cpu_wait = std::nullopt) {
+                   std::optional<double> cpu_wait = std::nullopt, double steal = 0) {
     RunRecord run;
     run.id = ++next_id_;
     run.job = "j";
@@ -53,6 +53,7 @@ class Series {
       c.device_ios = d.ios + *foreign;
       c.device_bytes = d.bytes + *foreign * 4096;
       c.cpu_wait = cpu_wait;
+      c.cpu_steal = steal;
       run.conditions = c;
     }
     source.Add(run);
@@ -354,6 +355,49 @@ TEST(JudgeRunTest, RunsThatWaitedForTheCpuAreNotJudged) {
   EXPECT_NE(j.why.find("CPU was contended (its thread waited, or the hypervisor took it)"),
             std::string::npos)
       << j.why;
+}
+
+// Issue 27: a run under the hypervisor's steal, or in a band with no
+// baseline yet, is judged against the nearest earlier runs that were at
+// least as stressed: healthy, it is no worse than they were; slower, it is.
+TEST(JudgeRunTest, RunsWithoutABaselineAreJudgedAgainstRunsAtLeastAsStressed) {
+  Series s(Policy());
+  // Twelve runs under 20 % steal over 11 minutes (min_age is 15: no band
+  // would have learned from them anyway, and they have no band).
+  for (int i = 0; i < 16; ++i) {
+    const RunJudgement j = s.Run(150, 0, std::nullopt, 0.20);
+    EXPECT_EQ(j.classification.band, kNoBand);
+    EXPECT_FALSE(j.judged) << i;  // not yet 10 heavier runs over 15 minutes
+  }
+  // Under 10 % steal: judged against the 20 % runs, good.
+  const RunJudgement lighter = s.Run(120, 0, std::nullopt, 0.10);
+  EXPECT_TRUE(lighter.judged) << lighter.why;
+  EXPECT_TRUE(lighter.heavier);
+  EXPECT_EQ(lighter.reason, NotJudged::kJudged);
+  EXPECT_EQ(lighter.baseline->id, 0);  // made for the run, not stored
+  for (const MetricVerdict& v : lighter.verdicts) EXPECT_FALSE(v.bad) << v.metric;
+  EXPECT_TRUE(s.source.Baselines()->empty());
+  // Three times slower at the same steal: bad, raised after K runs.
+  size_t raised = 0;
+  for (int i = 0; i < 3; ++i) {
+    const RunJudgement slow = s.Run(450, 0, std::nullopt, 0.10);
+    EXPECT_TRUE(slow.judged);
+    for (const RegressionChange& c : slow.changes) raised += c.regressed;
+  }
+  EXPECT_GT(raised, 0u);
+  // Quantiles are not judged against other conditions' runs.
+  for (const MetricVerdict& v : s.Run(450, 0, std::nullopt, 0.10).verdicts) {
+    if (v.metric == "lat_p99_seconds") {
+      EXPECT_FALSE(v.judged);
+    }
+  }
+  // More stressed than any earlier run: nothing to judge it against.
+  const RunJudgement heaviest = s.Run(150, 0, std::nullopt, 0.35);
+  EXPECT_FALSE(heaviest.judged);
+  EXPECT_EQ(heaviest.reason, NotJudged::kCpuContended);
+  EXPECT_NE(heaviest.why.find("fewer than 10 earlier runs at least as stressed over 15 min"),
+            std::string::npos)
+      << heaviest.why;
 }
 
 TEST(JudgeRunTest, WithoutBandsContendedRunsAreNeverJudged) {
