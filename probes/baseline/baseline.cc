@@ -16,8 +16,8 @@ namespace {
 // the learning set cannot inflate it the way it would a standard deviation.
 constexpr double kMadToSigma = 1.4826;
 
-// Median of `values` (reordered); the mean of the two middle values for an
-// even count, so that two runs give their midpoint rather than either one.
+}  // namespace
+
 double Median(std::vector<double>& values) {
   const size_t n = values.size();
   const auto mid = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
@@ -28,15 +28,27 @@ double Median(std::vector<double>& values) {
   return lower + (upper - lower) / 2;
 }
 
+namespace {
+
 double ToleranceFor(const MetricSpec& spec, const BaselinePolicy& policy) {
   if (spec.worse == Worse::kLower) return policy.throughput_tolerance;
   return spec.is_latency_tail ? policy.tail_tolerance : policy.latency_tolerance;
 }
 
+}  // namespace
+
 double SpreadFloorFor(const MetricSpec& spec, const BaselinePolicy& policy) {
   if (spec.worse == Worse::kLower) return policy.throughput_spread_floor;
   return spec.is_latency_tail ? policy.tail_spread_floor : policy.latency_spread_floor;
 }
+
+double RobustSpread(std::vector<double> values) {
+  const double median = Median(values);
+  for (double& x : values) x = std::abs(x - median);
+  return kMadToSigma * Median(values);
+}
+
+namespace {
 
 const DirectionStats& Direction(const ProbeResult& result, std::string_view op) {
   return op == "write" ? result.write : result.read;

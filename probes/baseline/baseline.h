@@ -106,6 +106,16 @@ struct Baseline {
   const MetricBaseline* Find(std::string_view op, std::string_view metric) const;
 };
 
+// Median of `values` (reordered); the mean of the two middle values for an
+// even count, so that two runs give their midpoint rather than either one.
+double Median(std::vector<double>& values);
+// 1.4826 × the median absolute deviation of `values` from their median: a
+// standard deviation that one wild value cannot inflate.
+double RobustSpread(std::vector<double> values);
+// The least spread a baseline of the metric keeps, as a share of its median
+// (the policy's floor for its kind).
+double SpreadFloorFor(const MetricSpec& spec, const BaselinePolicy& policy);
+
 // Median/MAD per (op, metric) over `runs` (each the ExtractMetrics of one run),
 // in order of first appearance; an even count takes the mean of the two middle
 // values. A metric missing from some runs is built from the runs that have it.

@@ -6,6 +6,7 @@
 #include <span>
 #include <utility>
 
+#include "probes/baseline/load_model.h"
 #include "probes/baseline/run_stress.h"
 
 namespace iowatch::probes {
@@ -103,41 +104,85 @@ Status Learn(const RunRecord& run, std::span<const LearningCandidate> candidates
   return {};
 }
 
-// A run whose band has no baseline (or that has no band: its CPU was
-// contended) is judged against the nearest policy.runs earlier runs that were
-// at least as stressed in every dimension (run_stress.h), learnable ones
-// only: more load or steal never makes a healthy probe faster, so a run worse
-// than they were is a slower disk. The baseline is made for this run and not
-// stored. Says why not when there are too few such runs.
-Status JudgeAgainstHeavier(const RunRecord& run, std::span<const LearningCandidate> candidates,
-                           BaselineSource& source, const LearnableRuns& learnable,
-                           const BaselinePolicy& policy, int64_t now_ms, RunJudgement& out) {
-  if (!run.conditions) return {};
+// The earlier runs a run of other conditions may be judged against: known
+// conditions, learnable, oldest first; with their stresses.
+struct EarlierRuns {
   std::vector<int64_t> ids;
   std::vector<int64_t> starts;
   std::vector<RunStress> stresses;
+};
+
+EarlierRuns EarlierLearnableRuns(const RunRecord& run,
+                                 std::span<const LearningCandidate> candidates,
+                                 const LearnableRuns& learnable, const BaselinePolicy& policy) {
+  EarlierRuns out;
   for (const LearningCandidate& c : candidates) {
     if (c.id == run.id || !c.conditions || c.start_unix_ms >= run.start_unix_ms) continue;
     if (Classify(c.conditions, policy.contention).run_class == RunClass::kUnknown) continue;
     if (!learnable.Allows(c.start_unix_ms)) continue;
-    ids.push_back(c.id);
-    starts.push_back(c.start_unix_ms);
-    stresses.push_back(StressOf(*c.conditions));
+    out.ids.push_back(c.id);
+    out.starts.push_back(c.start_unix_ms);
+    out.stresses.push_back(StressOf(*c.conditions));
   }
-  const std::optional<std::vector<size_t>> picked = PickHeavierNeighbours(
-      StressOf(*run.conditions), stresses, starts, policy.runs, policy.min_age_ms);
-  if (!picked) {
-    out.why += fmt::format("{}fewer than {} earlier runs at least as stressed over {} min",
-                           out.why.empty() ? "" : "; ", policy.runs, policy.min_age_ms / 60000);
-    return {};
+  return out;
+}
+
+// The load model's baseline at the run's stress (load_model.h), from the
+// newest kModelRuns earlier learnable runs; nullopt when it cannot say.
+constexpr size_t kModelRuns = 200;
+
+Result<std::optional<Baseline>> ModelAt(const RunStress& at, const EarlierRuns& earlier,
+                                        BaselineSource& source, const BaselinePolicy& policy) {
+  const size_t n = earlier.ids.size();
+  if (n < std::max<size_t>(kMinModelRuns, policy.runs)) return std::nullopt;
+  std::vector<ModelPoint> points;
+  for (size_t i = n > kModelRuns ? n - kModelRuns : 0; i < n; ++i) {
+    Result<std::vector<MetricSample>> metrics = source.LoadMetrics(earlier.ids[i]);
+    if (!metrics) return std::unexpected(metrics.error());
+    points.push_back({earlier.ids[i], earlier.starts[i], earlier.stresses[i], std::move(*metrics)});
   }
-  Result<std::vector<RunRecord>> runs = LoadRuns(run, ids, *picked, source);
-  if (!runs) return std::unexpected(runs.error());
-  Baseline heavier = LearnBaseline(*runs, now_ms, policy);
-  heavier.band = out.classification.band;
-  out.heavier = true;
-  const auto count = static_cast<int64_t>(runs->size());
-  out.baseline = StoredBaseline{0, false, count, std::move(heavier)};
+  return ModelBaselineAt(at, points, policy);
+}
+
+// A run whose band has no baseline (or that has no band: its CPU was
+// contended) is judged against earlier runs of other conditions, learnable
+// ones only: the load model's prediction at its stress where the model has
+// seen such stress, else the nearest policy.runs runs at least as stressed
+// in every dimension (run_stress.h), which a healthy run is no worse than.
+// The baseline is made for this run and not stored. Says why not when
+// neither can be made.
+Status JudgeAgainstOtherConditions(const RunRecord& run,
+                                   std::span<const LearningCandidate> candidates,
+                                   BaselineSource& source, const LearnableRuns& learnable,
+                                   const BaselinePolicy& policy, int64_t now_ms,
+                                   RunJudgement& out) {
+  if (!run.conditions) return {};
+  const EarlierRuns earlier = EarlierLearnableRuns(run, candidates, learnable, policy);
+  const RunStress stress = StressOf(*run.conditions);
+  Result<std::optional<Baseline>> modelled = ModelAt(stress, earlier, source, policy);
+  if (!modelled) return std::unexpected(modelled.error());
+  std::optional<Baseline> baseline = std::move(*modelled);
+  if (!baseline) {
+    const std::optional<std::vector<size_t>> picked = PickHeavierNeighbours(
+        stress, earlier.stresses, earlier.starts, policy.runs, policy.min_age_ms);
+    if (!picked) {
+      out.why += fmt::format("{}fewer than {} earlier runs at least as stressed over {} min",
+                             out.why.empty() ? "" : "; ", policy.runs, policy.min_age_ms / 60000);
+      return {};
+    }
+    Result<std::vector<RunRecord>> runs = LoadRuns(run, earlier.ids, *picked, source);
+    if (!runs) return std::unexpected(runs.error());
+    baseline = LearnBaseline(*runs, now_ms, policy);
+  }
+  baseline->job = run.job;
+  baseline->fingerprint = run.fingerprint;
+  baseline->device = run.device;
+  baseline->model = run.model;
+  baseline->band = out.classification.band;
+  baseline->created_unix_ms = now_ms;
+  out.other_conditions = true;
+  const auto count = static_cast<int64_t>(baseline->run_ids.size());
+  out.baseline = StoredBaseline{0, false, count, std::move(*baseline)};
   return {};
 }
 
@@ -208,11 +253,11 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
 
 // A contended run's latency quantiles above policy.max_quantile are not
 // judged (ContentionPolicy::max_quantile: they are the neighbours' timing),
-// nor those of a run judged against heavier runs (their stresses differ, and
-// quantiles are what stress moves most).
+// nor those of a run judged against runs of other conditions (their
+// stresses differ, and quantiles are what stress moves most).
 void SetAsideTailsUnderLoad(const RunJudgement& j, const ContentionPolicy& policy,
                             std::vector<MetricVerdict>& verdicts) {
-  if (j.classification.run_class != RunClass::kContended && !j.heavier) return;
+  if (j.classification.run_class != RunClass::kContended && !j.other_conditions) return;
   for (MetricVerdict& v : verdicts) {
     const MetricSpec* spec = FindMetric(v.metric);
     if (spec == nullptr || spec->quantile <= policy.max_quantile) continue;
@@ -306,10 +351,10 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
       std::ranges::sort(state.baseline_ids);
       // The run that completes a baseline is compared with it too, so the
       // ratios appear at once (usually good: the baseline is partly made of it).
-    } else if (Status heavier =
-                   JudgeAgainstHeavier(run, *candidates, source, learnable, policy, now_ms, out);
-               !heavier) {
-      return std::unexpected(heavier.error());
+    } else if (Status other = JudgeAgainstOtherConditions(run, *candidates, source, learnable,
+                                                          policy, now_ms, out);
+               !other) {
+      return std::unexpected(other.error());
     }
     if (!out.baseline) return out;
   }

@@ -59,6 +59,12 @@ class BaselineSource {
   // The series' successful runs since its last reset, oldest first.
   virtual Result<std::vector<LearningCandidate>> Candidates() = 0;
   virtual Result<RunRecord> Load(int64_t id) = 0;
+  // A run's metrics alone (what the load model learns from); Load's by default.
+  virtual Result<std::vector<MetricSample>> LoadMetrics(int64_t id) {
+    Result<RunRecord> run = Load(id);
+    if (!run) return std::unexpected(run.error());
+    return std::move(run->metrics);
+  }
   // Stores a learned baseline (replacing its band's); returns its id.
   virtual Result<int64_t> Put(const Baseline& baseline) = 0;
 };
@@ -123,9 +129,10 @@ struct RunJudgement {
   // The baseline the run was judged against, or that it completed.
   std::optional<StoredBaseline> baseline;
   bool learned = false;  // `baseline` was learned by this run
-  // `baseline` was made for this run from the nearest earlier runs at least
-  // as stressed (its band had none, or it has no band): not stored, id 0.
-  bool heavier = false;
+  // `baseline` was made for this run from earlier runs of other conditions
+  // (its band had none, or it has no band): the load model's prediction at
+  // its stress, or the nearest runs at least as stressed; not stored, id 0.
+  bool other_conditions = false;
   size_t baselines = 0;  // the series' baselines, all bands, after this run
   std::vector<MetricVerdict> verdicts;
   std::vector<RegressionChange> changes;

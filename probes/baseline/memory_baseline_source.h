@@ -44,6 +44,11 @@ class MemoryBaselineSource final : public BaselineSource {
     if (it == runs_.end()) return MakeError(ErrorCode::kNotFound, "no run with that id");
     return it->second;
   }
+  Result<std::vector<MetricSample>> LoadMetrics(int64_t id) override {
+    const auto it = runs_.find(id);
+    if (it == runs_.end()) return MakeError(ErrorCode::kNotFound, "no run with that id");
+    return it->second.metrics;
+  }
   Result<int64_t> Put(const Baseline& baseline) override {
     const int64_t id = ++next_id_;
     baselines_[baseline.band] =

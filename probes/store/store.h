@@ -27,9 +27,9 @@
 // SQLite would wait forever on a FIFO and read a device as garbage.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
-// baseline_metrics, baseline_runs, sweeps, series_states, run_verdicts), versioned with PRAGMA user_version; a
-// file from a newer iowatch is refused (kUnsupported). Histogram blobs and the
-// job options text: store_codec.h. Baseline JSON: store_json.h.
+// baseline_metrics, baseline_runs, sweeps, series_states, run_verdicts), versioned with PRAGMA
+// user_version; a file from a newer iowatch is refused (kUnsupported). Histogram blobs and the job
+// options text: store_codec.h. Baseline JSON: store_json.h.
 //
 // Thread-safety: none. One Store per thread (the daemon's probe worker owns
 // one, the CLI opens its own); processes and threads coordinate through
@@ -142,6 +142,9 @@ class Store {
   Result<int64_t> AddRun(const RunRecord& run);
   // kNotFound when there is no run `id`.
   Result<RunRecord> GetRun(int64_t id) const;
+  // A run's stored metrics alone, as stored (an old run's missing ones are
+  // not computed, unlike GetRun's); empty for an unknown id.
+  Result<std::vector<MetricSample>> GetRunMetrics(int64_t id) const;
   // Newest first (by start time, then id). An empty job, fingerprint or
   // device matches any; only_ok keeps successful runs only.
   Result<std::vector<RunRecord>> RecentRuns(std::string_view job, std::string_view fingerprint,

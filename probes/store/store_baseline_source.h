@@ -28,6 +28,9 @@ class StoreBaselineSource final : public BaselineSource {
     return store_.SeriesCandidates(job_, fingerprint_, device_);
   }
   Result<RunRecord> Load(int64_t id) override { return store_.GetRun(id); }
+  Result<std::vector<MetricSample>> LoadMetrics(int64_t id) override {
+    return store_.GetRunMetrics(id);
+  }
   Result<int64_t> Put(const Baseline& baseline) override { return store_.PutBaseline(baseline); }
 
  private:

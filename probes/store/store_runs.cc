@@ -298,6 +298,13 @@ Result<RunRecord> Store::GetRun(int64_t id) const {
   return std::move(runs->front());
 }
 
+Result<std::vector<MetricSample>> Store::GetRunMetrics(int64_t id) const {
+  RunRecord run;
+  run.id = id;
+  if (Status read = ReadMetrics(*connection_, run); !read) return std::unexpected(read.error());
+  return std::move(run.metrics);
+}
+
 Result<std::vector<RunRecord>> Store::RecentRuns(std::string_view job, std::string_view fingerprint,
                                                  std::string_view device, size_t limit,
                                                  bool only_ok) const {
