@@ -435,6 +435,7 @@ void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
   p.last_class = j.classification;
   p.last_judged = j.judged;
   p.last_not_judged = j.why;
+  p.last_against = j.judged ? j.against : std::string();
   p.verdicts = stored.verdicts;
   p.judging = stored.judging;
   // The baseline series follow the baseline of the run's band, else the
@@ -473,8 +474,9 @@ void ProbeRecorder::NoteContention(const std::string& job, const std::string& de
   }
   const probes::RunJudgement& j = stored.judgement;
   if (j.judged) {
-    spdlog::info("probe {}: {}contended on {}: {}; judged against the baseline of {}", job, figure,
-                 where, now.load, probes::DescribeBand(now.band));
+    spdlog::info(
+        "probe {}: {}contended on {}: {}; judged against {}", job, figure, where, now.load,
+        j.other_conditions ? j.against : "the baseline of " + probes::DescribeBand(now.band));
   } else {
     // j.why begins with the load: "contended (others did …): no baseline …".
     spdlog::info("probe {}: {}on {}, not judged: {}", job, figure, where, j.why);

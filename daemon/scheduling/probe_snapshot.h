@@ -75,6 +75,9 @@ struct ProbeJobSnapshot {
   probes::Classification last_class;
   bool last_judged = false;
   std::string last_not_judged;
+  // Judged against runs of other conditions: what they were (RunJudgement::
+  // against), "" when against its band's baseline or not judged.
+  std::string last_against;
   // Who did the foreign I/O during a contended last run (ProbeRecorderOptions::
   // name_foreign_load), "" when clean or unknown.
   std::string last_foreign_who;

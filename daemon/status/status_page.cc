@@ -227,7 +227,10 @@ std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
   if (job.last_class.run_class == probes::RunClass::kContended) {
     const std::string who =
         job.last_foreign_who.empty() ? "" : "; " + HtmlEscape(job.last_foreign_who);
-    return fmt::format("<td class=\"good\">ok (load band {}: {}{})</td>", job.last_class.band,
+    const std::string against = job.last_against.empty()
+                                    ? fmt::format("load band {}", job.last_class.band)
+                                    : "against " + HtmlEscape(job.last_against);
+    return fmt::format("<td class=\"good\">ok ({}: {}{})</td>", against,
                        HtmlEscape(job.last_class.load), who);
   }
   return "<td class=\"good\">ok</td>";

@@ -162,7 +162,9 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
   Result<std::optional<Baseline>> modelled = ModelAt(stress, earlier, source, policy);
   if (!modelled) return std::unexpected(modelled.error());
   std::optional<Baseline> baseline = std::move(*modelled);
-  if (!baseline) {
+  if (baseline) {
+    out.against = fmt::format("the load model at its stress ({} runs)", baseline->run_ids.size());
+  } else {
     const std::optional<std::vector<size_t>> picked = PickHeavierNeighbours(
         stress, earlier.stresses, earlier.starts, policy.runs, policy.min_age_ms);
     if (!picked) {
@@ -173,6 +175,7 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
     Result<std::vector<RunRecord>> runs = LoadRuns(run, earlier.ids, *picked, source);
     if (!runs) return std::unexpected(runs.error());
     baseline = LearnBaseline(*runs, now_ms, policy);
+    out.against = fmt::format("the {} nearest runs at least as stressed", runs->size());
   }
   baseline->job = run.job;
   baseline->fingerprint = run.fingerprint;

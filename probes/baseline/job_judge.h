@@ -133,6 +133,10 @@ struct RunJudgement {
   // (its band had none, or it has no band): the load model's prediction at
   // its stress, or the nearest runs at least as stressed; not stored, id 0.
   bool other_conditions = false;
+  // What such a baseline was made from, for logs and the status page: "the
+  // load model at its stress (200 runs)" or "the 10 nearest runs at least as
+  // stressed"; "" otherwise.
+  std::string against;
   size_t baselines = 0;  // the series' baselines, all bands, after this run
   std::vector<MetricVerdict> verdicts;
   std::vector<RegressionChange> changes;

@@ -9,7 +9,9 @@
 //   contended  anything more; quantiles are not judged (max_quantile); a run
 //              whose thread waited for a CPU more than max_cpu_wait of the
 //              time, or during which the hypervisor took more than
-//              max_cpu_steal of the CPUs, is in no band and never judged;
+//              max_cpu_steal of the CPUs, is in no band: no band learns from
+//              it, and it is judged only against runs of other conditions
+//              (job_judge.h: the load model, or runs at least as stressed);
 //   unknown    no conditions (a run stored before iowatch measured them):
 //              never judged, never learned from.
 //
@@ -56,12 +58,12 @@ struct ContentionPolicy {
   // baseline, and the slowdown would never be judged.
   double min_foreign_load = 50;
   // Above this share of the run the probe's thread waited for a CPU, the run
-  // measured the scheduler as much as the disk: contended, in no band, never
-  // judged (there is no comparable load to learn it against).
+  // measured the scheduler as much as the disk: contended, in no band (no
+  // band learns from it), judged only against runs of other conditions.
   double max_cpu_wait = 0.25;
   // Above this share of all CPUs' time taken by the hypervisor (steal) during
   // the run, the run measured the host's scheduling as much as the disk:
-  // contended, in no band, never judged. On the slowdown recording the only
+  // contended, in no band, as above. On the slowdown recording the only
   // false alarms left were runs beside 15-31 % steal (p99.9 of a 4 KiB QD1
   // write 2-3 ms against 0.2 ms, with nothing else on the disk), the same
   // job at 0.2 % steal a minute later back at 0.17 ms; on the quiet one,

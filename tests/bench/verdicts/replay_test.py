@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""The recorded verdict scenarios (recordings/: quiet, load, slowdown; record.py made them on
-this project's VM) replayed through the daemon's classifier and judge (replay_verdicts), with
-what README's "Regression verdicts" table states checked:
-  - the current judge raises nothing on the quiet and the busy-but-healthy recording, and
-    nothing outside the throttle windows of the slowdown one;
-  - it flags every throttle window of every job within hysteresis + 1 judged runs;
-  - the detector before issue 13 raised false alarms on the busy recording (the point of it).
-The gaps README states (issue 13 is open) are listed in KNOWN_GAPS by name: the check is that
-the misses and false alarms are exactly those, so a new one fails, and so does one that
-closes (update the list and README with it).
+"""The recorded verdict scenarios (recordings/: quiet, load, slowdown, busy, busyslow; record.py
+made them on this project's VM) replayed through the daemon's classifier and judge
+(replay_verdicts), with what README's "Regression verdicts" tables state checked:
+  - the current judge raises nothing on the quiet, the load and the busy recordings but the
+    known false alarms, and nothing outside the throttle windows of the slowdown ones;
+  - it flags every throttle window of every job within hysteresis + 2 judged runs;
+  - on the busy recording, with baselines learned inside the run (min_age 90 s, issue 27's
+    trial), at least 60 % of runs are judged;
+  - the detector before issue 13 raised false alarms on the load recording (the point of it).
+The gaps README states are listed in KNOWN_GAPS by name: the check is that the misses and
+false alarms are exactly those, so a new one fails, and so does one that closes (update the
+list and README with it).
 
   replay_test.py REPLAY_VERDICTS_BINARY
 """
@@ -30,12 +32,23 @@ NUMERIC = FIELDS[3:12]
 # second window (its runs under the hypervisor's steal, or in a load band whose baseline held
 # the job near the throttle's cap), closed with issue 27: such runs are judged against earlier
 # runs at least as stressed. Sorted lists, as replay_verdicts prints them sorted.
+# busy (issue 27): one false alarm, randwrite-4k-qd1's mean latency twice its prediction for
+# three runs (45 s) right after a 5,000-IOPS random read/write phase stopped: the host's
+# write-back behind the virtual disk, which the guest's counters do not show.
 KNOWN_GAPS = {
     "slowdown": {
         "missed": [],
         "false_alarms": [],
     },
+    "busy": {
+        "missed": [],
+        "false_alarms": ["randwrite-4k-qd1 write lat_mean_seconds"],
+    },
 }
+# Issue 27's goal on a busy disk beside a CPU the hypervisor takes from, with baselines learned
+# inside the run (runs: 10, min_age: 90s, the issue's own trial): at least 60 % of runs judged.
+BUSY_MIN_AGE = "90s"
+BUSY_JUDGED_SHARE = 0.60
 
 
 def unpack(workdir):
@@ -52,12 +65,9 @@ def unpack(workdir):
     return dirs
 
 
-def main():
-    binary = sys.argv[1]
-    failures = []
-    with tempfile.TemporaryDirectory(prefix="iowatch-replay-") as workdir:
-        dirs = unpack(workdir)
-        out = subprocess.run([binary, "--tsv"] + dirs, capture_output=True, text=True, check=True)
+def replay(binary, dirs, *options):
+    out = subprocess.run([binary, "--tsv", *options] + dirs, capture_output=True, text=True,
+                         check=True)
     rows = [dict(zip(FIELDS, line.split("\t"))) for line in out.stdout.splitlines()]
     for row in rows:
         for key in NUMERIC:
@@ -65,6 +75,17 @@ def main():
         for key in ("missed", "false_alarms"):
             row[key] = [] if row[key] == "-" else sorted(row[key].split(","))
         print("\t".join(str(row[k]) for k in FIELDS))
+    return rows
+
+
+def main():
+    binary = sys.argv[1]
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="iowatch-replay-") as workdir:
+        dirs = unpack(workdir)
+        rows = replay(binary, dirs)
+        busy_dirs = [d for d in dirs if os.path.basename(d).startswith("busy")]
+        busy_rows = replay(binary, busy_dirs, f"--min-age={BUSY_MIN_AGE}") if busy_dirs else []
 
     def check(ok, what):
         print(("ok    " if ok else "FAIL  ") + what)
@@ -72,7 +93,8 @@ def main():
             failures.append(what)
 
     scenarios = {row["scenario"] for row in rows}
-    check({"quiet", "load", "slowdown"} <= scenarios, f"three scenarios recorded ({scenarios})")
+    check({"quiet", "load", "slowdown", "busy"} <= scenarios,
+          f"four scenarios recorded ({scenarios})")
     for row in rows:
         if row["variant"] != "bands":
             continue
@@ -83,16 +105,27 @@ def main():
               f"{where}: no false alarm{' but the known ' + str(len(known)) if known else ''} "
               f"({row['false_alarms'] or 'none'})")
         check(row["judged"] > 0, f"{where}: runs are judged ({row['judged']:.0f})")
-        if row["scenario"] == "slowdown":
+        if row["scenario"] == "slowdown" or row["windows"] > 0:
             missed = gaps.get("missed", [])
             check(row["windows"] > 0 and row["missed"] == missed,
                   f"{where}: every window flagged{' but the known ' + str(missed) if missed else ''}"
                   f" ({row['detected']:.0f} of {row['windows']:.0f}; missed {row['missed']})")
-            check(row["worst_runs"] <= HYSTERESIS + 1,
-                  f"{where}: within hysteresis + 1 judged runs (worst {row['worst_runs']:.0f})")
+            check(row["worst_runs"] <= HYSTERESIS + 2,
+                  f"{where}: within hysteresis + 2 judged runs (worst {row['worst_runs']:.0f})")
+    for row in busy_rows:
+        if row["variant"] != "bands" or row["windows"] > 0:
+            continue
+        share = row["judged"] / row["runs"]
+        check(share >= BUSY_JUDGED_SHARE,
+              f"{row['name']} at min_age {BUSY_MIN_AGE}: at least {BUSY_JUDGED_SHARE:.0%} of runs "
+              f"judged ({row['judged']:.0f} of {row['runs']:.0f}, {share:.0%})")
+        known = KNOWN_GAPS["busy"]["false_alarms"]
+        check(row["false_alarms"] == known,
+              f"{row['name']} at min_age {BUSY_MIN_AGE}: no false alarm but the known "
+              f"({row['false_alarms'] or 'none'})")
     before = [r for r in rows if r["variant"] == "before" and r["scenario"] == "load"]
     check(before and before[0]["false_raises"] > 0,
-          "the detector before issue 13 raised false alarms on the busy recording")
+          "the detector before issue 13 raised false alarms on the load recording")
     if failures:
         print(f"{len(failures)} checks failed")
         return 1

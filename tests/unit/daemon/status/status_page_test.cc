@@ -234,6 +234,24 @@ TEST(StatusPage, HowMuchOfTheLastDayWasJudged) {
       << html;
 }
 
+// A contended run judged against runs of other conditions says against
+// what, not a band it does not have.
+TEST(StatusPage, ARunJudgedAgainstOtherConditionsSaysAgainstWhat) {
+  const Snapshot s = Sample();
+  ProbeSnapshot p = Probes();
+  ProbeJobSnapshot& job = p.jobs[0];
+  job.verdicts.clear();
+  job.last_judged = true;
+  job.last_class = {probes::RunClass::kContended, probes::kNoBand, "the hypervisor took 20 %"};
+  job.last_against = "the load model at its stress (200 runs)";
+  const std::string html =
+      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  EXPECT_NE(html.find("<td class=\"good\">ok (against the load model at its stress (200 runs): "
+                      "the hypervisor took 20 %)</td>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   const Snapshot s = Sample();
   const ProbeSnapshot p = Probes();
