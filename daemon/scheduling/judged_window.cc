@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "probes/baseline/job_judge.h"
-
 namespace iowatch::daemon {
 
 void JudgedWindow::Add(int64_t start_unix_ms, bool judged, std::string_view reason) {
@@ -36,6 +34,33 @@ JudgedSummary JudgedWindow::Summarize(int64_t now_unix_ms) {
     if (it != out.not_judged.end()) ++it->second;
   }
   return out;
+}
+
+void JudgedWindows::Load(const probes::Store& store, int64_t now_unix_ms) {
+  windows_.clear();
+  const auto since = store.RunVerdictsSince(now_unix_ms - JudgedWindow::kSpanMs);
+  const auto last = store.LastJudgedRuns();
+  if (!since || !last) {
+    spdlog::error("probe store: {}; the share of runs judged starts afresh",
+                  (since ? last.error() : since.error()).ToString());
+    return;
+  }
+  for (const auto& [job, start_ms] : *last) windows_[job].SetLastJudged(start_ms);
+  for (const probes::StoredRunVerdict& v : *since) {
+    windows_[v.job].Add(v.start_unix_ms, v.judged, v.reason);
+  }
+}
+
+Result<JudgedSummary> JudgedWindows::Note(probes::Store& store, const probes::RunRecord& run,
+                                          const probes::RunJudgement& judgement,
+                                          int64_t now_unix_ms) {
+  const std::string_view reason = probes::ToString(judgement.reason);
+  if (Status stored = store.PutRunVerdict(run.id, judgement.judged, reason); !stored) {
+    return std::unexpected(stored.error());
+  }
+  JudgedWindow& window = windows_[run.job];
+  window.Add(run.start_unix_ms, judgement.judged, reason);
+  return window.Summarize(now_unix_ms);
 }
 
 }  // namespace iowatch::daemon

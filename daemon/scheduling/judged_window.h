@@ -10,10 +10,15 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "common/result.h"
+#include "probes/baseline/job_judge.h"
+#include "probes/store/store.h"
 
 namespace iowatch::daemon {
 
@@ -47,6 +52,27 @@ class JudgedWindow {
   };
   std::deque<Run> runs_;
   int64_t last_judged_unix_ms_ = 0;
+};
+
+// Every job's window, kept beside the store: read from it when it opens,
+// and each run stored in it as it is noted. Thread-safety: none; the
+// recorder calls it with its store mutex held.
+class JudgedWindows {
+ public:
+  // Replaces the windows with the store's runs of the last day and last
+  // judged runs; a store that cannot say is logged and the windows start
+  // afresh.
+  void Load(const probes::Store& store, int64_t now_unix_ms);
+  // Stores whether the run was judged and why not, adds it to its job's
+  // window, and returns that window's summary.
+  Result<JudgedSummary> Note(probes::Store& store, const probes::RunRecord& run,
+                             const probes::RunJudgement& judgement, int64_t now_unix_ms);
+  JudgedSummary Summarize(const std::string& job, int64_t now_unix_ms) {
+    return windows_[job].Summarize(now_unix_ms);
+  }
+
+ private:
+  std::map<std::string, JudgedWindow> windows_;
 };
 
 }  // namespace iowatch::daemon

@@ -98,7 +98,7 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
   if (!EnsureStore()) return;
   SetStoreState(true, "", false);
   std::lock_guard state(state_mutex_);
-  for (auto& [name, job] : jobs_) job.published.judging = windows_[name].Summarize(NowMs());
+  for (auto& [name, job] : jobs_) job.published.judging = windows_.Summarize(name, NowMs());
   Publish();
 }
 
@@ -189,34 +189,8 @@ bool ProbeRecorder::EnsureStore() {
   last_prune_ms_ = 0;
   store_.emplace(std::move(*store));
   book_.Load(*store_);
-  LoadWindows();
+  windows_.Load(*store_, NowMs());
   return true;
-}
-
-void ProbeRecorder::LoadWindows() {
-  windows_.clear();
-  const auto since = store_->RunVerdictsSince(NowMs() - JudgedWindow::kSpanMs);
-  const auto last = store_->LastJudgedRuns();
-  if (!since || !last) {
-    spdlog::error("probe store: {}; the share of runs judged starts afresh",
-                  (since ? last.error() : since.error()).ToString());
-    return;
-  }
-  for (const auto& [job, start_ms] : *last) windows_[job].SetLastJudged(start_ms);
-  for (const probes::StoredRunVerdict& v : *since) {
-    windows_[v.job].Add(v.start_unix_ms, v.judged, v.reason);
-  }
-}
-
-Result<JudgedSummary> ProbeRecorder::NoteJudged(const probes::RunRecord& run,
-                                                const probes::RunJudgement& judgement) {
-  const std::string_view reason = probes::ToString(judgement.reason);
-  if (Status stored = store_->PutRunVerdict(run.id, judgement.judged, reason); !stored) {
-    return std::unexpected(stored.error());
-  }
-  JudgedWindow& window = windows_[run.job];
-  window.Add(run.start_unix_ms, judgement.judged, reason);
-  return window.Summarize(NowMs());
 }
 
 bool ProbeRecorder::EnsureSameFile() {
@@ -297,7 +271,7 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   if (Status saved = book_.Save(*store_, stored_run); !saved) {
     return std::unexpected(saved.error());
   }
-  Result<JudgedSummary> judging = NoteJudged(stored_run, *judged);
+  Result<JudgedSummary> judging = windows_.Note(*store_, stored_run, *judged, NowMs());
   if (!judging) return std::unexpected(judging.error());
   Stored out;
   out.looked_up = true;

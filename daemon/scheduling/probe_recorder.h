@@ -109,13 +109,6 @@ class ProbeRecorder {
   Status PruneIfDue();
   std::string StorePath() const;
   bool EnsureStore();  // store mutex held
-  // Reads the configured jobs' judged runs of the last 24 h and last judged
-  // runs from the store into windows_ (store mutex held).
-  void LoadWindows();
-  // Stores whether the run was judged and adds it to its job's window; the
-  // window's summary (store mutex held).
-  Result<JudgedSummary> NoteJudged(const probes::RunRecord& run,
-                                   const probes::RunJudgement& judgement);
   // The store's file as it was opened (Store::CheckFile), before each run:
   // one removed or replaced under the daemon is closed and the store at the
   // path opened again, a truncated one moved aside first (QuarantineStore);
@@ -172,7 +165,7 @@ class ProbeRecorder {
   SeriesBook book_;
   // Per job, whether its runs of the last 24 h were judged (from the store
   // when it opens, then each run).
-  std::map<std::string, JudgedWindow> windows_;
+  JudgedWindows windows_;
   std::map<std::string, std::vector<ProbeVerdict>> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below

@@ -4,21 +4,24 @@
 // verdicts, over recorded runs), so the figures in README are the daemon's.
 //
 // For a successful run: classify it (run_class.h); a run whose conditions are
-// unknown is never judged nor learned from, a contended one only within its
-// load band. If its band has a baseline, compare the run with it (Compare,
+// unknown is never judged nor learned from, a contended one never against the
+// clean baseline. If its band has a baseline, compare the run with it (Compare,
 // with the quantile rules) and feed the series' hysteresis, which is one per
 // (op, metric) across bands: a slower disk is slower in every band, and a
 // good run in a band too wide to see the shift does not break a streak
 // (RegressionTracker).
 // Otherwise, once the band has policy.runs runs over policy.min_age_ms, a
 // baseline is learned from runs spread evenly over them (PickLearningRuns,
-// LearnBaseline) and stored. No band learns while a regression stands, nor
-// from runs since the first bad verdict that is still unresolved, in this
-// series or another on the same device (DeviceSuspicion): a disk that became
-// slow must not teach a new band that slow is normal. (The daemon keeps the
-// state in the store across restarts: daemon/scheduling/series_book.h.)
-// A baseline replaced or deleted behind the series' back (`iowatch baseline
-// capture`, `reset`, `import`) restarts the hysteresis.
+// LearnBaseline) and stored. A run whose band has none yet, or that has no
+// band (its CPU was contended), is judged against runs of other conditions:
+// the load model's prediction at its stress (load_model.h), else the nearest
+// runs at least as stressed (run_stress.h); such a baseline is made for the
+// run, never stored, and judges throughput and the mean only. No band learns while a regression
+// stands, nor from runs since the first bad verdict that is still unresolved, in this series or
+// another on the same device (DeviceSuspicion): a disk that became slow must not teach a new band
+// that slow is normal. (The daemon keeps the state in the store across restarts:
+// daemon/scheduling/series_book.h.) A baseline replaced or deleted behind the series' back
+// (`iowatch baseline capture`, `reset`, `import`) restarts the hysteresis.
 //
 // Thread-safety: none; the caller serialises the runs of a series.
 #pragma once
