@@ -17,6 +17,7 @@
 
 #include "probes/baseline/run_metrics.h"
 #include "probes/baseline/run_record.h"
+#include "tests/unit/probes/baseline/synthetic_disk.h"
 
 namespace iowatch::probes::test_data {
 
@@ -71,16 +72,8 @@ class DiurnalDisk {
     run.ok = true;
     constexpr double kSeconds = 2;
     DirectionStats& d = run.result.read;
-    d.ios = static_cast<uint64_t>(kSeconds * 1e6 / lat_us);
-    d.bytes = d.ios * 4096;
-    d.runtime = std::chrono::seconds(2);
-    const auto ns = static_cast<uint64_t>(lat_us * 1000);
-    for (uint64_t i = 0; i < d.ios; ++i) {
-      d.lat.Add(ns);
-      d.lat_histogram.Record(ns);
-      d.clat.Add(ns);
-      d.clat_histogram.Record(ns);
-    }
+    FillEqualLatencies(d, static_cast<uint64_t>(kSeconds * 1e6 / lat_us),
+                       static_cast<uint64_t>(lat_us * 1000), kSeconds);
     run.metrics = ExtractMetrics(run.result);
     RunConditions c;
     c.seconds = kSeconds;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "probes/baseline/memory_baseline_source.h"
+#include "tests/unit/probes/baseline/synthetic_disk.h"
 
 namespace iowatch::probes {
 namespace {
@@ -34,16 +35,7 @@ class Series {
     run.start_unix_ms = clock_ms_;
     clock_ms_ += every_ms;
     DirectionStats& d = run.result.read;
-    d.ios = 20000;
-    d.bytes = d.ios * 4096;
-    d.runtime = std::chrono::seconds(2);
-    const auto ns = static_cast<uint64_t>(lat_us * 1000);
-    for (uint64_t i = 0; i < d.ios; ++i) {
-      d.lat.Add(ns);
-      d.lat_histogram.Record(ns);
-      d.clat.Add(ns);
-      d.clat_histogram.Record(ns);
-    }
+    test_data::FillEqualLatencies(d, 20000, static_cast<uint64_t>(lat_us * 1000), 2);
     run.metrics = ExtractMetrics(run.result);
     if (foreign) {
       RunConditions c;

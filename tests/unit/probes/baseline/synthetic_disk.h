@@ -5,6 +5,7 @@
 // hysteresis tracker, reported as the state changes they cause.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -16,6 +17,23 @@
 #include "probes/baseline/baseline.h"
 
 namespace iowatch::probes::test_data {
+
+// A direction of `ios` 4 KiB I/Os over `seconds`, every one `latency_ns`
+// long (submission included: lat = clat), histograms filled: every quantile
+// is the latency, as the judge's quantile rules read it.
+inline void FillEqualLatencies(DirectionStats& d, uint64_t ios, uint64_t latency_ns,
+                               double seconds) {
+  d.ios = ios;
+  d.bytes = ios * 4096;
+  d.runtime =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds));
+  for (uint64_t i = 0; i < ios; ++i) {
+    d.lat.Add(latency_ns);
+    d.lat_histogram.Record(latency_ns);
+    d.clat.Add(latency_ns);
+    d.clat_histogram.Record(latency_ns);
+  }
+}
 
 inline Baseline MakeBaseline(std::vector<MetricBaseline> metrics) {
   Baseline b;
