@@ -19,6 +19,7 @@ Usage: status_page.py IOWATCH_BINARY SOURCE_DIR SCREENSHOT_PNG
 """
 import html.parser
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -253,9 +254,14 @@ def main():
             r.check(cells[1] == "read" and is_number(cells[3]) and float(cells[3]) > 0
                     and is_number(cells[4]), "the probe row: op, IOPS and baseline IOPS", str(cells))
             # ok, or regressed on this noisy disk: either way a judged state, not "learning".
-            state_ok = ((cells[9] == "ok" and row[9][2].get("class") == "good") or
+            # "ok", or "ok (load band …)" / "ok (against …)" for a run beside others' load.
+            state_ok = (((cells[9] == "ok" or cells[9].startswith("ok (")) and
+                         row[9][2].get("class") == "good") or
                         (cells[9].startswith("regressed: ") and row[9][2].get("class") == "bad"))
             r.check(state_ok, f"the probe row's state is judged ({cells[9]})", str(cells))
+            r.check(len(cells) > 10 and re.match(r"\d+ % of \d+ runs; last ", cells[10]),
+                    f"the share of the last day's runs judged ({cells[10] if len(cells) > 10 else ''})",
+                    str(cells))
             points = row[-1][3]
             n_points = len(points[0].split()) if points else 0
             r.check(points and 4 <= n_points <= runs,
