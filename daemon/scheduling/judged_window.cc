@@ -1,5 +1,7 @@
 #include "daemon/scheduling/judged_window.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace iowatch::daemon {

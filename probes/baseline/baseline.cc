@@ -300,6 +300,7 @@ bool RegressionTracker::Regressed(std::string_view op, std::string_view metric) 
 
 std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
   std::vector<Entry> out;
+  out.reserve(states_.size());
   for (const auto& [key, s] : states_) {
     out.push_back({key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift});
   }
