@@ -39,8 +39,10 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -225,6 +227,9 @@ class Store {
   Result<std::vector<StoredRunVerdict>> RunVerdictsSince(int64_t since_unix_ms) const;
   // Per job, the start of its newest judged run.
   Result<std::vector<std::pair<std::string, int64_t>>> LastJudgedRuns() const;
+  // The verdicts stored for these runs, by run id (a run stored before
+  // schema 8, or by `iowatch probe`, has none).
+  Result<std::map<int64_t, StoredRunVerdict>> RunVerdictsOf(std::span<const RunRecord> runs) const;
 
  private:
   explicit Store(std::unique_ptr<internal::Connection> connection);

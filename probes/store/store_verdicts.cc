@@ -49,4 +49,21 @@ Result<std::vector<std::pair<std::string, int64_t>>> Store::LastJudgedRuns() con
   return out;
 }
 
+Result<std::map<int64_t, StoredRunVerdict>> Store::RunVerdictsOf(
+    std::span<const RunRecord> runs) const {
+  Result<Statement> select =
+      connection_->Prepare("SELECT judged, reason FROM run_verdicts WHERE run_id = ?1",
+                           "reading whether runs were judged");
+  if (!select) return std::unexpected(select.error());
+  std::map<int64_t, StoredRunVerdict> out;
+  for (const RunRecord& run : runs) {
+    select->Reset();
+    select->Bind(1, run.id);
+    Result<bool> row = select->Step();
+    if (!row) return std::unexpected(row.error());
+    if (*row) out[run.id] = {run.job, run.start_unix_ms, select->Int(0) != 0, select->Text(1)};
+  }
+  return out;
+}
+
 }  // namespace iowatch::probes

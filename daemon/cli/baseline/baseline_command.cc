@@ -148,7 +148,9 @@ Status AppendBandSection(const Store& store, std::span<const StoredBaseline* con
   for (const StoredBaseline* s : mine) {
     if (same_series(s)) bands.insert(s->baseline.band);
   }
-  text += FormatRunConditions(*recent, policy.contention, bands);
+  Result<std::map<int64_t, probes::StoredRunVerdict>> stored = store.RunVerdictsOf(*recent);
+  if (!stored) return std::unexpected(stored.error());
+  text += FormatRunConditions(*recent, policy.contention, bands, *stored);
   return {};
 }
 
@@ -189,7 +191,9 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
     text += FormatNoBaselineHeader(newest);
     text += '\n';
     text += FormatBaselineRuns(nullptr, *recent, policy);
-    text += FormatRunConditions(*recent, policy.contention, {});
+    Result<std::map<int64_t, probes::StoredRunVerdict>> stored = store.RunVerdictsOf(*recent);
+    if (!stored) return std::unexpected(stored.error());
+    text += FormatRunConditions(*recent, policy.contention, {}, *stored);
   }
   if (!mine.empty()) text += FormatBaselineLegend(policy);
   out += text;

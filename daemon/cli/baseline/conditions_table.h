@@ -4,12 +4,14 @@
 // Thread-safety: pure function.
 #pragma once
 
+#include <map>
 #include <set>
 #include <span>
 #include <string>
 
 #include "probes/baseline/run_class.h"
 #include "probes/baseline/run_record.h"
+#include "probes/store/store.h"
 
 namespace iowatch::daemon {
 
@@ -17,11 +19,14 @@ namespace iowatch::daemon {
 // MiB/s on the whole disk, others' share of the disk's work, the disk's
 // %util, I/O pressure (some), the probe's wait for a CPU, CPU steal, "yes"
 // when another probe measured meanwhile, the run's class under `policy`
-// (clean, band N, cpu) and whether it is judged: "yes" when its band has a
-// baseline (`bands`: the bands of the series that have one), else why not;
+// (clean, band N, cpu) and whether it was judged: as the daemon stored it
+// (`stored`, by run id: "yes", or "no: " and why), else, for a run stored
+// before the daemon kept its verdicts, "yes" when its band has a baseline
+// (`bands`: the bands of the series that have one) and why not otherwise;
 // "unknown" for a run whose conditions were not measured (stored before
 // iowatch measured them), never judged. "" when no run has any.
 std::string FormatRunConditions(std::span<const probes::RunRecord> runs,
-                                const probes::ContentionPolicy& policy, const std::set<int>& bands);
+                                const probes::ContentionPolicy& policy, const std::set<int>& bands,
+                                const std::map<int64_t, probes::StoredRunVerdict>& stored = {});
 
 }  // namespace iowatch::daemon

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace iowatch::daemon {
 namespace {
 
@@ -60,6 +62,16 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
             " 0  no     band 7   no: no baseline yet\n"
             "\n");
   EXPECT_NE(FormatRunConditions(runs, {}, {0, 6}).find("band 6   yes"), std::string::npos);
+  // What the daemon stored wins: the CPU-contended run was judged against
+  // runs of other conditions, the calm one was not (its band was learning).
+  const std::map<int64_t, probes::StoredRunVerdict> stored = {
+      {5, {"j", 0, true, "judged"}},
+      {4, {"j", 0, false, "learning"}},
+      {6, {"j", 0, false, "regression_standing"}}};
+  const std::string table = FormatRunConditions(runs, {}, {0}, stored);
+  EXPECT_NE(table.find("cpu      yes\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("clean    no: no baseline yet\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("band 7   no: regression stands\n"), std::string::npos) << table;
 }
 
 TEST(FormatRunConditions, NothingWhenNoRunHasConditions) {
