@@ -28,51 +28,71 @@ constexpr Regressors kRangeSlack = {0.25, 0.05, 0.01, 0.02};
 struct Fit {
   double intercept = 0;
   Regressors slope{};
-  double spread = 0;  // of the residuals, in log units
+  std::array<bool, kSlopes> use{};
+  Regressors mean{};
+  // The centred cross-products of the regressors used, for the curve's own
+  // uncertainty at a point (Leverage).
+  std::array<Regressors, kSlopes> cross{};
+  size_t runs = 0;
+  std::vector<double> residuals;  // in log units, one per run
 };
+
+// Solves a·v = b for the regressors in `use` (v 0 for the others) by
+// Gauss-Jordan with partial pivoting; false when a is singular there.
+bool SolveLinear(std::array<Regressors, kSlopes> a, Regressors b,
+                 const std::array<bool, kSlopes>& use, Regressors& v) {
+  for (size_t r = 0; r < kSlopes; ++r) {
+    if (use[r]) continue;
+    a[r].fill(0);
+    for (size_t k = 0; k < kSlopes; ++k) a[k][r] = 0;
+    a[r][r] = 1;
+    b[r] = 0;
+  }
+  for (size_t col = 0; col < kSlopes; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < kSlopes; ++r) {
+      if (std::abs(a[r][col]) > std::abs(a[pivot][col])) pivot = r;
+    }
+    if (std::abs(a[pivot][col]) < 1e-12) return false;
+    std::swap(a[col], a[pivot]);
+    std::swap(b[col], b[pivot]);
+    for (size_t r = 0; r < kSlopes; ++r) {
+      if (r == col) continue;
+      const double f = a[r][col] / a[col][col];
+      for (size_t c = col; c < kSlopes; ++c) a[r][c] -= f * a[col][c];
+      b[r] -= f * b[col];
+    }
+  }
+  for (size_t k = 0; k < kSlopes; ++k) v[k] = use[k] ? b[k] / a[k][k] : 0;
+  return true;
+}
 
 // Least squares of y on the regressors in `use` (the others' slopes 0), by
 // the normal equations on centred data; false when they are singular.
 bool Solve(std::span<const Regressors> x, std::span<const double> y,
            const std::array<bool, kSlopes>& use, Fit& fit) {
   const auto n = static_cast<double>(y.size());
-  Regressors mean{};
+  fit.mean = {};
   double y_mean = 0;
   for (size_t i = 0; i < y.size(); ++i) {
-    for (size_t k = 0; k < kSlopes; ++k) mean[k] += x[i][k] / n;
+    for (size_t k = 0; k < kSlopes; ++k) fit.mean[k] += x[i][k] / n;
     y_mean += y[i] / n;
   }
-  std::array<std::array<double, kSlopes + 1>, kSlopes> m{};  // augmented
+  fit.cross = {};
+  Regressors xy{};
   for (size_t i = 0; i < y.size(); ++i) {
     for (size_t r = 0; r < kSlopes; ++r) {
-      for (size_t c = 0; c < kSlopes; ++c) m[r][c] += (x[i][r] - mean[r]) * (x[i][c] - mean[c]);
-      m[r][kSlopes] += (x[i][r] - mean[r]) * (y[i] - y_mean);
+      for (size_t c = 0; c < kSlopes; ++c) {
+        fit.cross[r][c] += (x[i][r] - fit.mean[r]) * (x[i][c] - fit.mean[c]);
+      }
+      xy[r] += (x[i][r] - fit.mean[r]) * (y[i] - y_mean);
     }
   }
-  for (size_t r = 0; r < kSlopes; ++r) {
-    if (use[r]) continue;
-    m[r].fill(0);
-    for (size_t k = 0; k < kSlopes; ++k) m[k][r] = 0;
-    m[r][r] = 1;
-  }
-  for (size_t col = 0; col < kSlopes; ++col) {  // Gauss-Jordan with partial pivoting
-    size_t pivot = col;
-    for (size_t r = col + 1; r < kSlopes; ++r) {
-      if (std::abs(m[r][col]) > std::abs(m[pivot][col])) pivot = r;
-    }
-    if (std::abs(m[pivot][col]) < 1e-12) return false;
-    std::swap(m[col], m[pivot]);
-    for (size_t r = 0; r < kSlopes; ++r) {
-      if (r == col) continue;
-      const double f = m[r][col] / m[col][col];
-      for (size_t c = col; c <= kSlopes; ++c) m[r][c] -= f * m[col][c];
-    }
-  }
+  if (!SolveLinear(fit.cross, xy, use, fit.slope)) return false;
+  fit.use = use;
+  fit.runs = y.size();
   fit.intercept = y_mean;
-  for (size_t k = 0; k < kSlopes; ++k) {
-    fit.slope[k] = use[k] ? m[k][kSlopes] / m[k][k] : 0;
-    fit.intercept -= fit.slope[k] * mean[k];
-  }
+  for (size_t k = 0; k < kSlopes; ++k) fit.intercept -= fit.slope[k] * fit.mean[k];
   return true;
 }
 
@@ -111,11 +131,31 @@ std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const
     if (worst == kSlopes) break;
     use[worst] = false;
   }
-  std::vector<double> residuals;
-  residuals.reserve(y.size());
-  for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(fit, x[i]));
-  fit.spread = RobustSpread(std::move(residuals));
+  fit.residuals.reserve(y.size());
+  for (size_t i = 0; i < y.size(); ++i) fit.residuals.push_back(y[i] - Predict(fit, x[i]));
   return fit;
+}
+
+// How much the fitted line itself is unsure at `at`, as a share of the
+// residuals' variance: 1/n at the runs' centre of mass, more towards the
+// edges of what they cover (the leverage of a new point).
+double Leverage(const Fit& fit, const Regressors& at) {
+  Regressors d{};
+  for (size_t k = 0; k < kSlopes; ++k) d[k] = fit.use[k] ? at[k] - fit.mean[k] : 0;
+  Regressors v{};
+  if (!SolveLinear(fit.cross, d, fit.use, v)) return 0;
+  double h = 1.0 / static_cast<double>(fit.runs);
+  for (size_t k = 0; k < kSlopes; ++k) h += d[k] * v[k];
+  return std::max(h, 0.0);
+}
+
+// The prediction's uncertainty at `at`, in log units: the residuals' spread
+// widened by the line's own (a prediction interval's σ·√(1 + h)). Tried and
+// left out: the spread of the 30 runs nearest in stress, for a disk that
+// scatters more under load; on the recordings it judged 15 fewer runs of
+// 371 and removed no false alarm.
+double UncertaintyAt(const Fit& fit, const Regressors& at) {
+  return RobustSpread(fit.residuals) * std::sqrt(1 + Leverage(fit, at));
 }
 
 bool WithinRange(const Regressors& at, std::span<const Regressors> x) {
@@ -165,7 +205,8 @@ std::optional<Baseline> ModelBaselineAt(const RunStress& at, std::span<const Mod
     const double median = std::exp(Predict(*fit, here));
     // The spread in the metric's unit: a residual σ of s in log units is a
     // factor e^s, about s × the median for the small s of a disk.
-    const double spread = std::max(std::expm1(fit->spread), SpreadFloorFor(*spec, policy)) * median;
+    const double spread =
+        std::max(std::expm1(UncertaintyAt(*fit, here)), SpreadFloorFor(*spec, policy)) * median;
     out.metrics.push_back(MetricBaseline{key.first, key.second, median, spread, 0, 0, 0});
   }
   if (out.metrics.empty()) return std::nullopt;

@@ -9,9 +9,12 @@
 // over the series' learnable runs, each slope constrained to the metric's
 // worse direction (more stress never makes a healthy probe faster: a slope
 // of the wrong sign, which noise or a narrow range can produce, is set to 0
-// and the rest refitted). The run's prediction is the baseline's median and
-// the residuals' robust spread (RobustSpread, at least the policy's floor)
-// its spread, so Compare judges the run as against a band's baseline. No
+// and the rest refitted). The run's prediction is the baseline's median, and
+// its spread the residuals' robust spread (RobustSpread) widened by the
+// line's own uncertainty at the run's stress, as a prediction interval is
+// (σ·√(1 + h), h the run's leverage: larger towards the edges of what the
+// runs cover), at least the policy's floor; so Compare judges the run as
+// against a band's baseline. No
 // prediction outside the stresses the fit has seen (a little slack aside):
 // a line is not extrapolated. Quantiles are not modelled: a burst moves
 // them by as many I/Os as it overlapped, which no load figure says.

@@ -13,11 +13,12 @@ namespace {
 constexpr int64_t kModelMinute = 60'000;
 
 // Points whose mean latency is 100 µs × (1 + load / 2000) × (1 + 2 steal)
-// with a 3 % noise, IOPS its inverse.
-std::vector<ModelPoint> Points(size_t n, double max_load, double max_steal, uint64_t seed = 1) {
+// with a 3 % noise (or `sigma`), IOPS its inverse.
+std::vector<ModelPoint> Points(size_t n, double max_load, double max_steal, uint64_t seed = 1,
+                               double sigma = 0.03) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
-  std::lognormal_distribution<double> noise(0, 0.03);
+  std::lognormal_distribution<double> noise(0, sigma);
   std::vector<ModelPoint> points;
   for (size_t i = 0; i < n; ++i) {
     ModelPoint p;
@@ -56,6 +57,24 @@ TEST(LoadModel, PredictsAtTheRunsStressWithTheDisksOwnSpread) {
   EXPECT_NEAR(iops->median * want, 1, 0.10);
   EXPECT_EQ(b->Find("read", "lat_p99_seconds"), nullptr);  // quantiles are not modelled
   EXPECT_EQ(b->run_ids.size(), 60u);
+}
+
+// The line itself is less sure towards the edges of the stresses it saw
+// than at their middle: a prediction interval, not the residuals' spread
+// alone, so a run at the heaviest load seen is not judged as tightly as one
+// at the usual load.
+TEST(LoadModel, TheSpreadWidensTowardsTheEdgesOfWhatTheRunsCover) {
+  const auto points = Points(40, 4000, 0.3, 7, 0.25);  // noisier than the floor
+  const auto middle = ModelBaselineAt({1000, 0.15, 0, false}, points, ModelPolicy());
+  const auto edge = ModelBaselineAt({4000, 0.3, 0, false}, points, ModelPolicy());
+  ASSERT_TRUE(middle && edge);
+  const MetricBaseline* at_middle = middle->Find("read", "lat_mean_seconds");
+  const MetricBaseline* at_edge = edge->Find("read", "lat_mean_seconds");
+  ASSERT_TRUE(at_middle && at_edge);
+  const double relative_middle = at_middle->spread / at_middle->median;
+  const double relative_edge = at_edge->spread / at_edge->median;
+  EXPECT_GT(relative_middle, 0.10);  // the residuals', not the floor
+  EXPECT_GT(relative_edge, relative_middle * 1.05);
 }
 
 TEST(LoadModel, NeverExtrapolatesNorLearnsFromTooFewOrTooShort) {
