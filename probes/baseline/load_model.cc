@@ -102,6 +102,10 @@ double Predict(const Fit& fit, const Regressors& x) {
   return y;
 }
 
+// Which regressor to leave out when the runs' regressors are collinear, in
+// order: the load's linear term, the probe's wait, steal.
+constexpr std::array<size_t, 3> kDropWhenCollinear = {1, 3, 2};
+
 // The constrained fit: slopes of the wrong sign (`sign` +1: must not be
 // negative, −1: must not be positive) dropped one at a time, and regressors
 // that never vary left out.
@@ -115,10 +119,18 @@ std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const
   Fit fit;
   for (size_t round = 0; round <= kSlopes; ++round) {
     if (!Solve(x, y, use, fit)) {
-      // The two load terms are collinear when the runs saw few loads: keep
-      // the band alone.
-      if (!use[1]) return std::nullopt;
-      use[1] = false;
+      // Regressors that moved together cannot be told apart: the two load
+      // terms when the runs saw few loads, a wait that followed steal. Keep
+      // the one a run is more often slowed by: the load's band first, then
+      // steal.
+      const auto collinear = std::ranges::find_if(kDropWhenCollinear, [&](size_t k) {
+        std::array<bool, kSlopes> without = use;
+        without[k] = false;
+        Fit trial;
+        return use[k] && Solve(x, y, without, trial);
+      });
+      if (collinear == kDropWhenCollinear.end()) return std::nullopt;
+      use[*collinear] = false;
       continue;
     }
     size_t worst = kSlopes;
