@@ -46,7 +46,6 @@ class DiurnalDisk {
     // 0 at 4:00, 1 at 16:00.
     const double day = 0.5 - 0.5 * std::cos(2 * std::numbers::pi * (hour - 4) / 24);
     std::lognormal_distribution<double> load_noise(0, shape_.load_noise);
-    std::lognormal_distribution<double> run_noise(0, shape_.run_noise);
     std::uniform_real_distribution<double> unit(0, 1);
     double load =
         (shape_.night_load + day * (shape_.peak_load - shape_.night_load)) * load_noise(rng_);
@@ -54,6 +53,13 @@ class DiurnalDisk {
     const double steal =
         std::min(0.6, (shape_.night_steal + day * (shape_.peak_steal - shape_.night_steal)) *
                           (0.5 + unit(rng_)));
+    return RunAt(id, start_ms, load, steal, slowdown);
+  }
+
+  // A run beside `load` requests/s of others' I/O with `steal`, whatever the
+  // hour (a caller that draws its own conditions).
+  RunRecord RunAt(int64_t id, int64_t start_ms, double load, double steal, double slowdown = 1) {
+    std::lognormal_distribution<double> run_noise(0, shape_.run_noise);
     const double lat_us = shape_.base_latency_us * (1 + load / shape_.load_scale) *
                           (1 + shape_.steal_slope * steal) * run_noise(rng_) * slowdown;
     return Make(id, start_ms, lat_us, load, steal);
