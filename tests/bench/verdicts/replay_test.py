@@ -4,7 +4,8 @@ made them on this project's VM) replayed through the daemon's classifier and jud
 (replay_verdicts), with what README's "Regression verdicts" tables state checked:
   - the current judge raises nothing on the quiet, the load and the busy recordings but the
     known false alarms, and nothing outside the throttle windows of the slowdown ones;
-  - it flags every throttle window of every job within hysteresis + 2 judged runs;
+  - it flags every throttle window of every job within hysteresis + 2 judged runs, and clears
+    each within hysteresis + 2 judged runs after the window;
   - on the busy recording, with baselines learned inside the run (min_age 90 s, issue 27's
     trial), at least 60 % of runs are judged;
   - the detector before issue 13 raised false alarms on the load recording (the point of it).
@@ -26,8 +27,8 @@ RECORDINGS = os.path.join(HERE, "recordings")
 HYSTERESIS = 3
 FIELDS = ("name", "scenario", "variant", "runs", "judged", "contended", "false_raises",
           "judged_outside", "windows", "detected", "worst_runs", "worst_seconds", "missed",
-          "false_alarms")
-NUMERIC = FIELDS[3:12]
+          "false_alarms", "worst_clear", "uncleared")
+NUMERIC = FIELDS[3:12] + ("worst_clear",)
 # README, Benchmarks, "Regression verdicts". The one gap issue 13 left, seqread-1m-qd8's
 # second window (its runs under the hypervisor's steal, or in a load band whose baseline held
 # the job near the throttle's cap), closed with issue 27: such runs are judged against earlier
@@ -48,10 +49,17 @@ KNOWN_GAPS = {
     # load. The cap binds only where the job would go faster: under the heavier phases a
     # healthy run is below it anyway, and such runs are rightly good, so some windows need
     # more judged runs (up to 12) and seqread-1m-qd8's first is not raised at min_age 20 min.
+    # Clearing: seqread-1m-qd8's mean latency, raised in the second window, is judged after it
+    # (the recording's last two minutes) under 30 % steal against the load model, whose spread
+    # there is wider than the slowdown was: such a good run cannot tell a recovered disk from a
+    # slow one and does not count (the tracker's informative rule), so it stays raised; the
+    # first window's took 10 judged runs, cleared by runs with a band of their own.
     "busyslow": {
         "missed": ["seqread-1m-qd8/w1"],
         "false_alarms": [],
         "worst_runs": 12,
+        "worst_clear": 10,
+        "uncleared": ["seqread-1m-qd8/w2"],
     },
 }
 # Issue 27's goal on a busy disk beside a CPU the hypervisor takes from, with baselines learned
@@ -81,7 +89,7 @@ def replay(binary, dirs, *options):
     for row in rows:
         for key in NUMERIC:
             row[key] = float(row[key])
-        for key in ("missed", "false_alarms"):
+        for key in ("missed", "false_alarms", "uncleared"):
             row[key] = [] if row[key] == "-" else sorted(row[key].split(","))
         print("\t".join(str(row[k]) for k in FIELDS))
     return rows
@@ -122,6 +130,15 @@ def main():
             bound = gaps.get("worst_runs", HYSTERESIS + 2)
             check(row["worst_runs"] <= bound,
                   f"{where}: within {bound} judged runs (worst {row['worst_runs']:.0f})")
+            uncleared = gaps.get("uncleared", [])
+            check(row["uncleared"] == uncleared,
+                  f"{where}: every raise cleared after its window"
+                  f"{' but the known ' + str(uncleared) if uncleared else ''}"
+                  f" ({row['uncleared'] or 'none'})")
+            bound = gaps.get("worst_clear", HYSTERESIS + 2)
+            check(row["worst_clear"] <= bound,
+                  f"{where}: cleared within {bound} judged runs after the window "
+                  f"(worst {row['worst_clear']:.0f})")
     for row in busy_rows:
         if row["variant"] != "bands" or row["windows"] > 0:
             continue

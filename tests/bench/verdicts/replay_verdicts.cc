@@ -142,6 +142,9 @@ struct Detection {
   int window = 0;
   std::optional<int64_t> after_ms;  // from the window's start to the raise
   int judged_runs = 0;              // judged runs of the job in the window up to the raise
+  int64_t off_ms = 0;               // the window's end
+  int judged_after = 0;             // judged runs of the job since the window's end
+  std::optional<int> cleared_runs;  // of those, up to the run that cleared every regression
 };
 
 struct Tally {
@@ -152,12 +155,19 @@ struct Tally {
   std::vector<Detection> detections;
 };
 
-// " | bad: lat_mean_seconds, iops" for a trace line; "" when nothing was bad.
+// " | bad: lat_mean_seconds, iops | raised: iops" for a trace line; "" when
+// nothing was bad and nothing changed.
 std::string BadMetrics(const RunJudgement& j) {
   std::string out;
   for (const MetricVerdict& v : j.verdicts) {
     if (v.judged && v.bad) out += (out.empty() ? " | bad: " : ", ") + v.op + " " + v.metric;
   }
+  std::string changes;
+  for (const RegressionChange& c : j.changes) {
+    changes += (changes.empty() ? " | " : ", ") + std::string(c.regressed ? "raised " : "cleared ") +
+               c.op + " " + c.metric;
+  }
+  out += changes;
   return out;
 }
 
@@ -215,7 +225,18 @@ Tally Replay(const Recording& rec, const Variant& variant) {
       Detection& d = detections[{run.job, window_index}];
       d.job = run.job;
       d.window = window_index;
+      d.off_ms = window->off_ms;
       if (!d.after_ms && j.judged) ++d.judged_runs;
+    }
+    // After a window: the judged runs until the job's regressions are all
+    // cleared (issue 27: cleared as fast as raised).
+    for (auto& [detection_key, d] : detections) {
+      if (detection_key.first != run.job || !d.after_ms || d.cleared_runs ||
+          run.start_unix_ms < d.off_ms) {
+        continue;
+      }
+      if (j.judged) ++d.judged_after;
+      if (!state.tracker.AnyRegressed()) d.cleared_runs = d.judged_after;
     }
     for (const RegressionChange& change : j.changes) {
       if (!change.regressed) continue;
@@ -246,9 +267,9 @@ void PrintTsv(const Recording& rec, const std::vector<Variant>& variants) {
   for (const Variant& variant : variants) {
     const Tally t = Replay(rec, variant);
     size_t detected = 0;
-    int worst_runs = 0;
+    int worst_runs = 0, worst_clear = 0;
     int64_t worst_ms = 0;
-    std::string missed;
+    std::string missed, uncleared;
     for (const Detection& d : t.detections) {
       if (!d.after_ms) {
         missed += fmt::format("{}{}/w{}", missed.empty() ? "" : ",", d.job, d.window + 1);
@@ -257,14 +278,20 @@ void PrintTsv(const Recording& rec, const std::vector<Variant>& variants) {
       ++detected;
       worst_runs = std::max(worst_runs, d.judged_runs);
       worst_ms = std::max(worst_ms, *d.after_ms);
+      if (d.cleared_runs) {
+        worst_clear = std::max(worst_clear, *d.cleared_runs);
+      } else {
+        uncleared += fmt::format("{}{}/w{}", uncleared.empty() ? "" : ",", d.job, d.window + 1);
+      }
     }
     std::string alarms;
     for (const std::string& a : t.false_alarms) alarms += (alarms.empty() ? "" : ",") + a;
-    std::printf("%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%d\t%.0f\t%s\t%s\n",
+    std::printf("%s\t%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%d\t%.0f\t%s\t%s\t%d\t%s\n",
                 rec.name.c_str(), rec.scenario.c_str(), variant.key.c_str(), t.runs, t.judged,
                 t.contended, t.false_raises, t.judged_outside, t.detections.size(), detected,
                 worst_runs, static_cast<double>(worst_ms) / 1000,
-                missed.empty() ? "-" : missed.c_str(), alarms.empty() ? "-" : alarms.c_str());
+                missed.empty() ? "-" : missed.c_str(), alarms.empty() ? "-" : alarms.c_str(),
+                worst_clear, uncleared.empty() ? "-" : uncleared.c_str());
   }
 }
 
@@ -290,8 +317,11 @@ void Print(const Recording& rec, const std::vector<Variant>& variants) {
       if (d.after_ms) ++detected;
       times += fmt::format("{}{} w{}: {}", times.empty() ? "" : "; ", d.job, d.window + 1,
                            d.after_ms
-                               ? fmt::format("{:.0f} s, {} judged runs",
-                                             static_cast<double>(*d.after_ms) / 1000, d.judged_runs)
+                               ? fmt::format("{:.0f} s, {} judged runs, cleared {}",
+                                             static_cast<double>(*d.after_ms) / 1000, d.judged_runs,
+                                             d.cleared_runs
+                                                 ? fmt::format("after {} judged", *d.cleared_runs)
+                                                 : std::string("never"))
                                : std::string("missed"));
     }
     const double per_1000 = t.judged_outside == 0 ? 0
