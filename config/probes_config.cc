@@ -345,6 +345,12 @@ constexpr Key kBaselineKeys[] = {
                          Config& c) { Number(r, v, 0, 100, c.probes.baseline.spread_factor); }},
     {"hysteresis", [](Reader& r, const Value& v,
                       Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.hysteresis); }},
+    {"min_bad_span",
+     [](Reader& r, const Value& v, Config& c) {
+       milliseconds span{c.probes.baseline.min_bad_span_ms};
+       r.Duration(v, milliseconds(0), span, std::chrono::weeks(1));
+       c.probes.baseline.min_bad_span_ms = span.count();
+     }},
     {"min_age",
      [](Reader& r, const Value& v, Config& c) {
        milliseconds age{c.probes.baseline.min_age_ms};

@@ -84,7 +84,7 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
       own_counters_(options_.counters == nullptr ? std::make_unique<ProbeCounters>() : nullptr),
       counters_(options_.counters != nullptr ? options_.counters : own_counters_.get()),
       kernel_(KernelRelease()),
-      book_(options_.baseline.hysteresis, {jobs.begin(), jobs.end()}) {
+      book_(probes::RegressionTracker::For(options_.baseline), {jobs.begin(), jobs.end()}) {
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);

@@ -7,8 +7,8 @@
 
 namespace iowatch::daemon {
 
-SeriesBook::SeriesBook(uint32_t hysteresis, std::set<std::string> jobs)
-    : hysteresis_(hysteresis), jobs_(std::move(jobs)) {}
+SeriesBook::SeriesBook(probes::RegressionTracker rule, std::set<std::string> jobs)
+    : rule_(std::move(rule)), jobs_(std::move(jobs)) {}
 
 std::string SeriesBook::KeyOf(std::string_view job, std::string_view fingerprint,
                               std::string_view device) {
@@ -17,7 +17,7 @@ std::string SeriesBook::KeyOf(std::string_view job, std::string_view fingerprint
 
 void SeriesBook::Load(const probes::Store& store) {
   series_.clear();
-  Result<std::vector<probes::StoredSeriesState>> stored = store.SeriesStates(hysteresis_);
+  Result<std::vector<probes::StoredSeriesState>> stored = store.SeriesStates(rule_);
   if (!stored) {
     spdlog::error("probe store: {}; the verdicts' hysteresis and suspect spans start afresh",
                   stored.error().ToString());
@@ -54,7 +54,7 @@ Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes
     series.job = run.job;
     series.fingerprint = run.fingerprint;
     series.device = run.device;
-    series.state.tracker = probes::RegressionTracker(hysteresis_);
+    series.state.tracker = rule_;
   }
   return &it->second.state;
 }

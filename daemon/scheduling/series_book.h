@@ -29,8 +29,9 @@ namespace iowatch::daemon {
 
 class SeriesBook {
  public:
+  // `rule`: a new series' tracker (the policy's hysteresis and span);
   // `jobs`: the configured jobs, whose stored states Load restores.
-  SeriesBook(uint32_t hysteresis, std::set<std::string> jobs);
+  SeriesBook(probes::RegressionTracker rule, std::set<std::string> jobs);
 
   // Replaces the book with the store's states of the configured jobs; a
   // state that cannot be read is logged and the series starts afresh.
@@ -61,7 +62,7 @@ class SeriesBook {
   static std::string KeyOf(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
 
-  uint32_t hysteresis_;
+  probes::RegressionTracker rule_;
   std::set<std::string> jobs_;
   std::map<std::string, Series> series_;
 };

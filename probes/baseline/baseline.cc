@@ -255,7 +255,8 @@ bool Informative(const MetricVerdict& good, double shift) {
 
 }  // namespace
 
-std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVerdict> verdicts) {
+std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVerdict> verdicts,
+                                                       int64_t start_ms, int64_t end_ms) {
   // K = 0 would raise without a single bad run; treat it as 1.
   const uint32_t k = std::max<uint32_t>(hysteresis_, 1);
   std::vector<RegressionChange> changes;
@@ -265,18 +266,22 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
     if (verdict.bad) {
       const bool opens = !s.regressed && s.bad_streak == 0;
       s.shift = opens ? RelativeShift(verdict) : std::min(s.shift, RelativeShift(verdict));
+      if (s.bad_streak == 0) s.bad_since_ms = start_ms;
       ++s.bad_streak;
       s.good_streak = 0;
     } else {
       if (!Informative(verdict, s.shift)) continue;
       ++s.good_streak;
       s.bad_streak = 0;
+      s.bad_since_ms = 0;
       if (!s.regressed) s.shift = kNoShift;
     }
-    const bool flip = s.regressed ? s.good_streak >= k : s.bad_streak >= k;
+    const bool lasted = end_ms - s.bad_since_ms >= min_bad_span_ms_;
+    const bool flip = s.regressed ? s.good_streak >= k : s.bad_streak >= k && lasted;
     if (!flip) continue;
     s.regressed = !s.regressed;
     s.bad_streak = s.good_streak = 0;
+    s.bad_since_ms = 0;
     if (!s.regressed) s.shift = kNoShift;
     changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict});
   }
@@ -302,7 +307,8 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
   std::vector<Entry> out;
   out.reserve(states_.size());
   for (const auto& [key, s] : states_) {
-    out.push_back({key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift});
+    out.push_back(
+        {key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift, s.bad_since_ms});
   }
   return out;
 }
@@ -310,7 +316,8 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
 void RegressionTracker::Restore(std::span<const Entry> entries) {
   states_.clear();
   for (const Entry& e : entries) {
-    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak, e.good_streak, e.shift};
+    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak, e.good_streak, e.shift,
+                                               e.bad_since_ms};
   }
 }
 

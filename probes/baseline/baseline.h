@@ -8,8 +8,8 @@
 // throughput, latency or latency-tail tolerance by metric; a latency
 // quantile must also rest on enough I/Os and leave the confidence intervals
 // (quantile_rules.h). RegressionTracker adds hysteresis: K consecutive bad
-// runs raise a regression, K consecutive good ones clear it, and each state
-// change is reported once.
+// runs spanning at least min_bad_span raise a regression, K consecutive good
+// ones clear it, and each state change is reported once.
 //
 // Why these choices keep false alarms rare. Median and MAD because N is
 // small: one wild run in ten moves the median only to the next value and
@@ -57,6 +57,11 @@ struct BaselinePolicy {
   double tail_tolerance = 0.50;        // p99 and above
   double spread_factor = 3;            // k: k × spread beats the tolerance when noisier
   uint32_t hysteresis = 3;             // K consecutive bad (good) runs raise (clear)
+  // ... and the bad runs span at least this, from the first's start to the
+  // last's end: a host's stall under a virtual disk lasts tens of seconds
+  // (issue 27's busy recording: three runs 2-3x slower over 35 s, fine
+  // after), and probes every 10-15 s would take it for a regression.
+  int64_t min_bad_span_ms = 45'000;
   // The spread is at least this share of the median, by kind of metric: ten
   // calm runs would otherwise give a spread that the next ordinary one beats.
   double throughput_spread_floor = 0.05;
@@ -188,6 +193,11 @@ struct RegressionChange {
 // streak it would break (the bad runs', or those that raised the regression);
 // an uninformative one leaves the streaks as they were. Bad verdicts always
 // count: any band's bad run is evidence.
+//
+// A regression is a lasting state, not an episode: the K bad runs must also
+// span min_bad_span (BaselinePolicy), so that three runs in 35 s of a
+// host's write stall are not one; at the bundled 15-minute schedule K runs
+// span far more and the rule never binds.
 class RegressionTracker {
  public:
   // One (op, metric)'s state, as the store keeps it across restarts.
@@ -200,14 +210,24 @@ class RegressionTracker {
     // The smallest relative shift of the bad runs in the current streak, or
     // of those since the regression was raised; +inf when there are none.
     double shift = kNoShift;
+    // When the current bad streak's first run started (ms since the epoch);
+    // 0 when there is none, or for a streak stored before it was kept.
+    int64_t bad_since_ms = 0;
     bool operator==(const Entry&) const = default;
   };
   static constexpr double kNoShift = std::numeric_limits<double>::infinity();
 
-  explicit RegressionTracker(uint32_t hysteresis = 3) : hysteresis_(hysteresis) {}
-  // Feeds one run's verdicts (those not judged are passed over); returns
-  // the state changes it caused.
-  std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts);
+  explicit RegressionTracker(uint32_t hysteresis = 3, int64_t min_bad_span_ms = 0)
+      : hysteresis_(hysteresis), min_bad_span_ms_(min_bad_span_ms) {}
+  // The policy's rule (hysteresis and min_bad_span), the one the daemon uses.
+  static RegressionTracker For(const BaselinePolicy& policy) {
+    return RegressionTracker(policy.hysteresis, policy.min_bad_span_ms);
+  }
+  // Feeds one run's verdicts (those not judged are passed over), the run
+  // having measured from start_ms to end_ms; returns the state changes it
+  // caused.
+  std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts,
+                                       int64_t start_ms = 0, int64_t end_ms = 0);
   bool Regressed(std::string_view op, std::string_view metric) const;
   bool AnyRegressed() const;
   // A bad streak not yet raised nor broken by an informative good verdict.
@@ -223,8 +243,10 @@ class RegressionTracker {
     uint32_t bad_streak = 0;
     uint32_t good_streak = 0;
     double shift = kNoShift;
+    int64_t bad_since_ms = 0;
   };
   uint32_t hysteresis_;
+  int64_t min_bad_span_ms_;
   std::map<std::pair<std::string, std::string>, State, std::less<>> states_;
 };
 

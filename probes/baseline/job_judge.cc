@@ -240,7 +240,8 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
 // every bad streak (a good run in a band too wide to see the shift leaves
 // the series suspect: RegressionTracker).
 void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
-  out.changes = state.tracker.Update(out.verdicts);
+  out.changes =
+      state.tracker.Update(out.verdicts, run.start_unix_ms, run.start_unix_ms + run.duration_ms);
   const bool any_bad =
       std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
   if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;

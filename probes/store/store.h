@@ -215,8 +215,9 @@ class Store {
   // Stores (replaces) the series' state.
   Status PutSeriesState(const StoredSeriesState& state);
   // Every series' state; a row whose JSON cannot be read is an error naming
-  // the series. The tracker is built with `hysteresis`.
-  Result<std::vector<StoredSeriesState>> SeriesStates(uint32_t hysteresis) const;
+  // the series. Each tracker is `rule` (its hysteresis and span) with the
+  // stored streaks.
+  Result<std::vector<StoredSeriesState>> SeriesStates(const RegressionTracker& rule) const;
   Status DeleteSeriesState(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
 

@@ -24,7 +24,8 @@ json ToJson(const SeriesState& state) {
                        {"regressed", e.regressed},
                        {"bad_streak", e.bad_streak},
                        {"good_streak", e.good_streak},
-                       {"shift", std::isfinite(e.shift) ? json(e.shift) : json(nullptr)}});
+                       {"shift", std::isfinite(e.shift) ? json(e.shift) : json(nullptr)},
+                       {"bad_since_ms", e.bad_since_ms}});
   }
   json spans = json::array();
   for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
@@ -36,16 +37,18 @@ json ToJson(const SeriesState& state) {
 
 // Throws nlohmann's exceptions on a malformed document; the caller turns
 // them into an Error naming the series.
-SeriesState FromJson(const json& doc, uint32_t hysteresis) {
+SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
   SeriesState state;
-  state.tracker = RegressionTracker(hysteresis);
+  state.tracker = rule;
   std::vector<RegressionTracker::Entry> entries;
   for (const json& e : doc.at("tracker")) {
     const json& shift = e.at("shift");
     entries.push_back({e.at("op").get<std::string>(), e.at("metric").get<std::string>(),
                        e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
                        e.at("good_streak").get<uint32_t>(),
-                       shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>()});
+                       shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
+                       // Absent in states stored before it was kept.
+                       e.value("bad_since_ms", int64_t{0})});
   }
   state.tracker.Restore(entries);
   state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();
@@ -70,7 +73,7 @@ Status Store::PutSeriesState(const StoredSeriesState& s) {
   return upsert->Run();
 }
 
-Result<std::vector<StoredSeriesState>> Store::SeriesStates(uint32_t hysteresis) const {
+Result<std::vector<StoredSeriesState>> Store::SeriesStates(const RegressionTracker& rule) const {
   Result<Statement> select = connection_->Prepare(
       "SELECT job, fingerprint, device, through_run_id, state_json FROM series_states "
       "ORDER BY job, fingerprint, device",
@@ -84,7 +87,7 @@ Result<std::vector<StoredSeriesState>> Store::SeriesStates(uint32_t hysteresis) 
     s.device = row.Text(2);
     s.through_run_id = row.Int(3);
     try {
-      s.state = FromJson(json::parse(row.Text(4)), hysteresis);
+      s.state = FromJson(json::parse(row.Text(4)), rule);
     } catch (const json::exception& e) {
       return MakeError(ErrorCode::kParse,
                        fmt::format("series_states row of job '{}' on {}: expected the verdict "

@@ -45,7 +45,7 @@ Trial RunHost(uint64_t seed, int64_t first_ms, int64_t slow_ms, double slowdown)
   std::uniform_int_distribution<int64_t> within(-kMinute, kMinute);
   MemoryBaselineSource source;
   SeriesState state;
-  state.tracker = RegressionTracker(BaselinePolicy{}.hysteresis);
+  state.tracker = RegressionTracker::For(BaselinePolicy{});
   const BaselinePolicy policy;
   Trial t;
   int64_t id = 0;
@@ -136,7 +136,7 @@ BusyTrial BusyHost(uint64_t seed, double slowdown) {
   policy.min_age_ms = 90'000;
   MemoryBaselineSource source;
   SeriesState state;
-  state.tracker = RegressionTracker(policy.hysteresis);
+  state.tracker = RegressionTracker::For(policy);
   constexpr int64_t kSlowFrom = 60 * kMinute, kSlowTo = 70 * kMinute, kEnd = 85 * kMinute;
   double load = 0, steal = 0.01;
   int64_t load_until = 0, steal_until = 0;

@@ -20,6 +20,7 @@ probes:
     tail_tolerance: 1
     spread_factor: 2.5
     hysteresis: 2
+    min_bad_span: 1m30s
     min_age: 30m
     throughput_spread_floor: 0.02
     latency_spread_floor: 0.5

@@ -44,6 +44,7 @@ TEST(ProbesConfig, Defaults) {
   EXPECT_EQ(p.baseline, probes::BaselinePolicy{});
   EXPECT_EQ(p.baseline.runs, 10u);
   EXPECT_EQ(p.baseline.hysteresis, 3u);
+  EXPECT_EQ(p.baseline.min_bad_span_ms, 45 * 1000);
   EXPECT_EQ(p.baseline.min_age_ms, 3600 * 1000);
   EXPECT_EQ(p.baseline.throughput_spread_floor, 0.05);
   EXPECT_EQ(p.baseline.latency_spread_floor, 0.10);
@@ -119,6 +120,7 @@ TEST(ProbesConfig, EveryKeyIsRead) {
   EXPECT_EQ(p.baseline.tail_tolerance, 1.0);
   EXPECT_EQ(p.baseline.spread_factor, 2.5);
   EXPECT_EQ(p.baseline.hysteresis, 2u);
+  EXPECT_EQ(p.baseline.min_bad_span_ms, 90 * 1000);
   EXPECT_EQ(p.baseline.min_age_ms, 30 * 60 * 1000);
   EXPECT_EQ(p.baseline.throughput_spread_floor, 0.02);
   EXPECT_EQ(p.baseline.latency_spread_floor, 0.5);
@@ -395,6 +397,7 @@ TEST(ProbesConfigErrors, UnknownKeys) {
   EXPECT_EQ(MessageOf("probes: {baseline: {run: 5}}"),
             "t.yaml:1:21: probes.baseline.run: unknown key; expected one of runs, "
             "throughput_tolerance, latency_tolerance, tail_tolerance, spread_factor, hysteresis, "
+            "min_bad_span, "
             "min_age, throughput_spread_floor, latency_spread_floor, tail_spread_floor, "
             "quantile_samples, quantile_confidence, metrics, contention");
   EXPECT_EQ(MessageOf("probes:\n  baseline:\n    contention:\n      max_share: 0.1\n"),

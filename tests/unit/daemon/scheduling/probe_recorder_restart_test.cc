@@ -119,7 +119,7 @@ TEST(ProbeRecorderRestart, AnEditedJobsOldSeriesNoLongerStopsItsDiskFromLearning
   EXPECT_FALSE(Regressed(recorder));
   auto store = probes::Store::OpenInStateDir(tmp.path());
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->SeriesStates(2)->size(), 1u);  // the old series' state is gone
+  EXPECT_EQ(store->SeriesStates(probes::RegressionTracker(2))->size(), 1u);  // the old series' state is gone
 }
 
 // The share of runs judged, why the others were not and the last judged

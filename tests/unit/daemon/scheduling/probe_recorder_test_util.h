@@ -73,6 +73,7 @@ inline ProbeRecorderOptions Options(const fs::path& dir, uint32_t runs = 3,
   o.baseline.runs = runs;
   o.baseline.hysteresis = hysteresis;
   o.baseline.min_age_ms = 0;
+  o.baseline.min_bad_span_ms = 0;  // the fake runs are milliseconds apart
   o.sysfs = dir / "no-sysfs";
   o.wall_ms = [] { return int64_t{1'700'000'000'000}; };
   // The runs below start in 1970: a retention longer than that keeps them from pruning.

@@ -293,6 +293,48 @@ TEST(RegressionTrackerTest, OnlyGoodVerdictsThatCouldSeeTheShiftCount) {
   EXPECT_FALSE(t.AnyPending());
 }
 
+// A regression lasts: K bad runs 15 s apart that span 35 s (a host's stall
+// under a virtual disk) do not raise with a 45 s span; a fourth does, and a
+// good run in between starts the span again. Restored, a streak keeps its
+// start.
+TEST(RegressionTrackerTest, BadRunsMustSpanTheMinimumToRaise) {
+  constexpr int64_t kRun = 5'000, kEvery = 15'000, kSpan = 45'000;
+  RegressionTracker t(3, kSpan);
+  const std::vector<MetricVerdict> bad = {Verdict(true)};
+  const std::vector<MetricVerdict> good = {Verdict(false)};
+  int64_t at = 1'000'000;
+  auto feed = [&](const std::vector<MetricVerdict>& v) {
+    const auto changes = t.Update(v, at, at + kRun);
+    at += kEvery;
+    return changes.size();
+  };
+  EXPECT_EQ(feed(bad) + feed(bad) + feed(bad), 0u);  // three over 35 s
+  EXPECT_TRUE(t.AnyPending());
+  RegressionTracker restored(3, kSpan);
+  restored.Restore(t.Entries());
+  EXPECT_EQ(restored.Entries(), t.Entries());
+  EXPECT_EQ(feed(bad), 1u);  // the fourth: 50 s
+  EXPECT_TRUE(t.Regressed("read", "iops"));
+  EXPECT_EQ(restored.Update(bad, at - kEvery, at - kEvery + kRun).size(), 1u);
+
+  RegressionTracker u(3, kSpan);
+  at = 1'000'000;
+  auto feed_u = [&](const std::vector<MetricVerdict>& v) {
+    const auto changes = u.Update(v, at, at + kRun);
+    at += kEvery;
+    return changes.size();
+  };
+  feed_u(bad);
+  feed_u(bad);
+  feed_u(good);  // the streak and its span start again
+  EXPECT_EQ(feed_u(bad) + feed_u(bad) + feed_u(bad), 0u);
+  EXPECT_EQ(feed_u(bad), 1u);
+  // Without a span (0), the hysteresis alone: three raise.
+  RegressionTracker v(3, 0);
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(v.Update(bad, i, i).empty());
+  EXPECT_EQ(v.Update(bad, 2, 2).size(), 1u);
+}
+
 TEST(RegressionTrackerTest, EntriesRestoreTheSameState) {
   RegressionTracker t(3);
   const std::vector<MetricVerdict> bad = {Verdict(true), Verdict(true, 0, "lat_mean_seconds")};

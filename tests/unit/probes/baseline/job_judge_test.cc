@@ -24,7 +24,7 @@ constexpr int64_t kMinute = 60'000;
 class Series {
  public:
   explicit Series(BaselinePolicy policy) : policy_(std::move(policy)) {
-    state_.tracker = RegressionTracker(policy_.hysteresis);
+    state_.tracker = RegressionTracker::For(policy_);
   }
 
   RunJudgement Run(double lat_us, std::optional<uint64_t> foreign = 0,

@@ -24,7 +24,8 @@ StoredSeriesState SampleState() {
   bad.threshold = 20;
   bad.bad = true;
   const std::vector<MetricVerdict> run = {bad};
-  for (int i = 0; i < 4; ++i) s.state.tracker.Update(run);  // raised, then one more bad
+  // Raised, then one more bad (a streak since its start, 3 s).
+  for (int i = 0; i < 4; ++i) s.state.tracker.Update(run, 1000 * i, 1000 * i + 500);
   s.state.baseline_ids = {3, 9};
   s.state.suspect_since_ms = 1'700'000'000'000;
   s.state.suspect_spans = {{1'600'000'000'000, 1'600'000'060'000}};
@@ -43,7 +44,7 @@ TEST(StoreSeriesStates, AStateIsReadBackWhole) {
   StoredSeriesState newer = SampleState();
   newer.through_run_id = 43;
   ASSERT_TRUE(store->PutSeriesState(newer));  // replaces
-  const auto states = store->SeriesStates(3);
+  const auto states = store->SeriesStates(RegressionTracker(3));
   ASSERT_TRUE(states) << states.error().ToString();
   ASSERT_EQ(states->size(), 2u);
   const StoredSeriesState& got = (*states)[1];
@@ -56,7 +57,7 @@ TEST(StoreSeriesStates, AStateIsReadBackWhole) {
   EXPECT_EQ(got.state.suspect_spans, SampleState().state.suspect_spans);
   EXPECT_TRUE((*states)[0].state.tracker.Entries().empty());
   ASSERT_TRUE(store->DeleteSeriesState("randread", "fp1", "8:0"));
-  EXPECT_EQ(store->SeriesStates(3)->size(), 1u);
+  EXPECT_EQ(store->SeriesStates(RegressionTracker(3))->size(), 1u);
 }
 
 TEST(StoreSeriesStates, AMalformedRowIsNamed) {
@@ -69,7 +70,7 @@ TEST(StoreSeriesStates, AMalformedRowIsNamed) {
   test_store::Exec(dir.Db(), "UPDATE series_states SET state_json = '{\"tracker\": 7}'");
   Result<Store> store = Store::OpenInStateDir(dir.Path());
   ASSERT_TRUE(store);
-  const auto states = store->SeriesStates(3);
+  const auto states = store->SeriesStates(RegressionTracker(3));
   ASSERT_FALSE(states);
   EXPECT_EQ(states.error().code, ErrorCode::kParse);
   EXPECT_NE(states.error().message.find("series_states row of job 'randread' on 8:0: expected "
@@ -87,7 +88,7 @@ TEST(StoreSeriesStates, AVersion6StoreGetsTheTables) {
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"),
             internal::StoreMigrations().back().version);
-  EXPECT_TRUE(store->SeriesStates(3)->empty());
+  EXPECT_TRUE(store->SeriesStates(RegressionTracker(3))->empty());
   EXPECT_TRUE(store->PutSeriesState(SampleState()));
   EXPECT_TRUE(store->RunVerdictsSince(0)->empty());
 }
