@@ -256,7 +256,7 @@ bool Informative(const MetricVerdict& good, double shift) {
 }  // namespace
 
 std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVerdict> verdicts,
-                                                       int64_t start_ms, int64_t end_ms) {
+                                                        int64_t start_ms, int64_t end_ms) {
   // K = 0 would raise without a single bad run; treat it as 1.
   const uint32_t k = std::max<uint32_t>(hysteresis_, 1);
   std::vector<RegressionChange> changes;
@@ -279,13 +279,38 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
     const bool lasted = end_ms - s.bad_since_ms >= min_bad_span_ms_;
     const bool flip = s.regressed ? s.good_streak >= k : s.bad_streak >= k && lasted;
     if (!flip) continue;
+    const int64_t was_raised_ms = s.raised_ms;
     s.regressed = !s.regressed;
     s.bad_streak = s.good_streak = 0;
     s.bad_since_ms = 0;
+    s.raised_ms = s.regressed ? end_ms : 0;
     if (!s.regressed) s.shift = kNoShift;
-    changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict});
+    changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict, {}});
+    const MetricSpec* spec = FindMetric(verdict.metric);
+    if (!s.regressed && spec != nullptr && spec->quantile == 0) {
+      ClearQuantilesWith(RegressionChange(changes.back()), was_raised_ms, verdicts, changes);
+    }
   }
   return changes;
+}
+
+void RegressionTracker::ClearQuantilesWith(const RegressionChange& change, int64_t raised_ms,
+                                           std::span<const MetricVerdict> verdicts,
+                                           std::vector<RegressionChange>& changes) {
+  for (auto& [key, s] : states_) {
+    const auto& [op, metric] = key;
+    const MetricSpec* spec = FindMetric(metric);
+    if (op != change.op || !s.regressed || spec == nullptr || spec->quantile == 0 ||
+        s.raised_ms < raised_ms) {
+      continue;
+    }
+    const bool bad_now = std::ranges::any_of(verdicts, [&](const MetricVerdict& v) {
+      return v.judged && v.bad && v.op == op && v.metric == metric;
+    });
+    if (bad_now) continue;
+    s = State{};
+    changes.push_back(RegressionChange{op, metric, false, change.verdict, change.metric});
+  }
 }
 
 bool RegressionTracker::AnyRegressed() const {
@@ -307,8 +332,8 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
   std::vector<Entry> out;
   out.reserve(states_.size());
   for (const auto& [key, s] : states_) {
-    out.push_back(
-        {key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift, s.bad_since_ms});
+    out.push_back({key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift,
+                   s.bad_since_ms, s.raised_ms});
   }
   return out;
 }
@@ -316,8 +341,8 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
 void RegressionTracker::Restore(std::span<const Entry> entries) {
   states_.clear();
   for (const Entry& e : entries) {
-    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak, e.good_streak, e.shift,
-                                               e.bad_since_ms};
+    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak,   e.good_streak,
+                                               e.shift,     e.bad_since_ms, e.raised_ms};
   }
 }
 

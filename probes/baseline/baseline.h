@@ -174,6 +174,10 @@ struct RegressionChange {
   std::string metric;
   bool regressed = false;  // the new state
   MetricVerdict verdict;   // the run that flipped it
+  // A latency quantile cleared with its op's mean or throughput (that
+  // metric's name, whose verdict `verdict` is); empty when its own verdicts
+  // flipped it. RegressionTracker says when.
+  std::string with;
   bool operator==(const RegressionChange&) const = default;
 };
 
@@ -198,6 +202,13 @@ struct RegressionChange {
 // span min_bad_span (BaselinePolicy), so that three runs in 35 s of a
 // host's write stall are not one; at the bundled 15-minute schedule K runs
 // span far more and the rule never binds.
+//
+// A latency quantile is judged in clean runs only (a burst beside a run
+// moves it by as many I/Os as it overlapped), which a busy disk may not see
+// for hours. So a quantile's regression raised while its op's mean or
+// throughput was regressed (the same slowdown) clears with it: when that
+// metric clears, the quantile does too, unless it was bad in that run. One
+// raised before it, or alone, waits for its own good runs.
 class RegressionTracker {
  public:
   // One (op, metric)'s state, as the store keeps it across restarts.
@@ -213,6 +224,9 @@ class RegressionTracker {
     // When the current bad streak's first run started (ms since the epoch);
     // 0 when there is none, or for a streak stored before it was kept.
     int64_t bad_since_ms = 0;
+    // When the standing regression was raised (the raising run's end); 0
+    // when none stands, or for one stored before it was kept.
+    int64_t raised_ms = 0;
     bool operator==(const Entry&) const = default;
   };
   static constexpr double kNoShift = std::numeric_limits<double>::infinity();
@@ -244,7 +258,13 @@ class RegressionTracker {
     uint32_t good_streak = 0;
     double shift = kNoShift;
     int64_t bad_since_ms = 0;
+    int64_t raised_ms = 0;
   };
+  // Clears the op's quantiles raised since `raised_ms` that `verdicts` did
+  // not find bad, as recovered with `change`'s metric.
+  void ClearQuantilesWith(const RegressionChange& change, int64_t raised_ms,
+                          std::span<const MetricVerdict> verdicts,
+                          std::vector<RegressionChange>& changes);
   uint32_t hysteresis_;
   int64_t min_bad_span_ms_;
   std::map<std::pair<std::string, std::string>, State, std::less<>> states_;

@@ -25,7 +25,8 @@ json ToJson(const SeriesState& state) {
                        {"bad_streak", e.bad_streak},
                        {"good_streak", e.good_streak},
                        {"shift", std::isfinite(e.shift) ? json(e.shift) : json(nullptr)},
-                       {"bad_since_ms", e.bad_since_ms}});
+                       {"bad_since_ms", e.bad_since_ms},
+                       {"raised_ms", e.raised_ms}});
   }
   json spans = json::array();
   for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
@@ -47,8 +48,8 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
                        e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
                        e.at("good_streak").get<uint32_t>(),
                        shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
-                       // Absent in states stored before it was kept.
-                       e.value("bad_since_ms", int64_t{0})});
+                       // Absent in states stored before they were kept.
+                       e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0})});
   }
   state.tracker.Restore(entries);
   state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();

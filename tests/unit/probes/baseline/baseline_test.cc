@@ -335,6 +335,51 @@ TEST(RegressionTrackerTest, BadRunsMustSpanTheMinimumToRaise) {
   EXPECT_EQ(v.Update(bad, 2, 2).size(), 1u);
 }
 
+// A quantile is judged in clean runs only: raised in the same slowdown as
+// its op's mean, it clears when the mean does (as recovered with it); one
+// raised before the mean's, or still bad, waits for its own good runs.
+TEST(RegressionTrackerTest, AQuantileRaisedInTheMeansSlowdownClearsWithIt) {
+  RegressionTracker t(2);
+  // Latencies: worse is higher.
+  const MetricVerdict mean_bad = Verdict(true, 200, "lat_mean_seconds");
+  const MetricVerdict mean_good = Verdict(false, 100, "lat_mean_seconds");
+  const MetricVerdict p99_bad = Verdict(true, 200, "lat_p99_seconds");
+  int64_t at = 0;
+  auto feed = [&](std::vector<MetricVerdict> v) {
+    at += 15'000;
+    return t.Update(v, at, at + 3'000);
+  };
+  feed({mean_bad});
+  EXPECT_EQ(feed({mean_bad}).size(), 1u);  // the mean raised
+  feed({mean_bad, p99_bad});               // clean runs: the quantile judged
+  EXPECT_EQ(feed({mean_bad, p99_bad}).size(), 1u);
+  EXPECT_TRUE(t.Regressed("read", "lat_p99_seconds"));
+  feed({mean_good});  // busy runs: the quantile not judged
+  const auto cleared = feed({mean_good});
+  ASSERT_EQ(cleared.size(), 2u);
+  EXPECT_EQ(cleared[0].metric, "lat_mean_seconds");
+  EXPECT_TRUE(cleared[0].with.empty());
+  EXPECT_EQ(cleared[1].metric, "lat_p99_seconds");
+  EXPECT_FALSE(cleared[1].regressed);
+  EXPECT_EQ(cleared[1].with, "lat_mean_seconds");
+  EXPECT_FALSE(t.AnyRegressed());
+
+  // The quantile first (a tail of its own), then the mean: the mean's
+  // recovery says nothing of the tail.
+  RegressionTracker u(2);
+  for (int i = 0; i < 2; ++i) u.Update(std::vector<MetricVerdict>{p99_bad}, i, i);
+  for (int i = 2; i < 4; ++i) u.Update(std::vector<MetricVerdict>{mean_bad}, i, i);
+  for (int i = 4; i < 6; ++i) u.Update(std::vector<MetricVerdict>{mean_good}, i, i);
+  EXPECT_FALSE(u.Regressed("read", "lat_mean_seconds"));
+  EXPECT_TRUE(u.Regressed("read", "lat_p99_seconds"));
+  // Still bad in the run that clears the mean: it stands.
+  RegressionTracker w(1);
+  w.Update(std::vector<MetricVerdict>{mean_bad}, 0, 0);
+  w.Update(std::vector<MetricVerdict>{p99_bad}, 1, 1);
+  w.Update(std::vector<MetricVerdict>{mean_good, p99_bad}, 2, 2);
+  EXPECT_TRUE(w.Regressed("read", "lat_p99_seconds"));
+}
+
 TEST(RegressionTrackerTest, EntriesRestoreTheSameState) {
   RegressionTracker t(3);
   const std::vector<MetricVerdict> bad = {Verdict(true), Verdict(true, 0, "lat_mean_seconds")};
