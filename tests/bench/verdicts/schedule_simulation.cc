@@ -31,10 +31,32 @@ constexpr int64_t kHour = 60 * kMinute;
 constexpr int64_t kDay = 24 * kHour;
 constexpr int64_t kEpoch = 1'700'006'400'000;  // a midnight (UTC)
 
+// The runs of one or more hosts: how many were judged, and the false
+// alarms among the healthy ones.
+struct RunCounts {
+  size_t runs = 0, judged = 0, judged_healthy = 0, false_raises = 0;
+
+  RunCounts& operator+=(const RunCounts& o) {
+    runs += o.runs;
+    judged += o.judged;
+    judged_healthy += o.judged_healthy;
+    false_raises += o.false_raises;
+    return *this;
+  }
+  double JudgedPercent() const {
+    return runs == 0 ? 0 : 100.0 * static_cast<double>(judged) / static_cast<double>(runs);
+  }
+  double FalseAlarmsPer1000() const {
+    return judged_healthy == 0
+               ? 0
+               : 1000.0 * static_cast<double>(false_raises) / static_cast<double>(judged_healthy);
+  }
+};
+
 struct Trial {
   int64_t first_judged_ms = -1;  // from the first run
   int64_t raised_ms = -1;        // from the slowdown's start
-  size_t judged = 0, runs = 0, false_raises = 0, judged_healthy = 0;
+  RunCounts counts;
 };
 
 // One host: its first run at `first_ms`, healthy for `healthy_days`, then
@@ -56,15 +78,15 @@ Trial RunHost(uint64_t seed, int64_t first_ms, int64_t slow_ms, double slowdown)
     source.Add(run);
     iowatch::Result<RunJudgement> j = JudgeRun(run, source, state, {}, policy, start);
     if (!j) std::abort();
-    ++t.runs;
+    ++t.counts.runs;
     if (j->judged) {
-      ++t.judged;
-      if (!slow) ++t.judged_healthy;
+      ++t.counts.judged;
+      if (!slow) ++t.counts.judged_healthy;
       if (t.first_judged_ms < 0) t.first_judged_ms = start - first_ms;
     }
     for (const RegressionChange& c : j->changes) {
       if (!c.regressed) continue;
-      if (!slow) ++t.false_raises;
+      if (!slow) ++t.counts.false_raises;
       if (slow && t.raised_ms < 0) t.raised_ms = start + 2000 - slow_ms;
     }
     if (slow && t.raised_ms >= 0) break;
@@ -88,7 +110,8 @@ void Table(int seeds, double slowdown) {
       "| judged | false alarms per 1,000 healthy judged |\n|---|---|---|---|---|\n");
   for (int hour = 0; hour < 24; hour += 3) {
     std::vector<int64_t> first, raised;
-    size_t judged = 0, runs = 0, false_raises = 0, healthy = 0, missed = 0;
+    RunCounts counts;
+    size_t missed = 0;
     for (int seed = 1; seed <= seeds; ++seed) {
       // A new host whose first run is at `hour`; the slowdown three days
       // later at the same hour.
@@ -98,21 +121,16 @@ void Table(int seeds, double slowdown) {
       first.push_back(t.first_judged_ms < 0 ? 99 * kDay : t.first_judged_ms);
       if (t.raised_ms < 0) ++missed;
       raised.push_back(t.raised_ms < 0 ? 99 * kDay : t.raised_ms);
-      judged += t.judged;
-      runs += t.runs;
-      false_raises += t.false_raises;
-      healthy += t.judged_healthy;
+      counts += t.counts;
     }
     std::ranges::sort(first);
     std::ranges::sort(raised);
     const auto median = [](const std::vector<int64_t>& v) { return v[v.size() / 2]; };
-    std::printf(
-        "| %02d:00 | %s (%s) | %s (%s)%s | %.0f %% | %.1f |\n", hour, Hours(median(first)).c_str(),
-        Hours(first.back()).c_str(), Hours(median(raised)).c_str(), Hours(raised.back()).c_str(),
-        missed > 0 ? (", " + std::to_string(missed) + " missed").c_str() : "",
-        100.0 * static_cast<double>(judged) / static_cast<double>(runs),
-        healthy == 0 ? 0.0
-                     : 1000.0 * static_cast<double>(false_raises) / static_cast<double>(healthy));
+    std::printf("| %02d:00 | %s (%s) | %s (%s)%s | %.0f %% | %.1f |\n", hour,
+                Hours(median(first)).c_str(), Hours(first.back()).c_str(),
+                Hours(median(raised)).c_str(), Hours(raised.back()).c_str(),
+                missed > 0 ? (", " + std::to_string(missed) + " missed").c_str() : "",
+                counts.JudgedPercent(), counts.FalseAlarmsPer1000());
   }
 }
 
@@ -125,7 +143,7 @@ void Table(int seeds, double slowdown) {
 // from its end to the clear, and the raises of the healthy spans.
 struct BusyTrial {
   int raise_runs = -1, clear_runs = -1;
-  size_t judged = 0, runs = 0, false_raises = 0, judged_healthy = 0;
+  RunCounts counts;
 };
 
 BusyTrial BusyHost(uint64_t seed, double slowdown) {
@@ -160,18 +178,18 @@ BusyTrial BusyHost(uint64_t seed, double slowdown) {
     source.Add(run);
     iowatch::Result<RunJudgement> j = JudgeRun(run, source, state, {}, policy, run.start_unix_ms);
     if (!j) std::abort();
-    ++t.runs;
+    ++t.counts.runs;
     if (j->judged) {
-      ++t.judged;
+      ++t.counts.judged;
       if (slow) ++judged_slow;
       if (start >= kSlowTo) ++judged_after;
-      if (!slow && !raised) ++t.judged_healthy;
+      if (!slow && !raised) ++t.counts.judged_healthy;
     }
     for (const RegressionChange& c : j->changes) {
       if (c.regressed && !raised) {
         raised = true;
         if (slow && t.raise_runs < 0) t.raise_runs = judged_slow;
-        if (!slow) ++t.false_raises;
+        if (!slow) ++t.counts.false_raises;
       } else if (!c.regressed && raised && !state.tracker.AnyRegressed()) {
         raised = false;
         if (start >= kSlowTo && t.clear_runs < 0) t.clear_runs = judged_after;
@@ -183,7 +201,8 @@ BusyTrial BusyHost(uint64_t seed, double slowdown) {
 
 void BusyTable(int hosts, double slowdown) {
   std::vector<int> raise, clear;
-  size_t judged = 0, runs = 0, false_raises = 0, healthy = 0, missed = 0, within = 0;
+  RunCounts counts;
+  size_t missed = 0, within = 0;
   const BaselinePolicy policy;
   for (int seed = 1; seed <= hosts; ++seed) {
     const BusyTrial t = BusyHost(static_cast<uint64_t>(seed) * 104729, slowdown);
@@ -191,22 +210,16 @@ void BusyTable(int hosts, double slowdown) {
     if (t.raise_runs >= 0 && t.raise_runs <= static_cast<int>(policy.hysteresis) + 2) ++within;
     raise.push_back(t.raise_runs < 0 ? 999 : t.raise_runs);
     clear.push_back(t.clear_runs < 0 ? 999 : t.clear_runs);
-    judged += t.judged;
-    runs += t.runs;
-    false_raises += t.false_raises;
-    healthy += t.judged_healthy;
+    counts += t.counts;
   }
   std::ranges::sort(raise);
   std::ranges::sort(clear);
   std::printf(
       "| IOPS %.0f %% lower (latency × %.2f) | %.0f %% | %.1f of %zu | %d (%d) | %zu of %d | %d "
       "(%d) |\n",
-      100 * (1 - 1 / slowdown), slowdown,
-      100.0 * static_cast<double>(judged) / static_cast<double>(runs),
-      healthy == 0 ? 0.0
-                   : 1000.0 * static_cast<double>(false_raises) / static_cast<double>(healthy),
-      healthy, raise[raise.size() / 2], raise.back(), within, hosts, clear[clear.size() / 2],
-      clear.back());
+      100 * (1 - 1 / slowdown), slowdown, counts.JudgedPercent(), counts.FalseAlarmsPer1000(),
+      counts.judged_healthy, raise[raise.size() / 2], raise.back(), within, hosts,
+      clear[clear.size() / 2], clear.back());
   const auto never = std::ranges::count(clear, 999);
   if (missed > 0 || never > 0) {
     std::printf("(%zu missed; %td not cleared within the 15 minutes after)\n", missed, never);
