@@ -151,6 +151,15 @@ void TargetInfo(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   }
 }
 
+// The fleet rules' peer key (deploy/prometheus/fleet.rules.yml): the
+// workload the last successful run measured, wherever it probed.
+void JobInfo(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.last_run_timestamp_seconds <= 0 || job.workload.empty()) continue;
+    w.SampleInt({{kProbe, job.name}, {"fingerprint", job.workload}}, 1);
+  }
+}
+
 void Interval(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const JobStatus& job : in.scheduler.jobs)
     w.Sample({{kProbe, job.name}}, job.interval_seconds);
@@ -228,6 +237,10 @@ std::vector<ProbeFamily> Sorted() {
        "The whole disk the job's last successful run measured (always 1); join with "
        "iowatch_disk_info on major and minor.",
        TargetInfo},
+      {"iowatch_probe_job_info", "gauge",
+       "The workload the job's last successful run measured (always 1): fingerprint hashes "
+       "every job option but its name and path; hosts sharing it are peers.",
+       JobInfo},
       {"iowatch_probe_store_up", "gauge", "1 when the last write to the probe store succeeded.",
        StoreUp, true},
   };

@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "probes/baseline/run_metrics.h"
+#include "probes/spec/job_spec.h"
 
 namespace iowatch::daemon {
 
@@ -17,6 +18,7 @@ void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_
   job.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
   job.target_major = major(device);
   job.target_minor = minor(device);
+  job.workload = probes::WorkloadFingerprint(result.spec);
 }
 
 ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& histogram,

@@ -64,6 +64,7 @@ struct ProbeJobSnapshot {
   double cpu_seconds = 0;     // user + system
   uint32_t target_major = 0;  // the whole disk the last successful run measured
   uint32_t target_minor = 0;
+  std::string workload;  // probes::WorkloadFingerprint of its job, the fleet's peer key
   std::vector<std::string> fallbacks;     // what its engine gave up, e.g. "fixedbufs"
   std::vector<ProbeClatHistogram> clat;   // ops in first-seen order
   std::vector<ProbeRecentSeries> recent;  // ops in first-seen order

@@ -74,20 +74,50 @@ std::string JobOptionsHelp() {
   return out;
 }
 
-std::string JobFingerprint(const JobSpec& spec) {
+namespace {
+
+// "key=value;…" of `options`, escaped so that no value can forge a separator.
+std::string OptionsText(const std::vector<JobOption>& options) {
   std::string out;
-  for (const JobOption& option : ToJobOptions(spec)) {
-    if (option.name == "name") continue;
+  for (const JobOption& option : options) {
     if (!out.empty()) out += ';';
     out += option.name;
     out += '=';
-    // Escaped so that no value can forge a separator.
     for (char c : option.value.empty() ? std::string("1") : option.value) {
       if (c == ';' || c == '\\') out += '\\';
       out += c;
     }
   }
   return out;
+}
+
+uint64_t Fnv1a64(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::string JobFingerprint(const JobSpec& spec) {
+  std::vector<JobOption> options = ToJobOptions(spec);
+  std::erase_if(options, [](const JobOption& o) { return o.name == "name"; });
+  return OptionsText(options);
+}
+
+std::string WorkloadFingerprint(const JobSpec& spec) {
+  std::vector<JobOption> options;
+  for (JobOption& option : ToJobOptions(spec)) {
+    if (option.name == "name") continue;
+    if (option.name == "filename" || option.name == "directory") {
+      option = JobOption{"target", option.name};
+    }
+    options.push_back(std::move(option));
+  }
+  return fmt::format("{:016x}", Fnv1a64(OptionsText(options)));
 }
 
 }  // namespace iowatch::probes

@@ -162,4 +162,11 @@ std::vector<JobOption> ToJobOptions(const JobSpec& spec);
 // option later does not change the fingerprint of jobs that don't use it.
 std::string JobFingerprint(const JobSpec& spec);
 
+// What a measurement depends on wherever it runs: JobFingerprint without the
+// probe's path (filename or directory become "target=filename" or
+// "target=directory"), hashed to 16 hex digits (FNV-1a, 64 bits). Hosts whose
+// jobs share it ran the same workload, whatever they named the job or where
+// it probes: the fleet rules' peers (deploy/prometheus/fleet.rules.yml).
+std::string WorkloadFingerprint(const JobSpec& spec);
+
 }  // namespace iowatch::probes

@@ -30,6 +30,7 @@ ProbeSnapshot Small() {
   job.cpu_seconds = 0.25;
   job.target_major = 8;
   job.target_minor = 0;
+  job.workload = "0123456789abcdef";
   ProbeClatHistogram h;
   h.op = "read";
   h.cumulative.assign(ProbeClatBucketBoundsNs().size(), 3);
@@ -115,6 +116,9 @@ iowatch_probe_interval_seconds{probe="rr"} 900
 # HELP iowatch_probe_iops I/O operations per second of the last successful run.
 # TYPE iowatch_probe_iops gauge
 iowatch_probe_iops{probe="rr",op="read"} 1000
+# HELP iowatch_probe_job_info The workload the job's last successful run measured (always 1): fingerprint hashes every job option but its name and path; hosts sharing it are peers.
+# TYPE iowatch_probe_job_info gauge
+iowatch_probe_job_info{probe="rr",fingerprint="0123456789abcdef"} 1
 # HELP iowatch_probe_judged 1 when the job's last successful run was judged against a baseline; 0 when not (conditions unknown, no baseline for its band yet, a wait for the CPU, too few I/Os).
 # TYPE iowatch_probe_judged gauge
 iowatch_probe_judged{probe="rr"} 1
@@ -156,7 +160,7 @@ iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 38u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 39u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // Silence made visible: the share of the last day's runs judged, the runs

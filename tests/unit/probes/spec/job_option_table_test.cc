@@ -219,6 +219,25 @@ TEST(IoUringOptions, WrittenBareAfterTheOthersAndOnlyWhenSet) {
             "registerfiles=1;sqthread_poll=1;hipri=1");
 }
 
+// The fleet's peer key: the same workload named differently or probing
+// another device is the same; another block size, or a file in a directory
+// instead of a named target, is not. Pinned: a hash that changed between
+// versions would split a fleet's peers during an upgrade.
+TEST(WorkloadFingerprint, TheSameWorkloadWhereverItProbes) {
+  const JobSpec plain = Parsed({});
+  EXPECT_EQ(WorkloadFingerprint(plain), "933724d05ac79e2c");  // FNV-1a of
+  // "target=filename;rw=read;bs=4k;ioengine=io_uring;iodepth=1;direct=0"
+  JobSpec renamed = Parsed({{"filename", "/dev/nvme0n1"}});
+  renamed.name = "other-name";
+  EXPECT_EQ(WorkloadFingerprint(renamed), WorkloadFingerprint(plain));
+  EXPECT_NE(JobFingerprint(renamed), JobFingerprint(plain));
+  EXPECT_NE(WorkloadFingerprint(Parsed({{"bs", "8k"}})), WorkloadFingerprint(plain));
+  JobSpec in_directory = plain;
+  in_directory.filename.clear();
+  in_directory.directory = "/var/lib/iowatch";
+  EXPECT_NE(WorkloadFingerprint(in_directory), WorkloadFingerprint(plain));
+}
+
 TEST(IoUringOptions, UnknownNearNamesAreSuggested) {
   JobSpec spec;
   EXPECT_EQ(ApplyJobOption(spec, "fixedbuf", "").error().message,
