@@ -4,7 +4,8 @@
 A running iowatch (this machine's /proc and /sys, two fast probe jobs so the probe families
 and baselines exist) is scraped every second by the Debian `prometheus` server, started on
 loopback with a temporary data directory, deploy/prometheus/scrape.yml as its scrape config
-(targets and interval adapted) and deploy/prometheus/alerts.yml as its rules. Then:
+(targets and interval adapted) and deploy/prometheus/alerts.yml and fleet.rules.yml as its
+rules. Then:
 1. `promtool check config` accepts the generated config; the target is up;
 2. every alert rule is loaded and healthy, its expression evaluates without error through
    /api/v1/query, and every metric it reads returns data (the rule's own result may be empty);
@@ -22,15 +23,14 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 import daemon
+import promstack
+from promstack import api, query
 
 CONFIG = """\
 probes:
@@ -67,21 +67,6 @@ def needs_bpf(text):
 PROMETHEUS_OWN = {"up", "scrape_duration_seconds", "scrape_samples_scraped",
                   "scrape_series_added", "scrape_samples_post_metric_relabeling"}
 METRIC = re.compile(r"\b((?:iowatch|process)_[a-z0-9_]+|up|scrape_duration_seconds)\b")
-
-
-def api(port, path, **params):
-    url = f"http://127.0.0.1:{port}{path}"
-    if params:
-        url += "?" + urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen(url, timeout=30) as r:
-        body = json.load(r)
-    if body.get("status") != "success":
-        raise RuntimeError(f"{path} {params}: {body}")
-    return body["data"]
-
-
-def query(port, expr):
-    return api(port, "/api/v1/query", query=expr)["result"]
 
 
 def base_name(name):
@@ -132,25 +117,18 @@ def main():
     try:
         with daemon.Daemon(sys.argv[1], config=CONFIG) as d:
             instance = f"127.0.0.1:{d.port}"
-            with open(os.path.join(deploy, "prometheus", "scrape.yml")) as f:
-                scrape = f.read()
-            scrape = scrape.replace("localhost:9860", instance).replace(
-                "scrape_interval: 15s", "scrape_interval: 1s").replace(
-                "scrape_timeout: 10s", "scrape_timeout: 1s")
-            shutil.copy(os.path.join(deploy, "prometheus", "alerts.yml"), work)
-            config = os.path.join(work, "prometheus.yml")
-            with open(config, "w") as f:
-                f.write("global:\n  evaluation_interval: 1s\nrule_files:\n  - alerts.yml\n" + scrape)
-            check = subprocess.run(["promtool", "check", "config", config], capture_output=True,
-                                   text=True, timeout=60)
-            r.check(check.returncode == 0, "promtool check config accepts scrape.yml + alerts.yml",
+            scrape = promstack.scrape_config(deploy, instance)
+            promstack.copy_rules(deploy, work, "alerts.yml", "fleet.rules.yml")
+            server = promstack.prometheus(
+                work, "global:\n  evaluation_interval: 1s\nrule_files:\n  - alerts.yml\n"
+                "  - fleet.rules.yml\n" + scrape)
+            check = subprocess.run(["promtool", "check", "config", server.config],
+                                   capture_output=True, text=True, timeout=60)
+            r.check(check.returncode == 0,
+                    "promtool check config accepts scrape.yml + alerts.yml + fleet.rules.yml",
                     check.stdout + check.stderr)
-            port = daemon.free_port()
-            log = open(os.path.join(work, "prometheus.log"), "w")
-            prom = subprocess.Popen(
-                ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={work}/data",
-                 f"--web.listen-address=127.0.0.1:{port}"],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL, preexec_fn=daemon._die_with_parent)
+            prom = server.__enter__()
+            port = prom.port
 
             # Until the target is up, both probes have baselines in Prometheus, and the
             # histogram has moved within the rate window.
@@ -163,16 +141,14 @@ def main():
                              query(port, "rate(iowatch_probe_clat_seconds_count[30s]) > 0"))
                 except (OSError, RuntimeError):
                     ready = False
-            with open(os.path.join(work, "prometheus.log")) as f:
-                prom_log = f.read()
             r.check(ready, "Prometheus scrapes iowatch (up 1, probes with baselines)",
-                    prom_log[-3000:] + d.stderr()[-2000:])
+                    prom.log()[-3000:] + d.stderr()[-2000:])
             time.sleep(3)  # a few rule evaluations
 
             # 2. Alert rules.
             groups = api(port, "/api/v1/rules")["groups"]
             rules = [rule for g in groups for rule in g["rules"]]
-            r.check(len(rules) >= 10, f"alerts.yml loaded ({len(rules)} rules)")
+            r.check(len(rules) >= 30, f"alerts.yml and fleet.rules.yml loaded ({len(rules)} rules)")
             for rule in rules:
                 name = rule["name"]
                 r.check(rule.get("health") == "ok", f"{name}: healthy", rule.get("lastError", ""))
@@ -224,12 +200,7 @@ def main():
                     str(missing))
     finally:
         if prom is not None:
-            prom.send_signal(signal.SIGTERM)
-            try:
-                prom.wait(10)
-            except subprocess.TimeoutExpired:
-                prom.kill()
-                prom.wait()
+            prom.__exit__()
         shutil.rmtree(work, ignore_errors=True)
 
     # 5. Dashboard structure.
