@@ -26,6 +26,8 @@ packages=(
   sysstat procps fio util-linux faketime python3 openssl prometheus prometheus-node-exporter
   # one-shot results pushed by `iowatch probe`/`sweep --push-gateway` land in the real gateway
   prometheus-pushgateway
+  # the alert path is tested through the real Alertmanager (tests/e2e/alert_path.py)
+  prometheus-alertmanager
   # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
   # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
   systemd strace dpkg-dev

@@ -36,6 +36,8 @@ EXPECTED = [
     "/usr/share/iowatch/prometheus/alerts.yml",
     "/usr/share/iowatch/prometheus/alerts_test.yml",
     "/usr/share/iowatch/prometheus/scrape.yml",
+    "/usr/share/iowatch/prometheus/fleet.rules.yml",
+    "/usr/share/iowatch/alertmanager/alertmanager.yml",
     "/usr/share/iowatch/grafana/iowatch.json",
     "/usr/share/iowatch/systemd/process-io.conf",
     "/usr/share/iowatch/systemd/bpf.conf",

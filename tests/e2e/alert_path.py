@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""The alert path end to end (root): a real slowdown of a real device under a probe job, through
+the Debian `prometheus` server and `prometheus-alertmanager` to a webhook receiver here.
+
+- The device: ext4 on a loop device (direct I/O), the probe job on it every second (a 4 MiB
+  file, 4k random direct reads, 300 ms), its baseline learned from 3 runs, hysteresis 2.
+- Prometheus: deploy/prometheus/scrape.yml and alerts.yml, 1 s scrape and evaluation, sending
+  to the Alertmanager. Alertmanager: deploy/alertmanager/alertmanager.yml as shipped, but the
+  receiver's URL and its group_wait and group_interval (30 s and 5 min there, 1 s here).
+1. The daemon's reads of the loop device are throttled (its cgroup's io.max, or blkio): the
+   receiver gets IowatchProbeRegression firing, with instance, probe, op, metric and device
+   labels and a description that quotes the ratio; the time from the throttle to the
+   notification is printed with its parts (the daemon's raise, Prometheus's scrape and rule
+   evaluation, Alertmanager's group_wait).
+2. The throttle lifted: the same alert `resolved`.
+3. The probe's file removed and its directory made immutable, so that no run succeeds:
+   IowatchProbeStale firing (its grace of 10 minutes beyond three intervals made 2 s here).
+4. The daemon killed: IowatchDown firing (its `for: 5m` shortened to 5 s here; in production
+   that `for:` is what it adds).
+
+Usage: alert_path.py IOWATCH_BINARY SOURCE_DIR
+"""
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import daemon
+import promstack
+from serve_regression import Throttle
+
+JOB = "e2e-alert"
+HYSTERESIS = 2
+THROTTLED_IOPS = 40
+
+
+def config(directory):
+    # Loop devices are excluded by default: this one is the disk under test.
+    return "devices:\n  exclude: \"\"\n" + daemon.one_probe_config(
+        JOB, directory=directory, runtime="300ms", baseline=f"""\
+  baseline:
+    runs: 3
+    hysteresis: {HYSTERESIS}
+    min_bad_span: 0s
+    # The mechanism, not this machine's noise (as serve_regression.py).
+    throughput_tolerance: 0.8
+    latency_tolerance: 10
+    tail_tolerance: 10
+    min_age: 0s
+{daemon.HOST_BLIND}""")
+
+
+class Receiver:
+    """A webhook receiver on loopback: every notification Alertmanager POSTs, with the
+    monotonic time it arrived."""
+
+    def __init__(self):
+        self.notifications, self.lock = [], threading.Lock()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with outer.lock:
+                    outer.notifications.append((time.monotonic(), json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def alerts(self, alertname, status, since, **labels):
+        """(arrival, alert) of each alert named so with that status (and those labels)
+        notified after `since`."""
+        want = {"alertname": alertname, **labels}
+        with self.lock:
+            return [(at, a) for at, n in self.notifications if at >= since
+                    for a in n.get("alerts", [])
+                    if a["status"] == status
+                    and all(a["labels"].get(k) == v for k, v in want.items())]
+
+    def wait(self, alertname, status, since, timeout, **labels):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.alerts(alertname, status, since, **labels)
+            if found:
+                return found[0]
+            time.sleep(0.1)
+        return None
+
+    def close(self):
+        self.server.shutdown()
+
+
+def alertmanager_config(deploy, receiver_port):
+    with open(os.path.join(deploy, "alertmanager", "alertmanager.yml")) as f:
+        text = f.read()
+    text = text.replace("http://127.0.0.1:5001/iowatch", f"http://127.0.0.1:{receiver_port}/")
+    text = re.sub(r"group_wait: \S+", "group_wait: 1s", text)
+    return re.sub(r"group_interval: \S+", "group_interval: 1s", text)
+
+
+def alert_rules(deploy, work):
+    """alerts.yml with IowatchDown's `for: 5m` made 5 s, and IowatchProbeStale's 10 minutes of
+    grace beyond three intervals made 2 s."""
+    with open(os.path.join(deploy, "prometheus", "alerts.yml")) as f:
+        text = f.read()
+    down = text.index("alert: IowatchDown")
+    end = text.index("for: 5m", down)
+    text = text[:end] + "for: 5s" + text[end + len("for: 5m"):]
+    grace = "> 3 * iowatch_probe_interval_seconds + 600"
+    if grace not in text:
+        raise RuntimeError(f"alerts.yml: IowatchProbeStale no longer reads '{grace}'")
+    with open(os.path.join(work, "alerts.yml"), "w") as f:
+        f.write(text.replace(grace, "> 3 * iowatch_probe_interval_seconds + 2"))
+
+
+def firing_in_prometheus(port, alertname):
+    try:
+        alerts = promstack.api(port, "/api/v1/alerts")["alerts"]
+    except (OSError, RuntimeError):
+        return False
+    return any(a["labels"].get("alertname") == alertname and a["state"] == "firing"
+               for a in alerts)
+
+
+def regression_raised(d):
+    try:
+        v = daemon.values(d.scrape(), "iowatch_probe_regression", probe=JOB, op="read",
+                          metric="iops")
+    except OSError:
+        return False
+    return v == [1]
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    daemon.require_root("a loop device and throttling a cgroup's I/O")
+    for tool in ("prometheus", "prometheus-alertmanager", "amtool"):
+        if not shutil.which(tool):
+            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
+            return 1
+    deploy = os.path.join(sys.argv[2], "deploy")
+    tempfile.tempdir = "/var/tmp"
+    r = daemon.Results()
+    work = tempfile.mkdtemp(prefix="iowatch-e2e-alerts-")
+    receiver = Receiver()
+    throttle, d = None, None
+    try:
+        check = subprocess.run(["amtool", "check-config",
+                                os.path.join(deploy, "alertmanager", "alertmanager.yml")],
+                               capture_output=True, text=True, timeout=60)
+        r.check(check.returncode == 0, "amtool check-config accepts the shipped alertmanager.yml",
+                check.stdout + check.stderr)
+        with daemon.Ext4OnLoop(os.path.join(work, "disk.img"), os.path.join(work, "mnt"),
+                               64 << 20, direct_io=True) as disk, \
+                promstack.alertmanager(work, alertmanager_config(deploy, receiver.port)) as am:
+            rdev = os.stat(disk.loop).st_rdev
+            throttle = Throttle(f"{os.major(rdev)}:{os.minor(rdev)}")
+            if not throttle.available():
+                print("SKIP: no I/O throttling controller (cgroup v2 io or v1 blkio)")
+                return 77
+            d = daemon.Daemon(sys.argv[1], config=config(disk.mnt)).start()
+            instance = f"127.0.0.1:{d.port}"
+            alert_rules(deploy, work)
+            prom_config = (
+                "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                "rule_files:\n  - alerts.yml\n"
+                "alerting:\n  alertmanagers:\n    - static_configs:\n"
+                f"        - targets: ['127.0.0.1:{am.port}']\n"
+                + promstack.scrape_config(deploy, instance))
+            with promstack.prometheus(work, prom_config) as prom:
+                deadline, ready = time.monotonic() + 60, False
+                while time.monotonic() < deadline and not ready:
+                    time.sleep(0.5)
+                    try:
+                        samples = d.scrape()
+                        ready = (daemon.values(samples, "iowatch_probe_baseline_runs",
+                                               probe=JOB) == [3]
+                                 and promstack.query(prom.port, 'up{job="iowatch"} == 1'))
+                    except (OSError, RuntimeError):
+                        ready = False
+                r.check(ready, "baseline learned and Prometheus scraping",
+                        prom.log()[-2000:] + d.stderr()[-2000:])
+
+                # 1. The slowdown, to a notification.
+                throttle.confine(d.proc.pid)
+                throttle.limit(THROTTLED_IOPS)
+                t0 = time.monotonic()
+                raised_at = firing_at = None
+                deadline = t0 + 60
+                while time.monotonic() < deadline and not receiver.alerts(
+                        "IowatchProbeRegression", "firing", t0, metric="iops"):
+                    if raised_at is None and regression_raised(d):
+                        raised_at = time.monotonic()
+                    if firing_at is None and firing_in_prometheus(prom.port,
+                                                                  "IowatchProbeRegression"):
+                        firing_at = time.monotonic()
+                    time.sleep(0.1)
+                got = receiver.wait("IowatchProbeRegression", "firing", t0, 1, metric="iops")
+                r.check(got, "the receiver got IowatchProbeRegression firing for read iops",
+                        prom.log()[-2000:] + am.log()[-2000:] + d.stderr()[-2000:])
+                if got:
+                    at, alert = got
+                    labels = alert["labels"]
+                    r.check(labels.get("instance") == instance and labels.get("probe") == JOB
+                            and labels.get("op") == "read" and labels.get("metric") == "iops"
+                            and labels.get("device") == os.path.basename(disk.loop),
+                            f"its labels name the host, probe, op, metric and device ({labels})")
+                    description = alert["annotations"].get("description", "")
+                    r.check(re.search(r"at 0\.\d\d× its baseline", description),
+                            "its description quotes the ratio", description)
+                    parts = [f"throttle → notification {at - t0:.1f} s"]
+                    if raised_at:
+                        parts.append(f"the daemon raised it after {raised_at - t0:.1f} s "
+                                     f"(hysteresis {HYSTERESIS} × every 1 s, plus the run "
+                                     f"in progress)")
+                    if raised_at and firing_at:
+                        parts.append(f"Prometheus fired {firing_at - raised_at:.1f} s later "
+                                     "(1 s scrape + 1 s evaluation, no `for:`)")
+                    if firing_at:
+                        parts.append(f"Alertmanager notified {at - firing_at:.1f} s after "
+                                     "(group_wait 1 s)")
+                    print("note: " + "; ".join(parts))
+
+                # 2. The slowdown ends.
+                throttle.limit(None)
+                t1 = time.monotonic()
+                got = receiver.wait("IowatchProbeRegression", "resolved", t1, 60, metric="iops")
+                r.check(got, "the receiver got IowatchProbeRegression resolved",
+                        am.log()[-2000:] + d.stderr()[-2000:])
+                if got:
+                    print(f"note: throttle lifted → resolved {got[0] - t1:.1f} s")
+
+                # 3. The probe can no longer run: its file gone and its directory immutable.
+                t_stale = time.monotonic()
+                os.remove(os.path.join(disk.mnt, f"{JOB}.0.0"))
+                subprocess.run(["chattr", "+i", disk.mnt], check=True)
+                try:
+                    got = receiver.wait("IowatchProbeStale", "firing", t_stale, 60, probe=JOB)
+                finally:
+                    subprocess.run(["chattr", "-i", disk.mnt], check=False)
+                r.check(got and got[1]["labels"].get("instance") == instance,
+                        "the receiver got IowatchProbeStale firing for the probe",
+                        am.log()[-2000:] + d.stderr()[-2000:])
+                if got:
+                    print(f"note: probe stopped → IowatchProbeStale notified "
+                          f"{got[0] - t_stale:.1f} s (3 intervals of 1 s + 2 s here; 3 × every "
+                          "+ 10 min as shipped)")
+
+                # 4. The daemon is gone.
+                throttle.remove(d.proc.pid)
+                t2 = time.monotonic()
+                d.proc.send_signal(signal.SIGKILL)
+                d.proc.wait()
+                got = receiver.wait("IowatchDown", "firing", t2, 60)
+                r.check(got and got[1]["labels"].get("instance") == instance,
+                        "the receiver got IowatchDown firing for the host",
+                        am.log()[-2000:] + prom.log()[-2000:])
+                if got:
+                    print(f"note: killed → IowatchDown notified {got[0] - t2:.1f} s "
+                          "(scrape failures, then `for:` 5 s here, 5 min as shipped)")
+    finally:
+        if throttle is not None and d is not None:
+            throttle.remove(d.proc.pid if d.alive() else None)
+        if d is not None:
+            d.close()
+        receiver.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
