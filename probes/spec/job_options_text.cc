@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/fnv1a.h"
 #include "probes/spec/job_option_table.h"
 #include "probes/spec/job_spec.h"
 
@@ -89,15 +90,6 @@ std::string OptionsText(const std::vector<JobOption>& options) {
     }
   }
   return out;
-}
-
-uint64_t Fnv1a64(std::string_view text) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
 }
 
 }  // namespace

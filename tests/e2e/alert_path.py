@@ -44,17 +44,7 @@ THROTTLED_IOPS = 40
 def config(directory):
     # Loop devices are excluded by default: this one is the disk under test.
     return "devices:\n  exclude: \"\"\n" + daemon.one_probe_config(
-        JOB, directory=directory, runtime="300ms", baseline=f"""\
-  baseline:
-    runs: 3
-    hysteresis: {HYSTERESIS}
-    min_bad_span: 0s
-    # The mechanism, not this machine's noise (as serve_regression.py).
-    throughput_tolerance: 0.8
-    latency_tolerance: 10
-    tail_tolerance: 10
-    min_age: 0s
-{daemon.HOST_BLIND}""")
+        JOB, directory=directory, runtime="300ms", baseline=daemon.mechanism_baseline(HYSTERESIS))
 
 
 class Receiver:

@@ -29,26 +29,8 @@ import daemon
 JOB = "e2e-regress"
 HYSTERESIS = 2
 THROTTLED_IOPS = 40
-CONFIG = daemon.one_probe_config(JOB, runtime="500ms", baseline=f"""\
-  baseline:
-    runs: 3
-    hysteresis: {HYSTERESIS}
-    # Runs a second apart: the hysteresis in runs, not the span it asks for
-    # by default (unit-tested: BadRunsMustSpanTheMinimumToRaise).
-    min_bad_span: 0s
-    # The throttle cuts IOPS to ~0.2 % of the baseline; CI's load moves
-    # unthrottled runs by up to 35 %. Wide tolerances test the mechanism,
-    # not this machine's noise (CI failed once on a 0.65 ratio at 20 %).
-    throughput_tolerance: 0.8
-    latency_tolerance: 10
-    tail_tolerance: 10
-    # The mechanism of raising and clearing, not the classification: CI's
-    # other tests do I/O on the same disk, and runs they made contended
-    # would be judged in load bands of their own (unit-tested, and measured
-    # by tests/bench/verdicts).
-    min_age: 0s
-    contention: {{min_foreign_load: 1e9, max_cpu_wait: 1, max_cpu_steal: 1}}
-""")
+CONFIG = daemon.one_probe_config(JOB, runtime="500ms",
+                                 baseline=daemon.mechanism_baseline(HYSTERESIS))
 
 
 def whole_disk(dev):

@@ -8,6 +8,7 @@
 
 #include "collectors/trace/preload/async_safe.h"
 #include "collectors/trace/process_trace.h"
+#include "common/fnv1a.h"
 
 namespace iowatch::collectors::trace {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 constexpr size_t kEntries = kMaxTracedFiles + 1;  // and kOtherFiles
 constexpr size_t kIndexCells = 16384;             // a power of two, 4 x kEntries
 static_assert(kIndexCells >= 2 * kEntries && (kIndexCells & (kIndexCells - 1)) == 0);
-
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t hash = 14695981039346656037u;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211u;
-  }
-  return hash;
-}
 
 // "(descriptor N)" at `out`; its length.
 size_t DescriptorName(int fd, char* out) {
@@ -64,7 +56,7 @@ std::string_view FileTable::NameOf(int fd) {
 }
 
 uint32_t FileTable::Find(std::string_view name) {
-  const uint64_t hash = Fnv1a(name);
+  const uint64_t hash = Fnv1a64(name);
   for (size_t cell = hash & (kIndexCells - 1);; cell = (cell + 1) & (kIndexCells - 1)) {
     const uint32_t slot = index_[cell];
     if (slot == 0) break;
