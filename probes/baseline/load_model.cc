@@ -34,7 +34,7 @@ struct Fit {
   // uncertainty at a point (Leverage).
   std::array<Regressors, kSlopes> cross{};
   size_t runs = 0;
-  std::vector<double> residuals;  // in log units, one per run
+  double spread = 0;  // of the residuals, in log units
 };
 
 // Solves a·v = b for the regressors in `use` (v 0 for the others) by
@@ -143,8 +143,10 @@ std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const
     if (worst == kSlopes) break;
     use[worst] = false;
   }
-  fit.residuals.reserve(y.size());
-  for (size_t i = 0; i < y.size(); ++i) fit.residuals.push_back(y[i] - Predict(fit, x[i]));
+  std::vector<double> residuals;
+  residuals.reserve(y.size());
+  for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(fit, x[i]));
+  fit.spread = RobustSpread(std::move(residuals));
   return fit;
 }
 
@@ -167,7 +169,7 @@ double Leverage(const Fit& fit, const Regressors& at) {
 // scatters more under load; on the recordings it judged 15 fewer runs of
 // 371 and removed no false alarm.
 double UncertaintyAt(const Fit& fit, const Regressors& at) {
-  return RobustSpread(fit.residuals) * std::sqrt(1 + Leverage(fit, at));
+  return fit.spread * std::sqrt(1 + Leverage(fit, at));
 }
 
 bool WithinRange(const Regressors& at, std::span<const Regressors> x) {
