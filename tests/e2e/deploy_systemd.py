@@ -242,6 +242,9 @@ def main():
         nobody = pwd.getpwnam("nobody")
         os.chmod(d.dir, 0o755)
         os.chown(d.dir, nobody.pw_uid, nobody.pw_gid)
+        # nobody must reach the binary: a checkout under a 0700 directory (`mktemp -d`) is
+        # out of its reach, and strace then fails with "exec: Permission denied".
+        d.binary = shutil.copy(binary, os.path.join(d.dir, "iowatch"))
         d.start(timeout=30)
         try:
             deadline = time.monotonic() + 30
