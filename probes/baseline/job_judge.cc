@@ -100,7 +100,7 @@ Status Learn(const RunRecord& run, std::span<const LearningCandidate> candidates
                          DescribeBand(band), runs->size());
   out.learned = true;
   const auto count = static_cast<int64_t>(runs->size());
-  out.baseline = StoredBaseline{*id, false, count, std::move(learned)};
+  out.baseline = StoredBaseline{*id, false, count, std::move(learned), {}};
   return {};
 }
 
@@ -185,7 +185,7 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
   baseline->created_unix_ms = now_ms;
   out.other_conditions = true;
   const auto count = static_cast<int64_t>(baseline->run_ids.size());
-  out.baseline = StoredBaseline{0, false, count, std::move(*baseline)};
+  out.baseline = StoredBaseline{0, false, count, std::move(*baseline), {}};
   return {};
 }
 

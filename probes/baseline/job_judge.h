@@ -44,6 +44,10 @@ struct StoredBaseline {
   bool pinned = false;    // given by an operator (import) rather than learned here
   int64_t run_count = 0;  // runs it was built from; an imported one has no local run_ids
   Baseline baseline;
+  // Exchange only (store_json.h): the firmware revision of the device the
+  // baseline was taken on, read when exported; "" when unknown. The store
+  // keeps no firmware, so a baseline read from it has none.
+  std::string firmware;
 };
 
 // A successful run of the series, as learning needs it.

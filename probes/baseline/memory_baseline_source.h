@@ -52,7 +52,7 @@ class MemoryBaselineSource final : public BaselineSource {
   Result<int64_t> Put(const Baseline& baseline) override {
     const int64_t id = ++next_id_;
     baselines_[baseline.band] =
-        StoredBaseline{id, false, static_cast<int64_t>(baseline.run_ids.size()), baseline};
+        StoredBaseline{id, false, static_cast<int64_t>(baseline.run_ids.size()), baseline, {}};
     return id;
   }
 

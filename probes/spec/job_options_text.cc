@@ -1,4 +1,4 @@
-// ToJobOptions, JobFingerprint and JobOptionsHelp (declared in
+// ToJobOptions, JobFingerprint, WorkloadFingerprint and JobOptionsHelp (declared in
 // job_spec.h): a JobSpec written back as canonical fio options, and the
 // options described, both from the option table.
 #include <string>
@@ -101,15 +101,31 @@ std::string JobFingerprint(const JobSpec& spec) {
 }
 
 std::string WorkloadFingerprint(const JobSpec& spec) {
-  std::vector<JobOption> options;
-  for (JobOption& option : ToJobOptions(spec)) {
-    if (option.name == "name") continue;
-    if (option.name == "filename" || option.name == "directory") {
-      option = JobOption{"target", option.name};
+  return WorkloadFingerprintOf(JobFingerprint(spec));
+}
+
+std::string WorkloadFingerprintOf(std::string_view job_fingerprint) {
+  // Walks OptionsText's items: a backslash escapes the next character, so only
+  // an unescaped ';' ends an item, and no value can pass for a filename key.
+  std::string workload;
+  size_t item = 0;
+  auto take_item = [&](size_t end) {
+    const std::string_view text = job_fingerprint.substr(item, end - item);
+    const std::string_view key = text.substr(0, text.find('='));
+    if (!workload.empty()) workload += ';';
+    workload +=
+        key == "filename" || key == "directory" ? fmt::format("target={}", key) : std::string(text);
+    item = end + 1;
+  };
+  for (size_t i = 0; i < job_fingerprint.size(); ++i) {
+    if (job_fingerprint[i] == '\\') {
+      ++i;
+    } else if (job_fingerprint[i] == ';') {
+      take_item(i);
     }
-    options.push_back(std::move(option));
   }
-  return fmt::format("{:016x}", Fnv1a64(OptionsText(options)));
+  if (item < job_fingerprint.size()) take_item(job_fingerprint.size());
+  return fmt::format("{:016x}", Fnv1a64(workload));
 }
 
 }  // namespace iowatch::probes

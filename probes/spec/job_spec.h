@@ -168,5 +168,8 @@ std::string JobFingerprint(const JobSpec& spec);
 // jobs share it ran the same workload, whatever they named the job or where
 // it probes: the fleet rules' peers (deploy/prometheus/fleet.rules.yml).
 std::string WorkloadFingerprint(const JobSpec& spec);
+// The same from a JobFingerprint text (a stored run's or an exported
+// baseline's): WorkloadFingerprint(s) == WorkloadFingerprintOf(JobFingerprint(s)).
+std::string WorkloadFingerprintOf(std::string_view job_fingerprint);
 
 }  // namespace iowatch::probes

@@ -209,6 +209,9 @@ class Store {
   // same job, fingerprint and device. `source` names the input in errors
   // (e.g. the file name): "golden.json:4:17: baselines[0].runs: expected …".
   Result<int64_t> ImportBaselines(std::string_view json, std::string_view source = "<input>");
+  // Stores `baselines` as they are (BaselinesFromJson's, perhaps retargeted to
+  // this host's jobs), each pinned, in one transaction; returns how many.
+  Result<int64_t> PinBaselines(std::span<const StoredBaseline> baselines);
 
   // --- Verdict state per series (store_series.cc) ------------------------
 

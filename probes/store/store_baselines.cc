@@ -265,18 +265,23 @@ Result<int64_t> Store::DeleteBaselines(std::string_view job) {
 
 Result<int64_t> Store::ImportBaselines(std::string_view json, std::string_view source) {
   // Parsed and checked whole before the first write: a bad document changes
-  // nothing, and the transaction covers the rest (a full disk halfway).
+  // nothing.
   Result<std::vector<StoredBaseline>> baselines = BaselinesFromJson(json, source);
   if (!baselines) return std::unexpected(baselines.error());
+  return PinBaselines(*baselines);
+}
+
+Result<int64_t> Store::PinBaselines(std::span<const StoredBaseline> baselines) {
+  // One transaction: a full disk halfway leaves none of them.
   const Connection& db = *connection_;
   Result<Transaction> transaction = Transaction::Begin(db, "importing baselines");
   if (!transaction) return std::unexpected(transaction.error());
-  for (const StoredBaseline& stored : *baselines) {
+  for (const StoredBaseline& stored : baselines) {
     Result<int64_t> id = WriteBaseline(db, stored.baseline, true, stored.run_count);
     if (!id) return std::unexpected(id.error());
   }
   if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
-  return static_cast<int64_t>(baselines->size());
+  return static_cast<int64_t>(baselines.size());
 }
 
 }  // namespace iowatch::probes

@@ -35,6 +35,11 @@ std::string BaselinesToJson(std::span<const StoredBaseline> baselines) {
       AppendJsonString(out, *text);
       out += ",\n";
     }
+    if (!baselines[i].firmware.empty()) {
+      out += "      \"firmware\": ";
+      AppendJsonString(out, baselines[i].firmware);
+      out += ",\n";
+    }
     // Only a load band's baseline says so: a clean one reads as before.
     if (b.band != kCleanBand) out += fmt::format("      \"band\": {},\n", b.band);
     out += fmt::format("      \"created_unix_ms\": {},\n", b.created_unix_ms);

@@ -9,6 +9,7 @@
 //         "fingerprint": "rw=randread;bs=4k;ioengine=io_uring;iodepth=1;direct=1;...",
 //         "device": "259:0",
 //         "model": "Samsung SSD 980 PRO 1TB",
+//         "firmware": "5B2QGXA7",
 //         "created_unix_ms": 1717243200000,
 //         "runs": 5,
 //         "metrics": [
@@ -19,13 +20,16 @@
 //     ]
 //   }
 //
-// Every key is required, except "band" (after "model": the baseline's load
+// Every key is required, except "firmware" (after "model": the firmware
+// revision of the device when the baseline was exported, so that `import`
+// only pins it on a disk of the same model and firmware; absent when the
+// exporter could not read it) and "band" (after those: the baseline's load
 // band, an integer 0 to 64, run_class.h; absent means 0, the clean runs', and
 // the writer omits it then), and no other key is allowed (a field a reader
 // does not know would be silently dropped: an iowatch older than bands
 // refuses a document with a band rather than import it as a clean baseline).
-// job, fingerprint and device are non-empty strings, model a string (may be
-// ""), created_unix_ms and runs non-negative integers, op "read" or "write",
+// job, fingerprint and device are non-empty strings, model and firmware
+// strings (may be ""), created_unix_ms and runs non-negative integers, op "read" or "write",
 // metric a non-empty string, median and spread finite numbers with spread >= 0.
 // A (job, fingerprint, device, band) appears once per document and an (op, metric)
 // once per baseline. Run ids are not exported: they mean nothing on another

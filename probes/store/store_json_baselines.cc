@@ -181,8 +181,8 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
         value, path,
         fmt::format("expected a baseline object, found {}", JsonDocument::KindName(value)));
   }
-  if (Status ok = fields.OnlyKeys(
-          {"job", "fingerprint", "device", "model", "band", "created_unix_ms", "runs", "metrics"});
+  if (Status ok = fields.OnlyKeys({"job", "fingerprint", "device", "model", "firmware", "band",
+                                   "created_unix_ms", "runs", "metrics"});
       !ok) {
     return std::unexpected(ok.error());
   }
@@ -196,6 +196,11 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
     Result<std::string> text = fields.String(key, allow_empty);
     if (!text) return std::unexpected(text.error());
     *field = std::move(*text);
+  }
+  if (fields.Find("firmware") != nullptr) {
+    Result<std::string> firmware = fields.String("firmware", true);
+    if (!firmware) return std::unexpected(firmware.error());
+    stored.firmware = std::move(*firmware);
   }
   if (fields.Find("band") != nullptr) {
     Result<int64_t> band = fields.Count("band");

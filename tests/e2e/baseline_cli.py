@@ -2,13 +2,16 @@
 """`iowatch baseline` end to end, on a store that store_writer filled.
 
 store_writer (tests/unit/probes/store/store_writer_main.cc) adds synthetic runs of two
-jobs (randread-4k, randwrite-4k on 259:0, model "store_writer") to a store
-under /var/tmp; it is stopped once enough runs are reported. Then the real
+jobs (randread-4k, randwrite-4k of a file under /var/tmp, recorded on that
+file's disk and model as a daemon would) to a store under /var/tmp; it is
+stopped once enough runs are reported. Then the real
 binary lists, shows, captures, resets, exports and imports baselines, and the
 script checks its outputs and exit codes against what python's sqlite3 reads
 from the same file: the right runs are chosen, a capture is pinned, a reset
 deletes, an export imports back, an imported golden baseline marks slower runs
-with '!', and every error is one line on stderr with exit status 2.
+with '!', lands on a job of the same workload named otherwise, is refused
+on a disk of another model, and every error is one line on stderr with exit
+status 2.
 No root needed.
 
 Usage: baseline_cli.py IOWATCH_BINARY STORE_WRITER_BINARY
@@ -35,10 +38,49 @@ def fnv1a32(text):
     return f"{h:08x}"
 
 
-def fill_store(writer, db, min_runs=40):
+PROBE_FILE = "/var/tmp/store_writer.probe"  # store_writer's runs' filename
+# store_writer's job options, as a config's probe job (the fingerprint the runs have).
+JOB_OPTIONS = "{rw: randrw, ioengine: psync, iodepth: 1, bs: 4k, direct: 0}"
+
+
+def disk_of(path):
+    """(major:minor, model, firmware) of the whole disk holding path, as iowatch
+    finds it (a partition's disk; the bare device number when sysfs has none)."""
+    st = os.stat(path)
+    device = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    sys_dir = os.path.realpath(f"/sys/dev/block/{device}")
+    if not os.path.isdir(sys_dir):
+        return device, "", ""
+    if os.path.exists(os.path.join(sys_dir, "partition")):
+        sys_dir = os.path.dirname(sys_dir)
+
+    def attribute(*names):
+        for name in names:
+            try:
+                with open(os.path.join(sys_dir, name)) as f:
+                    return f.read().strip()
+            except OSError:
+                pass
+        return ""
+    return attribute("dev"), attribute("device/model"), attribute("device/firmware_rev",
+                                                                     "device/rev")
+
+
+def write_config(workdir, name, jobs):
+    """A daemon config whose probes.jobs are `jobs` [(name, filename)], store in workdir."""
+    path = os.path.join(workdir, name)
+    with open(path, "w") as f:
+        f.write(f"state_dir: {workdir}\nprobes:\n  defaults:\n    options: {{}}\n  jobs:\n")
+        for job, filename in jobs:
+            f.write(f"    - name: {job}\n      options: {{filename: {filename}, "
+                    f"{JOB_OPTIONS[1:]}\n")
+    return path
+
+
+def fill_store(writer, db, disk, min_runs=40):
     """Runs store_writer until it has reported min_runs committed runs."""
-    proc = subprocess.Popen([writer, db, "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([writer, db, "5", disk[0], disk[1]], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     reported = 0
     try:
         for line in proc.stdout:
@@ -61,7 +103,9 @@ class Store:
     def query(self, sql, *args):
         con = sqlite3.connect(self.db, timeout=10)
         try:
-            return con.execute(sql, args).fetchall()
+            rows = con.execute(sql, args).fetchall()
+            con.commit()  # a DELETE of the script's own
+            return rows
         finally:
             con.close()
 
@@ -125,7 +169,9 @@ def main():
         out = expect_ok("--help", ["--help"], state_dir=None)
         results.check(out.startswith("Usage: iowatch baseline"), "--help prints the usage", out[:200])
 
-        reported = fill_store(writer, db)
+        disk = disk_of(os.path.dirname(PROBE_FILE))
+        device, model = disk[0], disk[1]
+        reported = fill_store(writer, db, disk)
         store = Store(db)
         runs = store.ok_runs(JOB)
         results.check(reported >= 40 and len(runs) >= 20,
@@ -145,9 +191,10 @@ def main():
 
         # --- Capture. -------------------------------------------------------------
         expect_error("capture with too few runs", ["capture", JOB, "--runs=100000"],
-                     f"only {len(runs)} successful runs of {JOB} on 259:0; need 100000 (--runs)")
-        expect_error("capture on a device without runs", ["capture", JOB, "--device=8:0"],
-                     f"no successful run of {JOB} on 8:0")
+                     f"only {len(runs)} successful runs of {JOB} on {device}; need 100000 (--runs)")
+        elsewhere = "4095:4095"
+        expect_error("capture on a device without runs", ["capture", JOB, f"--device={elsewhere}"],
+                     f"no successful run of {JOB} on {elsewhere}")
         # The state dir after the action works too.
         code, out, err = run("capture", JOB, "--runs=5", f"--state.dir={workdir}", state_dir=None)
         results.check(code == 0 and err == "", "capture --runs=5: exit 0", f"{code} {err!r}")
@@ -175,8 +222,8 @@ def main():
                       "list has its header", out)
         row = lines[1].split() if len(lines) > 1 else []
         # A captured baseline is the clean band's.
-        results.check(row[:6] == [JOB, "259:0", fnv1a32(fingerprint), "clean", "5", "yes"]
-                      and row[7:] == ["store_writer"],
+        results.check(row[:6] == [JOB, device, fnv1a32(fingerprint), "clean", "5", "yes"]
+                      and " ".join(row[7:]) == (model or "-"),
                       "list: job, device, params hash, band, runs, pinned, model", out)
         results.check(len(row) > 6 and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", row[6]),
                       "list: created in local ISO 8601 time", out)
@@ -231,9 +278,15 @@ def main():
         golden_file = os.path.join(workdir, "faster.json")
         with open(golden_file, "w") as f:
             json.dump(golden, f)
-        out = expect_ok("import FILE", ["import", golden_file])
-        results.check(out == f"imported 1 baseline from {golden_file} (pinned)\n",
-                      "import counts the baselines", out)
+        # The daemon's config says which jobs run here: the one of the runs.
+        config = write_config(workdir, "iowatch.yaml", [(JOB, PROBE_FILE)])
+        described = (f'"{model}"' if model else "disk without a model") + \
+            (f" (firmware {disk[2]})" if disk[2] else "")
+        out = expect_ok("import FILE", ["import", golden_file, f"--config.file={config}"])
+        results.check(out == f"imported 1 baseline from {golden_file} (pinned):\n"
+                      f'  job "{JOB}" on {device} ({described}) <- the baseline of job "{JOB}" '
+                      f"on {device} in {golden_file}\n",
+                      "import says where the baseline went", out)
         rows = store.query("SELECT pinned, run_count FROM baselines WHERE job = ?", JOB)
         results.check(rows == [(1, 5)], "the imported baseline is pinned, with its run count",
                       str(rows))
@@ -247,14 +300,44 @@ def main():
         results.check(not any(l for l in write_lines if "!" in l),
                       "write IOPS, unchanged, is not marked", "\n".join(write_lines))
 
-        out = expect_ok("import -", ["import", "-"], stdin=text)
-        results.check(out == "imported 1 baseline from <stdin> (pinned)\n", "import - reads stdin",
-                      out)
+        out = expect_ok("import -", ["import", "-", f"--config.file={config}"], stdin=text)
+        results.check(out.startswith("imported 1 baseline from <stdin> (pinned):\n"),
+                      "import - reads stdin", out)
         median = store.query("SELECT median FROM baseline_metrics m JOIN baselines b ON "
                              "m.baseline_id = b.id WHERE b.job = ? AND op = 'read' AND "
                              "metric = 'iops'", JOB)
         results.check(median and abs(median[0][0] - median_iops) < 1e-9,
                       "importing the original export replaced the golden one", str(median))
+
+        # --- Golden baselines: another host's job of the same workload. ------------------
+        # Named otherwise, probing another file of the same disk: the baseline lands on it.
+        other_host = write_config(workdir, "other.yaml",
+                                  [("ssd-read", "/var/tmp/store_writer.elsewhere")])
+        out = expect_ok("import on a job named otherwise",
+                        ["import", golden_file, f"--config.file={other_host}"])
+        rows = store.query("SELECT job, device, fingerprint, pinned FROM baselines WHERE job = ?",
+                           "ssd-read")
+        results.check(len(rows) == 1 and rows[0][1] == device and rows[0][3] == 1
+                      and "filename=/var/tmp/store_writer.elsewhere;" in rows[0][2],
+                      "the golden baseline is pinned on the other job, its file and this disk",
+                      f"{rows} {out!r}")
+        # Taken on another model: refused, naming both, and nothing changes.
+        foreign = json.loads(text)
+        foreign["baselines"][0]["model"] = "Other Disk 2TB"
+        foreign_file = os.path.join(workdir, "foreign.json")
+        with open(foreign_file, "w") as f:
+            json.dump(foreign, f)
+        before = store.query("SELECT count(*) FROM baselines")
+        expect_error("import of another model's baseline",
+                     ["import", foreign_file, f"--config.file={config}"],
+                     f'was taken on a "Other Disk 2TB", but job "{JOB}" probes {device}, a '
+                     f"{described}: a baseline is pinned only on a disk of the model and "
+                     "firmware it was taken on; nothing imported")
+        results.check(store.query("SELECT count(*) FROM baselines") == before,
+                      "a refused import changes nothing")
+        expect_error("import where no job runs the workload", ["import", golden_file],
+                     "none of the 1 baselines in")
+        store.query("DELETE FROM baselines WHERE job = 'ssd-read'")
 
         bad = os.path.join(workdir, "bad.json")
         with open(bad, "w") as f:

@@ -94,7 +94,7 @@ std::string KnownJobs(std::span<const StoredBaseline> baselines) {
 
 }  // namespace
 
-BaselineContext DefaultBaselineContext() {
+BaselineContext DefaultBaselineContext(const config::Config& config) {
   BaselineContext context;
   context.now_unix_ms = [] {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -102,6 +102,12 @@ BaselineContext DefaultBaselineContext() {
         .count();
   };
   context.read_stdin = ReadStdin;
+  context.policy = config.probes.baseline;
+  context.local_probes = [config] { return LocalProbesOf(config); };
+  context.firmware_of = [sysfs = FileTree(config.sysfs)](std::string_view device) {
+    const std::optional<DiskIdentity> disk = DiskIdentityOf(sysfs, device);
+    return disk ? disk->firmware : std::string();
+  };
   return context;
 }
 
@@ -275,9 +281,11 @@ Status BaselineReset(Store& store, std::string_view job, std::string& out) {
   return {};
 }
 
-Status BaselineExport(const Store& store, std::string_view file, std::string& out) {
+Status BaselineExport(const Store& store, std::string_view file, const BaselineContext& context,
+                      std::string& out) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
   if (!baselines) return std::unexpected(baselines.error());
+  for (StoredBaseline& b : *baselines) b.firmware = context.firmware_of(b.baseline.device);
   const std::string json = probes::BaselinesToJson(*baselines);
   if (file.empty() || file == "-") {
     out += json;
@@ -289,15 +297,23 @@ Status BaselineExport(const Store& store, std::string_view file, std::string& ou
   return {};
 }
 
-Status BaselineImport(Store& store, std::string_view file,
-                      const std::function<Result<std::string>()>& read_stdin, std::string& out) {
+Status BaselineImport(Store& store, std::string_view file, const BaselineContext& context,
+                      std::string& out) {
   const bool from_stdin = file == "-";
-  Result<std::string> text = from_stdin ? read_stdin() : ReadWholeFile(std::string(file));
+  Result<std::string> text = from_stdin ? context.read_stdin() : ReadWholeFile(std::string(file));
   if (!text) return std::unexpected(text.error());
   const std::string source = from_stdin ? "<stdin>" : std::string(file);
-  Result<int64_t> imported = store.ImportBaselines(*text, source);
+  // The whole document is checked and placed before the first write.
+  Result<std::vector<StoredBaseline>> parsed = probes::BaselinesFromJson(*text, source);
+  if (!parsed) return std::unexpected(parsed.error());
+  const std::vector<LocalProbe> local = context.local_probes();
+  Result<Retargeted> placed = RetargetBaselines(*parsed, local, source);
+  if (!placed) return std::unexpected(placed.error());
+  Result<int64_t> imported = store.PinBaselines(placed->baselines);
   if (!imported) return std::unexpected(imported.error());
-  out += fmt::format("imported {} from {} (pinned)\n", Plural(*imported, "baseline"), source);
+  out += fmt::format("imported {} from {} (pinned):\n", Plural(*imported, "baseline"), source);
+  for (const std::string& line : placed->placed) out += fmt::format("  {}\n", line);
+  for (const std::string& line : placed->skipped) out += fmt::format("  skipped {}\n", line);
   return {};
 }
 
@@ -337,9 +353,9 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
     case BaselineAction::kReset:
       return BaselineReset(*store, args.job, out);
     case BaselineAction::kExport:
-      return BaselineExport(*store, args.file, out);
+      return BaselineExport(*store, args.file, context, out);
     case BaselineAction::kImport:
-      return BaselineImport(*store, args.file, context.read_stdin, out);
+      return BaselineImport(*store, args.file, context, out);
     case BaselineAction::kHelp:
       break;
   }
@@ -348,13 +364,16 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
 
 int RunBaseline(const BaselineArgs& given) {
   BaselineArgs args = given;
-  BaselineContext context = DefaultBaselineContext();
+  config::Config config;
   if (!args.config_file.empty()) {
-    auto config = config::LoadConfigFile(args.config_file);
-    if (!config) return ReportError("baseline", config.error());
-    context.policy = config->probes.baseline;
-    if (args.state_dir.empty()) args.state_dir = config->state_dir;
+    auto loaded = config::LoadConfigFile(args.config_file);
+    if (!loaded) return ReportError("baseline", loaded.error());
+    config = std::move(*loaded);
   }
+  // The jobs' relative targets lie under the state directory the store is in.
+  if (!args.state_dir.empty()) config.state_dir = args.state_dir;
+  args.state_dir = config.state_dir;
+  const BaselineContext context = DefaultBaselineContext(config);
   std::string out;
   if (Status done = ExecuteBaseline(args, context, out); !done) {
     const std::string command = fmt::format("baseline {}", BaselineActionName(args.action));

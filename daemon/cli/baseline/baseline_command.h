@@ -31,6 +31,8 @@
 #include <vector>
 
 #include "common/result.h"
+#include "config/config.h"
+#include "daemon/cli/baseline/baseline_golden.h"
 #include "daemon/cli/baseline/baseline_options.h"
 #include "probes/baseline/baseline.h"
 #include "probes/store/store.h"
@@ -47,8 +49,14 @@ struct BaselineContext {
   std::function<int64_t()> now_unix_ms;             // capture's creation time
   std::function<Result<std::string>()> read_stdin;  // import -
   probes::BaselinePolicy policy;                    // show's judgement, capture's default N
+  // import: this host's probe jobs and their disks (baseline_golden.h)
+  std::function<std::vector<LocalProbe>()> local_probes;
+  // export: the firmware of a device ("8:0"), "" when unknown
+  std::function<std::string(std::string_view device)> firmware_of;
 };
-BaselineContext DefaultBaselineContext();
+// The daemon's config (its defaults when no file is given) as the context:
+// its baseline policy, its jobs and its sysfs.
+BaselineContext DefaultBaselineContext(const config::Config& config = {});
 
 // Each appends its report to `out` (for export without a file, the JSON).
 Status BaselineList(const probes::Store& store, std::string& out);
@@ -61,9 +69,13 @@ Status BaselineCapture(probes::Store& store, std::string_view job, uint32_t runs
                        std::string_view device, int64_t now_unix_ms,
                        const probes::BaselinePolicy& policy, std::string& out);
 Status BaselineReset(probes::Store& store, std::string_view job, std::string& out);
-Status BaselineExport(const probes::Store& store, std::string_view file, std::string& out);
-Status BaselineImport(probes::Store& store, std::string_view file,
-                      const std::function<Result<std::string>()>& read_stdin, std::string& out);
+// Each baseline with the firmware of its device when this host has it.
+Status BaselineExport(const probes::Store& store, std::string_view file,
+                      const BaselineContext& context, std::string& out);
+// Retargets the document's baselines to this host's jobs (RetargetBaselines)
+// and pins them.
+Status BaselineImport(probes::Store& store, std::string_view file, const BaselineContext& context,
+                      std::string& out);
 
 // Opens <state_dir>/iowatch.db (an error when it does not exist) and runs the
 // action; kHelp needs no store.

@@ -37,7 +37,8 @@ constexpr ActionDefinition kActions[] = {
      "rebuild JOB's baseline from its last N successful runs and pin it"},
     {BaselineAction::kReset, "reset", "delete JOB's baselines; the daemon learns new ones"},
     {BaselineAction::kExport, "export", "every baseline as JSON"},
-    {BaselineAction::kImport, "import", "store the baselines of a JSON export, pinned"},
+    {BaselineAction::kImport, "import",
+     "pin an export's baselines on the jobs of their workload here, same disk model"},
 };
 
 // "a, b or c".

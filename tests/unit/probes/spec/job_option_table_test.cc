@@ -238,6 +238,22 @@ TEST(WorkloadFingerprint, TheSameWorkloadWhereverItProbes) {
   EXPECT_NE(WorkloadFingerprint(in_directory), WorkloadFingerprint(plain));
 }
 
+// An exported baseline or a stored run has only the JobFingerprint text: its
+// workload is the same hash, and a path that looks like options (escaped in
+// the text) is still only a path.
+TEST(WorkloadFingerprint, OfAJobFingerprintText) {
+  const JobSpec plain = Parsed({});
+  EXPECT_EQ(WorkloadFingerprintOf(JobFingerprint(plain)), "933724d05ac79e2c");
+  const JobSpec tricky = Parsed({{"filename", "/srv/a;directory=b\\;bs=8k"}});
+  EXPECT_EQ(WorkloadFingerprintOf(JobFingerprint(tricky)), WorkloadFingerprint(plain));
+  JobSpec in_directory = plain;
+  in_directory.filename.clear();
+  in_directory.directory = "/var/lib/iowatch";
+  EXPECT_EQ(WorkloadFingerprintOf(JobFingerprint(in_directory)), WorkloadFingerprint(in_directory));
+  const JobSpec other = Parsed({{"bs", "8k"}, {"iodepth", "4"}});
+  EXPECT_EQ(WorkloadFingerprintOf(JobFingerprint(other)), WorkloadFingerprint(other));
+}
+
 TEST(IoUringOptions, UnknownNearNamesAreSuggested) {
   JobSpec spec;
   EXPECT_EQ(ApplyJobOption(spec, "fixedbuf", "").error().message,

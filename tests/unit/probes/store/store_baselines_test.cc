@@ -315,6 +315,27 @@ TEST(StoreBaselinesJson, ABandIsAnIntegerFrom0To64) {
   EXPECT_EQ(ImportError(two), "imported 2");
 }
 
+// The firmware rides in the document only (the store keeps none): written when
+// known, read back, a string or refused.
+TEST(StoreBaselinesJson, TheFirmwareIsAnOptionalString) {
+  std::string with_firmware = Document();
+  with_firmware.insert(with_firmware.find("\"created_unix_ms\""), "\"firmware\": \"5B2Q\", ");
+  Result<std::vector<StoredBaseline>> read = BaselinesFromJson(with_firmware, "t");
+  ASSERT_TRUE(read) << read.error().ToString();
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ((*read)[0].firmware, "5B2Q");
+  const std::string written = BaselinesToJson(*read);
+  EXPECT_NE(written.find("\"firmware\": \"5B2Q\",\n"), std::string::npos) << written;
+  EXPECT_EQ((*BaselinesFromJson(written, "t"))[0].firmware, "5B2Q");
+  (*read)[0].firmware.clear();
+  EXPECT_EQ(BaselinesToJson(*read).find("firmware"), std::string::npos);
+
+  std::string number = Document();
+  number.insert(number.find("\"created_unix_ms\""), "\"firmware\": 3, ");
+  EXPECT_NE(ImportError(number).find("baselines[0].firmware: expected a string"), std::string::npos)
+      << ImportError(number);
+}
+
 TEST(StoreBaselinesJson, ErrorsSayWhereAndWhatWasExpected) {
   const std::pair<std::string, std::string> cases[] = {
       {Document("iowatch_baselines", "2"),

@@ -5,7 +5,10 @@
 // every line the script reads names a committed run it must find again after
 // a kill -9.
 //
-// Usage: store_writer DB_PATH [SEED]
+// Usage: store_writer DB_PATH [SEED [DEVICE MODEL]]
+// DEVICE ("8:0") and MODEL are the runs' disk, 259:0 "store_writer" by
+// default; tests/e2e/baseline_cli.py gives the real disk of the runs' file,
+// as a daemon would record it, so that `baseline import` finds it.
 // Exit: 2 on bad usage or when the store cannot be opened, 1 when AddRun fails.
 #include <cmath>
 #include <cstdio>
@@ -34,11 +37,16 @@ void Fill(DirectionStats& d, std::mt19937_64& rng, size_t n) {
   d.runtime = std::chrono::seconds(1);
 }
 
-RunRecord Synthetic(std::mt19937_64& rng, int64_t sequence) {
+struct Disk {
+  std::string device = "259:0";
+  std::string model = "store_writer";
+};
+
+RunRecord Synthetic(std::mt19937_64& rng, int64_t sequence, const Disk& disk) {
   RunRecord run;
   run.job = sequence % 2 ? "randread-4k" : "randwrite-4k";
-  run.device = "259:0";
-  run.model = "store_writer";
+  run.device = disk.device;
+  run.model = disk.model;
   run.kernel = "test";
   run.start_unix_ms = 1717243200000 + sequence * 1000;
   run.duration_ms = 1000;
@@ -57,11 +65,13 @@ RunRecord Synthetic(std::mt19937_64& rng, int64_t sequence) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: store_writer DB_PATH [SEED]\n");
+  if (argc < 2 || argc > 5 || argc == 4) {
+    std::fprintf(stderr, "usage: store_writer DB_PATH [SEED [DEVICE MODEL]]\n");
     return 2;
   }
-  const uint64_t seed = argc == 3 ? std::strtoull(argv[2], nullptr, 10) : 1;
+  const uint64_t seed = argc >= 3 ? std::strtoull(argv[2], nullptr, 10) : 1;
+  Disk disk;
+  if (argc == 5) disk = {argv[3], argv[4]};
   iowatch::Result<iowatch::probes::Store> store = iowatch::probes::Store::Open(argv[1]);
   if (!store) {
     std::fprintf(stderr, "store_writer: %s\n", store.error().ToString().c_str());
@@ -69,7 +79,7 @@ int main(int argc, char** argv) {
   }
   std::mt19937_64 rng(seed);
   for (int64_t sequence = 0;; ++sequence) {
-    const RunRecord run = Synthetic(rng, sequence);
+    const RunRecord run = Synthetic(rng, sequence, disk);
     iowatch::Result<int64_t> id = store->AddRun(run);
     if (!id) {
       std::fprintf(stderr, "store_writer: %s\n", id.error().ToString().c_str());

@@ -65,6 +65,24 @@ class BaselineCommandTest : public ::testing::Test {
     return id.value_or(0);
   }
 
+  // This host as `baseline import` and `export` see it: these jobs and disks,
+  // and `firmware` for every device.
+  static BaselineContext Host(std::vector<LocalProbe> probes, std::string firmware = "") {
+    BaselineContext context;
+    context.local_probes = [probes] { return probes; };
+    context.firmware_of = [firmware](std::string_view) { return firmware; };
+    return context;
+  }
+  // A job here of `job`'s workload on `device`, a disk of `model`.
+  LocalProbe Probe(const std::string& job, const std::string& fingerprint,
+                   const std::string& device, std::string model, std::string firmware = "") {
+    return {job,
+            fingerprint,
+            probes::WorkloadFingerprintOf(fingerprint),
+            device,
+            {std::move(model), std::move(firmware)}};
+  }
+
   std::string Fingerprint(const std::string& job) {
     auto runs = store_->RecentRuns(job, "", "", 1);
     EXPECT_TRUE(runs && !runs->empty());
@@ -421,27 +439,34 @@ TEST_F(BaselineCommandTest, ResetDeletesEveryBaselineOfTheJob) {
   EXPECT_EQ(out, "no baseline of j to delete\n");
 }
 
+constexpr const char* kSamsung = "Samsung SSD 980 PRO 1TB";
+
 TEST_F(BaselineCommandTest, ExportImportRoundTripThroughAFile) {
   PutLearned("a", "259:0", {AddRun("a", "259:0", kT0, 4000, 4e-4)}, 4000, 10, 4e-4, 1e-5);
   PutLearned("b", "8:0", {AddRun("b", "8:0", kT0, 150, 9e-3)}, 150, 3, 9e-3, 1e-3);
   const std::string file = (dir_.Path() / "golden.json").string();
   std::string out;
-  ASSERT_TRUE(BaselineExport(*store_, file, out));
+  ASSERT_TRUE(BaselineExport(*store_, file, Host({}), out));
   EXPECT_EQ(out, "exported 2 baselines to " + file + "\n");
   EXPECT_FALSE(std::filesystem::exists(file + ".tmp"));
 
   std::string to_stdout;
-  ASSERT_TRUE(BaselineExport(*store_, "-", to_stdout));
+  ASSERT_TRUE(BaselineExport(*store_, "-", Host({}), to_stdout));
   std::ifstream in(file);
   const std::string written((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(written, to_stdout);
+  EXPECT_EQ(written.find("firmware"), std::string::npos);  // none known: none written
 
+  // Another host with the same jobs on the same disks: both come back as they were,
+  // each on its own job although both jobs run the same workload.
+  const BaselineContext twin = Host({Probe("a", Fingerprint("a"), "259:0", kSamsung),
+                                     Probe("b", Fingerprint("b"), "8:0", kSamsung)});
   ScratchDir other_dir;
   auto other = Store::OpenInStateDir(other_dir.Path());
   ASSERT_TRUE(other);
   out.clear();
-  ASSERT_TRUE(BaselineImport(*other, file, {}, out));
-  EXPECT_EQ(out, "imported 2 baselines from " + file + " (pinned)\n");
+  ASSERT_TRUE(BaselineImport(*other, file, twin, out)) << out;
+  EXPECT_TRUE(out.starts_with("imported 2 baselines from " + file + " (pinned):\n")) << out;
   auto mine = store_->ListBaselines();
   auto theirs = other->ListBaselines();
   ASSERT_TRUE(mine && theirs);
@@ -454,33 +479,124 @@ TEST_F(BaselineCommandTest, ExportImportRoundTripThroughAFile) {
     EXPECT_EQ((*theirs)[i].run_count, 1);
   }
 
+  BaselineContext from_stdin = twin;
+  from_stdin.read_stdin = [&] { return Result<std::string>(written); };
   out.clear();
-  ASSERT_TRUE(BaselineImport(
-      *other, "-", [&] { return Result<std::string>(written); }, out));
-  EXPECT_EQ(out, "imported 2 baselines from <stdin> (pinned)\n");
+  ASSERT_TRUE(BaselineImport(*other, "-", from_stdin, out));
+  EXPECT_TRUE(out.starts_with("imported 2 baselines from <stdin> (pinned):\n")) << out;
+}
+
+// The golden baseline of a hardware class: exported on one host, pinned on
+// another host's job of the same workload, whatever its name, file and device
+// number, when its disk is the same model and firmware.
+TEST_F(BaselineCommandTest, AGoldenBaselineLandsOnTheJobOfItsWorkloadOnTheSameModel) {
+  PutLearned("randread", "259:0", {AddRun("randread", "259:0", kT0, 4000, 4e-4)}, 4000, 10, 4e-4,
+             1e-5);
+  const std::string file = (dir_.Path() / "golden.json").string();
+  std::string out;
+  ASSERT_TRUE(BaselineExport(*store_, file, Host({}, "5B2QGXA7"), out));
+
+  // Here the job has another name and probes another file, on disk 8:16.
+  probes::JobSpec spec = probes::test_store::SampleSpec();
+  spec.name = "ssd-read";
+  spec.filename = "/srv/probe/elsewhere";
+  const std::string here = probes::JobFingerprint(spec);
+  ASSERT_NE(here, Fingerprint("randread"));
+  const LocalProbe local = Probe("ssd-read", here, "8:16", kSamsung, "5B2QGXA7");
+  ScratchDir other_dir;
+  auto other = Store::OpenInStateDir(other_dir.Path());
+  ASSERT_TRUE(other);
+  out.clear();
+  ASSERT_TRUE(BaselineImport(*other, file, Host({local}), out)) << out;
+  EXPECT_EQ(out, "imported 1 baseline from " + file +
+                     " (pinned):\n  job \"ssd-read\" on 8:16 (\"Samsung SSD 980 PRO 1TB\" "
+                     "(firmware 5B2QGXA7)) <- the baseline of job \"randread\" on 259:0 in " +
+                     file + "\n");
+  auto got = other->GetBaseline("ssd-read", here, "8:16");
+  ASSERT_TRUE(got && *got);
+  EXPECT_TRUE((*got)->pinned);
+  EXPECT_EQ((*got)->baseline.model, kSamsung);
+  EXPECT_EQ((*got)->baseline.metrics, (*store_->ListBaselines())[0].baseline.metrics);
+}
+
+TEST_F(BaselineCommandTest, ABaselineOfAnotherModelOrFirmwareIsRefusedNamingBoth) {
+  PutLearned("randread", "259:0", {AddRun("randread", "259:0", kT0, 4000, 4e-4)}, 4000, 10, 4e-4,
+             1e-5);
+  const std::string file = (dir_.Path() / "golden.json").string();
+  std::string out;
+  ASSERT_TRUE(BaselineExport(*store_, file, Host({}, "5B2QGXA7"), out));
+  const std::string fingerprint = Fingerprint("randread");
+  ScratchDir other_dir;
+  auto other = Store::OpenInStateDir(other_dir.Path());
+  ASSERT_TRUE(other);
+
+  auto model = BaselineImport(
+      *other, file, Host({Probe("randread", fingerprint, "8:0", "WDC WD40EFRX-68N32N0")}), out);
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error().message,
+            "the baseline of job \"randread\" on 259:0 in " + file +
+                " was taken on a \"Samsung SSD 980 PRO 1TB\" (firmware 5B2QGXA7), but job "
+                "\"randread\" probes 8:0, a \"WDC WD40EFRX-68N32N0\": a baseline is pinned only "
+                "on a disk of the model and firmware it was taken on; nothing imported");
+
+  auto firmware = BaselineImport(
+      *other, file, Host({Probe("randread", fingerprint, "8:0", kSamsung, "2B2QGXA7")}), out);
+  ASSERT_FALSE(firmware);
+  EXPECT_NE(firmware.error().message.find("a \"Samsung SSD 980 PRO 1TB\" (firmware 2B2QGXA7)"),
+            std::string::npos)
+      << firmware.error().message;
+  EXPECT_TRUE(other->ListBaselines()->empty());
+
+  // A disk whose firmware this host cannot read is compared by model alone.
+  out.clear();
+  ASSERT_TRUE(
+      BaselineImport(*other, file, Host({Probe("randread", fingerprint, "8:0", kSamsung)}), out));
+  EXPECT_EQ(other->ListBaselines()->size(), 1u);
+}
+
+TEST_F(BaselineCommandTest, ABaselineOfAWorkloadNoJobHereRunsIsSkippedOrRefused) {
+  PutLearned("randread", "259:0", {AddRun("randread", "259:0", kT0, 4000, 4e-4)}, 4000, 10, 4e-4,
+             1e-5);
+  const std::string file = (dir_.Path() / "golden.json").string();
+  std::string out;
+  ASSERT_TRUE(BaselineExport(*store_, file, Host({}), out));
+  ScratchDir other_dir;
+  auto other = Store::OpenInStateDir(other_dir.Path());
+  ASSERT_TRUE(other);
+  const std::string other_workload = probes::JobFingerprint([] {
+    probes::JobSpec spec;
+    spec.block_size = 65536;
+    return spec;
+  }());
+  auto none =
+      BaselineImport(*other, file, Host({Probe("seq", other_workload, "8:0", kSamsung)}), out);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(none.error().message.find("none of the 1 baselines in " + file), std::string::npos);
+  EXPECT_TRUE(other->ListBaselines()->empty());
 }
 
 TEST_F(BaselineCommandTest, ImportErrorsNameTheFileAndChangeNothing) {
   const std::string file = (dir_.Path() / "bad.json").string();
   std::ofstream(file) << "{\"iowatch_baselines\": 1, \"baselines\": [{\"job\": 3}]}\n";
   std::string out;
-  auto bad = BaselineImport(*store_, file, {}, out);
+  auto bad = BaselineImport(*store_, file, Host({}), out);
   ASSERT_FALSE(bad);
   EXPECT_TRUE(bad.error().ToString().starts_with(file + ":1:")) << bad.error().ToString();
   EXPECT_TRUE(store_->ListBaselines()->empty());
 
-  auto missing = BaselineImport(*store_, file + ".nope", {}, out);
+  auto missing = BaselineImport(*store_, file + ".nope", Host({}), out);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
 
-  auto unwritable = BaselineExport(*store_, "/nonexistent-dir/x.json", out);
+  auto unwritable = BaselineExport(*store_, "/nonexistent-dir/x.json", Host({}), out);
   ASSERT_FALSE(unwritable);
   EXPECT_NE(unwritable.error().ToString().find("/nonexistent-dir/x.json"), std::string::npos);
 }
 
 TEST_F(BaselineCommandTest, AnEndlessImportStopsAt64MiB) {
   std::string out;
-  auto endless = BaselineImport(*store_, "/dev/zero", {}, out);
+  auto endless = BaselineImport(*store_, "/dev/zero", Host({}), out);
   ASSERT_FALSE(endless);
   EXPECT_EQ(endless.error().ToString(),
             "/dev/zero: cannot read baseline JSON: longer than 67108864 bytes");
