@@ -28,6 +28,9 @@ packages=(
   prometheus-pushgateway
   # the alert path is tested through the real Alertmanager (tests/e2e/alert_path.py)
   prometheus-alertmanager
+  # the fleet rules on a distributed store: victoria-metrics, vmagent and vmalert
+  # (tests/e2e/fleet_vm.py) and the simulated fleet (tests/bench/fleet)
+  victoria-metrics
   # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
   # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
   systemd strace dpkg-dev

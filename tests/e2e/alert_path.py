@@ -20,8 +20,6 @@ the Debian `prometheus` server and `prometheus-alertmanager` to a webhook receiv
 
 Usage: alert_path.py IOWATCH_BINARY SOURCE_DIR
 """
-import http.server
-import json
 import os
 import re
 import shutil
@@ -29,7 +27,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import daemon
@@ -45,60 +42,6 @@ def config(directory):
     # Loop devices are excluded by default: this one is the disk under test.
     return "devices:\n  exclude: \"\"\n" + daemon.one_probe_config(
         JOB, directory=directory, runtime="300ms", baseline=daemon.mechanism_baseline(HYSTERESIS))
-
-
-class Receiver:
-    """A webhook receiver on loopback: every notification Alertmanager POSTs, with the
-    monotonic time it arrived."""
-
-    def __init__(self):
-        self.notifications, self.lock = [], threading.Lock()
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with outer.lock:
-                    outer.notifications.append((time.monotonic(), json.loads(body)))
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def alerts(self, alertname, status, since, **labels):
-        """(arrival, alert) of each alert named so with that status (and those labels)
-        notified after `since`."""
-        want = {"alertname": alertname, **labels}
-        with self.lock:
-            return [(at, a) for at, n in self.notifications if at >= since
-                    for a in n.get("alerts", [])
-                    if a["status"] == status
-                    and all(a["labels"].get(k) == v for k, v in want.items())]
-
-    def wait(self, alertname, status, since, timeout, **labels):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = self.alerts(alertname, status, since, **labels)
-            if found:
-                return found[0]
-            time.sleep(0.1)
-        return None
-
-    def close(self):
-        self.server.shutdown()
-
-
-def alertmanager_config(deploy, receiver_port):
-    with open(os.path.join(deploy, "alertmanager", "alertmanager.yml")) as f:
-        text = f.read()
-    text = text.replace("http://127.0.0.1:5001/iowatch", f"http://127.0.0.1:{receiver_port}/")
-    text = re.sub(r"group_wait: \S+", "group_wait: 1s", text)
-    return re.sub(r"group_interval: \S+", "group_interval: 1s", text)
 
 
 def alert_rules(deploy, work):
@@ -148,7 +91,7 @@ def main():
     tempfile.tempdir = "/var/tmp"
     r = daemon.Results()
     work = tempfile.mkdtemp(prefix="iowatch-e2e-alerts-")
-    receiver = Receiver()
+    receiver = promstack.Receiver()
     throttle, d = None, None
     try:
         check = subprocess.run(["amtool", "check-config",
@@ -158,7 +101,7 @@ def main():
                 check.stdout + check.stderr)
         with daemon.Ext4OnLoop(os.path.join(work, "disk.img"), os.path.join(work, "mnt"),
                                64 << 20, direct_io=True) as disk, \
-                promstack.alertmanager(work, alertmanager_config(deploy, receiver.port)) as am:
+                promstack.alertmanager(work, promstack.alertmanager_config(deploy, receiver.port)) as am:
             rdev = os.stat(disk.loop).st_rdev
             throttle = Throttle(f"{os.major(rdev)}:{os.minor(rdev)}")
             if not throttle.available():

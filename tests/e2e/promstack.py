@@ -1,12 +1,17 @@
-"""The Debian Prometheus server and Alertmanager as the e2e tests run them: on loopback, each in
-a temporary directory, killed with the test. deploy/prometheus/scrape.yml is the scrape config,
-adapted to the daemon's address and a 1 s scrape.
+"""The Debian Prometheus server, Alertmanager and VictoriaMetrics (server, vmagent, vmalert) as
+the e2e tests run them: on loopback, each in a temporary directory, killed with the test.
+deploy/prometheus/scrape.yml is the scrape config, adapted to the daemons' addresses and a 1 s
+scrape; a webhook receiver here collects what Alertmanager notifies.
 """
+import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
+import threading
+import time
 import urllib.parse
 import urllib.request
 
@@ -86,6 +91,95 @@ def alertmanager(work, config_text):
         "--cluster.listen-address="])
 
 
+def victoria_metrics(work, name):
+    """The Debian `victoria-metrics` single-node server, data under work/name-data. Queries see
+    samples 1 s after they arrive (30 s by default) and nothing is cached, so rules chained
+    through it advance every evaluation."""
+    return Server(work, name, "", lambda port: [
+        "victoria-metrics", f"-storageDataPath={work}/{name}-data",
+        f"-httpListenAddr=127.0.0.1:{port}", "-retentionPeriod=1d", "-search.latencyOffset=1s",
+        "-search.disableCache", "-loggerLevel=WARN"])
+
+
+def vmagent(work, name, scrape_text, remote_write_port):
+    """vmagent scraping with `scrape_text` (a Prometheus scrape config) and remote-writing to the
+    VictoriaMetrics server on `remote_write_port`."""
+    return Server(work, name, scrape_text, lambda port: [
+        "vmagent", f"-promscrape.config={work}/{name}.yml",
+        f"-remoteWrite.url=http://127.0.0.1:{remote_write_port}/api/v1/write",
+        f"-remoteWrite.tmpDataPath={work}/{name}-data", f"-httpListenAddr=127.0.0.1:{port}",
+        "-remoteWrite.flushInterval=1s", "-loggerLevel=WARN"])
+
+
+def vmalert(work, name, rule_files, store_port, alertmanager_port, labels, interval="1s"):
+    """vmalert evaluating `rule_files` (paths) every `interval` against the VictoriaMetrics
+    server on `store_port`, writing recording rules' results and alert state back to it,
+    notifying the Alertmanager on `alertmanager_port`; `labels` {name: value} are added to
+    every alert (-external.label)."""
+    store = f"http://127.0.0.1:{store_port}"
+    return Server(work, name, "", lambda port: [
+        "vmalert", *[f"-rule={f}" for f in rule_files], f"-datasource.url={store}",
+        f"-remoteWrite.url={store}", f"-remoteRead.url={store}",
+        f"-notifier.url=http://127.0.0.1:{alertmanager_port}",
+        f"-evaluationInterval={interval}", "-remoteWrite.flushInterval=1s",
+        f"-httpListenAddr=127.0.0.1:{port}",
+        *[f"-external.label={k}={v}" for k, v in labels.items()], "-loggerLevel=WARN"])
+
+
 def copy_rules(deploy, work, *names):
     for name in names:
         shutil.copy(os.path.join(deploy, "prometheus", name), work)
+
+
+class Receiver:
+    """A webhook receiver on loopback: every notification Alertmanager POSTs, with the
+    monotonic time it arrived."""
+
+    def __init__(self):
+        self.notifications, self.lock = [], threading.Lock()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with outer.lock:
+                    outer.notifications.append((time.monotonic(), json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def alerts(self, alertname, status, since, **labels):
+        """(arrival, alert) of each alert named so with that status (and those labels)
+        notified after `since`."""
+        want = {"alertname": alertname, **labels}
+        with self.lock:
+            return [(at, a) for at, n in self.notifications if at >= since
+                    for a in n.get("alerts", [])
+                    if a["status"] == status
+                    and all(a["labels"].get(k) == v for k, v in want.items())]
+
+    def wait(self, alertname, status, since, timeout, **labels):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.alerts(alertname, status, since, **labels)
+            if found:
+                return found[0]
+            time.sleep(0.1)
+        return None
+
+    def close(self):
+        self.server.shutdown()
+
+
+def alertmanager_config(deploy, receiver_port):
+    with open(os.path.join(deploy, "alertmanager", "alertmanager.yml")) as f:
+        text = f.read()
+    text = text.replace("http://127.0.0.1:5001/iowatch", f"http://127.0.0.1:{receiver_port}/")
+    text = re.sub(r"group_wait: \S+", "group_wait: 1s", text)
+    return re.sub(r"group_interval: \S+", "group_interval: 1s", text)
