@@ -17,8 +17,8 @@ VictoriaMetrics.
   there, notifying with path="prometheus".
 - Both reach deploy/alertmanager/alertmanager.yml's Alertmanager (group_wait and
   group_interval 1 s) and a webhook receiver here.
-The rules as shipped, but: Debian's vmalert (1.79) does not know `keep_firing_for` (vmalert
-1.90 and later do), so those lines are removed; the peer alerts' `for: 30m` is 10 s (ten
+The rules as shipped, but: Debian's vmalert (1.79) does not know `keep_firing_for` (later
+ones do), so those lines are removed; the peer alerts' `for: 30m` is 10 s (ten
 runs, so one slow run of a healthy host does not fire). The model-wide alert keeps its
 `for: 1h` (it needs a week of history to mean anything; promtool tests and the simulation
 cover it).
