@@ -83,10 +83,8 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("a loop device and throttling a cgroup's I/O")
-    for tool in ("prometheus", "prometheus-alertmanager", "amtool"):
-        if not shutil.which(tool):
-            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
-            return 1
+    if daemon.missing_tools("prometheus", "prometheus-alertmanager", "amtool"):
+        return 1
     deploy = os.path.join(sys.argv[2], "deploy")
     tempfile.tempdir = "/var/tmp"
     r = daemon.Results()

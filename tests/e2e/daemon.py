@@ -81,6 +81,16 @@ def require_root(what):
         sys.exit(77)
 
 
+def missing_tools(*tools):
+    """1 after saying which of `tools` is not on PATH (a test must fail, not skip, without a
+    tool install-deps.sh installs), else 0."""
+    for tool in tools:
+        if not shutil.which(tool):
+            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
+            return 1
+    return 0
+
+
 def require_btf():
     """Exits 77, said on stdout, without the kernel's BTF: no BPF program of ours loads."""
     btf = "/sys/kernel/btf/vmlinux"

@@ -189,10 +189,8 @@ def main():
         print(__doc__)
         return 2
     binary, source = os.path.abspath(sys.argv[1]), sys.argv[2]
-    for tool in ("systemd-analyze", "strace"):
-        if not shutil.which(tool):
-            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
-            return 1
+    if daemon.missing_tools("systemd-analyze", "strace"):
+        return 1
     unit_path = os.path.join(source, "deploy", "iowatch.service")
     with open(unit_path) as f:
         unit = f.read()

@@ -143,11 +143,9 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("loop devices and throttling a cgroup's I/O")
-    for tool in ("victoria-metrics", "vmagent", "vmalert", "prometheus",
-                 "prometheus-alertmanager"):
-        if not shutil.which(tool):
-            print(f"FAIL: {tool} is needed (scripts/install-deps.sh installs it)")
-            return 1
+    if daemon.missing_tools("victoria-metrics", "vmagent", "vmalert", "prometheus",
+                            "prometheus-alertmanager"):
+        return 1
     deploy = os.path.join(sys.argv[2], "deploy")
     tempfile.tempdir = "/var/tmp"
     r = daemon.Results()
