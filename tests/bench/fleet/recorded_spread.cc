@@ -1,0 +1,57 @@
+#include "tests/bench/fleet/recorded_spread.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "probes/baseline/run_class.h"
+#include "probes/store/store.h"
+
+namespace iowatch::fleet {
+namespace {
+
+double Median(std::vector<double> v) {
+  std::ranges::nth_element(v, v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2));
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+Result<RecordedSpread> RecordedSpread::Load(const std::filesystem::path& db, std::string_view job) {
+  Result<probes::Store> store = probes::Store::Open(db);
+  if (!store) return std::unexpected(store.error());
+  Result<std::vector<probes::RunRecord>> runs =
+      store->RecentRuns(job, "", "", std::numeric_limits<size_t>::max(), true);
+  if (!runs) return std::unexpected(runs.error());
+  std::vector<double> latencies;
+  for (const probes::RunRecord& run : *runs) {
+    // Runs slowed by others are no measure of the disk's own noise.
+    const probes::Classification c = probes::Classify(run.conditions, probes::ContentionPolicy{});
+    if (c.run_class != probes::RunClass::kClean) continue;
+    for (const probes::MetricSample& m : run.metrics) {
+      if (m.op == "read" && m.metric == "lat_mean_seconds" && m.value > 0) {
+        latencies.push_back(m.value);
+      }
+    }
+  }
+  if (latencies.size() < 10) {
+    return MakeError(ErrorCode::kParse,
+                     "fewer than 10 clean runs of " + std::string(job) + " in the recording",
+                     db.string());
+  }
+  RecordedSpread out;
+  const double median = Median(latencies);
+  for (double l : latencies) out.factors_.push_back(l / median);
+  return out;
+}
+
+double RecordedSpread::LogSigma() const {
+  std::vector<double> deviations;
+  for (double f : factors_) deviations.push_back(std::abs(std::log(f)));
+  return 1.4826 * Median(std::move(deviations));
+}
+
+double RecordedSpread::Min() const { return *std::ranges::min_element(factors_); }
+double RecordedSpread::Max() const { return *std::ranges::max_element(factors_); }
+
+}  // namespace iowatch::fleet
