@@ -77,10 +77,11 @@ def write_config(workdir, name, jobs):
     return path
 
 
-def fill_store(writer, db, disk, min_runs=40):
-    """Runs store_writer until it has reported min_runs committed runs."""
-    proc = subprocess.Popen([writer, db, "5", disk[0], disk[1]], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def fill_store(writer, db, disk=None, min_runs=40):
+    """Runs store_writer until it has reported min_runs committed runs; disk (device, model, ...)
+    is their disk, store_writer's own 259:0 when None."""
+    argv = [writer, db, "5"] + ([disk[0], disk[1]] if disk else [])
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reported = 0
     try:
         for line in proc.stdout:
