@@ -15,7 +15,7 @@ abrupt ones within 2 h, the firmware update as one model alert and no peer alert
 at most 1 false alarm per 1,000 host-days for each per-disk rule, with keep_firing_for).
 
 How the rules run here:
-- Debian's vmalert 1.79 rejects `keep_firing_for:` (vmalert 1.90 added it): the rule files are
+- Debian's vmalert 1.79 rejects `keep_firing_for:` (later vmalerts accept it): the rule files are
   copied and those lines removed. What it changes: an alert whose expression stops holding for
   one evaluation ends at once and, if it holds again, waits its `for:` anew, where an engine
   with keep_firing_for keeps it firing (15 min for the peer alerts, 30 for the model alert).
