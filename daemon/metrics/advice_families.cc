@@ -1,6 +1,7 @@
 // iowatch_advice_finding{device, finding, severity}: `iowatch advise`'s
 // findings for the sample's disks (daemon/sampling/snapshot_advice.h).
-#include "daemon/metrics/family_table.h"
+#include "daemon/metrics/advice_families.h"
+
 #include "daemon/sampling/snapshot_advice.h"
 
 namespace iowatch::daemon {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "daemon/metrics/exposition.h"
+#include "daemon/exposition/exposition.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/metrics/exposition.h"
+#include "daemon/exposition/exposition.h"
 #include "daemon/scheduling/probe_scheduler.h"
 #include "daemon/scheduling/probe_snapshot.h"
 

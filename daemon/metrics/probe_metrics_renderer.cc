@@ -6,7 +6,7 @@
 #include <array>
 #include <iterator>
 
-#include "daemon/metrics/exposition.h"
+#include "daemon/exposition/exposition.h"
 #include "daemon/metrics/probe_families.h"
 
 namespace iowatch::daemon {

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/metrics/exposition.h"
+#include "daemon/exposition/exposition.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -58,7 +58,7 @@ struct PressureSnapshot {
   double avg10_window_max[kPressureResourceCount][2] = {};
 };
 
-// Per-cgroup block I/O (daemon/sampling/cgroup_source.h). Rates in
+// Per-cgroup block I/O (daemon/sources/cgroup/cgroup_source.h). Rates in
 // kCgroupRates order: read and write bytes/s, read and write requests/s.
 inline constexpr size_t kCgroupRateCount = 4;
 
@@ -84,7 +84,7 @@ struct CgroupSnapshot {
   uint64_t dropped_series = 0;                 // pairs over cgroups.max_series this sample
 };
 
-// Per-cgroup I/O from /proc/PID/io (daemon/sampling/process_source.h).
+// Per-cgroup I/O from /proc/PID/io (daemon/sources/process_io/process_source.h).
 struct ProcessIoSeries {
   std::string cgroup;  // systemd's tree, cut to cgroups.depth
   std::string unit;
@@ -102,7 +102,7 @@ struct ProcessIoSnapshot {
   uint64_t dropped_series = 0;          // cgroups with I/O not kept: over cgroups.max_series
 };
 
-// The block-layer BPF collector (daemon/sampling/block_io_source.h):
+// The block-layer BPF collector (daemon/sources/block_io/block_io_source.h):
 // counters since the program was loaded, per whole disk as the iostat series
 // name it. Series exist for the (disk, op) pairs the kernel has seen.
 struct BlockLatencySeries {

@@ -24,9 +24,9 @@
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sampling/collector_log.h"
-#include "daemon/sampling/sampler.h"
 #include "daemon/scheduling/probe_service.h"
 #include "daemon/serve/systemd_notify.h"
+#include "daemon/sources/sampler.h"
 #include "daemon/status/status_page.h"
 
 namespace iowatch::daemon {
@@ -351,11 +351,14 @@ Status CheckStartable(const config::Config& config) {
 
 // A collector that cannot run here leaves the config valid (serve runs
 // without it), but the operator hears why now rather than from the log.
-void SayWhatCannotRunHere(const config::Config& config, const std::filesystem::path& file) {
-  if (!config.collectors.bpf.enabled) return;
-  if (auto program = collectors::bpf::BlockIoProgram::Load(); !program) {
-    (void)std::fprintf(stderr, "%s: collectors.bpf.enabled: the collector cannot run here: %s\n",
-                       file.c_str(), program.error().ToString().c_str());
+void SayWhatCannotRunHere(const SamplerOptions& options, const std::filesystem::path& file) {
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    if (source.cannot_run_here == nullptr || !source.enabled(options)) continue;
+    if (const auto cause = source.cannot_run_here(options)) {
+      (void)std::fprintf(stderr, "%s: %.*s: the collector cannot run here: %s\n", file.c_str(),
+                         static_cast<int>(source.config_switch.size()), source.config_switch.data(),
+                         cause->c_str());
+    }
   }
 }
 
@@ -366,7 +369,7 @@ int RunCheckConfig(const std::filesystem::path& file) {
     (void)std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
     return 2;
   }
-  SayWhatCannotRunHere(*loaded, file);
+  SayWhatCannotRunHere(*SamplerOptionsFrom(*loaded), file);
   // "valid" that did not reach its reader is not an answer.
   return std::printf("%s: valid\n", file.c_str()) > 0 && std::fflush(stdout) == 0 ? 0 : 2;
 }

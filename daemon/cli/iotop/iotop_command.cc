@@ -12,7 +12,7 @@
 #include "daemon/cli/iotop/iotop_report.h"
 #include "daemon/cli/local_time.h"
 #include "daemon/cli/sleeper.h"
-#include "daemon/sampling/sampler.h"
+#include "daemon/sources/sampler.h"
 
 namespace iowatch::daemon {
 namespace {

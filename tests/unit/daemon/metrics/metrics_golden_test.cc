@@ -11,11 +11,11 @@
 #include <limits>
 #include <sstream>
 
-#include "daemon/metrics/exposition.h"
+#include "daemon/exposition/exposition.h"
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
-#include "daemon/sampling/sampler.h"
+#include "daemon/sources/sampler.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 

@@ -1,0 +1,75 @@
+// A source of the sample, and the descriptor that registers it. Each source
+// (daemon/sources/<name>/) reads its files on its own BoundedWorker, fills its
+// share of a Snapshot and renders its families; the descriptor says all of
+// that in one value, and daemon/sources/registry.cc lists the descriptors.
+// The Sampler runs the sources it lists, the metrics renderer adds their
+// families, `check-config` asks each whether it can run here, and
+// docs/metrics.md's collector list is tested against it: a new source is a
+// folder and one line there (README, "Adding a collector"), as
+// node_exporter's registerCollector.
+// Thread-safety: a SampleSource is used by one job at a time (its worker's);
+// descriptors are constants.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "common/file_tree.h"
+#include "daemon/sampling/family_table.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
+
+namespace iowatch::daemon {
+
+class SampleSource {
+ public:
+  virtual ~SampleSource() = default;
+  // Reads this sample into `out`: the source's fields of the snapshot and
+  // one status per collector it reports (none while it is switched off).
+  // Never throws; a failure is a status with its cause.
+  virtual void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+                       Snapshot& out) = 0;
+};
+
+// The fields of a Snapshot a source fills, as member pointers: moved from the
+// part its job wrote, or copied from the previous snapshot when it did not
+// answer in time (then only these fields: a whole snapshot is megabytes with
+// 10,000 devices).
+template <auto... kFields>
+struct SnapshotFields {
+  static void Move(Snapshot&& from, Snapshot& to) {
+    ((to.*kFields = std::move(from.*kFields)), ...);
+  }
+  static void Copy(const Snapshot& from, Snapshot& to) { ((to.*kFields = from.*kFields), ...); }
+};
+
+struct SourceDescriptor {
+  std::string_view name;  // its folder under daemon/sources/
+  // What it reads, for docs and check-config ("/proc/pressure/{cpu,io,memory}").
+  std::string_view reads;
+  // The `collector` label values it reports, in snapshot order.
+  std::span<const std::string_view> collectors;
+  // The config key that switches it off; "" when it always runs.
+  std::string_view config_switch;
+  bool (*enabled)(const SamplerOptions& options);
+  std::unique_ptr<SampleSource> (*make)();
+  // Its fields of the snapshot (SnapshotFields<…>::Move and ::Copy).
+  void (*move_fields)(Snapshot&& part, Snapshot& out);
+  void (*copy_fields)(const Snapshot& last, Snapshot& out);
+  // Adds the families it renders (family_table.h).
+  void (*add_families)(TableBuilder& table);
+  // Why it cannot run on this host although enabled (check-config says so:
+  // the config stays valid); null when nothing here can stop it.
+  std::optional<std::string> (*cannot_run_here)(const SamplerOptions& options) = nullptr;
+  // Its snapshot carries this sample's block devices: sources after it in
+  // the list, read in order, attribute their I/O to these.
+  bool discovers_devices = false;
+};
+
+inline bool AlwaysEnabled(const SamplerOptions&) { return true; }
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,158 @@
+#include "daemon/sources/disk/disk_source.h"
+
+#include <algorithm>
+
+#include "collectors/block_devices.h"
+#include "collectors/disk_sample.h"
+#include "collectors/iostat.h"
+#include "daemon/sampling/derived_series.h"
+
+namespace iowatch::daemon {
+namespace {
+
+bool Wanted(const collectors::BlockDevice* device, const std::string& name,
+            const SamplerOptions& options) {
+  if (device != nullptr && device->is_partition && !options.partitions) return false;
+  return options.filter.Matches(name);
+}
+
+}  // namespace
+
+bool DiskSource::LinesChanged(const collectors::Diskstats& diskstats) const {
+  if (diskstats.disks.size() != lines_.size()) return true;
+  for (size_t i = 0; i < lines_.size(); ++i) {
+    const collectors::DiskStat& disk = diskstats.disks[i];
+    if (disk.name != lines_[i].name || disk.counters.HasExtendedFields() != lines_[i].extended) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void DiskSource::Plan(const collectors::Diskstats& diskstats,
+                      const std::vector<collectors::BlockDevice>& discovered,
+                      const SamplerOptions& options) {
+  std::map<std::string_view, const collectors::BlockDevice*> info;
+  for (const collectors::BlockDevice& b : discovered) info.emplace(b.name, &b);
+  std::map<std::string_view, size_t> wanted;  // name -> line
+  lines_.clear();
+  for (size_t i = 0; i < diskstats.disks.size(); ++i) {
+    const collectors::DiskStat& disk = diskstats.disks[i];
+    lines_.push_back({disk.name, disk.counters.HasExtendedFields()});
+    const auto found = info.find(disk.name);
+    const collectors::BlockDevice* device = found == info.end() ? nullptr : found->second;
+    if (lines_.back().extended && Wanted(device, disk.name, options)) wanted.emplace(disk.name, i);
+  }
+  // Devices that stay keep their previous counters and window maxima.
+  std::map<std::string, DeviceState, std::less<>> old;
+  for (DeviceState& state : devices_) old.emplace(state.name, std::move(state));
+  devices_.clear();
+  slots_.assign(lines_.size(), kSkip);
+  auto exported = std::make_shared<std::vector<collectors::BlockDevice>>();
+  for (const auto& [name, line] : wanted) {  // by name: the snapshot's order
+    slots_[line] = devices_.size();
+    const auto kept = old.find(name);
+    devices_.push_back(kept == old.end() ? DeviceState{std::string(name), false, {}, {}}
+                                         : std::move(kept->second));
+    if (const auto found = info.find(name); found != info.end()) {
+      exported->push_back(*found->second);
+    }
+  }
+  block_devices_ = std::move(exported);
+}
+
+void DiskSource::Collect(const FileTree& procfs, const FileTree& sysfs,
+                         const SourceContext& context, Snapshot& out) {
+  const double start = context.now();
+  auto sample = collectors::ReadDiskSample(procfs);
+  CollectorStatus status{"diskstats", 0, sample.has_value(), 0, {}, {}};
+  if (!sample) status.error = sample.error().ToString();
+  if (sample) {
+    const collectors::Diskstats& diskstats = sample->diskstats;
+    parse_errors_.Count(diskstats.skipped, status);
+    CollectorStatus discovery = DiscoverIfNeeded(diskstats, sysfs, context);
+    const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
+                                     ? sample->uptime_cs - *previous_uptime_cs_
+                                     : 0;
+    DeriveDevices(diskstats, interval_cs, context, out);
+    if (block_devices_) out.block_devices = block_devices_;
+    previous_uptime_cs_ = sample->uptime_cs;
+    discovery.parse_errors_total = parse_errors_["sysfs"];
+    out.collectors.push_back(discovery);
+  }
+  status.duration_seconds = context.now() - start;
+  status.parse_errors_total = parse_errors_["diskstats"];
+  out.collectors.push_back(status);
+}
+
+CollectorStatus DiskSource::DiscoverIfNeeded(const collectors::Diskstats& diskstats,
+                                             const FileTree& sysfs, const SourceContext& context) {
+  if (!LinesChanged(diskstats) && planned_for_ == context.options && discovery_ok_) {
+    return {"sysfs", 0, discovery_ok_, 0, {}, {}};
+  }
+  const double discovery_start = context.now();
+  auto devices = collectors::DiscoverBlockDevices(sysfs);
+  discovery_ok_ = devices.has_value();
+  if (devices) {
+    parse_errors_["sysfs"] += static_cast<uint64_t>(
+        std::ranges::count(*devices, true, &collectors::BlockDevice::malformed_dev));
+  }
+  CollectorStatus discovery{"sysfs", context.now() - discovery_start, discovery_ok_, 0, {}, {}};
+  Plan(diskstats, devices ? *devices : std::vector<collectors::BlockDevice>(), *context.options);
+  planned_for_ = context.options;
+  return discovery;
+}
+
+void DiskSource::DeriveDevices(const collectors::Diskstats& diskstats, uint64_t interval_cs,
+                               const SourceContext& context, Snapshot& out) {
+  const auto table = IostatSeriesTable();
+  out.devices.resize(devices_.size());
+  for (size_t line = 0; line < diskstats.disks.size(); ++line) {
+    if (slots_[line] == kSkip) continue;
+    const collectors::DiskCounters& counters = diskstats.disks[line].counters;
+    DeviceState& state = devices_[slots_[line]];
+    DeviceSnapshot& device = out.devices[slots_[line]];
+    device.name = state.name;
+    device.counters = counters;
+    if (state.windows.size() != table.size()) state.windows.assign(table.size(), WindowMax());
+    if (state.has_previous && interval_cs > 0) {
+      const collectors::IostatRow row =
+          collectors::ComputeIostat(state.previous, counters, interval_cs);
+      device.has_rates = true;
+      device.counters_reset = row.counters_reset;
+      device.latest.reserve(table.size());
+      device.window_max.reserve(table.size());
+      for (size_t i = 0; i < table.size(); ++i) {
+        const double value = table[i].value(row);
+        state.windows[i].Push(context.tick, value, context.window_samples);
+        device.latest.push_back(value);
+        device.window_max.push_back(state.windows[i].Max());
+      }
+    }
+    state.previous = counters;
+    state.has_previous = true;
+  }
+}
+
+namespace {
+
+constexpr std::string_view kCollectors[] = {"sysfs", "diskstats"};
+
+constexpr SourceDescriptor kDescriptor{
+    .name = "disk",
+    .reads = "<procfs>/diskstats each sample; <sysfs>/block/* when the devices change",
+    .collectors = kCollectors,
+    .config_switch = "",
+    .enabled = AlwaysEnabled,
+    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<DiskSource>()); },
+    .move_fields = SnapshotFields<&Snapshot::devices, &Snapshot::block_devices>::Move,
+    .copy_fields = SnapshotFields<&Snapshot::devices, &Snapshot::block_devices>::Copy,
+    .add_families = AddDiskFamilies,
+    .discovers_devices = true,
+};
+
+}  // namespace
+
+const SourceDescriptor& DiskSourceDescriptor() { return kDescriptor; }
+
+}  // namespace iowatch::daemon

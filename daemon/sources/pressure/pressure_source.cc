@@ -1,0 +1,54 @@
+#include "daemon/sources/pressure/pressure_source.h"
+
+#include "collectors/pressure.h"
+
+namespace iowatch::daemon {
+
+void PressureSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+                             const SourceContext& context, Snapshot& out) {
+  const double start = context.now();
+  CollectorStatus status{"pressure", 0, true, 0, {}, {}};
+  for (size_t r = 0; r < kPressureResourceCount; ++r) {
+    auto pressure = collectors::ReadPressure(procfs, collectors::kPressureResources[r]);
+    if (!pressure) {
+      if (status.success) status.error = pressure.error().ToString();  // the first failure
+      status.success = false;
+      continue;
+    }
+    // avg10 is a percentage; the ratio (0..1) is exported. A missing "full"
+    // line (cpu before Linux 5.13) pushes nothing: its maximum stays unset.
+    const collectors::PressureLine* lines[] = {&pressure->some,
+                                               pressure->full ? &*pressure->full : nullptr};
+    for (size_t kind = 0; kind < 2; ++kind) {
+      if (lines[kind] == nullptr) continue;
+      windows_[r][kind].Push(context.tick, collectors::PressureRatio(lines[kind]->avg10),
+                             context.window_samples);
+      out.pressure.avg10_window_max[r][kind] = windows_[r][kind].Max();
+    }
+    out.pressure.resources[r] = *pressure;
+  }
+  status.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(status));
+}
+
+namespace {
+
+constexpr std::string_view kCollectors[] = {"pressure"};
+
+constexpr SourceDescriptor kDescriptor{
+    .name = "pressure",
+    .reads = "<procfs>/pressure/{cpu,io,memory}",
+    .collectors = kCollectors,
+    .config_switch = "",
+    .enabled = AlwaysEnabled,
+    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<PressureSource>()); },
+    .move_fields = SnapshotFields<&Snapshot::pressure>::Move,
+    .copy_fields = SnapshotFields<&Snapshot::pressure>::Copy,
+    .add_families = AddPressureFamilies,
+};
+
+}  // namespace
+
+const SourceDescriptor& PressureSourceDescriptor() { return kDescriptor; }
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,37 @@
+// PressureSource: the host's pressure stall information, once per sample.
+// Reads <procfs>/pressure/{cpu,io,memory} (collectors/pressure.h), keeps the
+// maxima of each avg10 over the sampling window, and reports one collector,
+// "pressure": it fails, with the file and errno, when any of the three is
+// unreadable (a kernel without CONFIG_PSI, or booted with psi=0), and the
+// files that were read are still exported.
+// Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "common/file_tree.h"
+#include "daemon/sampling/sample_source.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sampling/window_max.h"
+
+namespace iowatch::daemon {
+
+// Its registration (daemon/sources/registry.cc).
+const SourceDescriptor& PressureSourceDescriptor();
+
+// The families it renders (pressure_families.cc).
+void AddPressureFamilies(TableBuilder& t);
+
+class PressureSource : public SampleSource {
+ public:
+  // Fills out.pressure and appends the "pressure" collector's status.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  std::array<std::array<WindowMax, 2>, kPressureResourceCount> windows_;
+};
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,25 @@
+#include "daemon/sources/registry.h"
+
+#include "daemon/sources/block_io/block_io_source.h"
+#include "daemon/sources/cgroup/cgroup_source.h"
+#include "daemon/sources/disk/disk_source.h"
+#include "daemon/sources/pressure/pressure_source.h"
+#include "daemon/sources/process_io/process_source.h"
+#include "daemon/sources/vm/vm_source.h"
+
+namespace iowatch::daemon {
+
+std::span<const SourceDescriptor> RegisteredSources() {
+  // One line per source (README, "Adding a collector").
+  static const SourceDescriptor kSources[] = {
+      DiskSourceDescriptor(),      //
+      CgroupSourceDescriptor(),    //
+      VmSourceDescriptor(),        //
+      PressureSourceDescriptor(),  //
+      ProcessSourceDescriptor(),   //
+      BlockIoSourceDescriptor(),   //
+  };
+  return kSources;
+}
+
+}  // namespace iowatch::daemon

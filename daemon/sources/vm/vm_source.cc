@@ -1,0 +1,109 @@
+#include "daemon/sources/vm/vm_source.h"
+
+#include "collectors/proc_vmstat.h"
+#include "collectors/uptime.h"
+#include "daemon/sampling/derived_series.h"
+
+namespace iowatch::daemon {
+
+void VmSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+                       const SourceContext& context, Snapshot& out) {
+  // One status per file, so an alert can say which source broke and the log
+  // why (CollectorStatus::error, parse_error).
+  const auto timed_read = [&](const char* name, auto parse) {
+    const double start = context.now();
+    CollectorStatus status{name, 0, false, 0, {}, {}};
+    auto text = procfs.Read(name);
+    const Status parsed = text ? parse(*text, procfs.PathOf(name).string(), status)
+                               : Status(std::unexpected(text.error()));
+    status.success = parsed.has_value();
+    if (!parsed) status.error = parsed.error().ToString();
+    status.duration_seconds = context.now() - start;
+    status.parse_errors_total = parse_errors_[name];
+    out.collectors.push_back(std::move(status));
+    return parsed.has_value();
+  };
+  collectors::VmSample sample;
+  const bool stat_ok = timed_read(
+      "stat", [&](const std::string& text, const std::string& path, CollectorStatus&) -> Status {
+        auto stat = collectors::ParseProcStat(text, path);
+        if (!stat) return std::unexpected(stat.error());
+        sample.stat = *stat;
+        out.stat = std::move(*stat);
+        return {};
+      });
+  const bool meminfo_ok = timed_read(
+      "meminfo",
+      [&](const std::string& text, const std::string& path, CollectorStatus& status) -> Status {
+        auto meminfo = collectors::ParseMeminfo(text, path);
+        parse_errors_.Count(meminfo.values.skipped, status);
+        Status usable = collectors::CheckMeminfoUsable(meminfo, path);
+        sample.meminfo = meminfo.values;
+        out.meminfo = std::move(meminfo);
+        return usable;
+      });
+  const bool vmstat_ok = timed_read(
+      "vmstat",
+      [&](const std::string& text, const std::string& path, CollectorStatus& status) -> Status {
+        auto vmstat = collectors::ParseProcVmstat(text, path);
+        parse_errors_.Count(vmstat.skipped, status);
+        sample.vmstat = vmstat;
+        out.vmstat = std::move(vmstat);
+        return {};
+      });
+  // The interval as the disks measure it (/proc/uptime), else the nominal one.
+  const auto uptime = collectors::ReadUptimeCentiseconds(procfs);
+  if (!(stat_ok && meminfo_ok && vmstat_ok && uptime)) {
+    previous_vm_.reset();
+    return;
+  }
+  DeriveVmRates(std::move(sample), *uptime, context, out);
+}
+
+void VmSource::DeriveVmRates(collectors::VmSample sample, uint64_t uptime_cs,
+                             const SourceContext& context, Snapshot& out) {
+  const auto table = VmstatSeriesTable();
+  if (previous_vm_) {
+    const double elapsed = uptime_cs > previous_uptime_cs_
+                               ? static_cast<double>(uptime_cs - previous_uptime_cs_) / 100
+                               : context.options->interval_seconds;
+    const collectors::VmstatRates rates =
+        collectors::ComputeVmstatRates(*previous_vm_, sample, elapsed, context.options->page_bytes);
+    if (vm_windows_.size() != table.size()) vm_windows_.assign(table.size(), WindowMax());
+    out.has_vm_rates = true;
+    for (size_t i = 0; i < table.size(); ++i) {
+      const double value = table[i].value(rates);
+      vm_windows_[i].Push(context.tick, value, context.window_samples);
+      out.vm_latest.push_back(value);
+      out.vm_window_max.push_back(vm_windows_[i].Max());
+    }
+  }
+  previous_vm_ = std::move(sample);
+  previous_uptime_cs_ = uptime_cs;
+}
+
+namespace {
+
+constexpr std::string_view kCollectors[] = {"stat", "meminfo", "vmstat"};
+
+constexpr SourceDescriptor kDescriptor{
+    .name = "vm",
+    .reads = "<procfs>/stat, <procfs>/meminfo, <procfs>/vmstat",
+    .collectors = kCollectors,
+    .config_switch = "",
+    .enabled = AlwaysEnabled,
+    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<VmSource>()); },
+    .move_fields = SnapshotFields<&Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
+                                  &Snapshot::has_vm_rates, &Snapshot::vm_latest,
+                                  &Snapshot::vm_window_max>::Move,
+    .copy_fields = SnapshotFields<&Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
+                                  &Snapshot::has_vm_rates, &Snapshot::vm_latest,
+                                  &Snapshot::vm_window_max>::Copy,
+    .add_families = AddVmFamilies,
+};
+
+}  // namespace
+
+const SourceDescriptor& VmSourceDescriptor() { return kDescriptor; }
+
+}  // namespace iowatch::daemon

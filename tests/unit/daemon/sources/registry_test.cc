@@ -1,0 +1,208 @@
+// The registry is the one list of the sample's sources: each entry is whole,
+// docs/metrics.md lists exactly its collectors, each switch is a key of the
+// bundled config, and a source the Sampler has never heard of runs, merges
+// and is served stale when stuck from its descriptor alone.
+#include "daemon/sources/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "daemon/sources/sampler.h"
+#include "tests/unit/source_tree.h"
+
+namespace iowatch::daemon {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
+  std::set<std::string_view> names, collectors;
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    SCOPED_TRACE(source.name);
+    EXPECT_TRUE(names.insert(source.name).second) << "registered twice";
+    EXPECT_FALSE(source.reads.empty());
+    ASSERT_FALSE(source.collectors.empty());
+    for (const std::string_view collector : source.collectors) {
+      EXPECT_TRUE(collectors.insert(collector).second) << collector << " reported by two sources";
+    }
+    ASSERT_NE(source.enabled, nullptr);
+    ASSERT_NE(source.make, nullptr);
+    ASSERT_NE(source.move_fields, nullptr);
+    ASSERT_NE(source.copy_fields, nullptr);
+    ASSERT_NE(source.add_families, nullptr);
+    EXPECT_NE(source.make(), nullptr);
+    // A source that can be off says which key turns it off.
+    SamplerOptions off;
+    off.cgroups.enabled = false;
+    off.process_interval_seconds = 0;
+    off.block_io.enabled = false;
+    EXPECT_EQ(source.enabled(off), source.config_switch.empty());
+  }
+}
+
+// The collectors named in the reference's row of iowatch_collector_success's
+// sibling, in order: "collector=a\|b\|c".
+std::vector<std::string> DocumentedCollectors() {
+  const std::string doc = ReadFile(iowatch::testing::SourceDir() + "/docs/metrics.md");
+  const std::string row = "| `iowatch_collector_duration_seconds` |";
+  const size_t at = doc.find(row);
+  if (at == std::string::npos) return {};
+  const size_t list = doc.find("collector=", at) + std::string_view("collector=").size();
+  const std::string names = doc.substr(list, doc.find(' ', list) - list);
+  std::vector<std::string> out;
+  for (size_t from = 0; from <= names.size();) {
+    const size_t bar = std::min(names.find("\\|", from), names.size());
+    out.push_back(names.substr(from, bar - from));
+    from = bar + 2;
+  }
+  return out;
+}
+
+TEST(Registry, TheReferenceListsExactlyTheRegisteredCollectorsInOrder) {
+  std::vector<std::string> registered;
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    for (const std::string_view collector : source.collectors) registered.emplace_back(collector);
+  }
+  EXPECT_EQ(DocumentedCollectors(), registered);
+}
+
+TEST(Registry, EachSwitchIsAKeyOfTheBundledConfig) {
+  const std::string config = ReadFile(iowatch::testing::SourceDir() + "/config/iowatch.yaml");
+  ASSERT_FALSE(config.empty());
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    if (source.config_switch.empty()) continue;
+    // "cgroups.process_interval": the last key, under its section.
+    const std::string_view key = source.config_switch.substr(source.config_switch.rfind('.') + 1);
+    EXPECT_NE(config.find(std::string(key) + ":"), std::string::npos)
+        << source.config_switch << " is not in config/iowatch.yaml";
+  }
+}
+
+// check-config asks each enabled source whether it can run here: the BPF
+// collector tries its load and says why it failed.
+TEST(Registry, TheBpfSourceSaysWhyItCannotRunHere) {
+  const auto bpf = std::ranges::find(RegisteredSources(), "block_io", &SourceDescriptor::name);
+  ASSERT_NE(bpf, RegisteredSources().end());
+  ASSERT_NE(bpf->cannot_run_here, nullptr);
+  SamplerOptions options;
+  options.block_io.enabled = true;
+  options.block_io.load = []() -> Result<std::unique_ptr<collectors::bpf::BlockIoCounters>> {
+    return MakeError(ErrorCode::kUnsupported, "/sys/kernel/btf/vmlinux: no BTF");
+  };
+  const auto cause = bpf->cannot_run_here(options);
+  ASSERT_TRUE(cause.has_value());
+  EXPECT_NE(cause->find("no BTF"), std::string::npos) << *cause;
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    if (source.name != "block_io") {
+      EXPECT_EQ(source.cannot_run_here, nullptr) << source.name;
+    }
+  }
+}
+
+// A source no file of the daemon names: it counts its reads into the
+// snapshot's pressure maxima, and blocks on its second read until released.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable opened;
+  bool open = true;
+  bool block_second = false;
+  int reads = 0;
+};
+
+Gate& TheGate() {
+  static Gate gate;
+  return gate;
+}
+
+class CountingSource : public SampleSource {
+ public:
+  void Collect(const FileTree&, const FileTree&, const SourceContext&, Snapshot& out) override {
+    Gate& gate = TheGate();
+    std::unique_lock lock(gate.mutex);
+    const int read = ++gate.reads;
+    if (read == 2 && gate.block_second) {
+      gate.open = false;
+      gate.opened.wait(lock, [&] { return gate.open; });
+    }
+    out.pressure.avg10_window_max[0][0] = read;
+    out.collectors.push_back({"counting", 0.5, true, 0, {}, {}});
+  }
+};
+
+constexpr std::string_view kCountingCollectors[] = {"counting"};
+constexpr SourceDescriptor kCounting{
+    .name = "counting",
+    .reads = "nothing",
+    .collectors = kCountingCollectors,
+    .config_switch = "",
+    .enabled = AlwaysEnabled,
+    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<CountingSource>()); },
+    .move_fields = SnapshotFields<&Snapshot::pressure>::Move,
+    .copy_fields = SnapshotFields<&Snapshot::pressure>::Copy,
+    .add_families = [](TableBuilder&) {},
+};
+constexpr SourceDescriptor kOnlyCounting[] = {kCounting};
+
+const FileTree kCcissProcfs(iowatch::testing::FixturesDir() + "/cciss/proc");
+const FileTree kCcissSysfs(iowatch::testing::FixturesDir() + "/cciss/sys");
+
+TEST(Registry, ASourceRunsAndMergesFromItsDescriptorAlone) {
+  TheGate().reads = 0;
+  Sampler sampler(SamplerOptions{}, kOnlyCounting);
+  sampler.Collect(kCcissProcfs, kCcissSysfs, 1000);
+  const auto snapshot = sampler.Collect(kCcissProcfs, kCcissSysfs, 1001);
+  ASSERT_EQ(snapshot->collectors.size(), 1u);
+  EXPECT_EQ(snapshot->collectors[0].name, "counting");
+  EXPECT_TRUE(snapshot->collectors[0].success);
+  EXPECT_EQ(snapshot->pressure.avg10_window_max[0][0], 2);
+  EXPECT_TRUE(snapshot->devices.empty());  // no disk source: no disks
+}
+
+TEST(Registry, AStuckSourceIsServedFromThePreviousSampleAndTimedOut) {
+  Gate& gate = TheGate();
+  gate.reads = 0;
+  gate.block_second = true;
+  SamplerOptions options;
+  options.read_deadline_seconds = 0.2;
+  {
+    Sampler sampler(std::move(options), kOnlyCounting);
+    sampler.Collect(kCcissProcfs, kCcissSysfs, 1000);
+    const auto stale = sampler.Collect(kCcissProcfs, kCcissSysfs, 1001);  // the second read blocks
+    ASSERT_EQ(stale->collectors.size(), 1u);
+    EXPECT_EQ(stale->collectors[0].name, "counting");
+    EXPECT_FALSE(stale->collectors[0].success);
+    EXPECT_EQ(stale->collectors[0].timeouts_total, 1u);
+    EXPECT_NE(stale->collectors[0].error.find("no answer within 0.2 s"), std::string::npos)
+        << stale->collectors[0].error;
+    EXPECT_EQ(stale->pressure.avg10_window_max[0][0], 1);  // the first read's, copied
+    // Still stuck: the next sample does not start it again, and counts again.
+    const auto still = sampler.Collect(kCcissProcfs, kCcissSysfs, 1002);
+    EXPECT_EQ(still->collectors[0].timeouts_total, 2u);
+    EXPECT_EQ(still->pressure.avg10_window_max[0][0], 1);
+    {
+      std::lock_guard lock(gate.mutex);
+      EXPECT_EQ(gate.reads, 2);
+      gate.open = true;
+    }
+    gate.opened.notify_all();
+  }
+  std::lock_guard lock(gate.mutex);
+  gate.block_second = false;
+}
+
+}  // namespace
+}  // namespace iowatch::daemon
