@@ -37,12 +37,9 @@ class AbandonedAioContext final : public AbandonedIo {
 }  // namespace
 
 AioEngine::AioEngine() = default;
-AioEngine::~AioEngine() { Close(); }
+AioEngine::~AioEngine() { DoClose(); }
 
-Result<void> AioEngine::Open(const EngineTarget& target, uint32_t depth) {
-  if (depth == 0) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: depth must be > 0");
-  if (target.fd < 0) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: no descriptor");
-  Close();
+Result<void> AioEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   io_context_t context = nullptr;
   if (const int ret = io_setup(static_cast<int>(depth), &context); ret < 0) {
     if (ret == -ENOSYS)
@@ -59,7 +56,6 @@ Result<void> AioEngine::Open(const EngineTarget& target, uint32_t depth) {
   fd_ = target.fd;
   abandoned_ = 0;
   abandoned_context_.reset();
-  buffers_.assign(target.buffers.begin(), target.buffers.end());
   iocbs_.assign(depth, iocb{});
   tags_.assign(depth, 0);
   free_.resize(depth);
@@ -70,23 +66,17 @@ Result<void> AioEngine::Open(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> AioEngine::Queue(const IoRequest& request) {
-  if (context_ == nullptr) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: not open");
-  if (free_.empty()) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: queue is full");
-  if (request.op != IoOp::kFsync && (request.buffer_index >= buffers_.size() ||
-                                     request.length > buffers_[request.buffer_index].size())) {
-    return MakeError(ErrorCode::kInvalidArgument, "libaio engine: request does not fit its buffer");
-  }
+Result<void> AioEngine::DoQueue(const IoRequest& request) {
   const uint32_t slot = free_.back();
   free_.pop_back();
   iocb* cb = &iocbs_[slot];
   switch (request.op) {
     case IoOp::kRead:
-      io_prep_pread(cb, fd_, buffers_[request.buffer_index].data(), request.length,
+      io_prep_pread(cb, fd_, Buffers()[request.buffer_index].data(), request.length,
                     static_cast<long long>(request.offset));
       break;
     case IoOp::kWrite:
-      io_prep_pwrite(cb, fd_, buffers_[request.buffer_index].data(), request.length,
+      io_prep_pwrite(cb, fd_, Buffers()[request.buffer_index].data(), request.length,
                      static_cast<long long>(request.offset));
       break;
     case IoOp::kFsync:
@@ -99,8 +89,7 @@ Result<void> AioEngine::Queue(const IoRequest& request) {
   return {};
 }
 
-Result<uint32_t> AioEngine::Submit() {
-  if (context_ == nullptr) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: not open");
+Result<uint32_t> AioEngine::DoSubmit() {
   uint32_t started = 0;
   uint32_t refused = 0;
   while (started < queued_.size()) {
@@ -152,9 +141,8 @@ int AioEngine::GetEvents(size_t min, size_t max_events, std::chrono::nanoseconds
   return got;
 }
 
-Result<size_t> AioEngine::Reap(size_t min, std::span<IoCompletion> out,
-                               std::chrono::nanoseconds timeout) {
-  if (context_ == nullptr) return MakeError(ErrorCode::kInvalidArgument, "libaio engine: not open");
+Result<size_t> AioEngine::DoReap(size_t min, std::span<IoCompletion> out,
+                                 std::chrono::nanoseconds timeout) {
   // Waiting for more than can ever complete would only sleep out the timeout.
   const size_t want = std::min({min, out.size(), in_flight_ + refused_.size()});
   timeout = std::clamp(timeout, std::chrono::nanoseconds::zero(), kLongestWait);
@@ -189,7 +177,7 @@ void AioEngine::DrainInFlight() noexcept {
   }
 }
 
-void AioEngine::Close() noexcept {
+void AioEngine::DoClose() noexcept {
   if (context_ == nullptr) return;
   queued_.clear();  // never submitted: nothing of them is in the kernel
   refused_.clear();
@@ -207,7 +195,6 @@ void AioEngine::Close() noexcept {
   context_ = nullptr;
   fd_ = -1;
   in_flight_ = 0;
-  buffers_.clear();
   iocbs_.clear();
   tags_.clear();
   free_.clear();

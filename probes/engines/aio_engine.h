@@ -38,18 +38,18 @@ class AioEngine final : public ProbeEngine {
   AioEngine& operator=(const AioEngine&) = delete;
   ~AioEngine() override;
 
-  Result<void> Open(const EngineTarget& target, uint32_t depth) override;
-  Result<void> Queue(const IoRequest& request) override;
-  Result<uint32_t> Submit() override;
-  Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
-                      std::chrono::nanoseconds timeout) override;
-  void Close() noexcept override;
   uint32_t AbandonedIos() const override { return abandoned_; }
   std::unique_ptr<AbandonedIo> TakeAbandoned() override { return std::move(abandoned_context_); }
   bool IsSynchronous() const override { return false; }
   std::string_view Name() const override { return "libaio"; }
 
  private:
+  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Result<void> DoQueue(const IoRequest& request) override;
+  Result<uint32_t> DoSubmit() override;
+  Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
+                        std::chrono::nanoseconds timeout) override;
+  void DoClose() noexcept override;
   void DrainInFlight() noexcept;
   // Takes up to max_events completions within `timeout`, at least `min`
   // unless it passes; their slots freed. Negative: -errno.
@@ -58,7 +58,6 @@ class AioEngine final : public ProbeEngine {
 
   io_context* context_ = nullptr;  // null when closed
   int fd_ = -1;
-  std::vector<std::span<std::byte>> buffers_;
   std::vector<iocb> iocbs_;            // one per slot
   std::vector<uint64_t> tags_;         // the request's tag, per slot
   std::vector<uint32_t> free_;         // free slots

@@ -18,9 +18,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "probes/engines/abandoned_io.h"
@@ -58,27 +60,31 @@ struct EngineFallback {
   bool operator==(const EngineFallback&) const = default;
 };
 
+// The public steps are fio's td_io_queue: the checks every engine needs
+// (open, depth, room in the queue, a request that fits its buffer) run here,
+// once, and then the engine's own step (DoOpen, DoQueue...), which may assume
+// them.
 class ProbeEngine {
  public:
   virtual ~ProbeEngine() = default;
 
-  // Prepares for at most `depth` I/Os in flight. io_uring refused by the
-  // kernel (EPERM, ENOSYS, io_uring_disabled) is an error with code
-  // kUnsupported whose message suggests --ioengine=psync.
-  virtual Result<void> Open(const EngineTarget& target, uint32_t depth) = 0;
+  // Prepares for at most `depth` I/Os in flight (a second Open closes the
+  // first). io_uring refused by the kernel (EPERM, ENOSYS,
+  // io_uring_disabled) is an error with code kUnsupported whose message
+  // suggests --ioengine=psync.
+  Result<void> Open(const EngineTarget& target, uint32_t depth);
   // Adds one request to the next Submit; fails if `depth` are already queued
-  // or in flight.
-  virtual Result<void> Queue(const IoRequest& request) = 0;
+  // or in flight (not yet reaped), or the request does not fit its buffer.
+  Result<void> Queue(const IoRequest& request);
   // Starts every queued request; returns how many were started.
-  virtual Result<uint32_t> Submit() = 0;
+  Result<uint32_t> Submit();
   // Waits until at least `min` completions are available or `timeout` passes,
   // then moves up to out.size() completions into `out`; returns how many.
-  virtual Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
-                              std::chrono::nanoseconds timeout) = 0;
+  Result<size_t> Reap(size_t min, std::span<IoCompletion> out, std::chrono::nanoseconds timeout);
   // Waits a bounded time for I/O still in flight. What does not complete
   // by then is abandoned: the engine leaks what the kernel may still write
   // to (its ring) instead of freeing it, and AbandonedIos says how many.
-  virtual void Close() noexcept = 0;
+  void Close() noexcept;
   // I/Os the last Close gave up on; the caller must then never free or
   // reuse the buffers it gave Open until they completed (TakeAbandoned).
   virtual uint32_t AbandonedIos() const { return 0; }
@@ -92,6 +98,35 @@ class ProbeEngine {
   // What the last Open gave up, in the order it happened; empty when the
   // engine runs as asked. Kept after Close, until the next Open.
   virtual std::span<const EngineFallback> Fallbacks() const { return {}; }
+
+ protected:
+  // The buffers Open was given, by IoRequest::buffer_index.
+  std::span<const std::span<std::byte>> Buffers() const { return buffers_; }
+  // The most I/Os in flight the engine can take (io_uring: its ring's).
+  virtual uint32_t MaxDepth() const { return std::numeric_limits<uint32_t>::max(); }
+  // False for an engine that moves no data (null): it needs neither a
+  // descriptor nor buffers.
+  virtual bool MovesData() const { return true; }
+
+ private:
+  // The engine's own steps, called only as the public ones say: DoOpen with
+  // a depth in 1..MaxDepth() (and a descriptor when MovesData()), DoQueue
+  // with room for the request and a buffer it fits, the others while open.
+  virtual Result<void> DoOpen(const EngineTarget& target, uint32_t depth) = 0;
+  virtual Result<void> DoQueue(const IoRequest& request) = 0;
+  virtual Result<uint32_t> DoSubmit() = 0;
+  virtual Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
+                                std::chrono::nanoseconds timeout) = 0;
+  // Idempotent: called on an engine never opened, or already closed.
+  virtual void DoClose() noexcept = 0;
+
+  // "<engine> engine: <what>", kInvalidArgument: a caller's mistake.
+  std::unexpected<Error> Misuse(std::string_view what) const;
+
+  bool open_ = false;
+  uint32_t depth_ = 0;
+  uint32_t outstanding_ = 0;  // queued, or submitted and not yet reaped
+  std::vector<std::span<std::byte>> buffers_;
 };
 
 // The error an engine's Open returns when the kernel refuses the engine

@@ -4,25 +4,20 @@
 
 namespace iowatch::probes {
 
-Result<void> NullEngine::Open(const EngineTarget& /*target*/, uint32_t depth) {
-  if (depth == 0) return MakeError(ErrorCode::kInvalidArgument, "null engine: depth must be > 0");
-  depth_ = depth;
+Result<void> NullEngine::DoOpen(const EngineTarget& /*target*/, uint32_t /*depth*/) {
   queued_.clear();
   completed_.clear();
   history_.clear();
   return {};
 }
 
-Result<void> NullEngine::Queue(const IoRequest& request) {
-  if (queued_.size() + completed_.size() >= depth_) {
-    return MakeError(ErrorCode::kInvalidArgument, "null engine: queue is full");
-  }
+Result<void> NullEngine::DoQueue(const IoRequest& request) {
   queued_.push_back(request);
   if (keep_history_) history_.push_back(request);
   return {};
 }
 
-Result<uint32_t> NullEngine::Submit() {
+Result<uint32_t> NullEngine::DoSubmit() {
   const auto started = static_cast<uint32_t>(queued_.size());
   for (const IoRequest& request : queued_) {
     completed_.push_back({request.tag, static_cast<int64_t>(request.length)});
@@ -31,15 +26,15 @@ Result<uint32_t> NullEngine::Submit() {
   return started;
 }
 
-Result<size_t> NullEngine::Reap(size_t /*min*/, std::span<IoCompletion> out,
-                                std::chrono::nanoseconds /*timeout*/) {
+Result<size_t> NullEngine::DoReap(size_t /*min*/, std::span<IoCompletion> out,
+                                  std::chrono::nanoseconds /*timeout*/) {
   const size_t n = std::min(out.size(), completed_.size());
   std::copy_n(completed_.begin(), n, out.begin());
   completed_.erase(completed_.begin(), completed_.begin() + static_cast<std::ptrdiff_t>(n));
   return n;
 }
 
-void NullEngine::Close() noexcept {
+void NullEngine::DoClose() noexcept {
   queued_.clear();
   completed_.clear();
 }

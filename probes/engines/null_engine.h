@@ -12,12 +12,6 @@ namespace iowatch::probes {
 
 class NullEngine final : public ProbeEngine {
  public:
-  Result<void> Open(const EngineTarget& target, uint32_t depth) override;
-  Result<void> Queue(const IoRequest& request) override;
-  Result<uint32_t> Submit() override;
-  Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
-                      std::chrono::nanoseconds timeout) override;
-  void Close() noexcept override;
   bool IsSynchronous() const override { return true; }
   std::string_view Name() const override { return "null"; }
 
@@ -26,7 +20,13 @@ class NullEngine final : public ProbeEngine {
   void KeepHistory(bool keep) { keep_history_ = keep; }
 
  private:
-  uint32_t depth_ = 0;
+  bool MovesData() const override { return false; }
+  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Result<void> DoQueue(const IoRequest& request) override;
+  Result<uint32_t> DoSubmit() override;
+  Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
+                        std::chrono::nanoseconds timeout) override;
+  void DoClose() noexcept override;
   std::vector<IoRequest> queued_;
   std::vector<IoCompletion> completed_;
   std::vector<IoRequest> history_;

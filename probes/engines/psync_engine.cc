@@ -7,12 +7,8 @@
 
 namespace iowatch::probes {
 
-Result<void> PsyncEngine::Open(const EngineTarget& target, uint32_t depth) {
-  if (depth == 0) return MakeError(ErrorCode::kInvalidArgument, "psync engine: depth must be > 0");
-  if (target.fd < 0) return MakeError(ErrorCode::kInvalidArgument, "psync engine: no descriptor");
+Result<void> PsyncEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   fd_ = target.fd;
-  depth_ = depth;
-  buffers_.assign(target.buffers.begin(), target.buffers.end());
   queued_.clear();
   queued_.reserve(depth);
   completed_.clear();
@@ -21,15 +17,7 @@ Result<void> PsyncEngine::Open(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> PsyncEngine::Queue(const IoRequest& request) {
-  if (fd_ < 0) return MakeError(ErrorCode::kInvalidArgument, "psync engine: not open");
-  if (queued_.size() + (completed_.size() - completed_begin_) >= depth_) {
-    return MakeError(ErrorCode::kInvalidArgument, "psync engine: queue is full");
-  }
-  if (request.op != IoOp::kFsync && (request.buffer_index >= buffers_.size() ||
-                                     request.length > buffers_[request.buffer_index].size())) {
-    return MakeError(ErrorCode::kInvalidArgument, "psync engine: request does not fit its buffer");
-  }
+Result<void> PsyncEngine::DoQueue(const IoRequest& request) {
   queued_.push_back(request);
   return {};
 }
@@ -39,11 +27,11 @@ int64_t PsyncEngine::Perform(const IoRequest& request) const {
   do {
     switch (request.op) {
       case IoOp::kRead:
-        done = pread(fd_, buffers_[request.buffer_index].data(), request.length,
+        done = pread(fd_, Buffers()[request.buffer_index].data(), request.length,
                      static_cast<off_t>(request.offset));
         break;
       case IoOp::kWrite:
-        done = pwrite(fd_, buffers_[request.buffer_index].data(), request.length,
+        done = pwrite(fd_, Buffers()[request.buffer_index].data(), request.length,
                       static_cast<off_t>(request.offset));
         break;
       case IoOp::kFsync:
@@ -54,7 +42,7 @@ int64_t PsyncEngine::Perform(const IoRequest& request) const {
   return done < 0 ? -static_cast<int64_t>(errno) : static_cast<int64_t>(done);
 }
 
-Result<uint32_t> PsyncEngine::Submit() {
+Result<uint32_t> PsyncEngine::DoSubmit() {
   // Compact the reaped prefix here rather than in Reap, so Reap stays O(n)
   // in what it returns.
   completed_.erase(completed_.begin(),
@@ -66,8 +54,8 @@ Result<uint32_t> PsyncEngine::Submit() {
   return started;
 }
 
-Result<size_t> PsyncEngine::Reap(size_t /*min*/, std::span<IoCompletion> out,
-                                 std::chrono::nanoseconds /*timeout*/) {
+Result<size_t> PsyncEngine::DoReap(size_t /*min*/, std::span<IoCompletion> out,
+                                   std::chrono::nanoseconds /*timeout*/) {
   // Everything submitted has completed already: waiting could only add the
   // timeout to the measurement.
   const size_t n = std::min(out.size(), completed_.size() - completed_begin_);
@@ -76,10 +64,8 @@ Result<size_t> PsyncEngine::Reap(size_t /*min*/, std::span<IoCompletion> out,
   return n;
 }
 
-void PsyncEngine::Close() noexcept {
+void PsyncEngine::DoClose() noexcept {
   fd_ = -1;
-  depth_ = 0;
-  buffers_.clear();
   queued_.clear();
   completed_.clear();
   completed_begin_ = 0;

@@ -18,21 +18,19 @@ namespace iowatch::probes {
 
 class PsyncEngine final : public ProbeEngine {
  public:
-  Result<void> Open(const EngineTarget& target, uint32_t depth) override;
-  Result<void> Queue(const IoRequest& request) override;
-  Result<uint32_t> Submit() override;
-  Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
-                      std::chrono::nanoseconds timeout) override;
-  void Close() noexcept override;
   bool IsSynchronous() const override { return true; }
   std::string_view Name() const override { return "psync"; }
 
  private:
+  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Result<void> DoQueue(const IoRequest& request) override;
+  Result<uint32_t> DoSubmit() override;
+  Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
+                        std::chrono::nanoseconds timeout) override;
+  void DoClose() noexcept override;
   int64_t Perform(const IoRequest& request) const;
 
   int fd_ = -1;
-  uint32_t depth_ = 0;
-  std::vector<std::span<std::byte>> buffers_;
   std::vector<IoRequest> queued_;
   std::vector<IoCompletion> completed_;
   size_t completed_begin_ = 0;  // completions before this index were reaped

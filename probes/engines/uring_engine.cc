@@ -78,21 +78,14 @@ class AbandonedRing final : public AbandonedIo {
 
 }  // namespace
 
-UringEngine::~UringEngine() { Close(); }
+UringEngine::~UringEngine() { DoClose(); }
 
-Result<void> UringEngine::Open(const EngineTarget& target, uint32_t depth) {
-  Close();
+uint32_t UringEngine::MaxDepth() const { return kMaxEntries; }
+
+Result<void> UringEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   fallbacks_.clear();
-  if (depth == 0 || depth > kMaxEntries) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("io_uring engine: depth must be 1..{}", kMaxEntries));
-  }
-  if (target.fd < 0)
-    return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: no descriptor");
   if (auto ok = SetUpRing(std::bit_ceil(depth)); !ok) return ok;
   fd_ = target.fd;
-  depth_ = depth;
-  buffers_.assign(target.buffers.begin(), target.buffers.end());
   // fio: "sqthread submission requires registered files" (Linux < 5.11).
   if (options_.registerfiles || options_.sqthread_poll) RegisterFile();
   if (options_.fixedbufs) RegisterBuffers();
@@ -174,11 +167,11 @@ void UringEngine::RegisterFile() {
 // measures on and says why.
 void UringEngine::RegisterBuffers() {
   fixed_buffers_ = false;
-  if (buffers_.empty()) return;
+  if (Buffers().empty()) return;
   std::vector<iovec> iovecs;
-  iovecs.reserve(buffers_.size());
+  iovecs.reserve(Buffers().size());
   size_t bytes = 0;
-  for (const std::span<std::byte> buffer : buffers_) {
+  for (const std::span<std::byte> buffer : Buffers()) {
     iovecs.push_back({buffer.data(), buffer.size()});
     bytes += buffer.size();
   }
@@ -200,26 +193,17 @@ void UringEngine::RegisterBuffers() {
         bytes, limit.rlim_cur);
   } else {
     reason = fmt::format("registering {} buffers failed: {}; using unregistered buffers",
-                         buffers_.size(), ErrnoText(-ret));
+                         Buffers().size(), ErrnoText(-ret));
   }
   fallbacks_.push_back({"fixedbufs", std::move(reason)});
 }
 
-Result<void> UringEngine::Queue(const IoRequest& request) {
-  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
-  if (queued_ + in_flight_ >= depth_) {
-    return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: queue is full");
-  }
-  if (request.op != IoOp::kFsync && (request.buffer_index >= buffers_.size() ||
-                                     request.length > buffers_[request.buffer_index].size())) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "io_uring engine: request does not fit its buffer");
-  }
+Result<void> UringEngine::DoQueue(const IoRequest& request) {
   io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
-  // The ring has at least depth_ entries, so this only fails on a bug.
+  // The ring has at least `depth` entries, so this only fails on a bug.
   if (sqe == nullptr) return MakeError(ErrorCode::kIo, "io_uring engine: submission queue full");
   const int file = fixed_file_ ? 0 : fd_;  // index into the registered files
-  std::byte* data = request.op == IoOp::kFsync ? nullptr : buffers_[request.buffer_index].data();
+  std::byte* data = request.op == IoOp::kFsync ? nullptr : Buffers()[request.buffer_index].data();
   const auto index = static_cast<int>(request.buffer_index);
   switch (request.op) {
     case IoOp::kRead:
@@ -246,8 +230,7 @@ Result<void> UringEngine::Queue(const IoRequest& request) {
   return {};
 }
 
-Result<uint32_t> UringEngine::Submit() {
-  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
+Result<uint32_t> UringEngine::DoSubmit() {
   if (queued_ == 0) return 0u;
   int ret = 0;
   do {
@@ -261,9 +244,8 @@ Result<uint32_t> UringEngine::Submit() {
   return started;
 }
 
-Result<size_t> UringEngine::Reap(size_t min, std::span<IoCompletion> out,
-                                 std::chrono::nanoseconds timeout) {
-  if (!ring_) return MakeError(ErrorCode::kInvalidArgument, "io_uring engine: not open");
+Result<size_t> UringEngine::DoReap(size_t min, std::span<IoCompletion> out,
+                                   std::chrono::nanoseconds timeout) {
   // Waiting for more than can ever complete would only sleep out the timeout.
   const size_t want = std::min({min, out.size(), static_cast<size_t>(in_flight_)});
   timeout = std::clamp(timeout, std::chrono::nanoseconds::zero(), kLongestWait);
@@ -333,7 +315,7 @@ void UringEngine::DrainInFlight() noexcept {
   }
 }
 
-void UringEngine::Close() noexcept {
+void UringEngine::DoClose() noexcept {
   if (!ring_) return;
   abandoned_ = 0;
   abandoned_ring_.reset();  // an earlier run's, never taken: leaked by its destructor
@@ -355,12 +337,10 @@ void UringEngine::Close() noexcept {
     ring_.reset();
   }
   fd_ = -1;
-  depth_ = 0;
   queued_ = 0;
   in_flight_ = 0;
   fixed_buffers_ = false;
   fixed_file_ = false;
-  buffers_.clear();
 }
 
 }  // namespace iowatch::probes

@@ -47,12 +47,6 @@ class UringEngine final : public ProbeEngine {
   UringEngine& operator=(const UringEngine&) = delete;
   ~UringEngine() override;
 
-  Result<void> Open(const EngineTarget& target, uint32_t depth) override;
-  Result<void> Queue(const IoRequest& request) override;
-  Result<uint32_t> Submit() override;
-  Result<size_t> Reap(size_t min, std::span<IoCompletion> out,
-                      std::chrono::nanoseconds timeout) override;
-  void Close() noexcept override;
   bool IsSynchronous() const override { return false; }
   std::string_view Name() const override { return "io_uring"; }
   std::span<const EngineFallback> Fallbacks() const override { return fallbacks_; }
@@ -65,6 +59,13 @@ class UringEngine final : public ProbeEngine {
   bool UsesFixedFile() const { return fixed_file_; }
 
  private:
+  uint32_t MaxDepth() const override;
+  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Result<void> DoQueue(const IoRequest& request) override;
+  Result<uint32_t> DoSubmit() override;
+  Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
+                        std::chrono::nanoseconds timeout) override;
+  void DoClose() noexcept override;
   Result<void> SetUpRing(uint32_t entries);
   void RegisterFile();
   void RegisterBuffers();
@@ -75,7 +76,6 @@ class UringEngine final : public ProbeEngine {
   const uint32_t hidden_features_;
   std::unique_ptr<io_uring> ring_;  // null when closed
   int fd_ = -1;
-  uint32_t depth_ = 0;
   uint32_t queued_ = 0;     // SQEs filled since the last Submit
   uint32_t in_flight_ = 0;  // submitted, completion not yet reaped
   bool fixed_buffers_ = false;
@@ -83,7 +83,6 @@ class UringEngine final : public ProbeEngine {
   std::unique_ptr<AbandonedIo> abandoned_ring_;  // until taken
   bool fixed_file_ = false;
   std::vector<EngineFallback> fallbacks_;
-  std::vector<std::span<std::byte>> buffers_;
   std::vector<io_uring_cqe*> cqes_;
 };
 

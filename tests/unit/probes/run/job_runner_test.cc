@@ -208,7 +208,7 @@ class FakeEngine final : public ProbeEngine {
 
   explicit FakeEngine(Behaviour behaviour) : behaviour_(std::move(behaviour)) {}
 
-  Result<void> Open(const EngineTarget& target, uint32_t depth) override {
+  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override {
     if (behaviour_.refuse_open) {
       return MakeError(ErrorCode::kUnsupported, "fake: refused, try --ioengine=psync");
     }
@@ -216,7 +216,7 @@ class FakeEngine final : public ProbeEngine {
     target_buffers_ = target.buffers;
     return {};
   }
-  Result<void> Queue(const IoRequest& request) override {
+  Result<void> DoQueue(const IoRequest& request) override {
     // What the first I/O finds in the buffers (they are freed when RunJob
     // returns, and filled for writes only once the engine is open).
     if (buffers_.empty()) {
@@ -234,7 +234,7 @@ class FakeEngine final : public ProbeEngine {
     queued_.push_back(requests_.size() - 1);
     return {};
   }
-  Result<uint32_t> Submit() override {
+  Result<uint32_t> DoSubmit() override {
     auto n = static_cast<uint32_t>(queued_.size());
     if (behaviour_.submit_limit > 0) n = std::min(n, behaviour_.submit_limit);
     in_flight_.insert(in_flight_.end(), queued_.begin(), queued_.begin() + n);
@@ -244,7 +244,7 @@ class FakeEngine final : public ProbeEngine {
     if (behaviour_.clock != nullptr && n > 0) behaviour_.clock->Advance(behaviour_.submit_ns);
     return n;
   }
-  Result<size_t> Reap(size_t min, std::span<IoCompletion> out, nanoseconds timeout) override {
+  Result<size_t> DoReap(size_t min, std::span<IoCompletion> out, nanoseconds timeout) override {
     reap_calls_.push_back({min, out.size()});
     if (behaviour_.never_complete) {
       if (behaviour_.clock != nullptr) {
@@ -266,7 +266,7 @@ class FakeEngine final : public ProbeEngine {
     in_flight_.erase(in_flight_.begin(), in_flight_.begin() + static_cast<std::ptrdiff_t>(n));
     return n;
   }
-  void Close() noexcept override {
+  void DoClose() noexcept override {
     closed_ = true;
     if (behaviour_.abandon_on_close) abandoned_ = static_cast<uint32_t>(in_flight_.size());
   }
@@ -291,6 +291,7 @@ class FakeEngine final : public ProbeEngine {
   }
   bool IsSynchronous() const override { return behaviour_.synchronous; }
   std::string_view Name() const override { return "fake"; }
+  bool MovesData() const override { return false; }  // no descriptor: the tests' targets have none
   std::span<const EngineFallback> Fallbacks() const override { return behaviour_.fallbacks; }
 
   Behaviour behaviour_;
