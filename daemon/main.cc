@@ -1,5 +1,7 @@
 // iowatch: one binary, subcommands. This file only parses the top-level
 // command line and dispatches; each subcommand lives in its own file.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -18,6 +20,7 @@
 #include "daemon/cli/trace/trace_command.h"
 #include "daemon/cli/vmstat/vmstat_command.h"
 #include "daemon/serve/app.h"
+#include "probes/spec/job_spec.h"
 
 namespace {
 
@@ -70,9 +73,10 @@ void AddReportCommands(CLI::App& app, CommandLine& line) {
       "CAP_BPF + CAP_PERFMON; options: -d DEV -Q -o JSON [interval [count]])");
   line.probe = app.add_subcommand(
       "probe",
-      "measure a file or device with one fio-style job (fio's option names: --rw --bs --size "
-      "--iodepth --ioengine=io_uring|libaio|psync|null --direct --runtime --time_based ...; "
-      "--output-format=normal|json; every option: iowatch probe --help)");
+      fmt::format("measure a file or device with one fio-style job (fio's option names: --rw "
+                  "--bs --size --iodepth --ioengine={} --direct --runtime --time_based ...; "
+                  "--output-format=normal|json; every option: iowatch probe --help)",
+                  iowatch::probes::EngineChoices()));
   line.probe->allow_extras();
   line.probe->prefix_command();
   line.probe->set_help_flag();  // `iowatch probe --help` is answered by RunProbe, from the table

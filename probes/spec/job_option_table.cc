@@ -8,10 +8,6 @@
 namespace iowatch::probes::internal {
 namespace {
 
-constexpr char kRwExpected[] =
-    "expected one of read, write, randread, randwrite, rw, readwrite, randrw, each with an "
-    "optional \":N\", found {:?}";
-
 OptionCheck ParseName(JobSpec& spec, std::string_view value) {
   if (auto ok = CheckName(value); !ok) return ok;
   spec.name = value;
@@ -44,7 +40,9 @@ OptionCheck ParseRw(JobSpec& spec, std::string_view value) {
   const size_t colon = value.find(':');
   const std::string_view mode = value.substr(0, colon);
   const auto it = std::ranges::find(kRwModes, mode, &NamedRw::name);
-  if (it == kRwModes.end()) return OptionProblem(fmt::format(kRwExpected, value));
+  if (it == kRwModes.end())
+    return OptionProblem(fmt::format("expected one of {}, each with an optional \":N\", found {:?}",
+                                     kRwNames, value));
   spec.rw = it->mode;
   spec.rw_sequence_add = 0;
   if (colon == std::string_view::npos) return {};
@@ -62,7 +60,7 @@ PrintedValue PrintRw(const JobSpec& spec) {
 OptionCheck ParseEngine(JobSpec& spec, std::string_view value) {
   const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
   if (it == kEngines.end()) {
-    return OptionProblem(Found("expected one of io_uring, libaio, psync, null", value));
+    return OptionProblem(Found(fmt::format("expected one of {}", kEngineNames), value));
   }
   spec.engine = it->engine;
   return {};
@@ -131,7 +129,7 @@ constexpr std::array<JobOptionDef, 33> kTable{{
      .alias = "readwrite",
      .type = OptionType::kChoice,
      .default_text = "read",
-     .accepted = "read|write|randread|randwrite|rw|randrw[:N]",
+     .accepted = kRwChoices,
      .help = "the I/O pattern: sequential or random reads, writes, or a mix (rwmixread); read:N "
              "adds N bytes to each next offset (read:-8k with bs=4k reads backward)",
      .example = "randrw",
@@ -151,7 +149,7 @@ constexpr std::array<JobOptionDef, 33> kTable{{
     {.name = "ioengine",
      .type = OptionType::kChoice,
      .default_text = "psync",
-     .accepted = "io_uring|libaio|psync|null",
+     .accepted = kEngineChoices,
      .help = "how I/O is issued: io_uring or libaio (asynchronous), psync (pread/pwrite), null "
              "(no I/O)",
      .example = "io_uring",

@@ -92,6 +92,8 @@ std::string_view ToString(RwMode mode) {
   return it == kRwModes.end() ? "?" : it->name;
 }
 
+std::string_view EngineChoices() { return internal::kEngineChoices; }
+
 std::string_view ToString(EngineKind engine) {
   const auto it = std::ranges::find(kEngines, engine, &NamedEngine::engine);
   return it == kEngines.end() ? "?" : it->name;

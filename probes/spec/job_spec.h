@@ -50,6 +50,7 @@ bool ReadsData(RwMode mode);                   // read, randread, rw, randrw
 bool WritesData(RwMode mode);                  // write, randwrite, rw, randrw
 std::string_view ToString(RwMode mode);        // fio's spelling: "randread", "rw", "randrw", ...
 std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null", "libaio"
+std::string_view EngineChoices();              // "io_uring|libaio|psync|null", for help
 
 struct JobSpec {
   std::string name = "iowatch";  // fio: name

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "probes/spec/job_option_values.h"
+
 namespace iowatch::probes {
 namespace {
 
@@ -260,6 +262,44 @@ TEST(IoUringOptions, UnknownNearNamesAreSuggested) {
             R"(unknown option "fixedbuf"; did you mean "fixedbufs"?)");
   EXPECT_EQ(ApplyJobOption(spec, "sqthread-poll", "").error().message,
             R"(unknown option "sqthread-poll"; did you mean "sqthread_poll"?)");
+}
+
+// The engine and rw names in help and errors come from the tables the parser
+// reads (job_option_values.h): each name listed parses, prints back as
+// listed, and the listed ones are all there are.
+std::vector<std::string> Split(std::string_view text, std::string_view separator) {
+  std::vector<std::string> parts;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t at = std::min(text.find(separator, from), text.size());
+    parts.emplace_back(text.substr(from, at - from));
+    from = at + separator.size();
+  }
+  return parts;
+}
+
+TEST(JobOptionTable, HelpAndErrorsListTheNamesTheParserTakes) {
+  const std::vector<std::string> engines = Split(EngineChoices(), "|");
+  EXPECT_EQ(engines, Split(internal::kEngineNames, ", "));
+  EXPECT_EQ(engines.size(), internal::kEngines.size());
+  for (const std::string& engine : engines) {
+    auto spec =
+        ParseJobOptions(std::vector<JobOption>{{"filename", "/dev/null"}, {"ioengine", engine}});
+    ASSERT_TRUE(spec) << engine << ": " << spec.error().message;
+    EXPECT_EQ(ToString(spec->engine), engine);
+  }
+  std::string_view rw = internal::kRwChoices;
+  ASSERT_TRUE(rw.ends_with("[:N]"));
+  rw.remove_suffix(4);
+  std::set<RwMode> modes;
+  for (const std::string& name : Split(rw, "|")) {
+    auto spec = ParseJobOptions(std::vector<JobOption>{{"filename", "/dev/null"}, {"rw", name}});
+    ASSERT_TRUE(spec) << name << ": " << spec.error().message;
+    EXPECT_EQ(ToString(spec->rw), name) << "the help lists fio's canonical spelling";
+    EXPECT_TRUE(modes.insert(spec->rw).second) << name << " listed twice";
+  }
+  EXPECT_EQ(Split(internal::kRwNames, ", ").size(), internal::kRwModes.size());  // aliases too
+  const std::string error = Invalid({{"rw", "sideways"}});
+  EXPECT_NE(error.find(internal::kRwNames), std::string::npos) << error;
 }
 
 }  // namespace
