@@ -15,7 +15,7 @@
 #include "collectors/block_devices.h"
 #include "common/clock.h"
 #include "daemon/scheduling/run_conditions.h"
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_probe.h"
 
 namespace iowatch::daemon {
 namespace {

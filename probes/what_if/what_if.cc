@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_probe.h"
 #include "probes/target/page_cache.h"
 
 namespace iowatch::probes {

@@ -19,7 +19,7 @@
 #include "daemon/cli/probe/probe_push.h"
 #include "daemon/cli/probe/probe_report.h"
 #include "daemon/cli/stop_signal.h"
-#include "probes/run_job_set.h"
+#include "probes/pipeline/run_job_set.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/run_job_set.h"
+#include "probes/pipeline/run_job_set.h"
 #include "probes/spec/job_set.h"
 
 namespace iowatch::daemon {

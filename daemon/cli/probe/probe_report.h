@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "daemon/cli/probe/probe_format.h"
-#include "probes/run_job_set.h"
+#include "probes/pipeline/run_job_set.h"
 
 namespace iowatch::daemon {
 

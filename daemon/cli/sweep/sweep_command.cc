@@ -21,7 +21,7 @@
 #include "daemon/cli/sweep/sweep_options.h"
 #include "daemon/cli/sweep/sweep_output.h"
 #include "daemon/metrics/sweep_metrics_renderer.h"
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_probe.h"
 #include "probes/store/store.h"
 #include "probes/sweep/sweep_report.h"
 #include "probes/target/page_cache.h"

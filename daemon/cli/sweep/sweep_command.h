@@ -1,5 +1,5 @@
 // `iowatch sweep`: runs a device characterisation sweep (sweep_options.h)
-// point by point through the probe pipeline (probes/run_probe.h, so every
+// point by point through the probe pipeline (probes/pipeline/run_probe.h, so every
 // point is measured and guarded as a probe is), prints it, stores it; or
 // lists and compares stored sweeps. SIGINT or SIGTERM stops after the
 // running point: what ran is printed, nothing is stored. Exit 0, 1 when a

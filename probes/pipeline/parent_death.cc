@@ -1,4 +1,4 @@
-#include "probes/parent_death.h"
+#include "probes/pipeline/parent_death.h"
 
 #include <sys/prctl.h>
 #include <unistd.h>

@@ -13,8 +13,8 @@
 
 #include "probes/run/progress_board.h"
 #include "probes/run/result_wire.h"
-#include "probes/run_job_set.h"
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_job_set.h"
+#include "probes/pipeline/run_probe.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::probes {

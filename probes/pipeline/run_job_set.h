@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_on_target.h"
 #include "probes/spec/job_set.h"
 
 namespace iowatch::probes {

@@ -1,4 +1,4 @@
-#include "probes/run_job_set.h"
+#include "probes/pipeline/run_job_set.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "common/clock.h"
-#include "probes/parent_death.h"
+#include "probes/pipeline/parent_death.h"
 #include "probes/run/progress_board.h"
 #include "probes/run/result_wire.h"
 

@@ -1,4 +1,4 @@
-#include "probes/run_probe.h"
+#include "probes/pipeline/run_probe.h"
 
 #include <cerrno>
 #include <filesystem>
@@ -7,8 +7,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "probes/engines/engine.h"
-#include "probes/run_job_set.h"
+#include "probes/pipeline/run_job_set.h"
 
 namespace iowatch::probes {
 namespace {
@@ -52,21 +51,6 @@ Result<ProbeOutcome> RunClonesSummed(const JobSpec& spec, const ProbeRunOptions&
 }
 
 }  // namespace
-
-Result<ProbeResult> RunOnTarget(const JobSpec& spec, const PreparedTarget& target,
-                                const RunOptions& options) {
-  const std::unique_ptr<ProbeEngine> engine = MakeEngine(spec.engine, spec.uring);
-  const RunTarget run_target{target.fd, target.region_offset, target.region_size,
-                             target.memory_alignment, target.offset_alignment};
-  Result<ProbeResult> result = RunJob(spec, *engine, run_target, options);
-  if (!result) return std::unexpected(result.error());
-  // fio reports the bare errno; say what it means with hipri.
-  if (spec.uring.hipri && result->error && result->error->os_errno == EOPNOTSUPP) {
-    result->error->message +=
-        " (hipri: polled I/O needs a device with poll queues, e.g. NVMe with nvme.poll_queues > 0)";
-  }
-  return result;
-}
 
 Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& options) {
   if (spec.numjobs > 1) return RunClonesSummed(spec, options);

@@ -1,12 +1,8 @@
-// RunProbe: the probe pipeline in one call, the one both `iowatch probe` and
-// the daemon's probe worker use, so that a job measures the same thing from
-// either: the job's directory is created (when asked), the
-// target prepared (created, filled and marked once, foreign files and block
-// devices guarded: target/probe_target.h), the engine made, and the job run
-// (run/job_runner.h) with the caller's cancel flag, hard limit and progress.
-// A run cancelled before its first I/O (the flag set before the call, or
-// while the target was being filled) does no I/O: its result ends
-// kInterrupted and is empty.
+// The probe pipeline's floor: what a run is asked (ProbeRunOptions) and
+// what it measured (ProbeOutcome), and its last step, RunOnTarget: the
+// engine made and the job run on a prepared target. RunProbe (one job,
+// run_probe.h) and RunJobSet (several, and each clone: run_job_set.h) both
+// end here, so neither calls the other for it.
 // Thread-safety: one call per thread; nothing shared.
 #pragma once
 
@@ -45,14 +41,6 @@ struct ProbeOutcome {
   int64_t start_unix_ms = 0;  // wall clock when the I/O started (after any fill)
   ProbeResult result;         // result.end says how the run ended
 };
-
-// Errors: the directory could not be created, the target was refused or
-// could not be prepared, the engine could not start (e.g. io_uring refused,
-// kUnsupported). An I/O error or the hard limit during the run is not an
-// error here: the outcome carries the partial result (kFailed, kTimedOut).
-// With numjobs > 1, the clones run as threads and the outcome is their sum
-// (SumResults; target and device the first clone's).
-Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& options);
 
 // The engine made and the job run on a prepared target: RunProbe's last step
 // and each clone's in RunJobSet. Errors: the engine could not start.
