@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon/exposition/exposition.h"
-#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_run.h"
 #include "daemon/scheduling/probe_snapshot.h"
 
 namespace iowatch::daemon {

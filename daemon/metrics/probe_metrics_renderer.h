@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_run.h"
 #include "daemon/scheduling/probe_snapshot.h"
 
 namespace iowatch::daemon {

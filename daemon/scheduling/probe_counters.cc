@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_run.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -19,10 +19,9 @@
 #include <string>
 #include <string_view>
 
-namespace iowatch::daemon {
+#include "daemon/scheduling/probe_run.h"
 
-enum class RunResult;
-struct RunCounts;
+namespace iowatch::daemon {
 
 class ProbeCounters {
  public:

@@ -258,12 +258,13 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   probes::RunRecord stored_run = run;
   stored_run.id = id;
   probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
-  const std::string key = fmt::format("{}\n{}\n{}", run.job, run.fingerprint, run.device);
+  const SeriesKey key{run.job, run.fingerprint, run.device};
   Result<probes::SeriesState*> opened = book_.Open(*store_, stored_run);
   if (!opened) return std::unexpected(opened.error());
   probes::SeriesState& series = **opened;
+  // The job's other series (its options or its disk changed) are gone.
   std::erase_if(last_verdicts_, [&](const auto& entry) {
-    return entry.first != key && entry.first.starts_with(run.job + "\n");
+    return entry.first != key && entry.first.job == run.job;
   });
   probes::BaselinePolicy policy = options_.baseline;
   if (!job.judge.empty()) policy.metrics = job.judge;

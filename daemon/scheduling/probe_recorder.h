@@ -45,7 +45,7 @@
 #include "common/file_tree.h"
 #include "daemon/scheduling/judged_window.h"
 #include "daemon/scheduling/probe_counters.h"
-#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_run.h"
 #include "daemon/scheduling/probe_snapshot.h"
 #include "daemon/scheduling/retention_clock.h"
 #include "daemon/scheduling/series_book.h"
@@ -166,7 +166,14 @@ class ProbeRecorder {
   // Per job, whether its runs of the last 24 h were judged (from the store
   // when it opens, then each run).
   JudgedWindows windows_;
-  std::map<std::string, std::vector<ProbeVerdict>> last_verdicts_;
+  // A probe series: the job, its options' fingerprint and its device.
+  struct SeriesKey {
+    std::string job;
+    std::string fingerprint;
+    std::string device;
+    auto operator<=>(const SeriesKey&) const = default;
+  };
+  std::map<SeriesKey, std::vector<ProbeVerdict>> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

@@ -67,22 +67,6 @@ struct ProbeScheduler::Emit {
   RunOutcome outcome;
 };
 
-std::string_view ToString(RunResult result) {
-  switch (result) {
-    case RunResult::kOk:
-      return "ok";
-    case RunResult::kError:
-      return "error";
-    case RunResult::kSkipped:
-      return "skipped";
-    case RunResult::kCancelled:
-      return "cancelled";
-    case RunResult::kContended:
-      return "contended";
-  }
-  return "?";
-}
-
 std::vector<ScheduledJob> ScheduledJobsFrom(const config::ProbesConfig& probes,
                                             const std::filesystem::path& state_dir) {
   std::vector<ScheduledJob> jobs;

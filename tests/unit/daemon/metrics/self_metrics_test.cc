@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon/scheduling/probe_counters.h"
-#include "daemon/scheduling/probe_scheduler.h"
+#include "daemon/scheduling/probe_run.h"
 
 namespace iowatch::daemon {
 namespace {
