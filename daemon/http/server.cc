@@ -5,7 +5,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/write.hpp>
 
-#include "daemon/http/listen_address.h"
+#include "daemon/http/bind_address.h"
 #include "daemon/http/server_state.h"
 #include "daemon/http/tls_context.h"
 
@@ -114,7 +114,7 @@ std::unexpected<Error> BindError(const ServerOptions& options, uint16_t port,
 }
 
 Status OpenAcceptor(tcp::acceptor& acceptor, const ServerOptions& options,
-                    const ListenAddress& address) {
+                    const BindAddress& address) {
   boost::system::error_code ec;
   tcp::endpoint endpoint(address.address, address.port);
   acceptor.open(endpoint.protocol(), ec);
@@ -161,7 +161,7 @@ Status ValidateOptions(const ServerOptions& options, const Handler& handler) {
 Result<std::unique_ptr<Server>> Server::Start(asio::io_context& io, ServerOptions options,
                                               Handler handler) {
   if (auto valid = ValidateOptions(options, handler); !valid) return std::unexpected(valid.error());
-  const auto address = ParseListenAddress(options.listen_address);
+  const auto address = ToBindAddress(options.listen_address);
   if (!address) return std::unexpected(address.error());
 
   auto state = std::make_shared<ServerState>(io, std::move(options), std::move(handler));

@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "daemon/http/gzip.h"
-#include "daemon/http/listen_address.h"
+#include "daemon/http/bind_address.h"
 #include "daemon/http/message.h"
 #include "daemon/http/server_state.h"
 

@@ -14,7 +14,7 @@
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
-#include "daemon/scheduling/run_conditions.h"
+#include "daemon/scheduling/conditions_reading.h"
 #include "probes/pipeline/run_probe.h"
 
 namespace iowatch::daemon {

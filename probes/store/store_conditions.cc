@@ -95,7 +95,7 @@ Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& r
   return insert->Run();
 }
 
-Status ReadConditions(const Connection& db, RunRecord& run) {
+Status SelectConditions(const Connection& db, RunRecord& run) {
   Result<Statement> select = db.Prepare(
       fmt::format("SELECT {} FROM run_conditions WHERE run_id = ?1", ConditionColumns("")),
       "reading run");

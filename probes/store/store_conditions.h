@@ -16,8 +16,8 @@ namespace iowatch::probes::internal {
 
 // Inserts run.conditions (nothing when absent) for the run `run_id`.
 Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& run);
-// Sets run.conditions from its row, if any.
-Status ReadConditions(const Connection& db, RunRecord& run);
+// Sets run.conditions from its row, if any (InsertConditions's reverse).
+Status SelectConditions(const Connection& db, RunRecord& run);
 // The table's columns, each with `prefix` ("c." in a join), comma-separated,
 // in the order ConditionsAt reads them from column `first` of a row.
 std::string ConditionColumns(std::string_view prefix);

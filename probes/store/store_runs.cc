@@ -15,7 +15,7 @@ namespace {
 
 using internal::Connection;
 using internal::InsertConditions;
-using internal::ReadConditions;
+using internal::SelectConditions;
 using internal::Statement;
 using internal::Transaction;
 
@@ -250,7 +250,7 @@ Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select)
   for (RunRecord& run : runs) {
     if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
     if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());
-    if (Status read = ReadConditions(db, run); !read) return std::unexpected(read.error());
+    if (Status read = SelectConditions(db, run); !read) return std::unexpected(read.error());
     CompleteMetrics(run);
   }
   return runs;

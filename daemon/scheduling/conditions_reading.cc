@@ -1,4 +1,4 @@
-#include "daemon/scheduling/run_conditions.h"
+#include "daemon/scheduling/conditions_reading.h"
 
 #include <fmt/format.h>
 #include <sys/sysmacros.h>

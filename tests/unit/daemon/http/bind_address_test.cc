@@ -1,5 +1,5 @@
 // The --web.listen-address syntax.
-#include "daemon/http/listen_address.h"
+#include "daemon/http/bind_address.h"
 
 #include <gtest/gtest.h>
 
@@ -8,32 +8,32 @@ namespace {
 
 namespace asio = boost::asio;
 
-TEST(ParseListenAddress, AcceptsTheExporterForms) {
-  auto a = ParseListenAddress("127.0.0.1:9860");
+TEST(BindAddress, AcceptsTheExporterForms) {
+  auto a = ToBindAddress("127.0.0.1:9860");
   ASSERT_TRUE(a) << a.error().ToString();
   EXPECT_EQ(a->address, asio::ip::make_address("127.0.0.1"));
   EXPECT_EQ(a->port, 9860);
   EXPECT_FALSE(a->all_addresses);
 
-  a = ParseListenAddress("[::1]:9860");
+  a = ToBindAddress("[::1]:9860");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->address, asio::ip::make_address("::1"));
 
-  a = ParseListenAddress(":9860");
+  a = ToBindAddress(":9860");
   ASSERT_TRUE(a);
   EXPECT_TRUE(a->all_addresses);
   EXPECT_EQ(a->port, 9860);
 
-  a = ParseListenAddress("localhost:0");
+  a = ToBindAddress("localhost:0");
   ASSERT_TRUE(a);
   EXPECT_TRUE(a->address.is_loopback());
   EXPECT_EQ(a->port, 0);
 }
 
-TEST(ParseListenAddress, RejectsWithAReason) {
+TEST(BindAddress, RejectsWithAReason) {
   for (const char* bad : {"9860", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
                           "127.0.0.1:80x", "example.org:80", "::1:80", "[127.0.0.1]:80"}) {
-    const auto a = ParseListenAddress(bad);
+    const auto a = ToBindAddress(bad);
     ASSERT_FALSE(a) << bad;
     EXPECT_NE(a.error().ToString().find(bad), std::string::npos) << a.error().ToString();
   }

@@ -1,6 +1,6 @@
 // The run's conditions: what the disk did besides the probe, from two
 // readings of its counters, and the readings themselves from a fixture tree.
-#include "daemon/scheduling/run_conditions.h"
+#include "daemon/scheduling/conditions_reading.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

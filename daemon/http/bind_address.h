@@ -1,8 +1,7 @@
-// The --web.listen-address syntax, as Prometheus exporters spell it:
-// "127.0.0.1:9860", "[::1]:9860", ":9860" (every address, IPv6 and IPv4), and
-// "localhost:9860". Only literal addresses are accepted besides "localhost":
-// resolving a host name could block, and a daemon binding to whatever a name
-// resolves to at boot is a surprise. Port 0 asks the kernel for a free port.
+// BindAddress: a --web.listen-address (its syntax and checks are
+// common/listen_address.h's, one parser for flags and config files) as the
+// server binds it: "127.0.0.1:9860", "[::1]:9860", ":9860" (every address,
+// IPv6 and IPv4), "localhost:9860". Port 0 asks the kernel for a free port.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -15,13 +14,15 @@
 
 namespace iowatch::daemon::http {
 
-struct ListenAddress {
+// Where the server binds: a --web.listen-address (common/listen_address.h)
+// made an Asio address.
+struct BindAddress {
   boost::asio::ip::address address;  // unspecified ("::") when all_addresses
   uint16_t port = 0;
   bool all_addresses = false;  // ":port": dual-stack "::", falling back to 0.0.0.0
 };
 
-Result<ListenAddress> ParseListenAddress(std::string_view text);
+Result<BindAddress> ToBindAddress(std::string_view text);
 
 // "127.0.0.1:9860" or "[::1]:9860"; IPv4-mapped IPv6 addresses (from a
 // dual-stack socket) are printed as the IPv4 address they carry.

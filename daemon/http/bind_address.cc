@@ -1,16 +1,16 @@
-#include "daemon/http/listen_address.h"
+#include "daemon/http/bind_address.h"
 
 #include "common/listen_address.h"
 
 namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 
-Result<ListenAddress> ParseListenAddress(std::string_view text) {
+Result<BindAddress> ToBindAddress(std::string_view text) {
   // The syntax is common/'s (one parser for config files and flags); this adds
   // what only the server needs: the Asio address, and ":port" meaning all.
   auto parsed = iowatch::ParseListenAddress(text, /*allow_port_zero=*/true);
   if (!parsed) return std::unexpected(parsed.error());
-  ListenAddress out;
+  BindAddress out;
   out.port = parsed->port;
   if (parsed->host.empty()) {
     out.all_addresses = true;
