@@ -84,20 +84,6 @@ PrintedValue PrintUringFlag(const JobSpec& spec) {
   return FlagText(spec.uring.*kField);
 }
 
-// iodepth_batch_*: a count up to 4096 with the option's own wording.
-template <uint32_t JobSpec::*kField>
-OptionCheck ParseBatch(JobSpec& spec, std::string_view value) {
-  const auto batch = ParseUnsigned<uint32_t>(value);
-  if (!batch || *batch > 4096) {
-    return OptionProblem(Found(kField == &JobSpec::iodepth_batch_submit
-                                   ? "expected a count from 0 (= iodepth) to 4096"
-                                   : "expected a count from 0 to 4096",
-                               value));
-  }
-  spec.*kField = *batch;
-  return {};
-}
-
 template <std::string JobSpec::*kField>
 OptionCheck ParsePathInto(JobSpec& spec, std::string_view value) {
   auto path = ParseOnePath(value);

@@ -8,6 +8,10 @@
 namespace iowatch::probes::internal {
 namespace {
 
+// iodepth's bound, and its batches': the engines size their rings and slot
+// tables by it.
+constexpr uint64_t kMaxIodepth = 4096;
+
 OptionCheck ParseName(JobSpec& spec, std::string_view value) {
   if (auto ok = CheckName(value); !ok) return ok;
   spec.name = value;
@@ -66,17 +70,9 @@ OptionCheck ParseEngine(JobSpec& spec, std::string_view value) {
   return {};
 }
 
-OptionCheck ParseIodepth(JobSpec& spec, std::string_view value) {
-  const auto depth = ParseUnsigned<uint32_t>(value);
-  if (auto ok = CheckIodepthInRange(depth.value_or(0), value); !ok) return ok;
-  spec.iodepth = *depth;
-  return {};
-}
-
 OptionCheck ParseRwmixwrite(JobSpec& spec, std::string_view value) {
-  uint32_t write_percent = 0;
-  if (auto ok = ParsePercentage(value, write_percent); !ok) return ok;
-  spec.rwmixread = 100 - write_percent;
+  // In range: ApplyJobOption checked it against the row.
+  spec.rwmixread = 100 - ParseUnsigned<uint32_t>(value).value_or(0);
   return {};
 }
 
@@ -84,16 +80,6 @@ OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
   const auto number = ParseUnsigned<uint64_t>(value);
   if (!number) return OptionProblem(Found("expected an integer from 0 to 2^64-1", value));
   spec.randseed = number;
-  return {};
-}
-
-OptionCheck ParseNumjobs(JobSpec& spec, std::string_view value) {
-  const auto count = ParseUnsigned<uint32_t>(value);
-  if (!count || *count == 0 || *count > kMaxNumjobs) {
-    return OptionProblem(
-        Found(fmt::format("expected an integer from 1 to {}", kMaxNumjobs), value));
-  }
-  spec.numjobs = *count;
   return {};
 }
 
@@ -159,11 +145,11 @@ constexpr std::array<JobOptionDef, 33> kTable{{
     {.name = "iodepth",
      .type = OptionType::kInt,
      .default_text = "1",
-     .accepted = "1 to 4096",
+     .range = {.min = 1, .max = kMaxIodepth},
      .help = "I/Os in flight (psync and null run at 1, as in fio)",
      .example = "32",
      .always_printed = true,
-     .parse = ParseIodepth,
+     .parse = ParseCountInto<uint32_t, &JobSpec::iodepth>,
      .print = PrintNumber<uint32_t, &JobSpec::iodepth>},
     {.name = "direct",
      .type = OptionType::kBool,
@@ -177,27 +163,31 @@ constexpr std::array<JobOptionDef, 33> kTable{{
      .alias = "iodepth_batch",
      .type = OptionType::kInt,
      .default_text = "1",
-     .accepted = "0 (= iodepth) to 4096",
+     .range = {.min = 0,
+               .max = kMaxIodepth,
+               .noun = "a count",
+               .note = "(= iodepth)",
+               .note_in_error = true},
      .help = "I/Os per submission",
      .example = "8",
-     .parse = ParseBatch<&JobSpec::iodepth_batch_submit>,
+     .parse = ParseCountInto<uint32_t, &JobSpec::iodepth_batch_submit>,
      .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_submit>},
     {.name = "iodepth_batch_complete_min",
      .alias = "iodepth_batch_complete",
      .type = OptionType::kInt,
      .default_text = "1",
-     .accepted = "0 to 4096",
+     .range = {.min = 0, .max = kMaxIodepth, .noun = "a count"},
      .help = "when the queue is full, wait for at least this many completions",
      .example = "4",
-     .parse = ParseBatch<&JobSpec::iodepth_batch_complete_min>,
+     .parse = ParseCountInto<uint32_t, &JobSpec::iodepth_batch_complete_min>,
      .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_complete_min>},
     {.name = "iodepth_batch_complete_max",
      .type = OptionType::kInt,
      .default_text = "0",
-     .accepted = "0 (= the min) to 4096",
+     .range = {.min = 0, .max = kMaxIodepth, .noun = "a count", .note = "(= the min)"},
      .help = "completions taken per reap",
      .example = "16",
-     .parse = ParseBatch<&JobSpec::iodepth_batch_complete_max>,
+     .parse = ParseCountInto<uint32_t, &JobSpec::iodepth_batch_complete_max>,
      .print = PrintNumber<uint32_t, &JobSpec::iodepth_batch_complete_max>},
     {.name = "size",
      .type = OptionType::kSize,
@@ -258,15 +248,15 @@ constexpr std::array<JobOptionDef, 33> kTable{{
     {.name = "rwmixread",
      .type = OptionType::kInt,
      .default_text = "50",
-     .accepted = "0 to 100",
+     .range = {.min = 0, .max = 100, .noun = "a percentage"},
      .help = "percent of reads in rw and randrw",
      .example = "70",
-     .parse = [](JobSpec& s, std::string_view v) { return ParsePercentage(v, s.rwmixread); },
+     .parse = ParseCountInto<uint32_t, &JobSpec::rwmixread>,
      .print = PrintNumber<uint32_t, &JobSpec::rwmixread>},
     {.name = "rwmixwrite",
      .type = OptionType::kInt,
      .default_text = "50",
-     .accepted = "0 to 100",
+     .range = {.min = 0, .max = 100, .noun = "a percentage"},
      .help = "percent of writes in rw and randrw (written as rwmixread)",
      .example = "30",
      .parse = ParseRwmixwrite},
@@ -341,10 +331,12 @@ constexpr std::array<JobOptionDef, 33> kTable{{
     {.name = "numjobs",
      .type = OptionType::kInt,
      .default_text = "1",
-     .accepted = "1 to 256",
+     // fio has no bound: clones are threads or processes of their own, each
+     // with iodepth buffers, and a typo of 10000 would fork 10000.
+     .range = {.min = 1, .max = 256, .noun = "an integer"},
      .help = "clones of this job, side by side (under directory, each its own file NAME.N.0)",
      .example = "4",
-     .parse = ParseNumjobs,
+     .parse = ParseCountInto<uint32_t, &JobSpec::numjobs>,
      .print = PrintNumber<uint32_t, &JobSpec::numjobs>},
     {.name = "thread",
      .type = OptionType::kFlag,
@@ -387,5 +379,23 @@ const JobOptionDef* FindJobOption(std::string_view name) {
       kTable, [&](const JobOptionDef& def) { return def.name == name || def.alias == name; });
   return it == kTable.end() ? nullptr : &*it;
 }
+
+std::string RangeText(const OptionRange& range) {
+  return range.note.empty() ? fmt::format("{} to {}", range.min, range.max)
+                            : fmt::format("{} {} to {}", range.min, range.note, range.max);
+}
+
+OptionCheck CheckInRange(const OptionRange& range, std::string_view value) {
+  const auto number = ParseUnsigned<uint64_t>(value);
+  if (number && *number >= range.min && *number <= range.max) return {};
+  const std::string bounds =
+      range.note_in_error ? RangeText(range) : fmt::format("{} to {}", range.min, range.max);
+  return OptionProblem(Found(range.noun.empty()
+                                 ? fmt::format("expected {}", bounds)
+                                 : fmt::format("expected {} from {}", range.noun, bounds),
+                             value));
+}
+
+const OptionRange& RangeOf(std::string_view name) { return FindJobOption(name)->range; }
 
 }  // namespace iowatch::probes::internal

@@ -38,14 +38,29 @@ enum class OptionType {
 // path or seed, or an option another one carries: rwmixwrite → rwmixread).
 using PrintedValue = std::optional<std::string>;
 
+// fio's minval/maxval: the values an integer option takes, checked by
+// ApplyJobOption before the option's parser runs (and by ValidateJobSpec on
+// a spec built in code), and printed in the help: "1 to 4096", "0 (= iodepth)
+// to 4096".
+struct OptionRange {
+  uint64_t min = 0;
+  uint64_t max = 0;  // 0: the option has no range
+  // The error's words before the range: "a count" reads "expected a count
+  // from 0 to 4096"; none reads "expected 1 to 4096".
+  std::string_view noun = {};
+  std::string_view note = {};  // after the min, "(= iodepth)"
+  bool note_in_error = false;  // the error says it too
+};
+
 struct JobOptionDef {
   std::string_view name = {};
   std::string_view alias = {};  // fio's .alias; empty when none
   OptionType type = {};
   // The printed value of a default JobSpec (fio's .def); empty when unset.
   std::string_view default_text = {};
-  std::string_view accepted = {};  // values or range, for the help
-  std::string_view help = {};      // one line
+  std::string_view accepted = {};  // values, for the help (a range says its own)
+  OptionRange range = {};
+  std::string_view help = {};  // one line
   // Other options it cannot go without, exactly ("ioengine=io_uring").
   std::string_view needs = {};
   // A valid value other than the default: the table-walking tests set it.
@@ -62,5 +77,13 @@ std::span<const JobOptionDef> JobOptionTable();
 
 // The option `name` is or is an alias of; null when none.
 const JobOptionDef* FindJobOption(std::string_view name);
+
+// The help's text of a range: "0 (= iodepth) to 4096".
+std::string RangeText(const OptionRange& range);
+// `value` (the text given, or a number a spec holds) within the option's
+// range; the error: "expected a count from 0 to 4096, found \"4097\"".
+OptionCheck CheckInRange(const OptionRange& range, std::string_view value);
+// The range of the option `name` (which must have one).
+const OptionRange& RangeOf(std::string_view name);
 
 }  // namespace iowatch::probes::internal

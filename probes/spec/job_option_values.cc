@@ -15,7 +15,6 @@ namespace internal {
 namespace {
 
 constexpr uint64_t kMaxBlockSize = uint64_t{64} << 20;
-constexpr uint32_t kMaxIodepth = 4096;
 constexpr char kSizeExpected[] = R"(expected a size such as "4k", "64KiB" or "1m", found {:?})";
 
 // Splits "a,b,c" on commas, keeping empty parts (fio: an empty part leaves
@@ -62,20 +61,6 @@ OptionCheck CheckBlockSizeInRange(uint64_t bytes, std::string_view text) {
   if (bytes == 0 || bytes > kMaxBlockSize) {
     return OptionProblem(Found("expected a block size from 1 byte to 64m", text));
   }
-  return {};
-}
-
-OptionCheck CheckIodepthInRange(uint64_t depth, std::string_view text) {
-  if (depth < 1 || depth > kMaxIodepth) return OptionProblem(Found("expected 1 to 4096", text));
-  return {};
-}
-
-OptionCheck ParsePercentage(std::string_view text, uint32_t& out) {
-  const auto value = ParseUnsigned<uint32_t>(text);
-  if (!value || *value > 100) {
-    return OptionProblem(Found("expected a percentage from 0 to 100", text));
-  }
-  out = *value;
   return {};
 }
 

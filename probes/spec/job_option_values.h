@@ -45,8 +45,6 @@ std::expected<bool, std::string> ParseBool01(std::string_view text);
 // fio's FIO_OPT_STR_SET (time_based, fixedbufs, ...): the bare name (an
 // empty value) or "1" sets it, "0" clears it.
 std::expected<bool, std::string> ParseFlag(std::string_view text);
-// 0 to 100, into `out`.
-OptionCheck ParsePercentage(std::string_view text, uint32_t& out);
 // One path; "\:" is a literal colon, a bare ':' (fio's list separator) an
 // error.
 std::expected<std::string, std::string> ParseOnePath(std::string_view text);
@@ -62,7 +60,6 @@ OptionCheck ParseRateIops(JobSpec& spec, std::string_view text);
 // the message quotes.
 OptionCheck CheckName(std::string_view text);                              // non-empty, no '/'
 OptionCheck CheckBlockSizeInRange(uint64_t bytes, std::string_view text);  // 1 byte to 64m
-OptionCheck CheckIodepthInRange(uint64_t depth, std::string_view text);    // 1 to 4096
 
 // The canonical text ToJobOptions writes: the inverse of ParseOnePath
 // (':' escaped as "\:"), the largest exact binary suffix ("4k", "3g"), the

@@ -68,6 +68,8 @@ std::string JobOptionsHelp() {
     out += fmt::format("\n      {}", def.help);
     if (!def.accepted.empty() && def.type != OptionType::kChoice) {
       out += fmt::format("; {}", def.accepted);
+    } else if (def.range.max != 0) {
+      out += fmt::format("; {}", RangeText(def.range));
     }
     if (!def.needs.empty()) out += fmt::format("; needs {}", def.needs);
     out += '\n';

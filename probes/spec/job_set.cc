@@ -53,7 +53,7 @@ Result<JobSet> MakeJobSet(std::vector<JobOption> global_options, std::span<const
   for (const JobDraft& draft : drafts) {
     auto spec = ParseDraft(draft, source, check);
     if (!spec) return std::unexpected(spec.error());
-    clones += spec->numjobs;  // each at most kMaxNumjobs: no overflow before the check
+    clones += spec->numjobs;  // each at most numjobs' range (256): no overflow before the check
     if (clones > kMaxJobsPerRun) {
       return MakeError(ErrorCode::kInvalidArgument,
                        fmt::format("job {:?}: {} jobs in the run (numjobs of each section added "

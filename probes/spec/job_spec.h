@@ -26,9 +26,6 @@
 
 namespace iowatch::probes {
 
-// numjobs' bound: clones are threads or processes of their own, each with
-// iodepth buffers; fio has no bound, a typo of 10000 would fork 10000.
-inline constexpr uint32_t kMaxNumjobs = 256;
 // rw=read:N's bound, 1 GiB: beyond it a hole is a typo, not a pattern.
 inline constexpr uint64_t kMaxSequenceAdd = uint64_t{1} << 30;
 

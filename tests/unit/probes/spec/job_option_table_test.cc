@@ -302,5 +302,39 @@ TEST(JobOptionTable, HelpAndErrorsListTheNamesTheParserTakes) {
   EXPECT_NE(error.find(internal::kRwNames), std::string::npos) << error;
 }
 
+// fio's minval/maxval live in the rows: every ranged option takes its
+// bounds, refuses one past either with the row's words, and its help says
+// the range.
+TEST(JobOptionTable, EachRangeIsTheRowsAndItsHelpSaysIt) {
+  const std::string help = JobOptionsHelp();
+  size_t ranged = 0;
+  for (const internal::JobOptionDef& def : internal::JobOptionTable()) {
+    if (def.range.max == 0) continue;
+    ++ranged;
+    SCOPED_TRACE(def.name);
+    for (const uint64_t ok : {def.range.min, def.range.max}) {
+      JobSpec spec;
+      EXPECT_TRUE(ApplyJobOption(spec, def.name, std::to_string(ok))) << ok;
+    }
+    std::vector<uint64_t> outside = {def.range.max + 1};
+    if (def.range.min > 0) outside.push_back(def.range.min - 1);
+    for (const uint64_t bad : outside) {
+      JobSpec spec;
+      const auto refused = ApplyJobOption(spec, def.name, std::to_string(bad));
+      ASSERT_FALSE(refused) << bad;
+      const std::string bounds = def.range.note_in_error
+                                     ? internal::RangeText(def.range)
+                                     : fmt::format("{} to {}", def.range.min, def.range.max);
+      EXPECT_NE(refused.error().message.find(bounds), std::string::npos) << refused.error().message;
+      if (!def.range.noun.empty()) {
+        EXPECT_NE(refused.error().message.find(def.range.noun), std::string::npos);
+      }
+    }
+    EXPECT_NE(help.find(fmt::format("  --{}=INT", def.name)), std::string::npos);
+    EXPECT_NE(help.find("; " + internal::RangeText(def.range)), std::string::npos);
+  }
+  EXPECT_EQ(ranged, 7u);  // iodepth, its three batches, rwmixread/write, numjobs
+}
+
 }  // namespace
 }  // namespace iowatch::probes
