@@ -91,28 +91,27 @@ Diskstats ParseDiskstats(std::string_view text, std::string_view path) {
     const size_t n = SplitFieldsInto(line, fields);
     if (n == 0) return;  // blank lines are not an error
     if (n < 3) {
-      result.skipped.push_back(Error{ErrorCode::kParse,
-                                     fmt::format("expected 'major minor name counters...', found "
-                                                 "{} fields",
-                                                 n),
-                                     std::string(path), line_number, 0});
+      result.skipped.push_back(
+          Error::Parse(fmt::format("expected 'major minor name counters...', found "
+                                   "{} fields",
+                                   n),
+                       std::string(path), line_number));
       return;
     }
     const auto major = ParseU64(fields[0]);
     const auto minor = ParseU64(fields[1]);
     if (!major || !minor || *major > UINT32_MAX || *minor > UINT32_MAX) {
-      result.skipped.push_back(Error{
-          ErrorCode::kParse,
+      result.skipped.push_back(Error::Parse(
           fmt::format("expected numeric major and minor, found '{} {}'", fields[0], fields[1]),
-          std::string(path), line_number, 0});
+          std::string(path), line_number));
       return;
     }
     if (fields[2].size() > kMaxDeviceNameBytes) {
-      result.skipped.push_back(Error{ErrorCode::kParse,
-                                     fmt::format("expected a device name of at most {} bytes, "
-                                                 "found one of {}",
-                                                 kMaxDeviceNameBytes, fields[2].size()),
-                                     std::string(path), line_number, 0});
+      result.skipped.push_back(
+          Error::Parse(fmt::format("expected a device name of at most {} bytes, "
+                                   "found one of {}",
+                                   kMaxDeviceNameBytes, fields[2].size()),
+                       std::string(path), line_number));
       return;
     }
     auto counters = CountersFromFields(

@@ -31,9 +31,9 @@ Meminfo ParseMeminfo(std::string_view text, std::string_view path) {
     if (fields.empty()) return;
     const std::optional<MeminfoLine> parsed = ParseMeminfoLine(fields);
     if (!parsed) {
-      meminfo.values.skipped.push_back(Error{
-          ErrorCode::kParse, fmt::format("expected 'Name: <unsigned> [kB]', found '{}'", line),
-          std::string(path), line_number, 0});
+      meminfo.values.skipped.push_back(
+          Error::Parse(fmt::format("expected 'Name: <unsigned> [kB]', found '{}'", line),
+                       std::string(path), line_number));
       return;
     }
     meminfo.values.entries.emplace_back(std::string(parsed->name), parsed->value);

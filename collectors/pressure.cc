@@ -62,8 +62,8 @@ Result<Pressure> ParsePressure(std::string_view text, std::string_view path) {
     const auto parsed =
         ParseLine(std::span<const std::string_view>(fields, std::min<size_t>(n, 6)));
     if (!parsed) {
-      failure = Error{ErrorCode::kParse, fmt::format("{}, found '{}'", kExpected, line),
-                      std::string(path), number};
+      failure =
+          Error::Parse(fmt::format("{}, found '{}'", kExpected, line), std::string(path), number);
       return;
     }
     (fields[0] == "some" ? some : full) = parsed;

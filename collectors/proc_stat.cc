@@ -33,9 +33,8 @@ Result<ProcStat> ParseProcStat(std::string_view text, std::string_view path) {
     if (key.starts_with("cpu")) {
       const auto ticks = ParseCpuFields(fields);
       if (!ticks) {
-        error =
-            Error{ErrorCode::kParse, "expected 'cpu' followed by at least 4 unsigned tick counts",
-                  std::string(path), line_number, 0};
+        error = Error::Parse("expected 'cpu' followed by at least 4 unsigned tick counts",
+                             std::string(path), line_number);
         return;
       }
       if (key == "cpu") {

@@ -11,9 +11,9 @@ NamedValues ParseProcVmstat(std::string_view text, std::string_view path) {
     if (fields.empty()) return;
     const auto value = fields.size() == 2 ? ParseU64(fields[1]) : std::nullopt;
     if (!value) {
-      values.skipped.push_back(Error{ErrorCode::kParse,
-                                     fmt::format("expected 'name <unsigned>', found '{}'", line),
-                                     std::string(path), line_number, 0});
+      values.skipped.push_back(
+          Error::Parse(fmt::format("expected 'name <unsigned>', found '{}'", line),
+                       std::string(path), line_number));
       return;
     }
     values.entries.emplace_back(std::string(fields[0]), *value);

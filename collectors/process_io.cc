@@ -25,9 +25,8 @@ Result<ProcessIo> ParseProcessIo(std::string_view text, std::string_view path) {
     const auto fields = SplitFields(line.substr(colon + 1));
     const auto value = fields.size() == 1 ? ParseU64(fields[0]) : std::nullopt;
     if (!value) {
-      failure =
-          Error{ErrorCode::kParse, fmt::format("expected '{}: <bytes>', found '{}'", key, line),
-                std::string(path), number};
+      failure = Error::Parse(fmt::format("expected '{}: <bytes>', found '{}'", key, line),
+                             std::string(path), number);
       return;
     }
     *field = *value;

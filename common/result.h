@@ -34,6 +34,25 @@ struct Error {
   int os_errno = 0;
   int column = 0;  // 1-based column on `line`, 0 if not applicable
 
+  // Named ways to make one (leveldb's Status::NotFound(msg)): positional
+  // braces are fragile here, os_errno sitting between line and column.
+  static Error Parse(std::string message, std::string path, int line, int column = 0) {
+    return {.code = ErrorCode::kParse,
+            .message = std::move(message),
+            .path = std::move(path),
+            .line = line,
+            .column = column};
+  }
+  static Error NotFound(std::string message, std::string path = {}) {
+    return {.code = ErrorCode::kNotFound, .message = std::move(message), .path = std::move(path)};
+  }
+  static Error Io(std::string message, std::string path = {}, int os_errno = 0) {
+    return {.code = ErrorCode::kIo,
+            .message = std::move(message),
+            .path = std::move(path),
+            .os_errno = os_errno};
+  }
+
   // "path:line:column: message" (or "path:line: message", "path: message"),
   // the form every error is printed in.
   std::string ToString() const {
@@ -47,11 +66,16 @@ struct Error {
 
 template <typename T>
 using Result = std::expected<T, Error>;
+// A result without a value: spelled Status everywhere (not Result<void>).
 using Status = std::expected<void, Error>;
 
 inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std::string path = {},
                                         int line = 0, int column = 0) {
-  return std::unexpected<Error>(Error{code, std::move(message), std::move(path), line, 0, column});
+  return std::unexpected<Error>(Error{.code = code,
+                                      .message = std::move(message),
+                                      .path = std::move(path),
+                                      .line = line,
+                                      .column = column});
 }
 
 // strerror's text, thread-safely (strerror may share a buffer between threads:
@@ -62,8 +86,10 @@ inline std::string ErrnoText(int err) { return std::generic_category().message(e
 inline std::unexpected<Error> ErrnoError(int err, std::string what, std::string path) {
   const ErrorCode code =
       err == ENOENT || err == ENODEV || err == ENXIO ? ErrorCode::kNotFound : ErrorCode::kIo;
-  return std::unexpected<Error>(
-      Error{code, fmt::format("{}: {}", what, ErrnoText(err)), std::move(path), 0, err, 0});
+  return std::unexpected<Error>(Error{.code = code,
+                                      .message = fmt::format("{}: {}", what, ErrnoText(err)),
+                                      .path = std::move(path),
+                                      .os_errno = err});
 }
 
 }  // namespace iowatch

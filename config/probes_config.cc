@@ -171,7 +171,7 @@ std::expected<std::vector<ProbeJobConfig>, LocatedError> BuildJobs(const ProbesD
 // One option on its own, as ApplyJobOption sees it, its message no longer
 // starting with the option's name (the key path has it). kParse for an
 // unknown option (the fault is the key), else the value's error.
-Result<void> CheckJobOption(std::string_view name, std::string_view value) {
+Status CheckJobOption(std::string_view name, std::string_view value) {
   if (name == "name") return Invalid("not allowed: a probe's name is its job's name");
   probes::JobSpec scratch;
   auto ok = probes::ApplyJobOption(scratch, name, value);

@@ -118,7 +118,8 @@ class Reader {
     const int line = mark.is_null() ? 0 : mark.line + 1;  // yaml-cpp counts from 0
     const int column = mark.is_null() ? 0 : mark.column + 1;
     std::string text = path.empty() ? std::string(message) : fmt::format("{}: {}", path, message);
-    error_ = Error{code, std::move(text), source_, line, 0, column};
+    error_ = Error{
+        .code = code, .message = std::move(text), .path = source_, .line = line, .column = column};
   }
   void Expected(const Value& v, std::string_view what) {
     Fail(ErrorCode::kParse, v.mark, v.path,

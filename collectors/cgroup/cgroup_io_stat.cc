@@ -21,8 +21,8 @@ std::optional<std::pair<uint32_t, uint32_t>> ParseDevice(std::string_view field)
 
 Error ParseError(std::string_view expected, std::string_view line, std::string_view path,
                  int number) {
-  return Error{ErrorCode::kParse, fmt::format("expected '{}', found '{}'", expected, line),
-               std::string(path), number};
+  return Error::Parse(fmt::format("expected '{}', found '{}'", expected, line), std::string(path),
+                      number);
 }
 
 constexpr std::string_view kIoStatExpected =

@@ -53,8 +53,8 @@ Result<CgroupMounts> ParseCgroupMounts(std::string_view mountinfo, std::string_v
     size_t dash = 6;
     while (dash < fields.size() && fields[dash] != "-") ++dash;
     if (dash + 3 >= fields.size()) {  // the separator, then type, source and super options
-      failure = Error{ErrorCode::kParse, fmt::format("{}, found '{}'", kExpected, line),
-                      std::string(path), number};
+      failure =
+          Error::Parse(fmt::format("{}, found '{}'", kExpected, line), std::string(path), number);
       return;
     }
     const std::string_view type = fields[dash + 1];

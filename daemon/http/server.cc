@@ -104,13 +104,9 @@ std::unexpected<Error> BindError(const ServerOptions& options, uint16_t port,
   } else if (ec == boost::system::errc::address_not_available) {
     hint = " (no local interface has this address)";
   }
-  return std::unexpected(Error{ErrorCode::kIo,
-                               fmt::format("cannot {} listen address {}: {}{}", step,
-                                           options.listen_address, ec.message(), hint),
-                               {},
-                               0,
-                               ec.value(),
-                               0});
+  return std::unexpected(Error::Io(fmt::format("cannot {} listen address {}: {}{}", step,
+                                               options.listen_address, ec.message(), hint),
+                                   {}, ec.value()));
 }
 
 Status OpenAcceptor(tcp::acceptor& acceptor, const ServerOptions& options,

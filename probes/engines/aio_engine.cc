@@ -39,7 +39,7 @@ class AbandonedAioContext final : public AbandonedIo {
 AioEngine::AioEngine() = default;
 AioEngine::~AioEngine() { DoClose(); }
 
-Result<void> AioEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
+Status AioEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   io_context_t context = nullptr;
   if (const int ret = io_setup(static_cast<int>(depth), &context); ret < 0) {
     if (ret == -ENOSYS)
@@ -66,7 +66,7 @@ Result<void> AioEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> AioEngine::DoQueue(const IoRequest& request) {
+Status AioEngine::DoQueue(const IoRequest& request) {
   const uint32_t slot = free_.back();
   free_.pop_back();
   iocb* cb = &iocbs_[slot];

@@ -44,8 +44,8 @@ class AioEngine final : public ProbeEngine {
   std::string_view Name() const override { return "libaio"; }
 
  private:
-  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
-  Result<void> DoQueue(const IoRequest& request) override;
+  Status DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Status DoQueue(const IoRequest& request) override;
   Result<uint32_t> DoSubmit() override;
   Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
                         std::chrono::nanoseconds timeout) override;

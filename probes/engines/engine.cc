@@ -10,7 +10,7 @@ std::unexpected<Error> ProbeEngine::Misuse(std::string_view what) const {
   return MakeError(ErrorCode::kInvalidArgument, fmt::format("{} engine: {}", Name(), what));
 }
 
-Result<void> ProbeEngine::Open(const EngineTarget& target, uint32_t depth) {
+Status ProbeEngine::Open(const EngineTarget& target, uint32_t depth) {
   if (depth == 0) return Misuse("depth must be > 0");
   if (depth > MaxDepth()) return Misuse(fmt::format("depth must be 1..{}", MaxDepth()));
   if (MovesData() && target.fd < 0) return Misuse("no descriptor");
@@ -25,7 +25,7 @@ Result<void> ProbeEngine::Open(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> ProbeEngine::Queue(const IoRequest& request) {
+Status ProbeEngine::Queue(const IoRequest& request) {
   if (!open_) return Misuse("not open");
   if (outstanding_ >= depth_) return Misuse("queue is full");
   if (MovesData() && request.op != IoOp::kFsync &&

@@ -72,10 +72,10 @@ class ProbeEngine {
   // first). io_uring refused by the kernel (EPERM, ENOSYS,
   // io_uring_disabled) is an error with code kUnsupported whose message
   // suggests --ioengine=psync.
-  Result<void> Open(const EngineTarget& target, uint32_t depth);
+  Status Open(const EngineTarget& target, uint32_t depth);
   // Adds one request to the next Submit; fails if `depth` are already queued
   // or in flight (not yet reaped), or the request does not fit its buffer.
-  Result<void> Queue(const IoRequest& request);
+  Status Queue(const IoRequest& request);
   // Starts every queued request; returns how many were started.
   Result<uint32_t> Submit();
   // Waits until at least `min` completions are available or `timeout` passes,
@@ -112,8 +112,8 @@ class ProbeEngine {
   // The engine's own steps, called only as the public ones say: DoOpen with
   // a depth in 1..MaxDepth() (and a descriptor when MovesData()), DoQueue
   // with room for the request and a buffer it fits, the others while open.
-  virtual Result<void> DoOpen(const EngineTarget& target, uint32_t depth) = 0;
-  virtual Result<void> DoQueue(const IoRequest& request) = 0;
+  virtual Status DoOpen(const EngineTarget& target, uint32_t depth) = 0;
+  virtual Status DoQueue(const IoRequest& request) = 0;
   virtual Result<uint32_t> DoSubmit() = 0;
   virtual Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
                                 std::chrono::nanoseconds timeout) = 0;

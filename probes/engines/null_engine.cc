@@ -4,14 +4,14 @@
 
 namespace iowatch::probes {
 
-Result<void> NullEngine::DoOpen(const EngineTarget& /*target*/, uint32_t /*depth*/) {
+Status NullEngine::DoOpen(const EngineTarget& /*target*/, uint32_t /*depth*/) {
   queued_.clear();
   completed_.clear();
   history_.clear();
   return {};
 }
 
-Result<void> NullEngine::DoQueue(const IoRequest& request) {
+Status NullEngine::DoQueue(const IoRequest& request) {
   queued_.push_back(request);
   if (keep_history_) history_.push_back(request);
   return {};

@@ -21,8 +21,8 @@ class NullEngine final : public ProbeEngine {
 
  private:
   bool MovesData() const override { return false; }
-  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
-  Result<void> DoQueue(const IoRequest& request) override;
+  Status DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Status DoQueue(const IoRequest& request) override;
   Result<uint32_t> DoSubmit() override;
   Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
                         std::chrono::nanoseconds timeout) override;

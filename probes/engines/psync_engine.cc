@@ -7,7 +7,7 @@
 
 namespace iowatch::probes {
 
-Result<void> PsyncEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
+Status PsyncEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   fd_ = target.fd;
   queued_.clear();
   queued_.reserve(depth);
@@ -17,7 +17,7 @@ Result<void> PsyncEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> PsyncEngine::DoQueue(const IoRequest& request) {
+Status PsyncEngine::DoQueue(const IoRequest& request) {
   queued_.push_back(request);
   return {};
 }

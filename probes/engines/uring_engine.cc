@@ -82,7 +82,7 @@ UringEngine::~UringEngine() { DoClose(); }
 
 uint32_t UringEngine::MaxDepth() const { return kMaxEntries; }
 
-Result<void> UringEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
+Status UringEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   fallbacks_.clear();
   if (auto ok = SetUpRing(std::bit_ceil(depth)); !ok) return ok;
   fd_ = target.fd;
@@ -92,7 +92,7 @@ Result<void> UringEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   return {};
 }
 
-Result<void> UringEngine::SetUpRing(uint32_t entries) {
+Status UringEngine::SetUpRing(uint32_t entries) {
   const int disabled = IoUringDisabledSysctl();
   if (disabled >= 2)
     return EngineUnavailable("io_uring", "disabled by the sysctl kernel.io_uring_disabled=2",
@@ -198,7 +198,7 @@ void UringEngine::RegisterBuffers() {
   fallbacks_.push_back({"fixedbufs", std::move(reason)});
 }
 
-Result<void> UringEngine::DoQueue(const IoRequest& request) {
+Status UringEngine::DoQueue(const IoRequest& request) {
   io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
   // The ring has at least `depth` entries, so this only fails on a bug.
   if (sqe == nullptr) return MakeError(ErrorCode::kIo, "io_uring engine: submission queue full");

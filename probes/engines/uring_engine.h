@@ -60,13 +60,13 @@ class UringEngine final : public ProbeEngine {
 
  private:
   uint32_t MaxDepth() const override;
-  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override;
-  Result<void> DoQueue(const IoRequest& request) override;
+  Status DoOpen(const EngineTarget& target, uint32_t depth) override;
+  Status DoQueue(const IoRequest& request) override;
   Result<uint32_t> DoSubmit() override;
   Result<size_t> DoReap(size_t min, std::span<IoCompletion> out,
                         std::chrono::nanoseconds timeout) override;
   void DoClose() noexcept override;
-  Result<void> SetUpRing(uint32_t entries);
+  Status SetUpRing(uint32_t entries);
   void RegisterFile();
   void RegisterBuffers();
   void DrainInFlight() noexcept;

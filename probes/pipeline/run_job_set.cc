@@ -106,7 +106,7 @@ void WriteAll(int fd, std::span<const uint8_t> bytes) {
   _exit(0);
 }
 
-Result<void> StartProcess(CloneRun& clone, ProgressBoard& board, const JobSetRunOptions& options) {
+Status StartProcess(CloneRun& clone, ProgressBoard& board, const JobSetRunOptions& options) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoError(errno, "cannot make a clone's pipe", "");
   const pid_t parent = getpid();
@@ -257,7 +257,7 @@ class SetRunner {
   SetRunner(const JobSet& set, const JobSetRunOptions& options, ProgressBoard& board)
       : set_(set), options_(options), board_(board), measuring_(options) {}
 
-  Result<void> RunPhase(PhaseJobs phase, std::vector<CloneOutcome>& outcomes) {
+  Status RunPhase(PhaseJobs phase, std::vector<CloneOutcome>& outcomes) {
     std::vector<CloneRun> clones;
     if (auto ok = Prepare(phase, clones); !ok) return ok;
     if (Cancelled(options_)) return {};
@@ -287,7 +287,7 @@ class SetRunner {
   }
 
  private:
-  Result<void> Prepare(PhaseJobs phase, std::vector<CloneRun>& clones) {
+  Status Prepare(PhaseJobs phase, std::vector<CloneRun>& clones) {
     size_t count = 0;
     for (size_t j = phase.first; j < phase.end; ++j) count += set_.jobs[j].spec.numjobs;
     clones.reserve(count);  // the clones' threads hold references: no reallocation
@@ -306,7 +306,7 @@ class SetRunner {
     return {};
   }
 
-  Result<void> PrepareOne(CloneRun& clone) {
+  Status PrepareOne(CloneRun& clone) {
     if (options_.create_directory && !clone.spec.directory.empty()) {
       std::error_code ec;
       std::filesystem::create_directories(clone.spec.directory, ec);

@@ -14,7 +14,7 @@ uint64_t ToNs(std::chrono::nanoseconds d) {
 
 }  // namespace
 
-Result<void> ValidateRun(const JobSpec& spec, const RunTarget& target) {
+Status ValidateRun(const JobSpec& spec, const RunTarget& target) {
   if (spec.block_size == 0 || spec.block_size > UINT32_MAX) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("bs: {} is out of range (1 to 4GiB - 1)", spec.block_size));

@@ -30,7 +30,7 @@ struct RunLimits {
 // kInvalidArgument when bs is 0 or 4 GiB or more, iodepth is 0, the region
 // holds no whole block, or bs or the region offset is not a multiple of
 // target.offset_alignment (when it is above 1).
-Result<void> ValidateRun(const JobSpec& spec, const RunTarget& target);
+Status ValidateRun(const JobSpec& spec, const RunTarget& target);
 
 // The limits of a run of `spec` over `region_size` bytes; `spec` must have
 // passed ValidateRun.

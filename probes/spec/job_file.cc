@@ -88,7 +88,7 @@ struct FileParser {
   bool in_global = false;
   bool in_section = false;
 
-  Result<void> Section(std::string_view header, int line, const LineError& fail) {
+  Status Section(std::string_view header, int line, const LineError& fail) {
     const std::string_view name = Trim(header.substr(1, header.size() - 2));
     if (name.empty()) return fail("expected a section name between '[' and ']'");
     in_section = true;
@@ -97,7 +97,7 @@ struct FileParser {
     return {};
   }
 
-  Result<void> Option(std::string_view text, int line, const LineError& fail) {
+  Status Option(std::string_view text, int line, const LineError& fail) {
     if (!in_section) return fail(fmt::format("{:?}: an option before the first section", text));
     const size_t eq = text.find('=');
     const std::string name(Trim(text.substr(0, eq)));
@@ -121,7 +121,7 @@ struct FileParser {
     return {};
   }
 
-  Result<void> Line(std::string_view raw, int line) {
+  Status Line(std::string_view raw, int line) {
     const std::string_view text = Trim(raw);
     if (text.empty() || text.starts_with(';') || text.starts_with('#')) return {};
     const LineError fail(path, line);

@@ -5,7 +5,7 @@
 namespace iowatch::probes {
 namespace {
 
-Result<void> Apply(JobSpec& spec, const LocatedOption& located, const std::string& source) {
+Status Apply(JobSpec& spec, const LocatedOption& located, const std::string& source) {
   if (auto ok = ApplyJobOption(spec, located.option.name, located.option.value); !ok) {
     Error error = ok.error();
     error.path = source;
@@ -27,7 +27,7 @@ Result<JobSpec> ParseDraft(const JobDraft& draft, const std::string& source, Job
       if (auto ok = Apply(spec, located, source); !ok) return std::unexpected(ok.error());
     }
   }
-  if (auto ok = check == JobCheck::kWhole ? ValidateJobSpec(spec) : Result<void>(); !ok) {
+  if (auto ok = check == JobCheck::kWhole ? ValidateJobSpec(spec) : Status(); !ok) {
     Error error = ok.error();
     error.path = source;
     error.line = draft.line;

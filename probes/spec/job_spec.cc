@@ -65,7 +65,7 @@ std::string UnknownOption(std::string_view name) {
   return message;
 }
 
-Result<void> Invalid(std::string message) {
+Status Invalid(std::string message) {
   return MakeError(ErrorCode::kInvalidArgument, std::move(message));
 }
 
@@ -111,7 +111,7 @@ std::span<const std::string_view> JobOptionNames() {
   return names;
 }
 
-Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value) {
+Status ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value) {
   const JobOptionDef* option = FindJobOption(name);
   if (option == nullptr) return Invalid(UnknownOption(name));
   // Paths and names reach the kernel cut at their first NUL byte ("/x\0y"
@@ -139,7 +139,7 @@ namespace {
 // hipri is checked beyond fio, which runs it and fails: polled completions
 // exist only for O_DIRECT (the kernel fails buffered reads with EOPNOTSUPP)
 // and a polled ring refuses fsync (EINVAL).
-Result<void> ValidateIoUringOptions(const JobSpec& spec) {
+Status ValidateIoUringOptions(const JobSpec& spec) {
   const IoUringOptions& uring = spec.uring;
   if (spec.engine != EngineKind::kIoUring) {
     for (const auto& [option, on] :
@@ -166,7 +166,7 @@ Result<void> ValidateIoUringOptions(const JobSpec& spec) {
 
 // psync with iodepth > 1 is accepted and kept: fio runs a sync engine at depth
 // 1 without complaint, and the runner clamps the same way.
-Result<void> ValidateJobSpec(const JobSpec& spec) {
+Status ValidateJobSpec(const JobSpec& spec) {
   if (auto ok = CheckName(spec.name); !ok) return Invalid("name: " + ok.error());
   if (spec.filename.empty() == spec.directory.empty()) {
     return Invalid(spec.filename.empty()

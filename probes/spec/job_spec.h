@@ -128,13 +128,13 @@ std::string JobOptionsHelp();
 
 // Sets one option. Unknown names, bad values and out-of-range values are
 // errors (code kInvalidArgument) whose message starts with the option name.
-Result<void> ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value);
+Status ApplyJobOption(JobSpec& spec, std::string_view name, std::string_view value);
 
 // Checks the options together: a target is given, bs > 0, size a multiple of bs
 // where needed, time_based has a runtime, rwmixread ≤ 100, iodepth 1..4096,
 // io_uring's options only with ioengine=io_uring, hipri with direct=1 and
 // without fsync, ...
-Result<void> ValidateJobSpec(const JobSpec& spec);
+Status ValidateJobSpec(const JobSpec& spec);
 
 // ApplyJobOption for each option in order (later ones win), then ValidateJobSpec.
 Result<JobSpec> ParseJobOptions(std::span<const JobOption> options);

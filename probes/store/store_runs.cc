@@ -164,12 +164,10 @@ Result<RunRecord> ReadRunRow(const Connection& db, const Statement& row) {
   if (!row.IsNull(18)) {
     const int64_t code = row.Int(18);
     const bool known = code >= 0 && code <= static_cast<int64_t>(ErrorCode::kUnsupported);
-    r.error = Error{known ? static_cast<ErrorCode>(code) : ErrorCode::kIo,
-                    row.Text(19),
-                    row.Text(20),
-                    0,
-                    static_cast<int>(row.Int(21)),
-                    0};
+    r.error = Error{.code = known ? static_cast<ErrorCode>(code) : ErrorCode::kIo,
+                    .message = row.Text(19),
+                    .path = row.Text(20),
+                    .os_errno = static_cast<int>(row.Int(21))};
   }
   return run;
 }

@@ -220,7 +220,8 @@ std::unexpected<Error> Connection::Fail(int rc, std::string_view what) const {
     text += fmt::format(", {}", ErrnoText(os_errno));
   }
   text += ')';
-  return std::unexpected<Error>(Error{ToErrorCode(rc), std::move(text), path_, 0, os_errno, 0});
+  return std::unexpected<Error>(Error{
+      .code = ToErrorCode(rc), .message = std::move(text), .path = path_, .os_errno = os_errno});
 }
 
 Status Connection::Exec(std::string_view sql, std::string_view what) const {

@@ -147,7 +147,7 @@ Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const ProbeFilePath& where) 
   return ProbeFileMarker{true, *filled};
 }
 
-Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes) {
+Status WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes) {
   const std::string value = std::to_string(filled_bytes);
   if (fsetxattr(fd, kMarkerXattr, value.data(), value.size(), 0) == 0) return {};
   if (errno != ENOTSUP) {
@@ -179,8 +179,8 @@ Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t f
   return {};
 }
 
-Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
-                             uint32_t alignment, const std::atomic<bool>* cancel) {
+Status LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
+                       uint32_t alignment, const std::atomic<bool>* cancel) {
   const std::string& path = where.path();
   struct stat st {};
   if (fstat(fd, &st) != 0) return ErrnoError(errno, "cannot stat", path);

@@ -38,7 +38,7 @@ Result<ProbeFileMarker> ReadProbeFileMarker(int fd, const ProbeFilePath& where);
 
 // Records `filled_bytes` in the attribute, or where the filesystem has no
 // user xattrs in the sidecar (written beside, fsynced, renamed over).
-Result<void> WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes);
+Status WriteProbeFileMarker(int fd, const ProbeFilePath& where, uint64_t filled_bytes);
 
 // "<path>.iowatch", where the marker lives without user xattrs.
 std::string ProbeFileSidecarPath(const std::string& path);
@@ -53,7 +53,7 @@ std::string ProbeFileSidecarPath(const std::string& path);
 // `cancel` set (a SIGINT, the daemon stopping) ends the fill between two
 // 1 MiB chunks: what was written is made durable and recorded in the marker,
 // and the error has os_errno ECANCELED.
-Result<void> LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
-                             uint32_t alignment, const std::atomic<bool>* cancel = nullptr);
+Status LayOutProbeFile(int fd, const ProbeFilePath& where, uint64_t filled, uint64_t required,
+                       uint32_t alignment, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace iowatch::probes

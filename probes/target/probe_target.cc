@@ -143,8 +143,8 @@ Result<Alignment> DirectIoAlignment(int fd, const struct stat& st, const std::st
   return Alignment{std::max(kPageBytes, logical), logical};
 }
 
-Result<void> CheckAlignment(const JobSpec& spec, uint32_t alignment, const std::string& path,
-                            bool block_device) {
+Status CheckAlignment(const JobSpec& spec, uint32_t alignment, const std::string& path,
+                      bool block_device) {
   const std::pair<const char*, uint64_t> values[] = {
       {"bs", spec.block_size}, {"offset", spec.offset}, {"size", spec.size}};
   for (const auto& [name, value] : values) {
@@ -180,8 +180,7 @@ Result<int> SameObject(UniqueFd fd, const struct stat& inspected, const std::str
 }
 
 // The region the job may touch; `size` is the file's or device's size.
-Result<void> SetRegion(const JobSpec& spec, uint64_t size, bool may_extend,
-                       PreparedTarget& target) {
+Status SetRegion(const JobSpec& spec, uint64_t size, bool may_extend, PreparedTarget& target) {
   target.region_offset = spec.offset;
   if (spec.size == 0) {
     if (spec.offset >= size) {
@@ -268,9 +267,9 @@ Result<Alignment> FileAlignment(const JobSpec& spec, int fd, const struct stat& 
 // Lays out [filled, required): through O_DIRECT when the job uses it and the
 // end is aligned (a size=0 job may inherit an unaligned file size), so the
 // fill does not flood the page cache; buffered otherwise.
-Result<void> FillFile(const JobSpec& spec, const ProbeFilePath& where, const struct stat& st,
-                      uint64_t filled, uint64_t required, uint32_t alignment,
-                      const std::atomic<bool>* cancel) {
+Status FillFile(const JobSpec& spec, const ProbeFilePath& where, const struct stat& st,
+                uint64_t filled, uint64_t required, uint32_t alignment,
+                const std::atomic<bool>* cancel) {
   const bool direct = spec.direct && required % alignment == 0;
   auto fd = SameObject(UniqueFd(where.OpenFile(O_WRONLY | (direct ? O_DIRECT : 0))), st,
                        where.path(), direct, "cannot open for filling");
@@ -440,7 +439,7 @@ PreparedTarget::~PreparedTarget() {
   if (fd >= 0) close(fd);
 }
 
-Result<void> CheckFilesystemAllowsDirectIo(const std::string& directory) {
+Status CheckFilesystemAllowsDirectIo(const std::string& directory) {
   struct statfs fs {};
   if (statfs(directory.c_str(), &fs) != 0) return ErrnoError(errno, "cannot statfs", directory);
   if (fs.f_type == TMPFS_MAGIC) return DirectIoOnTmpfs(directory);

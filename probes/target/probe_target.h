@@ -67,6 +67,6 @@ Result<PreparedTarget> PrepareTarget(const JobSpec& spec, const TargetPolicy& po
 // 6.6 on but serves it from memory) or a filesystem refusing O_DIRECT. Asks
 // through an unnamed O_TMPFILE inode, so nothing is left behind; where
 // O_TMPFILE is unsupported it cannot tell and returns success.
-Result<void> CheckFilesystemAllowsDirectIo(const std::string& directory);
+Status CheckFilesystemAllowsDirectIo(const std::string& directory);
 
 }  // namespace iowatch::probes

@@ -24,7 +24,7 @@ inline Config Parsed(std::string_view yaml) {
 // The error a document gives, or "parsed" when it gives none.
 inline Error ErrorOf(std::string_view yaml) {
   const auto c = ParseConfig(yaml, kTestFile);
-  if (c) return Error{ErrorCode::kIo, "parsed", "", 0, 0, 0};
+  if (c) return Error::Io("parsed");
   return c.error();
 }
 

@@ -11,10 +11,10 @@
 #include <atomic>
 #include <filesystem>
 
-#include "probes/run/progress_board.h"
-#include "probes/run/result_wire.h"
 #include "probes/pipeline/run_job_set.h"
 #include "probes/pipeline/run_probe.h"
+#include "probes/run/progress_board.h"
+#include "probes/run/result_wire.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::probes {
@@ -86,7 +86,7 @@ ProbeResult SyntheticResult() {
   r.fsyncs = 7;
   r.cpu = {0.25, 0.5, 11, 3};
   r.end = RunEnd::kFailed;
-  r.error = Error{ErrorCode::kIo, "Input/output error", "/dev/x", 0, 5, 0};
+  r.error = Error::Io("Input/output error", "/dev/x", 5);
   r.fallbacks.push_back({"fixedbufs", "RLIMIT_MEMLOCK"});
   r.abandoned_ios = 2;
   return r;

@@ -208,7 +208,7 @@ class FakeEngine final : public ProbeEngine {
 
   explicit FakeEngine(Behaviour behaviour) : behaviour_(std::move(behaviour)) {}
 
-  Result<void> DoOpen(const EngineTarget& target, uint32_t depth) override {
+  Status DoOpen(const EngineTarget& target, uint32_t depth) override {
     if (behaviour_.refuse_open) {
       return MakeError(ErrorCode::kUnsupported, "fake: refused, try --ioengine=psync");
     }
@@ -216,7 +216,7 @@ class FakeEngine final : public ProbeEngine {
     target_buffers_ = target.buffers;
     return {};
   }
-  Result<void> DoQueue(const IoRequest& request) override {
+  Status DoQueue(const IoRequest& request) override {
     // What the first I/O finds in the buffers (they are freed when RunJob
     // returns, and filled for writes only once the engine is open).
     if (buffers_.empty()) {

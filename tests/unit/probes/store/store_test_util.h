@@ -106,7 +106,7 @@ inline RunRecord SampleRun(uint64_t seed, std::string job = "randrw-4k", int64_t
   r.cpu = CpuUsage{0.25 + static_cast<double>(seed) / 1000, 0.75, 1234, 56};
   r.elapsed = std::chrono::nanoseconds(5'000'123'456);
   r.end = RunEnd::kFailed;
-  r.error = Error{ErrorCode::kIo, "pwrite: Input/output error", "/var/tmp/probe", 0, 5, 0};
+  r.error = Error::Io("pwrite: Input/output error", "/var/tmp/probe", 5);
   run.ok = false;
   run.error = "an I/O error stopped the run";
   // Every metric, as the daemon stores them: a run that lacks some has them

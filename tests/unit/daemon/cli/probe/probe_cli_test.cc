@@ -268,7 +268,7 @@ TEST(ProbeNormal, NamesArePrintedEscaped) {
   ProbeResult result = SyntheticResult();
   result.spec.name = "job\x1b]0;PWNED\a";
   result.end = probes::RunEnd::kFailed;
-  result.error = Error{ErrorCode::kIo, "read: Input/output error", "/srv/t\x1b[2J", 0, 5, 0};
+  result.error = Error::Io("read: Input/output error", "/srv/t\x1b[2J", 5);
   ProbeReportContext context{{}, "/srv/t\x1b[2J", 254, 0, 0, std::nullopt};
   context.disk_util = collectors::DiskUtil{"vd\x1b[2J", 1, 0, 0, 0, 1, 0, 1, 1.0};
   const std::string text = FormatProbeNormal(result, context);
