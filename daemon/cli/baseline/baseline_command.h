@@ -81,9 +81,9 @@ Status BaselineImport(probes::Store& store, std::string_view file, const Baselin
 // action; kHelp needs no store.
 Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context, std::string& out);
 
-// main's entries, after app.parse() (AddBaselineCommand) chose `baseline`:
-// execute and print, or, when the parse threw, print CLI11's help or the
-// usage error. Each returns the exit status.
+// The command table's entries, after app.parse() chose `baseline`
+// (DefineBaselineCommand): execute and print, or, when the parse threw, print
+// CLI11's help or the usage error. Each returns the exit status.
 int RunBaseline(const BaselineArgs& args);
 int ExitBaseline(CLI::App& app, const CLI::ParseError& e);
 

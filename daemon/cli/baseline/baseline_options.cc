@@ -187,34 +187,38 @@ std::string_view BaselineActionName(BaselineAction action) {
   return "help";
 }
 
-CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args) {
-  CLI::App* baseline = app.add_subcommand("baseline");
-  baseline->formatter(std::make_shared<BaselineHelp>());  // before the actions: they inherit it
-  baseline->require_subcommand(1);
+void DefineBaselineCommand(CLI::App& baseline, BaselineArgs& args) {
+  baseline.formatter(std::make_shared<BaselineHelp>());  // before the actions: they inherit it
+  baseline.require_subcommand(1);
   baseline
-      ->add_option("--state.dir", args.state_dir,
-                   fmt::format("the directory of {} (default: {})", probes::Store::kFileName,
-                               config::Config{}.state_dir))
+      .add_option("--state.dir", args.state_dir,
+                  fmt::format("the directory of {} (default: {})", probes::Store::kFileName,
+                              config::Config{}.state_dir))
       ->type_name("DIR")
       ->check(NonEmpty("a directory"));
   baseline
-      ->add_option("--config.file", args.config_file,
-                   "the daemon's config file: its state_dir, and its probes.baseline settings to "
-                   "judge runs as the daemon does (default: the built-in ones)")
+      .add_option("--config.file", args.config_file,
+                  "the daemon's config file: its state_dir, and its probes.baseline settings to "
+                  "judge runs as the daemon does (default: the built-in ones)")
       ->type_name("FILE")
       ->check(NonEmpty("a file"));
   std::vector<std::string> synopses;
   for (const ActionDefinition& definition : kActions) {
-    CLI::App* action = baseline->add_subcommand(definition.name, definition.help);
+    CLI::App* action = baseline.add_subcommand(definition.name, definition.help);
     action->group("Actions");
     action->fallthrough();  // --state.dir after the action too
     action->callback([&args, kind = definition.action] { args.action = kind; });
     AddArguments(*action, definition.action, args);
     synopses.push_back(Synopsis(*action));
   }
-  baseline->description(
+  baseline.description(
       fmt::format("read and edit the probe baselines in <state.dir>/{}: [--state.dir=DIR] {}",
                   probes::Store::kFileName, fmt::join(synopses, " | ")));
+}
+
+CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args) {
+  CLI::App* baseline = app.add_subcommand("baseline");
+  DefineBaselineCommand(*baseline, args);
   return baseline;
 }
 

@@ -1,7 +1,8 @@
 // The command line of `iowatch baseline` (see baseline_command.h for what
-// each action does), defined once with CLI11: main.cc adds it to the binary's
-// CLI::App, and the help (`iowatch baseline --help`, the line in
-// `iowatch --help`) and the usage errors are made from these definitions.
+// each action does), defined once with CLI11: the binary's command table
+// (daemon/command_table.cc) adds it to the binary's CLI::App, and the help
+// (`iowatch baseline --help`, the line in `iowatch --help`) and the usage
+// errors are made from these definitions.
 //
 //   iowatch baseline [--state.dir=DIR] ACTION
 //     list | show JOB [--runs=N] | capture JOB [--runs=N] [--device=MAJ:MIN]
@@ -43,8 +44,12 @@ struct BaselineArgs {
   std::string device;            // capture: "major:minor", "" for the latest run's
 };
 
-// Adds `baseline` and its actions to `app`; app.parse() fills `args`, which
+// Makes `baseline` (added to the binary's app as "baseline") the command:
+// its options, its actions and its description, the line `iowatch --help`
+// shows (made from the actions' synopses); app.parse() fills `args`, which
 // must outlive it. A bad command line throws CLI::ParseError, as any other.
+void DefineBaselineCommand(CLI::App& baseline, BaselineArgs& args);
+// Adds `baseline` to `app` and defines it.
 CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args);
 
 // What was wrong with a command line CLI11 refused in `baseline` (`e` is not

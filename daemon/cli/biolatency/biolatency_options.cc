@@ -1,53 +1,18 @@
 #include "daemon/cli/biolatency/biolatency_options.h"
 
-#include <fmt/format.h>
-
-#include "common/decimal.h"
-#include "daemon/cli/report_args.h"
-
 namespace iowatch::daemon {
-namespace {
-
-std::unexpected<Error> Invalid(std::string message) {
-  return MakeError(ErrorCode::kInvalidArgument, std::move(message));
-}
-
-constexpr const char* kUsage =
-    "usage: iowatch biolatency [-d DEV] [-Q] [-o JSON] [interval [count]]";
-
-}  // namespace
 
 Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& args) {
-  BiolatencyOptions opts;
-  std::vector<uint64_t> numbers;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "-Q") {
-      opts.queued = true;
-    } else if (arg.starts_with("-d")) {
-      auto value = OptionValue(args, i, 2, kUsage);
-      if (!value) return std::unexpected(value.error());
-      opts.device = *value;
-    } else if (arg.starts_with("-o")) {
-      auto value = OptionValue(args, i, 2, kUsage);
-      if (!value) return std::unexpected(value.error());
-      if (*value != "JSON") return Invalid(fmt::format("-o takes JSON, found '{}'", *value));
-      opts.json = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return Invalid(fmt::format("unknown option '{}' ({})", arg, kUsage));
-    } else {
-      const auto n = ParseDecimal<uint64_t>(arg);
-      if (!n || numbers.size() == 2) {
-        return Invalid(fmt::format("unexpected argument '{}' ({})", arg, kUsage));
-      }
-      numbers.push_back(*n);
-    }
-  }
-  auto timing = ParseIntervalCount(numbers);
-  if (!timing) return std::unexpected(timing.error());
-  opts.interval_s = timing->interval_s;
-  opts.count = timing->count;
-  return opts;
+  bool queued = false;
+  auto shared =
+      ParseReportArgs(args, "usage: iowatch biolatency [-d DEV] [-Q] [-o JSON] [interval [count]]",
+                      [&queued](const std::vector<std::string>& all, size_t& i) -> Result<bool> {
+                        if (all[i] != "-Q") return false;
+                        queued = true;
+                        return true;
+                      });
+  if (!shared) return std::unexpected(shared.error());
+  return BiolatencyOptions{std::move(*shared), queued};
 }
 
 }  // namespace iowatch::daemon

@@ -3,23 +3,19 @@
 // Thread-safety: pure function.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+#include "daemon/cli/report_args.h"
 
 namespace iowatch::daemon {
 
-struct BiolatencyOptions {
-  std::string device;  // -d: only this disk (kernel name); "" = every disk
+// -d is a disk; -o JSON gives one document per report with every stage.
+struct BiolatencyOptions : ReportArgs {
   // -Q: the text shows the whole time from the request's start (queue and
   // device, stage "total"), as bcc's biolatency -Q; else the device stage.
   bool queued = false;
-  bool json = false;  // -o JSON: one document per report (every stage), one per line
-  uint64_t interval_s = 1;
-  std::optional<uint64_t> count;  // reports; none: forever (1 without an interval)
 };
 
 Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& args);
