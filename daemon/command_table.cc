@@ -139,7 +139,7 @@ std::vector<Command> Commands() {
       {.name = "probe",
        .help = ProbeHelp(),
        .define = DefineOwnParser,
-       .run = RunWithArgs<RunProbe>},
+       .run = RunWithArgs<RunProbeCommand>},
       {.name = "sweep",
        .help = "characterise a device: a grid of probe runs (bs x iodepth x rw x pattern x "
                "buffered/direct/raw) in a time budget, with the knee and latency-optimal depth; "

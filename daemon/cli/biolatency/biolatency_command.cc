@@ -50,8 +50,8 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
   if (!opts->device.empty() &&
       std::ranges::none_of(names, [&](const auto& n) { return n.second == opts->device; })) {
     return ReportError("biolatency",
-                       Error{ErrorCode::kNotFound, fmt::format("no disk named '{}'", opts->device),
-                             sysfs.PathOf("block").string(), 0});
+                       Error::NotFound(fmt::format("no disk named '{}'", opts->device),
+                                       sysfs.PathOf("block").string()));
   }
   auto program = collectors::bpf::BlockIoProgram::Load();
   if (!program) return ReportError("biolatency", program.error());

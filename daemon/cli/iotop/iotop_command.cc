@@ -46,7 +46,7 @@ int RunIotop(const GlobalOptions& global, const std::vector<std::string>& args) 
   auto first = sampler.Collect(procfs, sysfs, WallUnixSeconds());
   if (const auto& failed = std::ranges::find(first->collectors, "cgroup", &CollectorStatus::name);
       failed != first->collectors.end() && !failed->success) {
-    return ReportError("iotop", Error{ErrorCode::kNotFound, failed->error, {}, 0});
+    return ReportError("iotop", Error::NotFound(failed->error));
   }
   const bool redraw = !opts->json && TerminalRows() > 0;
   IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};

@@ -98,7 +98,7 @@ class DiskUtilWatch {
 
 }  // namespace
 
-int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args) {
+int RunProbeCommand(const GlobalOptions& global, const std::vector<std::string>& args) {
   probes::TargetPolicy defaults;
   defaults.sysfs = global.sysfs;
   auto options = ParseProbeArgs(args, defaults);

@@ -16,6 +16,6 @@ namespace iowatch::daemon {
 // `global.sysfs` is where a file's device's logical block size is read when
 // statx cannot tell the direct-I/O alignment (--path.sysfs after the
 // subcommand, one of `args`, wins).
-int RunProbe(const GlobalOptions& global, const std::vector<std::string>& args);
+int RunProbeCommand(const GlobalOptions& global, const std::vector<std::string>& args);
 
 }  // namespace iowatch::daemon

@@ -79,7 +79,7 @@ class SweepArgParser {
  public:
   explicit SweepArgParser(SweepOptions& options) : o_(options) {}
 
-  Result<void> Grid(std::string_view key, std::string_view value) {
+  Status Grid(std::string_view key, std::string_view value) {
     probes::SweepGrid& g = o_.grid;
     if (key == "bs")
       return Assign(g.block_sizes,
@@ -107,7 +107,7 @@ class SweepArgParser {
     return {};
   }
 
-  Result<void> Job(std::string_view key, std::string_view value) {
+  Status Job(std::string_view key, std::string_view value) {
     for (const std::string_view grid_only :
          {"direct", "runtime", "time_based", "ramp_time", "numjobs", "readwrite", "blocksize"}) {
       if (key == grid_only) {
@@ -128,7 +128,7 @@ class SweepArgParser {
 
  private:
   template <typename T>
-  static Result<void> Assign(std::vector<T>& out, Result<std::vector<T>> values) {
+  static Status Assign(std::vector<T>& out, Result<std::vector<T>> values) {
     if (!values) return std::unexpected(values.error());
     out = std::move(*values);
     return {};
@@ -138,8 +138,8 @@ class SweepArgParser {
   bool size_given_ = false;
 };
 
-Result<void> ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
-                      std::string_view value, bool has_value) {
+Status ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
+                std::string_view value, bool has_value) {
   if (key == "bs" || key == "iodepth" || key == "rw" || key == "pattern" || key == "mode" ||
       key == "budget") {
     return parser.Grid(key, value);
