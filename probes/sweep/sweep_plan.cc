@@ -4,20 +4,10 @@
 
 namespace iowatch::probes {
 
-std::string_view ToString(SweepMode mode) {
-  switch (mode) {
-    case SweepMode::kBuffered:
-      return "buffered";
-    case SweepMode::kDirect:
-      return "direct";
-    case SweepMode::kRaw:
-      return "raw";
-  }
-  return "?";
-}
+std::string_view ToString(SweepMode mode) { return NameIn<SweepMode>(kSweepModes, mode); }
 
 std::string_view ToString(SweepLatency latency) {
-  return latency == SweepLatency::kLat ? "lat" : "clat";
+  return NameIn<SweepLatency>(kSweepLatencies, latency);
 }
 
 std::vector<SweepPoint> SweepPoints(const SweepGrid& grid) {

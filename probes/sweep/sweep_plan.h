@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/result.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
@@ -20,6 +21,9 @@
 namespace iowatch::probes {
 
 enum class SweepMode { kBuffered, kDirect, kRaw };
+// --mode's words, in the order its help and errors list them.
+inline constexpr EnumName<SweepMode> kSweepModes[] = {
+    {SweepMode::kDirect, "direct"}, {SweepMode::kBuffered, "buffered"}, {SweepMode::kRaw, "raw"}};
 std::string_view ToString(SweepMode mode);
 
 // Which latency a sweep reports, in fio's names: lat, from submission to
@@ -28,6 +32,8 @@ std::string_view ToString(SweepMode mode);
 // device completes inside the submission: this VM's disk at 64 KiB has clat
 // p50 ~1 µs and slat ~90 µs, so clat alone says 64 KiB random reads take 1 µs.
 enum class SweepLatency { kLat, kClat };
+inline constexpr EnumName<SweepLatency> kSweepLatencies[] = {{SweepLatency::kLat, "lat"},
+                                                             {SweepLatency::kClat, "clat"}};
 std::string_view ToString(SweepLatency latency);  // "lat", "clat"
 
 struct SweepGrid {

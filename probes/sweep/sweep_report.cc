@@ -24,13 +24,12 @@ json PointJson(const SweepPoint& p) {
 
 SweepPoint PointFrom(const json& j) {
   SweepPoint p;
-  const std::string mode = j.at("mode").get<std::string>();
-  p.mode = mode == "buffered" ? SweepMode::kBuffered
-           : mode == "raw"    ? SweepMode::kRaw
-                              : SweepMode::kDirect;
-  if (mode != "buffered" && mode != "raw" && mode != "direct") {
-    throw json::other_error::create(501, "mode: expected buffered, direct or raw", &j);
+  const auto mode = ValueIn<SweepMode>(kSweepModes, j.at("mode").get<std::string>());
+  if (!mode) {
+    throw json::other_error::create(
+        501, "mode: expected " + NamesIn<SweepMode>(kSweepModes, ", ", " or "), &j);
   }
+  p.mode = *mode;
   p.write = j.at("rw").get<std::string>() == "write";
   p.random = j.at("pattern").get<std::string>() == "random";
   p.block_size = IntegerOf<uint64_t>(j.at("bs"));
@@ -120,11 +119,13 @@ Result<SweepReport> ParseSweepJson(std::string_view text) {
     r.size = IntegerOf<uint64_t>(j.at("size"));
     r.budget_ms = IntegerOf<int64_t>(j.at("budget_ms"));
     r.point_runtime_ms = IntegerOf<int64_t>(j.at("point_runtime_ms"));
-    const std::string latency = j.value("latency", std::string("clat"));
-    if (latency != "lat" && latency != "clat") {
-      return MakeError(ErrorCode::kParse, "a sweep's JSON: latency: expected lat or clat");
+    const auto latency =
+        ValueIn<SweepLatency>(kSweepLatencies, j.value("latency", std::string("clat")));
+    if (!latency) {
+      return MakeError(ErrorCode::kParse, "a sweep's JSON: latency: expected " +
+                                              NamesIn<SweepLatency>(kSweepLatencies, ", ", " or "));
     }
-    r.latency = latency == "lat" ? SweepLatency::kLat : SweepLatency::kClat;
+    r.latency = *latency;
     for (const json& p : j.at("points")) r.samples.push_back(SampleFrom(p));
     for (const json& f : j.at("findings")) {
       r.findings.push_back({f.at("kind").get<std::string>(), PointFrom(f),

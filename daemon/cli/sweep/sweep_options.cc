@@ -42,20 +42,21 @@ Result<std::vector<T>> ParseListVia(std::string_view option, std::string_view te
 // --rw=read,write  --pattern=random,sequential  --mode=direct,buffered,raw
 template <typename T>
 Result<std::vector<T>> ParseWords(std::string_view key, std::string_view text,
-                                  std::initializer_list<std::pair<std::string_view, T>> words) {
+                                  std::span<const EnumName<T>> words) {
   std::vector<T> values;
   for (const std::string_view item : SplitList(text)) {
-    const auto it = std::ranges::find(words, item, &std::pair<std::string_view, T>::first);
-    if (it == words.end()) {
-      std::string accepted;
-      for (const auto& [word, value] : words)
-        accepted += (accepted.empty() ? "" : ", ") + std::string(word);
-      return Invalid(fmt::format("--{}: expected a list of {}, found {:?}", key, accepted, item));
+    const std::optional<T> value = ValueIn(words, item);
+    if (!value) {
+      return Invalid(
+          fmt::format("--{}: expected a list of {}, found {:?}", key, NamesIn(words, ", "), item));
     }
-    values.push_back(it->second);
+    values.push_back(*value);
   }
   return values;
 }
+
+constexpr EnumName<bool> kRwWords[] = {{false, "read"}, {true, "write"}};
+constexpr EnumName<bool> kPatternWords[] = {{true, "random"}, {false, "sequential"}};
 
 Result<bool> Flag(std::string_view key, std::string_view value, bool has_value) {
   if (!has_value || value == "1") return true;
@@ -89,17 +90,10 @@ class SweepArgParser {
       return Assign(g.depths,
                     ParseListVia<uint32_t>("iodepth", value,
                                            [](const probes::JobSpec& s) { return s.iodepth; }));
-    if (key == "rw")
-      return Assign(g.writes, ParseWords<bool>(key, value, {{"read", false}, {"write", true}}));
-    if (key == "pattern")
-      return Assign(g.randoms,
-                    ParseWords<bool>(key, value, {{"random", true}, {"sequential", false}}));
+    if (key == "rw") return Assign(g.writes, ParseWords<bool>(key, value, kRwWords));
+    if (key == "pattern") return Assign(g.randoms, ParseWords<bool>(key, value, kPatternWords));
     if (key == "mode") {
-      return Assign(g.modes,
-                    ParseWords<probes::SweepMode>(key, value,
-                                                  {{"direct", probes::SweepMode::kDirect},
-                                                   {"buffered", probes::SweepMode::kBuffered},
-                                                   {"raw", probes::SweepMode::kRaw}}));
+      return Assign(g.modes, ParseWords<probes::SweepMode>(key, value, probes::kSweepModes));
     }
     auto budget = probes::ParseFioTime(value, std::chrono::seconds(1));
     if (!budget) return Invalid("--budget: " + budget.error().message);
@@ -161,10 +155,12 @@ Status ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
     return {};
   }
   if (key == "latency") {
-    auto latency = ParseWords<probes::SweepLatency>(
-        key, value, {{"lat", probes::SweepLatency::kLat}, {"clat", probes::SweepLatency::kClat}});
+    auto latency = ParseWords<probes::SweepLatency>(key, value, probes::kSweepLatencies);
     if (!latency) return std::unexpected(latency.error());
-    if (latency->size() != 1) return Invalid("--latency: expected one of lat, clat");
+    if (latency->size() != 1) {
+      return Invalid("--latency: expected one of " +
+                     NamesIn<probes::SweepLatency>(probes::kSweepLatencies, ", "));
+    }
     o.latency = latency->front();
     return {};
   }
