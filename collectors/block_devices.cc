@@ -225,7 +225,7 @@ std::optional<uint64_t> StatDeviceOfFile(const std::string& path) {
 Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Detail detail,
                                                       DeviceOfFile device_of_file) {
   auto entries = sysfs.List("block");
-  if (!entries) return std::unexpected(entries.error());
+  if (!entries) return ErrorOf(entries);
   std::sort(entries->begin(), entries->end());
   std::vector<BlockDevice> devices;
   for (const std::string& entry : *entries) {
@@ -270,7 +270,7 @@ BlockTopology TopologyOf(const std::vector<BlockDevice>& devices) {
 
 Result<BlockTopology> ReadBlockTopology(const FileTree& sysfs) {
   auto devices = DiscoverBlockDevices(sysfs, Detail::kNames);
-  if (!devices) return std::unexpected(devices.error());
+  if (!devices) return ErrorOf(devices);
   return TopologyOf(*devices);
 }
 

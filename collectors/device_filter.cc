@@ -19,9 +19,9 @@ Result<std::optional<NamePattern>> Compile(const std::string& pattern, std::stri
 
 Result<DeviceFilter> DeviceFilter::Create(const std::string& include, const std::string& exclude) {
   auto inc = Compile(include, "include");
-  if (!inc) return std::unexpected(inc.error());
+  if (!inc) return ErrorOf(inc);
   auto exc = Compile(exclude, "exclude");
-  if (!exc) return std::unexpected(exc.error());
+  if (!exc) return ErrorOf(exc);
   DeviceFilter filter;
   filter.include_ = std::move(*inc);
   filter.exclude_ = std::move(*exc);

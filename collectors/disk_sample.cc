@@ -13,9 +13,9 @@ const DiskStat* DiskSample::Find(std::string_view name) const {
 
 Result<DiskSample> ReadDiskSample(const FileTree& procfs) {
   auto uptime = ReadUptimeCentiseconds(procfs);
-  if (!uptime) return std::unexpected(uptime.error());
+  if (!uptime) return ErrorOf(uptime);
   auto text = procfs.Read("diskstats", kMaxDiskstatsBytes);
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   DiskSample sample;
   sample.uptime_cs = *uptime;
   sample.diskstats = ParseDiskstats(*text, procfs.PathOf("diskstats").string());

@@ -12,13 +12,13 @@ namespace iowatch::collectors {
 Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, uint32_t major, uint32_t minor) {
   const std::string path = fmt::format("dev/block/{}:{}/stat", major, minor);
   auto text = sysfs.Read(path, kMaxSysfsAttributeBytes);
-  if (!text) return std::unexpected(std::move(text.error()));
+  if (!text) return ErrorOf(std::move(text));
   return ParseDiskCounters(*text, sysfs.PathOf(path).string());
 }
 
 Result<DiskCounters> ReadDeviceCounters(const FileTree& sysfs, const BlockDevice& device) {
   auto text = sysfs.Read(device.stat_path, kMaxSysfsAttributeBytes);
-  if (!text) return std::unexpected(std::move(text.error()));
+  if (!text) return ErrorOf(std::move(text));
   return ParseDiskCounters(*text, sysfs.PathOf(device.stat_path).string());
 }
 

@@ -81,7 +81,7 @@ double PressureRatio(double percent) { return std::round(percent * 100) / 10000;
 Result<Pressure> ReadPressure(const FileTree& procfs, std::string_view resource) {
   const std::string relative = fmt::format("pressure/{}", resource);
   auto text = procfs.Read(relative, kMaxSysfsAttributeBytes);
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   return ParsePressure(*text, procfs.PathOf(relative).string());
 }
 

@@ -26,7 +26,7 @@ Result<uint64_t> ParseUptimeCentiseconds(std::string_view text, std::string_view
 
 Result<uint64_t> ReadUptimeCentiseconds(const FileTree& procfs) {
   auto text = procfs.Read("uptime");
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   return ParseUptimeCentiseconds(*text, procfs.PathOf("uptime").string());
 }
 

@@ -73,20 +73,20 @@ uint64_t ConvertKib(uint64_t kib, uint64_t unit_bytes) {
 Result<VmSample> ReadVmSample(const FileTree& procfs) {
   VmSample sample;
   auto stat_text = procfs.Read("stat");
-  if (!stat_text) return std::unexpected(stat_text.error());
+  if (!stat_text) return ErrorOf(stat_text);
   auto stat = ParseProcStat(*stat_text, procfs.PathOf("stat").string());
-  if (!stat) return std::unexpected(stat.error());
+  if (!stat) return ErrorOf(stat);
   sample.stat = std::move(*stat);
   auto meminfo_text = procfs.Read("meminfo");
-  if (!meminfo_text) return std::unexpected(meminfo_text.error());
+  if (!meminfo_text) return ErrorOf(meminfo_text);
   const std::string meminfo_path = procfs.PathOf("meminfo").string();
   const Meminfo meminfo = ParseMeminfo(*meminfo_text, meminfo_path);
   if (Status usable = CheckMeminfoUsable(meminfo, meminfo_path); !usable) {
-    return std::unexpected(usable.error());
+    return ErrorOf(usable);
   }
   sample.meminfo = meminfo.values;
   auto vmstat_text = procfs.Read("vmstat");
-  if (!vmstat_text) return std::unexpected(vmstat_text.error());
+  if (!vmstat_text) return ErrorOf(vmstat_text);
   sample.vmstat = ParseProcVmstat(*vmstat_text, procfs.PathOf("vmstat").string());
   return sample;
 }

@@ -86,7 +86,7 @@ Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions&
   FdCloser closer(fd);
   if (options.regular_only) {
     if (Status regular = CheckRegularFile(fd, options.read_error, path.string()); !regular) {
-      return std::unexpected(std::move(regular.error()));
+      return ErrorOf(std::move(regular));
     }
   }
   return closer.Release();
@@ -96,7 +96,7 @@ Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions&
 
 Result<std::string> ReadFile(const std::filesystem::path& path, const ReadFileOptions& options) {
   auto fd = OpenToRead(path, options);
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   const FdCloser closer(*fd);
   return ReadDescriptor(*fd, path.string(), options);
 }
@@ -105,7 +105,7 @@ Status ForEachLineOfFile(const std::filesystem::path& path,
                          const std::function<void(std::string_view, int)>& line,
                          const std::function<void(int)>& too_long, const ReadFileOptions& options) {
   auto fd = OpenToRead(path, options);
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   const FdCloser closer(*fd);
   std::vector<char> buffer(1 << 20);
   std::string held;       // the line so far
@@ -149,7 +149,7 @@ Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) 
 namespace {
 
 Result<std::vector<std::string>> NamesOf(Result<std::vector<DirectoryEntry>> entries) {
-  if (!entries) return std::unexpected(std::move(entries.error()));
+  if (!entries) return ErrorOf(std::move(entries));
   std::vector<std::string> names;
   names.reserve(entries->size());
   for (DirectoryEntry& entry : *entries) names.push_back(std::move(entry.name));

@@ -78,6 +78,17 @@ inline std::unexpected<Error> MakeError(ErrorCode code, std::string message, std
                                       .column = column});
 }
 
+// A callee's failure passed on unchanged (its file, line and errno kept), as
+// the caller's own result type: `if (!read) return ErrorOf(read);`.
+template <typename T>
+std::unexpected<Error> ErrorOf(const Result<T>& failed) {
+  return std::unexpected<Error>(failed.error());
+}
+template <typename T>
+std::unexpected<Error> ErrorOf(Result<T>&& failed) {
+  return std::unexpected<Error>(std::move(failed).error());
+}
+
 // strerror's text, thread-safely (strerror may share a buffer between threads:
 // clang-tidy's concurrency-mt-unsafe).
 inline std::string ErrnoText(int err) { return std::generic_category().message(err); }

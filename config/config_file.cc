@@ -18,7 +18,7 @@ Result<Config> LoadConfigFile(const std::filesystem::path& path) {
   const auto text = ReadFile(path, {.open_error = "cannot read config file",
                                     .read_error = "cannot read config file",
                                     .max_bytes = 4 << 20});
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   auto config = ParseConfig(*text, path.string());
   if (!config) return config;
   const std::filesystem::path dir = path.parent_path();

@@ -99,7 +99,7 @@ constexpr Key kWebKeys[] = {
      [](Reader& r, const Value& v, Config& c) {
        const auto check = [](std::string_view s) -> Result<std::string> {
          if (const auto address = ParseListenAddress(s); !address) {
-           return std::unexpected(address.error());
+           return ErrorOf(address);
          }
          return std::string(s);
        };
@@ -282,7 +282,7 @@ Result<std::vector<std::string>> ConfigKeysIn(std::string_view yaml_text,
                                               std::string_view source_name) {
   std::vector<std::string> keys;
   const auto config = Parse(yaml_text, source_name, &keys);
-  if (!config) return std::unexpected(config.error());
+  if (!config) return ErrorOf(config);
   return keys;
 }
 

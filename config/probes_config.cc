@@ -50,22 +50,22 @@ Result<ProbeJobConfig> BuildJob(ProbeJobConfig job, std::span<const probes::JobO
                                 std::span<const probes::JobOption> options) {
   probes::JobSpec spec;
   if (auto ok = probes::ApplyJobOption(spec, "name", job.name); !ok) {
-    return std::unexpected(ok.error());
+    return ErrorOf(ok);
   }
   const bool job_sets_target = std::ranges::any_of(
       options, [](const probes::JobOption& o) { return IsTargetOption(o.name); });
   for (const probes::JobOption& option : defaults) {
     if (job_sets_target && IsTargetOption(option.name)) continue;
     if (auto ok = probes::ApplyJobOption(spec, option.name, option.value); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
   }
   for (const probes::JobOption& option : options) {
     if (auto ok = probes::ApplyJobOption(spec, option.name, option.value); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
   }
-  if (auto ok = probes::ValidateJobSpec(spec); !ok) return std::unexpected(ok.error());
+  if (auto ok = probes::ValidateJobSpec(spec); !ok) return ErrorOf(ok);
 
   // A jitter above half the period could put a run before the previous one's
   // slot; a timeout within the runtime would end every run as an error.

@@ -78,7 +78,7 @@ Result<std::string> ParsePath(std::string_view text) {
 
 Result<std::string> ParseRegex(std::string_view text) {
   const auto compiled = NamePattern::Compile(text);
-  if (!compiled) return std::unexpected(compiled.error());
+  if (!compiled) return ErrorOf(compiled);
   return std::string(text);
 }
 

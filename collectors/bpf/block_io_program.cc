@@ -205,7 +205,7 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
           AddRequests(value.requests, sample.requests[disk_op]);
         }
       });
-  if (!read) return std::unexpected(read.error());
+  if (!read) return ErrorOf(read);
   read = ForEachSummed<iowatch_cgroup_key, iowatch_cgroup_io>(
       bpf_map__fd(skeleton_->maps.cgroup_io),
       [&](const iowatch_cgroup_key& key, const iowatch_cgroup_io& value) {
@@ -213,7 +213,7 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
         io.bytes += value.bytes;
         io.requests += value.requests;
       });
-  if (!read) return std::unexpected(read.error());
+  if (!read) return ErrorOf(read);
   const int lost_fd = bpf_map__fd(skeleton_->maps.lost);
   const int cpus = libbpf_num_possible_cpus();
   std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus > 0 ? cpus : 1));

@@ -10,7 +10,7 @@ namespace iowatch::collectors {
 Result<CgroupIds> ScanCgroupIds(const FileTree& sysfs, const CgroupLayout& layout,
                                 size_t max_cgroups) {
   auto root = sysfs.InodeOf(layout.io_root);
-  if (!root) return std::unexpected(std::move(root.error()));
+  if (!root) return ErrorOf(std::move(root));
   CgroupIds ids;
   ids.paths.emplace(*root, "");
   std::vector<std::string> pending = {""};  // depth first; order does not matter

@@ -60,9 +60,9 @@ Result<std::vector<CgroupDeviceIo>> ReadV1(const FileTree& sysfs, const std::str
     names[1] = "blkio.throttle.io_serviced";
     bytes = ReadCounterFile(sysfs, Join(root, path, names[0]));
   }
-  if (!bytes) return std::unexpected(bytes.error());
+  if (!bytes) return ErrorOf(bytes);
   auto serviced = ReadCounterFile(sysfs, Join(root, path, names[1]));
-  if (!serviced) return std::unexpected(serviced.error());
+  if (!serviced) return ErrorOf(serviced);
   return ParseBlkioThrottle(*bytes, sysfs.PathOf(Join(root, path, names[0])).string(), *serviced,
                             sysfs.PathOf(Join(root, path, names[1])).string());
 }
@@ -71,7 +71,7 @@ Result<std::vector<CgroupDeviceIo>> ReadV2(const FileTree& sysfs, const std::str
                                            const std::string& path) {
   const std::string file = Join(root, path, "io.stat");
   auto text = ReadCounterFile(sysfs, file);
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   return ParseIoStat(*text, sysfs.PathOf(file).string());
 }
 
@@ -102,9 +102,9 @@ void ApplyCap(size_t max_pairs, size_t& pairs, CgroupIo& cgroup, uint64_t& dropp
 
 Result<CgroupLayout> DetectCgroupLayout(const FileTree& procfs, const FileTree& sysfs) {
   auto text = procfs.Read("self/mountinfo");
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   auto mounts = ParseCgroupMounts(*text, procfs.PathOf("self/mountinfo").string());
-  if (!mounts) return std::unexpected(mounts.error());
+  if (!mounts) return ErrorOf(mounts);
   CgroupLayout layout;
   const auto unified = mounts->unified ? RelativeToSysfs(*mounts->unified) : std::nullopt;
   const auto blkio = mounts->blkio ? RelativeToSysfs(*mounts->blkio) : std::nullopt;

@@ -122,10 +122,10 @@ Result<std::vector<CgroupDeviceIo>> ParseBlkioThrottle(std::string_view service_
                                                        std::string_view serviced_path) {
   std::vector<CgroupDeviceIo> out;
   if (Status s = ParseBlkioFile(service_bytes, bytes_path, true, out); !s) {
-    return std::unexpected(s.error());
+    return ErrorOf(s);
   }
   if (Status s = ParseBlkioFile(serviced, serviced_path, false, out); !s) {
-    return std::unexpected(s.error());
+    return ErrorOf(s);
   }
   return out;
 }

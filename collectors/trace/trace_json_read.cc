@@ -138,7 +138,7 @@ Result<TraceLines> ReadTraceJsonFile(const std::string& path) {
       {.open_error = "cannot read the trace",
        .read_error = "cannot read the trace",
        .max_bytes = kMaxTraceLineBytes});
-  if (!read) return std::unexpected(read.error());
+  if (!read) return ErrorOf(read);
   return result;
 }
 

@@ -38,7 +38,7 @@ Status CheckPushOptions(const PushOptions& options) {
   }
   auto target =
       MakePushTarget(options.url, options.job.empty() ? "checked" : options.job, options.labels);
-  if (!target) return std::unexpected(target.error());
+  if (!target) return ErrorOf(target);
   return {};
 }
 
@@ -61,7 +61,7 @@ Status PushResults(const PushOptions& options, std::string_view default_job,
   if (options.url.empty()) return {};
   auto target = MakePushTarget(
       options.url, options.job.empty() ? std::string(default_job) : options.job, options.labels);
-  if (!target) return std::unexpected(target.error());
+  if (!target) return ErrorOf(target);
   return PushExposition(*target, exposition, options.timeout);
 }
 

@@ -17,7 +17,7 @@ Result<bool> ParseSharedOption(const std::vector<std::string>& args, size_t& i,
   const bool device = args[i].starts_with("-d");
   if (!device && !args[i].starts_with("-o")) return false;
   auto value = OptionValue(args, i, 2, usage);
-  if (!value) return std::unexpected(value.error());
+  if (!value) return ErrorOf(value);
   if (device) {
     out.device = *value;
   } else if (*value != "JSON") {
@@ -33,7 +33,7 @@ Status ParseOption(const std::vector<std::string>& args, size_t& i, std::string_
                    const OwnOption& own, ReportArgs& out) {
   auto taken = ParseSharedOption(args, i, usage, out);
   if (taken && !*taken && own) taken = own(args, i);
-  if (!taken) return std::unexpected(taken.error());
+  if (!taken) return ErrorOf(taken);
   if (!*taken) return InvalidReportArg(fmt::format("unknown option '{}' ({})", args[i], usage));
   return {};
 }
@@ -72,7 +72,7 @@ Result<ReportArgs> ParseReportArgs(const std::vector<std::string>& args, std::st
     const std::string& arg = args[i];
     if (arg.size() > 1 && arg[0] == '-') {
       if (Status parsed = ParseOption(args, i, usage, own, out); !parsed) {
-        return std::unexpected(parsed.error());
+        return ErrorOf(parsed);
       }
       continue;
     }
@@ -83,7 +83,7 @@ Result<ReportArgs> ParseReportArgs(const std::vector<std::string>& args, std::st
     numbers.push_back(*n);
   }
   auto timing = ParseIntervalCount(numbers);
-  if (!timing) return std::unexpected(timing.error());
+  if (!timing) return ErrorOf(timing);
   out.interval_s = timing->interval_s;
   out.count = timing->count;
   return out;

@@ -9,7 +9,7 @@ Result<BindAddress> ToBindAddress(std::string_view text) {
   // The syntax is common/'s (one parser for config files and flags); this adds
   // what only the server needs: the Asio address, and ":port" meaning all.
   auto parsed = iowatch::ParseListenAddress(text, /*allow_port_zero=*/true);
-  if (!parsed) return std::unexpected(parsed.error());
+  if (!parsed) return ErrorOf(parsed);
   BindAddress out;
   out.port = parsed->port;
   if (parsed->host.empty()) {

@@ -97,13 +97,13 @@ Status GzipStream::Write(std::string_view in, bool finish, std::string& out) {
 
 Result<std::string> GzipCompress(std::string_view data, int level) {
   auto stream = GzipStream::Create(level);
-  if (!stream) return std::unexpected(stream.error());
+  if (!stream) return ErrorOf(stream);
   // Reserve for text's usual eightfold shrink rather than deflateBound():
   // a worst-case buffer would touch as many pages as the input.
   std::string out;
   out.reserve(data.size() / 8 + 1024);
   if (auto written = stream->Write(data, /*finish=*/true, out); !written) {
-    return std::unexpected(written.error());
+    return ErrorOf(written);
   }
   return out;
 }

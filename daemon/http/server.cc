@@ -156,27 +156,27 @@ Status ValidateOptions(const ServerOptions& options, const Handler& handler) {
 
 Result<std::unique_ptr<Server>> Server::Start(asio::io_context& io, ServerOptions options,
                                               Handler handler) {
-  if (auto valid = ValidateOptions(options, handler); !valid) return std::unexpected(valid.error());
+  if (auto valid = ValidateOptions(options, handler); !valid) return ErrorOf(valid);
   const auto address = ToBindAddress(options.listen_address);
-  if (!address) return std::unexpected(address.error());
+  if (!address) return ErrorOf(address);
 
   auto state = std::make_shared<ServerState>(io, std::move(options), std::move(handler));
   if (!state->options.tls_cert_file.empty()) {
     auto tls = MakeTlsServerContext(state->options.tls_cert_file, state->options.tls_key_file);
-    if (!tls) return std::unexpected(tls.error());
+    if (!tls) return ErrorOf(tls);
     state->tls = std::move(*tls);
   }
   std::unique_ptr<asio::thread_pool> verify_pool;
   if (!state->options.basic_auth_users.empty()) {
     auto auth = BasicAuthenticator::Create(state->options.basic_auth_users);
-    if (!auth) return std::unexpected(auth.error());
+    if (!auth) return ErrorOf(auth);
     state->auth = std::move(*auth);
     verify_pool = std::make_unique<asio::thread_pool>(1);
     state->verify_pool = verify_pool.get();
   }
   if (auto opened = OpenAcceptor(state->acceptor, state->options, *address); !opened) {
     if (verify_pool) verify_pool->join();
-    return std::unexpected(opened.error());
+    return ErrorOf(opened);
   }
   AcceptNext(state);
   return std::unique_ptr<Server>(new Server(std::move(state), std::move(verify_pool)));

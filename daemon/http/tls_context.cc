@@ -31,9 +31,9 @@ Result<std::shared_ptr<asio::ssl::context>> MakeTlsServerContext(const std::stri
                      "TLS needs both a certificate file and a private key file");
   }
   auto cert = ReadPemFile(cert_file, "certificate");
-  if (!cert) return std::unexpected(cert.error());
+  if (!cert) return ErrorOf(cert);
   auto key = ReadPemFile(key_file, "private key");
-  if (!key) return std::unexpected(key.error());
+  if (!key) return ErrorOf(key);
 
   auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
   context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |

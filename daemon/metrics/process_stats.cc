@@ -10,7 +10,7 @@ namespace iowatch::daemon {
 
 Result<ProcessStats> ReadProcessStats(const FileTree& procfs) {
   auto stat_text = procfs.Read("self/stat");
-  if (!stat_text) return std::unexpected(stat_text.error());
+  if (!stat_text) return ErrorOf(stat_text);
   // proc(5): the command name (field 2) may contain spaces; fields resume after the last ')'.
   const size_t paren = stat_text->rfind(')');
   if (paren == std::string::npos) {

@@ -58,7 +58,7 @@ Result<JudgedSummary> JudgedWindows::Note(probes::Store& store, const probes::Ru
                                           int64_t now_unix_ms) {
   const std::string_view reason = probes::ToString(judgement.reason);
   if (Status stored = store.PutRunVerdict(run.id, judgement.judged, reason); !stored) {
-    return std::unexpected(stored.error());
+    return ErrorOf(stored);
   }
   JudgedWindow& window = windows_[run.job];
   window.Add(run.start_unix_ms, judgement.judged, reason);

@@ -135,7 +135,7 @@ Status ProbeRecorder::PruneIfDue() {
         std::abs(wall_ms - now_ms) / 1000, wall_ms > now_ms ? "ahead of" : "behind");
   }
   auto pruned = store_->PruneRunsBefore(now_ms - options_.retention.count());
-  if (!pruned) return std::unexpected(pruned.error());
+  if (!pruned) return ErrorOf(pruned);
   if (*pruned > 0) spdlog::info("probe store: pruned {} runs older than the retention", *pruned);
   last_prune_ms_ = now_ms;
   return {};
@@ -260,7 +260,7 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
   const SeriesKey key{run.job, run.fingerprint, run.device};
   Result<probes::SeriesState*> opened = book_.Open(*store_, stored_run);
-  if (!opened) return std::unexpected(opened.error());
+  if (!opened) return ErrorOf(opened);
   probes::SeriesState& series = **opened;
   // The job's other series (its options or its disk changed) are gone.
   std::erase_if(last_verdicts_, [&](const auto& entry) {
@@ -269,16 +269,16 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   probes::BaselinePolicy policy = options_.baseline;
   if (!job.judge.empty()) policy.metrics = job.judge;
   if (Status caught = book_.CatchUp(stored_run, source, policy, NowMs()); !caught) {
-    return std::unexpected(caught.error());
+    return ErrorOf(caught);
   }
   Result<probes::RunJudgement> judged =
       probes::JudgeRun(stored_run, source, series, book_.Beside(stored_run), policy, NowMs());
-  if (!judged) return std::unexpected(judged.error());
+  if (!judged) return ErrorOf(judged);
   if (Status saved = book_.Save(*store_, stored_run); !saved) {
-    return std::unexpected(saved.error());
+    return ErrorOf(saved);
   }
   Result<JudgedSummary> judging = windows_.Note(*store_, stored_run, *judged, NowMs());
-  if (!judging) return std::unexpected(judging.error());
+  if (!judging) return ErrorOf(judging);
   Stored out;
   out.looked_up = true;
   out.judging = std::move(*judging);

@@ -44,7 +44,7 @@ Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes
       continue;
     }
     if (Status deleted = store.DeleteSeriesState(s.job, s.fingerprint, s.device); !deleted) {
-      return std::unexpected(deleted.error());
+      return ErrorOf(deleted);
     }
     it = series_.erase(it);
   }
@@ -75,15 +75,15 @@ Status SeriesBook::CatchUp(const probes::RunRecord& run, probes::BaselineSource&
   if (it == series_.end() || it->second.through_run_id == 0) return {};
   Series& s = it->second;
   Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
-  if (!candidates) return std::unexpected(candidates.error());
+  if (!candidates) return ErrorOf(candidates);
   size_t judged = 0;
   for (const probes::LearningCandidate& c : *candidates) {
     if (c.id <= s.through_run_id || c.id >= run.id) continue;
     Result<probes::RunRecord> missed = source.Load(c.id);
-    if (!missed) return std::unexpected(missed.error());
+    if (!missed) return ErrorOf(missed);
     Result<probes::RunJudgement> j =
         probes::JudgeRun(*missed, source, s.state, Beside(run), policy, now_ms);
-    if (!j) return std::unexpected(j.error());
+    if (!j) return ErrorOf(j);
     s.through_run_id = c.id;
     ++judged;
   }

@@ -44,14 +44,14 @@ constexpr size_t kMetricsPieceBytes = http::kStreamPieceBytes - 4096;
 
 Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   auto filter = collectors::DeviceFilter::Create(c.devices.include, c.devices.exclude);
-  if (!filter) return std::unexpected(filter.error());
+  if (!filter) return ErrorOf(filter);
   SamplerOptions options;
   options.interval_seconds = ToSeconds(c.sampling.interval);
   options.window_seconds = ToSeconds(c.sampling.window);
   options.filter = std::move(*filter);
   options.partitions = c.devices.partitions;
   auto cgroup_filter = collectors::DeviceFilter::Create(c.cgroups.include, c.cgroups.exclude);
-  if (!cgroup_filter) return std::unexpected(cgroup_filter.error());
+  if (!cgroup_filter) return ErrorOf(cgroup_filter);
   options.cgroups = {c.cgroups.enabled, c.cgroups.depth, std::move(*cgroup_filter),
                      c.cgroups.max_series};
   options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
@@ -338,14 +338,14 @@ class App {
 }  // namespace
 
 Status CheckStartable(const config::Config& config) {
-  if (auto options = SamplerOptionsFrom(config); !options) return std::unexpected(options.error());
+  if (auto options = SamplerOptionsFrom(config); !options) return ErrorOf(options);
   if (config.web.tls_cert_file.empty() && config.web.tls_key_file.empty()) return {};
   if (config.web.tls_cert_file.empty() || config.web.tls_key_file.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "HTTPS needs both tls_cert_file and tls_key_file, or neither for plain HTTP");
   }
   auto tls = http::MakeTlsServerContext(config.web.tls_cert_file, config.web.tls_key_file);
-  if (!tls) return std::unexpected(tls.error());
+  if (!tls) return ErrorOf(tls);
   return {};
 }
 

@@ -63,7 +63,7 @@ Result<std::vector<RunRecord>> LoadRuns(const RunRecord& run, std::span<const in
       continue;
     }
     Result<RunRecord> loaded = source.Load(ids[index]);
-    if (!loaded) return std::unexpected(loaded.error());
+    if (!loaded) return ErrorOf(loaded);
     runs.push_back(std::move(*loaded));
   }
   return runs;
@@ -91,11 +91,11 @@ Status Learn(const RunRecord& run, std::span<const LearningCandidate> candidates
     return {};
   }
   Result<std::vector<RunRecord>> runs = LoadRuns(run, ids, *picked, source);
-  if (!runs) return std::unexpected(runs.error());
+  if (!runs) return ErrorOf(runs);
   Baseline learned = LearnBaseline(*runs, now_ms, policy);
   learned.band = band;
   Result<int64_t> id = source.Put(learned);
-  if (!id) return std::unexpected(id.error());
+  if (!id) return ErrorOf(id);
   out.why += fmt::format("the baseline of {} was learned from {} runs up to this one",
                          DescribeBand(band), runs->size());
   out.learned = true;
@@ -138,7 +138,7 @@ Result<std::optional<Baseline>> ModelAt(const RunStress& at, const EarlierRuns& 
   std::vector<ModelPoint> points;
   for (size_t i = n > kModelRuns ? n - kModelRuns : 0; i < n; ++i) {
     Result<std::vector<MetricSample>> metrics = source.LoadMetrics(earlier.ids[i]);
-    if (!metrics) return std::unexpected(metrics.error());
+    if (!metrics) return ErrorOf(metrics);
     points.push_back({earlier.ids[i], earlier.starts[i], earlier.stresses[i], std::move(*metrics)});
   }
   return ModelBaselineAt(at, points, policy);
@@ -160,7 +160,7 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
   const EarlierRuns earlier = EarlierLearnableRuns(run, candidates, learnable, policy);
   const RunStress stress = StressOf(*run.conditions);
   Result<std::optional<Baseline>> modelled = ModelAt(stress, earlier, source, policy);
-  if (!modelled) return std::unexpected(modelled.error());
+  if (!modelled) return ErrorOf(modelled);
   std::optional<Baseline> baseline = std::move(*modelled);
   if (baseline) {
     out.against = fmt::format("the load model at its stress ({} runs)", baseline->run_ids.size());
@@ -173,7 +173,7 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
       return {};
     }
     Result<std::vector<RunRecord>> runs = LoadRuns(run, earlier.ids, *picked, source);
-    if (!runs) return std::unexpected(runs.error());
+    if (!runs) return ErrorOf(runs);
     baseline = LearnBaseline(*runs, now_ms, policy);
     out.against = fmt::format("the {} nearest runs at least as stressed", runs->size());
   }
@@ -324,7 +324,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                               int64_t now_ms) {
   RunJudgement out;
   Result<std::vector<StoredBaseline>> baselines = source.Baselines();
-  if (!baselines) return std::unexpected(baselines.error());
+  if (!baselines) return ErrorOf(baselines);
   FollowBaselines(*baselines, state);
   out.baselines = baselines->size();
   out.classification = Classify(run.conditions, policy.contention);
@@ -338,7 +338,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
     out.baseline = *own;
   } else {
     Result<std::vector<LearningCandidate>> candidates = source.Candidates();
-    if (!candidates) return std::unexpected(candidates.error());
+    if (!candidates) return ErrorOf(candidates);
     LearnableRuns learnable{NewestPinnedMs(*baselines),
                             EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
                             state.suspect_spans};
@@ -347,7 +347,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
     if (Status learned =
             LearnOwnBand(run, *candidates, source, state, device, learnable, policy, now_ms, out);
         !learned) {
-      return std::unexpected(learned.error());
+      return ErrorOf(learned);
     }
     if (out.learned) {
       ++out.baselines;
@@ -358,7 +358,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
     } else if (Status other = JudgeAgainstOtherConditions(run, *candidates, source, learnable,
                                                           policy, now_ms, out);
                !other) {
-      return std::unexpected(other.error());
+      return ErrorOf(other);
     }
     if (!out.baseline) return out;
   }

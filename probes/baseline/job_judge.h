@@ -69,7 +69,7 @@ class BaselineSource {
   // A run's metrics alone (what the load model learns from); Load's by default.
   virtual Result<std::vector<MetricSample>> LoadMetrics(int64_t id) {
     Result<RunRecord> run = Load(id);
-    if (!run) return std::unexpected(run.error());
+    if (!run) return ErrorOf(run);
     return std::move(run->metrics);
   }
   // Stores a learned baseline (replacing its band's); returns its id.

@@ -316,7 +316,7 @@ class SetRunner {
       }
     }
     Result<PreparedTarget> target = PrepareTarget(clone.spec, options_.policy, options_.cancel);
-    if (!target) return std::unexpected(target.error());
+    if (!target) return ErrorOf(target);
     clone.target = std::move(*target);
     if (options_.on_prepared) options_.on_prepared(clone.target.device);
     return {};
@@ -349,12 +349,12 @@ class SetRunner {
 
 Result<std::vector<CloneOutcome>> RunJobSet(const JobSet& set, const JobSetRunOptions& options) {
   Result<ProgressBoard> board = ProgressBoard::Create(set.Clones());
-  if (!board) return std::unexpected(board.error());
+  if (!board) return ErrorOf(board);
   SetRunner runner(set, options, *board);
   std::vector<CloneOutcome> outcomes;
   for (const PhaseJobs phase : Phases(set)) {
     if (Cancelled(options)) break;
-    if (auto ok = runner.RunPhase(phase, outcomes); !ok) return std::unexpected(ok.error());
+    if (auto ok = runner.RunPhase(phase, outcomes); !ok) return ErrorOf(ok);
   }
   return outcomes;
 }

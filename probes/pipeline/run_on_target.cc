@@ -13,7 +13,7 @@ Result<ProbeResult> RunOnTarget(const JobSpec& spec, const PreparedTarget& targe
   const RunTarget run_target{target.fd, target.region_offset, target.region_size,
                              target.memory_alignment, target.offset_alignment};
   Result<ProbeResult> result = RunJob(spec, *engine, run_target, options);
-  if (!result) return std::unexpected(result.error());
+  if (!result) return ErrorOf(result);
   // fio reports the bare errno; say what it means with hipri.
   if (spec.uring.hipri && result->error && result->error->os_errno == EOPNOTSUPP) {
     result->error->message +=

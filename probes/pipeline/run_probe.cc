@@ -40,7 +40,7 @@ Result<ProbeOutcome> RunClonesSummed(const JobSpec& spec, const ProbeRunOptions&
     if (!std::exchange(prepared, true) && options.on_prepared) options.on_prepared(device);
   };
   auto clones = RunJobSet(set, run);
-  if (!clones) return std::unexpected(clones.error());
+  if (!clones) return ErrorOf(clones);
   if (clones->empty()) return NothingRun(spec, WallUnixMs());
   std::vector<ProbeResult> results;
   for (const CloneOutcome& clone : *clones) results.push_back(clone.outcome.result);
@@ -69,13 +69,13 @@ Result<ProbeOutcome> RunProbe(const JobSpec& spec, const ProbeRunOptions& option
   if (!target && target.error().os_errno == ECANCELED && Cancelled(options.run)) {
     return NothingRun(spec, WallUnixMs());
   }
-  if (!target) return std::unexpected(target.error());
+  if (!target) return ErrorOf(target);
   if (options.on_prepared) options.on_prepared(target->device);
   // Creating and filling the file may have taken a while: look again.
   if (Cancelled(options.run)) return NothingRun(spec, WallUnixMs());
   const int64_t start_unix_ms = WallUnixMs();
   Result<ProbeResult> result = RunOnTarget(spec, *target, options.run);
-  if (!result) return std::unexpected(result.error());
+  if (!result) return ErrorOf(result);
   ProbeOutcome outcome;
   outcome.target_path = target->path;
   outcome.device = target->device;

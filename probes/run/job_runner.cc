@@ -413,11 +413,11 @@ RunPosition Runner::Position() const {
 
 Result<ProbeResult> RunJob(const JobSpec& spec, ProbeEngine& engine, const RunTarget& target,
                            const RunOptions& options) {
-  if (auto valid = ValidateRun(spec, target); !valid) return std::unexpected(valid.error());
+  if (auto valid = ValidateRun(spec, target); !valid) return ErrorOf(valid);
   auto buffers = IoBuffers::Allocate(spec.iodepth, spec.block_size, target.memory_alignment);
-  if (!buffers) return std::unexpected(buffers.error());
+  if (!buffers) return ErrorOf(buffers);
   if (auto opened = engine.Open(EngineTarget{target.fd, buffers->Spans()}, spec.iodepth); !opened) {
-    return std::unexpected(opened.error());
+    return ErrorOf(opened);
   }
   // After the engine registered the buffers (see io_buffers.cc), and only
   // when the data will be written: a read overwrites it, as in fio.

@@ -108,7 +108,7 @@ struct FileParser {
     std::string value;
     if (eq != std::string_view::npos) {
       auto expanded = Expand(Trim(text.substr(eq + 1)), environment, fail);
-      if (!expanded) return std::unexpected(expanded.error());
+      if (!expanded) return ErrorOf(expanded);
       value = std::move(*expanded);
     }
     LocatedOption located{{name, value}, line};
@@ -160,7 +160,7 @@ Result<JobSet> ParseJobFile(std::string_view text, const std::string& path,
     const size_t end = text.find('\n');
     const std::string_view raw = text.substr(0, end);
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    if (auto ok = parser.Line(raw, line); !ok) return std::unexpected(ok.error());
+    if (auto ok = parser.Line(raw, line); !ok) return ErrorOf(ok);
   }
   if (parser.drafts.empty()) {
     return MakeError(ErrorCode::kParse, "no job: expected a section such as [random-read]", path);
@@ -174,7 +174,7 @@ Result<JobSet> ReadJobFile(const std::string& path, JobCheck check) {
   auto text = ReadFile(path, {.open_error = "cannot open the job file",
                               .read_error = "cannot read the job file",
                               .max_bytes = kMaxJobFileBytes});
-  if (!text) return std::unexpected(std::move(text.error()));
+  if (!text) return ErrorOf(std::move(text));
   return ParseJobFile(*text, path, JobFileEnvironment::Host(), check);
 }
 

@@ -19,12 +19,12 @@ Result<JobSpec> ParseDraft(const JobDraft& draft, const std::string& source, Job
   JobSpec spec;
   if (!draft.name.empty()) {
     if (auto ok = Apply(spec, {{"name", draft.name}, draft.line}, source); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
   }
   for (const auto* list : {&draft.global, &draft.own}) {
     for (const LocatedOption& located : *list) {
-      if (auto ok = Apply(spec, located, source); !ok) return std::unexpected(ok.error());
+      if (auto ok = Apply(spec, located, source); !ok) return ErrorOf(ok);
     }
   }
   if (auto ok = check == JobCheck::kWhole ? ValidateJobSpec(spec) : Status(); !ok) {
@@ -52,7 +52,7 @@ Result<JobSet> MakeJobSet(std::vector<JobOption> global_options, std::span<const
   uint32_t clones = 0;
   for (const JobDraft& draft : drafts) {
     auto spec = ParseDraft(draft, source, check);
-    if (!spec) return std::unexpected(spec.error());
+    if (!spec) return ErrorOf(spec);
     clones += spec->numjobs;  // each at most numjobs' range (256): no overflow before the check
     if (clones > kMaxJobsPerRun) {
       return MakeError(ErrorCode::kInvalidArgument,

@@ -227,10 +227,10 @@ Result<JobSpec> ParseJobOptions(std::span<const JobOption> options) {
   JobSpec spec;
   for (const JobOption& option : options) {
     if (auto ok = ApplyJobOption(spec, option.name, option.value); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
   }
-  if (auto ok = ValidateJobSpec(spec); !ok) return std::unexpected(ok.error());
+  if (auto ok = ValidateJobSpec(spec); !ok) return ErrorOf(ok);
   return spec;
 }
 

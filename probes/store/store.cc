@@ -103,15 +103,15 @@ Result<Store> Store::OpenReadOnly(const std::filesystem::path& path) {
   const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return ErrnoError(errno, "cannot open the database", file);
   if (Status regular = CheckStoreFiles(fd, file); !regular) {
-    return std::unexpected(std::move(regular.error()));
+    return ErrorOf(std::move(regular));
   }
   Result<internal::Connection> opened =
       internal::Connection::Open(file, internal::Connection::Access::kReadOnly);
-  if (!opened) return std::unexpected(opened.error());
+  if (!opened) return ErrorOf(opened);
   auto connection = std::make_unique<internal::Connection>(std::move(*opened));
   Status set = ApplyConnectionSettings(*connection);
   if (set) set = internal::CheckCurrentSchema(*connection, internal::StoreMigrations());
-  if (!set) return std::unexpected(set.error());
+  if (!set) return ErrorOf(set);
   return Store(std::move(connection));
 }
 
@@ -135,11 +135,11 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
   if (fd < 0) return ErrnoError(errno, "cannot create or open the database", file);
   if (Status regular = CheckStoreFiles(fd, file); !regular) {
-    return std::unexpected(std::move(regular.error()));
+    return ErrorOf(std::move(regular));
   }
 
   Result<Connection> opened = Connection::Open(file);
-  if (!opened) return std::unexpected(opened.error());
+  if (!opened) return ErrorOf(opened);
   // On the heap before any Statement exists: statements keep its address.
   auto connection = std::make_unique<Connection>(std::move(*opened));
 
@@ -147,13 +147,13 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   if (set) set = connection->Exec("PRAGMA foreign_keys = ON", "enabling foreign keys");
   // Before WAL mode (which is written into the file) or any migration.
   if (set) set = internal::CheckOwnSchema(*connection, internal::StoreMigrations());
-  if (!set) return std::unexpected(set.error());
+  if (!set) return ErrorOf(set);
   // Persistent in the file; answers the mode now in effect. A file system
   // without shared memory for the -shm file (some network file systems)
   // answers "delete", and we would rather say so than run without WAL.
   Result<std::string> mode =
       connection->QueryText("PRAGMA journal_mode = WAL", "switching to WAL mode");
-  if (!mode) return std::unexpected(mode.error());
+  if (!mode) return ErrorOf(mode);
   if (*mode != "wal") {
     return MakeError(ErrorCode::kUnsupported,
                      fmt::format("cannot use WAL mode here (SQLite kept journal_mode={})", *mode),
@@ -161,10 +161,10 @@ Result<Store> Store::Open(const std::filesystem::path& path) {
   }
   // Per connection, not stored in the file: see the header for why FULL.
   set = connection->Exec("PRAGMA synchronous = FULL", "setting synchronous=FULL");
-  if (!set) return std::unexpected(set.error());
+  if (!set) return ErrorOf(set);
 
   Status migrated = internal::Migrate(*connection, internal::StoreMigrations());
-  if (!migrated) return std::unexpected(migrated.error());
+  if (!migrated) return ErrorOf(migrated);
   return Store(std::move(connection));
 }
 
@@ -175,18 +175,18 @@ Result<int64_t> Store::PruneRunsBefore(int64_t unix_ms) {
       "DELETE FROM runs WHERE start_unix_ms < ?1 "
       "AND id NOT IN (SELECT run_id FROM baseline_runs)",
       "pruning old runs");
-  if (!prune) return std::unexpected(prune.error());
+  if (!prune) return ErrorOf(prune);
   prune->Bind(1, unix_ms);
-  if (Status done = prune->Run(); !done) return std::unexpected(done.error());
+  if (Status done = prune->Run(); !done) return ErrorOf(done);
   return connection_->Changes();
 }
 
 Result<std::optional<int64_t>> Store::NewestRunStartMs() const {
   Result<internal::Statement> newest =
       connection_->Prepare("SELECT MAX(start_unix_ms) FROM runs", "finding the newest run");
-  if (!newest) return std::unexpected(newest.error());
+  if (!newest) return ErrorOf(newest);
   Result<bool> row = newest->Step();
-  if (!row) return std::unexpected(row.error());
+  if (!row) return ErrorOf(row);
   if (!*row || newest->IsNull(0)) return std::optional<int64_t>();
   return std::optional<int64_t>(newest->Int(0));
 }
@@ -195,7 +195,7 @@ Status Store::CheckFile() const {
   const std::string& file = Path();
   // SQLite's own answer, about the descriptor it writes through.
   const Result<bool> moved = connection_->FileHasMoved();
-  if (!moved) return std::unexpected(moved.error());
+  if (!moved) return ErrorOf(moved);
   struct stat info {};
   const bool there = ::stat(file.c_str(), &info) == 0;
   const int stat_errno = errno;
@@ -211,7 +211,7 @@ Status Store::CheckFile() const {
   // A database is whole pages, page 1 always on disk: SQLite never leaves
   // it shorter (the store never vacuums; a VACUUM shrinks it by whole pages).
   Result<int64_t> page = connection_->QueryInt("PRAGMA page_size", "reading the page size");
-  if (!page) return std::unexpected(page.error());
+  if (!page) return ErrorOf(page);
   if (info.st_size < *page || info.st_size % *page != 0) {
     return MakeError(ErrorCode::kParse,
                      fmt::format("was truncated while open to {} bytes (a database is whole "

@@ -50,7 +50,7 @@ Status WriteMetrics(const Connection& db, int64_t id, std::span<const MetricBase
       "INSERT INTO baseline_metrics (baseline_id, op, metric, median, spread, samples, "
       "interval_low, interval_high) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
       kPutWhat);
-  if (!metric) return std::unexpected(metric.error());
+  if (!metric) return ErrorOf(metric);
   for (const MetricBaseline& m : metrics) {
     metric->Reset();
     metric->Bind(1, id).Bind(2, m.op).Bind(3, m.metric).Bind(4, m.median).Bind(5, m.spread);
@@ -68,13 +68,13 @@ Status WriteRunLinks(const Connection& db, int64_t id, const Baseline& b) {
   Result<Statement> exists = db.Prepare("SELECT 1 FROM runs WHERE id = ?1", kPutWhat);
   Result<Statement> link =
       db.Prepare("INSERT INTO baseline_runs (baseline_id, run_id) VALUES (?1, ?2)", kPutWhat);
-  if (!exists) return std::unexpected(exists.error());
-  if (!link) return std::unexpected(link.error());
+  if (!exists) return ErrorOf(exists);
+  if (!link) return ErrorOf(link);
   for (int64_t run_id : b.run_ids) {
     exists->Reset();
     exists->Bind(1, run_id);
     Result<bool> found = exists->Step();
-    if (!found) return std::unexpected(found.error());
+    if (!found) return ErrorOf(found);
     if (!*found) {
       return MakeError(ErrorCode::kInvalidArgument,
                        fmt::format("baseline of job \"{}\" refers to run {}, which is not in "
@@ -92,19 +92,19 @@ Status WriteRunLinks(const Connection& db, int64_t id, const Baseline& b) {
 // Inside the caller's write transaction.
 Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinned,
                               int64_t run_count) {
-  if (Status valid = Validate(db, b); !valid) return std::unexpected(valid.error());
+  if (Status valid = Validate(db, b); !valid) return ErrorOf(valid);
   Result<Statement> remove = db.Prepare(
       "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 AND band = ?4",
       kPutWhat);
-  if (!remove) return std::unexpected(remove.error());
+  if (!remove) return ErrorOf(remove);
   remove->Bind(1, b.job).Bind(2, b.fingerprint).Bind(3, b.device).Bind(4, int64_t{b.band});
-  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+  if (Status done = remove->Run(); !done) return ErrorOf(done);
 
   Result<Statement> insert = db.Prepare(
       "INSERT INTO baselines (job, fingerprint, device, model, created_unix_ms, pinned, "
       "run_count, band) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
       kPutWhat);
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   insert->Bind(1, b.job)
       .Bind(2, b.fingerprint)
       .Bind(3, b.device)
@@ -113,11 +113,11 @@ Result<int64_t> WriteBaseline(const Connection& db, const Baseline& b, bool pinn
       .Bind(6, int64_t{pinned ? 1 : 0})
       .Bind(7, run_count)
       .Bind(8, int64_t{b.band});
-  if (Status done = insert->Run(); !done) return std::unexpected(done.error());
+  if (Status done = insert->Run(); !done) return ErrorOf(done);
   const int64_t id = db.LastInsertId();
 
-  if (Status done = WriteMetrics(db, id, b.metrics); !done) return std::unexpected(done.error());
-  if (Status done = WriteRunLinks(db, id, b); !done) return std::unexpected(done.error());
+  if (Status done = WriteMetrics(db, id, b.metrics); !done) return ErrorOf(done);
+  if (Status done = WriteRunLinks(db, id, b); !done) return ErrorOf(done);
   return id;
 }
 
@@ -127,7 +127,7 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
   std::vector<StoredBaseline> out;
   for (;;) {
     Result<bool> row = select.Step();
-    if (!row) return std::unexpected(row.error());
+    if (!row) return ErrorOf(row);
     if (!*row) break;
     StoredBaseline stored;
     stored.id = select.Int(0);
@@ -148,8 +148,8 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
   Result<Statement> runs =
       db.Prepare("SELECT run_id FROM baseline_runs WHERE baseline_id = ?1 ORDER BY rowid",
                  "reading baselines");
-  if (!metrics) return std::unexpected(metrics.error());
-  if (!runs) return std::unexpected(runs.error());
+  if (!metrics) return ErrorOf(metrics);
+  if (!runs) return ErrorOf(runs);
   for (StoredBaseline& stored : out) {
     metrics->Reset();
     metrics->Bind(1, stored.id);
@@ -159,14 +159,14 @@ Result<std::vector<StoredBaseline>> ReadBaselines(const Connection& db, Statemen
                          static_cast<uint64_t>(row.Int(4)), row.Real(5), row.Real(6)});
       return {};
     });
-    if (!read) return std::unexpected(read.error());
+    if (!read) return ErrorOf(read);
     runs->Reset();
     runs->Bind(1, stored.id);
     read = runs->ForEachRow([&](const Statement& row) -> Status {
       stored.baseline.run_ids.push_back(row.Int(0));
       return {};
     });
-    if (!read) return std::unexpected(read.error());
+    if (!read) return ErrorOf(read);
   }
   return out;
 }
@@ -179,11 +179,11 @@ constexpr std::string_view kBaselineColumns =
 Result<int64_t> Store::PutBaseline(const Baseline& baseline, bool pinned) {
   const Connection& db = *connection_;
   Result<Transaction> transaction = Transaction::Begin(db, kPutWhat);
-  if (!transaction) return std::unexpected(transaction.error());
+  if (!transaction) return ErrorOf(transaction);
   Result<int64_t> id =
       WriteBaseline(db, baseline, pinned, static_cast<int64_t>(baseline.run_ids.size()));
   if (!id) return id;
-  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  if (Status done = transaction->Commit(); !done) return ErrorOf(done);
   return id;
 }
 
@@ -191,7 +191,7 @@ Result<std::optional<StoredBaseline>> Store::GetBaseline(std::string_view job,
                                                          std::string_view fingerprint,
                                                          std::string_view device, int band) const {
   Result<std::vector<StoredBaseline>> found = SeriesBaselines(job, fingerprint, device);
-  if (!found) return std::unexpected(found.error());
+  if (!found) return ErrorOf(found);
   for (StoredBaseline& stored : *found) {
     if (stored.baseline.band == band) return std::optional<StoredBaseline>(std::move(stored));
   }
@@ -204,13 +204,13 @@ Result<std::vector<StoredBaseline>> Store::SeriesBaselines(std::string_view job,
   const Connection& db = *connection_;
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select = db.Prepare(
       fmt::format("SELECT {} FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 "
                   "ORDER BY band",
                   kBaselineColumns),
       "reading baselines");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
   return ReadBaselines(db, *select);
 }
@@ -219,12 +219,12 @@ Result<std::vector<StoredBaseline>> Store::ListBaselines() const {
   const Connection& db = *connection_;
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading baselines", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select =
       db.Prepare(fmt::format("SELECT {} FROM baselines ORDER BY job, fingerprint, device, band",
                              kBaselineColumns),
                  "reading baselines");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   return ReadBaselines(db, *select);
 }
 
@@ -234,9 +234,9 @@ Result<int64_t> Store::DeleteLoadBandBaselines(std::string_view job, std::string
   Result<Statement> remove = db.Prepare(
       "DELETE FROM baselines WHERE job = ?1 AND fingerprint = ?2 AND device = ?3 AND band <> 0",
       "deleting load-band baselines");
-  if (!remove) return std::unexpected(remove.error());
+  if (!remove) return ErrorOf(remove);
   remove->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
-  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+  if (Status done = remove->Run(); !done) return ErrorOf(done);
   return db.Changes();
 }
 
@@ -245,21 +245,21 @@ Result<int64_t> Store::DeleteBaselines(std::string_view job) {
   // the reset mark makes the learner skip those runs (store_schema.cc v2).
   const Connection& db = *connection_;
   Result<Transaction> transaction = Transaction::Begin(db, "deleting baselines");
-  if (!transaction) return std::unexpected(transaction.error());
+  if (!transaction) return ErrorOf(transaction);
   Result<Statement> remove =
       db.Prepare("DELETE FROM baselines WHERE job = ?1", "deleting baselines");
-  if (!remove) return std::unexpected(remove.error());
+  if (!remove) return ErrorOf(remove);
   remove->Bind(1, job);
-  if (Status done = remove->Run(); !done) return std::unexpected(done.error());
+  if (Status done = remove->Run(); !done) return ErrorOf(done);
   const int64_t deleted = db.Changes();
   Result<Statement> mark = db.Prepare(
       "INSERT OR REPLACE INTO baseline_resets (job, after_run_id) VALUES (?1, "
       "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'runs'), 0))",
       "marking the reset");
-  if (!mark) return std::unexpected(mark.error());
+  if (!mark) return ErrorOf(mark);
   mark->Bind(1, job);
-  if (Status done = mark->Run(); !done) return std::unexpected(done.error());
-  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  if (Status done = mark->Run(); !done) return ErrorOf(done);
+  if (Status done = transaction->Commit(); !done) return ErrorOf(done);
   return deleted;
 }
 
@@ -267,7 +267,7 @@ Result<int64_t> Store::ImportBaselines(std::string_view json, std::string_view s
   // Parsed and checked whole before the first write: a bad document changes
   // nothing.
   Result<std::vector<StoredBaseline>> baselines = BaselinesFromJson(json, source);
-  if (!baselines) return std::unexpected(baselines.error());
+  if (!baselines) return ErrorOf(baselines);
   return PinBaselines(*baselines);
 }
 
@@ -275,12 +275,12 @@ Result<int64_t> Store::PinBaselines(std::span<const StoredBaseline> baselines) {
   // One transaction: a full disk halfway leaves none of them.
   const Connection& db = *connection_;
   Result<Transaction> transaction = Transaction::Begin(db, "importing baselines");
-  if (!transaction) return std::unexpected(transaction.error());
+  if (!transaction) return ErrorOf(transaction);
   for (const StoredBaseline& stored : baselines) {
     Result<int64_t> id = WriteBaseline(db, stored.baseline, true, stored.run_count);
-    if (!id) return std::unexpected(id.error());
+    if (!id) return ErrorOf(id);
   }
-  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  if (Status done = transaction->Commit(); !done) return ErrorOf(done);
   return static_cast<int64_t>(baselines.size());
 }
 

@@ -35,20 +35,20 @@ Result<JobSpec> ParseJobOptionsText(std::string_view text) {
       if (c == '=') {
         in_value = true;
       } else if (c == ';') {
-        if (Status done = finish(); !done) return std::unexpected(done.error());
+        if (Status done = finish(); !done) return ErrorOf(done);
       } else {
         current.name += c;
       }
     } else if (c == '\\' && i + 1 < text.size()) {
       current.value += text[++i];
     } else if (c == ';') {
-      if (Status done = finish(); !done) return std::unexpected(done.error());
+      if (Status done = finish(); !done) return ErrorOf(done);
     } else {
       current.value += c;
     }
   }
   if (!text.empty()) {
-    if (Status done = finish(); !done) return std::unexpected(done.error());
+    if (Status done = finish(); !done) return ErrorOf(done);
   }
   return ParseJobOptions(options);
 }

@@ -77,7 +77,7 @@ Status InsertConditions(const Connection& db, int64_t run_id, const RunRecord& r
                   "?17, ?18)",
                   ConditionColumns("")),
       "adding run conditions");
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   insert->Bind(1, run_id).Bind(2, c.seconds).Bind(3, ToInt(c.device_ios));
   insert->Bind(4, ToInt(c.device_bytes)).Bind(5, c.device_busy_seconds);
   insert->Bind(6, c.device_io_seconds).Bind(7, ToInt(c.own_requests));
@@ -99,7 +99,7 @@ Status SelectConditions(const Connection& db, RunRecord& run) {
   Result<Statement> select = db.Prepare(
       fmt::format("SELECT {} FROM run_conditions WHERE run_id = ?1", ConditionColumns("")),
       "reading run");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, run.id);
   return select->ForEachRow([&](const Statement& row) -> Status {
     run.conditions = ConditionsAt(row, 0);

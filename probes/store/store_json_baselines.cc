@@ -75,7 +75,7 @@ class Fields {
   Result<std::string> String(std::string_view key, bool allow_empty) const {
     const std::string_view what = allow_empty ? "a string" : "a non-empty string";
     Result<const Json*> value = Get(key, Kind::kString, what);
-    if (!value) return std::unexpected(value.error());
+    if (!value) return ErrorOf(value);
     const std::string& text = (*value)->get_ref<const std::string&>();
     if (!allow_empty && text.empty()) {
       return Fail(**value, Where(key), fmt::format("expected {}, found \"\"", what));
@@ -97,7 +97,7 @@ class Fields {
   Result<int64_t> Count(std::string_view key) const {
     constexpr std::string_view kWhat = "a non-negative integer";
     Result<const Json*> value = Get(key, Kind::kNumber, kWhat);
-    if (!value) return std::unexpected(value.error());
+    if (!value) return ErrorOf(value);
     const std::string_view text = document_.NumberText(**value);
     int64_t out = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -112,7 +112,7 @@ class Fields {
     const bool positive = bound == Bound::kPositive;
     const std::string_view what = positive ? "a finite number > 0" : "a finite number >= 0";
     Result<const Json*> value = Get(key, Kind::kNumber, what);
-    if (!value) return std::unexpected(value.error());
+    if (!value) return ErrorOf(value);
     const std::string_view text = document_.NumberText(**value);
     double out = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -150,25 +150,25 @@ Result<MetricBaseline> ReadMetric(const JsonDocument& document, const Json& valu
                                    JsonDocument::KindName(value)));
   }
   if (Status ok = fields.OnlyKeys({"op", "metric", "median", "spread"}); !ok) {
-    return std::unexpected(ok.error());
+    return ErrorOf(ok);
   }
   MetricBaseline metric;
   Result<std::string> op = fields.String("op", false);
-  if (!op) return std::unexpected(op.error());
+  if (!op) return ErrorOf(op);
   if (*op != "read" && *op != "write") {
     return fields.Fail(*fields.Find("op"), fields.Where("op"),
                        fmt::format("expected \"read\" or \"write\", found \"{}\"", *op));
   }
   metric.op = std::move(*op);
   Result<std::string> name = fields.String("metric", false);
-  if (!name) return std::unexpected(name.error());
+  if (!name) return ErrorOf(name);
   metric.metric = std::move(*name);
   // A median of 0 would make every run a regression (or none): not a baseline.
   Result<double> median = fields.Number("median", Fields::Bound::kPositive);
-  if (!median) return std::unexpected(median.error());
+  if (!median) return ErrorOf(median);
   metric.median = *median;
   Result<double> spread = fields.Number("spread", Fields::Bound::kNonNegative);
-  if (!spread) return std::unexpected(spread.error());
+  if (!spread) return ErrorOf(spread);
   metric.spread = *spread;
   return metric;
 }
@@ -184,7 +184,7 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
   if (Status ok = fields.OnlyKeys({"job", "fingerprint", "device", "model", "firmware", "band",
                                    "created_unix_ms", "runs", "metrics"});
       !ok) {
-    return std::unexpected(ok.error());
+    return ErrorOf(ok);
   }
   StoredBaseline stored;
   stored.pinned = true;
@@ -194,17 +194,17 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
                                          {"device", &b.device, false},
                                          {"model", &b.model, true}}) {
     Result<std::string> text = fields.String(key, allow_empty);
-    if (!text) return std::unexpected(text.error());
+    if (!text) return ErrorOf(text);
     *field = std::move(*text);
   }
   if (fields.Find("firmware") != nullptr) {
     Result<std::string> firmware = fields.String("firmware", true);
-    if (!firmware) return std::unexpected(firmware.error());
+    if (!firmware) return ErrorOf(firmware);
     stored.firmware = std::move(*firmware);
   }
   if (fields.Find("band") != nullptr) {
     Result<int64_t> band = fields.Count("band");
-    if (!band) return std::unexpected(band.error());
+    if (!band) return ErrorOf(band);
     if (*band > kMaxBand) {
       return fields.Fail(
           *fields.Find("band"), fields.Where("band"),
@@ -213,19 +213,19 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
     b.band = static_cast<int>(*band);
   }
   Result<int64_t> created = fields.Count("created_unix_ms");
-  if (!created) return std::unexpected(created.error());
+  if (!created) return ErrorOf(created);
   b.created_unix_ms = *created;
   Result<int64_t> runs = fields.Count("runs");
-  if (!runs) return std::unexpected(runs.error());
+  if (!runs) return ErrorOf(runs);
   stored.run_count = *runs;
   Result<const Json*> metrics = fields.Get("metrics", Kind::kArray, "an array");
-  if (!metrics) return std::unexpected(metrics.error());
+  if (!metrics) return ErrorOf(metrics);
   std::set<std::pair<std::string, std::string>> seen;
   for (size_t i = 0; i < (*metrics)->size(); ++i) {
     const Json& item = (**metrics)[i];
     const std::string where = fmt::format("{}.metrics[{}]", path, i);
     Result<MetricBaseline> metric = ReadMetric(document, item, where);
-    if (!metric) return std::unexpected(metric.error());
+    if (!metric) return ErrorOf(metric);
     if (!seen.emplace(metric->op, metric->metric).second) {
       return fields.Fail(item, where,
                          fmt::format("{} {} appears twice", metric->op, metric->metric));
@@ -240,7 +240,7 @@ Result<StoredBaseline> ReadBaseline(const JsonDocument& document, const Json& va
 Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
                                                       std::string_view source) {
   Result<JsonDocument> document = JsonDocument::Parse(json, source);
-  if (!document) return std::unexpected(document.error());
+  if (!document) return ErrorOf(document);
   const Json& root = document->Root();
   Fields top(*document, root, "");
   if (!root.is_object()) {
@@ -252,17 +252,17 @@ Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
   // The version first: a newer file deserves "newer version", not a
   // complaint about whichever field changed.
   Result<int64_t> version = top.Count("iowatch_baselines");
-  if (!version) return std::unexpected(version.error());
+  if (!version) return ErrorOf(version);
   if (*version != kBaselinesJsonVersion) {
     return top.Fail(*top.Find("iowatch_baselines"), "iowatch_baselines",
                     fmt::format("unsupported version {} (this iowatch reads version {})", *version,
                                 kBaselinesJsonVersion));
   }
   if (Status ok = top.OnlyKeys({"iowatch_baselines", "baselines"}); !ok) {
-    return std::unexpected(ok.error());
+    return ErrorOf(ok);
   }
   Result<const Json*> list = top.Get("baselines", Kind::kArray, "an array");
-  if (!list) return std::unexpected(list.error());
+  if (!list) return ErrorOf(list);
   std::vector<StoredBaseline> out;
   out.reserve((*list)->size());
   std::set<std::tuple<std::string, std::string, std::string, int>> seen;
@@ -270,7 +270,7 @@ Result<std::vector<StoredBaseline>> BaselinesFromJson(std::string_view json,
     const Json& item = (**list)[i];
     const std::string where = fmt::format("baselines[{}]", i);
     Result<StoredBaseline> stored = ReadBaseline(*document, item, where);
-    if (!stored) return std::unexpected(stored.error());
+    if (!stored) return ErrorOf(stored);
     const Baseline& b = stored->baseline;
     if (!seen.emplace(b.job, b.fingerprint, b.device, b.band).second) {
       return top.Fail(item, where,

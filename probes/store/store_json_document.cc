@@ -323,7 +323,7 @@ std::unexpected<Error> DocumentReader::StringError(size_t read, const Json::exce
 Result<JsonDocument> JsonDocument::Parse(std::string_view text, std::string_view source) {
   JsonDocument document(text, source);
   DocumentReader reader(document);
-  if (Status read = reader.Read(); !read) return std::unexpected(read.error());
+  if (Status read = reader.Read(); !read) return ErrorOf(read);
   return document;
 }
 

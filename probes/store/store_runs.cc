@@ -47,7 +47,7 @@ Status InsertRun(const Connection& db, const RunRecord& run, int64_t& id) {
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
       "?19, ?20, ?21)",
       "adding run");
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   const ProbeResult& r = run.result;
   insert->Bind(1, run.job)
       .Bind(2, run.fingerprint.empty() ? JobFingerprint(r.spec) : run.fingerprint)
@@ -89,7 +89,7 @@ Status InsertOp(const Connection& db, int64_t run_id, std::string_view op,
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
       "?19, ?20, ?21, ?22, ?23, ?24)",
       "adding run");
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   insert->Bind(1, run_id)
       .Bind(2, op)
       .Bind(3, ToInt(d.ios))
@@ -116,7 +116,7 @@ Status InsertMetrics(const Connection& db, int64_t run_id, std::span<const Metri
   Result<Statement> insert =
       db.Prepare("INSERT INTO run_metrics (run_id, op, metric, value) VALUES (?1, ?2, ?3, ?4)",
                  "adding run metrics");
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   for (const MetricSample& sample : metrics) {
     insert->Reset();
     insert->Bind(1, run_id).Bind(2, sample.op).Bind(3, sample.metric);
@@ -180,7 +180,7 @@ Status ReadOps(const Connection& db, RunRecord& run) {
       "lat_n, lat_min_ns, lat_max_ns, lat_mean_ns, lat_stddev_ns, clat_histogram, lat_histogram "
       "FROM run_ops WHERE run_id = ?1",
       "reading run");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, run.id);
   return select->ForEachRow([&](const Statement& row) -> Status {
     const std::string op = row.Text(0);
@@ -213,7 +213,7 @@ Status ReadOps(const Connection& db, RunRecord& run) {
 Status ReadMetrics(const Connection& db, RunRecord& run) {
   Result<Statement> select = db.Prepare(
       "SELECT op, metric, value FROM run_metrics WHERE run_id = ?1 ORDER BY rowid", "reading run");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, run.id);
   return select->ForEachRow([&](const Statement& row) -> Status {
     const double value = row.IsNull(2) ? std::numeric_limits<double>::quiet_NaN() : row.Real(2);
@@ -240,15 +240,15 @@ Result<std::vector<RunRecord>> ReadRuns(const Connection& db, Statement& select)
   std::vector<RunRecord> runs;
   Status rows = select.ForEachRow([&](const Statement& row) -> Status {
     Result<RunRecord> run = ReadRunRow(db, row);
-    if (!run) return std::unexpected(run.error());
+    if (!run) return ErrorOf(run);
     runs.push_back(std::move(*run));
     return {};
   });
-  if (!rows) return std::unexpected(rows.error());
+  if (!rows) return ErrorOf(rows);
   for (RunRecord& run : runs) {
-    if (Status read = ReadOps(db, run); !read) return std::unexpected(read.error());
-    if (Status read = ReadMetrics(db, run); !read) return std::unexpected(read.error());
-    if (Status read = SelectConditions(db, run); !read) return std::unexpected(read.error());
+    if (Status read = ReadOps(db, run); !read) return ErrorOf(read);
+    if (Status read = ReadMetrics(db, run); !read) return ErrorOf(read);
+    if (Status read = SelectConditions(db, run); !read) return ErrorOf(read);
     CompleteMetrics(run);
   }
   return runs;
@@ -263,33 +263,33 @@ int64_t Limit(size_t n) {
 Result<int64_t> Store::AddRun(const RunRecord& run) {
   const Connection& db = *connection_;
   Result<Transaction> transaction = Transaction::Begin(db, "adding run");
-  if (!transaction) return std::unexpected(transaction.error());
+  if (!transaction) return ErrorOf(transaction);
   int64_t id = 0;
-  if (Status done = InsertRun(db, run, id); !done) return std::unexpected(done.error());
+  if (Status done = InsertRun(db, run, id); !done) return ErrorOf(done);
   for (auto [op, direction] : {std::pair{"read", &run.result.read}, {"write", &run.result.write}}) {
     if (IsEmpty(*direction)) continue;
     if (Status done = InsertOp(db, id, op, *direction); !done) {
-      return std::unexpected(done.error());
+      return ErrorOf(done);
     }
   }
   if (Status done = InsertMetrics(db, id, run.metrics); !done) {
-    return std::unexpected(done.error());
+    return ErrorOf(done);
   }
-  if (Status done = InsertConditions(db, id, run); !done) return std::unexpected(done.error());
-  if (Status done = transaction->Commit(); !done) return std::unexpected(done.error());
+  if (Status done = InsertConditions(db, id, run); !done) return ErrorOf(done);
+  if (Status done = transaction->Commit(); !done) return ErrorOf(done);
   return id;
 }
 
 Result<RunRecord> Store::GetRun(int64_t id) const {
   const Connection& db = *connection_;
   Result<Transaction> snapshot = Transaction::Begin(db, "reading run", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select =
       db.Prepare(fmt::format("SELECT {} FROM runs WHERE id = ?1", kRunColumns), "reading run");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, id);
   Result<std::vector<RunRecord>> runs = ReadRuns(db, *select);
-  if (!runs) return std::unexpected(runs.error());
+  if (!runs) return ErrorOf(runs);
   if (runs->empty()) {
     return MakeError(ErrorCode::kNotFound, fmt::format("no run with id {}", id), db.Path());
   }
@@ -299,7 +299,7 @@ Result<RunRecord> Store::GetRun(int64_t id) const {
 Result<std::vector<MetricSample>> Store::GetRunMetrics(int64_t id) const {
   RunRecord run;
   run.id = id;
-  if (Status read = ReadMetrics(*connection_, run); !read) return std::unexpected(read.error());
+  if (Status read = ReadMetrics(*connection_, run); !read) return ErrorOf(read);
   return std::move(run.metrics);
 }
 
@@ -322,9 +322,9 @@ Result<std::vector<RunRecord>> Store::RecentRuns(std::string_view job, std::stri
 
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading recent runs", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select = db.Prepare(sql, "reading recent runs");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   int index = 1;
   for (std::string_view value : values) select->Bind(index++, value);
   select->Bind(index, Limit(limit));
@@ -344,9 +344,9 @@ Result<std::vector<LearningCandidate>> Store::SeriesCandidates(std::string_view 
       internal::ConditionColumns("c."));
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading runs for a baseline", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select = db.Prepare(sql, "reading runs for a baseline");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
   std::vector<LearningCandidate> out;
   Status rows = select->ForEachRow([&](const Statement& row) -> Status {
@@ -355,7 +355,7 @@ Result<std::vector<LearningCandidate>> Store::SeriesCandidates(std::string_view 
     out.push_back(c);
     return {};
   });
-  if (!rows) return std::unexpected(rows.error());
+  if (!rows) return ErrorOf(rows);
   return out;
 }
 
@@ -372,9 +372,9 @@ Result<std::vector<RunRecord>> Store::RunsForBaseline(std::string_view job,
       kRunColumns, first ? "ASC" : "DESC", first ? "ASC" : "DESC");
   Result<Transaction> snapshot =
       Transaction::Begin(db, "reading runs for a baseline", Transaction::Kind::kRead);
-  if (!snapshot) return std::unexpected(snapshot.error());
+  if (!snapshot) return ErrorOf(snapshot);
   Result<Statement> select = db.Prepare(sql, "reading runs for a baseline");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, job).Bind(2, fingerprint).Bind(3, device).Bind(4, Limit(n));
   Result<std::vector<RunRecord>> runs = ReadRuns(db, *select);
   if (runs && !first) std::reverse(runs->begin(), runs->end());

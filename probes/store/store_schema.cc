@@ -270,7 +270,7 @@ constexpr std::array kMigrations{
 Result<int> UserVersion(const Connection& connection) {
   Result<int64_t> version =
       connection.QueryInt("PRAGMA user_version", "reading the schema version");
-  if (!version) return std::unexpected(version.error());
+  if (!version) return ErrorOf(version);
   return static_cast<int>(*version);
 }
 
@@ -291,13 +291,13 @@ Result<std::vector<std::string>> TableNames(const Connection& connection) {
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
       "ORDER BY name",
       "listing the tables");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   std::vector<std::string> names;
   Status read = select->ForEachRow([&](const Statement& row) -> Status {
     names.push_back(row.Text(0));
     return {};
   });
-  if (!read) return std::unexpected(read.error());
+  if (!read) return ErrorOf(read);
   return names;
 }
 
@@ -307,13 +307,13 @@ std::span<const Migration> StoreMigrations() { return kMigrations; }
 
 Status CheckOwnSchema(const Connection& connection, std::span<const Migration> migrations) {
   Result<int> version = UserVersion(connection);
-  if (!version) return std::unexpected(version.error());
+  if (!version) return ErrorOf(version);
   if (*version > KnownVersion(migrations)) {
     return TooNew(connection, *version, KnownVersion(migrations));
   }
   if (*version > 0) return {};
   Result<std::vector<std::string>> tables = TableNames(connection);
-  if (!tables) return std::unexpected(tables.error());
+  if (!tables) return ErrorOf(tables);
   if (tables->empty()) return {};
   constexpr size_t kNamed = 5;
   std::string names;
@@ -331,7 +331,7 @@ Status CheckOwnSchema(const Connection& connection, std::span<const Migration> m
 Status CheckCurrentSchema(const Connection& connection, std::span<const Migration> migrations) {
   if (Status own = CheckOwnSchema(connection, migrations); !own) return own;
   Result<int> version = UserVersion(connection);
-  if (!version) return std::unexpected(version.error());
+  if (!version) return ErrorOf(version);
   const int known = KnownVersion(migrations);
   if (*version == known) return {};
   if (*version == 0) {
@@ -347,16 +347,16 @@ Status CheckCurrentSchema(const Connection& connection, std::span<const Migratio
 Status Migrate(const Connection& connection, std::span<const Migration> migrations) {
   const int known = migrations.empty() ? 0 : migrations.back().version;
   Result<int> current = UserVersion(connection);
-  if (!current) return std::unexpected(current.error());
+  if (!current) return ErrorOf(current);
   if (*current > known) return TooNew(connection, *current, known);
   for (const Migration& migration : migrations) {
     if (migration.version <= *current) continue;
     const std::string what = fmt::format("migrating the schema to version {}", migration.version);
     Result<Transaction> transaction = Transaction::Begin(connection, what);
-    if (!transaction) return std::unexpected(transaction.error());
+    if (!transaction) return ErrorOf(transaction);
     // Another process may have migrated between our read and our lock.
     current = UserVersion(connection);
-    if (!current) return std::unexpected(current.error());
+    if (!current) return ErrorOf(current);
     if (*current > known) return TooNew(connection, *current, known);
     if (migration.version <= *current) continue;
     Status applied = connection.Exec(migration.sql, what);

@@ -67,7 +67,7 @@ Status Store::PutSeriesState(const StoredSeriesState& s) {
       "INSERT OR REPLACE INTO series_states (job, fingerprint, device, through_run_id, "
       "state_json) VALUES (?1, ?2, ?3, ?4, ?5)",
       "storing a series' verdict state");
-  if (!upsert) return std::unexpected(upsert.error());
+  if (!upsert) return ErrorOf(upsert);
   const std::string text = ToJson(s.state).dump();
   upsert->Bind(1, s.job).Bind(2, s.fingerprint).Bind(3, s.device).Bind(4, s.through_run_id);
   upsert->Bind(5, text);
@@ -79,7 +79,7 @@ Result<std::vector<StoredSeriesState>> Store::SeriesStates(const RegressionTrack
       "SELECT job, fingerprint, device, through_run_id, state_json FROM series_states "
       "ORDER BY job, fingerprint, device",
       "reading the series' verdict states");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   std::vector<StoredSeriesState> out;
   Status done = select->ForEachRow([&](const Statement& row) -> Status {
     StoredSeriesState s;
@@ -99,7 +99,7 @@ Result<std::vector<StoredSeriesState>> Store::SeriesStates(const RegressionTrack
     out.push_back(std::move(s));
     return {};
   });
-  if (!done) return std::unexpected(done.error());
+  if (!done) return ErrorOf(done);
   return out;
 }
 
@@ -108,7 +108,7 @@ Status Store::DeleteSeriesState(std::string_view job, std::string_view fingerpri
   Result<Statement> del = connection_->Prepare(
       "DELETE FROM series_states WHERE job = ?1 AND fingerprint = ?2 AND device = ?3",
       "deleting a series' verdict state");
-  if (!del) return std::unexpected(del.error());
+  if (!del) return ErrorOf(del);
   del->Bind(1, job).Bind(2, fingerprint).Bind(3, device);
   return del->Run();
 }

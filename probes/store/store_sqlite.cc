@@ -146,7 +146,7 @@ Status Statement::Run() {
 Status Statement::ForEachRow(const std::function<Status(const Statement&)>& row) {
   for (;;) {
     Result<bool> stepped = Step();
-    if (!stepped) return std::unexpected(stepped.error());
+    if (!stepped) return ErrorOf(stepped);
     if (!*stepped) return {};
     if (Status done = row(*this); !done) return done;
   }
@@ -244,17 +244,17 @@ Result<Statement> Connection::Prepare(std::string_view sql, std::string_view wha
 
 Result<std::string> Connection::QueryText(std::string_view sql, std::string_view what) const {
   Result<Statement> statement = Prepare(sql, what);
-  if (!statement) return std::unexpected(statement.error());
+  if (!statement) return ErrorOf(statement);
   Result<bool> row = statement->Step();
-  if (!row) return std::unexpected(row.error());
+  if (!row) return ErrorOf(row);
   return *row ? statement->Text(0) : std::string();
 }
 
 Result<int64_t> Connection::QueryInt(std::string_view sql, std::string_view what) const {
   Result<Statement> statement = Prepare(sql, what);
-  if (!statement) return std::unexpected(statement.error());
+  if (!statement) return ErrorOf(statement);
   Result<bool> row = statement->Step();
-  if (!row) return std::unexpected(row.error());
+  if (!row) return ErrorOf(row);
   return *row ? statement->Int(0) : 0;
 }
 
@@ -272,7 +272,7 @@ Result<Transaction> Transaction::Begin(const Connection& connection, std::string
     sqlite3_exec(connection.Handle(), "ROLLBACK", nullptr, nullptr, nullptr);
   }
   Status begun = connection.Exec(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN", what);
-  if (!begun) return std::unexpected(begun.error());
+  if (!begun) return ErrorOf(begun);
   return Transaction(connection, what);
 }
 

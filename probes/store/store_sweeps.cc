@@ -12,13 +12,13 @@ Result<int64_t> Store::AddSweep(const SweepRecord& sweep) {
       "INSERT INTO sweeps (started_unix_ms, device, identity, target, report_json) "
       "VALUES (?1, ?2, ?3, ?4, ?5)",
       "adding sweep");
-  if (!insert) return std::unexpected(insert.error());
+  if (!insert) return ErrorOf(insert);
   insert->Bind(1, sweep.started_unix_ms)
       .Bind(2, sweep.device)
       .Bind(3, sweep.identity)
       .Bind(4, sweep.target)
       .Bind(5, sweep.report_json);
-  if (Status done = insert->Run(); !done) return std::unexpected(done.error());
+  if (Status done = insert->Run(); !done) return ErrorOf(done);
   return connection_->LastInsertId();
 }
 
@@ -37,10 +37,10 @@ Result<SweepRecord> Store::GetSweep(int64_t id) const {
       "SELECT id, started_unix_ms, device, identity, target, report_json FROM sweeps "
       "WHERE id = ?1",
       "reading sweep");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   select->Bind(1, id);
   Result<bool> row = select->Step();
-  if (!row) return std::unexpected(row.error());
+  if (!row) return ErrorOf(row);
   if (!*row) {
     return MakeError(ErrorCode::kNotFound, fmt::format("no sweep with id {}", id),
                      connection_->Path());
@@ -52,13 +52,13 @@ Result<std::vector<SweepRecord>> Store::ListSweeps() const {
   Result<Statement> select = connection_->Prepare(
       "SELECT id, started_unix_ms, device, identity, target FROM sweeps ORDER BY id DESC",
       "listing sweeps");
-  if (!select) return std::unexpected(select.error());
+  if (!select) return ErrorOf(select);
   std::vector<SweepRecord> sweeps;
   Status done = select->ForEachRow([&](const Statement& row) -> Status {
     sweeps.push_back(SweepRow(row, false));
     return {};
   });
-  if (!done) return std::unexpected(done.error());
+  if (!done) return ErrorOf(done);
   return sweeps;
 }
 

@@ -227,20 +227,20 @@ Result<PreparedTarget> PrepareBlockDevice(const JobSpec& spec, const TargetPolic
   target.device = st.st_rdev;
   auto fd =
       SameObject(UniqueFd(OpenNoEintr(path, JobOpenFlags(spec, writes))), st, path, spec.direct);
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   target.fd = *fd;
   uint64_t size = 0;
   if (ioctl(target.fd, BLKGETSIZE64, &size) != 0) {
     return ErrnoError(errno, "cannot read the device size", path);
   }
   if (auto region = SetRegion(spec, size, false, target); !region) {
-    return std::unexpected(region.error());
+    return ErrorOf(region);
   }
   if (spec.direct) {
     auto alignment = DirectIoAlignment(target.fd, st, path, FileTree(policy.sysfs));
-    if (!alignment) return std::unexpected(alignment.error());
+    if (!alignment) return ErrorOf(alignment);
     if (auto ok = CheckAlignment(spec, alignment->offset, path, true); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
     target.memory_alignment = alignment->memory;
     target.offset_alignment = alignment->offset;
@@ -259,7 +259,7 @@ Result<Alignment> FileAlignment(const JobSpec& spec, int fd, const struct stat& 
   auto alignment = DirectIoAlignment(fd, st, path, FileTree(policy.sysfs));
   if (!alignment) return alignment;
   if (auto ok = CheckAlignment(spec, alignment->offset, path, false); !ok) {
-    return std::unexpected(ok.error());
+    return ErrorOf(ok);
   }
   return alignment;
 }
@@ -273,7 +273,7 @@ Status FillFile(const JobSpec& spec, const ProbeFilePath& where, const struct st
   const bool direct = spec.direct && required % alignment == 0;
   auto fd = SameObject(UniqueFd(where.OpenFile(O_WRONLY | (direct ? O_DIRECT : 0))), st,
                        where.path(), direct, "cannot open for filling");
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   const UniqueFd owned(*fd);
   return LayOutProbeFile(owned.get(), where, filled, required, direct ? alignment : 1, cancel);
 }
@@ -282,13 +282,13 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
                                            const std::string& path,
                                            const std::atomic<bool>* cancel) {
   auto where = ProbeFilePath::Open(path);
-  if (!where) return std::unexpected(where.error());
+  if (!where) return ErrorOf(where);
   // O_NONBLOCK: should the path have become a FIFO since stat, do not hang.
   UniqueFd probe(where->OpenFile(O_RDONLY | O_NONBLOCK));
   if (probe.get() < 0 && errno == ELOOP) return SymlinkRefused(path);
   if (probe.get() < 0) return ErrnoError(errno, "cannot open", path);
   if (Status real = RefusePseudoFilesystem(probe.get(), path); !real) {
-    return std::unexpected(real.error());
+    return ErrorOf(real);
   }
   struct stat st {};
   if (fstat(probe.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
@@ -297,7 +297,7 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
     return PathError(ErrorCode::kIo, "was replaced while being prepared", path);
   }
   auto marker = ReadProbeFileMarker(probe.get(), *where);
-  if (!marker) return std::unexpected(marker.error());
+  if (!marker) return ErrorOf(marker);
   const bool writes = JobWrites(spec);
   if (!marker->present && writes && !policy.destructive) {
     return PathError(
@@ -311,10 +311,10 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   target.device = st.st_dev;
   const auto size = static_cast<uint64_t>(st.st_size);
   if (auto region = SetRegion(spec, size, marker->present, target); !region) {
-    return std::unexpected(region.error());
+    return ErrorOf(region);
   }
   auto alignment = FileAlignment(spec, probe.get(), st, path, policy);
-  if (!alignment) return std::unexpected(alignment.error());
+  if (!alignment) return ErrorOf(alignment);
   target.memory_alignment = alignment->memory;
   target.offset_alignment = alignment->offset;
 
@@ -323,12 +323,12 @@ Result<PreparedTarget> PrepareExistingFile(const JobSpec& spec, const TargetPoli
   if (marker->present && filled < required) {
     if (auto laid = FillFile(spec, *where, st, filled, required, alignment->offset, cancel);
         !laid) {
-      return std::unexpected(laid.error());
+      return ErrorOf(laid);
     }
   }
   auto fd =
       SameObject(UniqueFd(where->OpenFile(JobOpenFlags(spec, writes))), st, path, spec.direct);
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   target.fd = *fd;
   return target;
 }
@@ -344,9 +344,9 @@ Result<ProbeFilePath> OpenToCreate(const JobSpec& spec, const std::string& path)
     return PathError(ErrorCode::kInvalidArgument, "offset+size overflows", path);
   }
   auto where = ProbeFilePath::Open(path);
-  if (!where) return std::unexpected(where.error());
+  if (!where) return ErrorOf(where);
   if (Status real = RefusePseudoFilesystem(where->dir_fd(), path); !real) {
-    return std::unexpected(real.error());
+    return ErrorOf(real);
   }
   if (spec.direct) {
     if (auto ok = CheckFilesystemAllowsDirectIo(where->directory()); !ok) {
@@ -361,7 +361,7 @@ Result<ProbeFilePath> OpenToCreate(const JobSpec& spec, const std::string& path)
 Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& policy,
                                   const std::string& path, const std::atomic<bool>* cancel) {
   auto where = OpenToCreate(spec, path);
-  if (!where) return std::unexpected(where.error());
+  if (!where) return ErrorOf(where);
   UniqueFd created(where->OpenFile(O_RDWR | O_CREAT | O_EXCL, 0600));
   if (created.get() < 0) return ErrnoError(errno, "cannot create", path);
   // From here on a failure removes what this call created: a half-filled
@@ -379,17 +379,17 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   } remover{*where, keep};
 
   if (auto marked = WriteProbeFileMarker(created.get(), *where, 0); !marked) {
-    return std::unexpected(marked.error());
+    return ErrorOf(marked);
   }
   struct stat st {};
   if (fstat(created.get(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
   auto alignment = FileAlignment(spec, created.get(), st, path, policy);
-  if (!alignment) return std::unexpected(alignment.error());
+  if (!alignment) return ErrorOf(alignment);
   if (auto laid = FillFile(spec, *where, st, 0, spec.offset + spec.size, alignment->offset, cancel);
       !laid) {
     // Interrupted, the file and its marker stay: the next run goes on filling.
     keep = laid.error().os_errno == ECANCELED;
-    return std::unexpected(laid.error());
+    return ErrorOf(laid);
   }
   PreparedTarget target;
   target.path = path;
@@ -401,7 +401,7 @@ Result<PreparedTarget> CreateFile(const JobSpec& spec, const TargetPolicy& polic
   target.offset_alignment = alignment->offset;
   auto fd = SameObject(UniqueFd(where->OpenFile(JobOpenFlags(spec, JobWrites(spec)))), st, path,
                        spec.direct);
-  if (!fd) return std::unexpected(fd.error());
+  if (!fd) return ErrorOf(fd);
   target.fd = *fd;
   keep = true;
   return target;

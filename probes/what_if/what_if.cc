@@ -71,7 +71,7 @@ Result<double> TimeRun(const JobSpec& spec, const std::atomic<bool>* cancel) {
   ProbeRunOptions options;
   options.run.cancel = cancel;
   auto outcome = RunProbe(spec, options);
-  if (!outcome) return std::unexpected(outcome.error());
+  if (!outcome) return ErrorOf(outcome);
   const ProbeResult& r = outcome->result;
   if (r.end != RunEnd::kCompleted) {
     return MakeError(ErrorCode::kIo,
@@ -96,7 +96,7 @@ Result<std::vector<WhatIfStep>> PlanWhatIf(const WhatIfFile& file, const WhatIfS
     step.as_traced = AsTraced(file, settings, a);
     step.larger = a.pattern == TracedPattern::kRandom ? step.as_traced : Larger(file, settings, a);
     for (const JobSpec* spec : {&step.as_traced, &step.larger}) {
-      if (auto ok = ValidateJobSpec(*spec); !ok) return std::unexpected(ok.error());
+      if (auto ok = ValidateJobSpec(*spec); !ok) return ErrorOf(ok);
     }
     steps.push_back(std::move(step));
   }
@@ -110,10 +110,10 @@ Result<std::vector<WhatIfStep>> PlanWhatIf(const WhatIfFile& file, const WhatIfS
 Status RunWhatIf(std::vector<WhatIfStep>& steps, const std::atomic<bool>* cancel) {
   for (WhatIfStep& step : steps) {
     auto as_traced = TimeRun(step.as_traced, cancel);
-    if (!as_traced) return std::unexpected(as_traced.error());
+    if (!as_traced) return ErrorOf(as_traced);
     step.as_traced_seconds = *as_traced;
     auto larger = TimeRun(step.larger, cancel);
-    if (!larger) return std::unexpected(larger.error());
+    if (!larger) return ErrorOf(larger);
     step.larger_seconds = *larger;
   }
   return {};

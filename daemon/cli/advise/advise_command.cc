@@ -76,7 +76,7 @@ std::optional<collectors::FsStripeHints> Superblock(const std::string& name, boo
 Result<Gathered> Gather(const GlobalOptions& global, const AdviseOptions& o) {
   const FileTree sysfs(global.sysfs);
   auto devices = collectors::DiscoverBlockDevices(sysfs);
-  if (!devices) return std::unexpected(devices.error());
+  if (!devices) return ErrorOf(devices);
   const bool host = global.sysfs == "/sys";
   Gathered g;
   if (!host) g.notes.emplace_back("superblocks not read: --path.sysfs is not the host's");

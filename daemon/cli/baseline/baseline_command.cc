@@ -113,7 +113,7 @@ BaselineContext DefaultBaselineContext(const config::Config& config) {
 
 Status BaselineList(const Store& store, std::string& out) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
-  if (!baselines) return std::unexpected(baselines.error());
+  if (!baselines) return ErrorOf(baselines);
   if (baselines->empty()) {
     out += fmt::format("no baselines in {}\n", store.Path());
     return {};
@@ -131,7 +131,7 @@ Status AppendBandSection(const Store& store, std::span<const StoredBaseline* con
   const Baseline& b = mine[i]->baseline;
   Result<std::vector<RunRecord>> recent =
       store.RecentRuns(b.job, b.fingerprint, b.device, runs, true);
-  if (!recent) return std::unexpected(recent.error());
+  if (!recent) return ErrorOf(recent);
   text += FormatBaselineHeader(*mine[i]);
   text += '\n';
   std::vector<RunRecord> own;
@@ -155,7 +155,7 @@ Status AppendBandSection(const Store& store, std::span<const StoredBaseline* con
     if (same_series(s)) bands.insert(s->baseline.band);
   }
   Result<std::map<int64_t, probes::StoredRunVerdict>> stored = store.RunVerdictsOf(*recent);
-  if (!stored) return std::unexpected(stored.error());
+  if (!stored) return ErrorOf(stored);
   text += FormatRunConditions(*recent, policy.contention, bands, *stored);
   return {};
 }
@@ -163,9 +163,9 @@ Status AppendBandSection(const Store& store, std::span<const StoredBaseline* con
 Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
                     const probes::BaselinePolicy& policy, std::string& out) {
   Result<std::vector<StoredBaseline>> all = store.ListBaselines();
-  if (!all) return std::unexpected(all.error());
+  if (!all) return ErrorOf(all);
   Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", "", 1, true);
-  if (!latest) return std::unexpected(latest.error());
+  if (!latest) return ErrorOf(latest);
   std::vector<const StoredBaseline*> mine;
   bool latest_has_baseline = false;
   for (const StoredBaseline& s : *all) {
@@ -193,12 +193,12 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
     const RunRecord& newest = latest->front();
     Result<std::vector<RunRecord>> recent =
         store.RecentRuns(job, newest.fingerprint, newest.device, runs, true);
-    if (!recent) return std::unexpected(recent.error());
+    if (!recent) return ErrorOf(recent);
     text += FormatNoBaselineHeader(newest);
     text += '\n';
     text += FormatBaselineRuns(nullptr, *recent, policy);
     Result<std::map<int64_t, probes::StoredRunVerdict>> stored = store.RunVerdictsOf(*recent);
-    if (!stored) return std::unexpected(stored.error());
+    if (!stored) return ErrorOf(stored);
     text += FormatRunConditions(*recent, policy.contention, {}, *stored);
   }
   if (!mine.empty()) text += FormatBaselineLegend(policy);
@@ -210,7 +210,7 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
                        int64_t now_unix_ms, const probes::BaselinePolicy& policy,
                        std::string& out) {
   Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", device, 1, true);
-  if (!latest) return std::unexpected(latest.error());
+  if (!latest) return ErrorOf(latest);
   if (latest->empty()) {
     return MakeError(
         ErrorCode::kNotFound,
@@ -220,12 +220,12 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   const RunRecord& newest = latest->front();
   Result<std::vector<RunRecord>> chosen =
       store.RunsForBaseline(job, newest.fingerprint, newest.device, runs, BaselineRuns::kLast);
-  if (!chosen) return std::unexpected(chosen.error());
+  if (!chosen) return ErrorOf(chosen);
   if (chosen->size() < runs) {
     // Runs of earlier parameters exist but cannot count: say so, or the
     // operator would look for runs the message seems to have missed.
     Result<std::vector<RunRecord>> any = store.RecentRuns(job, "", newest.device, runs, true);
-    if (!any) return std::unexpected(any.error());
+    if (!any) return ErrorOf(any);
     return MakeError(
         ErrorCode::kInvalidArgument,
         fmt::format("only {} of {} on {}; need {} (--runs){}",
@@ -246,13 +246,13 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   }
   Result<std::optional<StoredBaseline>> previous =
       store.GetBaseline(job, newest.fingerprint, newest.device);
-  if (!previous) return std::unexpected(previous.error());
+  if (!previous) return ErrorOf(previous);
   Result<int64_t> id = store.PutBaseline(baseline, /*pinned=*/true);
-  if (!id) return std::unexpected(id.error());
+  if (!id) return ErrorOf(id);
   // The load bands were learned against the old norm: they relearn from the
   // runs after this one (JudgeRun learns after the newest pinned baseline).
   Result<int64_t> bands = store.DeleteLoadBandBaselines(job, newest.fingerprint, newest.device);
-  if (!bands) return std::unexpected(bands.error());
+  if (!bands) return ErrorOf(bands);
 
   StoredBaseline stored;
   stored.id = *id;
@@ -271,7 +271,7 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
 
 Status BaselineReset(Store& store, std::string_view job, std::string& out) {
   Result<int64_t> deleted = store.DeleteBaselines(job);
-  if (!deleted) return std::unexpected(deleted.error());
+  if (!deleted) return ErrorOf(deleted);
   if (*deleted == 0) {
     out += fmt::format("no baseline of {} to delete\n", job);
   } else {
@@ -284,7 +284,7 @@ Status BaselineReset(Store& store, std::string_view job, std::string& out) {
 Status BaselineExport(const Store& store, std::string_view file, const BaselineContext& context,
                       std::string& out) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
-  if (!baselines) return std::unexpected(baselines.error());
+  if (!baselines) return ErrorOf(baselines);
   for (StoredBaseline& b : *baselines) b.firmware = context.firmware_of(b.baseline.device);
   const std::string json = probes::BaselinesToJson(*baselines);
   if (file.empty() || file == "-") {
@@ -301,16 +301,16 @@ Status BaselineImport(Store& store, std::string_view file, const BaselineContext
                       std::string& out) {
   const bool from_stdin = file == "-";
   Result<std::string> text = from_stdin ? context.read_stdin() : ReadWholeFile(std::string(file));
-  if (!text) return std::unexpected(text.error());
+  if (!text) return ErrorOf(text);
   const std::string source = from_stdin ? "<stdin>" : std::string(file);
   // The whole document is checked and placed before the first write.
   Result<std::vector<StoredBaseline>> parsed = probes::BaselinesFromJson(*text, source);
-  if (!parsed) return std::unexpected(parsed.error());
+  if (!parsed) return ErrorOf(parsed);
   const std::vector<LocalProbe> local = context.local_probes();
   Result<Retargeted> placed = RetargetBaselines(*parsed, local, source);
-  if (!placed) return std::unexpected(placed.error());
+  if (!placed) return ErrorOf(placed);
   Result<int64_t> imported = store.PinBaselines(placed->baselines);
-  if (!imported) return std::unexpected(imported.error());
+  if (!imported) return ErrorOf(imported);
   out += fmt::format("imported {} from {} (pinned):\n", Plural(*imported, "baseline"), source);
   for (const std::string& line : placed->placed) out += fmt::format("  {}\n", line);
   for (const std::string& line : placed->skipped) out += fmt::format("  skipped {}\n", line);
@@ -340,7 +340,7 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
                       args.action == BaselineAction::kReset ||
                       args.action == BaselineAction::kImport;
   Result<Store> store = writes ? Store::Open(db) : Store::OpenReadOnly(db);
-  if (!store) return std::unexpected(store.error());
+  if (!store) return ErrorOf(store);
   switch (args.action) {
     case BaselineAction::kList:
       return BaselineList(*store, out);

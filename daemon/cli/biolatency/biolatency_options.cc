@@ -11,7 +11,7 @@ Result<BiolatencyOptions> ParseBiolatencyArgs(const std::vector<std::string>& ar
                         queued = true;
                         return true;
                       });
-  if (!shared) return std::unexpected(shared.error());
+  if (!shared) return ErrorOf(shared);
   return BiolatencyOptions{std::move(*shared), queued};
 }
 

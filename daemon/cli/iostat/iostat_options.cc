@@ -144,11 +144,11 @@ Result<IostatOptions> ParseIostatArgs(const std::vector<std::string>& args) {
     } else {
       opts.devices.push_back(arg.starts_with("/dev/") ? arg.substr(5) : arg);
     }
-    if (!parsed) return std::unexpected(parsed.error());
+    if (!parsed) return ErrorOf(parsed);
   }
   ApplyBlockChoice(blocks, opts);
   if (Status applied = ApplyIntervalAndCount(numbers, opts); !applied) {
-    return std::unexpected(applied.error());
+    return ErrorOf(applied);
   }
   return opts;
 }

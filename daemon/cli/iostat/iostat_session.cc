@@ -51,19 +51,19 @@ Result<IostatSample> ReadIostatSample(const FileTree& procfs, const FileTree& sy
                                       const IostatSample* previous) {
   IostatSample sample;
   auto stat_text = procfs.Read("stat");
-  if (!stat_text) return std::unexpected(stat_text.error());
+  if (!stat_text) return ErrorOf(stat_text);
   auto stat = collectors::ParseProcStat(*stat_text, procfs.PathOf("stat").string());
-  if (!stat) return std::unexpected(stat.error());
+  if (!stat) return ErrorOf(stat);
   sample.cpu = stat->total;
   auto disks = collectors::ReadDiskSample(procfs);
-  if (!disks) return std::unexpected(disks.error());
+  if (!disks) return ErrorOf(disks);
   sample.disks = std::move(*disks);
   if (previous != nullptr && SameDevices(previous->disks.diskstats, sample.disks.diskstats)) {
     sample.topology = previous->topology;
     return sample;
   }
   auto topology = collectors::ReadBlockTopology(sysfs);
-  if (!topology) return std::unexpected(topology.error());
+  if (!topology) return ErrorOf(topology);
   sample.topology = std::move(*topology);
   return sample;
 }

@@ -31,7 +31,7 @@ Result<IotopOptions> ParseIotopArgs(const std::vector<std::string>& args) {
       ParseReportArgs(args, kUsage, [&depth](const std::vector<std::string>& all, size_t& i) {
         return ParseDepth(all, i, depth);
       });
-  if (!shared) return std::unexpected(shared.error());
+  if (!shared) return ErrorOf(shared);
   return IotopOptions{std::move(*shared), depth};
 }
 

@@ -56,17 +56,17 @@ Result<bool> TakeIowatchOption(const Argument& a, ProbeOptions& options) {
   if (a.name == "output-format") {
     const auto format = ParseChoice<ProbeOutputFormat>(
         a, {{"normal", ProbeOutputFormat::kNormal}, {"json", ProbeOutputFormat::kJson}});
-    if (!format) return std::unexpected(format.error());
+    if (!format) return ErrorOf(format);
     options.format = *format;
   } else if (a.name == "eta") {
     const auto progress = ParseChoice<ProgressMode>(a, {{"auto", ProgressMode::kAuto},
                                                         {"always", ProgressMode::kAlways},
                                                         {"never", ProgressMode::kNever}});
-    if (!progress) return std::unexpected(progress.error());
+    if (!progress) return ErrorOf(progress);
     options.progress = *progress;
   } else if (a.name == "allow-block-device" || a.name == "destructive") {
     const auto on = ParseFlagValue(a);
-    if (!on) return std::unexpected(on.error());
+    if (!on) return ErrorOf(on);
     (a.name == "destructive" ? options.policy.destructive : options.policy.allow_block_device) =
         *on;
   } else if (a.name == "path.sysfs") {  // the global flag, after the subcommand
@@ -100,9 +100,9 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
       continue;
     }
     const auto arg = SplitArgument(text);
-    if (!arg) return std::unexpected(arg.error());
+    if (!arg) return ErrorOf(arg);
     auto taken = TakeIowatchOption(*arg, options);
-    if (!taken) return std::unexpected(taken.error());
+    if (!taken) return ErrorOf(taken);
     if (!*taken) job.push_back({std::string(arg->name), std::string(arg->value)});
   }
   if (!job_file.empty() && !job.empty()) {
@@ -112,9 +112,9 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
                     "without one)",
                     job.front().name, job_file));
   }
-  if (auto push = CheckPushOptions(options.push); !push) return std::unexpected(push.error());
+  if (auto push = CheckPushOptions(options.push); !push) return ErrorOf(push);
   auto set = job_file.empty() ? probes::JobSetFromArguments(job) : probes::ReadJobFile(job_file);
-  if (!set) return std::unexpected(set.error());
+  if (!set) return ErrorOf(set);
   options.jobs = std::move(*set);
   return options;
 }

@@ -173,7 +173,7 @@ Status StoreAndPush(const SweepOptions& o, std::optional<probes::Store>& store,
   if (store) {
     auto id = store->AddSweep({0, report.started_unix_ms, report.device, report.identity,
                                report.target, probes::SweepJson(report)});
-    if (!id) return std::unexpected(id.error());
+    if (!id) return ErrorOf(id);
     (void)std::fprintf(stderr, "iowatch sweep: stored as sweep %lld\n",
                        static_cast<long long>(*id));
   }

@@ -123,7 +123,7 @@ class SweepArgParser {
  private:
   template <typename T>
   static Status Assign(std::vector<T>& out, Result<std::vector<T>> values) {
-    if (!values) return std::unexpected(values.error());
+    if (!values) return ErrorOf(values);
     out = std::move(*values);
     return {};
   }
@@ -156,7 +156,7 @@ Status ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
   }
   if (key == "latency") {
     auto latency = ParseWords<probes::SweepLatency>(key, value, probes::kSweepLatencies);
-    if (!latency) return std::unexpected(latency.error());
+    if (!latency) return ErrorOf(latency);
     if (latency->size() != 1) {
       return Invalid("--latency: expected one of " +
                      NamesIn<probes::SweepLatency>(probes::kSweepLatencies, ", "));
@@ -177,7 +177,7 @@ Status ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
         std::pair{"destructive", &o.policy.destructive}, std::pair{"list", &o.list}}) {
     if (key != name) continue;
     auto on = Flag(key, value, has_value);
-    if (!on) return std::unexpected(on.error());
+    if (!on) return ErrorOf(on);
     *target = *on;
     return {};
   }
@@ -186,7 +186,7 @@ Status ParseOne(SweepOptions& o, SweepArgParser& parser, std::string_view key,
     return {};
   }
   auto push = TakePushOption(key, value, o.push);
-  if (!push) return std::unexpected(push.error());
+  if (!push) return ErrorOf(push);
   if (*push) return {};
   return parser.Job(key, value);
 }
@@ -211,9 +211,9 @@ Result<SweepOptions> ParseSweepArgs(const std::vector<std::string>& args,
     if (arg == "--compare") {
       if (i + 2 >= args.size()) return Invalid("--compare: expected two sweep ids");
       auto a = SweepId(args[i + 1]);
-      if (!a) return std::unexpected(a.error());
+      if (!a) return ErrorOf(a);
       auto b = SweepId(args[i + 2]);
-      if (!b) return std::unexpected(b.error());
+      if (!b) return ErrorOf(b);
       o.compare = std::pair{*a, *b};
       i += 2;
       continue;
@@ -226,15 +226,14 @@ Result<SweepOptions> ParseSweepArgs(const std::vector<std::string>& args,
     const std::string_view key = arg.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? "" : arg.substr(eq + 1);
     if (auto ok = ParseOne(o, parser, key, value, eq != std::string_view::npos); !ok) {
-      return std::unexpected(ok.error());
+      return ErrorOf(ok);
     }
   }
   if (o.list || o.compare) return o;
-  if (auto push = CheckPushOptions(o.push); !push) return std::unexpected(push.error());
+  if (auto push = CheckPushOptions(o.push); !push) return ErrorOf(push);
   if (!o.base.directory.empty() && !parser.SizeGiven()) o.base.size = 1ULL << 30;
-  if (auto ok = probes::ValidateJobSpec(o.base); !ok) return std::unexpected(ok.error());
-  if (auto runtime = probes::PointRuntime(o.grid); !runtime)
-    return std::unexpected(runtime.error());
+  if (auto ok = probes::ValidateJobSpec(o.base); !ok) return ErrorOf(ok);
+  if (auto runtime = probes::PointRuntime(o.grid); !runtime) return ErrorOf(runtime);
   return o;
 }
 

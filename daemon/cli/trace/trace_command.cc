@@ -56,7 +56,7 @@ class LinesFile {
 // there too); its bad lines reported, and the processes that wrote no report.
 Result<collectors::trace::TraceLines> ReadLines(const std::string& path) {
   auto lines = collectors::trace::ReadTraceJsonFile(path);
-  if (!lines) return std::unexpected(lines.error());
+  if (!lines) return ErrorOf(lines);
   for (const Error& bad : lines->bad_lines) (void)ReportError("trace", bad);  // and go on
   std::ranges::sort(lines->processes, {}, &collectors::trace::ProcessTrace::pid);
   return lines;

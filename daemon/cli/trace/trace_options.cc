@@ -91,8 +91,8 @@ Result<TraceOptions> ParseTraceArgs(const std::vector<std::string>& args) {
       if (!Is(a, name)) continue;
       known = true;
       auto value = ValueOf(args, i, name);
-      if (!value) return std::unexpected(value.error());
-      if (auto ok = ApplyValue(o, name, *value); !ok) return std::unexpected(ok.error());
+      if (!value) return ErrorOf(value);
+      if (auto ok = ApplyValue(o, name, *value); !ok) return ErrorOf(ok);
       break;
     }
     if (!known) {

@@ -69,7 +69,7 @@ Result<VmstatOptions> ParseVmstatArgs(const std::vector<std::string>& args) {
               value = args[++i];
             }
             auto unit = UnitBytes(value[0]);
-            if (!unit) return std::unexpected(unit.error());
+            if (!unit) return ErrorOf(unit);
             opts.unit_bytes = *unit;
             j = arg.size();
             break;
@@ -84,7 +84,7 @@ Result<VmstatOptions> ParseVmstatArgs(const std::vector<std::string>& args) {
     }
     if (numbers.size() == 2) return Invalid(fmt::format("unexpected argument '{}'", arg));
     auto n = ParseNumber(arg, numbers.empty() ? "delay" : "count");
-    if (!n) return std::unexpected(n.error());
+    if (!n) return ErrorOf(n);
     numbers.push_back(*n);
   }
   if (!numbers.empty()) {

@@ -150,7 +150,7 @@ std::string StatusText(long status, CURL* curl, std::string_view answer) {
 
 Result<PushTarget> MakePushTarget(const std::string& url, const std::string& job,
                                   const std::vector<std::string>& labels) {
-  if (auto base = BaseUrl(url); !base) return std::unexpected(base.error());
+  if (auto base = BaseUrl(url); !base) return ErrorOf(base);
   if (job.empty() || !IsValidUtf8(job)) {
     return Invalid(fmt::format("--push-job: expected a name in UTF-8, found {:?}", job));
   }
@@ -182,7 +182,7 @@ std::string GroupingPath(const PushTarget& target) {
 Status PushExposition(const PushTarget& target, std::string_view exposition,
                       std::chrono::seconds timeout) {
   auto base = BaseUrl(target.url);
-  if (!base) return std::unexpected(base.error());
+  if (!base) return ErrorOf(base);
   if (!IsValidUtf8(exposition)) {
     return MakeError(ErrorCode::kInvalidArgument, "cannot push: the exposition is not valid UTF-8",
                      target.url);

@@ -13,7 +13,7 @@ namespace bpf = collectors::bpf;
 
 Result<std::unique_ptr<bpf::BlockIoCounters>> LoadProgram() {
   auto program = bpf::BlockIoProgram::Load();
-  if (!program) return std::unexpected(std::move(program.error()));
+  if (!program) return ErrorOf(std::move(program));
   return std::make_unique<bpf::BlockIoProgram>(std::move(*program));
 }
 

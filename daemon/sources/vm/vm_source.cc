@@ -27,7 +27,7 @@ void VmSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   const bool stat_ok = timed_read(
       "stat", [&](const std::string& text, const std::string& path, CollectorStatus&) -> Status {
         auto stat = collectors::ParseProcStat(text, path);
-        if (!stat) return std::unexpected(stat.error());
+        if (!stat) return ErrorOf(stat);
         sample.stat = *stat;
         out.stat = std::move(*stat);
         return {};

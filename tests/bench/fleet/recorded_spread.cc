@@ -19,10 +19,10 @@ double Median(std::vector<double> v) {
 
 Result<RecordedSpread> RecordedSpread::Load(const std::filesystem::path& db, std::string_view job) {
   Result<probes::Store> store = probes::Store::Open(db);
-  if (!store) return std::unexpected(store.error());
+  if (!store) return ErrorOf(store);
   Result<std::vector<probes::RunRecord>> runs =
       store->RecentRuns(job, "", "", std::numeric_limits<size_t>::max(), true);
-  if (!runs) return std::unexpected(runs.error());
+  if (!runs) return ErrorOf(runs);
   std::vector<double> latencies;
   for (const probes::RunRecord& run : *runs) {
     // Runs slowed by others are no measure of the disk's own noise.

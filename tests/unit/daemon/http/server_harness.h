@@ -29,7 +29,7 @@ class ServerHarness {
       options.listen_address = "127.0.0.1:0";
     }
     auto server = Server::Start(io_, std::move(options), std::move(handler));
-    if (!server) return std::unexpected(server.error());
+    if (!server) return ErrorOf(server);
     server_ = std::move(*server);
     if (!thread_.joinable()) thread_ = std::thread([this] { io_.run(); });
     return server_.get();

@@ -18,7 +18,7 @@ size_t Count(const std::string& text, std::string_view what) {
 // Every baseline as the exchange document, as `iowatch baseline export` writes it.
 Result<std::string> ExportOf(const Store& store) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
-  if (!baselines) return std::unexpected(baselines.error());
+  if (!baselines) return ErrorOf(baselines);
   return BaselinesToJson(*baselines);
 }
 
