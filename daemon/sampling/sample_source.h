@@ -47,6 +47,8 @@ struct SnapshotFields {
   static void Copy(const Snapshot& from, Snapshot& to) { ((to.*kFields = from.*kFields), ...); }
 };
 
+inline bool AlwaysEnabled(const SamplerOptions&) { return true; }
+
 struct SourceDescriptor {
   std::string_view name;  // its folder under daemon/sources/
   // What it reads, for docs and check-config ("/proc/pressure/{cpu,io,memory}").
@@ -54,14 +56,14 @@ struct SourceDescriptor {
   // The `collector` label values it reports, in snapshot order.
   std::span<const std::string_view> collectors;
   // The config key that switches it off; "" when it always runs.
-  std::string_view config_switch;
-  bool (*enabled)(const SamplerOptions& options);
-  std::unique_ptr<SampleSource> (*make)();
+  std::string_view config_switch = {};
+  bool (*enabled)(const SamplerOptions& options) = AlwaysEnabled;
+  std::unique_ptr<SampleSource> (*make)() = nullptr;
   // Its fields of the snapshot (SnapshotFields<…>::Move and ::Copy).
-  void (*move_fields)(Snapshot&& part, Snapshot& out);
-  void (*copy_fields)(const Snapshot& last, Snapshot& out);
+  void (*move_fields)(Snapshot&& part, Snapshot& out) = nullptr;
+  void (*copy_fields)(const Snapshot& last, Snapshot& out) = nullptr;
   // Adds the families it renders (family_table.h).
-  void (*add_families)(TableBuilder& table);
+  void (*add_families)(TableBuilder& table) = nullptr;
   // Why it cannot run on this host although enabled (check-config says so:
   // the config stays valid); null when nothing here can stop it.
   std::optional<std::string> (*cannot_run_here)(const SamplerOptions& options) = nullptr;
@@ -70,6 +72,15 @@ struct SourceDescriptor {
   bool discovers_devices = false;
 };
 
-inline bool AlwaysEnabled(const SamplerOptions&) { return true; }
+// A descriptor whose make and fields come from types: `Source` made by
+// default construction, `kFields` its members of the Snapshot. The rest is
+// the caller's designated initializer.
+template <typename Source, auto... kFields>
+constexpr SourceDescriptor Registered(SourceDescriptor descriptor) {
+  descriptor.make = [] { return std::unique_ptr<SampleSource>(std::make_unique<Source>()); };
+  descriptor.move_fields = SnapshotFields<kFields...>::Move;
+  descriptor.copy_fields = SnapshotFields<kFields...>::Copy;
+  return descriptor;
+}
 
 }  // namespace iowatch::daemon

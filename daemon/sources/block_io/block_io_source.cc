@@ -185,18 +185,15 @@ std::optional<std::string> CannotLoad(const SamplerOptions& options) {
 
 constexpr std::string_view kCollectors[] = {"bpf"};
 
-constexpr SourceDescriptor kDescriptor{
+constexpr SourceDescriptor kDescriptor = Registered<BlockIoSource, &Snapshot::block_io>({
     .name = "block_io",
     .reads = "the block layer, through its BPF program (collectors/bpf/block_io.bpf.c)",
     .collectors = kCollectors,
     .config_switch = "collectors.bpf.enabled",
     .enabled = [](const SamplerOptions& o) { return o.block_io.enabled; },
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<BlockIoSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::block_io>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::block_io>::Copy,
     .add_families = AddBlockIoFamilies,
     .cannot_run_here = CannotLoad,
-};
+});
 
 }  // namespace
 

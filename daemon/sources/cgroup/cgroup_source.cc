@@ -114,19 +114,15 @@ namespace {
 
 constexpr std::string_view kCollectors[] = {"cgroup"};
 
-constexpr SourceDescriptor kDescriptor{
+constexpr SourceDescriptor kDescriptor = Registered<CgroupSource, &Snapshot::cgroups>({
     .name = "cgroup",
-    .reads =
-        "the I/O cgroup hierarchy from <procfs>/self/mountinfo: io.stat, io.pressure (v2) or "
-        "blkio.* (v1)",
+    .reads = "the I/O cgroup hierarchy from <procfs>/self/mountinfo: io.stat, io.pressure (v2) or "
+             "blkio.* (v1)",
     .collectors = kCollectors,
     .config_switch = "cgroups.enabled",
     .enabled = [](const SamplerOptions& o) { return o.cgroups.enabled; },
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<CgroupSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::cgroups>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::cgroups>::Copy,
     .add_families = AddCgroupFamilies,
-};
+});
 
 }  // namespace
 

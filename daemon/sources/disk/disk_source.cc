@@ -138,18 +138,14 @@ namespace {
 
 constexpr std::string_view kCollectors[] = {"sysfs", "diskstats"};
 
-constexpr SourceDescriptor kDescriptor{
-    .name = "disk",
-    .reads = "<procfs>/diskstats each sample; <sysfs>/block/* when the devices change",
-    .collectors = kCollectors,
-    .config_switch = "",
-    .enabled = AlwaysEnabled,
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<DiskSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::devices, &Snapshot::block_devices>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::devices, &Snapshot::block_devices>::Copy,
-    .add_families = AddDiskFamilies,
-    .discovers_devices = true,
-};
+constexpr SourceDescriptor kDescriptor =
+    Registered<DiskSource, &Snapshot::devices, &Snapshot::block_devices>({
+        .name = "disk",
+        .reads = "<procfs>/diskstats each sample; <sysfs>/block/* when the devices change",
+        .collectors = kCollectors,
+        .add_families = AddDiskFamilies,
+        .discovers_devices = true,
+    });
 
 }  // namespace
 

@@ -35,17 +35,12 @@ namespace {
 
 constexpr std::string_view kCollectors[] = {"pressure"};
 
-constexpr SourceDescriptor kDescriptor{
+constexpr SourceDescriptor kDescriptor = Registered<PressureSource, &Snapshot::pressure>({
     .name = "pressure",
     .reads = "<procfs>/pressure/{cpu,io,memory}",
     .collectors = kCollectors,
-    .config_switch = "",
-    .enabled = AlwaysEnabled,
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<PressureSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::pressure>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::pressure>::Copy,
     .add_families = AddPressureFamilies,
-};
+});
 
 }  // namespace
 

@@ -129,7 +129,7 @@ namespace {
 
 constexpr std::string_view kCollectors[] = {"process_io"};
 
-constexpr SourceDescriptor kDescriptor{
+constexpr SourceDescriptor kDescriptor = Registered<ProcessSource, &Snapshot::process_io>({
     .name = "process_io",
     .reads =
         "<procfs>/PID/io and <procfs>/PID/cgroup of every process, every cgroups.process_interval",
@@ -137,11 +137,8 @@ constexpr SourceDescriptor kDescriptor{
     .config_switch = "cgroups.process_interval",
     .enabled =
         [](const SamplerOptions& o) { return o.cgroups.enabled && o.process_interval_seconds > 0; },
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<ProcessSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::process_io>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::process_io>::Copy,
     .add_families = AddProcessFamilies,
-};
+});
 
 }  // namespace
 

@@ -86,21 +86,14 @@ namespace {
 
 constexpr std::string_view kCollectors[] = {"stat", "meminfo", "vmstat"};
 
-constexpr SourceDescriptor kDescriptor{
-    .name = "vm",
-    .reads = "<procfs>/stat, <procfs>/meminfo, <procfs>/vmstat",
-    .collectors = kCollectors,
-    .config_switch = "",
-    .enabled = AlwaysEnabled,
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<VmSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
-                                  &Snapshot::has_vm_rates, &Snapshot::vm_latest,
-                                  &Snapshot::vm_window_max>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
-                                  &Snapshot::has_vm_rates, &Snapshot::vm_latest,
-                                  &Snapshot::vm_window_max>::Copy,
-    .add_families = AddVmFamilies,
-};
+constexpr SourceDescriptor kDescriptor =
+    Registered<VmSource, &Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
+               &Snapshot::has_vm_rates, &Snapshot::vm_latest, &Snapshot::vm_window_max>({
+        .name = "vm",
+        .reads = "<procfs>/stat, <procfs>/meminfo, <procfs>/vmstat",
+        .collectors = kCollectors,
+        .add_families = AddVmFamilies,
+    });
 
 }  // namespace
 
