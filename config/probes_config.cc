@@ -292,31 +292,25 @@ void Timing(Reader& r, const Value& v, milliseconds min, milliseconds& out, bool
   set = true;
 }
 
+// A number or integer key of the baseline policy (or its contention
+// policy): the field and its range are the row's, as fio's minval/maxval.
+template <auto kField, double kMin, double kMax>
+void BaselineNumber(Reader& r, const Value& v, Config& c) {
+  Number(r, v, kMin, kMax, c.probes.baseline.*kField);
+}
+template <auto kField, double kMin, double kMax>
+void ContentionNumber(Reader& r, const Value& v, Config& c) {
+  Number(r, v, kMin, kMax, c.probes.baseline.contention.*kField);
+}
+
 constexpr Key kContentionKeys[] = {
-    {"max_foreign_share",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.contention.max_foreign_share);
-     }},
+    {"max_foreign_share", ContentionNumber<&probes::ContentionPolicy::max_foreign_share, 0.0, 1.0>},
     {"max_foreign_iops_ratio",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1000, c.probes.baseline.contention.max_foreign_iops_ratio);
-     }},
-    {"min_foreign_load",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1e9, c.probes.baseline.contention.min_foreign_load);
-     }},
-    {"max_cpu_wait",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_wait);
-     }},
-    {"max_cpu_steal",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.contention.max_cpu_steal);
-     }},
-    {"max_quantile",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.contention.max_quantile);
-     }},
+     ContentionNumber<&probes::ContentionPolicy::max_foreign_iops_ratio, 0.0, 1000.0>},
+    {"min_foreign_load", ContentionNumber<&probes::ContentionPolicy::min_foreign_load, 0.0, 1e9>},
+    {"max_cpu_wait", ContentionNumber<&probes::ContentionPolicy::max_cpu_wait, 0.0, 1.0>},
+    {"max_cpu_steal", ContentionNumber<&probes::ContentionPolicy::max_cpu_steal, 0.0, 1.0>},
+    {"max_quantile", ContentionNumber<&probes::ContentionPolicy::max_quantile, 0.0, 1.0>},
     {"before",
      [](Reader& r, const Value& v, Config& c) {
        milliseconds window{std::lround(c.probes.baseline.contention.before_seconds * 1000)};
@@ -332,17 +326,10 @@ constexpr Key kBaselineKeys[] = {
     {"runs",
      [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.runs); }},
     {"throughput_tolerance",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.throughput_tolerance);
-     }},
-    {"latency_tolerance",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 100, c.probes.baseline.latency_tolerance);
-     }},
-    {"tail_tolerance", [](Reader& r, const Value& v,
-                          Config& c) { Number(r, v, 0, 100, c.probes.baseline.tail_tolerance); }},
-    {"spread_factor", [](Reader& r, const Value& v,
-                         Config& c) { Number(r, v, 0, 100, c.probes.baseline.spread_factor); }},
+     BaselineNumber<&probes::BaselinePolicy::throughput_tolerance, 0.0, 1.0>},
+    {"latency_tolerance", BaselineNumber<&probes::BaselinePolicy::latency_tolerance, 0.0, 100.0>},
+    {"tail_tolerance", BaselineNumber<&probes::BaselinePolicy::tail_tolerance, 0.0, 100.0>},
+    {"spread_factor", BaselineNumber<&probes::BaselinePolicy::spread_factor, 0.0, 100.0>},
     {"hysteresis", [](Reader& r, const Value& v,
                       Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.hysteresis); }},
     {"min_bad_span",
@@ -358,25 +345,16 @@ constexpr Key kBaselineKeys[] = {
        c.probes.baseline.min_age_ms = age.count();
      }},
     {"throughput_spread_floor",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 1, c.probes.baseline.throughput_spread_floor);
-     }},
+     BaselineNumber<&probes::BaselinePolicy::throughput_spread_floor, 0.0, 1.0>},
     {"latency_spread_floor",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 100, c.probes.baseline.latency_spread_floor);
-     }},
-    {"tail_spread_floor",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 100, c.probes.baseline.tail_spread_floor);
-     }},
+     BaselineNumber<&probes::BaselinePolicy::latency_spread_floor, 0.0, 100.0>},
+    {"tail_spread_floor", BaselineNumber<&probes::BaselinePolicy::tail_spread_floor, 0.0, 100.0>},
     {"quantile_samples",
      [](Reader& r, const Value& v, Config& c) {
        Integer(r, v, 0, 1000000, c.probes.baseline.quantile_samples);
      }},
     {"quantile_confidence",
-     [](Reader& r, const Value& v, Config& c) {
-       Number(r, v, 0, 0.9999, c.probes.baseline.quantile_confidence);
-     }},
+     BaselineNumber<&probes::BaselinePolicy::quantile_confidence, 0.0, 0.9999>},
     {"metrics",
      [](Reader& r, const Value& v, Config& c) { r.MetricNames(v, c.probes.baseline.metrics); }},
     Section("contention", kContentionKeys),
