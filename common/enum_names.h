@@ -4,6 +4,8 @@
 // Thread-safety: constants and pure functions.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,5 +49,48 @@ std::string NamesIn(std::span<const EnumName<E>> table, std::string_view separat
   }
   return out;
 }
+
+// NamesIn at compile time, for text that must be a constant (an option
+// table's row): the names of `kTable` (a std::array of EnumName) joined by
+// kSeparator and followed by kSuffix. Without kAliases, only each value's
+// first spelling is listed (a table may spell a value twice: fio's "rw" and
+// "readwrite").
+inline constexpr char kNoSuffix[] = "";
+template <const auto& kTable, const char* kSeparator, bool kAliases,
+          const char* kSuffix = kNoSuffix>
+class JoinedNames {
+  static constexpr bool Listed(size_t i) {
+    for (size_t j = 0; !kAliases && j < i; ++j) {
+      if (kTable[j].value == kTable[i].value) return false;
+    }
+    return true;
+  }
+  static constexpr size_t Size() {
+    size_t size = std::string_view(kSuffix).size();
+    for (size_t i = 0, listed = 0; i < kTable.size(); ++i) {
+      if (!Listed(i)) continue;
+      size += (listed++ > 0 ? std::string_view(kSeparator).size() : 0) + kTable[i].name.size();
+    }
+    return size;
+  }
+  static constexpr std::array<char, Size()> Chars() {
+    std::array<char, Size()> out{};
+    size_t at = 0;
+    const auto append = [&](std::string_view text) {
+      for (const char c : text) out[at++] = c;
+    };
+    for (size_t i = 0, listed = 0; i < kTable.size(); ++i) {
+      if (!Listed(i)) continue;
+      if (listed++ > 0) append(kSeparator);
+      append(kTable[i].name);
+    }
+    append(kSuffix);
+    return out;
+  }
+  static constexpr std::array<char, Size()> kChars = Chars();
+
+ public:
+  static constexpr std::string_view kText{kChars.data(), kChars.size()};
+};
 
 }  // namespace iowatch

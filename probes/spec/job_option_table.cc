@@ -43,11 +43,11 @@ OptionCheck ParseRwSuffix(JobSpec& spec, std::string_view mode, std::string_view
 OptionCheck ParseRw(JobSpec& spec, std::string_view value) {
   const size_t colon = value.find(':');
   const std::string_view mode = value.substr(0, colon);
-  const auto it = std::ranges::find(kRwModes, mode, &NamedRw::name);
-  if (it == kRwModes.end())
+  const std::optional<RwMode> rw = ValueIn<RwMode>(kRwModes, mode);
+  if (!rw)
     return OptionProblem(fmt::format("expected one of {}, each with an optional \":N\", found {:?}",
                                      kRwNames, value));
-  spec.rw = it->mode;
+  spec.rw = *rw;
   spec.rw_sequence_add = 0;
   if (colon == std::string_view::npos) return {};
   return ParseRwSuffix(spec, mode, value);
@@ -62,11 +62,11 @@ PrintedValue PrintRw(const JobSpec& spec) {
 }
 
 OptionCheck ParseEngine(JobSpec& spec, std::string_view value) {
-  const auto it = std::ranges::find(kEngines, value, &NamedEngine::name);
-  if (it == kEngines.end()) {
+  const std::optional<EngineKind> engine = ValueIn<EngineKind>(kEngines, value);
+  if (!engine) {
     return OptionProblem(Found(fmt::format("expected one of {}", kEngineNames), value));
   }
-  spec.engine = it->engine;
+  spec.engine = *engine;
   return {};
 }
 

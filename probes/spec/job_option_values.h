@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "common/decimal.h"
+#include "common/enum_names.h"
 #include "probes/spec/job_spec.h"
 
 namespace iowatch::probes::internal {
@@ -71,83 +72,30 @@ std::string FormatTime(std::chrono::nanoseconds time);
 
 // fio's names for rw and ioengine; the first spelling of a mode is fio's
 // canonical one ("rw", not "readwrite").
-struct NamedRw {
-  std::string_view name;
-  RwMode mode;
-};
-inline constexpr std::array<NamedRw, 7> kRwModes{{
-    {"read", RwMode::kRead},
-    {"write", RwMode::kWrite},
-    {"randread", RwMode::kRandRead},
-    {"randwrite", RwMode::kRandWrite},
-    {"rw", RwMode::kReadWrite},
-    {"readwrite", RwMode::kReadWrite},
-    {"randrw", RwMode::kRandReadWrite},
+inline constexpr std::array<EnumName<RwMode>, 7> kRwModes{{
+    {RwMode::kRead, "read"},
+    {RwMode::kWrite, "write"},
+    {RwMode::kRandRead, "randread"},
+    {RwMode::kRandWrite, "randwrite"},
+    {RwMode::kReadWrite, "rw"},
+    {RwMode::kReadWrite, "readwrite"},
+    {RwMode::kRandReadWrite, "randrw"},
 }};
-struct NamedEngine {
-  std::string_view name;
-  EngineKind engine;
-};
-inline constexpr std::array<NamedEngine, 4> kEngines{{{"io_uring", EngineKind::kIoUring},
-                                                      {"libaio", EngineKind::kLibaio},
-                                                      {"psync", EngineKind::kPsync},
-                                                      {"null", EngineKind::kNull}}};
-
-// The names of a table above (kRwModes, kEngines) joined by kSeparator and
-// followed by kSuffix, at compile time, so that help and errors spell what
-// the parser accepts, from the same table. Without kAliases, only each
-// value's first spelling (fio's canonical one) is listed.
-inline constexpr char kNoSuffix[] = "";
-template <const auto& kTable, auto kValue, const char* kSeparator, bool kAliases,
-          const char* kSuffix = kNoSuffix>
-class JoinedNames {
-  static constexpr bool Listed(size_t i) {
-    for (size_t j = 0; !kAliases && j < i; ++j) {
-      if (kTable[j].*kValue == kTable[i].*kValue) return false;
-    }
-    return true;
-  }
-  static constexpr size_t Size() {
-    size_t size = std::string_view(kSuffix).size();
-    for (size_t i = 0, listed = 0; i < kTable.size(); ++i) {
-      if (!Listed(i)) continue;
-      size += (listed++ > 0 ? std::string_view(kSeparator).size() : 0) + kTable[i].name.size();
-    }
-    return size;
-  }
-  static constexpr std::array<char, Size()> Chars() {
-    std::array<char, Size()> out{};
-    size_t at = 0;
-    const auto append = [&](std::string_view text) {
-      for (const char c : text) out[at++] = c;
-    };
-    for (size_t i = 0, listed = 0; i < kTable.size(); ++i) {
-      if (!Listed(i)) continue;
-      if (listed++ > 0) append(kSeparator);
-      append(kTable[i].name);
-    }
-    append(kSuffix);
-    return out;
-  }
-  static constexpr std::array<char, Size()> kChars = Chars();
-
- public:
-  static constexpr std::string_view kText{kChars.data(), kChars.size()};
-};
+inline constexpr std::array<EnumName<EngineKind>, 4> kEngines{{{EngineKind::kIoUring, "io_uring"},
+                                                               {EngineKind::kLibaio, "libaio"},
+                                                               {EngineKind::kPsync, "psync"},
+                                                               {EngineKind::kNull, "null"}}};
 
 inline constexpr char kBar[] = "|";
 inline constexpr char kComma[] = ", ";
 inline constexpr char kRwOffsetSuffix[] = "[:N]";
 // "io_uring|libaio|psync|null"; "read|write|randread|randwrite|rw|randrw[:N]".
-inline constexpr std::string_view kEngineChoices =
-    JoinedNames<kEngines, &NamedEngine::engine, kBar, false>::kText;
+inline constexpr std::string_view kEngineChoices = JoinedNames<kEngines, kBar, false>::kText;
 inline constexpr std::string_view kRwChoices =
-    JoinedNames<kRwModes, &NamedRw::mode, kBar, false, kRwOffsetSuffix>::kText;
+    JoinedNames<kRwModes, kBar, false, kRwOffsetSuffix>::kText;
 // Every spelling, aliases too, for errors: "read, write, ..., readwrite, randrw".
-inline constexpr std::string_view kEngineNames =
-    JoinedNames<kEngines, &NamedEngine::engine, kComma, true>::kText;
-inline constexpr std::string_view kRwNames =
-    JoinedNames<kRwModes, &NamedRw::mode, kComma, true>::kText;
+inline constexpr std::string_view kEngineNames = JoinedNames<kEngines, kComma, true>::kText;
+inline constexpr std::string_view kRwNames = JoinedNames<kRwModes, kComma, true>::kText;
 
 // fio's time units, largest first (the order FormatTime relies on);
 // ParseFioTime looks a unit up by name.

@@ -18,8 +18,6 @@ using internal::JobOptionDef;
 using internal::JobOptionTable;
 using internal::kEngines;
 using internal::kRwModes;
-using internal::NamedEngine;
-using internal::NamedRw;
 using std::chrono::nanoseconds;
 
 constexpr uint64_t kDirectAlignment = 512;  // the smallest logical block size O_DIRECT meets
@@ -86,17 +84,11 @@ bool WritesData(RwMode mode) {
 }
 
 // The first spelling in kRwModes is fio's canonical one ("rw", not "readwrite").
-std::string_view ToString(RwMode mode) {
-  const auto it = std::ranges::find(kRwModes, mode, &NamedRw::mode);
-  return it == kRwModes.end() ? "?" : it->name;
-}
+std::string_view ToString(RwMode mode) { return NameIn<RwMode>(kRwModes, mode); }
 
 std::string_view EngineChoices() { return internal::kEngineChoices; }
 
-std::string_view ToString(EngineKind engine) {
-  const auto it = std::ranges::find(kEngines, engine, &NamedEngine::engine);
-  return it == kEngines.end() ? "?" : it->name;
-}
+std::string_view ToString(EngineKind engine) { return NameIn<EngineKind>(kEngines, engine); }
 
 std::string JobSpec::TargetPath() const {
   if (!filename.empty()) return filename;

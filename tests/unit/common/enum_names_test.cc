@@ -28,5 +28,23 @@ TEST(EnumNames, ListsInTableOrder) {
   EXPECT_EQ(NamesIn<Colour>(std::span(kColours).first(2), "|", " or "), "green or red");
 }
 
+// The compile-time join, for constant text: a value spelled twice is listed
+// once unless aliases are asked for, and the suffix ends it.
+constexpr std::array<EnumName<Colour>, 4> kSpellings{{{Colour::kRed, "red"},
+                                                      {Colour::kGreen, "green"},
+                                                      {Colour::kRed, "rouge"},
+                                                      {Colour::kBlue, "blue"}}};
+constexpr char kBar[] = "|";
+constexpr char kComma[] = ", ";
+constexpr char kSuffix[] = "[!]";
+
+TEST(EnumNames, JoinedAtCompileTime) {
+  static_assert(JoinedNames<kSpellings, kBar, false>::kText == "red|green|blue");
+  EXPECT_EQ((JoinedNames<kSpellings, kComma, true>::kText), "red, green, rouge, blue");
+  EXPECT_EQ((JoinedNames<kSpellings, kBar, false, kSuffix>::kText), "red|green|blue[!]");
+  EXPECT_EQ((JoinedNames<kSpellings, kComma, true>::kText),
+            NamesIn<Colour>(kSpellings, ", "));  // the runtime join agrees
+}
+
 }  // namespace
 }  // namespace iowatch
