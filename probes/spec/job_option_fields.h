@@ -43,7 +43,8 @@ OptionCheck ParseBoolInto(JobSpec& spec, std::string_view value) {
   return {};
 }
 
-// A plain decimal count of T's range (number_ios, fsync).
+// A plain decimal count of T's range (number_ios, fsync), or of the row's range, which
+// ApplyJobOption checked first (iodepth, numjobs...).
 template <typename T, T JobSpec::*kField>
 OptionCheck ParseCountInto(JobSpec& spec, std::string_view value) {
   const auto count = ParseUnsigned<T>(value);
