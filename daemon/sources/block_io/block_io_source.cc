@@ -1,12 +1,49 @@
 #include "daemon/sources/block_io/block_io_source.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
 #include <set>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
+#include "collectors/bpf/block_io_counters.h"
 #include "collectors/bpf/block_io_program.h"
+#include "collectors/cgroup/cgroup_io.h"
+#include "common/file_tree.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sources/block_io/block_io_cgroups.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class BlockIoSource final : public SampleSource {
+ public:
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  // Loads the program unless loaded, or failed with these options; the error.
+  std::optional<std::string> EnsureLoaded(const SourceContext& context);
+  // Sets the alignment unit of new disks, clears that of disks gone.
+  void Align(const std::vector<collectors::BlockDevice>& devices);
+  void Export(const collectors::bpf::BlockIoSample& sample,
+              const std::unordered_map<uint32_t, std::string>& names, bool queue_stage,
+              BlockIoSnapshot& out) const;
+
+  std::unique_ptr<collectors::bpf::BlockIoCounters> counters_;
+  std::optional<std::string> load_error_;
+  std::shared_ptr<const SamplerOptions> loaded_for_;  // the options the last load was tried with
+  std::map<uint32_t, uint32_t> alignment_;            // KernelDev -> unit set in the program
+  std::optional<collectors::bpf::BlockIoSample> previous_;
+  std::optional<collectors::CgroupLayout> layout_;
+  BlockIoCgroups cgroups_;
+};
+
+}  // namespace
 namespace {
 
 namespace bpf = collectors::bpf;
@@ -183,20 +220,20 @@ std::optional<std::string> CannotLoad(const SamplerOptions& options) {
   return counters.error().ToString();
 }
 
-constexpr std::string_view kCollectors[] = {"bpf"};
-
-constexpr SourceDescriptor kDescriptor = Registered<BlockIoSource, &Snapshot::block_io>({
-    .name = "block_io",
-    .reads = "the block layer, through its BPF program (collectors/bpf/block_io.bpf.c)",
-    .collectors = kCollectors,
-    .config_switch = "collectors.bpf.enabled",
-    .enabled = [](const SamplerOptions& o) { return o.block_io.enabled; },
-    .add_families = AddBlockIoFamilies,
-    .cannot_run_here = CannotLoad,
-});
-
 }  // namespace
 
-const SourceDescriptor& BlockIoSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& BlockIoSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"bpf"};
+  static constexpr SourceDescriptor kDescriptor = Registered<BlockIoSource, &Snapshot::block_io>({
+      .name = "block_io",
+      .reads = "the block layer, through its BPF program (collectors/bpf/block_io.bpf.c)",
+      .collectors = kCollectors,
+      .config_switch = "collectors.bpf.enabled",
+      .enabled = [](const SamplerOptions& o) { return o.block_io.enabled; },
+      .add_families = AddBlockIoFamilies,
+      .cannot_run_here = CannotLoad,
+  });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon

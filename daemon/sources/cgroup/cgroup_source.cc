@@ -4,12 +4,51 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "collectors/block_devices.h"
+#include "collectors/cgroup/cgroup_io.h"
 #include "collectors/uptime.h"
+#include "common/file_tree.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class CgroupSource final : public SampleSource {
+ public:
+  // Fills out.cgroups for the devices in context.devices and appends the
+  // collector's status; nothing when disabled. Rates are over the interval
+  // /proc/uptime measures since the previous sample.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  struct PairState {
+    collectors::CgroupDeviceIo previous;
+    std::array<WindowMax, kCgroupRateCount> windows;
+    uint64_t tick = 0;  // last sample that saw the pair
+  };
+  void Derive(const collectors::CgroupIo& cgroup, const collectors::CgroupDeviceIo& io,
+              const std::string& device, double interval_seconds, uint64_t tick,
+              uint64_t window_samples, CgroupSnapshot& out);
+
+  std::optional<collectors::CgroupLayout> layout_;
+  std::optional<uint64_t> previous_uptime_cs_;
+  std::map<std::string, PairState, std::less<>> pairs_;  // "cgroup\0device"
+  uint64_t skipped_total_ = 0;                           // malformed cgroup files since start
+};
+
+}  // namespace
 namespace {
 
 // Counter deltas, or nullopt when any went backwards (the cgroup was re-created).
@@ -110,22 +149,19 @@ void CgroupSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   out.collectors.push_back(std::move(status));
 }
 
-namespace {
-
-constexpr std::string_view kCollectors[] = {"cgroup"};
-
-constexpr SourceDescriptor kDescriptor = Registered<CgroupSource, &Snapshot::cgroups>({
-    .name = "cgroup",
-    .reads = "the I/O cgroup hierarchy from <procfs>/self/mountinfo: io.stat, io.pressure (v2) or "
-             "blkio.* (v1)",
-    .collectors = kCollectors,
-    .config_switch = "cgroups.enabled",
-    .enabled = [](const SamplerOptions& o) { return o.cgroups.enabled; },
-    .add_families = AddCgroupFamilies,
-});
-
-}  // namespace
-
-const SourceDescriptor& CgroupSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& CgroupSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"cgroup"};
+  static constexpr SourceDescriptor kDescriptor = Registered<CgroupSource, &Snapshot::cgroups>({
+      .name = "cgroup",
+      .reads =
+          "the I/O cgroup hierarchy from <procfs>/self/mountinfo: io.stat, io.pressure (v2) or "
+          "blkio.* (v1)",
+      .collectors = kCollectors,
+      .config_switch = "cgroups.enabled",
+      .enabled = [](const SamplerOptions& o) { return o.cgroups.enabled; },
+      .add_families = AddCgroupFamilies,
+  });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon

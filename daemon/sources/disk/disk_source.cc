@@ -1,13 +1,74 @@
 #include "daemon/sources/disk/disk_source.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "collectors/block_devices.h"
 #include "collectors/disk_sample.h"
+#include "collectors/diskstats.h"
 #include "collectors/iostat.h"
+#include "common/file_tree.h"
 #include "daemon/sampling/derived_series.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class DiskSource final : public SampleSource {
+ public:
+  // Fills out.devices, out.block_devices and the two collectors' statuses.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  struct DeviceState {
+    std::string name;
+    bool has_previous = false;  // false until the device's first sample
+    collectors::DiskCounters previous;
+    std::vector<WindowMax> windows;
+  };
+  // What the plan was made for: one per /proc/diskstats line, in file order.
+  struct Line {
+    std::string name;
+    bool extended = false;  // HasExtendedFields(): devices without them are skipped
+    bool operator==(const Line&) const = default;
+  };
+  static constexpr size_t kSkip = static_cast<size_t>(-1);
+
+  // Walks sysfs again when the diskstats lines changed (hotplug), on the
+  // first run, after new options or a failed walk; the sysfs collector's status.
+  CollectorStatus DiscoverIfNeeded(const collectors::Diskstats& diskstats, const FileTree& sysfs,
+                                   const SourceContext& context);
+  // Each planned device's counters, rates and window maxima into `out`.
+  void DeriveDevices(const collectors::Diskstats& diskstats, uint64_t interval_cs,
+                     const SourceContext& context, Snapshot& out);
+  bool LinesChanged(const collectors::Diskstats& diskstats) const;
+  // Assigns the wanted lines their state slots (sorted by name, keeping the
+  // history of devices that stay) and keeps the wanted devices' entries of
+  // `discovered` (every block device in sysfs).
+  void Plan(const collectors::Diskstats& diskstats,
+            const std::vector<collectors::BlockDevice>& discovered, const SamplerOptions& options);
+
+  std::optional<uint64_t> previous_uptime_cs_;
+  std::vector<DeviceState> devices_;  // wanted devices, sorted by name
+  std::vector<Line> lines_;           // /proc/diskstats as of the plan
+  std::vector<size_t> slots_;         // per line: index into devices_, or kSkip
+  // The options the plan was made for: new ones (a reload) plan again.
+  std::shared_ptr<const SamplerOptions> planned_for_;
+  // The wanted devices' sysfs information, shared by every snapshot until
+  // the plan changes. Unwanted devices' is not kept: a filter change walks
+  // sysfs again.
+  std::shared_ptr<const std::vector<collectors::BlockDevice>> block_devices_;
+  bool discovery_ok_ = false;
+  ParseErrorCount parse_errors_;
+};
+
+}  // namespace
 namespace {
 
 bool Wanted(const collectors::BlockDevice* device, const std::string& name,
@@ -134,21 +195,17 @@ void DiskSource::DeriveDevices(const collectors::Diskstats& diskstats, uint64_t 
   }
 }
 
-namespace {
-
-constexpr std::string_view kCollectors[] = {"sysfs", "diskstats"};
-
-constexpr SourceDescriptor kDescriptor =
-    Registered<DiskSource, &Snapshot::devices, &Snapshot::block_devices>({
-        .name = "disk",
-        .reads = "<procfs>/diskstats each sample; <sysfs>/block/* when the devices change",
-        .collectors = kCollectors,
-        .add_families = AddDiskFamilies,
-        .discovers_devices = true,
-    });
-
-}  // namespace
-
-const SourceDescriptor& DiskSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& DiskSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"sysfs", "diskstats"};
+  static constexpr SourceDescriptor kDescriptor =
+      Registered<DiskSource, &Snapshot::devices, &Snapshot::block_devices>({
+          .name = "disk",
+          .reads = "<procfs>/diskstats each sample; <sysfs>/block/* when the devices change",
+          .collectors = kCollectors,
+          .add_families = AddDiskFamilies,
+          .discovers_devices = true,
+      });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon

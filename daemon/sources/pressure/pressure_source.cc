@@ -1,8 +1,28 @@
 #include "daemon/sources/pressure/pressure_source.h"
 
+#include <array>
+#include <cstdint>
+
 #include "collectors/pressure.h"
+#include "common/file_tree.h"
+#include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class PressureSource final : public SampleSource {
+ public:
+  // Fills out.pressure and appends the "pressure" collector's status.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  std::array<std::array<WindowMax, 2>, kPressureResourceCount> windows_;
+};
+
+}  // namespace
 
 void PressureSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
                              const SourceContext& context, Snapshot& out) {
@@ -31,19 +51,15 @@ void PressureSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   out.collectors.push_back(std::move(status));
 }
 
-namespace {
-
-constexpr std::string_view kCollectors[] = {"pressure"};
-
-constexpr SourceDescriptor kDescriptor = Registered<PressureSource, &Snapshot::pressure>({
-    .name = "pressure",
-    .reads = "<procfs>/pressure/{cpu,io,memory}",
-    .collectors = kCollectors,
-    .add_families = AddPressureFamilies,
-});
-
-}  // namespace
-
-const SourceDescriptor& PressureSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& PressureSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"pressure"};
+  static constexpr SourceDescriptor kDescriptor = Registered<PressureSource, &Snapshot::pressure>({
+      .name = "pressure",
+      .reads = "<procfs>/pressure/{cpu,io,memory}",
+      .collectors = kCollectors,
+      .add_families = AddPressureFamilies,
+  });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon

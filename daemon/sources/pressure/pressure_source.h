@@ -7,14 +7,7 @@
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
-#include <array>
-#include <cstdint>
-
-#include "common/file_tree.h"
 #include "daemon/sampling/sample_source.h"
-#include "daemon/sampling/snapshot.h"
-#include "daemon/sampling/source_context.h"
-#include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
 
@@ -23,15 +16,5 @@ const SourceDescriptor& PressureSourceDescriptor();
 
 // The families it renders (pressure_families.cc).
 void AddPressureFamilies(TableBuilder& t);
-
-class PressureSource : public SampleSource {
- public:
-  // Fills out.pressure and appends the "pressure" collector's status.
-  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
-               Snapshot& out) override;
-
- private:
-  std::array<std::array<WindowMax, 2>, kPressureResourceCount> windows_;
-};
 
 }  // namespace iowatch::daemon

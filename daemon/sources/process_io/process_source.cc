@@ -1,12 +1,55 @@
 #include "daemon/sources/process_io/process_source.h"
 
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "collectors/cgroup/cgroup_names.h"
+#include "collectors/process_io.h"
 #include "collectors/uptime.h"
+#include "common/file_tree.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sources/process_io/reaped_io.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class ProcessSource final : public SampleSource {
+ public:
+  // Fills out.process_io and appends the "process_io" collector's status;
+  // nothing when disabled.
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  struct Totals {
+    std::string unit;
+    uint64_t read_bytes = 0, write_bytes = 0, cancelled_write_bytes = 0;
+    uint64_t last_live = 0;  // the last reading that found a process in it
+  };
+  void Read(const FileTree& procfs, const SourceContext& context);
+  // Adds a reading's growth to the totals, within max_pairs cgroups.
+  void Keep(const std::map<std::string, collectors::ProcessIo, std::less<>>& grown,
+            const std::set<std::string, std::less<>>& live, size_t max_pairs);
+  // Removes the kept cgroup without a live process for the longest; false
+  // when every kept one has a process.
+  bool EvictOneGone();
+
+  std::optional<uint64_t> last_tick_;  // the sample of the last reading
+  std::optional<uint64_t> previous_uptime_cs_;
+  std::map<uint32_t, collectors::ProcessIoReading::Process> previous_;
+  std::map<std::string, Totals, std::less<>> totals_;  // by cgroup, since start
+  ReapedIo reaped_;
+  uint64_t readings_ = 0;
+  uint64_t dropped_ = 0;  // cgroups with growth not kept at the last reading
+  ProcessIoSnapshot last_;
+  CollectorStatus last_status_{"process_io", 0, false, 0, {}, {}};
+};
+
+}  // namespace
 namespace {
 
 // The first `depth` components of a cgroup path.
@@ -125,23 +168,21 @@ void ProcessSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   out.collectors.push_back(last_status_);
 }
 
-namespace {
-
-constexpr std::string_view kCollectors[] = {"process_io"};
-
-constexpr SourceDescriptor kDescriptor = Registered<ProcessSource, &Snapshot::process_io>({
-    .name = "process_io",
-    .reads =
-        "<procfs>/PID/io and <procfs>/PID/cgroup of every process, every cgroups.process_interval",
-    .collectors = kCollectors,
-    .config_switch = "cgroups.process_interval",
-    .enabled =
-        [](const SamplerOptions& o) { return o.cgroups.enabled && o.process_interval_seconds > 0; },
-    .add_families = AddProcessFamilies,
-});
-
-}  // namespace
-
-const SourceDescriptor& ProcessSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& ProcessSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"process_io"};
+  static constexpr SourceDescriptor kDescriptor = Registered<ProcessSource, &Snapshot::process_io>({
+      .name = "process_io",
+      .reads = "<procfs>/PID/io and <procfs>/PID/cgroup of every process, every "
+               "cgroups.process_interval",
+      .collectors = kCollectors,
+      .config_switch = "cgroups.process_interval",
+      .enabled =
+          [](const SamplerOptions& o) {
+            return o.cgroups.enabled && o.process_interval_seconds > 0;
+          },
+      .add_families = AddProcessFamilies,
+  });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon

@@ -1,10 +1,37 @@
 #include "daemon/sources/vm/vm_source.h"
 
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "collectors/proc_vmstat.h"
 #include "collectors/uptime.h"
+#include "collectors/vmstat.h"
+#include "common/file_tree.h"
 #include "daemon/sampling/derived_series.h"
+#include "daemon/sampling/source_context.h"
+#include "daemon/sampling/window_max.h"
 
 namespace iowatch::daemon {
+namespace {
+
+class VmSource final : public SampleSource {
+ public:
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  // The vmstat rates and window maxima from the previous sample to `sample`.
+  void DeriveVmRates(collectors::VmSample sample, uint64_t uptime_cs, const SourceContext& context,
+                     Snapshot& out);
+
+  std::optional<collectors::VmSample> previous_vm_;
+  uint64_t previous_uptime_cs_ = 0;
+  std::vector<WindowMax> vm_windows_;
+  ParseErrorCount parse_errors_;
+};
+
+}  // namespace
 
 void VmSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
                        const SourceContext& context, Snapshot& out) {
@@ -82,21 +109,17 @@ void VmSource::DeriveVmRates(collectors::VmSample sample, uint64_t uptime_cs,
   previous_uptime_cs_ = uptime_cs;
 }
 
-namespace {
-
-constexpr std::string_view kCollectors[] = {"stat", "meminfo", "vmstat"};
-
-constexpr SourceDescriptor kDescriptor =
-    Registered<VmSource, &Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
-               &Snapshot::has_vm_rates, &Snapshot::vm_latest, &Snapshot::vm_window_max>({
-        .name = "vm",
-        .reads = "<procfs>/stat, <procfs>/meminfo, <procfs>/vmstat",
-        .collectors = kCollectors,
-        .add_families = AddVmFamilies,
-    });
-
-}  // namespace
-
-const SourceDescriptor& VmSourceDescriptor() { return kDescriptor; }
+const SourceDescriptor& VmSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"stat", "meminfo", "vmstat"};
+  static constexpr SourceDescriptor kDescriptor =
+      Registered<VmSource, &Snapshot::stat, &Snapshot::meminfo, &Snapshot::vmstat,
+                 &Snapshot::has_vm_rates, &Snapshot::vm_latest, &Snapshot::vm_window_max>({
+          .name = "vm",
+          .reads = "<procfs>/stat, <procfs>/meminfo, <procfs>/vmstat",
+          .collectors = kCollectors,
+          .add_families = AddVmFamilies,
+      });
+  return kDescriptor;
+}
 
 }  // namespace iowatch::daemon
