@@ -6,10 +6,12 @@
 
 #include <array>
 #include <cstddef>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace iowatch {
 
@@ -48,6 +50,32 @@ std::string NamesIn(std::span<const EnumName<E>> table, std::string_view separat
     out += table[i].name;
   }
   return out;
+}
+
+// Whether `kValue` is an enumerator of its enum: GCC and Clang spell a value
+// that has no name as a cast, "kValue = (ns::E)5", in __PRETTY_FUNCTION__
+// (the technique of magic_enum).
+template <auto kValue>
+constexpr bool IsEnumerator() {
+  constexpr std::string_view kSignature = __PRETTY_FUNCTION__;
+  constexpr std::string_view kMarker = "kValue = ";
+  constexpr size_t kAt = kSignature.find(kMarker);
+  static_assert(kAt != std::string_view::npos, "a compiler that spells templates otherwise");
+  return kSignature[kAt + kMarker.size()] != '(';
+}
+
+// Whether `kTable` names every value of its enum, each once and in order, for
+// an enum whose enumerators are 0, 1, ... N-1 (none with an explicit value):
+// entry i holds value i, and N is no enumerator. A static_assert of it beside
+// the table checks what -Wswitch checks of a switch: an enumerator added
+// without its name stops the build.
+template <const auto& kTable>
+constexpr bool NamesEveryValue() {
+  using E = std::remove_cvref_t<decltype(kTable[0].value)>;
+  for (size_t i = 0; i < std::size(kTable); ++i) {
+    if (static_cast<size_t>(kTable[i].value) != i) return false;
+  }
+  return !IsEnumerator<static_cast<E>(std::size(kTable))>();
 }
 
 // NamesIn at compile time, for text that must be a constant (an option

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "common/enum_names.h"
+
 namespace iowatch::collectors {
 namespace {
 
@@ -182,17 +184,11 @@ void ReadAhead(const DeviceFacts& f, std::vector<AdviceFinding>& out) {
 
 }  // namespace
 
-std::string_view ToString(Severity severity) {
-  switch (severity) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kCritical:
-      return "critical";
-  }
-  return "?";
-}
+constexpr EnumName<Severity> kSeverityNames[] = {
+    {Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kCritical, "critical"}};
+static_assert(NamesEveryValue<kSeverityNames>());
+
+std::string_view ToString(Severity severity) { return NameIn<Severity>(kSeverityNames, severity); }
 
 ObservedSizes ObserveSizes(const DiskCounters& before, const DiskCounters& after,
                            std::string source) {

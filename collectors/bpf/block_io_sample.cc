@@ -3,6 +3,8 @@
 #include <bit>
 #include <cmath>
 
+#include "common/enum_names.h"
+
 namespace iowatch::collectors::bpf {
 namespace {
 
@@ -60,31 +62,19 @@ BlockIoSample Delta(const BlockIoSample& now, const BlockIoSample& before) {
   return out;
 }
 
-std::string_view ToString(BlockOp op) {
-  switch (op) {
-    case BlockOp::kRead:
-      return "read";
-    case BlockOp::kWrite:
-      return "write";
-    case BlockOp::kDiscard:
-      return "discard";
-    case BlockOp::kFlush:
-      break;
-  }
-  return "flush";
-}
+constexpr EnumName<BlockOp> kBlockOpNames[] = {{BlockOp::kRead, "read"},
+                                               {BlockOp::kWrite, "write"},
+                                               {BlockOp::kDiscard, "discard"},
+                                               {BlockOp::kFlush, "flush"}};
+static_assert(NamesEveryValue<kBlockOpNames>());
 
-std::string_view ToString(BlockStage stage) {
-  switch (stage) {
-    case BlockStage::kQueue:
-      return "queue";
-    case BlockStage::kDevice:
-      return "device";
-    case BlockStage::kTotal:
-      break;
-  }
-  return "total";
-}
+std::string_view ToString(BlockOp op) { return NameIn<BlockOp>(kBlockOpNames, op); }
+
+constexpr EnumName<BlockStage> kBlockStageNames[] = {
+    {BlockStage::kQueue, "queue"}, {BlockStage::kDevice, "device"}, {BlockStage::kTotal, "total"}};
+static_assert(NamesEveryValue<kBlockStageNames>());
+
+std::string_view ToString(BlockStage stage) { return NameIn<BlockStage>(kBlockStageNames, stage); }
 
 DiskOp DiskOpOf(uint32_t kernel_dev, uint32_t op) {
   return DiskOp{kernel_dev >> kMinorBits, kernel_dev & ((1U << kMinorBits) - 1),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/enum_names.h"
 #include "daemon/exposition/exposition.h"
 
 namespace iowatch::daemon {
@@ -13,21 +14,14 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-std::string_view TypeName(MetricType type) {
-  switch (type) {
-    case MetricType::Counter:
-      return "counter";
-    case MetricType::Gauge:
-      return "gauge";
-    case MetricType::Histogram:
-      return "histogram";
-    case MetricType::Summary:
-      return "summary";
-    case MetricType::Untyped:
-      return "untyped";
-  }
-  return "untyped";
-}
+constexpr EnumName<MetricType> kTypeNames[] = {{MetricType::Counter, "counter"},
+                                               {MetricType::Gauge, "gauge"},
+                                               {MetricType::Summary, "summary"},
+                                               {MetricType::Untyped, "untyped"},
+                                               {MetricType::Histogram, "histogram"}};
+static_assert(NamesEveryValue<kTypeNames>());
+
+std::string_view TypeName(MetricType type) { return NameIn<MetricType>(kTypeNames, type); }
 
 // The metric's labels plus one more (a histogram bucket's "le").
 std::vector<Label> LabelsOf(const ClientMetric& metric) {

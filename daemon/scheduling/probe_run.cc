@@ -1,21 +1,16 @@
 #include "daemon/scheduling/probe_run.h"
 
+#include "common/enum_names.h"
+
 namespace iowatch::daemon {
 
-std::string_view ToString(RunResult result) {
-  switch (result) {
-    case RunResult::kOk:
-      return "ok";
-    case RunResult::kError:
-      return "error";
-    case RunResult::kSkipped:
-      return "skipped";
-    case RunResult::kCancelled:
-      return "cancelled";
-    case RunResult::kContended:
-      return "contended";
-  }
-  return "?";
-}
+constexpr EnumName<RunResult> kRunResultNames[] = {{RunResult::kOk, "ok"},
+                                                   {RunResult::kError, "error"},
+                                                   {RunResult::kSkipped, "skipped"},
+                                                   {RunResult::kCancelled, "cancelled"},
+                                                   {RunResult::kContended, "contended"}};
+static_assert(NamesEveryValue<kRunResultNames>());
+
+std::string_view ToString(RunResult result) { return NameIn<RunResult>(kRunResultNames, result); }
 
 }  // namespace iowatch::daemon

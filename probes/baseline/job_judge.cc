@@ -6,6 +6,7 @@
 #include <span>
 #include <utility>
 
+#include "common/enum_names.h"
 #include "probes/baseline/load_model.h"
 #include "probes/baseline/run_stress.h"
 
@@ -293,25 +294,17 @@ void DeviceSuspicion::Add(const SeriesState& other) {
   suspect_spans.insert(suspect_spans.end(), other.suspect_spans.begin(), other.suspect_spans.end());
 }
 
-std::string_view ToString(NotJudged reason) {
-  switch (reason) {
-    case NotJudged::kJudged:
-      return "judged";
-    case NotJudged::kUnknownConditions:
-      return "unknown_conditions";
-    case NotJudged::kCpuContended:
-      return "cpu_contended";
-    case NotJudged::kBandsOff:
-      return "bands_off";
-    case NotJudged::kLearning:
-      return "learning";
-    case NotJudged::kRegressionStanding:
-      return "regression_standing";
-    case NotJudged::kNoMetric:
-      return "no_metric";
-  }
-  return "judged";
-}
+constexpr EnumName<NotJudged> kNotJudgedNames[] = {
+    {NotJudged::kJudged, "judged"},
+    {NotJudged::kUnknownConditions, "unknown_conditions"},
+    {NotJudged::kCpuContended, "cpu_contended"},
+    {NotJudged::kBandsOff, "bands_off"},
+    {NotJudged::kLearning, "learning"},
+    {NotJudged::kRegressionStanding, "regression_standing"},
+    {NotJudged::kNoMetric, "no_metric"}};
+static_assert(NamesEveryValue<kNotJudgedNames>());
+
+std::string_view ToString(NotJudged reason) { return NameIn<NotJudged>(kNotJudgedNames, reason); }
 
 std::string DescribeBand(int band) {
   if (band == kCleanBand) return "quiet runs";

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/enum_names.h"
+
 namespace iowatch::probes {
 namespace {
 
@@ -58,16 +60,13 @@ std::string DescribeLoad(const RunConditions& c) {
 
 }  // namespace
 
+constexpr EnumName<RunClass> kRunClassNames[] = {{RunClass::kUnknown, "unknown"},
+                                                 {RunClass::kClean, "clean"},
+                                                 {RunClass::kContended, "contended"}};
+static_assert(NamesEveryValue<kRunClassNames>());
+
 std::string_view ToString(RunClass run_class) {
-  switch (run_class) {
-    case RunClass::kClean:
-      return "clean";
-    case RunClass::kContended:
-      return "contended";
-    case RunClass::kUnknown:
-      break;
-  }
-  return "unknown";
+  return NameIn<RunClass>(kRunClassNames, run_class);
 }
 
 double ForeignLoad(const RunConditions& conditions) { return Foreign(conditions).load; }

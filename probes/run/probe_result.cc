@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/enum_names.h"
+
 namespace iowatch::probes {
 
 uint64_t DirectionStats::RuntimeMs() const {
@@ -87,18 +89,12 @@ ProbeResult SumResults(std::span<const ProbeResult> results) {
   return sum;
 }
 
-std::string_view ToString(RunEnd end) {
-  switch (end) {
-    case RunEnd::kCompleted:
-      return "completed";
-    case RunEnd::kInterrupted:
-      return "interrupted";
-    case RunEnd::kTimedOut:
-      return "timed_out";
-    case RunEnd::kFailed:
-      return "failed";
-  }
-  return "unknown";  // only for a value cast from outside the enum
-}
+constexpr EnumName<RunEnd> kRunEndNames[] = {{RunEnd::kCompleted, "completed"},
+                                             {RunEnd::kInterrupted, "interrupted"},
+                                             {RunEnd::kTimedOut, "timed_out"},
+                                             {RunEnd::kFailed, "failed"}};
+static_assert(NamesEveryValue<kRunEndNames>());
+
+std::string_view ToString(RunEnd end) { return NameIn<RunEnd>(kRunEndNames, end); }
 
 }  // namespace iowatch::probes

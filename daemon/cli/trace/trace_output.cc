@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.h"
 #include "common/terminal_text.h"
 
 namespace iowatch::daemon {
@@ -11,16 +12,14 @@ namespace {
 
 using nlohmann::json;
 
+constexpr EnumName<probes::TracedPattern> kPatternNames[] = {
+    {probes::TracedPattern::kSequential, "sequential"},
+    {probes::TracedPattern::kBackward, "backward"},
+    {probes::TracedPattern::kRandom, "random"}};
+static_assert(NamesEveryValue<kPatternNames>());
+
 std::string_view PatternName(probes::TracedPattern p) {
-  switch (p) {
-    case probes::TracedPattern::kSequential:
-      return "sequential";
-    case probes::TracedPattern::kBackward:
-      return "backward";
-    case probes::TracedPattern::kRandom:
-      break;
-  }
-  return "random";
+  return NameIn<probes::TracedPattern>(kPatternNames, p);
 }
 
 std::string StepName(const probes::TracedAccess& a) {
