@@ -262,7 +262,7 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
   std::vector<RegressionChange> changes;
   for (const MetricVerdict& verdict : verdicts) {
     if (!verdict.judged) continue;
-    State& s = states_[std::make_pair(verdict.op, verdict.metric)];
+    Streaks& s = states_[std::make_pair(verdict.op, verdict.metric)];
     if (verdict.bad) {
       const bool opens = !s.regressed && s.bad_streak == 0;
       s.shift = opens ? RelativeShift(verdict) : std::min(s.shift, RelativeShift(verdict));
@@ -308,7 +308,7 @@ void RegressionTracker::ClearQuantilesWith(const RegressionChange& change, int64
       return v.judged && v.bad && v.op == op && v.metric == metric;
     });
     if (bad_now) continue;
-    s = State{};
+    s = Streaks{};
     changes.push_back(RegressionChange{op, metric, false, change.verdict, change.metric});
   }
 }
@@ -332,8 +332,7 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
   std::vector<Entry> out;
   out.reserve(states_.size());
   for (const auto& [key, s] : states_) {
-    out.push_back({key.first, key.second, s.regressed, s.bad_streak, s.good_streak, s.shift,
-                   s.bad_since_ms, s.raised_ms});
+    out.push_back({key.first, key.second, s});
   }
   return out;
 }
@@ -341,8 +340,7 @@ std::vector<RegressionTracker::Entry> RegressionTracker::Entries() const {
 void RegressionTracker::Restore(std::span<const Entry> entries) {
   states_.clear();
   for (const Entry& e : entries) {
-    states_[std::make_pair(e.op, e.metric)] = {e.regressed, e.bad_streak,   e.good_streak,
-                                               e.shift,     e.bad_since_ms, e.raised_ms};
+    states_[std::make_pair(e.op, e.metric)] = e.streaks;
   }
 }
 

@@ -211,10 +211,9 @@ struct RegressionChange {
 // raised before it, or alone, waits for its own good runs.
 class RegressionTracker {
  public:
-  // One (op, metric)'s state, as the store keeps it across restarts.
-  struct Entry {
-    std::string op;
-    std::string metric;
+  static constexpr double kNoShift = std::numeric_limits<double>::infinity();
+  // One (op, metric)'s streaks and standing regression.
+  struct Streaks {
     bool regressed = false;
     uint32_t bad_streak = 0;
     uint32_t good_streak = 0;
@@ -227,9 +226,15 @@ class RegressionTracker {
     // When the standing regression was raised (the raising run's end); 0
     // when none stands, or for one stored before it was kept.
     int64_t raised_ms = 0;
+    bool operator==(const Streaks&) const = default;
+  };
+  // One (op, metric)'s state, as the store keeps it across restarts.
+  struct Entry {
+    std::string op;
+    std::string metric;
+    Streaks streaks;
     bool operator==(const Entry&) const = default;
   };
-  static constexpr double kNoShift = std::numeric_limits<double>::infinity();
 
   explicit RegressionTracker(uint32_t hysteresis = 3, int64_t min_bad_span_ms = 0)
       : hysteresis_(hysteresis), min_bad_span_ms_(min_bad_span_ms) {}
@@ -252,14 +257,6 @@ class RegressionTracker {
   void Restore(std::span<const Entry> entries);
 
  private:
-  struct State {
-    bool regressed = false;
-    uint32_t bad_streak = 0;
-    uint32_t good_streak = 0;
-    double shift = kNoShift;
-    int64_t bad_since_ms = 0;
-    int64_t raised_ms = 0;
-  };
   // Clears the op's quantiles raised since `raised_ms` that `verdicts` did
   // not find bad, as recovered with `change`'s metric.
   void ClearQuantilesWith(const RegressionChange& change, int64_t raised_ms,
@@ -267,7 +264,7 @@ class RegressionTracker {
                           std::vector<RegressionChange>& changes);
   uint32_t hysteresis_;
   int64_t min_bad_span_ms_;
-  std::map<std::pair<std::string, std::string>, State, std::less<>> states_;
+  std::map<std::pair<std::string, std::string>, Streaks, std::less<>> states_;
 };
 
 // How much worse than its baseline a verdict's value is, relative to the

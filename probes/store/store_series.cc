@@ -17,16 +17,16 @@ namespace {
 
 json ToJson(const SeriesState& state) {
   json tracker = json::array();
-  for (const RegressionTracker::Entry& e : state.tracker.Entries()) {
+  for (const auto& [op, metric, s] : state.tracker.Entries()) {
     // JSON has no infinity: a streak with no shift is null.
-    tracker.push_back({{"op", e.op},
-                       {"metric", e.metric},
-                       {"regressed", e.regressed},
-                       {"bad_streak", e.bad_streak},
-                       {"good_streak", e.good_streak},
-                       {"shift", std::isfinite(e.shift) ? json(e.shift) : json(nullptr)},
-                       {"bad_since_ms", e.bad_since_ms},
-                       {"raised_ms", e.raised_ms}});
+    tracker.push_back({{"op", op},
+                       {"metric", metric},
+                       {"regressed", s.regressed},
+                       {"bad_streak", s.bad_streak},
+                       {"good_streak", s.good_streak},
+                       {"shift", std::isfinite(s.shift) ? json(s.shift) : json(nullptr)},
+                       {"bad_since_ms", s.bad_since_ms},
+                       {"raised_ms", s.raised_ms}});
   }
   json spans = json::array();
   for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
@@ -44,12 +44,13 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
   std::vector<RegressionTracker::Entry> entries;
   for (const json& e : doc.at("tracker")) {
     const json& shift = e.at("shift");
-    entries.push_back({e.at("op").get<std::string>(), e.at("metric").get<std::string>(),
-                       e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
-                       e.at("good_streak").get<uint32_t>(),
-                       shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
-                       // Absent in states stored before they were kept.
-                       e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0})});
+    entries.push_back({e.at("op").get<std::string>(),
+                       e.at("metric").get<std::string>(),
+                       {e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
+                        e.at("good_streak").get<uint32_t>(),
+                        shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
+                        // Absent in states stored before they were kept.
+                        e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0})}});
   }
   state.tracker.Restore(entries);
   state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();
