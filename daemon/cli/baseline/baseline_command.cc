@@ -386,9 +386,4 @@ int RunBaseline(const BaselineArgs& given) {
   return 0;
 }
 
-int ExitBaseline(CLI::App& app, const CLI::ParseError& e) {
-  if (e.get_exit_code() == 0) return app.exit(e);  // --help: CLI11 prints it
-  return ReportError("baseline", BaselineUsageError(*app.get_subcommand("baseline"), e));
-}
-
 }  // namespace iowatch::daemon

@@ -37,11 +37,6 @@
 #include "probes/baseline/baseline.h"
 #include "probes/store/store.h"
 
-namespace CLI {
-class App;
-class ParseError;
-}  // namespace CLI
-
 namespace iowatch::daemon {
 
 // What the actions need from outside the store, injectable for tests.
@@ -81,10 +76,9 @@ Status BaselineImport(probes::Store& store, std::string_view file, const Baselin
 // action; kHelp needs no store.
 Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context, std::string& out);
 
-// The command table's entries, after app.parse() chose `baseline`
-// (DefineBaselineCommand): execute and print, or, when the parse threw, print
-// CLI11's help or the usage error. Each returns the exit status.
+// The command table's entry, after app.parse() chose `baseline`
+// (DefineBaselineCommand): execute and print; the exit status. (A parse that
+// threw is ExitBaseline's, baseline_options.h.)
 int RunBaseline(const BaselineArgs& args);
-int ExitBaseline(CLI::App& app, const CLI::ParseError& e);
 
 }  // namespace iowatch::daemon

@@ -14,6 +14,7 @@
 
 #include "common/decimal.h"
 #include "config/config.h"
+#include "daemon/cli/cli_output.h"
 #include "probes/baseline/baseline.h"
 #include "probes/store/store.h"
 
@@ -264,6 +265,11 @@ std::string BaselineUsage() {
   CLI::App app;
   BaselineArgs unused;
   return AddBaselineCommand(app, unused)->help();
+}
+
+int ExitBaseline(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help: CLI11 prints it
+  return ReportError("baseline", BaselineUsageError(*app.get_subcommand("baseline"), e));
 }
 
 }  // namespace iowatch::daemon

@@ -26,6 +26,7 @@
 namespace CLI {
 class App;
 class Error;
+class ParseError;
 }  // namespace CLI
 
 namespace iowatch::daemon {
@@ -56,6 +57,9 @@ CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args);
 // a --help): one message naming the argument and what is accepted, e.g.
 // `unknown action "lsit": expected list, show, capture, reset, export or import`.
 Error BaselineUsageError(const CLI::App& baseline, const CLI::Error& e);
+// The binary's exit on `e` in `app` (its "baseline" chosen): CLI11's --help,
+// or BaselineUsageError on stderr and status 2.
+int ExitBaseline(CLI::App& app, const CLI::ParseError& e);
 
 // Parses `args` (what follows "baseline") exactly as the binary does; --help
 // gives kHelp. For tests, and whoever has the words but no CLI::App.
