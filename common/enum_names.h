@@ -64,18 +64,22 @@ constexpr bool IsEnumerator() {
   return kSignature[kAt + kMarker.size()] != '(';
 }
 
-// Whether `kTable` names every value of its enum, each once and in order, for
-// an enum whose enumerators are 0, 1, ... N-1 (none with an explicit value):
-// entry i holds value i, and N is no enumerator. A static_assert of it beside
-// the table checks what -Wswitch checks of a switch: an enumerator added
-// without its name stops the build.
+// Whether `kTable` names every value of its enum, each once (in any order),
+// for an enum whose enumerators are 0, 1, ... N-1 (none with an explicit
+// value): the N entries hold N distinct values below N, and N is no
+// enumerator. A static_assert of it beside the table checks what -Wswitch
+// checks of a switch: an enumerator added without its name stops the build.
 template <const auto& kTable>
 constexpr bool NamesEveryValue() {
   using E = std::remove_cvref_t<decltype(kTable[0].value)>;
-  for (size_t i = 0; i < std::size(kTable); ++i) {
-    if (static_cast<size_t>(kTable[i].value) != i) return false;
+  constexpr size_t kCount = std::size(kTable);
+  std::array<bool, kCount> named{};
+  for (size_t i = 0; i < kCount; ++i) {
+    const auto value = static_cast<size_t>(kTable[i].value);
+    if (value >= kCount || named[value]) return false;
+    named[value] = true;
   }
-  return !IsEnumerator<static_cast<E>(std::size(kTable))>();
+  return !IsEnumerator<static_cast<E>(kCount)>();
 }
 
 // NamesIn at compile time, for text that must be a constant (an option

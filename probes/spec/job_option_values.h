@@ -85,6 +85,7 @@ inline constexpr std::array<EnumName<EngineKind>, 4> kEngines{{{EngineKind::kIoU
                                                                {EngineKind::kLibaio, "libaio"},
                                                                {EngineKind::kPsync, "psync"},
                                                                {EngineKind::kNull, "null"}}};
+static_assert(NamesEveryValue<kEngines>());
 
 inline constexpr char kBar[] = "|";
 inline constexpr char kComma[] = ", ";

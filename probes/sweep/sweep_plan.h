@@ -24,6 +24,7 @@ enum class SweepMode { kBuffered, kDirect, kRaw };
 // --mode's words, in the order its help and errors list them.
 inline constexpr EnumName<SweepMode> kSweepModes[] = {
     {SweepMode::kDirect, "direct"}, {SweepMode::kBuffered, "buffered"}, {SweepMode::kRaw, "raw"}};
+static_assert(NamesEveryValue<kSweepModes>());
 std::string_view ToString(SweepMode mode);
 
 // Which latency a sweep reports, in fio's names: lat, from submission to
@@ -34,6 +35,7 @@ std::string_view ToString(SweepMode mode);
 enum class SweepLatency { kLat, kClat };
 inline constexpr EnumName<SweepLatency> kSweepLatencies[] = {{SweepLatency::kLat, "lat"},
                                                              {SweepLatency::kClat, "clat"}};
+static_assert(NamesEveryValue<kSweepLatencies>());
 std::string_view ToString(SweepLatency latency);  // "lat", "clat"
 
 struct SweepGrid {

@@ -47,13 +47,16 @@ TEST(EnumNames, JoinedAtCompileTime) {
 }
 
 // The completeness check a table's static_assert makes: every enumerator,
-// each once, in order; an enumerator missing, or one past the end, is found.
+// each once, in any order; one missing, one named twice, or one past the
+// end is found.
 enum class Light { kOff, kDim, kBright };
 constexpr EnumName<Light> kAllLights[] = {
     {Light::kOff, "off"}, {Light::kDim, "dim"}, {Light::kBright, "bright"}};
 constexpr EnumName<Light> kLastMissing[] = {{Light::kOff, "off"}, {Light::kDim, "dim"}};
 constexpr EnumName<Light> kOutOfOrder[] = {
     {Light::kDim, "dim"}, {Light::kOff, "off"}, {Light::kBright, "bright"}};
+constexpr EnumName<Light> kTwice[] = {
+    {Light::kDim, "dim"}, {Light::kOff, "off"}, {Light::kDim, "low"}};
 constexpr EnumName<Light> kMiddleMissing[] = {{Light::kOff, "off"}, {Light::kBright, "bright"}};
 
 TEST(EnumNames, CompletenessIsCheckedAtCompileTime) {
@@ -61,7 +64,8 @@ TEST(EnumNames, CompletenessIsCheckedAtCompileTime) {
   static_assert(!IsEnumerator<static_cast<Light>(3)>());
   static_assert(NamesEveryValue<kAllLights>());
   static_assert(!NamesEveryValue<kLastMissing>());
-  static_assert(!NamesEveryValue<kOutOfOrder>());
+  static_assert(NamesEveryValue<kOutOfOrder>());
+  static_assert(!NamesEveryValue<kTwice>());
   static_assert(!NamesEveryValue<kMiddleMissing>());
   EXPECT_TRUE(NamesEveryValue<kAllLights>());
   EXPECT_FALSE(NamesEveryValue<kLastMissing>());
