@@ -4,6 +4,7 @@
 
 #include <cerrno>
 
+#include "daemon/cli/cli_output.h"
 #include "daemon/cli/stop_signal.h"
 
 namespace iowatch::daemon {
@@ -29,5 +30,17 @@ bool IntervalSleeper::SleepUntilNext() {
 }
 
 bool IntervalSleeper::Interrupted() { return StopRequested(); }
+
+Status ReportEveryInterval(std::chrono::seconds interval, std::optional<uint64_t> reports,
+                           const std::function<Result<std::string>()>& report) {
+  IntervalSleeper sleeper{interval};
+  for (uint64_t n = 0; !reports || n < *reports; ++n) {
+    if (!sleeper.SleepUntilNext()) break;
+    Result<std::string> text = report();
+    if (!text) return ErrorOf(text);
+    if (Status written = WriteStdout(*text); !written) return written;
+  }
+  return {};
+}
 
 }  // namespace iowatch::daemon

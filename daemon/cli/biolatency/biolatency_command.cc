@@ -62,22 +62,20 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
   // A stderr that cannot take it changes nothing of the report.
   (void)std::fputs("Tracing block device I/O... Hit Ctrl-C to end.\n", stderr);
   (void)std::fflush(stderr);
-  IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};
   const auto stage =
       opts->queued ? collectors::bpf::BlockStage::kTotal : collectors::bpf::BlockStage::kDevice;
-  for (uint64_t n = 0; !opts->count || n < *opts->count; ++n) {
-    if (!sleeper.SleepUntilNext()) break;
-    auto now = program->Read();
-    if (!now) return ReportError("biolatency", now.error());
-    const BlockIoSample delta = OnlyDisk(Delta(*now, *previous), names, opts->device);
-    previous = std::move(now);
-    const std::string time = FormatNow("%Y-%m-%dT%H:%M:%S%z");
-    const std::string text =
-        opts->json ? FormatBiolatencyJson(delta, names, time, static_cast<double>(opts->interval_s))
+  const Status reported = ReportEveryInterval(
+      std::chrono::seconds(opts->interval_s), opts->count, [&]() -> Result<std::string> {
+        auto now = program->Read();
+        if (!now) return ErrorOf(now);
+        const BlockIoSample delta = OnlyDisk(Delta(*now, *previous), names, opts->device);
+        previous = std::move(now);
+        const std::string time = FormatNow("%Y-%m-%dT%H:%M:%S%z");
+        return opts->json
+                   ? FormatBiolatencyJson(delta, names, time, static_cast<double>(opts->interval_s))
                    : FormatBiolatencyText(delta, stage, names, time);
-    if (Status w = WriteStdout(text); !w) return ReportError("biolatency", w.error());
-  }
-  return 0;
+      });
+  return reported ? 0 : ReportError("biolatency", reported.error());
 }
 
 }  // namespace iowatch::daemon

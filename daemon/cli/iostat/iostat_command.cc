@@ -1,5 +1,6 @@
 #include "daemon/cli/iostat/iostat_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -37,19 +38,20 @@ int RunIostat(const GlobalOptions& global, const std::vector<std::string>& args)
     return ReportError("iostat", w.error());
   }
   if (opts->interval_s) {
-    const bool skipped_first = opts->skip_since_boot;
-    IntervalSleeper sleeper{std::chrono::seconds(*opts->interval_s)};
-    for (long printed = skipped_first ? 0 : 1; !opts->count || printed < *opts->count; ++printed) {
-      if (!sleeper.SleepUntilNext()) break;
-      auto sample = ReadIostatSample(procfs, sysfs, session.previous());
-      if (!sample) {
-        (void)WriteStdout(session.Finish());  // the sample's error is the one to report
-        return ReportError("iostat", sample.error());
-      }
-      if (Status w = WriteStdout(session.Next(std::move(*sample))); !w) {
-        return ReportError("iostat", w.error());
-      }
-    }
+    // The since-boot report (printed unless -y skipped it) counts as one.
+    const long printed = opts->skip_since_boot ? 0 : 1;
+    std::optional<uint64_t> reports;
+    if (opts->count) reports = static_cast<uint64_t>(std::max(0L, *opts->count - printed));
+    const Status reported = ReportEveryInterval(
+        std::chrono::seconds(*opts->interval_s), reports, [&]() -> Result<std::string> {
+          auto sample = ReadIostatSample(procfs, sysfs, session.previous());
+          if (!sample) {
+            (void)WriteStdout(session.Finish());  // the sample's error is the one to report
+            return ErrorOf(sample);
+          }
+          return session.Next(std::move(*sample));
+        });
+    if (!reported) return ReportError("iostat", reported.error());
   }
   if (Status w = WriteStdout(session.Finish()); !w) return ReportError("iostat", w.error());
   return 0;

@@ -49,19 +49,18 @@ int RunIotop(const GlobalOptions& global, const std::vector<std::string>& args) 
     return ReportError("iotop", Error::NotFound(failed->error));
   }
   const bool redraw = !opts->json && TerminalRows() > 0;
-  IntervalSleeper sleeper{std::chrono::seconds(opts->interval_s)};
-  for (uint64_t n = 0; !opts->count || n < *opts->count; ++n) {
-    if (!sleeper.SleepUntilNext()) break;
-    const auto snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
-    const std::vector<CgroupTopRow> rows = CgroupTop(*snapshot, opts->device);
-    const std::string time = FormatNow("%Y-%m-%dT%H:%M:%S%z");
-    std::string text = opts->json ? FormatIotopJson(rows, time, opts->device,
-                                                    static_cast<double>(opts->interval_s))
-                                  : FormatIotopText(rows, time, opts->device, TerminalRows());
-    if (redraw) text.insert(0, "\x1b[H\x1b[2J");  // home and clear: top's refreshing screen
-    if (Status w = WriteStdout(text); !w) return ReportError("iotop", w.error());
-  }
-  return 0;
+  const Status reported = ReportEveryInterval(
+      std::chrono::seconds(opts->interval_s), opts->count, [&]() -> Result<std::string> {
+        const auto snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
+        const std::vector<CgroupTopRow> rows = CgroupTop(*snapshot, opts->device);
+        const std::string time = FormatNow("%Y-%m-%dT%H:%M:%S%z");
+        std::string text = opts->json ? FormatIotopJson(rows, time, opts->device,
+                                                        static_cast<double>(opts->interval_s))
+                                      : FormatIotopText(rows, time, opts->device, TerminalRows());
+        if (redraw) text.insert(0, "\x1b[H\x1b[2J");  // home and clear: top's refreshing screen
+        return text;
+      });
+  return reported ? 0 : ReportError("iotop", reported.error());
 }
 
 }  // namespace iowatch::daemon

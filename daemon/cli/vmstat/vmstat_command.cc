@@ -45,17 +45,14 @@ int RunVmstat(const GlobalOptions& global, const std::vector<std::string>& args)
   if (Status w = WriteStdout(session.Start(std::move(*first))); !w) {
     return ReportError("vmstat", w.error());
   }
-  const std::optional<uint64_t> lines = session.IntervalLines();
-  IntervalSleeper sleeper{std::chrono::seconds(session.DelaySeconds())};
-  for (uint64_t i = 0; !lines || i < *lines; ++i) {
-    if (!sleeper.SleepUntilNext()) break;
-    auto sample = collectors::ReadVmSample(procfs);
-    if (!sample) return ReportError("vmstat", sample.error());
-    if (Status w = WriteStdout(session.Next(std::move(*sample))); !w) {
-      return ReportError("vmstat", w.error());
-    }
-  }
-  return 0;
+  const Status reported =
+      ReportEveryInterval(std::chrono::seconds(session.DelaySeconds()), session.IntervalLines(),
+                          [&]() -> Result<std::string> {
+                            auto sample = collectors::ReadVmSample(procfs);
+                            if (!sample) return ErrorOf(sample);
+                            return session.Next(std::move(*sample));
+                          });
+  return reported ? 0 : ReportError("vmstat", reported.error());
 }
 
 }  // namespace iowatch::daemon
