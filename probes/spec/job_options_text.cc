@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/fnv1a.h"
 #include "probes/spec/job_option_table.h"
 #include "probes/spec/job_spec.h"
@@ -17,31 +18,24 @@ using internal::JobOptionDef;
 using internal::JobOptionTable;
 using internal::OptionType;
 
-// The value's syntax on the help's first line.
+// The value's syntax on the help's first line; a choice's is its `accepted`.
+constexpr EnumName<OptionType> kPlaceholders[] = {
+    {OptionType::kString, "STR"},
+    {OptionType::kPath, "PATH"},
+    {OptionType::kChoice, ""},
+    {OptionType::kSize, "SIZE"},
+    {OptionType::kSizeList, "SIZE[,SIZE[,SIZE]]"},
+    {OptionType::kInt, "INT"},
+    {OptionType::kIntList, "INT[,INT]"},
+    {OptionType::kBool, "0|1"},
+    {OptionType::kFlag, ""},
+    {OptionType::kTime, "TIME"},
+};
+static_assert(NamesEveryValue<kPlaceholders>());
+
 std::string_view Placeholder(const JobOptionDef& def) {
-  switch (def.type) {
-    case OptionType::kString:
-      return "STR";
-    case OptionType::kPath:
-      return "PATH";
-    case OptionType::kChoice:
-      return def.accepted;
-    case OptionType::kSize:
-      return "SIZE";
-    case OptionType::kSizeList:
-      return "SIZE[,SIZE[,SIZE]]";
-    case OptionType::kInt:
-      return "INT";
-    case OptionType::kIntList:
-      return "INT[,INT]";
-    case OptionType::kBool:
-      return "0|1";
-    case OptionType::kFlag:
-      return "";
-    case OptionType::kTime:
-      return "TIME";
-  }
-  return "";
+  return def.type == OptionType::kChoice ? def.accepted
+                                         : NameIn<OptionType>(kPlaceholders, def.type);
 }
 
 }  // namespace
