@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/filesystem_defaults.h"
 #include "common/result.h"
 #include "probes/baseline/baseline.h"
 #include "probes/spec/job_spec.h"
@@ -84,8 +85,22 @@ struct BpfConfig {
   bool operator==(const BpfConfig&) const = default;
 };
 
+// The filesystem collector (collectors/filesystem/): node_exporter's
+// selection, RE2 on the whole fstype and mount point ("" = no filter), and
+// how long one mount's statvfs may take before it counts as stuck.
+struct FilesystemConfig {
+  bool enabled = true;
+  std::string fs_types_include;
+  std::string fs_types_exclude = kDefaultFsTypesExclude;
+  std::string mount_points_include;
+  std::string mount_points_exclude = kDefaultMountPointsExclude;
+  std::chrono::milliseconds mount_timeout{1000};
+  bool operator==(const FilesystemConfig&) const = default;
+};
+
 struct CollectorsConfig {
   BpfConfig bpf;
+  FilesystemConfig filesystem;
   bool operator==(const CollectorsConfig&) const = default;
 };
 

@@ -174,8 +174,35 @@ constexpr Key kBpfKeys[] = {
        r.Read(v, "true or false", ParseBool, c.collectors.bpf.queue_stage);
      }},
 };
+constexpr Key kFilesystemKeys[] = {
+    {"enabled",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "true or false", ParseBool, c.collectors.filesystem.enabled);
+     }},
+    {"fs_types_include",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.fs_types_include);
+     }},
+    {"fs_types_exclude",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.fs_types_exclude);
+     }},
+    {"mount_points_include",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.mount_points_include);
+     }},
+    {"mount_points_exclude",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.mount_points_exclude);
+     }},
+    {"mount_timeout",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Duration(v, milliseconds(1), c.collectors.filesystem.mount_timeout);
+     }},
+};
 constexpr Key kCollectorKeys[] = {
     Section("bpf", kBpfKeys),
+    Section("filesystem", kFilesystemKeys),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

@@ -34,6 +34,8 @@ packages=(
   # deploy/ is tested with the tools that consume it: systemd-analyze, strace (the unit's
   # system call filter against the daemon's calls), cpack + dpkg-shlibdeps (the .deb)
   systemd strace dpkg-dev
+  # the filesystem collector is tested on XFS and btrfs as on ext4 (tests/e2e/serve_filesystems.py)
+  xfsprogs btrfs-progs
   # the status page is tested in a real browser
   chromium
 )

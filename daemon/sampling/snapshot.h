@@ -21,6 +21,7 @@
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/diskstats.h"
+#include "collectors/filesystem/filesystem_usage.h"
 #include "collectors/meminfo.h"
 #include "collectors/named_values.h"
 #include "collectors/pressure.h"
@@ -147,6 +148,26 @@ struct BlockIoSnapshot {
   uint64_t lost_recursion = 0;
 };
 
+// The filesystem collector (daemon/sources/filesystem/): one row per
+// filesystem (collectors/filesystem/filesystem_mounts.h), in mount table order.
+struct FilesystemSeries {
+  std::string device;  // mountinfo's source: "/dev/sda1", "tmpfs"
+  std::string mount_point;
+  std::string fstype;
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::string disk;       // the whole disk it lives on (sysfs); "" when none
+  bool readonly = false;  // the superblock's "ro" (errors=remount-ro sets it)
+  // statvfs's figures; none when it failed, did not answer in time, is
+  // still stuck from an earlier sample, or the mount is hidden here.
+  std::optional<collectors::FilesystemUsage> usage;
+};
+
+struct FilesystemSnapshot {
+  std::vector<FilesystemSeries> series;
+  uint64_t stuck = 0;  // mounts whose statvfs has not returned, not asked again until it does
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -173,6 +194,7 @@ struct Snapshot {
   CgroupSnapshot cgroups;
   ProcessIoSnapshot process_io;
   BlockIoSnapshot block_io;
+  FilesystemSnapshot filesystems;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

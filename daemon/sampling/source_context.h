@@ -17,6 +17,8 @@
 #include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_counters.h"
 #include "collectors/device_filter.h"
+#include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/filesystem/filesystem_usage.h"
 #include "common/result.h"
 #include "daemon/sampling/snapshot.h"
 
@@ -37,6 +39,16 @@ struct BlockIoSourceOptions {
   std::function<Result<std::unique_ptr<collectors::bpf::BlockIoCounters>>()> load;
 };
 
+// The filesystem collector (collectors/filesystem/): which mounts, and how
+// long one statvfs may take before its mount counts as stuck.
+struct FilesystemSourceOptions {
+  bool enabled = true;
+  collectors::FilesystemFilter filter = collectors::DefaultFilesystemFilter();
+  double mount_timeout_seconds = 1;
+  // statvfs; tests inject another (a fixture's mount points are not this host's).
+  collectors::FilesystemUsageReader read_usage = collectors::ReadFilesystemUsage;
+};
+
 struct SamplerOptions {
   double interval_seconds = 1;
   double window_seconds = 60;
@@ -44,6 +56,7 @@ struct SamplerOptions {
   bool partitions = false;      // export partitions too
   CgroupSourceOptions cgroups;  // the BPF collector's cgroup selection too
   BlockIoSourceOptions block_io;
+  FilesystemSourceOptions filesystems;
   // How often /proc/PID/io of every process is read (process_source.h); 0: never.
   double process_interval_seconds = 10;
   uint64_t page_bytes = 4096;

@@ -16,6 +16,7 @@
 
 #include "collectors/bpf/block_io_program.h"
 #include "collectors/device_filter.h"
+#include "collectors/filesystem/filesystem_mounts.h"
 #include "common/clock.h"
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
@@ -57,6 +58,13 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
   options.block_io.enabled = c.collectors.bpf.enabled;
   options.block_io.queue_stage = c.collectors.bpf.queue_stage;
+  const config::FilesystemConfig& fs = c.collectors.filesystem;
+  auto fs_filter = collectors::MakeFilesystemFilter(
+      fs.fs_types_include, fs.fs_types_exclude, fs.mount_points_include, fs.mount_points_exclude);
+  if (!fs_filter) return ErrorOf(fs_filter);
+  options.filesystems.enabled = fs.enabled;
+  options.filesystems.filter = std::move(*fs_filter);
+  options.filesystems.mount_timeout_seconds = ToSeconds(fs.mount_timeout);
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
   const long page = sysconf(_SC_PAGESIZE);

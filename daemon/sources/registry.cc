@@ -3,6 +3,7 @@
 #include "daemon/sources/block_io/block_io_source.h"
 #include "daemon/sources/cgroup/cgroup_source.h"
 #include "daemon/sources/disk/disk_source.h"
+#include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
 #include "daemon/sources/vm/vm_source.h"
@@ -12,12 +13,13 @@ namespace iowatch::daemon {
 std::span<const SourceDescriptor> RegisteredSources() {
   // One line per source (README, "Adding a collector").
   static const SourceDescriptor kSources[] = {
-      DiskSourceDescriptor(),      //
-      CgroupSourceDescriptor(),    //
-      VmSourceDescriptor(),        //
-      PressureSourceDescriptor(),  //
-      ProcessSourceDescriptor(),   //
-      BlockIoSourceDescriptor(),   //
+      DiskSourceDescriptor(),        //
+      CgroupSourceDescriptor(),      //
+      VmSourceDescriptor(),          //
+      PressureSourceDescriptor(),    //
+      ProcessSourceDescriptor(),     //
+      BlockIoSourceDescriptor(),     //
+      FilesystemSourceDescriptor(),  //
   };
   return kSources;
 }

@@ -169,18 +169,20 @@ probes:
 
 class Ext4OnLoop:
     """A new ext4 image of `size` bytes at `image`, on a loop device (direct I/O if asked),
-    mounted at `mnt` (root). As a context manager: unmounted (lazily if busy) and detached
+    mounted at `mnt` (root). `mkfs` makes another filesystem (["mkfs.xfs", "-q"]) and
+    `options` are mount's -o. As a context manager: unmounted (lazily if busy) and detached
     at the end; the caller removes the files."""
 
-    def __init__(self, image, mnt, size, direct_io=False):
+    def __init__(self, image, mnt, size, direct_io=False, mkfs=("mkfs.ext4", "-q"), options=None):
         self.image, self.mnt, self.size, self.direct_io = image, mnt, size, direct_io
+        self.mkfs, self.options = list(mkfs), options
         self.loop, self.mounted = None, False
 
     def __enter__(self):
         try:
             with open(self.image, "wb") as f:
                 f.truncate(self.size)
-            subprocess.run(["mkfs.ext4", "-q", self.image], check=True)
+            subprocess.run([*self.mkfs, self.image], check=True, capture_output=True)
             os.sync()  # mkfs's writes are on disk before the loop device reads the file
             self.loop = subprocess.run(
                 ["losetup", "-f", "--show", *(["--direct-io=on"] * self.direct_io), self.image],
@@ -188,7 +190,8 @@ class Ext4OnLoop:
             if self.direct_io:
                 self._require_direct_io()
             os.makedirs(self.mnt, exist_ok=True)
-            subprocess.run(["mount", self.loop, self.mnt], check=True)
+            subprocess.run(["mount", *(["-o", self.options] if self.options else []), self.loop,
+                            self.mnt], check=True)
             self.mounted = True
             return self
         except BaseException:

@@ -1,7 +1,8 @@
 """A FUSE file system whose files never answer a read (python3 stdlib only, root).
 
 StuckFuse(mountpoint, names) mounts, at `mountpoint`, a directory holding the regular files
-`names`: lookups, attributes and opens are answered, a read never is, so whatever reads one
+`names`: lookups, attributes and opens are answered, a read never is (nor, with
+stuck_statfs=True, a statfs: a stale NFS mount as df and the filesystem collector meet it), so whatever reads one
 blocks in the kernel until the file system goes away, as a reader of a dying device's sysfs
 attribute or a hung NFS mount does. It speaks the kernel's FUSE protocol on /dev/fuse itself
 (include/uapi/linux/fuse.h): INIT, LOOKUP, GETATTR, OPEN, READ (kept, never answered),
@@ -21,16 +22,18 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _IN_HEADER = struct.Struct("<IIQQIIIHH")  # len opcode unique nodeid uid gid pid extlen pad
 _OUT_HEADER = struct.Struct("<IiQ")       # len error unique
 _ATTR = struct.Struct("<QQQQQQIIIIIIIIII")  # ino size blocks a/m/ctime, nsecs, mode nlink uid gid rdev blksize flags
-LOOKUP, FORGET, GETATTR, OPEN, READ, RELEASE, FLUSH, INIT = 1, 2, 3, 14, 15, 18, 25, 26
+LOOKUP, FORGET, GETATTR, OPEN, READ, STATFS, RELEASE, FLUSH, INIT = 1, 2, 3, 14, 15, 17, 18, 25, 26
 BATCH_FORGET, INTERRUPT = 42, 36
 MS_NOSUID, MS_NODEV = 2, 4
 
 
 class StuckFuse:
-    def __init__(self, mountpoint, names):
+    def __init__(self, mountpoint, names, stuck_statfs=False):
         self.mountpoint = mountpoint
         self.nodes = {name.encode(): 2 + i for i, name in enumerate(names)}
+        self.stuck_statfs = stuck_statfs
         self.reads = 0  # reads received and left unanswered
+        self.statfs_calls = 0  # statfs requests received (left unanswered with stuck_statfs)
         self.pending = []  # their request ids
         self.fd = os.open("/dev/fuse", os.O_RDWR)
         os.makedirs(mountpoint, exist_ok=True)
@@ -85,6 +88,9 @@ class StuckFuse:
                 self._reply(unique, struct.pack("<QII", 0, 0, 0))
             elif opcode == READ:
                 self.reads += 1  # never answered
+                self.pending.append(unique)
+            elif opcode == STATFS and self.stuck_statfs:
+                self.statfs_calls += 1  # never answered
                 self.pending.append(unique)
             elif opcode in (RELEASE, FLUSH):
                 self._reply(unique)

@@ -53,6 +53,18 @@ SamplerOptions Defaults() {
   options.filter = *collectors::DeviceFilter::Create("", "^(loop|ram|zram|fd)\\d+$");
   auto ticks = std::make_shared<double>(0);
   options.monotonic_seconds = [ticks] { return *ticks += 0.000125; };  // every read takes 125 µs
+  // The fixture's mount points are not this host's: statvfs is a table.
+  options.filesystems.read_usage =
+      [](const std::string& path) -> Result<collectors::FilesystemUsage> {
+    if (path == "/")
+      return collectors::FilesystemUsage{107374182400, 53687091200, 48318382080, 6553600, 6000000};
+    if (path == "/run")
+      return collectors::FilesystemUsage{838860800, 836763648, 836763648, 1000000, 999000};
+    if (path == "/var/lib/data")
+      return collectors::FilesystemUsage{1099511627776, 109951162777, 109951162777, 536870912,
+                                         536000000};
+    return std::unexpected(Error::NotFound("no such mount point in the test", path));
+  };
   return options;
 }
 

@@ -50,6 +50,7 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     off.cgroups.enabled = false;
     off.process_interval_seconds = 0;
     off.block_io.enabled = false;
+    off.filesystems.enabled = false;
     EXPECT_EQ(source.enabled(off), source.config_switch.empty());
   }
 }

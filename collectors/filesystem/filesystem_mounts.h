@@ -1,0 +1,53 @@
+// Which filesystems the filesystem collector reports, from the mount table
+// (collectors/mountinfo.h): node_exporter's selection (pseudo and virtual
+// filesystem types and the mount points under /dev, /proc, /sys, the
+// container stores excluded by default, both filters RE2 on the whole name),
+// then ONE mount per filesystem. A filesystem is its device number
+// (major:minor): a bind mount, or the same filesystem mounted twice, shows the
+// same statvfs figures, and node_exporter's one series per mount point adds
+// them up twice in sum(). The mount kept is the first in the table that
+// iowatch can reach (no mount stacked on it or above it) and shows the whole
+// filesystem (root "/"), else the first reachable one, else the first (then
+// `reachable` is false: the collector says so rather than read what covers it,
+// as systemd's ProtectHome= does to /home inside a service).
+// Thread-safety: pure functions; a filter is immutable once made.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectors/device_filter.h"
+#include "collectors/mountinfo.h"
+#include "common/filesystem_defaults.h"
+#include "common/result.h"
+
+namespace iowatch::collectors {
+
+struct FilesystemFilter {
+  DeviceFilter fs_types;      // on Mount::fstype
+  DeviceFilter mount_points;  // on Mount::mount_point
+  bool Matches(const Mount& mount) const {
+    return fs_types.Matches(mount.fstype) && mount_points.Matches(mount.mount_point);
+  }
+};
+
+// The filter of these patterns ("" = none); the error names the bad one.
+Result<FilesystemFilter> MakeFilesystemFilter(const std::string& fs_types_include,
+                                              const std::string& fs_types_exclude,
+                                              const std::string& mount_points_include,
+                                              const std::string& mount_points_exclude);
+
+// kDefaultFsTypesExclude and kDefaultMountPointsExclude, nothing included only.
+FilesystemFilter DefaultFilesystemFilter();
+
+struct FilesystemMount {
+  Mount mount;
+  bool reachable = true;  // its mount point leads to it in this namespace
+  bool operator==(const FilesystemMount&) const = default;
+};
+
+// One mount per filesystem the filter keeps, in mount table order.
+std::vector<FilesystemMount> SelectFilesystems(const std::vector<Mount>& mounts,
+                                               const FilesystemFilter& filter);
+
+}  // namespace iowatch::collectors

@@ -1,0 +1,99 @@
+// node_exporter's filesystem families under iowatch_ (same names, labels
+// and units, so node-mixin's expressions carry over with the prefix), and
+// iowatch_filesystem_info to join a filesystem to its disk.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "daemon/sources/filesystem/filesystem_source.h"
+
+namespace iowatch::daemon {
+namespace {
+
+size_t Filesystems(const Snapshot& s) { return s.filesystems.series.size(); }
+
+size_t IfFilesystemCollector(const Snapshot& s) {
+  return std::ranges::count(s.collectors, "filesystem", &CollectorStatus::name) > 0 ? 1 : 0;
+}
+
+struct UsageField {
+  const char* name;
+  const char* help;
+  uint64_t collectors::FilesystemUsage::*value;
+};
+constexpr UsageField kUsageFields[] = {
+    {"iowatch_filesystem_size_bytes", "Filesystem size in bytes (statvfs f_blocks × f_frsize).",
+     &collectors::FilesystemUsage::size_bytes},
+    {"iowatch_filesystem_free_bytes",
+     "Filesystem free space in bytes, the space reserved for root included (f_bfree).",
+     &collectors::FilesystemUsage::free_bytes},
+    {"iowatch_filesystem_avail_bytes",
+     "Filesystem space available to unprivileged users in bytes (f_bavail).",
+     &collectors::FilesystemUsage::avail_bytes},
+    {"iowatch_filesystem_files", "Filesystem total inodes (f_files).",
+     &collectors::FilesystemUsage::files},
+    {"iowatch_filesystem_files_free", "Filesystem free inodes (f_ffree).",
+     &collectors::FilesystemUsage::files_free},
+};
+
+void UsageSample(const Snapshot& s, size_t i, size_t arg, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  if (!f.usage) return;
+  w.SampleInt({{"device", f.device}, {"fstype", f.fstype}, {"mountpoint", f.mount_point}},
+              (*f.usage).*kUsageFields[arg].value);
+}
+
+void Readonly(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  w.SampleInt({{"device", f.device}, {"fstype", f.fstype}, {"mountpoint", f.mount_point}},
+              f.readonly ? 1 : 0);
+}
+
+void DeviceError(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  w.SampleInt({{"device", f.device}, {"fstype", f.fstype}, {"mountpoint", f.mount_point}},
+              f.usage ? 0 : 1);
+}
+
+void Info(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  const std::string major = fmt::format("{}", f.major);
+  const std::string minor = fmt::format("{}", f.minor);
+  w.SampleInt({{"device", f.device},
+               {"disk", f.disk},
+               {"fstype", f.fstype},
+               {"major", major},
+               {"minor", minor},
+               {"mountpoint", f.mount_point}},
+              1);
+}
+
+void Stuck(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
+  w.SampleInt({}, s.filesystems.stuck);
+}
+
+}  // namespace
+
+void AddFilesystemFamilies(TableBuilder& t) {
+  for (size_t i = 0; i < std::size(kUsageFields); ++i) {
+    t.Add(kUsageFields[i].name, "gauge", kUsageFields[i].help, {Filesystems, UsageSample, i});
+  }
+  t.Add("iowatch_filesystem_readonly", "gauge",
+        "1 when the filesystem is read-only: its superblock's state (super options ro, or "
+        "ext4's emergency_ro), which a remount after errors (errors=remount-ro) sets.",
+        {Filesystems, Readonly});
+  t.Add("iowatch_filesystem_device_error", "gauge",
+        "1 when the filesystem's statvfs failed, has not answered in time (stuck: not asked "
+        "again until it does), or its mount is hidden under another; its usage is then absent.",
+        {Filesystems, DeviceError});
+  t.Add("iowatch_filesystem_info", "gauge",
+        "A reported filesystem (always 1): its device number and the whole disk it is on "
+        "(disk, the key to iowatch_disk_info's device; empty without a block device).",
+        {Filesystems, Info});
+  t.Add("iowatch_filesystem_stuck_mounts", "gauge",
+        "Mounts whose statvfs has not returned: each keeps one thread until it does.",
+        {IfFilesystemCollector, Stuck});
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,121 @@
+#include "daemon/sources/filesystem/filesystem_source.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "collectors/block_devices.h"
+#include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/mountinfo.h"
+#include "daemon/sources/filesystem/usage_asker.h"
+
+namespace iowatch::daemon {
+namespace {
+
+constexpr char kMountinfo[] = "self/mountinfo";
+
+class FilesystemSource final : public SampleSource {
+ public:
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  // The whole disk of each device number, walking sysfs again only when a
+  // filesystem on a device not seen before appears.
+  const std::string& DiskOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
+  // How long one mount may take: mount_timeout, and never past 80 % of the
+  // sample's read deadline, which leaves the rest of the sample its time.
+  static std::chrono::steady_clock::time_point AskDeadline(
+      const SamplerOptions& options, std::chrono::steady_clock::time_point sample_start,
+      std::chrono::steady_clock::time_point now);
+
+  UsageAsker asker_;
+  std::map<std::pair<uint32_t, uint32_t>, std::string> disks_;
+  uint64_t skipped_total_ = 0;
+};
+
+const std::string& FilesystemSource::DiskOf(const FileTree& sysfs, uint32_t major, uint32_t minor) {
+  const auto key = std::make_pair(major, minor);
+  if (const auto it = disks_.find(key); it != disks_.end()) return it->second;
+  std::string disk;
+  if (major != 0) {  // 0: no block device (tmpfs, NFS, FUSE, btrfs subvolumes)
+    if (auto whole = collectors::FindWholeDisk(sysfs, major, minor)) disk = whole->name;
+  }
+  return disks_.emplace(key, std::move(disk)).first->second;
+}
+
+std::chrono::steady_clock::time_point FilesystemSource::AskDeadline(
+    const SamplerOptions& options, std::chrono::steady_clock::time_point sample_start,
+    std::chrono::steady_clock::time_point now) {
+  const auto after = [](double seconds) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(seconds));
+  };
+  auto deadline = now + after(options.filesystems.mount_timeout_seconds);
+  if (options.read_deadline_seconds > 0) {
+    deadline = std::min(deadline, sample_start + after(0.8 * options.read_deadline_seconds));
+  }
+  return deadline;
+}
+
+void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
+                               const SourceContext& context, Snapshot& out) {
+  const FilesystemSourceOptions& options = context.options->filesystems;
+  if (!options.enabled) return;
+  const double start = context.now();
+  CollectorStatus status{"filesystem", 0, false, 0, {}, {}};
+  auto text = procfs.Read(kMountinfo);
+  if (!text) {
+    status.error = text.error().ToString();
+  } else {
+    const collectors::Mountinfo table =
+        collectors::ParseMountinfo(*text, procfs.PathOf(kMountinfo).string());
+    skipped_total_ += table.skipped.size();
+    if (!table.skipped.empty()) status.parse_error = table.skipped.front().ToString();
+    const auto sample_start = std::chrono::steady_clock::now();
+    for (const auto& [mount, reachable] : SelectFilesystems(table.mounts, options.filter)) {
+      FilesystemSeries& series = out.filesystems.series.emplace_back();
+      series.device = mount.source;
+      series.mount_point = mount.mount_point;
+      series.fstype = mount.fstype;
+      series.major = mount.major;
+      series.minor = mount.minor;
+      series.disk = DiskOf(sysfs, mount.major, mount.minor);
+      // ext4 on 6.x kernels marks a remount after errors "emergency_ro", not "ro".
+      series.readonly = collectors::HasMountOption(mount.super_options, "ro") ||
+                        collectors::HasMountOption(mount.super_options, "emergency_ro");
+      if (!reachable) continue;  // hidden under another mount here: what covers it would answer
+      const auto now = std::chrono::steady_clock::now();
+      const auto deadline = AskDeadline(*context.options, sample_start, now);
+      if (deadline <= now) continue;  // the sample's time ran out: asked next sample
+      UsageAsker::Answer answer = asker_.Ask(options.read_usage, mount.mount_point, deadline);
+      if (answer.usage) series.usage = *answer.usage;
+    }
+    out.filesystems.stuck = asker_.Stuck();
+    status.success = true;
+  }
+  status.parse_errors_total = skipped_total_;
+  status.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(status));
+}
+
+}  // namespace
+
+const SourceDescriptor& FilesystemSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"filesystem"};
+  static constexpr SourceDescriptor kDescriptor =
+      Registered<FilesystemSource, &Snapshot::filesystems>({
+          .name = "filesystem",
+          .reads = "<procfs>/self/mountinfo, then statvfs(3) of one mount per filesystem",
+          .collectors = kCollectors,
+          .config_switch = "collectors.filesystem.enabled",
+          .enabled = [](const SamplerOptions& o) { return o.filesystems.enabled; },
+          .add_families = AddFilesystemFamilies,
+      });
+  return kDescriptor;
+}
+
+}  // namespace iowatch::daemon
