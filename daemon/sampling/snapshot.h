@@ -21,6 +21,7 @@
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/diskstats.h"
+#include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_usage.h"
 #include "collectors/meminfo.h"
 #include "collectors/named_values.h"
@@ -161,6 +162,10 @@ struct FilesystemSeries {
   // statvfs's figures; none when it failed, did not answer in time, is
   // still stuck from an earlier sample, or the mount is hidden here.
   std::optional<collectors::FilesystemUsage> usage;
+  // The errors the filesystem recorded (collectors/filesystem/filesystem_errors.h):
+  // ext4's, and btrfs's per device; none for other types or where sysfs has none.
+  std::optional<collectors::Ext4Errors> ext4_errors;
+  std::vector<collectors::BtrfsDeviceErrors> btrfs_errors;
 };
 
 struct FilesystemSnapshot {

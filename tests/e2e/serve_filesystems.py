@@ -11,7 +11,9 @@ included by collectors.filesystem.mount_points_include. Checked:
 - the bind mount adds no series: one per filesystem;
 - readonly goes 0 -> 1 on `mount -o remount,ro` (XFS), and on ext4's own error path: mounted
   errors=remount-ro, /sys/fs/ext4/<dev>/trigger_fs_error makes a real error and the kernel
-  remounts it read-only;
+  remounts it read-only; iowatch_filesystem_errors_total and the last error's time go from
+  0 to the kernel's own errors_count and last_error_time;
+- btrfs's per-device error counters are error_stats', type by type;
 - the hung mount: device_error 1 and iowatch_filesystem_stuck_mounts 1, one statfs request in
   all however many samples pass, samples still every second and scrapes fast; once the FUSE
   server goes, its series go and stuck_mounts returns to 0.
@@ -114,6 +116,42 @@ def check_hung_mount(r, d, fuse, stuck):
     r.check(success == [1], f"the collector itself succeeds ({success})")
 
 
+def read_number(path):
+    with open(path) as f:
+        return int(f.read())
+
+
+def check_ext4_errors(r, d, ext4, sysfs):
+    want = [read_number(f"{sysfs}/errors_count"), read_number(f"{sysfs}/last_error_time")]
+    held, samples = d.scrape_until(
+        lambda s: daemon.values(s, "iowatch_filesystem_errors_total", mountpoint=ext4.mnt)
+        == [want[0]], 5)
+    got = [daemon.values(samples, "iowatch_filesystem_errors_total", mountpoint=ext4.mnt),
+           daemon.values(samples, "iowatch_filesystem_last_error_time_seconds",
+                         mountpoint=ext4.mnt)]
+    r.check(held and want[0] >= 1 and got == [[want[0]], [want[1]]],
+            f"ext4's error count and last error time are the kernel's ({got}, sysfs {want})")
+
+
+def check_btrfs_errors(r, samples, btrfs):
+    member = os.path.basename(btrfs.loop)
+    fsids = [f for f in os.listdir("/sys/fs/btrfs")
+             if os.path.exists(f"/sys/fs/btrfs/{f}/devices/{member}")]
+    want = {}
+    for fsid in fsids:
+        for devid in os.listdir(f"/sys/fs/btrfs/{fsid}/devinfo"):
+            with open(f"/sys/fs/btrfs/{fsid}/devinfo/{devid}/error_stats") as f:
+                for line in f:
+                    name, value = line.split()
+                    want[(devid, name.removesuffix("_errs"))] = int(value)
+    got = {(l["devid"], l["type"]): int(v) for n, l, v in samples
+           if n == "iowatch_filesystem_btrfs_device_errors_total" and
+           l.get("mountpoint") == btrfs.mnt}
+    r.check(len(fsids) == 1 and got == want and len(got) == 5,
+            f"btrfs's error counters are error_stats', type by type ({len(got)} series)",
+            f"{got} != {want}")
+
+
 def main():
     daemon.require_root("loop devices and mounts")
     daemon.exit_on_sigterm()
@@ -157,12 +195,17 @@ def main():
             subprocess.run(["mount", "-o", "remount,ro", xfs], check=True)
             held, got = wait_readonly(d, xfs, 1)
             r.check(held, f"XFS remounted read-only reads readonly 1 ({got})")
+            check_btrfs_errors(r, d.scrape(), mounts["btrfs"])
             ext4 = mounts["ext4"]
-            trigger = f"/sys/fs/ext4/{os.path.basename(ext4.loop)}/trigger_fs_error"
-            with open(trigger, "w") as f:
+            ext4_sysfs = f"/sys/fs/ext4/{os.path.basename(ext4.loop)}"
+            errors = daemon.values(d.scrape(), "iowatch_filesystem_errors_total",
+                                   mountpoint=ext4.mnt)
+            r.check(errors == [0], f"a new ext4 has recorded no error ({errors})")
+            with open(f"{ext4_sysfs}/trigger_fs_error", "w") as f:
                 f.write("iowatch test error\n")
             held, got = wait_readonly(d, ext4.mnt, 1)
             r.check(held, f"ext4 after a real error (errors=remount-ro) reads readonly 1 ({got})")
+            check_ext4_errors(r, d, ext4, ext4_sysfs)
 
             fuse.close()
             held, samples = d.scrape_until(

@@ -69,6 +69,29 @@ void Info(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
               1);
 }
 
+// ext4's errors_count (arg 0), first and last error time (1, 2; 0 when none).
+void Ext4Error(const Snapshot& s, size_t i, size_t arg, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  if (!f.ext4_errors) return;
+  const collectors::Ext4Errors& e = *f.ext4_errors;
+  const uint64_t value = arg == 0 ? e.count : arg == 1 ? e.first_time : e.last_time;
+  w.SampleInt({{"device", f.device}, {"fstype", f.fstype}, {"mountpoint", f.mount_point}}, value);
+}
+
+void BtrfsErrors(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const FilesystemSeries& f = s.filesystems.series[i];
+  for (const collectors::BtrfsDeviceErrors& device : f.btrfs_errors) {
+    for (size_t type = 0; type < collectors::kBtrfsErrorTypes.size(); ++type) {
+      w.SampleInt({{"device", f.device},
+                   {"devid", device.devid},
+                   {"fstype", f.fstype},
+                   {"mountpoint", f.mount_point},
+                   {"type", collectors::kBtrfsErrorTypes[type]}},
+                  device.counts[type]);
+    }
+  }
+}
+
 void Stuck(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({}, s.filesystems.stuck);
 }
@@ -91,6 +114,20 @@ void AddFilesystemFamilies(TableBuilder& t) {
         "A reported filesystem (always 1): its device number and the whole disk it is on "
         "(disk, the key to iowatch_disk_info's device; empty without a block device).",
         {Filesystems, Info});
+  t.Add("iowatch_filesystem_errors_total", "counter",
+        "Errors ext4 recorded in its superblock (errors_count in sysfs): since mkfs, across "
+        "mounts and reboots.",
+        {Filesystems, Ext4Error, 0});
+  t.Add("iowatch_filesystem_first_error_time_seconds", "gauge",
+        "When ext4 recorded its first error (first_error_time), seconds since the epoch; 0: none.",
+        {Filesystems, Ext4Error, 1});
+  t.Add("iowatch_filesystem_last_error_time_seconds", "gauge",
+        "When ext4 recorded its last error (last_error_time), seconds since the epoch; 0: none.",
+        {Filesystems, Ext4Error, 2});
+  t.Add("iowatch_filesystem_btrfs_device_errors_total", "counter",
+        "Errors btrfs counted on each of its devices (devinfo/<devid>/error_stats), by type: "
+        "write, read, flush, corruption, generation; since the last `btrfs device stats -z`.",
+        {Filesystems, BtrfsErrors});
   t.Add("iowatch_filesystem_stuck_mounts", "gauge",
         "Mounts whose statvfs has not returned: each keeps one thread until it does.",
         {IfFilesystemCollector, Stuck});

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "collectors/block_devices.h"
+#include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
@@ -23,9 +25,16 @@ class FilesystemSource final : public SampleSource {
                Snapshot& out) override;
 
  private:
-  // The whole disk of each device number, walking sysfs again only when a
+  struct DeviceNames {
+    std::string name;  // the block device's kernel name ("sda1"); "" without one
+    std::string disk;  // its whole disk ("sda")
+  };
+  // The names of each device number, walking sysfs again only when a
   // filesystem on a device not seen before appears.
-  const std::string& DiskOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
+  const DeviceNames& NamesOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
+  // The errors the filesystem keeps in sysfs, where its type keeps any.
+  void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount, const DeviceNames& names,
+                  FilesystemSeries& series);
   // How long one mount may take: mount_timeout, and never past 80 % of the
   // sample's read deadline, which leaves the rest of the sample its time.
   static std::chrono::steady_clock::time_point AskDeadline(
@@ -33,18 +42,49 @@ class FilesystemSource final : public SampleSource {
       std::chrono::steady_clock::time_point now);
 
   UsageAsker asker_;
-  std::map<std::pair<uint32_t, uint32_t>, std::string> disks_;
+  std::map<std::pair<uint32_t, uint32_t>, DeviceNames> names_;
+  std::map<std::string, std::string, std::less<>> btrfs_fsids_;  // by member device
   uint64_t skipped_total_ = 0;
 };
 
-const std::string& FilesystemSource::DiskOf(const FileTree& sysfs, uint32_t major, uint32_t minor) {
+const FilesystemSource::DeviceNames& FilesystemSource::NamesOf(const FileTree& sysfs,
+                                                               uint32_t major, uint32_t minor) {
   const auto key = std::make_pair(major, minor);
-  if (const auto it = disks_.find(key); it != disks_.end()) return it->second;
-  std::string disk;
-  if (major != 0) {  // 0: no block device (tmpfs, NFS, FUSE, btrfs subvolumes)
-    if (auto whole = collectors::FindWholeDisk(sysfs, major, minor)) disk = whole->name;
+  if (const auto it = names_.find(key); it != names_.end()) return it->second;
+  DeviceNames names;
+  if (major != 0) {  // 0: no block device (tmpfs, NFS, FUSE, btrfs)
+    auto devices = collectors::DiscoverBlockDevices(sysfs, collectors::Detail::kNames);
+    if (devices) {
+      const auto found = std::ranges::find_if(*devices, [&](const collectors::BlockDevice& d) {
+        return !d.malformed_dev && d.major == major && d.minor == minor;
+      });
+      if (found != devices->end()) {
+        names = {found->name, found->is_partition ? found->parent : found->name};
+      }
+    }
   }
-  return disks_.emplace(key, std::move(disk)).first->second;
+  return names_.emplace(key, std::move(names)).first->second;
+}
+
+void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
+                                  const DeviceNames& names, FilesystemSeries& series) {
+  if (mount.fstype == "ext4" && !names.name.empty()) {
+    if (auto errors = collectors::ReadExt4Errors(sysfs, names.name)) series.ext4_errors = *errors;
+  } else if (mount.fstype == "btrfs" && mount.source.starts_with("/dev/")) {
+    // btrfs shows an anonymous device number: its member device is the source.
+    const std::string member = std::filesystem::path(mount.source).filename().string();
+    auto fsid = btrfs_fsids_.find(member);
+    if (fsid == btrfs_fsids_.end()) {
+      auto found = collectors::FindBtrfsFsid(sysfs, member);
+      if (!found) return;
+      fsid = btrfs_fsids_.emplace(member, std::move(*found)).first;
+    }
+    if (auto errors = collectors::ReadBtrfsErrors(sysfs, fsid->second)) {
+      series.btrfs_errors = std::move(*errors);
+    } else {
+      btrfs_fsids_.erase(fsid);  // remounted, or another filesystem now: found again next time
+    }
+  }
 }
 
 std::chrono::steady_clock::time_point FilesystemSource::AskDeadline(
@@ -83,10 +123,12 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
       series.fstype = mount.fstype;
       series.major = mount.major;
       series.minor = mount.minor;
-      series.disk = DiskOf(sysfs, mount.major, mount.minor);
+      const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
+      series.disk = names.disk;
       // ext4 on 6.x kernels marks a remount after errors "emergency_ro", not "ro".
       series.readonly = collectors::HasMountOption(mount.super_options, "ro") ||
                         collectors::HasMountOption(mount.super_options, "emergency_ro");
+      ReadErrors(sysfs, mount, names, series);
       if (!reachable) continue;  // hidden under another mount here: what covers it would answer
       const auto now = std::chrono::steady_clock::now();
       const auto deadline = AskDeadline(*context.options, sample_start, now);
