@@ -98,9 +98,17 @@ struct FilesystemConfig {
   bool operator==(const FilesystemConfig&) const = default;
 };
 
+// The kernel log's block I/O errors (collectors/kmsg/): needs CAP_SYSLOG
+// where kernel.dmesg_restrict is 1 (deploy/iowatch.service.d/kmsg.conf).
+struct KmsgConfig {
+  bool enabled = true;
+  bool operator==(const KmsgConfig&) const = default;
+};
+
 struct CollectorsConfig {
   BpfConfig bpf;
   FilesystemConfig filesystem;
+  KmsgConfig kmsg;
   bool operator==(const CollectorsConfig&) const = default;
 };
 

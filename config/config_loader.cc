@@ -200,9 +200,16 @@ constexpr Key kFilesystemKeys[] = {
        r.Duration(v, milliseconds(1), c.collectors.filesystem.mount_timeout);
      }},
 };
+constexpr Key kKmsgKeys[] = {
+    {"enabled",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "true or false", ParseBool, c.collectors.kmsg.enabled);
+     }},
+};
 constexpr Key kCollectorKeys[] = {
     Section("bpf", kBpfKeys),
     Section("filesystem", kFilesystemKeys),
+    Section("kmsg", kKmsgKeys),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

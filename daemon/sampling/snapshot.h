@@ -173,6 +173,22 @@ struct FilesystemSnapshot {
   uint64_t stuck = 0;  // mounts whose statvfs has not returned, not asked again until it does
 };
 
+// The kernel log's block I/O errors (daemon/sources/kmsg/), counted since
+// boot: kept across daemon restarts in the state directory.
+struct IoErrorSeries {
+  std::string device;  // as the kernel printed it
+  std::string op;
+  std::string error;    // blk_status name ("I/O", "critical medium"), "buffer" for the page cache's
+  bool buffer = false;  // the page cache's "Buffer I/O error"
+  uint64_t count = 0;
+  bool operator==(const IoErrorSeries&) const = default;
+};
+
+struct KmsgSnapshot {
+  std::vector<IoErrorSeries> errors;  // by device, op, error
+  uint64_t lost_records = 0;          // overwritten before they were read, since start
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -200,6 +216,7 @@ struct Snapshot {
   ProcessIoSnapshot process_io;
   BlockIoSnapshot block_io;
   FilesystemSnapshot filesystems;
+  KmsgSnapshot kmsg;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

@@ -19,6 +19,7 @@
 #include "collectors/device_filter.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/filesystem/filesystem_usage.h"
+#include "collectors/kmsg/kmsg_stream.h"
 #include "common/result.h"
 #include "daemon/sampling/snapshot.h"
 
@@ -49,6 +50,17 @@ struct FilesystemSourceOptions {
   collectors::FilesystemUsageReader read_usage = collectors::ReadFilesystemUsage;
 };
 
+// The kernel log source (collectors/kmsg/): the block layer's I/O errors.
+struct KmsgSourceOptions {
+  bool enabled = false;  // serve: collectors.kmsg.enabled (true); the CLI never reads the log
+  std::string path = "/dev/kmsg";
+  // Where the counts and the last record counted are kept across restarts
+  // (serve: <state_dir>/kmsg-errors.json); "" keeps nothing.
+  std::string state_file;
+  // Opens the log; OpenKmsg(path) when empty (tests inject records).
+  std::function<Result<std::unique_ptr<collectors::KmsgStream>>()> open;
+};
+
 struct SamplerOptions {
   double interval_seconds = 1;
   double window_seconds = 60;
@@ -57,6 +69,7 @@ struct SamplerOptions {
   CgroupSourceOptions cgroups;  // the BPF collector's cgroup selection too
   BlockIoSourceOptions block_io;
   FilesystemSourceOptions filesystems;
+  KmsgSourceOptions kmsg;
   // How often /proc/PID/io of every process is read (process_source.h); 0: never.
   double process_interval_seconds = 10;
   uint64_t page_bytes = 4096;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 
 #include "collectors/bpf/block_io_program.h"
 #include "collectors/device_filter.h"
@@ -65,6 +66,8 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.filesystems.enabled = fs.enabled;
   options.filesystems.filter = std::move(*fs_filter);
   options.filesystems.mount_timeout_seconds = ToSeconds(fs.mount_timeout);
+  options.kmsg.enabled = c.collectors.kmsg.enabled;
+  options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
   const long page = sysconf(_SC_PAGESIZE);

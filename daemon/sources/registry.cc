@@ -4,6 +4,7 @@
 #include "daemon/sources/cgroup/cgroup_source.h"
 #include "daemon/sources/disk/disk_source.h"
 #include "daemon/sources/filesystem/filesystem_source.h"
+#include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
 #include "daemon/sources/vm/vm_source.h"
@@ -20,6 +21,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       ProcessSourceDescriptor(),     //
       BlockIoSourceDescriptor(),     //
       FilesystemSourceDescriptor(),  //
+      KmsgSourceDescriptor(),        //
   };
   return kSources;
 }

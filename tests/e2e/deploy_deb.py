@@ -41,6 +41,7 @@ EXPECTED = [
     "/usr/share/iowatch/grafana/iowatch.json",
     "/usr/share/iowatch/systemd/process-io.conf",
     "/usr/share/iowatch/systemd/bpf.conf",
+    "/usr/share/iowatch/systemd/kmsg.conf",
 ]
 
 

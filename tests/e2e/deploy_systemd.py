@@ -11,12 +11,14 @@
    and stopped with SIGTERM; a call outside the filter would kill it under systemd
    (SystemCallErrorNumber makes it fail with EPERM instead), so none may appear. The daemon
    runs as `nobody`, as the unit's DynamicUser would (as root, SQLite also calls fchown).
-4. The optional bpf drop-in (deploy/iowatch.service.d/bpf.conf): `systemd-analyze verify` is
-   silent with it, its exposure is printed beside the base unit's, and its capabilities are
-   enough: `iowatch serve` with collectors.bpf.enabled runs as `nobody` holding only the
-   drop-in's CAP_BPF and CAP_PERFMON (setpriv), loads the program (collector "bpf" 1),
-   reloads and stops, every system call it makes after its exec allowed by the unit with the
-   drop-in applied (skipped, said on stdout, without the kernel's BTF).
+4. The optional drop-ins (deploy/iowatch.service.d/bpf.conf and kmsg.conf): `systemd-analyze
+   verify` is silent with each, its exposure is printed beside the base unit's, and its
+   capabilities are enough: `iowatch serve` with the collector it is for runs as `nobody`
+   holding only the drop-in's capabilities (setpriv: CAP_BPF and CAP_PERFMON; CAP_SYSLOG),
+   the collector reads (bpf loads its program; kmsg reads /dev/kmsg under
+   kernel.dmesg_restrict), reloads and stops, every system call it makes after its exec
+   allowed by the unit with the drop-in applied (skipped, said on stdout, without the kernel's
+   BTF for bpf).
 
 Usage: deploy_systemd.py IOWATCH_BINARY SOURCE_DIR
 """
@@ -33,6 +35,7 @@ import time
 import daemon
 
 BPF_CONFIG = "probes:\n  enabled: false\ncollectors:\n  bpf:\n    enabled: true\n"
+KMSG_CONFIG = "probes:\n  enabled: false\ncollectors:\n  kmsg:\n    enabled: true\n"
 
 CONFIG = """\
 probes:
@@ -133,33 +136,42 @@ def calls_after_exec(trace_path, binary):
     return used
 
 
-def check_bpf_dropin(r, binary, source, unit, work):
-    dropin = os.path.join(source, "deploy", "iowatch.service.d", "bpf.conf")
+# The optional drop-ins: (file, the capabilities it grants, the system call it adds to the
+# filter or None, the daemon's config, the collector that must then read, what the host needs).
+DROPINS = [
+    ("bpf.conf", "+bpf,+perfmon", "bpf", BPF_CONFIG, "bpf", "/sys/kernel/btf/vmlinux"),
+    ("kmsg.conf", "+syslog", None, KMSG_CONFIG, "kmsg", "/dev/kmsg"),
+]
+
+
+def check_dropin(r, binary, source, unit, work, dropin_spec):
+    name, caps, call, config, collector, needs = dropin_spec
+    dropin = os.path.join(source, "deploy", "iowatch.service.d", name)
     local = os.path.join(work, "iowatch.service")
     dropin_dir = os.path.join(work, "iowatch.service.d")
     os.makedirs(dropin_dir, exist_ok=True)
     shutil.copy(dropin, dropin_dir)
     code, out = run(["systemd-analyze", "verify", local])
-    r.check(code == 0 and not out, "systemd-analyze verify is silent with the bpf drop-in",
+    r.check(code == 0 and not out, f"systemd-analyze verify is silent with {name}",
             f"exit {code}: {out}")
     shutil.rmtree(dropin_dir)
-    merged = os.path.join(work, "merged", "iowatch.service")
+    merged = os.path.join(work, f"merged-{name}", "iowatch.service")
     os.makedirs(os.path.dirname(merged))
     with open(merged, "w") as f:
         f.write(dropin_applied(unit, dropin))
     level, detail = exposure(merged)
-    print(f"note: systemd-analyze security: iowatch.service with bpf.conf {level}")
-    r.check(level is not None and level < 3.0, f"exposure with the bpf drop-in below 3.0 ({level})",
+    print(f"note: systemd-analyze security: iowatch.service with {name} {level}")
+    r.check(level is not None and level < 3.0, f"exposure with {name} below 3.0 ({level})",
             detail[-3000:])
     allowed = allowed_by(dropin_applied(unit, dropin))
-    r.check("bpf" in allowed and "bpf" not in allowed_by(unit),
-            "the drop-in adds bpf() to the filter, the base unit keeps it out")
-    if not os.path.exists("/sys/kernel/btf/vmlinux"):
-        print("SKIP bpf drop-in run: no kernel BTF (/sys/kernel/btf/vmlinux)")
+    if call:
+        r.check(call in allowed and call not in allowed_by(unit),
+                f"{name} adds {call}() to the filter, the base unit keeps it out")
+    if not os.path.exists(needs):
+        print(f"SKIP {name} run: no {needs} here")
         return
-    trace = os.path.join(work, "strace-bpf.txt")
-    caps = "+bpf,+perfmon"
-    d = daemon.Daemon(binary, config=BPF_CONFIG, wrapper=[
+    trace = os.path.join(work, f"strace-{collector}.txt")
+    d = daemon.Daemon(binary, config=config, wrapper=[
         "strace", "-f", "-qq", "-o", trace, "setpriv", "--reuid=nobody", "--regid=nogroup",
         "--clear-groups", f"--inh-caps=-all,{caps}", f"--ambient-caps=-all,{caps}",
         f"--bounding-set=-all,{caps}"])
@@ -169,17 +181,19 @@ def check_bpf_dropin(r, binary, source, unit, work):
     d.start(timeout=60)
     try:
         held, samples = d.scrape_until(
-            lambda s: daemon.values(s, "iowatch_collector_success", collector="bpf") == [1], 30)
-        r.check(held, "as nobody with only CAP_BPF and CAP_PERFMON, the bpf collector loads",
+            lambda s: daemon.values(s, "iowatch_collector_success", collector=collector) == [1],
+            30)
+        r.check(held, f"as nobody with only {caps}, the {collector} collector reads",
                 d.stderr()[-2000:])
-        r.check(reload_and_stop(d) == 0, "exits 0 with the program loaded", d.stderr()[-2000:])
+        r.check(reload_and_stop(d) == 0, f"exits 0 with the {collector} collector on",
+                d.stderr()[-2000:])
     finally:
         d.close()
     used = calls_after_exec(trace, binary)
     outside = sorted(used - allowed)
-    print(f"note: {len(used)} distinct system calls used with the bpf collector")
-    r.check("bpf" in used and not outside,
-            "every system call made with the bpf collector is allowed by unit + drop-in",
+    print(f"note: {len(used)} distinct system calls used with the {collector} collector")
+    r.check((call is None or call in used) and not outside,
+            f"every system call made with the {collector} collector is allowed by unit + {name}",
             f"outside the filter: {outside}")
 
 
@@ -267,8 +281,9 @@ def main():
         r.check(used and not outside, "every system call the daemon made is allowed by the unit",
                 f"outside the filter: {outside}")
 
-        # 4. the bpf drop-in.
-        check_bpf_dropin(r, binary, source, unit, work)
+        # 4. the optional drop-ins.
+        for spec in DROPINS:
+            check_dropin(r, binary, source, unit, work, spec)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return r.finish()

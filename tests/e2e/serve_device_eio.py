@@ -9,7 +9,9 @@ the block layer: the kernel logs "I/O error, dev loopN, sector S op
 0x0:(READ)" and the read returns EIO. Checked:
 1. during the fault: runs end as errors (iowatch_probe_runs_total
    {result="error"}), each stored with errno 5, the path and "Input/output
-   error"; the daemon keeps serving /metrics and /healthz;
+   error"; the kmsg collector's iowatch_kernel_io_errors_total for the loop
+   device is, op by op, the count of its "I/O error" lines in /dev/kmsg; the
+   daemon keeps serving /metrics and /healthz;
 2. the backing file restored to its size (the blocks read back as zeros):
    ok runs resume without a restart; SIGTERM exits 0.
 Everything is unmounted, detached and removed at the end.
@@ -49,6 +51,44 @@ def stored_errors(state):
                            "WHERE result = 'error'").fetchall()
     finally:
         con.close()
+
+
+def kernel_io_errors(device):
+    """The block layer's request errors on `device` the kernel log still holds, by op, read
+    from /dev/kmsg as the daemon reads it (every record of the ring buffer, this boot)."""
+    counts = {}
+    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                record = os.read(fd, 8192).decode(errors="replace")
+            except BlockingIOError:
+                return counts
+            except BrokenPipeError:
+                continue  # overwritten records: the next read goes on
+            text = record.split(";", 1)[-1].split("\n", 1)[0]
+            m = re.match(r"(?:blk_update_request: )?I/O error, dev (\S+), sector \d+ op "
+                         r"0x[0-9a-f]+:\((\w+)\)", text)
+            if m and m.group(1) == device:
+                counts[m.group(2).lower()] = counts.get(m.group(2).lower(), 0) + 1
+    finally:
+        os.close(fd)
+
+
+def check_kmsg_counts(r, d, device):
+    """The kmsg collector's count of the device's I/O errors is the kernel log's."""
+    want = {}
+    got = None
+
+    def agrees(samples):
+        nonlocal want, got
+        want = kernel_io_errors(device)
+        got = {l["op"]: int(v) for n, l, v in samples if n == "iowatch_kernel_io_errors_total"
+               and l.get("device") == device and l.get("error") == "I/O"}
+        return want and got == want
+    held, _ = d.scrape_until(agrees, 10)
+    r.check(held, f"kmsg: the daemon counts the kernel log's I/O errors on {device} ({got})",
+            f"daemon {got}, /dev/kmsg {want}")
 
 
 def main():
@@ -100,6 +140,7 @@ def main():
                           .splitlines() if f"dev {os.path.basename(disk.loop)}," in l and "I/O error" in l]
                 print(f"     kernel: {kernel[-1].strip() if kernel else '(dmesg not readable)'}")
                 print(f"     stored: {rows[0] if rows else None}")
+                check_kmsg_counts(r, d, os.path.basename(disk.loop))
                 r.check(d.get("/healthz")[0] == 200 and
                         daemon.values(samples, "iowatch_iostat_utilization_ratio"),
                         "EIO: /healthz answers and the iostat series are served")

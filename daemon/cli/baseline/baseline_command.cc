@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/file_tree.h"
+#include "common/whole_file.h"
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_table.h"
 #include "daemon/cli/baseline/conditions_table.h"
@@ -51,37 +52,6 @@ constexpr ReadFileOptions kImportRead{.open_error = "cannot open",
 Result<std::string> ReadWholeFile(const std::string& path) { return ReadFile(path, kImportRead); }
 
 Result<std::string> ReadStdin() { return ReadDescriptor(STDIN_FILENO, "<stdin>", kImportRead); }
-
-Status WriteTo(const std::string& path, std::string_view text) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return ErrnoError(errno, "cannot create", path);
-  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  const int write_errno = errno;
-  if (std::fclose(file) != 0 || !written) {
-    return ErrnoError(written ? errno : write_errno, "cannot write", path);
-  }
-  return {};
-}
-
-// A regular file (or a new one) is written beside and renamed over, so a full
-// disk never leaves half a document where a golden baseline was; anything
-// else (/dev/stdout, a pipe) is written in place.
-Status WriteWholeFile(const std::string& path, std::string_view text) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) return WriteTo(path, text);
-  const std::string temporary = path + ".tmp";
-  // The clean-ups' own failures would hide the error that matters.
-  if (Status written = WriteTo(temporary, text); !written) {
-    (void)std::remove(temporary.c_str());
-    return written;
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    (void)std::remove(temporary.c_str());
-    return ErrnoError(err, "cannot rename " + temporary + " to", path);
-  }
-  return {};
-}
 
 std::string KnownJobs(std::span<const StoredBaseline> baselines) {
   std::vector<std::string_view> jobs;  // ListBaselines orders by job

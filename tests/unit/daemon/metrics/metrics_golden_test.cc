@@ -16,6 +16,7 @@
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/fake_kmsg.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -65,6 +66,13 @@ SamplerOptions Defaults() {
                                          536000000};
     return std::unexpected(Error::NotFound("no such mount point in the test", path));
   };
+  // The kernel log: two read errors on sda, the page cache's consequence, and a gap.
+  iowatch::testing::FakeKmsg log;
+  log.Add(7, "I/O error, dev sda, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
+  log.Add(8, "I/O error, dev sda, sector 5867 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
+  log.Add(11, "Buffer I/O error on dev sda, logical block 0, async page read");
+  options.kmsg.enabled = true;
+  options.kmsg.open = log.Opener();
   return options;
 }
 

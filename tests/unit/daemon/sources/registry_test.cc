@@ -51,6 +51,7 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     off.process_interval_seconds = 0;
     off.block_io.enabled = false;
     off.filesystems.enabled = false;
+    off.kmsg.enabled = false;
     EXPECT_EQ(source.enabled(off), source.config_switch.empty());
   }
 }
@@ -94,8 +95,9 @@ TEST(Registry, EachSwitchIsAKeyOfTheBundledConfig) {
 }
 
 // check-config asks each enabled source whether it can run here: the BPF
-// collector tries its load and says why it failed.
-TEST(Registry, TheBpfSourceSaysWhyItCannotRunHere) {
+// collector tries its load and says why it failed; the kernel log's reader
+// tries to open the log. No other source has anything that could stop it.
+TEST(Registry, TheBpfAndKmsgSourcesSayWhyTheyCannotRunHere) {
   const auto bpf = std::ranges::find(RegisteredSources(), "block_io", &SourceDescriptor::name);
   ASSERT_NE(bpf, RegisteredSources().end());
   ASSERT_NE(bpf->cannot_run_here, nullptr);
@@ -107,8 +109,16 @@ TEST(Registry, TheBpfSourceSaysWhyItCannotRunHere) {
   const auto cause = bpf->cannot_run_here(options);
   ASSERT_TRUE(cause.has_value());
   EXPECT_NE(cause->find("no BTF"), std::string::npos) << *cause;
+  const auto kmsg = std::ranges::find(RegisteredSources(), "kmsg", &SourceDescriptor::name);
+  ASSERT_NE(kmsg, RegisteredSources().end());
+  ASSERT_NE(kmsg->cannot_run_here, nullptr);
+  options.kmsg.enabled = true;
+  options.kmsg.path = "/nonexistent/kmsg";
+  const auto kmsg_cause = kmsg->cannot_run_here(options);
+  ASSERT_TRUE(kmsg_cause.has_value());
+  EXPECT_NE(kmsg_cause->find("/nonexistent/kmsg"), std::string::npos) << *kmsg_cause;
   for (const SourceDescriptor& source : RegisteredSources()) {
-    if (source.name != "block_io") {
+    if (source.name != "block_io" && source.name != "kmsg") {
       EXPECT_EQ(source.cannot_run_here, nullptr) << source.name;
     }
   }

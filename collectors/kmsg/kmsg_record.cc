@@ -1,0 +1,89 @@
+#include "collectors/kmsg/kmsg_record.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "collectors/text_scan.h"
+
+namespace iowatch::collectors {
+namespace {
+
+// The text up to `delimiter` in `rest`, which then starts after it.
+std::optional<std::string_view> Take(std::string_view& rest, std::string_view delimiter) {
+  const size_t at = rest.find(delimiter);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view taken = rest.substr(0, at);
+  rest.remove_prefix(at + delimiter.size());
+  return taken;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::ranges::transform(out, out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// "sector 5866 op 0x0:(READ) flags …" -> "read"; nullopt without the op.
+std::optional<std::string> OpOf(std::string_view rest) {
+  if (!Take(rest, " op 0x")) return std::nullopt;
+  if (!Take(rest, ":(")) return std::nullopt;
+  const auto op = Take(rest, ")");
+  if (!op || op->empty()) return std::nullopt;
+  return Lower(*op);
+}
+
+std::optional<BlockIoError> RequestError(std::string_view text) {
+  // Older kernels: "blk_update_request: I/O error, dev …".
+  if (text.starts_with("blk_update_request: ")) text.remove_prefix(20);
+  std::string_view rest = text;
+  const auto kind = Take(rest, " error, dev ");
+  if (!kind || kind->empty() || kind->find(',') != std::string_view::npos) return std::nullopt;
+  const auto device = Take(rest, ", sector ");
+  if (!device || device->empty() || device->find(' ') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto op = OpOf(rest);
+  if (!op) return std::nullopt;
+  return BlockIoError{std::string(*device), std::move(*op), std::string(*kind), false};
+}
+
+// "Buffer I/O error on dev sdb1, logical block 0, async page read"
+// "Buffer I/O error on dev loop0, logical block 12, lost async page write"
+std::optional<BlockIoError> BufferError(std::string_view text) {
+  constexpr std::string_view kPrefix = "Buffer I/O error on dev ";
+  if (!text.starts_with(kPrefix)) return std::nullopt;
+  std::string_view rest = text.substr(kPrefix.size());
+  const auto device = Take(rest, ", logical block ");
+  if (!device || device->empty()) return std::nullopt;
+  const std::string op = rest.ends_with(" write") ? "write" : rest.ends_with(" read") ? "read" : "";
+  if (op.empty()) return std::nullopt;
+  return BlockIoError{std::string(*device), op, "buffer", true};
+}
+
+}  // namespace
+
+std::optional<KmsgRecord> ParseKmsgRecord(std::string_view bytes) {
+  std::string_view rest = bytes;
+  const auto header = Take(rest, ";");
+  if (!header) return std::nullopt;
+  std::string_view fields = *header;
+  const auto priority = Take(fields, ",");
+  const auto sequence = Take(fields, ",");
+  if (!priority || !sequence) return std::nullopt;
+  // USEC, then FLAGS and any further fields a newer kernel adds.
+  const std::string_view usec = fields.substr(0, fields.find(','));
+  const auto p = ParseU64(*priority);
+  const auto s = ParseU64(*sequence);
+  const auto u = ParseU64(usec);
+  if (!p || !s || !u || *p > 0xffffffffULL) return std::nullopt;
+  // The message ends at the first newline; " KEY=VALUE" lines follow it.
+  const std::string_view text = rest.substr(0, rest.find('\n'));
+  return KmsgRecord{static_cast<uint32_t>(*p), *s, *u, std::string(text)};
+}
+
+std::optional<BlockIoError> ParseBlockIoError(std::string_view text) {
+  if (auto request = RequestError(text)) return request;
+  return BufferError(text);
+}
+
+}  // namespace iowatch::collectors

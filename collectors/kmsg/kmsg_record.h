@@ -1,0 +1,41 @@
+// The kernel log as /dev/kmsg hands it out (Documentation/ABI/testing/
+// dev-kmsg): one record per read(), "PRIO,SEQ,USEC,FLAGS[,…];TEXT\n" then
+// " KEY=VALUE" lines for the device it concerns; and the block layer's
+// request errors in it. blk_print_req_error() writes "<kind> error, dev
+// <name>, sector <n> op 0x<op>:(<OP>) flags …" (5.x and 6.x; kernels before
+// 5.x prefixed "blk_update_request: "), kind being the blk_status name ("I/O",
+// "critical medium", "timeout", "critical target", …), and the page cache
+// adds "Buffer I/O error on dev <name>, logical block <n>, <what>" for the
+// same failures: counted apart, never added to the request errors.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace iowatch::collectors {
+
+struct KmsgRecord {
+  uint32_t priority = 0;  // facility * 8 + level
+  uint64_t sequence = 0;  // increases by one per record since boot
+  uint64_t usec = 0;      // monotonic time of the record
+  std::string text;       // the message, \xHH escapes as the kernel wrote them
+};
+
+// One record's bytes; nullopt when they are not in /dev/kmsg's layout.
+std::optional<KmsgRecord> ParseKmsgRecord(std::string_view bytes);
+
+struct BlockIoError {
+  std::string device;   // kernel name as printed ("sdb", "loop2", "nvme0n1")
+  std::string op;       // "read", "write", "flush", "discard", … (lower case)
+  std::string error;    // "I/O", "critical medium", "timeout", … ("buffer" for the page cache's)
+  bool buffer = false;  // the page cache's "Buffer I/O error", not a request's
+  bool operator==(const BlockIoError&) const = default;
+};
+
+// The block I/O error a message reports, or nullopt for any other message.
+std::optional<BlockIoError> ParseBlockIoError(std::string_view text);
+
+}  // namespace iowatch::collectors

@@ -1,0 +1,60 @@
+#include "daemon/sources/kmsg/kmsg_counts.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "common/file_tree.h"
+
+namespace iowatch::daemon {
+
+void KmsgCounts::Add(const std::string& device, const std::string& op, const std::string& error,
+                     bool buffer) {
+  const auto key = std::tie(device, op, error);
+  const auto at = std::ranges::lower_bound(
+      errors, key, {}, [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });
+  if (at != errors.end() && std::tie(at->device, at->op, at->error) == key) {
+    ++at->count;
+  } else {
+    errors.insert(at, IoErrorSeries{device, op, error, buffer, 1});
+  }
+}
+
+std::string KmsgCountsJson(const KmsgCounts& counts) {
+  nlohmann::json errors = nlohmann::json::array();
+  for (const IoErrorSeries& s : counts.errors) {
+    errors.push_back({{"device", s.device},
+                      {"op", s.op},
+                      {"error", s.error},
+                      {"buffer", s.buffer},
+                      {"count", s.count}});
+  }
+  nlohmann::json doc = {{"boot_id", counts.boot_id}, {"errors", errors}};
+  doc["sequence"] = counts.sequence ? nlohmann::json(*counts.sequence) : nlohmann::json(nullptr);
+  return doc.dump() + "\n";
+}
+
+Result<KmsgCounts> ReadKmsgCounts(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text) return ErrorOf(text);
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(*text);
+    KmsgCounts counts;
+    counts.boot_id = doc.at("boot_id").get<std::string>();
+    if (!doc.at("sequence").is_null()) counts.sequence = doc.at("sequence").get<uint64_t>();
+    for (const nlohmann::json& e : doc.at("errors")) {
+      counts.errors.push_back({e.at("device").get<std::string>(), e.at("op").get<std::string>(),
+                               e.at("error").get<std::string>(), e.at("buffer").get<bool>(),
+                               e.at("count").get<uint64_t>()});
+    }
+    std::ranges::sort(counts.errors, {},
+                      [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });
+    return counts;
+  } catch (const nlohmann::json::exception& e) {
+    return std::unexpected(Error::Parse(
+        std::string("expected iowatch's kmsg counts (boot_id, sequence, errors): ") + e.what(),
+        path, 1));
+  }
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,31 @@
+// The kmsg source's counts and their file: per (device, op, error) since
+// boot, with the boot they belong to and the last record counted, as JSON
+// ({"boot_id", "sequence", "errors": [{"device", "op", "error", "buffer",
+// "count"}]}), written whole (common/whole_file.h).
+// Thread-safety: a value; the file functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "daemon/sampling/snapshot.h"
+
+namespace iowatch::daemon {
+
+struct KmsgCounts {
+  std::string boot_id;
+  std::optional<uint64_t> sequence;   // the last record counted; none before the first
+  std::vector<IoErrorSeries> errors;  // sorted by device, op, error
+
+  // Adds one error to its series.
+  void Add(const std::string& device, const std::string& op, const std::string& error, bool buffer);
+};
+
+std::string KmsgCountsJson(const KmsgCounts& counts);
+// The file's counts; an error names the file and what was expected.
+Result<KmsgCounts> ReadKmsgCounts(const std::string& path);
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,47 @@
+// The kernel log's block I/O errors, by device, op and kind.
+#include <algorithm>
+
+#include "daemon/sources/kmsg/kmsg_source.h"
+
+namespace iowatch::daemon {
+namespace {
+
+size_t IoErrors(const Snapshot& s) { return s.kmsg.errors.size(); }
+
+size_t IfKmsgCollector(const Snapshot& s) {
+  return std::ranges::count(s.collectors, "kmsg", &CollectorStatus::name) > 0 ? 1 : 0;
+}
+
+template <bool kBuffer>
+void IoError(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const IoErrorSeries& e = s.kmsg.errors[i];
+  if (e.buffer != kBuffer) return;
+  if (kBuffer) {
+    w.SampleInt({{"device", e.device}, {"op", e.op}}, e.count);
+  } else {
+    w.SampleInt({{"device", e.device}, {"error", e.error}, {"op", e.op}}, e.count);
+  }
+}
+
+void Lost(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
+  w.SampleInt({}, s.kmsg.lost_records);
+}
+
+}  // namespace
+
+void AddKmsgFamilies(TableBuilder& t) {
+  t.Add("iowatch_kernel_io_errors_total", "counter",
+        "Block requests the kernel log reports failed (\"<error> error, dev <device>, sector ... "
+        "op ...\"), by device, op and error kind, since boot. The kernel rate-limits these "
+        "lines: a storm counts fewer.",
+        {IoErrors, IoError<false>});
+  t.Add("iowatch_kernel_buffer_io_errors_total", "counter",
+        "The page cache's \"Buffer I/O error on dev <device>\" lines, by op, since boot: "
+        "consequences of the request errors in iowatch_kernel_io_errors_total, not added to them.",
+        {IoErrors, IoError<true>});
+  t.Add("iowatch_kernel_log_lost_records_total", "counter",
+        "Kernel log records overwritten before iowatch read them (a sequence gap), since start.",
+        {IfKmsgCollector, Lost});
+}
+
+}  // namespace iowatch::daemon

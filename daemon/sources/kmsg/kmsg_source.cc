@@ -1,0 +1,139 @@
+#include "daemon/sources/kmsg/kmsg_source.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "collectors/kmsg/kmsg_record.h"
+#include "collectors/kmsg/kmsg_stream.h"
+#include "common/whole_file.h"
+#include "daemon/sources/kmsg/kmsg_counts.h"
+
+namespace iowatch::daemon {
+namespace {
+
+// Records read in one sample at most: a storm is read over several samples
+// rather than holding one past its deadline.
+constexpr size_t kMaxRecordsPerSample = 100'000;
+
+class KmsgSource final : public SampleSource {
+ public:
+  void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
+               Snapshot& out) override;
+
+ private:
+  // This boot's counts from the state file, once (another boot's are not ours).
+  void Resume(const FileTree& procfs, const KmsgSourceOptions& options);
+  // Reads what is new; false, with the error in `status`, when the log fails.
+  bool ReadNew(const KmsgSourceOptions& options, CollectorStatus& status);
+  // One record: counted when it is an I/O error newer than those counted.
+  void Count(const collectors::KmsgRecord& record);
+
+  bool resumed_ = false;
+  KmsgCounts counts_;
+  std::unique_ptr<collectors::KmsgStream> stream_;
+  std::optional<uint64_t> last_read_;  // sequence of the last record read
+  uint64_t lost_ = 0;
+  uint64_t malformed_ = 0;
+  bool changed_ = false;  // counts to save
+};
+
+void KmsgSource::Resume(const FileTree& procfs, const KmsgSourceOptions& options) {
+  resumed_ = true;
+  auto boot_id = procfs.Read("sys/kernel/random/boot_id");
+  if (boot_id) {
+    counts_.boot_id = *boot_id;
+    while (!counts_.boot_id.empty() && counts_.boot_id.back() == '\n') counts_.boot_id.pop_back();
+  }
+  if (options.state_file.empty() || counts_.boot_id.empty()) return;
+  auto saved = ReadKmsgCounts(options.state_file);
+  if (saved && saved->boot_id == counts_.boot_id) counts_ = std::move(*saved);
+}
+
+void KmsgSource::Count(const collectors::KmsgRecord& record) {
+  if (last_read_ && record.sequence > *last_read_ + 1) lost_ += record.sequence - *last_read_ - 1;
+  last_read_ = record.sequence;
+  if (counts_.sequence && record.sequence <= *counts_.sequence) return;  // counted before
+  // The kernel's own (facility 0): root can write any text to /dev/kmsg as facility user.
+  if (record.priority >> 3 != 0) return;
+  const auto error = collectors::ParseBlockIoError(record.text);
+  if (!error) return;
+  counts_.Add(error->device, error->op, error->error, error->buffer);
+  counts_.sequence = record.sequence;
+  changed_ = true;
+}
+
+bool KmsgSource::ReadNew(const KmsgSourceOptions& options, CollectorStatus& status) {
+  if (!stream_) {
+    auto opened = options.open ? options.open() : collectors::OpenKmsg(options.path);
+    if (!opened) {
+      status.error = opened.error().ToString();
+      return false;
+    }
+    stream_ = std::move(*opened);
+  }
+  for (size_t n = 0; n < kMaxRecordsPerSample; ++n) {
+    auto read = stream_->Next();
+    if (!read) {
+      status.error = read.error().ToString();
+      stream_.reset();  // opened again next sample
+      return false;
+    }
+    if (read->overrun) continue;  // the sequence numbers say how many were lost
+    if (!read->record) break;     // caught up
+    const auto record = collectors::ParseKmsgRecord(*read->record);
+    if (!record) {
+      ++malformed_;
+      if (status.parse_error.empty()) {
+        status.parse_error = options.path + ": expected 'PRIO,SEQ,USEC,FLAGS;TEXT', found '" +
+                             read->record->substr(0, 80) + "'";
+      }
+      continue;
+    }
+    Count(*record);
+  }
+  return true;
+}
+
+void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+                         const SourceContext& context, Snapshot& out) {
+  const KmsgSourceOptions& options = context.options->kmsg;
+  if (!options.enabled) return;
+  const double start = context.now();
+  CollectorStatus status{"kmsg", 0, false, 0, {}, {}};
+  if (!resumed_) Resume(procfs, options);
+  status.success = ReadNew(options, status);
+  if (changed_ && !options.state_file.empty()) {
+    // Unsaved counts are saved with the next error; a restart before then
+    // counts those records again, from the log, once.
+    if (WriteWholeFile(options.state_file, KmsgCountsJson(counts_))) changed_ = false;
+  }
+  out.kmsg.errors = counts_.errors;
+  out.kmsg.lost_records = lost_;
+  status.parse_errors_total = malformed_;
+  status.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(status));
+}
+
+}  // namespace
+
+const SourceDescriptor& KmsgSourceDescriptor() {
+  static constexpr std::string_view kCollectors[] = {"kmsg"};
+  static constexpr SourceDescriptor kDescriptor = Registered<KmsgSource, &Snapshot::kmsg>({
+      .name = "kmsg",
+      .reads = "/dev/kmsg: the kernel log's block I/O errors",
+      .collectors = kCollectors,
+      .config_switch = "collectors.kmsg.enabled",
+      .enabled = [](const SamplerOptions& o) { return o.kmsg.enabled; },
+      .add_families = AddKmsgFamilies,
+      .cannot_run_here = [](const SamplerOptions& o) -> std::optional<std::string> {
+        auto opened = o.kmsg.open ? o.kmsg.open() : collectors::OpenKmsg(o.kmsg.path);
+        if (opened) return std::nullopt;
+        return opened.error().ToString();
+      },
+  });
+  return kDescriptor;
+}
+
+}  // namespace iowatch::daemon

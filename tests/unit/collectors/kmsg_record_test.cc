@@ -1,0 +1,64 @@
+// /dev/kmsg's records and the block layer's error lines in them, as 5.x and
+// 6.x kernels print them (the texts are this VM's, kernel 6.18, and
+// blk_print_req_error's and buffer_io_error's formats).
+#include "collectors/kmsg/kmsg_record.h"
+
+#include <gtest/gtest.h>
+
+namespace iowatch::collectors {
+namespace {
+
+TEST(KmsgRecord, HeaderTextAndNothingOfTheDictionary) {
+  const auto r = ParseKmsgRecord(
+      "3,692,9903967968,-;I/O error, dev loop2, sector 5866 op 0x0:(READ) flags 0x8800 "
+      "phys_seg 1 prio class 2\n SUBSYSTEM=block\n DEVICE=+block:7:2\n");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->priority, 3u);
+  EXPECT_EQ(r->sequence, 692u);
+  EXPECT_EQ(r->usec, 9903967968u);
+  EXPECT_EQ(r->text,
+            "I/O error, dev loop2, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
+  // Fields a newer kernel appends after the flags are passed over.
+  EXPECT_EQ(ParseKmsgRecord("6,1,2,-,caller=T1;text\n")->text, "text");
+}
+
+TEST(KmsgRecord, NotALogRecord) {
+  EXPECT_FALSE(ParseKmsgRecord("").has_value());
+  EXPECT_FALSE(ParseKmsgRecord("no header at all\n").has_value());
+  EXPECT_FALSE(ParseKmsgRecord("3,x,1,-;text\n").has_value());
+  EXPECT_FALSE(ParseKmsgRecord("3,1;text\n").has_value());
+}
+
+TEST(BlockIoError, RequestErrorsOfEveryKindAndOp) {
+  EXPECT_EQ(ParseBlockIoError("I/O error, dev loop2, sector 5866 op 0x0:(READ) flags 0x8800 "
+                              "phys_seg 1 prio class 2"),
+            (BlockIoError{"loop2", "read", "I/O", false}));
+  EXPECT_EQ(ParseBlockIoError("critical medium error, dev sdb, sector 1234 op 0x1:(WRITE) flags "
+                              "0x0 phys_seg 1 prio class 0"),
+            (BlockIoError{"sdb", "write", "critical medium", false}));
+  EXPECT_EQ(ParseBlockIoError("timeout error, dev nvme0n1, sector 0 op 0x2:(FLUSH) flags 0x800"),
+            (BlockIoError{"nvme0n1", "flush", "timeout", false}));
+  // Kernels before 5.x prefixed the function.
+  EXPECT_EQ(ParseBlockIoError("blk_update_request: I/O error, dev sda, sector 8 op "
+                              "0x3:(DISCARD) flags 0x0 phys_seg 1 prio class 0"),
+            (BlockIoError{"sda", "discard", "I/O", false}));
+}
+
+TEST(BlockIoError, BufferErrorsApart) {
+  EXPECT_EQ(ParseBlockIoError("Buffer I/O error on dev loop2, logical block 0, async page read"),
+            (BlockIoError{"loop2", "read", "buffer", true}));
+  EXPECT_EQ(
+      ParseBlockIoError("Buffer I/O error on dev sdb1, logical block 12, lost async page write"),
+      (BlockIoError{"sdb1", "write", "buffer", true}));
+}
+
+TEST(BlockIoError, OtherMessagesAreNotErrors) {
+  EXPECT_FALSE(ParseBlockIoError("loop3: detected capacity change from 0 to 32768"));
+  EXPECT_FALSE(ParseBlockIoError("EXT4-fs error (device loop0): trigger_test_error:129: hi"));
+  EXPECT_FALSE(ParseBlockIoError("I/O error, dev loop2"));                // cut short
+  EXPECT_FALSE(ParseBlockIoError("my app: I/O error, dev x, sector y"));  // no op
+  EXPECT_FALSE(ParseBlockIoError("Buffer I/O error on dev loop2, logical block 0, something"));
+}
+
+}  // namespace
+}  // namespace iowatch::collectors

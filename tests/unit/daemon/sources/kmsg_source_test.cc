@@ -1,0 +1,148 @@
+// The kernel log's I/O errors in the sample: counted by device, op and kind,
+// buffer errors apart, gaps counted, nothing counted twice across a restart
+// of the same boot, a new boot starting from zero, and a log that fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/fake_kmsg.h"
+#include "tests/unit/source_tree.h"
+
+namespace iowatch::daemon {
+namespace {
+
+class KmsgSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("iowatch-kmsg-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "proc/sys/kernel/random");
+    SetBoot("11111111-2222-3333-4444-555555555555");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetBoot(const std::string& id) {
+    std::ofstream(dir_ / "proc/sys/kernel/random/boot_id") << id << "\n";
+  }
+  SamplerOptions Options() {
+    SamplerOptions o;
+    o.filesystems.enabled = false;
+    o.kmsg.enabled = true;
+    o.kmsg.open = log_.Opener();
+    o.kmsg.state_file = (dir_ / "kmsg-errors.json").string();
+    return o;
+  }
+  std::shared_ptr<const Snapshot> Sample(Sampler& sampler) {
+    return sampler.Collect(FileTree(dir_ / "proc"), FileTree(dir_ / "sys"), 1000);
+  }
+  static uint64_t Count(const Snapshot& s, const std::string& device, const std::string& op,
+                        const std::string& error) {
+    for (const IoErrorSeries& e : s.kmsg.errors) {
+      if (e.device == device && e.op == op && e.error == error) return e.count;
+    }
+    return 0;
+  }
+  static const CollectorStatus& Status(const Snapshot& s) {
+    return *std::ranges::find(s.collectors, "kmsg", &CollectorStatus::name);
+  }
+
+  std::filesystem::path dir_;
+  testing::FakeKmsg log_;
+};
+
+TEST_F(KmsgSourceTest, CountsRequestErrorsByDeviceOpAndKindAndBufferErrorsApart) {
+  log_.Add(1, "loop3: detected capacity change from 0 to 32768", 6);
+  log_.Add(2,
+           "I/O error, dev loop2, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
+  log_.Add(3,
+           "I/O error, dev loop2, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
+  log_.Add(4, "Buffer I/O error on dev loop2, logical block 0, async page read");
+  log_.Add(5, "critical medium error, dev sdb, sector 9 op 0x1:(WRITE) flags 0x0 phys_seg 1");
+  log_.AddRaw("not a record\n");
+  // The same text written to /dev/kmsg by a program (facility user, 1 * 8 + 3): not the kernel's.
+  log_.Add(6, "I/O error, dev loop2, sector 1 op 0x0:(READ) flags 0x0", 11);
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_TRUE(Status(*s).success) << Status(*s).error;
+  EXPECT_EQ(Count(*s, "loop2", "read", "I/O"), 2u);
+  EXPECT_EQ(Count(*s, "sdb", "write", "critical medium"), 1u);
+  EXPECT_EQ(Count(*s, "loop2", "read", "buffer"), 1u);
+  ASSERT_EQ(s->kmsg.errors.size(), 3u);
+  EXPECT_TRUE(std::ranges::find(s->kmsg.errors, "buffer", &IoErrorSeries::error)->buffer);
+  EXPECT_EQ(Status(*s).parse_errors_total, 1u);
+  EXPECT_NE(Status(*s).parse_error.find("not a record"), std::string::npos);
+  EXPECT_EQ(s->kmsg.lost_records, 0u);
+}
+
+TEST_F(KmsgSourceTest, ReadsOnlyWhatIsNewAndCountsGaps) {
+  log_.Add(10, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
+  Sampler sampler(Options());
+  EXPECT_EQ(Count(*Sample(sampler), "sda", "read", "I/O"), 1u);
+  EXPECT_EQ(Count(*Sample(sampler), "sda", "read", "I/O"), 1u);  // nothing new: nothing added
+  log_.Overrun();
+  log_.Add(15, "I/O error, dev sda, sector 2 op 0x0:(READ) flags 0x0");  // 11..14 overwritten
+  const auto s = Sample(sampler);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 2u);
+  EXPECT_EQ(s->kmsg.lost_records, 4u);
+}
+
+TEST_F(KmsgSourceTest, ARestartInTheSameBootGoesOnFromTheSavedCounts) {
+  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
+  log_.Add(2, "I/O error, dev sda, sector 2 op 0x1:(WRITE) flags 0x0");
+  {
+    Sampler first(Options());
+    EXPECT_EQ(Count(*Sample(first), "sda", "read", "I/O"), 1u);
+  }
+  log_.Add(3, "I/O error, dev sda, sector 3 op 0x0:(READ) flags 0x0");
+  Sampler restarted(Options());  // reads the ring buffer from its first record again
+  const auto s = Sample(restarted);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 2u);  // 1 and 3, not 1 twice
+  EXPECT_EQ(Count(*s, "sda", "write", "I/O"), 1u);
+}
+
+TEST_F(KmsgSourceTest, ANewBootStartsFromNothing) {
+  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
+  {
+    Sampler before(Options());
+    EXPECT_EQ(Count(*Sample(before), "sda", "read", "I/O"), 1u);
+  }
+  SetBoot("99999999-2222-3333-4444-555555555555");
+  testing::FakeKmsg after_reboot;
+  after_reboot.Add(1, "I/O error, dev sdb, sector 1 op 0x0:(READ) flags 0x0");
+  SamplerOptions o = Options();
+  o.kmsg.open = after_reboot.Opener();
+  Sampler after(o);
+  const auto s = Sample(after);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 0u);
+  EXPECT_EQ(Count(*s, "sdb", "read", "I/O"), 1u);
+}
+
+TEST_F(KmsgSourceTest, AFailingLogFailsTheCollectorWithItsCauseAndIsOpenedAgain) {
+  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
+  log_.Fail();
+  Sampler sampler(Options());
+  const auto failed = Sample(sampler);
+  EXPECT_FALSE(Status(*failed).success);
+  EXPECT_NE(Status(*failed).error.find("/dev/kmsg"), std::string::npos) << Status(*failed).error;
+  EXPECT_EQ(Count(*failed, "sda", "read", "I/O"), 1u);  // what was read before still counts
+  const auto again = Sample(sampler);                   // a new reader, from the first record
+  EXPECT_TRUE(Status(*again).success) << Status(*again).error;
+  EXPECT_EQ(Count(*again, "sda", "read", "I/O"), 1u);  // not counted twice
+}
+
+TEST_F(KmsgSourceTest, AnUnopenableLogSaysWhy) {
+  SamplerOptions o = Options();
+  o.kmsg.open = nullptr;
+  o.kmsg.path = (dir_ / "no-such-kmsg").string();
+  Sampler sampler(o);
+  const auto s = Sample(sampler);
+  EXPECT_FALSE(Status(*s).success);
+  EXPECT_NE(Status(*s).error.find("no-such-kmsg"), std::string::npos) << Status(*s).error;
+}
+
+}  // namespace
+}  // namespace iowatch::daemon
