@@ -200,10 +200,11 @@ std::string TransportOf(std::string_view name, bool has_dm, bool has_md, bool ha
       return std::string(bus);
     }
   }
-  // An NVMe namespace's device is its controller, which has no modalias.
+  // An NVMe namespace's device is its controller, which has no modalias; a
+  // loop device with no file attached has no loop/ directory.
   constexpr std::pair<std::string_view, std::string_view> kPrefixes[] = {
-      {"nvme", "nvme"}, {"mmcblk", "mmc"}, {"xvd", "xen"}, {"vd", "virtio"}, {"nbd", "nbd"},
-      {"zram", "zram"}, {"ram", "ram"},    {"sd", "scsi"}, {"sr", "scsi"}};
+      {"nvme", "nvme"}, {"mmcblk", "mmc"}, {"xvd", "xen"},   {"vd", "virtio"}, {"nbd", "nbd"},
+      {"zram", "zram"}, {"ram", "ram"},    {"loop", "loop"}, {"sd", "scsi"},   {"sr", "scsi"}};
   for (const auto& [prefix, transport] : kPrefixes) {
     if (name.starts_with(prefix)) return std::string(transport);
   }

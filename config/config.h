@@ -105,10 +105,21 @@ struct KmsgConfig {
   bool operator==(const KmsgConfig&) const = default;
 };
 
+// Device health from smartctl (collectors/smart/): every interval per disk,
+// a run killed after the timeout. Needs CAP_SYS_RAWIO (CAP_SYS_ADMIN for NVMe)
+// and the disks' device files (deploy/iowatch.service.d/smart.conf).
+struct SmartConfig {
+  bool enabled = true;
+  std::chrono::milliseconds interval{600'000};
+  std::chrono::milliseconds timeout{60'000};
+  bool operator==(const SmartConfig&) const = default;
+};
+
 struct CollectorsConfig {
   BpfConfig bpf;
   FilesystemConfig filesystem;
   KmsgConfig kmsg;
+  SmartConfig smart;
   bool operator==(const CollectorsConfig&) const = default;
 };
 

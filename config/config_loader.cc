@@ -206,10 +206,21 @@ constexpr Key kKmsgKeys[] = {
        r.Read(v, "true or false", ParseBool, c.collectors.kmsg.enabled);
      }},
 };
+constexpr Key kSmartKeys[] = {
+    {"enabled",
+     [](Reader& r, const Value& v, Config& c) {
+       r.Read(v, "true or false", ParseBool, c.collectors.smart.enabled);
+     }},
+    {"interval", [](Reader& r, const Value& v,
+                    Config& c) { r.Duration(v, milliseconds(1000), c.collectors.smart.interval); }},
+    {"timeout", [](Reader& r, const Value& v,
+                   Config& c) { r.Duration(v, milliseconds(1000), c.collectors.smart.timeout); }},
+};
 constexpr Key kCollectorKeys[] = {
     Section("bpf", kBpfKeys),
     Section("filesystem", kFilesystemKeys),
     Section("kmsg", kKmsgKeys),
+    Section("smart", kSmartKeys),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

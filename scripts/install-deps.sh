@@ -36,6 +36,8 @@ packages=(
   systemd strace dpkg-dev
   # the filesystem collector is tested on XFS and btrfs as on ext4 (tests/e2e/serve_filesystems.py)
   xfsprogs btrfs-progs
+  # device health: smartctl's JSON (collectors/smart), tested live on this host's disks
+  smartmontools
   # the status page is tested in a real browser
   chromium
 )

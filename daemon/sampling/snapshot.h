@@ -27,6 +27,7 @@
 #include "collectors/named_values.h"
 #include "collectors/pressure.h"
 #include "collectors/proc_stat.h"
+#include "collectors/smart/smartctl_json.h"
 #include "common/memo.h"
 
 namespace iowatch::daemon {
@@ -189,6 +190,19 @@ struct KmsgSnapshot {
   uint64_t lost_records = 0;          // overwritten before they were read, since start
 };
 
+// Device health from smartctl (daemon/sources/smart/): one entry per disk
+// asked, with its last report (kept between reads: every
+// collectors.smart.interval) or why there is none.
+struct SmartSeries {
+  std::string device;  // kernel name
+  std::optional<collectors::SmartReport> report;
+  std::string error;  // why smartctl gave no health ("" when it did)
+};
+
+struct SmartSnapshot {
+  std::vector<SmartSeries> devices;  // by device
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -217,6 +231,7 @@ struct Snapshot {
   BlockIoSnapshot block_io;
   FilesystemSnapshot filesystems;
   KmsgSnapshot kmsg;
+  SmartSnapshot smart;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

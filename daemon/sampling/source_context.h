@@ -61,6 +61,15 @@ struct KmsgSourceOptions {
   std::function<Result<std::unique_ptr<collectors::KmsgStream>>()> open;
 };
 
+// Device health (collectors/smart/): smartctl per disk, every interval.
+struct SmartSourceOptions {
+  bool enabled = false;  // serve: collectors.smart.enabled (true); the CLI never runs smartctl
+  double interval_seconds = 600;
+  double timeout_seconds = 60;  // a run still going then is killed
+  // The command before "--json=c -x -n standby /dev/DEV"; tests put a script.
+  std::vector<std::string> command = {"smartctl"};
+};
+
 struct SamplerOptions {
   double interval_seconds = 1;
   double window_seconds = 60;
@@ -70,6 +79,7 @@ struct SamplerOptions {
   BlockIoSourceOptions block_io;
   FilesystemSourceOptions filesystems;
   KmsgSourceOptions kmsg;
+  SmartSourceOptions smart;
   // How often /proc/PID/io of every process is read (process_source.h); 0: never.
   double process_interval_seconds = 10;
   uint64_t page_bytes = 4096;

@@ -67,6 +67,9 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.filesystems.filter = std::move(*fs_filter);
   options.filesystems.mount_timeout_seconds = ToSeconds(fs.mount_timeout);
   options.kmsg.enabled = c.collectors.kmsg.enabled;
+  options.smart.enabled = c.collectors.smart.enabled;
+  options.smart.interval_seconds = ToSeconds(c.collectors.smart.interval);
+  options.smart.timeout_seconds = ToSeconds(c.collectors.smart.timeout);
   options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;

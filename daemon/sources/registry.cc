@@ -7,6 +7,7 @@
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
+#include "daemon/sources/smart/smart_source.h"
 #include "daemon/sources/vm/vm_source.h"
 
 namespace iowatch::daemon {
@@ -22,6 +23,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       BlockIoSourceDescriptor(),     //
       FilesystemSourceDescriptor(),  //
       KmsgSourceDescriptor(),        //
+      SmartSourceDescriptor(),       //
   };
   return kSources;
 }

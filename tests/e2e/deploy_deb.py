@@ -42,6 +42,7 @@ EXPECTED = [
     "/usr/share/iowatch/systemd/process-io.conf",
     "/usr/share/iowatch/systemd/bpf.conf",
     "/usr/share/iowatch/systemd/kmsg.conf",
+    "/usr/share/iowatch/systemd/smart.conf",
 ]
 
 

@@ -52,6 +52,7 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     off.block_io.enabled = false;
     off.filesystems.enabled = false;
     off.kmsg.enabled = false;
+    off.smart.enabled = false;
     EXPECT_EQ(source.enabled(off), source.config_switch.empty());
   }
 }

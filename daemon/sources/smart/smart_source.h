@@ -1,0 +1,24 @@
+// The smart source: device health from smartctl (collectors/smart/), for
+// every whole disk of the sample that can have any (dm, md, loop, zram, ram
+// and nbd devices have none of their own), every collectors.smart.interval.
+// A run is started and left to itself (collectors/smart/smartctl_run.h): each
+// sample takes what has finished, so a disk that takes 30 s to answer, or
+// never does, delays no sample; a run older than the timeout is killed.
+// `-n standby` leaves a sleeping disk asleep (its last report stays).
+// Reports the collector "smart": it fails, with the first disk's cause, when
+// no disk gave its health (smartctl missing, no privilege, no SMART on this
+// hardware: a virtio disk says "Unable to detect device type").
+// Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
+#pragma once
+
+#include "daemon/sampling/sample_source.h"
+
+namespace iowatch::daemon {
+
+// Its registration (daemon/sources/registry.cc).
+const SourceDescriptor& SmartSourceDescriptor();
+
+// The families it renders (smart_families.cc).
+void AddSmartFamilies(TableBuilder& t);
+
+}  // namespace iowatch::daemon
