@@ -39,6 +39,14 @@ struct FamilyDef {
 
 inline size_t Once(const Snapshot&) { return 1; }
 
+// One item when collector kName reported in this sample (it ran), else none:
+// the count of a source's once-per-sample families.
+template <const char* kName>
+size_t IfCollectorRan(const Snapshot& s) {
+  return std::ranges::count(s.collectors, std::string_view(kName), &CollectorStatus::name) > 0 ? 1
+                                                                                               : 0;
+}
+
 // Collects parts per family name; a name added twice gets the parts of both
 // calls in call order (the iostat table has one row per op of a family).
 class TableBuilder {

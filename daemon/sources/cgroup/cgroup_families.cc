@@ -13,9 +13,7 @@ namespace {
 
 size_t CgroupPairs(const Snapshot& s) { return s.cgroups.series.size(); }
 size_t CgroupPressures(const Snapshot& s) { return s.cgroups.pressure.size(); }
-size_t IfCgroupCollector(const Snapshot& s) {
-  return std::ranges::count(s.collectors, "cgroup", &CollectorStatus::name) > 0 ? 1 : 0;
-}
+constexpr char kCgroupCollector[] = "cgroup";
 
 struct CounterField {
   const char* name;
@@ -128,7 +126,7 @@ void AddCgroupFamilies(TableBuilder& t) {
         {CgroupPressures, CgroupPressureSeconds});
   t.Add("iowatch_cgroup_io_dropped_series", "gauge",
         "cgroup x device pairs not exported in this sample: over cgroups.max_series.",
-        {IfCgroupCollector, CgroupDropped});
+        {IfCollectorRan<kCgroupCollector>, CgroupDropped});
 }
 
 }  // namespace iowatch::daemon

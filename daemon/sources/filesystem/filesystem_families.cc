@@ -13,9 +13,7 @@ namespace {
 
 size_t Filesystems(const Snapshot& s) { return s.filesystems.series.size(); }
 
-size_t IfFilesystemCollector(const Snapshot& s) {
-  return std::ranges::count(s.collectors, "filesystem", &CollectorStatus::name) > 0 ? 1 : 0;
-}
+constexpr char kFilesystemCollector[] = "filesystem";
 
 struct UsageField {
   const char* name;
@@ -130,7 +128,7 @@ void AddFilesystemFamilies(TableBuilder& t) {
         {Filesystems, BtrfsErrors});
   t.Add("iowatch_filesystem_stuck_mounts", "gauge",
         "Mounts whose statvfs has not returned: each keeps one thread until it does.",
-        {IfFilesystemCollector, Stuck});
+        {IfCollectorRan<kFilesystemCollector>, Stuck});
 }
 
 }  // namespace iowatch::daemon

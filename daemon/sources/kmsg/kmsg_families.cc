@@ -8,9 +8,7 @@ namespace {
 
 size_t IoErrors(const Snapshot& s) { return s.kmsg.errors.size(); }
 
-size_t IfKmsgCollector(const Snapshot& s) {
-  return std::ranges::count(s.collectors, "kmsg", &CollectorStatus::name) > 0 ? 1 : 0;
-}
+constexpr char kKmsgCollector[] = "kmsg";
 
 template <bool kBuffer>
 void IoError(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
@@ -41,7 +39,7 @@ void AddKmsgFamilies(TableBuilder& t) {
         {IoErrors, IoError<true>});
   t.Add("iowatch_kernel_log_lost_records_total", "counter",
         "Kernel log records overwritten before iowatch read them (a sequence gap), since start.",
-        {IfKmsgCollector, Lost});
+        {IfCollectorRan<kKmsgCollector>, Lost});
 }
 
 }  // namespace iowatch::daemon

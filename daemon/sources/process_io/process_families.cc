@@ -9,9 +9,7 @@ namespace iowatch::daemon {
 namespace {
 
 size_t ProcessSeries(const Snapshot& s) { return s.process_io.series.size(); }
-size_t IfProcessCollector(const Snapshot& s) {
-  return std::ranges::count(s.collectors, "process_io", &CollectorStatus::name) > 0 ? 1 : 0;
-}
+constexpr char kProcessCollector[] = "process_io";
 
 struct ProcessField {
   const char* name;
@@ -65,11 +63,11 @@ void AddProcessFamilies(TableBuilder& t) {
   t.Add("iowatch_cgroup_process_unreadable", "gauge",
         "Processes whose /proc/PID/io iowatch may not read (another user's, without "
         "ptrace-read access) at the last reading.",
-        {IfProcessCollector, ProcessUnreadable});
+        {IfCollectorRan<kProcessCollector>, ProcessUnreadable});
   t.Add("iowatch_cgroup_process_dropped_series", "gauge",
         "cgroups whose processes did I/O at the last /proc/PID/io reading but are not exported: "
         "cgroups.max_series are kept, each with a live process.",
-        {IfProcessCollector, ProcessDropped});
+        {IfCollectorRan<kProcessCollector>, ProcessDropped});
 }
 
 }  // namespace iowatch::daemon
