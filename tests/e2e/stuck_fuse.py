@@ -27,6 +27,18 @@ BATCH_FORGET, INTERRUPT = 42, 36
 MS_NOSUID, MS_NODEV = 2, 4
 
 
+def _thread_group(tid):
+    """The process a thread (FUSE names the caller's thread) belongs to; None once gone."""
+    try:
+        with open(f"/proc/{tid}/status") as f:
+            for line in f:
+                if line.startswith("Tgid:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
 class StuckFuse:
     def __init__(self, mountpoint, names, stuck_statfs=False):
         self.mountpoint = mountpoint
@@ -34,6 +46,7 @@ class StuckFuse:
         self.stuck_statfs = stuck_statfs
         self.reads = 0  # reads received and left unanswered
         self.statfs_calls = 0  # statfs requests received (left unanswered with stuck_statfs)
+        self.statfs_callers = []  # the process (thread group) of each
         self.pending = []  # their request ids
         self.fd = os.open("/dev/fuse", os.O_RDWR)
         os.makedirs(mountpoint, exist_ok=True)
@@ -67,7 +80,7 @@ class StuckFuse:
                 request = os.read(self.fd, 1 << 20 | 4096)
             except OSError:
                 return  # unmounted or closed
-            _, opcode, unique, node, *_ = _IN_HEADER.unpack_from(request)
+            _, opcode, unique, node, _, _, pid, *_ = _IN_HEADER.unpack_from(request)
             body = request[_IN_HEADER.size:]
             if opcode == INIT:
                 major, minor = struct.unpack_from("<II", body)
@@ -91,6 +104,7 @@ class StuckFuse:
                 self.pending.append(unique)
             elif opcode == STATFS and self.stuck_statfs:
                 self.statfs_calls += 1  # never answered
+                self.statfs_callers.append(_thread_group(pid))
                 self.pending.append(unique)
             elif opcode in (RELEASE, FLUSH):
                 self._reply(unique)

@@ -136,6 +136,12 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
       UsageAsker::Answer answer = asker_.Ask(options.read_usage, mount.mount_point, deadline);
       if (answer.usage) series.usage = *answer.usage;
     }
+    // Devices no longer mounted (a container's tmpfs) are forgotten.
+    std::erase_if(names_, [&](const auto& entry) {
+      return std::ranges::none_of(out.filesystems.series, [&](const FilesystemSeries& s) {
+        return std::pair(s.major, s.minor) == entry.first;
+      });
+    });
     out.filesystems.stuck = asker_.Stuck();
     status.success = true;
   }
