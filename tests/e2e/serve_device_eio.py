@@ -9,8 +9,9 @@ the block layer: the kernel logs "I/O error, dev loopN, sector S op
 0x0:(READ)" and the read returns EIO. Checked:
 1. during the fault: runs end as errors (iowatch_probe_runs_total
    {result="error"}), each stored with errno 5, the path and "Input/output
-   error"; the kmsg collector's iowatch_kernel_io_errors_total for the loop
-   device is, op by op, the count of its "I/O error" lines in /dev/kmsg; the
+   error"; what the kmsg collector's iowatch_kernel_io_errors_total for the
+   loop device grew by is, op by op, the count of its "I/O error" lines
+   /dev/kmsg holds after the fault began (its sequence numbers); the
    daemon keeps serving /metrics and /healthz;
 2. the backing file restored to its size (the blocks read back as zeros):
    ok runs resume without a restart; SIGTERM exits 0.
@@ -53,42 +54,57 @@ def stored_errors(state):
         con.close()
 
 
-def kernel_io_errors(device):
-    """The block layer's request errors on `device` the kernel log still holds, by op, read
-    from /dev/kmsg as the daemon reads it (every record of the ring buffer, this boot)."""
-    counts = {}
+def kernel_io_errors(device, after):
+    """The block layer's request errors on `device` in the kernel log with a sequence number
+    above `after`, by op, read from /dev/kmsg as the daemon reads it; and the last sequence
+    number read. None for the counts when records after `after` were already overwritten
+    (the ring buffer wrapped: the log no longer holds them all)."""
+    counts, first, last = {}, None, after
     fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
     try:
         while True:
             try:
                 record = os.read(fd, 8192).decode(errors="replace")
             except BlockingIOError:
-                return counts
+                break
             except BrokenPipeError:
                 continue  # overwritten records: the next read goes on
-            text = record.split(";", 1)[-1].split("\n", 1)[0]
+            header, _, rest = record.partition(";")
+            fields = header.split(",")
+            seq = int(fields[1])
+            first = seq if first is None else first
+            last = max(last, seq)
+            if seq <= after or int(fields[0]) >> 3 != 0:
+                continue
+            text = rest.split("\n", 1)[0]
             m = re.match(r"(?:blk_update_request: )?I/O error, dev (\S+), sector \d+ op "
                          r"0x[0-9a-f]+:\((\w+)\)", text)
             if m and m.group(1) == device:
                 counts[m.group(2).lower()] = counts.get(m.group(2).lower(), 0) + 1
     finally:
         os.close(fd)
+    return (None if first is not None and first > after + 1 else counts), last
 
 
-def check_kmsg_counts(r, d, device):
-    """The kmsg collector's count of the device's I/O errors is the kernel log's."""
-    want = {}
-    got = None
+def daemon_io_errors(samples, device):
+    return {l["op"]: int(v) for n, l, v in samples if n == "iowatch_kernel_io_errors_total"
+            and l.get("device") == device and l.get("error") == "I/O"}
+
+
+def check_kmsg_counts(r, d, device, before, after):
+    """What the kmsg collector counted on the device since `before` (its counts then) is what
+    the kernel logged after sequence number `after` (the log's last record then)."""
+    want, got = {}, None
 
     def agrees(samples):
         nonlocal want, got
-        want = kernel_io_errors(device)
-        got = {l["op"]: int(v) for n, l, v in samples if n == "iowatch_kernel_io_errors_total"
-               and l.get("device") == device and l.get("error") == "I/O"}
-        return want and got == want
+        want, _ = kernel_io_errors(device, after)
+        now = daemon_io_errors(samples, device)
+        got = {op: n - before.get(op, 0) for op, n in now.items() if n - before.get(op, 0)}
+        return want is not None and want and got == want
     held, _ = d.scrape_until(agrees, 10)
-    r.check(held, f"kmsg: the daemon counts the kernel log's I/O errors on {device} ({got})",
-            f"daemon {got}, /dev/kmsg {want}")
+    r.check(held, f"kmsg: the daemon counts the kernel log's new I/O errors on {device} ({got})",
+            f"daemon {got}, /dev/kmsg {want} (None: the ring buffer wrapped)")
 
 
 def main():
@@ -127,6 +143,8 @@ def main():
                                str(files)):
                     return r.finish()
 
+                kmsg_before = daemon_io_errors(d.scrape(), os.path.basename(disk.loop))
+                _, kmsg_after = kernel_io_errors(os.path.basename(disk.loop), 0)
                 os.truncate(disk.image, cut)
                 errors_before = runs(samples, "error")
                 ok, samples = d.scrape_until(lambda s: runs(s, "error") >= errors_before + 2, 20)
@@ -140,7 +158,7 @@ def main():
                           .splitlines() if f"dev {os.path.basename(disk.loop)}," in l and "I/O error" in l]
                 print(f"     kernel: {kernel[-1].strip() if kernel else '(dmesg not readable)'}")
                 print(f"     stored: {rows[0] if rows else None}")
-                check_kmsg_counts(r, d, os.path.basename(disk.loop))
+                check_kmsg_counts(r, d, os.path.basename(disk.loop), kmsg_before, kmsg_after)
                 r.check(d.get("/healthz")[0] == 200 and
                         daemon.values(samples, "iowatch_iostat_utilization_ratio"),
                         "EIO: /healthz answers and the iostat series are served")
