@@ -240,14 +240,33 @@ Result<std::vector<BlockDevice>> DiscoverBlockDevices(const FileTree& sysfs, Det
   return devices;
 }
 
+namespace {
+
+// Device major:minor in `devices` and the name of its whole disk; null when absent.
+std::pair<const BlockDevice*, std::string> DeviceAndDisk(const std::vector<BlockDevice>& devices,
+                                                         uint32_t major, uint32_t minor) {
+  const auto found = std::ranges::find_if(devices, [&](const BlockDevice& d) {
+    return !d.malformed_dev && d.major == major && d.minor == minor;
+  });
+  if (found == devices.end()) return {nullptr, {}};
+  return {&*found, found->is_partition ? found->parent : found->name};
+}
+
+}  // namespace
+
+std::optional<DeviceNames> FindDeviceNames(const FileTree& sysfs, uint32_t major, uint32_t minor) {
+  auto devices = DiscoverBlockDevices(sysfs, Detail::kNames);
+  if (!devices) return std::nullopt;
+  auto [device, disk] = DeviceAndDisk(*devices, major, minor);
+  if (device == nullptr) return std::nullopt;
+  return DeviceNames{device->name, std::move(disk)};
+}
+
 std::optional<BlockDevice> FindWholeDisk(const FileTree& sysfs, uint32_t major, uint32_t minor) {
   auto devices = DiscoverBlockDevices(sysfs, Detail::kNames);
   if (!devices) return std::nullopt;
-  const auto found = std::ranges::find_if(*devices, [&](const BlockDevice& d) {
-    return !d.malformed_dev && d.major == major && d.minor == minor;
-  });
-  if (found == devices->end()) return std::nullopt;
-  const std::string disk_name = found->is_partition ? found->parent : found->name;
+  const auto [device, disk_name] = DeviceAndDisk(*devices, major, minor);
+  if (device == nullptr) return std::nullopt;
   const auto disk = std::ranges::find(*devices, disk_name, &BlockDevice::name);
   if (disk == devices->end()) return std::nullopt;
   BlockDevice whole = *disk;

@@ -114,6 +114,14 @@ std::string WwnOf(std::string_view wwid);
 // device. For the probes' target device, its busy tracking and its model.
 std::optional<BlockDevice> FindWholeDisk(const FileTree& sysfs, uint32_t major, uint32_t minor);
 
+// The kernel names of device major:minor and of its whole disk (itself when
+// it is one), from one walk of sysfs' names; nullopt when sysfs has no such device.
+struct DeviceNames {
+  std::string name;  // "sda1"
+  std::string disk;  // "sda"
+};
+std::optional<DeviceNames> FindDeviceNames(const FileTree& sysfs, uint32_t major, uint32_t minor);
+
 // Names of whole disks and the partitions of each, as iostat's device
 // selection needs them.
 struct BlockTopology {

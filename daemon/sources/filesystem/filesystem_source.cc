@@ -25,10 +25,7 @@ class FilesystemSource final : public SampleSource {
                Snapshot& out) override;
 
  private:
-  struct DeviceNames {
-    std::string name;  // the block device's kernel name ("sda1"); "" without one
-    std::string disk;  // its whole disk ("sda")
-  };
+  using DeviceNames = collectors::DeviceNames;
   // The names of each device number, walking sysfs again only when a
   // filesystem on a device not seen before appears.
   const DeviceNames& NamesOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
@@ -53,15 +50,7 @@ const FilesystemSource::DeviceNames& FilesystemSource::NamesOf(const FileTree& s
   if (const auto it = names_.find(key); it != names_.end()) return it->second;
   DeviceNames names;
   if (major != 0) {  // 0: no block device (tmpfs, NFS, FUSE, btrfs)
-    auto devices = collectors::DiscoverBlockDevices(sysfs, collectors::Detail::kNames);
-    if (devices) {
-      const auto found = std::ranges::find_if(*devices, [&](const collectors::BlockDevice& d) {
-        return !d.malformed_dev && d.major == major && d.minor == minor;
-      });
-      if (found != devices->end()) {
-        names = {found->name, found->is_partition ? found->parent : found->name};
-      }
-    }
+    names = collectors::FindDeviceNames(sysfs, major, minor).value_or(DeviceNames{});
   }
   return names_.emplace(key, std::move(names)).first->second;
 }

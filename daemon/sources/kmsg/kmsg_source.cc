@@ -17,6 +17,10 @@ namespace {
 // rather than holding one past its deadline.
 constexpr size_t kMaxRecordsPerSample = 100'000;
 
+Result<std::unique_ptr<collectors::KmsgStream>> OpenLog(const KmsgSourceOptions& options) {
+  return options.open ? options.open() : collectors::OpenKmsg(options.path);
+}
+
 class KmsgSource final : public SampleSource {
  public:
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
@@ -66,7 +70,7 @@ void KmsgSource::Count(const collectors::KmsgRecord& record) {
 
 bool KmsgSource::ReadNew(const KmsgSourceOptions& options, CollectorStatus& status) {
   if (!stream_) {
-    auto opened = options.open ? options.open() : collectors::OpenKmsg(options.path);
+    auto opened = OpenLog(options);
     if (!opened) {
       status.error = opened.error().ToString();
       return false;
@@ -128,7 +132,7 @@ const SourceDescriptor& KmsgSourceDescriptor() {
       .enabled = [](const SamplerOptions& o) { return o.kmsg.enabled; },
       .add_families = AddKmsgFamilies,
       .cannot_run_here = [](const SamplerOptions& o) -> std::optional<std::string> {
-        auto opened = o.kmsg.open ? o.kmsg.open() : collectors::OpenKmsg(o.kmsg.path);
+        auto opened = OpenLog(o.kmsg);
         if (opened) return std::nullopt;
         return opened.error().ToString();
       },
