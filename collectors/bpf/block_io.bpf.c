@@ -24,7 +24,12 @@
  *                      with request statistics on, which writeback
  *                      throttling turns on for every multi-queue disk of a
  *                      kernel built with it).
- * iowatch loads one of the last two (BlockIoProgram::Load). Only on a queue
+ * iowatch loads one of the last two (BlockIoProgram::Load). And
+ *   block_rq_error     a request ended with an error, fired where the kernel
+ *                      logs it (not for passthrough or RQF_QUIET requests,
+ *                      nor on a dead disk), rate limit aside: counted by disk,
+ *                      REQ_OP and status. Nothing runs for a request that
+ *                      succeeds. Only on a queue
  * that keeps no issue time does the issue program record one, in a slot
  * keyed by the request's address that the completion frees.
  * block_rq_insert is not used: with blk-mq's direct issue most requests are
@@ -62,6 +67,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define MAX_DISK_OP_SERIES (1024 * IOWATCH_OP_COUNT)
 #define MAX_CGROUP_SERIES 16384
 #define MAX_ALIGN_DEVICES 1024
+/* Disks × ops × statuses that ever failed a request. */
+#define MAX_ERROR_SERIES 4096
 
 /* The values of the request flags before they became enum bits (5.x). */
 #define OLD_RQF_FLUSH_SEQ (1U << 4)
@@ -131,6 +138,14 @@ struct {
   __type(key, __u32);
   __type(value, __u32);
 } align_bytes SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(max_entries, MAX_ERROR_SERIES);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, struct iowatch_error_key);
+  __type(value, __u64);
+} block_errors SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -272,6 +287,7 @@ static __always_inline void* value_of(void* map, const void* key, const void* ze
 
 static const struct iowatch_disk_op_stats zero_stats;
 static const struct iowatch_cgroup_io zero_cgroup_io;
+static const __u64 zero_count;
 
 static __always_inline struct iowatch_disk_op_stats* stats_of(__u32 dev, int op) {
   struct iowatch_dev_op_key key = {dev, (__u32)op};
@@ -478,5 +494,15 @@ int BPF_PROG(on_complete, struct request* rq, int error, unsigned int nr_bytes) 
    * it when its last bytes complete. */
   if (nr_bytes < rq->__data_len) return 0;
   account(rq, op, now);
+  return 0;
+}
+
+/* blk_status_t is a u8: the rest of the argument's register is not its. */
+SEC("tp_btf/block_rq_error")
+int BPF_PROG(on_error, struct request* rq, int error) {
+  const struct iowatch_error_key key = {disk_of(rq), rq->cmd_flags & IOWATCH_REQ_OP_MASK,
+                                        (__u32)error & 0xffU};
+  __u64* n = value_of(&block_errors, &key, &zero_count, IOWATCH_LOST_SERIES);
+  if (n) *n += 1;
   return 0;
 }

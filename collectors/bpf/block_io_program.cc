@@ -7,9 +7,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -66,12 +68,36 @@ std::unexpected<Error> LoadError(std::string_view step, int err) {
 // relocates, from its BTF.
 struct KernelFacts {
   // The block_io_done tracepoint (6.5 and later): its BTF names the
-  // tracepoint's typedef.
+  // tracepoint's typedef. block_rq_error likewise.
   bool has_block_io_done = false;
+  bool has_block_rq_error = false;
+  // enum req_op (req_opf before 5.19): value -> name, lower case, as
+  // blk_op_str prints it in the kernel log ("read", "write_zeroes").
+  std::map<uint32_t, std::string> op_names;
   // The bit of QUEUE_FLAG_STATS, an enumerator of an anonymous enum (which
   // CO-RE cannot relocate); 64 when not found.
   uint32_t queue_stats_bit = 64;
 };
+
+// The enumerators of the enum named `name`, "REQ_OP_WRITE" -> {1, "write"}
+// for prefix "REQ_OP_"; empty when no such enum.
+std::map<uint32_t, std::string> EnumNames(const btf* types, std::string_view name,
+                                          std::string_view prefix) {
+  std::map<uint32_t, std::string> names;
+  const int id = btf__find_by_name_kind(types, std::string(name).c_str(), BTF_KIND_ENUM);
+  if (id < 0) return names;
+  const btf_type* type = btf__type_by_id(types, static_cast<uint32_t>(id));
+  const struct btf_enum* values = btf_enum(type);
+  for (uint16_t i = 0; i < btf_vlen(type); ++i) {
+    std::string_view enumerator = btf__name_by_offset(types, values[i].name_off);
+    if (!enumerator.starts_with(prefix) || values[i].val < 0) continue;
+    enumerator.remove_prefix(prefix.size());
+    std::string lower(enumerator);
+    std::ranges::transform(lower, lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    names.emplace(static_cast<uint32_t>(values[i].val), std::move(lower));
+  }
+  return names;
+}
 
 // The value of enumerator `name` of any enum in `types`.
 std::optional<int64_t> EnumeratorValue(const btf* types, std::string_view name) {
@@ -93,6 +119,10 @@ KernelFacts ReadKernelFacts() {
   if (kernel == nullptr) return facts;
   facts.has_block_io_done =
       btf__find_by_name_kind(kernel, "btf_trace_block_io_done", BTF_KIND_TYPEDEF) >= 0;
+  facts.has_block_rq_error =
+      btf__find_by_name_kind(kernel, "btf_trace_block_rq_error", BTF_KIND_TYPEDEF) >= 0;
+  facts.op_names = EnumNames(kernel, "req_op", "REQ_OP_");
+  if (facts.op_names.empty()) facts.op_names = EnumNames(kernel, "req_opf", "REQ_OP_");
   const auto stats_bit = EnumeratorValue(kernel, "QUEUE_FLAG_STATS");
   if (stats_bit && *stats_bit >= 0 && *stats_bit < 64) {
     facts.queue_stats_bit = static_cast<uint32_t>(*stats_bit);
@@ -149,14 +179,30 @@ void AddRequests(const iowatch_request_stats& from, RequestStats& to) {
   }
 }
 
+// Deletes the map's entries whose key's disk is in `gone`.
+template <typename Key>
+Status ForgetKeys(int fd, const std::unordered_set<uint32_t>& gone) {
+  for (const Key& key : KeysOf<Key>(fd)) {
+    if (!gone.contains(key.dev)) continue;
+    if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
+      const DiskOp disk = DiskOpOf(key.dev, 0);
+      return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 void BlockIoProgram::SkeletonDeleter::operator()(block_io* skeleton) const {
   block_io::destroy(skeleton);
 }
 
-BlockIoProgram::BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton)
-    : skeleton_(std::move(skeleton)) {}
+BlockIoProgram::BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton,
+                               std::map<uint32_t, std::string> op_names, bool counts_errors)
+    : skeleton_(std::move(skeleton)),
+      op_names_(std::move(op_names)),
+      counts_errors_(counts_errors) {}
 BlockIoProgram::BlockIoProgram(BlockIoProgram&&) noexcept = default;
 BlockIoProgram& BlockIoProgram::operator=(BlockIoProgram&&) noexcept = default;
 BlockIoProgram::~BlockIoProgram() = default;
@@ -172,7 +218,7 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   std::call_once(print_set, [] { libbpf_set_print(PrintLibbpf); });
   std::unique_ptr<block_io, SkeletonDeleter> skeleton(block_io::open());
   if (!skeleton) return LoadError("opening", errno);
-  const KernelFacts facts = ReadKernelFacts();
+  KernelFacts facts = ReadKernelFacts();
   skeleton->rodata->queue_stats_bit = facts.queue_stats_bit;
   // Completions are taken where diskstats accounts them when the kernel says
   // where (block_io_done), else at the last bytes' completion.
@@ -180,13 +226,16 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   skeleton->rodata->completion_at_done = done ? 1 : 0;
   bpf_program__set_autoload(skeleton->progs.on_done, done);
   bpf_program__set_autoload(skeleton->progs.on_complete, !done);
+  // Errors where the kernel logs them; a kernel without the tracepoint
+  // counts none here.
+  bpf_program__set_autoload(skeleton->progs.on_error, facts.has_block_rq_error);
   if (const int err = block_io::load(skeleton.get()); err != 0) return LoadError("loading", err);
   if (const int err = block_io::attach(skeleton.get()); err != 0) {
-    return LoadError(done ? "attaching to block_rq_issue and block_io_done"
-                          : "attaching to block_rq_issue and block_rq_complete",
+    return LoadError(done ? "attaching to block_rq_issue, block_io_done and block_rq_error"
+                          : "attaching to block_rq_issue, block_rq_complete and block_rq_error",
                      err);
   }
-  return BlockIoProgram(std::move(skeleton));
+  return BlockIoProgram(std::move(skeleton), std::move(facts.op_names), facts.has_block_rq_error);
 }
 
 Result<BlockIoSample> BlockIoProgram::Read() const {
@@ -214,6 +263,16 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
         io.requests += value.requests;
       });
   if (!read) return ErrorOf(read);
+  read = ForEachSummed<iowatch_error_key, uint64_t>(
+      bpf_map__fd(skeleton_->maps.block_errors), [&](const iowatch_error_key& key, uint64_t count) {
+        const auto op = op_names_.find(key.req_op);
+        BlockErrorKey named{key.dev,
+                            op != op_names_.end() ? op->second : fmt::format("op {}", key.req_op),
+                            BlockStatusName(key.status)};
+        sample.errors[std::move(named)] += count;
+      });
+  if (!read) return ErrorOf(read);
+  sample.counts_errors = counts_errors_;
   const int lost_fd = bpf_map__fd(skeleton_->maps.lost);
   const int cpus = libbpf_num_possible_cpus();
   std::vector<uint64_t> per_cpu(static_cast<size_t>(cpus > 0 ? cpus : 1));
@@ -223,8 +282,8 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
     if (bpf_map_lookup_elem(lost_fd, &what, per_cpu.data()) != 0) continue;
     for (uint64_t n : per_cpu) *totals[what] += n;
   }
-  for (const bpf_program* program :
-       {skeleton_->progs.on_issue, skeleton_->progs.on_done, skeleton_->progs.on_complete}) {
+  for (const bpf_program* program : {skeleton_->progs.on_issue, skeleton_->progs.on_done,
+                                     skeleton_->progs.on_complete, skeleton_->progs.on_error}) {
     bpf_prog_info info{};
     uint32_t length = sizeof info;
     const int fd = bpf_program__fd(program);
@@ -250,16 +309,11 @@ Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
   if (kernel_devs.empty()) return {};
   const std::unordered_set<uint32_t> gone(kernel_devs.begin(), kernel_devs.end());
   for (const bpf_map* map : {skeleton_->maps.disk_ops, skeleton_->maps.next_sector}) {
-    const int fd = bpf_map__fd(map);
-    for (const iowatch_dev_op_key& key : KeysOf<iowatch_dev_op_key>(fd)) {
-      if (!gone.contains(key.dev)) continue;
-      if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
-        const DiskOp disk = DiskOpOf(key.dev, key.op);
-        return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
-      }
+    if (Status forgot = ForgetKeys<iowatch_dev_op_key>(bpf_map__fd(map), gone); !forgot) {
+      return forgot;
     }
   }
-  return {};
+  return ForgetKeys<iowatch_error_key>(bpf_map__fd(skeleton_->maps.block_errors), gone);
 }
 
 Status BlockIoProgram::ForgetCgroups(std::span<const uint64_t> cgroup_ids) {

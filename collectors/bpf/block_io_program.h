@@ -1,6 +1,7 @@
 // BlockIoProgram: the block-layer BPF program (block_io.bpf.c) loaded into
-// the kernel and attached to its two tracepoints for as long as the object
-// lives; Read() sums its per-CPU maps into a BlockIoSample.
+// the kernel and attached to its two tracepoints (and block_rq_error, where
+// the kernel has it) for as long as the object lives; Read() sums its
+// per-CPU maps into a BlockIoSample.
 //
 // Load() needs the kernel's BTF (/sys/kernel/btf/vmlinux: libbpf relocates
 // the program's field accesses against it) and CAP_BPF with CAP_PERFMON (or
@@ -11,8 +12,11 @@
 // counter at some moment during it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "collectors/bpf/block_io_counters.h"
 #include "collectors/bpf/block_io_sample.h"
@@ -41,9 +45,12 @@ class BlockIoProgram final : public BlockIoCounters {
   struct SkeletonDeleter {
     void operator()(block_io* skeleton) const;
   };
-  explicit BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton);
+  BlockIoProgram(std::unique_ptr<block_io, SkeletonDeleter> skeleton,
+                 std::map<uint32_t, std::string> op_names, bool counts_errors);
 
   std::unique_ptr<block_io, SkeletonDeleter> skeleton_;
+  std::map<uint32_t, std::string> op_names_;  // REQ_OP value -> "read", "write_zeroes", …
+  bool counts_errors_ = false;                // on_error attached (block_rq_error)
 };
 
 }  // namespace iowatch::collectors::bpf

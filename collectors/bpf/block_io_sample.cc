@@ -1,7 +1,10 @@
 #include "collectors/bpf/block_io_sample.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
+#include <utility>
 
 #include "common/enum_names.h"
 
@@ -40,6 +43,8 @@ void Subtract(CgroupIo& now, const CgroupIo& before) {
   now.requests = Growth(now.requests, before.requests);
 }
 
+void Subtract(uint64_t& now, uint64_t before) { now = Growth(now, before); }
+
 template <typename Map>
 void SubtractMap(Map& now, const Map& before) {
   for (auto& [key, value] : now) {
@@ -54,6 +59,7 @@ BlockIoSample Delta(const BlockIoSample& now, const BlockIoSample& before) {
   SubtractMap(out.latency, before.latency);
   SubtractMap(out.requests, before.requests);
   SubtractMap(out.cgroups, before.cgroups);
+  SubtractMap(out.errors, before.errors);
   out.lost_issues = Growth(now.lost_issues, before.lost_issues);
   out.lost_series = Growth(now.lost_series, before.lost_series);
   out.lost_cgroups = Growth(now.lost_cgroups, before.lost_cgroups);
@@ -75,6 +81,27 @@ constexpr EnumName<BlockStage> kBlockStageNames[] = {
 static_assert(NamesEveryValue<kBlockStageNames>());
 
 std::string_view ToString(BlockStage stage) { return NameIn<BlockStage>(kBlockStageNames, stage); }
+
+// include/linux/blk_types.h's BLK_STS_* values (stable since 4.13; 6 was
+// "critical nexus" before 6.5 renamed it) and blk_errors' names for them.
+constexpr std::pair<uint32_t, std::string_view> kBlockStatusNames[] = {
+    {1, "operation not supported"},   {2, "timeout"},
+    {3, "critical space allocation"}, {4, "recoverable transport"},
+    {5, "critical target"},           {6, "reservation conflict"},
+    {7, "critical medium"},           {8, "protection"},
+    {9, "kernel resource"},           {10, "I/O"},
+    {11, "dm internal retry"},        {12, "nonblocking retry"},
+    {13, "device resource"},          {14, "open zones exceeded"},
+    {15, "active zones exceeded"},    {16, "device offline"},
+    {17, "duration limit exceeded"},  {18, "invalid"},
+};
+
+std::string BlockStatusName(uint32_t status) {
+  for (const auto& [value, name] : kBlockStatusNames) {
+    if (value == status) return std::string(name);
+  }
+  return fmt::format("status {}", status);
+}
 
 DiskOp DiskOpOf(uint32_t kernel_dev, uint32_t op) {
   return DiskOp{kernel_dev >> kMinorBits, kernel_dev & ((1U << kMinorBits) - 1),

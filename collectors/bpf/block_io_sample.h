@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -64,11 +65,26 @@ struct CgroupIo {
   bool operator==(const CgroupIo&) const = default;
 };
 
+// A disk's requests the block layer ended with one status, as the kernel
+// logs them (block_rq_error): `op` the REQ_OP as the log prints it, in lower
+// case ("read", "write", "write_zeroes"), `error` the status as it prints it
+// ("I/O", "critical medium", "timeout"; BlockStatusName).
+struct BlockErrorKey {
+  uint32_t kernel_dev = 0;  // the whole disk (KernelDev)
+  std::string op;
+  std::string error;
+  auto operator<=>(const BlockErrorKey&) const = default;
+};
+
 struct BlockIoSample {
   std::map<std::pair<DiskOp, BlockStage>, LatencyHistogram> latency;
   std::map<DiskOp, RequestStats> requests;
   // By the blkcg's cgroup id (its directory's inode number).
   std::map<std::pair<uint64_t, DiskOp>, CgroupIo> cgroups;
+  std::map<BlockErrorKey, uint64_t> errors;
+  // The kernel has block_rq_error, so errors are counted (5.x kernels
+  // before it: not counted; the kernel log's collector counts them).
+  bool counts_errors = false;
   uint64_t lost_issues = 0;  // requests that found the in-flight map full: no stages
   uint64_t lost_series = 0;  // updates that found a histogram or counter map full
   uint64_t lost_cgroups = 0;
@@ -78,6 +94,11 @@ struct BlockIoSample {
   // its issue or its completion.
   uint64_t lost_recursion = 0;
 };
+
+// The blk_status_t's name as the kernel log prints it (block/blk-core.c
+// blk_errors): 10 -> "I/O", 7 -> "critical medium"; "status N" for a value
+// this table does not know.
+std::string BlockStatusName(uint32_t status);
 
 // What `now` counted since `before` (an earlier Read of the same loaded
 // program): every counter's growth; series absent before count from 0. A

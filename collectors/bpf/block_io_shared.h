@@ -104,11 +104,22 @@ struct iowatch_cgroup_io {
   iowatch_u64 requests;
 };
 
+/* A request the block layer ended with an error where the kernel logs it
+ * (block_rq_error: "<kind> error, dev <disk>, sector … op 0x…:(<OP>)"): its
+ * whole disk, its REQ_OP (cmd_flags' low byte; iowatch names it from the
+ * kernel's BTF enum req_op) and its blk_status_t (the kind). The value: a
+ * per-CPU count. */
+struct iowatch_error_key {
+  iowatch_u32 dev;
+  iowatch_u32 req_op;
+  iowatch_u32 status;
+};
+
 /* Per CPU, what the program could not record (a full map). */
 enum iowatch_block_loss {
   IOWATCH_LOST_ISSUE =
       0, /* the in-flight map was full: a request without queue and device stages */
-  IOWATCH_LOST_SERIES = 1, /* a histogram or counter map was full */
+  IOWATCH_LOST_SERIES = 1, /* a histogram, counter or error map was full */
   IOWATCH_LOST_CGROUP = 2, /* the cgroup map was full */
   /* Flushes whose end the kernel does not trace at block_io_done (6.5+: a
    * queue without request statistics or a scheduler): counted at issue

@@ -86,4 +86,19 @@ std::optional<BlockIoError> ParseBlockIoError(std::string_view text) {
   return BufferError(text);
 }
 
+std::optional<SuppressedIoErrors> ParseSuppressedIoErrors(std::string_view text) {
+  std::string_view rest = text;
+  const auto function = Take(rest, ": ");
+  if (!function) return std::nullopt;
+  const bool buffer = *function == "buffer_io_error";
+  if (!buffer && *function != "blk_print_req_error" && *function != "print_req_error") {
+    return std::nullopt;
+  }
+  const auto number = Take(rest, " callbacks suppressed");
+  if (!number || !rest.empty()) return std::nullopt;
+  const auto count = ParseU64(*number);
+  if (!count) return std::nullopt;
+  return SuppressedIoErrors{buffer, *count};
+}
+
 }  // namespace iowatch::collectors

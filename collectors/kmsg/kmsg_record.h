@@ -38,4 +38,17 @@ struct BlockIoError {
 // The block I/O error a message reports, or nullopt for any other message.
 std::optional<BlockIoError> ParseBlockIoError(std::string_view text);
 
+// The kernel's rate limit on those lines (printk_ratelimited: 10 per 5 s per
+// call site): "blk_print_req_error: 12 callbacks suppressed" (print_req_error
+// before 5.x), "buffer_io_error: 3 callbacks suppressed" for the page
+// cache's, written when the next line passes.
+struct SuppressedIoErrors {
+  bool buffer = false;
+  uint64_t count = 0;
+  bool operator==(const SuppressedIoErrors&) const = default;
+};
+
+// The errors a message says were not logged, or nullopt for any other message.
+std::optional<SuppressedIoErrors> ParseSuppressedIoErrors(std::string_view text);
+
 }  // namespace iowatch::collectors

@@ -135,10 +135,19 @@ struct BlockCgroupSeries {
   uint64_t requests = 0;
 };
 
+// Requests a disk's block layer ended with an error (block_rq_error).
+struct BlockErrorSeries {
+  std::string device;
+  std::string op;     // REQ_OP as the kernel log prints it, lower case
+  std::string error;  // its status as the kernel log prints it: "I/O", "timeout", …
+  uint64_t requests = 0;
+};
+
 struct BlockIoSnapshot {
   std::vector<BlockLatencySeries> latency;   // by device, op, stage
   std::vector<BlockRequestSeries> requests;  // by device, op; flushes have none
   std::vector<BlockCgroupSeries> cgroups;    // by cgroup, device, op
+  std::vector<BlockErrorSeries> errors;      // by device, op, error
   uint64_t cgroup_dropped_series = 0;        // cgroup x device pairs over cgroups.max_series
   // I/O of cgroups removed before iowatch could name them.
   uint64_t unresolved_bytes = 0;
@@ -188,6 +197,8 @@ struct IoErrorSeries {
 struct KmsgSnapshot {
   std::vector<IoErrorSeries> errors;  // by device, op, error
   uint64_t lost_records = 0;          // overwritten before they were read, since start
+  uint64_t suppressed_requests = 0;   // error lines the kernel's rate limit held back, since boot
+  uint64_t suppressed_buffers = 0;
 };
 
 // Device health from smartctl (daemon/sources/smart/): one entry per disk

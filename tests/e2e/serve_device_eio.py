@@ -11,20 +11,27 @@ the block layer: the kernel logs "I/O error, dev loopN, sector S op
    {result="error"}), each stored with errno 5, the path and "Input/output
    error"; what the kmsg collector's iowatch_kernel_io_errors_total for the
    loop device grew by is, op by op, the count of its "I/O error" lines
-   /dev/kmsg holds after the fault began (its sequence numbers); the
-   daemon keeps serving /metrics and /healthz;
+   /dev/kmsg holds after the fault began (its sequence numbers); the daemon
+   keeps serving /metrics and /healthz;
 2. the backing file restored to its size (the blocks read back as zeros):
-   ok runs resume without a restart; SIGTERM exits 0.
+   ok runs resume without a restart;
+3. a storm of 30 failing reads, more than the kernel's rate limit lets
+   through, and one more 6 s later: the BPF collector's
+   iowatch_block_errors_total grew, op by op, by at least the log's count,
+   and by no more than that plus the lines the limit says it held back
+   (iowatch_kernel_io_errors_suppressed_total); SIGTERM exits 0.
 Everything is unmounted, detached and removed at the end.
 
 Usage: serve_device_eio.py IOWATCH_BINARY
 """
+import mmap
 import os
 import re
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 import daemon
 
@@ -91,6 +98,63 @@ def daemon_io_errors(samples, device):
             and l.get("device") == device and l.get("error") == "I/O"}
 
 
+def daemon_block_errors(samples, device):
+    return {l["op"]: int(v) for n, l, v in samples if n == "iowatch_block_errors_total"
+            and l.get("device") == device and l.get("error") == "I/O"}
+
+
+def suppressed(samples):
+    return sum(daemon.values(samples, "iowatch_kernel_io_errors_suppressed_total"))
+
+
+def growth(now, before):
+    return {op: n - before.get(op, 0) for op, n in now.items() if n - before.get(op, 0)}
+
+
+def failing_reads(disk, cut, n):
+    """n failing direct reads of the device's byte `cut`, the backing file cut short there
+    meanwhile: n request errors, each logged unless the kernel's rate limit holds it back."""
+    os.truncate(disk.image, cut)
+    try:
+        fd = os.open(disk.loop, os.O_RDONLY | os.O_DIRECT)
+        buf = mmap.mmap(-1, 4096)
+        try:
+            for _ in range(n):
+                try:
+                    os.preadv(fd, [buf], cut)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+    finally:
+        os.truncate(disk.image, IMAGE_BYTES)
+
+
+def check_bpf_counts(r, d, disk, cut, before, suppressed_before):
+    """The BPF collector counted every request error the kernel logged on the device since
+    `before`, and those its rate limit held back: a storm of 30 failing reads (10 lines pass
+    per 5 s), then, 6 s later, one more, the first line to pass, which the kernel logs after
+    its count of the lines it held back."""
+    device = os.path.basename(disk.loop)
+    time.sleep(6)  # the limit's interval over: the storm starts with a full budget
+    failing_reads(disk, cut, 30)
+    logged = sum(daemon_io_errors(d.scrape(), device).values())
+    time.sleep(6)
+    failing_reads(disk, cut, 1)
+    ok, _ = d.scrape_until(lambda s: sum(daemon_io_errors(s, device).values()) > logged, 10)
+    time.sleep(2.5)  # two more samples: both collectors have read everything
+    samples = d.scrape()
+    bpf = growth(daemon_block_errors(samples, device), before["bpf"])
+    kmsg = growth(daemon_io_errors(samples, device), before["kmsg"])
+    held = int(suppressed(samples) - suppressed_before)
+    extra = sum(bpf.values()) - sum(kmsg.values())
+    # Other tests' errors elsewhere can only add to what the limit held back.
+    r.check(ok and set(bpf) == set(kmsg) and all(bpf[op] >= kmsg[op] for op in kmsg) and
+            0 < extra <= held,
+            f"bpf: block_rq_error counted every error on {device}: {bpf}; the log {kmsg} and "
+            f"{held} lines its rate limit held back", f"bpf {bpf}, kmsg {kmsg}, held back {held}")
+
+
 def check_kmsg_counts(r, d, device, before, after):
     """What the kmsg collector counted on the device since `before` (its counts then) is what
     the kernel logged after sequence number `after` (the log's last record then)."""
@@ -131,6 +195,9 @@ def main():
                     JOB, directory=probe_dir,
                     baseline="  baseline:\n    contention: {min_foreign_load: 1e9, max_cpu_wait: 1, "
                              "max_cpu_steal: 1, before: 0s}\n")
+                # The BPF collector, and the loop devices it reports (the default filter
+                # leaves them out).
+                config += "collectors:\n  bpf:\n    enabled: true\ndevices:\n  exclude: ''\n"
                 d = daemon.Daemon(sys.argv[1], config=config, state_dir=state)
                 d.start()
                 ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= 2, 20)
@@ -143,7 +210,10 @@ def main():
                                str(files)):
                     return r.finish()
 
-                kmsg_before = daemon_io_errors(d.scrape(), os.path.basename(disk.loop))
+                first = d.scrape()
+                kmsg_before = daemon_io_errors(first, os.path.basename(disk.loop))
+                bpf_before = daemon_block_errors(first, os.path.basename(disk.loop))
+                suppressed_before = suppressed(first)
                 _, kmsg_after = kernel_io_errors(os.path.basename(disk.loop), 0)
                 os.truncate(disk.image, cut)
                 errors_before = runs(samples, "error")
@@ -167,6 +237,8 @@ def main():
                 ok_before = runs(samples, "ok")
                 ok, samples = d.scrape_until(lambda s: runs(s, "ok") >= ok_before + 2, 20)
                 r.check(ok, "recovered: ok runs resume without a restart", d.stderr()[-2000:])
+                check_bpf_counts(r, d, disk, cut, {"bpf": bpf_before, "kmsg": kmsg_before},
+                                 suppressed_before)
                 code, seconds = d.stop()
                 r.check(code == 0, f"SIGTERM: exit {code} in {seconds:.1f} s", d.stderr()[-2000:])
             finally:

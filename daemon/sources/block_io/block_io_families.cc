@@ -18,6 +18,7 @@ namespace bpf = collectors::bpf;
 size_t BlockLatencyItems(const Snapshot& s) { return s.block_io.latency.size(); }
 size_t BlockRequestItems(const Snapshot& s) { return s.block_io.requests.size(); }
 size_t BlockCgroupItems(const Snapshot& s) { return s.block_io.cgroups.size(); }
+size_t BlockErrorItems(const Snapshot& s) { return s.block_io.errors.size(); }
 size_t IfBlockIoCollector(const Snapshot& s) {
   const auto it = std::ranges::find(s.collectors, "bpf", &CollectorStatus::name);
   return it != s.collectors.end() && it->success ? 1 : 0;
@@ -105,6 +106,11 @@ void BlockCgroupCounter(const Snapshot& s, size_t i, size_t, ExpositionWriter& w
       c.*kField);
 }
 
+void BlockErrors(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const BlockErrorSeries& e = s.block_io.errors[i];
+  w.SampleInt({{"device", e.device}, {"error", e.error}, {"op", e.op}}, e.requests);
+}
+
 template <uint64_t BlockIoSnapshot::*kField>
 void BlockScalar(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({}, s.block_io.*kField);
@@ -145,6 +151,11 @@ void AddBlockIoFamilies(TableBuilder& t) {
   t.Add("iowatch_block_cgroup_requests_total", "counter",
         "Requests of the cgroup and its descendants on the disk. eBPF.",
         {BlockCgroupItems, BlockCgroupCounter<&BlockCgroupSeries::requests>});
+  t.Add("iowatch_block_errors_total", "counter",
+        "Requests the block layer ended with an error, where the kernel logs \"<error> error, dev "
+        "<device>, … op …:(<OP>)\" (block_rq_error, rate limit aside): by the request's op and "
+        "status, as the log names them. eBPF; whole disks; series appear with the first error.",
+        {BlockErrorItems, BlockErrors});
   t.Add("iowatch_block_cgroup_dropped_series", "gauge",
         "cgroup x device pairs of the eBPF collector not exported in this sample: over "
         "cgroups.max_series.",

@@ -74,6 +74,7 @@ std::vector<uint32_t> Unwanted(const bpf::BlockIoSample& sample,
   };
   for (const auto& [key, histogram] : sample.latency) note(key.first);
   for (const auto& [disk, stats] : sample.requests) note(disk);
+  for (const auto& [key, count] : sample.errors) note(bpf::DiskOpOf(key.kernel_dev, 0));
   return {unwanted.begin(), unwanted.end()};
 }
 
@@ -149,6 +150,13 @@ void BlockIoSource::Export(const bpf::BlockIoSample& sample,
   const auto by_name = [](const auto& a, const auto& b) {
     return std::tie(a.device, a.op) < std::tie(b.device, b.op);
   };
+  for (const auto& [key, count] : sample.errors) {
+    const auto name = names.find(key.kernel_dev);
+    if (name != names.end()) out.errors.push_back({name->second, key.op, key.error, count});
+  }
+  std::ranges::sort(out.errors, [](const auto& a, const auto& b) {
+    return std::tie(a.device, a.op, a.error) < std::tie(b.device, b.op, b.error);
+  });
   std::ranges::stable_sort(out.latency, by_name);  // stages stay in order within a disk and op
   std::ranges::sort(out.requests, by_name);
   out.lost_issues = sample.lost_issues;

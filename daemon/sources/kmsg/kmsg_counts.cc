@@ -29,7 +29,11 @@ std::string KmsgCountsJson(const KmsgCounts& counts) {
                       {"buffer", s.buffer},
                       {"count", s.count}});
   }
-  nlohmann::json doc = {{"boot_id", counts.boot_id}, {"errors", errors}};
+  nlohmann::json doc = {
+      {"boot_id", counts.boot_id},
+      {"errors", errors},
+      {"suppressed",
+       {{"request", counts.suppressed_requests}, {"buffer", counts.suppressed_buffers}}}};
   doc["sequence"] = counts.sequence ? nlohmann::json(*counts.sequence) : nlohmann::json(nullptr);
   return doc.dump() + "\n";
 }
@@ -46,6 +50,10 @@ Result<KmsgCounts> ReadKmsgCounts(const std::string& path) {
       counts.errors.push_back({e.at("device").get<std::string>(), e.at("op").get<std::string>(),
                                e.at("error").get<std::string>(), e.at("buffer").get<bool>(),
                                e.at("count").get<uint64_t>()});
+    }
+    if (const auto suppressed = doc.find("suppressed"); suppressed != doc.end()) {
+      counts.suppressed_requests = suppressed->at("request").get<uint64_t>();
+      counts.suppressed_buffers = suppressed->at("buffer").get<uint64_t>();
     }
     std::ranges::sort(counts.errors, {},
                       [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });

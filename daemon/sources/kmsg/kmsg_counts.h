@@ -1,7 +1,8 @@
 // The kmsg source's counts and their file: per (device, op, error) since
 // boot, with the boot they belong to and the last record counted, as JSON
 // ({"boot_id", "sequence", "errors": [{"device", "op", "error", "buffer",
-// "count"}]}), written whole (common/whole_file.h).
+// "count"}], "suppressed": {"request", "buffer"}}), written whole
+// (common/whole_file.h). "suppressed" may be absent (files before it).
 // Thread-safety: a value; the file functions are pure.
 #pragma once
 
@@ -19,6 +20,9 @@ struct KmsgCounts {
   std::string boot_id;
   std::optional<uint64_t> sequence;   // the last record counted; none before the first
   std::vector<IoErrorSeries> errors;  // sorted by device, op, error
+  // Lines the kernel's rate limit held back, as it reports them.
+  uint64_t suppressed_requests = 0;
+  uint64_t suppressed_buffers = 0;
 
   // Adds one error to its series.
   void Add(const std::string& device, const std::string& op, const std::string& error, bool buffer);

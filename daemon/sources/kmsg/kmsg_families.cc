@@ -21,8 +21,9 @@ void IoError(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   }
 }
 
-void Lost(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
-  w.SampleInt({}, s.kmsg.lost_records);
+template <uint64_t KmsgSnapshot::*kField>
+void KmsgScalar(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
+  w.SampleInt({}, s.kmsg.*kField);
 }
 
 }  // namespace
@@ -31,7 +32,7 @@ void AddKmsgFamilies(TableBuilder& t) {
   t.Add("iowatch_kernel_io_errors_total", "counter",
         "Block requests the kernel log reports failed (\"<error> error, dev <device>, sector ... "
         "op ...\"), by device, op and error kind, since boot. The kernel rate-limits these "
-        "lines: a storm counts fewer.",
+        "lines: a storm counts fewer (iowatch_kernel_io_errors_suppressed_total).",
         {IoErrors, IoError<false>});
   t.Add("iowatch_kernel_buffer_io_errors_total", "counter",
         "The page cache's \"Buffer I/O error on dev <device>\" lines, by op, since boot: "
@@ -39,7 +40,15 @@ void AddKmsgFamilies(TableBuilder& t) {
         {IoErrors, IoError<true>});
   t.Add("iowatch_kernel_log_lost_records_total", "counter",
         "Kernel log records overwritten before iowatch read them (a sequence gap), since start.",
-        {IfCollectorRan<kKmsgCollector>, Lost});
+        {IfCollectorRan<kKmsgCollector>, KmsgScalar<&KmsgSnapshot::lost_records>});
+  t.Add("iowatch_kernel_io_errors_suppressed_total", "counter",
+        "Request error lines the kernel's rate limit held back (\"blk_print_req_error: N "
+        "callbacks suppressed\", logged with the next line that passes), all devices, since "
+        "boot: iowatch_kernel_io_errors_total plus this bounds the errors logged.",
+        {IfCollectorRan<kKmsgCollector>, KmsgScalar<&KmsgSnapshot::suppressed_requests>});
+  t.Add("iowatch_kernel_buffer_io_errors_suppressed_total", "counter",
+        "\"Buffer I/O error\" lines the kernel's rate limit held back, all devices, since boot.",
+        {IfCollectorRan<kKmsgCollector>, KmsgScalar<&KmsgSnapshot::suppressed_buffers>});
 }
 
 }  // namespace iowatch::daemon

@@ -61,9 +61,13 @@ void KmsgSource::Count(const collectors::KmsgRecord& record) {
   if (counts_.sequence && record.sequence <= *counts_.sequence) return;  // counted before
   // The kernel's own (facility 0): root can write any text to /dev/kmsg as facility user.
   if (record.priority >> 3 != 0) return;
-  const auto error = collectors::ParseBlockIoError(record.text);
-  if (!error) return;
-  counts_.Add(error->device, error->op, error->error, error->buffer);
+  if (const auto error = collectors::ParseBlockIoError(record.text)) {
+    counts_.Add(error->device, error->op, error->error, error->buffer);
+  } else if (const auto held = collectors::ParseSuppressedIoErrors(record.text)) {
+    (held->buffer ? counts_.suppressed_buffers : counts_.suppressed_requests) += held->count;
+  } else {
+    return;
+  }
   counts_.sequence = record.sequence;
   changed_ = true;
 }
@@ -115,6 +119,8 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   }
   out.kmsg.errors = counts_.errors;
   out.kmsg.lost_records = lost_;
+  out.kmsg.suppressed_requests = counts_.suppressed_requests;
+  out.kmsg.suppressed_buffers = counts_.suppressed_buffers;
   status.parse_errors_total = malformed_;
   status.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(status));

@@ -60,5 +60,22 @@ TEST(BlockIoError, OtherMessagesAreNotErrors) {
   EXPECT_FALSE(ParseBlockIoError("Buffer I/O error on dev loop2, logical block 0, something"));
 }
 
+TEST(SuppressedIoErrors, TheRateLimitsReportsOfItsErrorLines) {
+  EXPECT_EQ(ParseSuppressedIoErrors("blk_print_req_error: 12 callbacks suppressed"),
+            (SuppressedIoErrors{false, 12}));
+  EXPECT_EQ(ParseSuppressedIoErrors("print_req_error: 3 callbacks suppressed"),  // 4.x
+            (SuppressedIoErrors{false, 3}));
+  EXPECT_EQ(ParseSuppressedIoErrors("buffer_io_error: 7 callbacks suppressed"),
+            (SuppressedIoErrors{true, 7}));
+  // Other call sites' limits, and lines that only look like it.
+  EXPECT_FALSE(ParseSuppressedIoErrors("ext4_end_bio: 5 callbacks suppressed"));
+  EXPECT_FALSE(ParseSuppressedIoErrors("blk_print_req_error: many callbacks suppressed"));
+  EXPECT_FALSE(ParseSuppressedIoErrors("blk_print_req_error: 5 callbacks suppressed!"));
+  EXPECT_FALSE(ParseSuppressedIoErrors("blk_print_req_error:  callbacks suppressed"));
+  EXPECT_FALSE(
+      ParseSuppressedIoErrors("blk_print_req_error: 99999999999999999999 callbacks "
+                              "suppressed"));  // over 64 bits
+}
+
 }  // namespace
 }  // namespace iowatch::collectors

@@ -73,7 +73,10 @@ TEST(Delta, EachCountersGrowthSeriesNewSinceCountFromZero) {
   before.latency[{vda_read, BlockStage::kTotal}].slots[3] = 10;
   before.requests[vda_read].bytes = 40960;
   before.lost_issues = 2;
+  before.errors[{KernelDev(254, 0), "read", "I/O"}] = 4;
   BlockIoSample now = before;
+  now.errors[{KernelDev(254, 0), "read", "I/O"}] = 6;
+  now.errors[{KernelDev(254, 0), "write", "timeout"}] = 1;
   now.latency[{vda_read, BlockStage::kTotal}].count = 15;
   now.latency[{vda_read, BlockStage::kTotal}].slots[3] = 12;
   now.latency[{vda_read, BlockStage::kTotal}].slots[4] = 3;
@@ -88,10 +91,20 @@ TEST(Delta, EachCountersGrowthSeriesNewSinceCountFromZero) {
   EXPECT_EQ(d.requests.at(vda_read).bytes, 20480u);
   EXPECT_EQ(d.requests.at(vda_write).bytes, 8192u);
   EXPECT_EQ(d.lost_issues, 3u);
+  EXPECT_EQ((d.errors.at({KernelDev(254, 0), "read", "I/O"})), 2u);
+  EXPECT_EQ((d.errors.at({KernelDev(254, 0), "write", "timeout"})), 1u);
   // A program loaded again starts from 0: its counts, not a wrapped difference.
   BlockIoSample reloaded;
   reloaded.requests[vda_read].bytes = 4096;
   EXPECT_EQ(Delta(reloaded, now).requests.at(vda_read).bytes, 4096u);
+}
+
+TEST(BlockStatusName, AsTheKernelLogPrintsEachStatus) {
+  EXPECT_EQ(BlockStatusName(10), "I/O");
+  EXPECT_EQ(BlockStatusName(7), "critical medium");
+  EXPECT_EQ(BlockStatusName(2), "timeout");
+  EXPECT_EQ(BlockStatusName(16), "device offline");
+  EXPECT_EQ(BlockStatusName(200), "status 200");  // a status newer than the table
 }
 
 TEST(DiskOp, TheKernelsDevTEncoding) {

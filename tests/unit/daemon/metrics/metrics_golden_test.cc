@@ -71,6 +71,7 @@ SamplerOptions Defaults() {
   log.Add(7, "I/O error, dev sda, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
   log.Add(8, "I/O error, dev sda, sector 5867 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
   log.Add(11, "Buffer I/O error on dev sda, logical block 0, async page read");
+  log.Add(12, "blk_print_req_error: 4 callbacks suppressed", 4);
   options.kmsg.enabled = true;
   options.kmsg.open = log.Opener();
   return options;
@@ -224,6 +225,7 @@ TEST(MetricsGolden, BlockIoFamiliesOfOneDisk) {
   s.block_io.requests.push_back(requests);
   s.block_io.cgroups.push_back(
       {"system.slice/x.service", "x.service", "sda", bpf::BlockOp::kWrite, 12288, 3});
+  s.block_io.errors.push_back({"sda", "write_zeroes", "critical medium", 2});
   const std::string text = RenderSnapshot(s);
   for (const char* line : {
            "# TYPE iowatch_block_latency_seconds histogram\n",
@@ -247,6 +249,8 @@ TEST(MetricsGolden, BlockIoFamiliesOfOneDisk) {
            "device=\"sda\",op=\"write\"} 12288\n",
            "iowatch_block_cgroup_dropped_series 0\n",
            "iowatch_block_lost_total{what=\"issue\"} 0\n",
+           "iowatch_block_errors_total{device=\"sda\",error=\"critical medium\","
+           "op=\"write_zeroes\"} 2\n",
        }) {
     EXPECT_NE(text.find(line), std::string::npos) << line;
   }
@@ -255,8 +259,8 @@ TEST(MetricsGolden, BlockIoFamiliesOfOneDisk) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);)
     block_samples += line.starts_with("iowatch_block_");
-  // One histogram each, 2 patterns, 2 cgroup counters, dropped, 2 unresolved, 5 lost.
-  EXPECT_EQ(block_samples, 22u + 19 + 2 + 2 + 1 + 2 + 5);
+  // One histogram each, 2 patterns, 2 cgroup counters, an error, dropped, 2 unresolved, 5 lost.
+  EXPECT_EQ(block_samples, 22u + 19 + 2 + 2 + 1 + 1 + 2 + 5);
 }
 
 // docs/metrics.md is the reference: every family of the sample's block has a

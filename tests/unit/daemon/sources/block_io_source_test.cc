@@ -51,6 +51,8 @@ class FakeCounters : public bpf::BlockIoCounters {
       };
       std::erase_if(script_->sample.latency, [&](const auto& e) { return of_dev(e.first.first); });
       std::erase_if(script_->sample.requests, [&](const auto& e) { return of_dev(e.first); });
+      std::erase_if(script_->sample.errors,
+                    [&](const auto& e) { return e.first.kernel_dev == dev; });
     }
     return {};
   }
@@ -218,6 +220,24 @@ TEST_F(BlockIoSourceTest, DisksNotWantedOrGoneLeaveTheProgramsMap) {
   snapshot = Collect(sampler);  // the wanted disk stays
   EXPECT_TRUE(script_->forgotten_disks.empty());
   EXPECT_EQ(snapshot->block_io.latency.size(), 1u);
+}
+
+TEST_F(BlockIoSourceTest, ErrorsByDiskOpAndStatusAsTheKernelNamesThem) {
+  script_->sample.counts_errors = true;
+  script_->sample.errors[{bpf::KernelDev(254, 0), "write", "I/O"}] = 3;
+  script_->sample.errors[{bpf::KernelDev(254, 0), "read", "critical medium"}] = 2;
+  script_->sample.errors[{bpf::KernelDev(7, 3), "read", "I/O"}] = 9;  // loop3: filtered out
+  Sampler sampler(Options());
+  auto snapshot = Collect(sampler);
+  ASSERT_TRUE(StatusOf(*snapshot)->success) << StatusOf(*snapshot)->error;
+  const auto& errors = snapshot->block_io.errors;
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(std::tie(errors[0].device, errors[0].op, errors[0].error, errors[0].requests),
+            std::make_tuple("vda", "read", "critical medium", 2u));
+  EXPECT_EQ(std::tie(errors[1].device, errors[1].op, errors[1].error, errors[1].requests),
+            std::make_tuple("vda", "write", "I/O", 3u));
+  // The filtered disk's errors leave the map as its other counters do.
+  EXPECT_EQ(script_->forgotten_disks, (std::vector<uint32_t>{bpf::KernelDev(7, 3)}));
 }
 
 TEST_F(BlockIoSourceTest, EachDiskGetsItsAlignmentUnit) {

@@ -104,6 +104,36 @@ TEST_F(KmsgSourceTest, ARestartInTheSameBootGoesOnFromTheSavedCounts) {
   EXPECT_EQ(Count(*s, "sda", "write", "I/O"), 1u);
 }
 
+TEST_F(KmsgSourceTest, TheRateLimitsHeldBackLinesAreCountedAndKeptAcrossARestart) {
+  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
+  log_.Add(2, "blk_print_req_error: 12 callbacks suppressed", 4);
+  log_.Add(3, "buffer_io_error: 5 callbacks suppressed", 4);
+  log_.Add(4, "ext4_end_bio: 7 callbacks suppressed", 4);  // another call site's limit
+  {
+    Sampler first(Options());
+    const auto s = Sample(first);
+    EXPECT_EQ(s->kmsg.suppressed_requests, 12u);
+    EXPECT_EQ(s->kmsg.suppressed_buffers, 5u);
+  }
+  log_.Add(5, "blk_print_req_error: 3 callbacks suppressed", 4);
+  Sampler restarted(Options());
+  const auto s = Sample(restarted);
+  EXPECT_EQ(s->kmsg.suppressed_requests, 15u);  // 12 saved, not read twice, and 3 new
+  EXPECT_EQ(s->kmsg.suppressed_buffers, 5u);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 1u);
+}
+
+TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedFieldAreRead) {
+  std::ofstream(dir_ / "kmsg-errors.json")
+      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 1, "errors": [)"
+      << R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 4}]})";
+  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");  // counted before
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 4u);
+  EXPECT_EQ(s->kmsg.suppressed_requests, 0u);
+}
+
 TEST_F(KmsgSourceTest, ANewBootStartsFromNothing) {
   log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");
   {
