@@ -8,6 +8,7 @@
 #include "daemon/cli/advise/advise_command.h"
 #include "daemon/cli/baseline/baseline_command.h"
 #include "daemon/cli/biolatency/biolatency_command.h"
+#include "daemon/cli/health/health_command.h"
 #include "daemon/cli/iostat/iostat_command.h"
 #include "daemon/cli/iotop/iotop_command.h"
 #include "daemon/cli/probe/probe_command.h"
@@ -153,6 +154,13 @@ std::vector<Command> Commands() {
                "make (options: -o JSON --interval SECONDS [dev...])",
        .define = DefineReport,
        .run = RunWithArgs<RunAdvise>},
+      {.name = "health",
+       .help = "each disk's story: identity, SMART verdict and the attributes that matter, the "
+               "kernel log's I/O errors since boot, its filesystems (used %, inodes, read-only, "
+               "errors) and its probe verdicts; exit 1 when something is failing (options: -d "
+               "DEV -o JSON --state.dir DIR --smart-timeout SECONDS --no-smart)",
+       .define = DefineReport,
+       .run = RunWithArgs<RunHealth>},
       {.name = std::string(kTrace),
        .help = "run a command with libiowatch-trace.so preloaded and report what it did to each "
                "file (calls, bytes, request sizes, time, sequential/backward/random), MIO-style; "

@@ -52,18 +52,19 @@ struct FilesystemSourceOptions {
 
 // The kernel log source (collectors/kmsg/): the block layer's I/O errors.
 struct KmsgSourceOptions {
-  bool enabled = false;  // serve: collectors.kmsg.enabled (true); the CLI never reads the log
+  bool enabled = false;  // serve: collectors.kmsg.enabled (true); iowatch health reads it
   std::string path = "/dev/kmsg";
   // Where the counts and the last record counted are kept across restarts
   // (serve: <state_dir>/kmsg-errors.json); "" keeps nothing.
   std::string state_file;
+  bool save = true;  // false: the state file is read, never written (iowatch health)
   // Opens the log; OpenKmsg(path) when empty (tests inject records).
   std::function<Result<std::unique_ptr<collectors::KmsgStream>>()> open;
 };
 
 // Device health (collectors/smart/): smartctl per disk, every interval.
 struct SmartSourceOptions {
-  bool enabled = false;  // serve: collectors.smart.enabled (true); the CLI never runs smartctl
+  bool enabled = false;  // serve: collectors.smart.enabled (true); iowatch health runs it
   double interval_seconds = 600;
   double timeout_seconds = 60;  // a run still going then is killed
   // The command before "--json=c -x -n standby /dev/DEV"; tests put a script.

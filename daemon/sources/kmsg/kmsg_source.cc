@@ -112,7 +112,7 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   CollectorStatus status{"kmsg", 0, false, 0, {}, {}};
   if (!resumed_) Resume(procfs, options);
   status.success = ReadNew(options, status);
-  if (changed_ && !options.state_file.empty()) {
+  if (changed_ && options.save && !options.state_file.empty()) {
     // Unsaved counts are saved with the next error; a restart before then
     // counts those records again, from the log, once.
     if (WriteWholeFile(options.state_file, KmsgCountsJson(counts_))) changed_ = false;

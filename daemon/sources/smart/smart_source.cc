@@ -14,12 +14,6 @@
 namespace iowatch::daemon {
 namespace {
 
-// Devices that have no SMART of their own: their health is their disks'.
-bool MayHaveSmart(const collectors::BlockDevice& d) {
-  static const std::set<std::string_view> kVirtual = {"dm", "md", "loop", "zram", "ram", "nbd"};
-  return !d.is_partition && !kVirtual.contains(d.transport);
-}
-
 // What an exit status without health says, from smartctl(8)'s bits.
 std::string WhyNoHealth(const collectors::SmartReport& r) {
   std::string why = r.messages.empty() ? "smartctl read no health" : r.messages;
@@ -65,7 +59,10 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
     disk.report = std::move(*report);
     disk.error.clear();
   } else {
-    disk.error = fmt::format("/dev/{}: {}", device, WhyNoHealth(*report));
+    // smartctl's own messages name the device already ("/dev/vda: Unable to …").
+    const std::string why = WhyNoHealth(*report);
+    const std::string name = "/dev/" + device;
+    disk.error = why.starts_with(name + ":") ? why : fmt::format("{}: {}", name, why);
     disk.report = std::move(*report);
   }
 }
@@ -127,6 +124,11 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
 }
 
 }  // namespace
+
+bool MayHaveSmart(const collectors::BlockDevice& d) {
+  static const std::set<std::string_view> kVirtual = {"dm", "md", "loop", "zram", "ram", "nbd"};
+  return !d.is_partition && !kVirtual.contains(d.transport);
+}
 
 const SourceDescriptor& SmartSourceDescriptor() {
   static constexpr std::string_view kCollectors[] = {"smart"};

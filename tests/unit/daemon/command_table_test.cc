@@ -42,9 +42,9 @@ TEST(Commands, EverySubcommandOnceInHelpOrder) {
     EXPECT_NE(command.define, nullptr) << command.name;
     EXPECT_NE(command.run, nullptr) << command.name;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"iostat", "vmstat", "iotop", "biolatency", "probe", "sweep",
-                                      "advise", "trace", "baseline", "serve", "check-config"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"iostat", "vmstat", "iotop", "biolatency", "probe",
+                                             "sweep", "advise", "health", "trace", "baseline",
+                                             "serve", "check-config"}));
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
 }
 

@@ -1,0 +1,217 @@
+#include "daemon/cli/health/health_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "collectors/smart/smartctl_json.h"
+#include "daemon/sources/smart/smart_source.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using collectors::SmartReport;
+
+// The alerts' floors (IowatchFilesystemAlmostOutOfSpace, …AlmostOutOfFiles).
+constexpr double kFloorPercent = 5;
+// IowatchNvmeWearHigh's.
+constexpr uint64_t kWearPercent = 80;
+
+// ATA attributes worth a line, by id; pending (197) and offline
+// uncorrectable (198) sectors are problems: data the disk cannot read.
+struct AtaFact {
+  uint32_t id;
+  const char* label;
+  bool problem;
+};
+constexpr AtaFact kAtaFacts[] = {{5, "reallocated sectors", false},
+                                 {197, "pending sectors", true},
+                                 {198, "offline uncorrectable sectors", true},
+                                 {199, "interface CRC errors", false}};
+
+double Percent(uint64_t part, uint64_t whole) {
+  return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+FilesystemHealth FilesystemOf(const FilesystemSeries& f) {
+  FilesystemHealth h{f.mount_point, f.device, f.fstype, {}, {}, {}, {}, f.readonly, !f.usage, 0};
+  if (f.ext4_errors) h.errors += f.ext4_errors->count;
+  for (const auto& device : f.btrfs_errors) {
+    for (const uint64_t n : device.counts) h.errors += n;
+  }
+  if (!f.usage) return h;
+  const collectors::FilesystemUsage& u = *f.usage;
+  const uint64_t used = u.size_bytes - std::min(u.free_bytes, u.size_bytes);
+  if (used + u.avail_bytes > 0) {
+    // df rounds up: a byte over a whole percent shows the next one.
+    h.used_percent = std::ceil(Percent(used, used + u.avail_bytes));
+  }
+  if (u.size_bytes > 0) h.avail_percent = Percent(u.avail_bytes, u.size_bytes);
+  if (u.files > 0) {
+    h.inodes_used_percent = std::ceil(Percent(u.files - std::min(u.files_free, u.files), u.files));
+    h.inodes_free_percent = Percent(u.files_free, u.files);
+  }
+  return h;
+}
+
+void FilesystemProblems(const FilesystemHealth& f, std::vector<std::string>& problems) {
+  const std::string& at = f.mount_point;
+  if (f.unreadable) problems.push_back(at + ": unreadable (statvfs failed or did not answer)");
+  if (f.errors > 0) {
+    problems.push_back(fmt::format("{}: {} recorded {} error(s)", at, f.fstype, f.errors));
+  }
+  if (f.readonly) return;  // the floors are for filesystems written to, as the alerts'
+  if (f.avail_percent && *f.avail_percent < kFloorPercent) {
+    problems.push_back(fmt::format("{}: {:.1f} % space left", at, *f.avail_percent));
+  }
+  if (f.inodes_free_percent && *f.inodes_free_percent < kFloorPercent) {
+    problems.push_back(fmt::format("{}: {:.1f} % inodes left", at, *f.inodes_free_percent));
+  }
+}
+
+void AtaFacts(const SmartReport& r, SmartHealth& h, std::vector<std::string>& problems) {
+  for (const AtaFact& fact : kAtaFacts) {
+    const auto it = std::ranges::find(r.attributes, fact.id, &collectors::SmartAttribute::id);
+    if (it == r.attributes.end()) continue;
+    h.facts.emplace_back(fact.label, fmt::format("{}", it->raw));
+    if (fact.problem && it->raw > 0) {
+      problems.push_back(fmt::format("{} {} (attribute {})", it->raw, fact.label, fact.id));
+    }
+  }
+  if (r.exit_status & collectors::kSmartctlPrefailBelow) {
+    problems.push_back("a pre-failure attribute is at or below its threshold");
+  }
+}
+
+void NvmeFacts(const collectors::NvmeHealth& n, SmartHealth& h,
+               std::vector<std::string>& problems) {
+  h.facts.emplace_back("critical warning", fmt::format("{:#04x}", n.critical_warning));
+  h.facts.emplace_back("percentage used", fmt::format("{} %", n.percentage_used));
+  h.facts.emplace_back("available spare", fmt::format("{} % (threshold {} %)", n.available_spare,
+                                                      n.available_spare_threshold));
+  h.facts.emplace_back("media errors", fmt::format("{}", n.media_errors));
+  h.facts.emplace_back("unsafe shutdowns", fmt::format("{}", n.unsafe_shutdowns));
+  if (n.critical_warning != 0) {
+    problems.push_back(fmt::format("NVMe critical warning {:#04x}", n.critical_warning));
+  }
+  if (n.available_spare < n.available_spare_threshold) {
+    problems.push_back(fmt::format("available spare {} % is below its threshold, {} %",
+                                   n.available_spare, n.available_spare_threshold));
+  }
+  if (n.percentage_used > kWearPercent) {
+    problems.push_back(fmt::format("{} % of its rated endurance used", n.percentage_used));
+  }
+}
+
+void ScsiFacts(const collectors::ScsiErrors& s, SmartHealth& h) {
+  const std::pair<const char*, const std::optional<uint64_t>*> facts[] = {
+      {"grown defects", &s.grown_defects},
+      {"uncorrected read errors", &s.uncorrected_read},
+      {"uncorrected write errors", &s.uncorrected_write}};
+  for (const auto& [label, value] : facts) {
+    if (*value) h.facts.emplace_back(label, fmt::format("{}", **value));
+  }
+}
+
+SmartHealth SmartOf(const SmartReport& r, std::vector<std::string>& problems) {
+  SmartHealth h;
+  h.state = r.passed ? (*r.passed ? "passed" : "failed") : "health log";
+  if (r.passed && !*r.passed) problems.push_back("SMART overall-health self-assessment: FAILED");
+  h.detail = r.protocol;
+  if (r.temperature_celsius) {
+    h.facts.emplace_back("temperature",
+                         r.temperature_limit_celsius
+                             ? fmt::format("{} °C (limit {} °C)", *r.temperature_celsius,
+                                           *r.temperature_limit_celsius)
+                             : fmt::format("{} °C", *r.temperature_celsius));
+    if (r.temperature_limit_celsius && *r.temperature_celsius >= *r.temperature_limit_celsius) {
+      problems.push_back(fmt::format("at its temperature limit ({} °C)", *r.temperature_celsius));
+    }
+  }
+  if (r.power_on_hours) h.facts.emplace_back("power on", fmt::format("{} h", *r.power_on_hours));
+  AtaFacts(r, h, problems);
+  if (r.nvme) NvmeFacts(*r.nvme, h, problems);
+  ScsiFacts(r.scsi, h);
+  return h;
+}
+
+SmartHealth SmartOf(const collectors::BlockDevice& d, const Snapshot& s, bool smart_ran,
+                    std::vector<std::string>& problems) {
+  if (!MayHaveSmart(d)) return {"none", "no SMART of its own (" + d.transport + ")", {}};
+  if (!smart_ran) return {"not run", "--no-smart", {}};
+  const auto it = std::ranges::find(s.smart.devices, d.name, &SmartSeries::device);
+  if (it == s.smart.devices.end()) return {"not run", "smartctl did not finish in time", {}};
+  if (it->report && it->report->HasHealth()) return SmartOf(*it->report, problems);
+  return {"unavailable", it->error, {}};
+}
+
+// The whole disk a name the kernel printed belongs to (a partition's disk).
+std::string DiskOf(const std::string& name, const std::vector<collectors::BlockDevice>& devices) {
+  const auto it = std::ranges::find(devices, name, &collectors::BlockDevice::name);
+  return it != devices.end() && it->is_partition ? it->parent : name;
+}
+
+// The whole disk of a device number as the store writes it ("8:1" -> "sda").
+std::string DiskOfNumber(const std::string& number,
+                         const std::vector<collectors::BlockDevice>& devices) {
+  const auto it = std::ranges::find_if(devices, [&](const collectors::BlockDevice& d) {
+    return fmt::format("{}:{}", d.major, d.minor) == number;
+  });
+  if (it == devices.end()) return {};
+  return it->is_partition ? it->parent : it->name;
+}
+
+DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
+                  std::span<const ProbeVerdict> probes, bool smart_ran) {
+  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}};
+  disk.smart = SmartOf(d, s, smart_ran, disk.problems);
+  for (const IoErrorSeries& e : s.kmsg.errors) {
+    if (DiskOf(e.device, *s.block_devices) != d.name) continue;
+    disk.io_errors.push_back(e);
+    if (!e.buffer) {
+      disk.problems.push_back(
+          fmt::format("{} {} error(s) on {} requests in the kernel log", e.count, e.error, e.op));
+    }
+  }
+  for (const FilesystemSeries& f : s.filesystems.series) {
+    if (f.disk != d.name) continue;
+    disk.filesystems.push_back(FilesystemOf(f));
+    FilesystemProblems(disk.filesystems.back(), disk.problems);
+  }
+  for (const ProbeVerdict& p : probes) {
+    if (DiskOfNumber(p.device, *s.block_devices) != d.name) continue;
+    disk.probes.push_back(p);
+    if (p.regressed) disk.problems.push_back("probe " + p.job + ": regressed");
+  }
+  return disk;
+}
+
+void Notes(const Snapshot& s, HostHealth& health) {
+  for (const CollectorStatus& c : s.collectors) {
+    if (c.name != "kmsg" && c.name != "filesystem") continue;
+    if (!c.success && !c.error.empty()) health.notes.push_back(c.name + ": " + c.error);
+  }
+}
+
+}  // namespace
+
+size_t HostHealth::Problems() const {
+  size_t n = 0;
+  for (const DiskHealth& d : disks) n += d.problems.size();
+  return n;
+}
+
+HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeVerdict> probes,
+                           std::string_view only_device, bool smart_ran) {
+  HostHealth health;
+  for (const collectors::BlockDevice& d : *s.block_devices) {
+    if (d.is_partition || (!only_device.empty() && d.name != only_device)) continue;
+    health.disks.push_back(DiskOf(d, s, probes, smart_ran));
+  }
+  Notes(s, health);
+  return health;
+}
+
+}  // namespace iowatch::daemon

@@ -1,0 +1,77 @@
+// `iowatch health`'s report: each whole disk's story from one sample of the
+// serve sources (identity, SMART, the kernel log's I/O errors since boot,
+// the filesystems on it) and the probe verdicts stored for it, with the
+// problems that make the command exit 1: the conditions the shipped alerts
+// (deploy/prometheus/alerts.yml) fire on, read at this moment.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "daemon/sampling/snapshot.h"
+
+namespace iowatch::daemon {
+
+struct FilesystemHealth {
+  std::string mount_point;
+  std::string device;  // mountinfo's source
+  std::string fstype;
+  std::optional<double> used_percent;         // df's Use%: used / (used + avail), rounded up
+  std::optional<double> inodes_used_percent;  // none without a fixed inode count (btrfs)
+  std::optional<double> avail_percent;        // avail / size, as the alerts compute it
+  std::optional<double> inodes_free_percent;
+  bool readonly = false;
+  bool unreadable = false;  // statvfs failed, did not answer, or the mount is hidden
+  uint64_t errors = 0;      // ext4's errors_count; btrfs's device errors, summed
+};
+
+struct SmartHealth {
+  // "passed", "failed", "health log" (NVMe's log without a verdict),
+  // "unavailable" (smartctl gave no health: `detail` says
+  // why), "not run" (--no-smart, or still running at the timeout), "none"
+  // (dm, md, loop, …: no SMART of its own).
+  std::string state;
+  std::string detail;
+  std::vector<std::pair<std::string, std::string>> facts;  // what matters, in display order
+};
+
+struct ProbeVerdict {
+  std::string job;
+  std::string device;  // the device the series ran on, "8:0" as the store keeps it
+  bool regressed = false;
+};
+
+struct DiskHealth {
+  std::string name;
+  std::string model;
+  std::string serial;
+  std::string transport;
+  uint64_t size_bytes = 0;
+  SmartHealth smart;
+  std::vector<IoErrorSeries> io_errors;  // the kernel log's, since boot (buffer errors too)
+  std::vector<FilesystemHealth> filesystems;
+  std::vector<ProbeVerdict> probes;
+  std::vector<std::string> problems;
+};
+
+struct HostHealth {
+  std::vector<DiskHealth> disks;
+  std::vector<std::string> notes;  // sources that could not be read, and why
+  size_t Problems() const;
+};
+
+// The report of the snapshot's whole disks (only `only_device` when not
+// empty); `smart_ran` is false with --no-smart.
+HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeVerdict> probes,
+                           std::string_view only_device, bool smart_ran);
+
+std::string FormatHealthText(const HostHealth& health);
+std::string FormatHealthJson(const HostHealth& health);
+
+}  // namespace iowatch::daemon

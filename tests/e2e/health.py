@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""`iowatch health` on a real disk, its filesystem, its errors and its store (root).
+
+An ext4 filesystem on a loop device with direct I/O, probed by a daemon for a few runs (so its
+store holds the probe's series), then:
+1. healthy: exit 0; the filesystem's used % and inodes used % are df's and df -i's Use%; the
+   loop device has no SMART of its own ("none"); the probe's series is listed, not regressed;
+2. a real I/O error (the backing file cut short, a block past the cut read with O_DIRECT): exit
+   1; the disk's kernel-log errors are the "I/O error, dev loopN," lines /dev/kmsg holds;
+3. a real ext4 error (trigger_fs_error): exit 1 and "ext4 recorded 1 error(s)";
+4. SMART through smartctl on the VM's own disk, smartctl replaced on PATH: a failing NVMe
+   document (exit status 8) reads "failed" with its critical warning as problems and exit 1; a
+   smartctl that never answers is killed at --smart-timeout and the command returns soon after;
+5. -d naming no disk: exit 2 and the message.
+Everything is unmounted, detached and removed at the end.
+
+Usage: health.py IOWATCH_BINARY SOURCE_DIR
+"""
+import json
+import mmap
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import daemon
+
+JOB = "e2e-health"
+
+
+def health(binary, *args, env=None, timeout=60):
+    started = time.monotonic()
+    p = subprocess.run([binary, "health", *args], capture_output=True, text=True, env=env,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - started
+
+
+def health_json(binary, *args, env=None):
+    code, out, err, seconds = health(binary, *args, "-o", "JSON", env=env)
+    try:
+        return code, json.loads(out), err, seconds
+    except json.JSONDecodeError:
+        return code, None, err + out, seconds
+
+
+def df_use(flag, mount):
+    """df's Use% (or df -i's IUse%) of a mount point, as a number."""
+    out = subprocess.run(["df", *flag, mount], check=True, capture_output=True, text=True).stdout
+    return int(re.search(r"(\d+)%", out.splitlines()[1]).group(1))
+
+
+def kmsg_errors(device):
+    """The "I/O error, dev DEVICE," lines the kernel log holds (the kernel's own records)."""
+    n = 0
+    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                record = os.read(fd, 8192).decode(errors="replace")
+            except BlockingIOError:
+                return n
+            except BrokenPipeError:
+                continue
+            header, _, text = record.partition(";")
+            if int(header.split(",")[0]) >> 3 == 0 and \
+                    re.match(rf"(blk_update_request: )?I/O error, dev {device},", text):
+                n += 1
+    finally:
+        os.close(fd)
+
+
+def failing_read(disk, cut):
+    os.truncate(disk.image, cut)
+    try:
+        fd = os.open(disk.loop, os.O_RDONLY | os.O_DIRECT)
+        try:
+            os.preadv(fd, [mmap.mmap(-1, 4096)], cut + 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    finally:
+        os.truncate(disk.image, disk.size)
+
+
+def fake_smartctl(work, name, body):
+    bindir = os.path.join(work, name)
+    os.makedirs(bindir)
+    path = os.path.join(bindir, "smartctl")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+
+
+def check_healthy(r, binary, disk, state, device):
+    code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
+    if not r.check(code == 0 and doc and len(doc["disks"]) == 1,
+                   f"healthy: exit {code}, one disk", err):
+        return
+    d = doc["disks"][0]
+    fs = [f for f in d["filesystems"] if f["mountpoint"] == disk.mnt]
+    used, inodes = df_use([], disk.mnt), df_use(["-i"], disk.mnt)
+    r.check(fs and fs[0]["used_percent"] == used and fs[0]["inodes_used_percent"] == inodes,
+            f"used {used} % and inodes used {inodes} % as df and df -i", str(fs))
+    r.check(d["smart"]["state"] == "none", f"a loop device has no SMART: {d['smart']}")
+    r.check([p["job"] for p in d["probes"]] == [JOB] and not d["probes"][0]["regressed"],
+            f"the store's probe series on the disk: {d['probes']}")
+
+
+def check_io_error(r, binary, disk, state, device, cut):
+    failing_read(disk, cut)
+    code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
+    logged = kmsg_errors(device)
+    got = sum(e["count"] for e in doc["disks"][0]["io_errors"] if not e["buffer"]) if doc else None
+    r.check(code == 1 and got == logged and logged > 0 and
+            any("I/O error(s) on read requests" in p for p in doc["disks"][0]["problems"]),
+            f"an I/O error: exit {code}, {got} errors as the kernel log's {logged} lines",
+            err + (json.dumps(doc["disks"][0]["problems"]) if doc else ""))
+
+
+def check_fs_error(r, binary, disk, state, device):
+    with open(f"/sys/fs/ext4/{device}/trigger_fs_error", "w") as f:
+        f.write("iowatch health test\n")
+    code, out, err, _ = health(binary, "-d", device, "--no-smart", "--state.dir", state)
+    r.check(code == 1 and f"{disk.mnt}: ext4 recorded 1 error(s)" in out,
+            f"an ext4 error: exit {code} and the problem said", out + err)
+
+
+def check_smart(r, binary, work, source_dir):
+    disk = os.path.basename(subprocess.run(
+        ["findmnt", "-no", "SOURCE", "/"], capture_output=True, text=True).stdout.strip())
+    disk = re.sub(r"p?\d+$", "", disk) if not os.path.exists(f"/sys/block/{disk}") else disk
+    if not r.check(os.path.exists(f"/sys/block/{disk}"), f"the root disk is {disk}"):
+        return
+    failing = os.path.join(source_dir, "tests/fixtures/smart/nvme_failing.json")
+    env = fake_smartctl(work, "failing", f"cat '{failing}'; exit 8")
+    code, doc, err, _ = health_json(binary, "-d", disk, env=env)
+    problems = doc["disks"][0]["problems"] if doc else []
+    r.check(code == 1 and doc["disks"][0]["smart"]["state"] == "failed" and
+            "SMART overall-health self-assessment: FAILED" in problems and
+            any(p.startswith("NVMe critical warning 0x05") for p in problems),
+            f"a failing disk: exit {code}, {problems}", err)
+    env = fake_smartctl(work, "hung", "exec sleep 600")
+    code, doc, err, seconds = health_json(binary, "-d", disk, "--smart-timeout", "1", env=env)
+    smart = doc["disks"][0]["smart"] if doc else {}
+    r.check(code == 0 and smart.get("state") == "unavailable" and
+            "did not answer within 1 s" in smart.get("detail", "") and seconds < 10,
+            f"a smartctl that never answers: killed, {smart}, returned in {seconds:.1f} s", err)
+
+
+def main():
+    daemon.exit_on_sigterm()
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    binary, source_dir = sys.argv[1], sys.argv[2]
+    daemon.require_root("a loop device and a mount")
+    work = tempfile.mkdtemp(prefix="iowatch-e2e-health-", dir="/var/tmp")
+    state = os.path.join(work, "state")
+    os.makedirs(state)
+    r = daemon.Results()
+    try:
+        with daemon.Ext4OnLoop(os.path.join(work, "disk.img"), os.path.join(work, "mnt"),
+                               64 << 20, direct_io=True) as disk:
+            device = os.path.basename(disk.loop)
+            probe_dir = os.path.join(disk.mnt, "probes")
+            os.makedirs(probe_dir)
+            config = daemon.one_probe_config(JOB, directory=probe_dir) + \
+                "devices:\n  exclude: ''\n"
+            d = daemon.Daemon(binary, config=config, state_dir=state)
+            try:
+                d.start()
+                ok, _ = d.scrape_until(
+                    lambda s: sum(daemon.values(s, "iowatch_probe_runs_total", probe=JOB,
+                                                result="ok")) >= 2, 20)
+                r.check(ok, "the daemon stored 2 probe runs", d.stderr()[-2000:])
+                code, _ = d.stop()
+            finally:
+                d.close()
+            with open(os.path.join(disk.mnt, "data"), "wb") as f:
+                f.write(os.urandom(8 << 20))
+            os.sync()
+            check_healthy(r, binary, disk, state, device)
+            check_io_error(r, binary, disk, state, device, 60 << 20)
+            check_fs_error(r, binary, disk, state, device)
+        check_smart(r, binary, work, source_dir)
+        code, _, err, _ = health(binary, "-d", "nosuchdisk", "--no-smart")
+        r.check(code == 2 and "no whole disk named nosuchdisk" in err,
+                f"-d naming no disk: exit {code}: {err.strip()}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return r.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
