@@ -218,25 +218,6 @@ class Ext4OnLoop:
             self.loop = None
 
 
-def provoke_io_error(work):
-    """A real block I/O error, as a failing disk makes one (root): a loop device with direct I/O
-    on a file cut short, read with O_DIRECT past the cut; the kernel logs "I/O error, dev loopN,
-    … op 0x0:(READ)". Everything is detached and removed again; the loop device's name."""
-    image = os.path.join(work, "eio.img")
-    with open(image, "wb") as f:
-        f.truncate(1 << 20)
-    loop = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", image], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    try:
-        os.truncate(image, 0)
-        subprocess.run(["dd", f"if={loop}", "of=/dev/null", "bs=4096", "count=1", "skip=8",
-                        "iflag=direct"], capture_output=True, check=False)
-    finally:
-        subprocess.run(["losetup", "-d", loop], check=False)
-        os.remove(image)
-    return os.path.basename(loop)
-
-
 class Results:
     def __init__(self):
         self.passed = self.failed = 0

@@ -11,7 +11,8 @@ rules. Then:
    /api/v1/query, and every metric it reads returns data (the rule's own result may be empty);
 3. every query of deploy/grafana/iowatch.json (its variables substituted as Grafana would:
    one instance, All for device and probe) returns data, and every variable's label_values
-   query has values;
+   query has values; a query whose families cannot have data here (said on stdout, with why)
+   must still evaluate without error;
 4. no metric named anywhere under deploy/ is missing from a live scrape of the daemon (the
    series Prometheus makes itself, up and scrape_*, aside);
 5. the dashboard's structure: unique panel ids, every panel on the Prometheus data-source
@@ -56,8 +57,27 @@ probes:
 # The eBPF collector's families (dashboard row, one alert) need root and the kernel's BTF;
 # without them their queries are left out, said on stdout (CI has both).
 BPF = os.geteuid() == 0 and os.path.exists("/sys/kernel/btf/vmlinux")
+
+
+def kernel_has_block_rq_error():
+    """Whether the BPF collector can count I/O errors: the kernel's block_rq_error tracepoint,
+    found in its BTF as the collector finds it (btf_trace_block_rq_error; kernels before 5.x
+    have none)."""
+    try:
+        with open("/sys/kernel/btf/vmlinux", "rb") as f:
+            return b"btf_trace_block_rq_error" in f.read()
+    except OSError:
+        return False
+
+
+# iowatch_block_errors_total has a series once the collector saw an error on a disk it reports:
+# the test makes one on a loop device after the daemon started, so the loop devices are in the
+# device selection here (the default leaves them out).
+BPF_ERRORS = BPF and kernel_has_block_rq_error()
 if BPF:
     CONFIG += "collectors:\n  bpf:\n    enabled: true\n"
+if BPF_ERRORS:
+    CONFIG += "devices:\n  exclude: '^(ram|zram|fd)\\d+$'\n"
 
 
 # btrfs's error counters exist only where a btrfs is mounted: as root the test mounts one on a
@@ -89,23 +109,70 @@ def smart_disks():
 # The SMART families exist for disks that have SMART: this VM's virtio disk has none, so their
 # checks are left out here, said on stdout; a host with SATA, SAS or NVMe disks runs them.
 SMART = bool(smart_disks()) if os.geteuid() == 0 else False
+# iowatch_smart_up alone has a series for every whole disk that may have SMART once smartctl
+# ran on it, read or not (0 on a virtio disk): checked wherever smartctl and such a disk are.
+SMART_UP = shutil.which("smartctl") is not None and any(
+    not name.startswith(("loop", "dm-", "md", "zram", "ram", "nbd", "fd"))
+    for name in os.listdir("/sys/block"))
 
 
 def needs_bpf(text):
     return "iowatch_block_" in text
 
 
+def needs_smart_report(text):
+    """Whether `text` reads a SMART family that needs a disk's health read (all but up)."""
+    return any(m.startswith("iowatch_smart_") and m != "iowatch_smart_up"
+               for m in re.findall(r"\b[a-z0-9_]+\b", text))
+
+
 def left_out(text):
     """Why `text`'s metrics cannot have data here, or None."""
     if needs_bpf(text) and not BPF:
         return "no root or no kernel BTF here"
+    if "iowatch_block_errors_total" in text and not BPF_ERRORS:
+        return "the kernel has no block_rq_error tracepoint: the BPF collector counts no errors"
     if "btrfs" in text and not BTRFS:
         return "no root or no mkfs.btrfs here: no btrfs mounted"
-    if "iowatch_smart_" in text and not SMART:
+    if needs_smart_report(text) and not SMART:
         return "no disk here gives smartctl its health (virtual disks have no SMART)"
+    if "iowatch_smart_up" in text and not SMART_UP:
+        return "no smartctl or no disk here that may have SMART"
     if "iowatch_kernel_" in text and not KMSG:
         return "no root here: no I/O error made, no kernel log read"
     return None
+
+
+class FailingLoop:
+    """A real block I/O error, as a failing disk makes one, whenever asked (root): a loop device
+    with direct I/O on a file cut short, read with O_DIRECT past the cut; the kernel logs "I/O
+    error, dev loopN, … op 0x0:(READ)". It stays attached while the daemon runs, so that errors made after the BPF collector started are counted on a disk
+    the daemon reports (a series per disk). Detached and removed on exit."""
+
+    def __init__(self, work):
+        self.image, self.loop = os.path.join(work, "eio.img"), None
+
+    def __enter__(self):
+        with open(self.image, "wb") as f:
+            f.truncate(1 << 20)
+        self.loop = subprocess.run(["losetup", "-f", "--show", "--direct-io=on", self.image],
+                                   check=True, capture_output=True, text=True).stdout.strip()
+        os.truncate(self.image, 0)
+        return self
+
+    @property
+    def name(self):
+        return os.path.basename(self.loop)
+
+    def fail_a_read(self):
+        subprocess.run(["dd", f"if={self.loop}", "of=/dev/null", "bs=4096", "count=1", "skip=8",
+                        "iflag=direct"], capture_output=True, check=False, timeout=60)
+
+    def __exit__(self, *exc):
+        if self.loop:
+            subprocess.run(["losetup", "-d", self.loop], check=False)
+        if os.path.exists(self.image):
+            os.remove(self.image)
 
 
 PROMETHEUS_OWN = {"up", "scrape_duration_seconds", "scrape_samples_scraped",
@@ -159,14 +226,28 @@ def main():
     work = tempfile.mkdtemp(prefix="iowatch-e2e-prom-")
     prom = None
     btrfs = None
+    failing = None
     try:
         if KMSG:
-            print(f"note: a real I/O error on {daemon.provoke_io_error(work)}")
+            failing = FailingLoop(work).__enter__()
+            failing.fail_a_read()
+            print(f"note: a real I/O error on {failing.name}")
         if BTRFS:
             btrfs = daemon.Ext4OnLoop(f"{work}/btrfs.img", f"{work}/btrfs", 256 << 20,
                                       mkfs=("mkfs.btrfs", "-q")).__enter__()
         with daemon.Daemon(sys.argv[1], config=CONFIG) as d:
             instance = f"127.0.0.1:{d.port}"
+            if BPF_ERRORS:
+                # A read right after start may come before the collector counts: fail reads
+                # until it has counted one.
+                counted, deadline = False, time.monotonic() + 30
+                while not counted and time.monotonic() < deadline:
+                    failing.fail_a_read()
+                    counted, _ = d.scrape_until(
+                        lambda s: any(n == "iowatch_block_errors_total" and
+                                      l.get("device") == failing.name for n, l, _ in s), 2)
+                r.check(counted, f"bpf: an I/O error on {failing.name} after start is counted "
+                        "(iowatch_block_errors_total)", d.stderr()[-2000:])
             scrape = promstack.scrape_config(deploy, instance)
             promstack.copy_rules(deploy, work, "alerts.yml", "fleet.rules.yml")
             server = promstack.prometheus(
@@ -217,10 +298,18 @@ def main():
 
             # 3. Dashboard queries and variables.
             for title, expr in dashboard_queries(dashboard):
-                if left_out(expr):
-                    print(f"SKIP dashboard '{title}': {expr[:60]} ({left_out(expr)})")
-                    continue
                 concrete = substitute(expr, instance)
+                if left_out(expr):
+                    try:
+                        query(port, concrete)
+                        evaluated = True
+                    except (OSError, RuntimeError) as e:
+                        evaluated = str(e)
+                    r.check(evaluated is True, f"dashboard '{title}': {expr[:90]} evaluates",
+                            f"{evaluated}\n     {concrete}")
+                    print(f"SKIP dashboard '{title}': {expr[:60]} has no data here "
+                          f"({left_out(expr)})")
+                    continue
                 try:
                     result = query(port, concrete)
                 except (OSError, RuntimeError) as e:
@@ -253,6 +342,8 @@ def main():
             prom.__exit__()
         if btrfs is not None:
             btrfs.__exit__(None, None, None)
+        if failing is not None:
+            failing.__exit__(None, None, None)
         shutil.rmtree(work, ignore_errors=True)
 
     # 5. Dashboard structure.
