@@ -146,8 +146,9 @@ def left_out(text):
 class FailingLoop:
     """A real block I/O error, as a failing disk makes one, whenever asked (root): a loop device
     with direct I/O on a file cut short, read with O_DIRECT past the cut; the kernel logs "I/O
-    error, dev loopN, … op 0x0:(READ)". It stays attached while the daemon runs, so that errors made after the BPF collector started are counted on a disk
-    the daemon reports (a series per disk). Detached and removed on exit."""
+    error, dev loopN, … op 0x0:(READ)". It stays attached while the daemon runs, so that
+    errors made after the BPF collector started are counted on a disk the daemon reports (a
+    series per disk). Detached and removed on exit."""
 
     def __init__(self, work):
         self.image, self.loop = os.path.join(work, "eio.img"), None
