@@ -9,10 +9,10 @@
 #include "common/clock.h"
 #include "config/config.h"
 #include "daemon/cli/cli_output.h"
+#include "daemon/cli/health/health_format.h"
 #include "daemon/cli/health/health_options.h"
-#include "daemon/cli/health/health_report.h"
+#include "daemon/sampling/snapshot_health.h"
 #include "daemon/sources/sampler.h"
-#include "daemon/sources/smart/smart_source.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

@@ -1,12 +1,13 @@
 // `iowatch health`'s two outputs: a screen per host (names through
 // TerminalText: they come from the system) and JSON.
+#include "daemon/cli/health/health_format.h"
+
 #include <fmt/format.h>
 
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/terminal_text.h"
-#include "daemon/cli/health/health_report.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/smart/smartctl_run.h"
+#include "daemon/sampling/snapshot_health.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -124,11 +125,6 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
 }
 
 }  // namespace
-
-bool MayHaveSmart(const collectors::BlockDevice& d) {
-  static const std::set<std::string_view> kVirtual = {"dm", "md", "loop", "zram", "ram", "nbd"};
-  return !d.is_partition && !kVirtual.contains(d.transport);
-}
 
 const SourceDescriptor& SmartSourceDescriptor() {
   static constexpr std::string_view kCollectors[] = {"smart"};

@@ -11,14 +11,9 @@
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
-#include "collectors/block_devices.h"
 #include "daemon/sampling/sample_source.h"
 
 namespace iowatch::daemon {
-
-// Whether the device can have SMART of its own: a whole disk, not dm, md,
-// loop, zram, ram or nbd (their health is their disks').
-bool MayHaveSmart(const collectors::BlockDevice& device);
 
 // Its registration (daemon/sources/registry.cc).
 const SourceDescriptor& SmartSourceDescriptor();

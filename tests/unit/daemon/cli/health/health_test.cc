@@ -1,167 +1,69 @@
-// `iowatch health` on a constructed sample: each disk's SMART state and
-// facts, the problems the alerts' conditions raise (and those they leave
-// alone: a read-only filesystem's free space, a reallocated sector, a
-// virtual disk's missing SMART), a partition's errors on its disk, probe
-// verdicts by disk, names kept harmless in the text, JSON that reads back,
-// and the arguments.
+// `iowatch health`'s outputs and arguments: names kept harmless in the text,
+// each problem said, JSON that reads back; flags, defaults and usage errors.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "daemon/cli/health/health_format.h"
 #include "daemon/cli/health/health_options.h"
-#include "daemon/cli/health/health_report.h"
 
 namespace iowatch::daemon {
 namespace {
 
-collectors::BlockDevice Disk(const std::string& name, uint32_t major, uint32_t minor,
-                             const std::string& transport, const std::string& parent = "") {
-  collectors::BlockDevice d;
-  d.name = name;
-  d.major = major;
-  d.minor = minor;
-  d.transport = transport;
-  d.is_partition = !parent.empty();
-  d.parent = parent;
-  d.model = "Model " + name;
-  d.size_bytes = 2'000'000'000'000;
-  return d;
+HostHealth TwoDisks() {
+  HostHealth h;
+  DiskHealth sda;
+  sda.name = "sda";
+  sda.model = "Model \x1b]0;title\a";
+  sda.size_bytes = 2'000'000'000'000;
+  sda.smart = {"passed", "ATA", {{"temperature", "41 °C (limit 60 °C)"}, {"pending sectors", "8"}}};
+  sda.io_errors = {{"sda", "read", "I/O", false, 2}, {"sda1", "read", "buffer", true, 1}};
+  FilesystemHealth fs;
+  fs.mount_point = "/mnt/\x1b[2Jevil";
+  fs.fstype = "ext4";
+  fs.used_percent = 97;
+  fs.inodes_used_percent = 10;
+  fs.errors = 4;
+  sda.filesystems = {fs};
+  sda.probes = {{"nightly", "8:0", true}};
+  sda.problems = {"8 pending sectors (attribute 197)", "probe nightly: regressed"};
+  DiskHealth dm;
+  dm.name = "dm-0";
+  dm.smart = {"none", "no SMART of its own (dm)", {}};
+  h.disks = {sda, dm};
+  h.notes = {"kmsg: /dev/kmsg: Operation not permitted"};
+  return h;
 }
 
-collectors::SmartReport Ata() {
-  collectors::SmartReport r;
-  r.protocol = "ATA";
-  r.passed = true;
-  r.temperature_celsius = 41;
-  r.temperature_limit_celsius = 60;
-  r.power_on_hours = 12000;
-  r.attributes = {{5, "Reallocated_Sector_Ct", 100, 100, 10, 3, true},
-                  {197, "Current_Pending_Sector", 100, 100, 0, 8, false}};
-  return r;
-}
-
-collectors::SmartReport Nvme() {
-  collectors::SmartReport r;
-  r.protocol = "NVMe";
-  r.passed = true;
-  r.temperature_celsius = 84;
-  r.temperature_limit_celsius = 84;
-  r.nvme = collectors::NvmeHealth{0x01, 5, 10, 85, 0, 0, 0, 0, 3};
-  return r;
-}
-
-FilesystemSeries Filesystem(const std::string& mount, const std::string& disk, uint64_t avail,
-                            bool readonly = false) {
-  FilesystemSeries f;
-  f.device = "/dev/" + disk + "1";
-  f.mount_point = mount;
-  f.fstype = "ext4";
-  f.disk = disk;
-  f.readonly = readonly;
-  f.usage = collectors::FilesystemUsage{1000, 400, avail, 100, 90};
-  return f;
-}
-
-Snapshot Sample() {
-  Snapshot s;
-  s.block_devices = std::make_shared<const std::vector<collectors::BlockDevice>>(
-      std::vector<collectors::BlockDevice>{
-          Disk("dm-0", 253, 0, "dm"), Disk("nvme0n1", 259, 0, "nvme"), Disk("sda", 8, 0, "scsi"),
-          Disk("sda1", 8, 1, "scsi", "sda"), Disk("sdb", 8, 16, "scsi")});
-  s.smart.devices = {
-      {"nvme0n1", Nvme(), ""}, {"sda", Ata(), ""}, {"sdb", std::nullopt, "no SMART"}};
-  s.kmsg.errors = {{"sda", "read", "I/O", false, 2}, {"sda1", "read", "buffer", true, 1}};
-  s.filesystems.series = {Filesystem("/", "sda", 600), Filesystem("/full", "sda", 30),
-                          Filesystem("/ro-full", "sda", 10, true),
-                          Filesystem("/data", "dm-0", 500)};
-  FilesystemSeries hung = Filesystem("/mnt/nfs", "sdb", 0);
-  hung.usage.reset();
-  FilesystemSeries broken = Filesystem("/broken", "sdb", 500);
-  broken.ext4_errors = collectors::Ext4Errors{4, 1700000000, 1700000100};
-  s.filesystems.series.push_back(hung);
-  s.filesystems.series.push_back(broken);
-  return s;
-}
-
-const DiskHealth& Named(const HostHealth& h, const std::string& name) {
-  const auto it = std::ranges::find(h.disks, name, &DiskHealth::name);
-  EXPECT_NE(it, h.disks.end()) << name;
-  return *it;
-}
-
-bool Has(const std::vector<std::string>& problems, const std::string& part) {
-  return std::ranges::any_of(
-      problems, [&](const std::string& p) { return p.find(part) != std::string::npos; });
-}
-
-TEST(HealthReport, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
-  const Snapshot s = Sample();
-  // The store keeps device numbers; a series on a partition is its disk's.
-  const std::vector<ProbeVerdict> probes = {{"nightly", "259:0", true}, {"quick", "8:1", false}};
-  const HostHealth h = BuildHostHealth(s, probes, "", true);
-  ASSERT_EQ(h.disks.size(), 4u);  // sda1 is sda's
-
-  const DiskHealth& sda = Named(h, "sda");
-  EXPECT_EQ(sda.smart.state, "passed");
-  EXPECT_EQ(sda.io_errors.size(), 2u);  // the partition's buffer errors too
-  EXPECT_TRUE(Has(sda.problems, "8 pending sectors (attribute 197)"));
-  EXPECT_FALSE(Has(sda.problems, "reallocated"));  // a fact, not a problem
-  EXPECT_TRUE(Has(sda.problems, "2 I/O error(s) on read requests"));
-  EXPECT_FALSE(Has(sda.problems, "buffer"));  // consequences, not counted again
-  EXPECT_TRUE(Has(sda.problems, "/full: 3.0 % space left"));
-  EXPECT_FALSE(Has(sda.problems, "/ro-full"));  // read-only: nobody fills it
-  EXPECT_FALSE(Has(sda.problems, "temperature"));
-  ASSERT_EQ(sda.filesystems.size(), 3u);
-  EXPECT_EQ(*sda.filesystems[0].used_percent, 50);  // df: used 600 / (used 600 + avail 600)
-  EXPECT_EQ(*sda.filesystems[0].inodes_used_percent, 10);
-  EXPECT_EQ(sda.problems.size(), 3u);
-  ASSERT_EQ(sda.probes.size(), 1u);
-  EXPECT_EQ(sda.probes[0].job, "quick");
-
-  const DiskHealth& nvme = Named(h, "nvme0n1");
-  EXPECT_TRUE(Has(nvme.problems, "NVMe critical warning 0x01"));
-  EXPECT_TRUE(Has(nvme.problems, "available spare 5 % is below its threshold, 10 %"));
-  EXPECT_TRUE(Has(nvme.problems, "85 % of its rated endurance used"));
-  EXPECT_TRUE(Has(nvme.problems, "at its temperature limit (84 °C)"));
-  EXPECT_TRUE(Has(nvme.problems, "probe nightly: regressed"));
-
-  const DiskHealth& sdb = Named(h, "sdb");
-  EXPECT_EQ(sdb.smart.state, "unavailable");
-  EXPECT_EQ(sdb.smart.detail, "no SMART");
-  EXPECT_TRUE(Has(sdb.problems, "/mnt/nfs: unreadable"));
-  EXPECT_TRUE(Has(sdb.problems, "/broken: ext4 recorded 4 error(s)"));
-  EXPECT_EQ(sdb.problems.size(), 2u);  // no SMART is not a problem of the disk
-
-  const DiskHealth& dm = Named(h, "dm-0");
-  EXPECT_EQ(dm.smart.state, "none");
-  EXPECT_TRUE(dm.problems.empty());
-  EXPECT_EQ(h.Problems(), 3u + 5 + 2);
-}
-
-TEST(HealthReport, OneDiskWhenNamedAndSmartNotRun) {
-  const HostHealth h = BuildHostHealth(Sample(), {}, "sdb", false);
-  ASSERT_EQ(h.disks.size(), 1u);
-  EXPECT_EQ(h.disks[0].smart.state, "not run");
-  EXPECT_TRUE(BuildHostHealth(Sample(), {}, "sda1", true).disks.empty());  // not a whole disk
-}
-
-TEST(HealthReport, TheTextKeepsHostileNamesHarmlessAndTheJsonReadsBack) {
-  Snapshot s = Sample();
-  s.filesystems.series[0].mount_point = "/mnt/\x1b[2Jevil";
-  const HostHealth h = BuildHostHealth(s, {}, "", true);
-  const std::string text = FormatHealthText(h);
+TEST(HealthFormat, TheTextSaysEachThingAndKeepsHostileNamesHarmless) {
+  const std::string text = FormatHealthText(TwoDisks());
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
-  EXPECT_NE(text.find("/mnt/\\x1b[2Jevil"), std::string::npos);
-  EXPECT_NE(text.find("PROBLEM      8 pending sectors (attribute 197)"), std::string::npos);
-  EXPECT_NE(text.find("4 disk(s), 9 problem(s)"), std::string::npos) << text;
-  const auto doc = nlohmann::json::parse(FormatHealthJson(h));
-  EXPECT_EQ(doc["problems"], 9);
-  ASSERT_EQ(doc["disks"].size(), 4u);
-  const auto& nvme = doc["disks"][1];
-  EXPECT_EQ(nvme["device"], "nvme0n1");
-  EXPECT_EQ(nvme["smart"]["facts"]["percentage used"], "85 %");
-  EXPECT_EQ(nvme["problems"].size(), 4u);
+  EXPECT_EQ(text.find('\a'), std::string::npos);
+  for (const char* part :
+       {"sda  2000.0 GB  Model \\x1b]0;title\\x07\n", "  SMART        passed: ATA\n",
+        "    temperature            41 °C (limit 60 °C)\n", "/mnt/\\x1b[2Jevil",
+        "   97 %    10 %  rw, 4 errors\n", "2 I/O errors on read", "1 buffer I/O errors on read",
+        "  probe        nightly: regressed\n", "  PROBLEM      8 pending sectors (attribute 197)\n",
+        "  SMART        none: no SMART of its own (dm)\n", "  problems     none\n",
+        "note: kmsg: /dev/kmsg: Operation not permitted\n", "2 disk(s), 2 problem(s)\n"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+}
+
+TEST(HealthFormat, TheJsonReadsBack) {
+  const auto doc = nlohmann::json::parse(FormatHealthJson(TwoDisks()));
+  EXPECT_EQ(doc["problems"], 2);
+  ASSERT_EQ(doc["disks"].size(), 2u);
+  const auto& sda = doc["disks"][0];
+  EXPECT_EQ(sda["device"], "sda");
+  EXPECT_EQ(sda["smart"]["facts"]["pending sectors"], "8");
+  EXPECT_EQ(sda["filesystems"][0]["used_percent"], 97.0);
+  EXPECT_EQ(sda["filesystems"][0]["errors"], 4);
+  EXPECT_EQ(sda["io_errors"][1]["buffer"], true);
+  EXPECT_EQ(sda["probes"][0]["regressed"], true);
+  EXPECT_EQ(sda["problems"].size(), 2u);
+  EXPECT_TRUE(doc["disks"][1]["problems"].empty());
+  EXPECT_EQ(doc["notes"][0], "kmsg: /dev/kmsg: Operation not permitted");
 }
 
 TEST(HealthOptions, DefaultsFlagsAndErrors) {

@@ -1,8 +1,9 @@
-// `iowatch health`'s report: each whole disk's story from one sample of the
-// serve sources (identity, SMART, the kernel log's I/O errors since boot,
-// the filesystems on it) and the probe verdicts stored for it, with the
-// problems that make the command exit 1: the conditions the shipped alerts
-// (deploy/prometheus/alerts.yml) fire on, read at this moment.
+// Each whole disk's health from a sample (identity, SMART, the kernel log's
+// I/O errors since boot, the filesystems on it) and the probe verdicts of
+// its series, with its problems: the conditions the shipped alerts
+// (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
+// or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
+// problem); the status page's Health column shows it.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/block_devices.h"
 #include "daemon/sampling/snapshot.h"
 
 namespace iowatch::daemon {
@@ -66,12 +68,16 @@ struct HostHealth {
   size_t Problems() const;
 };
 
-// The report of the snapshot's whole disks (only `only_device` when not
-// empty); `smart_ran` is false with --no-smart.
+// Whether the device can have SMART of its own: a whole disk, not dm, md,
+// loop, zram, ram or nbd (their health is their disks').
+bool MayHaveSmart(const collectors::BlockDevice& device);
+
+// The health of the snapshot's whole disks (only `only_device` when not
+// empty); `smart_ran` is false when SMART is not collected.
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeVerdict> probes,
                            std::string_view only_device, bool smart_ran);
 
-std::string FormatHealthText(const HostHealth& health);
-std::string FormatHealthJson(const HostHealth& health);
+// The problems of one disk, by name; none for a name not among them.
+const DiskHealth* FindDisk(const HostHealth& health, std::string_view name);
 
 }  // namespace iowatch::daemon

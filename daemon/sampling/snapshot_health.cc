@@ -1,13 +1,12 @@
-#include "daemon/cli/health/health_report.h"
+#include "daemon/sampling/snapshot_health.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <set>
 
 #include "collectors/smart/smartctl_json.h"
-#include "daemon/sources/smart/smart_source.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -196,6 +195,16 @@ void Notes(const Snapshot& s, HostHealth& health) {
 }
 
 }  // namespace
+
+bool MayHaveSmart(const collectors::BlockDevice& d) {
+  static const std::set<std::string_view> kVirtual = {"dm", "md", "loop", "zram", "ram", "nbd"};
+  return !d.is_partition && !kVirtual.contains(d.transport);
+}
+
+const DiskHealth* FindDisk(const HostHealth& health, std::string_view name) {
+  const auto it = std::ranges::find(health.disks, name, &DiskHealth::name);
+  return it == health.disks.end() ? nullptr : &*it;
+}
 
 size_t HostHealth::Problems() const {
   size_t n = 0;
