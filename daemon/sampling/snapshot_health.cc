@@ -163,7 +163,7 @@ std::string DiskOfNumber(const std::string& number,
 }
 
 DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
-                  std::span<const ProbeVerdict> probes, bool smart_ran) {
+                  std::span<const ProbeSeriesVerdict> probes, bool smart_ran) {
   DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
@@ -179,7 +179,7 @@ DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
     disk.filesystems.push_back(FilesystemOf(f));
     FilesystemProblems(disk.filesystems.back(), disk.problems);
   }
-  for (const ProbeVerdict& p : probes) {
+  for (const ProbeSeriesVerdict& p : probes) {
     if (DiskOfNumber(p.device, *s.block_devices) != d.name) continue;
     disk.probes.push_back(p);
     if (p.regressed) disk.problems.push_back("probe " + p.job + ": regressed");
@@ -212,7 +212,7 @@ size_t HostHealth::Problems() const {
   return n;
 }
 
-HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeVerdict> probes,
+HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
                            std::string_view only_device, bool smart_ran) {
   HostHealth health;
   for (const collectors::BlockDevice& d : *s.block_devices) {

@@ -43,7 +43,7 @@ struct SmartHealth {
   std::vector<std::pair<std::string, std::string>> facts;  // what matters, in display order
 };
 
-struct ProbeVerdict {
+struct ProbeSeriesVerdict {
   std::string job;
   std::string device;  // the device the series ran on, "8:0" as the store keeps it
   bool regressed = false;
@@ -58,7 +58,7 @@ struct DiskHealth {
   SmartHealth smart;
   std::vector<IoErrorSeries> io_errors;  // the kernel log's, since boot (buffer errors too)
   std::vector<FilesystemHealth> filesystems;
-  std::vector<ProbeVerdict> probes;
+  std::vector<ProbeSeriesVerdict> probes;
   std::vector<std::string> problems;
 };
 
@@ -74,7 +74,7 @@ bool MayHaveSmart(const collectors::BlockDevice& device);
 
 // The health of the snapshot's whole disks (only `only_device` when not
 // empty); `smart_ran` is false when SMART is not collected.
-HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeVerdict> probes,
+HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
                            std::string_view only_device, bool smart_ran);
 
 // The problems of one disk, by name; none for a name not among them.

@@ -13,6 +13,7 @@
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/snapshot_advice.h"
+#include "daemon/sampling/snapshot_health.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -73,7 +74,38 @@ std::string Cell(const std::vector<double>& values, size_t index, const PageColu
   return Cell(At(values, index) * column.scale, column.decimals);
 }
 
-std::string DevicesSection(const Snapshot& s) {
+// The probe jobs' standing regressions by disk, for the health column.
+std::vector<ProbeSeriesVerdict> ProbeVerdictsOf(const ProbeSnapshot* probes) {
+  std::vector<ProbeSeriesVerdict> out;
+  if (probes == nullptr) return out;
+  for (const ProbeJobSnapshot& job : probes->jobs) {
+    if (job.last_run_timestamp_seconds == 0) continue;  // never ran: no disk yet
+    const bool regressed = std::ranges::any_of(job.verdicts, &ProbeVerdict::regressed);
+    out.push_back({job.name, fmt::format("{}:{}", job.target_major, job.target_minor), regressed});
+  }
+  return out;
+}
+
+// A disk's health in a cell: its first problem (all of them in the title),
+// or "ok" with its SMART state.
+std::string HealthCell(const DiskHealth* disk) {
+  if (disk == nullptr) return "<td class=\"dim\">-</td>";
+  if (disk->problems.empty()) {
+    return fmt::format("<td class=\"good\">ok <span class=\"dim\">(SMART {})</span></td>",
+                       HtmlEscape(disk->smart.state));
+  }
+  std::string all;
+  for (const std::string& p : disk->problems) all += (all.empty() ? "" : "; ") + p;
+  std::string more;
+  if (disk->problems.size() > 1) more = fmt::format(" (+{})", disk->problems.size() - 1);
+  return fmt::format("<td class=\"bad\" title=\"{}\">{}{}</td>", HtmlEscape(all),
+                     HtmlEscape(disk->problems.front()), more);
+}
+
+std::string DevicesSection(const Snapshot& s, const ProbeSnapshot* probes) {
+  const bool smart_ran =
+      std::ranges::any_of(s.collectors, [](const CollectorStatus& c) { return c.name == "smart"; });
+  const HostHealth health = BuildHostHealth(s, ProbeVerdictsOf(probes), "", smart_ran);
   std::string headers;
   for (const PageColumn& column : kDeviceColumns)
     headers += fmt::format("<th>{}</th>", column.header);
@@ -81,19 +113,20 @@ std::string DevicesSection(const Snapshot& s) {
   for (const DeviceSnapshot& d : s.devices) {
     rows += fmt::format("<tr><td>{}</td>", HtmlEscape(d.name));
     if (!d.has_rates) {
-      rows += fmt::format(
-          "<td colspan=\"{}\" class=\"dim\">first sample: rates from the next one</td></tr>\n",
-          std::size(kDeviceColumns) + 1);
-      continue;
+      rows +=
+          fmt::format("<td colspan=\"{}\" class=\"dim\">first sample: rates from the next one</td>",
+                      std::size(kDeviceColumns) + 1);
+    } else {
+      for (const PageColumn& column : kDeviceColumns) {
+        rows += Cell(d.latest, IostatColumnIndex(column.column), column);
+      }
+      rows += Cell(d.window_max, IostatColumnIndex(kUtilization.column), kUtilization);
     }
-    for (const PageColumn& column : kDeviceColumns) {
-      rows += Cell(d.latest, IostatColumnIndex(column.column), column);
-    }
-    rows += Cell(d.window_max, IostatColumnIndex(kUtilization.column), kUtilization) + "</tr>\n";
+    rows += HealthCell(FindDisk(health, d.name)) + "</tr>\n";
   }
   return fmt::format(
       "<h2>Devices ({})</h2>\n<table id=\"devices\"><tr><th>device</th>{}"
-      "<th>{} {:.0f}s</th></tr>\n{}</table>\n",
+      "<th>{} {:.0f}s</th><th>health</th></tr>\n{}</table>\n",
       s.devices.size(), headers, kUtilization.header, s.window_seconds, rows);
 }
 
@@ -338,7 +371,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       "</p>\n",
       kRefreshSeconds, kVersion, HtmlEscape(in.listen_endpoint), in.sample.interval_seconds,
       in.sample.window_seconds);
-  body += DevicesSection(in.sample);
+  body += DevicesSection(in.sample, in.probes);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
   body += AdviceSection(in.sample);

@@ -1,6 +1,7 @@
 // The HTML status page served at "/": what an operator reads at a glance.
 // Each device with its current iostat -x columns (and %util's window
-// maximum), the host's vmstat line, and each probe job's last result beside
+// maximum) and its health (daemon/sampling/snapshot_health.h: its first
+// problem, all of them in the cell's title), the host's vmstat line, and each probe job's last result beside
 // its baseline, its regression state and a sparkline of its recent p99
 // completion latency. One self-contained document (inline CSS and SVG, no
 // script, no external asset) that reloads itself every 10 s; every value

@@ -71,7 +71,8 @@ std::shared_ptr<const Snapshot> Sample(const GlobalOptions& global, const Health
 
 // The probe series' verdicts in the daemon's store; a store that cannot be
 // read is a note, not a failure: the disks' health stands without it.
-std::vector<ProbeVerdict> StoredVerdicts(const HealthOptions& o, std::vector<std::string>& notes) {
+std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
+                                               std::vector<std::string>& notes) {
   const std::filesystem::path path = std::filesystem::path(o.state_dir) / probes::Store::kFileName;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
@@ -85,7 +86,7 @@ std::vector<ProbeVerdict> StoredVerdicts(const HealthOptions& o, std::vector<std
     notes.push_back("probe verdicts: " + states.error().ToString());
     return {};
   }
-  std::vector<ProbeVerdict> verdicts;
+  std::vector<ProbeSeriesVerdict> verdicts;
   for (const probes::StoredSeriesState& s : *states) {
     verdicts.push_back({s.job, s.device, s.state.tracker.AnyRegressed()});
   }
@@ -102,7 +103,7 @@ int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args)
   Sampler sampler(std::move(*options));
   const auto snapshot = Sample(global, *opts, sampler);
   std::vector<std::string> notes;
-  const std::vector<ProbeVerdict> verdicts = StoredVerdicts(*opts, notes);
+  const std::vector<ProbeSeriesVerdict> verdicts = StoredVerdicts(*opts, notes);
   HostHealth health = BuildHostHealth(*snapshot, verdicts, opts->device, opts->smart);
   if (!opts->device.empty() && health.disks.empty()) {
     return ReportError(

@@ -60,7 +60,7 @@ void AppendFilesystems(std::string& out, const DiskHealth& d) {
 }
 
 void AppendProbes(std::string& out, const DiskHealth& d) {
-  for (const ProbeVerdict& p : d.probes) {
+  for (const ProbeSeriesVerdict& p : d.probes) {
     fmt::format_to(std::back_inserter(out), "  probe        {}: {}\n", TerminalText(p.job),
                    p.regressed ? "regressed" : "no regression");
   }
@@ -94,7 +94,7 @@ nlohmann::json DiskJson(const DiskHealth& d) {
   nlohmann::json filesystems = nlohmann::json::array();
   for (const FilesystemHealth& f : d.filesystems) filesystems.push_back(FilesystemJson(f));
   nlohmann::json probes = nlohmann::json::array();
-  for (const ProbeVerdict& p : d.probes) {
+  for (const ProbeSeriesVerdict& p : d.probes) {
     probes.push_back({{"job", p.job}, {"regressed", p.regressed}});
   }
   return {{"device", d.name},         {"model", d.model},           {"serial", d.serial},

@@ -94,7 +94,7 @@ bool Has(const std::vector<std::string>& problems, const std::string& part) {
 TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
   const Snapshot s = Sample();
   // The store keeps device numbers; a series on a partition is its disk's.
-  const std::vector<ProbeVerdict> probes = {{"nightly", "259:0", true}, {"quick", "8:1", false}};
+  const std::vector<ProbeSeriesVerdict> probes = {{"nightly", "259:0", true}, {"quick", "8:1", false}};
   const HostHealth h = BuildHostHealth(s, probes, "", true);
   ASSERT_EQ(h.disks.size(), 4u);  // sda1 is sda's
 

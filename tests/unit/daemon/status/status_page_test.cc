@@ -95,7 +95,9 @@ TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
                       "<td class=\"n\">500.00</td>"),
             std::string::npos)
       << html;
-  EXPECT_NE(html.find("<td class=\"n\">50.00</td><td class=\"n\">100.00</td></tr>"),
+  // No block device known for it: no health said.
+  EXPECT_NE(html.find("<td class=\"n\">50.00</td><td class=\"n\">100.00</td>"
+                      "<td class=\"dim\">-</td></tr>"),
             std::string::npos);
   EXPECT_NE(html.find("<td>sdc</td><td colspan=\"9\" class=\"dim\">first sample"),
             std::string::npos);
@@ -104,6 +106,39 @@ TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+TEST(StatusPage, EachDiskHasItsHealthItsFirstProblemAndTheRestInTheTitle) {
+  Snapshot s = Sample();
+  collectors::BlockDevice sda;
+  sda.name = "sda";
+  sda.major = 8;
+  sda.transport = "scsi";
+  collectors::BlockDevice vdb = sda;
+  vdb.name = "<vd&b>";
+  vdb.minor = 16;
+  vdb.transport = "virtio";
+  s.block_devices =
+      std::make_shared<const std::vector<collectors::BlockDevice>>(std::vector{sda, vdb});
+  s.collectors.push_back({"smart", 0, true, 0, {}, {}});
+  collectors::SmartReport failing;
+  failing.passed = false;
+  s.smart.devices = {{"sda", failing, ""}, {"<vd&b>", std::nullopt, "no <SMART>"}};
+  s.kmsg.errors = {{"sda", "write", "I/O", false, 3}};
+  ProbeSnapshot probes = Probes();
+  probes.jobs[0].target_major = 8;  // randread-4k, regressed on its IOPS, ran on sda
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &probes, .listen_endpoint = "x", .now_seconds = 1000});
+  EXPECT_NE(html.find("<th>health</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"bad\" title=\"SMART overall-health self-assessment: FAILED; "
+                      "3 I/O error(s) on write requests in the kernel log; probe randread-4k: "
+                      "regressed\">SMART overall-health self-assessment: FAILED (+2)</td></tr>"),
+            std::string::npos)
+      << html;
+  // No SMART is not a problem; the state is said, escaped.
+  EXPECT_NE(html.find("<td class=\"good\">ok <span class=\"dim\">(SMART unavailable)</span>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("no <SMART>"), std::string::npos);
 }
 
 TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
