@@ -2,9 +2,12 @@
 // prints them: sizes are block counts times f_frsize, the unit POSIX gives
 // f_blocks, f_bfree and f_bavail in (on Linux the same as node_exporter's
 // f_bsize for every filesystem the kernel ships but a few network ones).
-// Thread-safety: pure data; ReadFilesystemUsage may block (a stale NFS
-// mount, a hung FUSE daemon): call it where a deadline guards it.
+// statfs(2) may block for good (a hung FUSE server): iowatch calls it in
+// helper processes (statfs_helpers.h), under a deadline (UsageAsker).
+// Thread-safety: pure data and functions.
 #pragma once
+
+#include <sys/statfs.h>
 
 #include <cstdint>
 #include <functional>
@@ -26,7 +29,8 @@ struct FilesystemUsage {
 // Reads one mount point's usage (tests inject another).
 using FilesystemUsageReader = std::function<Result<FilesystemUsage>(const std::string& path)>;
 
-// statvfs(path); the error names the path and errno.
-Result<FilesystemUsage> ReadFilesystemUsage(const std::string& path);
+// What statvfs(3) makes of statfs(2)'s figures: f_frsize, else f_bsize, as
+// the unit (glibc's statvfs does the same).
+FilesystemUsage UsageOfStatfs(const struct statfs& s);
 
 }  // namespace iowatch::collectors

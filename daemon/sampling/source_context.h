@@ -46,8 +46,11 @@ struct FilesystemSourceOptions {
   bool enabled = true;
   collectors::FilesystemFilter filter = collectors::DefaultFilesystemFilter();
   double mount_timeout_seconds = 1;
-  // statvfs; tests inject another (a fixture's mount points are not this host's).
-  collectors::FilesystemUsageReader read_usage = collectors::ReadFilesystemUsage;
+  // statvfs; empty: statfs in helper processes (collectors/filesystem/
+  // statfs_helpers.h), so that a call that never returns cannot keep iowatch
+  // from exiting. Tests inject another (a fixture's mount points are not this
+  // host's).
+  collectors::FilesystemUsageReader read_usage;
 };
 
 // The kernel log source (collectors/kmsg/): the block layer's I/O errors.

@@ -15,7 +15,8 @@ included by collectors.filesystem.mount_points_include. Checked:
   0 to the kernel's own errors_count and last_error_time;
 - btrfs's per-device error counters are error_stats', type by type;
 - the hung mount: device_error 1 and iowatch_filesystem_stuck_mounts 1, one statfs request in
-  all however many samples pass, samples still every second and scrapes fast; once the FUSE
+  all however many samples pass, samples still every second and scrapes fast; a daemon stuck
+  on it exits on SIGTERM at once (exit 0: the call waits in a helper process); once the FUSE
   server goes, its series go and stuck_mounts returns to 0.
 
 Usage: serve_filesystems.py IOWATCH_BINARY
@@ -95,6 +96,25 @@ def wait_readonly(d, mnt, value, seconds=5):
     return held, daemon.values(samples, "iowatch_filesystem_readonly", mountpoint=mnt)
 
 
+def asked_by(fuse, pid):
+    return sum(1 for process, parent in fuse.statfs_callers if pid in (process, parent))
+
+
+def check_exit_beside_hung_mount(r, binary, config, fuse):
+    """A daemon whose statfs of the hung mount never returns still exits on SIGTERM, at once:
+    the call waits in a helper process, not in one of its threads (a thread in FUSE's
+    uninterruptible wait would keep the whole process, its port bound, until the server
+    answered)."""
+    with daemon.Daemon(binary, config=config) as d:
+        held, _ = d.scrape_until(
+            lambda s: daemon.values(s, "iowatch_filesystem_stuck_mounts") == [1], 10)
+        r.check(held and asked_by(fuse, d.proc.pid) == 1,
+                "a second daemon's statfs of the hung mount is stuck too")
+        code, seconds = d.stop()
+        r.check(code == 0 and seconds < 5,
+                f"SIGTERM beside the stuck statfs: exit {code} in {seconds:.1f} s")
+
+
 def check_hung_mount(r, d, fuse, stuck):
     held, samples = d.scrape_until(
         lambda s: daemon.values(s, "iowatch_filesystem_stuck_mounts") == [1], 10)
@@ -111,8 +131,9 @@ def check_hung_mount(r, d, fuse, stuck):
         time.sleep(0.5)
     r.check(len(stamps) >= 3, f"samples keep coming beside it ({len(stamps)} in 4 s)")
     r.check(worst < 1.0, f"scrapes stay fast ({worst * 1000:.0f} ms at worst)")
-    # Other tests' daemons running beside this one may ask the mount too: only ours counts.
-    ours = fuse.statfs_callers.count(d.proc.pid)
+    # Other tests' daemons running beside this one may ask the mount too: only ours counts,
+    # itself or its statfs helpers (its children).
+    ours = asked_by(fuse, d.proc.pid)
     r.check(ours == 1, f"one statfs in all from the daemon, not one per sample ({ours}; "
             f"{fuse.statfs_calls} from every process)")
     success = daemon.values(samples, "iowatch_collector_success", collector="filesystem")
@@ -216,6 +237,7 @@ def main():
             held, got = wait_readonly(d, ext4.mnt, 1)
             r.check(held, f"ext4 after a real error (errors=remount-ro) reads readonly 1 ({got})")
             check_ext4_errors(r, d, ext4, ext4_sysfs)
+            check_exit_beside_hung_mount(r, binary, config, fuse)
 
             fuse.close()
             held, samples = d.scrape_until(

@@ -27,16 +27,19 @@ BATCH_FORGET, INTERRUPT = 42, 36
 MS_NOSUID, MS_NODEV = 2, 4
 
 
-def _thread_group(tid):
-    """The process a thread (FUSE names the caller's thread) belongs to; None once gone."""
+def _process_of(tid):
+    """The process a thread (FUSE names the caller's thread) belongs to and that process's
+    parent, (Tgid, PPid); (None, None) once gone."""
+    fields = {}
     try:
         with open(f"/proc/{tid}/status") as f:
             for line in f:
-                if line.startswith("Tgid:"):
-                    return int(line.split()[1])
+                key, _, value = line.partition(":")
+                if key in ("Tgid", "PPid"):
+                    fields[key] = int(value.split()[0])
     except OSError:
-        return None
-    return None
+        pass
+    return fields.get("Tgid"), fields.get("PPid")
 
 
 class StuckFuse:
@@ -104,7 +107,7 @@ class StuckFuse:
                 self.pending.append(unique)
             elif opcode == STATFS and self.stuck_statfs:
                 self.statfs_calls += 1  # never answered
-                self.statfs_callers.append(_thread_group(pid))
+                self.statfs_callers.append(_process_of(pid))
                 self.pending.append(unique)
             elif opcode in (RELEASE, FLUSH):
                 self._reply(unique)

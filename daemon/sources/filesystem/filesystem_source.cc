@@ -4,12 +4,14 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "collectors/block_devices.h"
 #include "collectors/filesystem/filesystem_errors.h"
+#include "collectors/filesystem/statfs_helpers.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
@@ -39,6 +41,9 @@ class FilesystemSource final : public SampleSource {
       std::chrono::steady_clock::time_point now);
 
   UsageAsker asker_;
+  // statfs in helper processes (the options' reader when it is empty).
+  collectors::FilesystemUsageReader helper_reader_ =
+      collectors::HelperUsageReader(std::make_shared<collectors::StatfsHelpers>());
   std::map<std::pair<uint32_t, uint32_t>, DeviceNames> names_;
   std::map<std::string, std::string, std::less<>> btrfs_fsids_;  // by member device
   uint64_t skipped_total_ = 0;
@@ -122,7 +127,8 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
       const auto now = std::chrono::steady_clock::now();
       const auto deadline = AskDeadline(*context.options, sample_start, now);
       if (deadline <= now) continue;  // the sample's time ran out: asked next sample
-      UsageAsker::Answer answer = asker_.Ask(options.read_usage, mount.mount_point, deadline);
+      const auto& read = options.read_usage ? options.read_usage : helper_reader_;
+      UsageAsker::Answer answer = asker_.Ask(read, mount.mount_point, deadline);
       if (answer.usage) series.usage = *answer.usage;
     }
     // Devices no longer mounted (a container's tmpfs) are forgotten.

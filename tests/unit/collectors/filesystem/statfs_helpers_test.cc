@@ -1,0 +1,91 @@
+// statfs in helper processes: the same figures as statvfs(3) in this
+// process, errors named with the path, one helper for a run of calls and
+// one per concurrent caller, a helper that died replaced, and no helper left
+// running or unreaped once the helpers are destroyed.
+#include "collectors/filesystem/statfs_helpers.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+namespace iowatch::collectors {
+namespace {
+
+// Children of this process (reaped or not), from /proc.
+std::vector<pid_t> Children() {
+  std::vector<pid_t> out;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t pid = 0; children >> pid;) out.push_back(pid);
+  }
+  return out;
+}
+
+TEST(StatfsHelpers, TheFiguresStatvfsGivesInThisProcess) {
+  StatfsHelpers helpers;
+  for (const char* path : {"/", "/proc", "/dev"}) {
+    struct statvfs s {};
+    ASSERT_EQ(::statvfs(path, &s), 0) << path;
+    const auto usage = helpers.Read(path);
+    ASSERT_TRUE(usage) << usage.error().ToString();
+    EXPECT_EQ(usage->size_bytes, s.f_blocks * s.f_frsize) << path;
+    EXPECT_EQ(usage->files, s.f_files) << path;
+  }
+  EXPECT_EQ(helpers.Spawned(), 1u);  // one helper answered them all
+}
+
+TEST(StatfsHelpers, AnErrorNamesThePathAndErrno) {
+  StatfsHelpers helpers;
+  const auto missing = helpers.Read("/nonexistent/iowatch-statfs-test");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().path, "/nonexistent/iowatch-statfs-test");
+  EXPECT_EQ(missing.error().os_errno, ENOENT);
+  EXPECT_FALSE(helpers.Read(std::string("/\0x", 3)));  // never reaches a helper
+  EXPECT_TRUE(helpers.Read("/"));                       // the helper outlives an error
+  EXPECT_EQ(helpers.Spawned(), 1u);
+}
+
+TEST(StatfsHelpers, ConcurrentCallersEachGetAHelperAndNoneIsLeftBehind) {
+  const size_t before = Children().size();
+  {
+    StatfsHelpers helpers;
+    std::vector<std::thread> callers;
+    std::atomic<int> answered = 0;
+    for (int t = 0; t < 4; ++t) {
+      callers.emplace_back([&] {
+        for (int i = 0; i < 50; ++i) answered += helpers.Read("/").has_value();
+      });
+    }
+    for (auto& c : callers) c.join();
+    EXPECT_EQ(answered, 200);
+    EXPECT_GE(helpers.Spawned(), 1u);
+    EXPECT_LE(helpers.Spawned(), 4u);
+  }
+  EXPECT_EQ(Children().size(), before);  // exited and reaped
+}
+
+TEST(StatfsHelpers, AHelperThatDiedIsReplaced) {
+  StatfsHelpers helpers;
+  ASSERT_TRUE(helpers.Read("/"));
+  const std::vector<pid_t> children = Children();
+  ASSERT_FALSE(children.empty());
+  for (const pid_t pid : children) ::kill(pid, SIGKILL);
+  for (const pid_t pid : children) ::waitpid(pid, nullptr, 0);
+  const auto lost = helpers.Read("/");  // the idle one is gone: said once
+  EXPECT_FALSE(lost);
+  if (!lost) {
+    EXPECT_NE(lost.error().message.find("did not answer"), std::string::npos);
+  }
+  EXPECT_TRUE(helpers.Read("/"));  // a new one
+  EXPECT_EQ(helpers.Spawned(), 2u);
+}
+
+}  // namespace
+}  // namespace iowatch::collectors
