@@ -4,7 +4,9 @@
 // asked again until that call returns (node_exporter's mount-timeout rule,
 // after its issue #244). The other mounts are asked on a fresh thread, so a
 // stuck mount costs one thread, never one per sample, and at most
-// kMaxStuck are kept: past that, no mount is asked until one returns.
+// kMaxStuck are kept: past that, no mount is asked until one returns. (The
+// serve reader makes the call in a helper process, collectors/filesystem/
+// statfs_helpers.h: the thread then waits on a socket, which exit ends.)
 // Thread-safety: not thread-safe; one owner (the filesystem source's job).
 #pragma once
 
