@@ -116,9 +116,8 @@ Result<FilesystemUsage> StatfsHelpers::Read(const std::string& path) {
   auto helper = TakeIdle();
   if (!helper) return ErrorOf(helper);
   Reply reply;
-  const bool asked =
-      ::send(helper->socket, path.data(), path.size(), MSG_NOSIGNAL) ==
-      static_cast<ssize_t>(path.size());
+  const bool asked = ::send(helper->socket, path.data(), path.size(), MSG_NOSIGNAL) ==
+                     static_cast<ssize_t>(path.size());
   ssize_t got = -1;
   if (asked) {
     do {

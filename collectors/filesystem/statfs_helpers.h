@@ -51,9 +51,9 @@ class StatfsHelpers {
   void Retire(Helper helper);
 
   mutable std::mutex mutex_;
-  std::vector<Helper> idle_;      // guarded by mutex_
-  std::vector<pid_t> retired_;    // exited or exiting, not yet reaped; guarded by mutex_
-  size_t spawned_ = 0;            // guarded by mutex_
+  std::vector<Helper> idle_;    // guarded by mutex_
+  std::vector<pid_t> retired_;  // exited or exiting, not yet reaped; guarded by mutex_
+  size_t spawned_ = 0;          // guarded by mutex_
 };
 
 // A reader asking `helpers` (FilesystemSourceOptions' default).

@@ -44,8 +44,11 @@ void ScsiSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
     // A disk that went and came back (another device under the same name) starts again.
     auto node = disks_.extract(d.name);
     Extenders& e = node ? seen.insert(std::move(node)).position->second : seen[d.name];
-    ScsiSeries series{d.name, e.requests.Extend(counters->requests),
-                      e.done.Extend(counters->done), e.errors.Extend(counters->errors), {}};
+    ScsiSeries series{d.name,
+                      e.requests.Extend(counters->requests),
+                      e.done.Extend(counters->done),
+                      e.errors.Extend(counters->errors),
+                      {}};
     if (counters->timeouts) series.timeouts = e.timeouts.Extend(*counters->timeouts);
     out.scsi.devices.push_back(std::move(series));
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -42,9 +43,14 @@ class SmartSource final : public SampleSource {
     std::string error;
   };
   void Finish(const std::string& device, Disk& disk, collectors::SmartctlRun::Finished done);
-  void Advance(const std::string& device, const SmartSourceOptions& options, double now,
-               Disk& disk);
+  // Polls the disk's run, or starts its next one when due and fewer than
+  // kMaxRunning are running (`running` counts them).
+  void Advance(const std::string& device, const SmartSourceOptions& options, double now, Disk& disk,
+               size_t& running);
 
+  // smartctl runs at once, at most: a host with 60 disks does not start 60
+  // processes in one sample (smartctl_exporter asks one disk at a time).
+  static constexpr size_t kMaxRunning = 4;
   std::map<std::string, Disk, std::less<>> disks_;
 };
 
@@ -69,21 +75,24 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
 }
 
 void SmartSource::Advance(const std::string& device, const SmartSourceOptions& options, double now,
-                          Disk& disk) {
+                          Disk& disk, size_t& running) {
   if (disk.run) {
     if (auto done = disk.run->Poll()) {
       disk.run.reset();
       disk.finished = now;
       Finish(device, disk, std::move(*done));
+      --running;
     } else if (now - disk.started > options.timeout_seconds) {
       disk.run.reset();  // kills it
       disk.finished = now;
       disk.error = fmt::format("smartctl /dev/{} did not answer within {:.0f} s: killed", device,
                                options.timeout_seconds);
+      --running;
     }
     return;
   }
   if (disk.finished && now - *disk.finished < options.interval_seconds) return;
+  if (running >= kMaxRunning) return;  // its turn comes as others finish
   std::vector<std::string> argv = options.command;
   for (const char* arg : {"--json=c", "-x", "-n", "standby"}) argv.emplace_back(arg);
   argv.push_back("/dev/" + device);
@@ -95,6 +104,7 @@ void SmartSource::Advance(const std::string& device, const SmartSourceOptions& o
   }
   disk.run = std::move(*run);
   disk.started = now;
+  ++running;
 }
 
 void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
@@ -107,11 +117,13 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
     if (MayHaveSmart(d)) present.insert(d.name);
   }
   std::erase_if(disks_, [&](const auto& e) { return !present.contains(e.first); });
+  size_t running = static_cast<size_t>(
+      std::ranges::count_if(disks_, [](const auto& e) { return e.second.run != nullptr; }));
   CollectorStatus status{"smart", 0, false, 0, {}, {}};
   bool healthy = false;
   for (const std::string& device : present) {
     Disk& disk = disks_[device];
-    Advance(device, options, start, disk);
+    Advance(device, options, start, disk, running);
     if (!disk.finished) continue;  // the first run is still going
     out.smart.devices.push_back({device, disk.report, disk.error});
     healthy = healthy || disk.error.empty();

@@ -4,7 +4,8 @@
 // A run is started and left to itself (collectors/smart/smartctl_run.h): each
 // sample takes what has finished, so a disk that takes 30 s to answer, or
 // never does, delays no sample; a run older than the timeout is killed.
-// `-n standby` leaves a sleeping disk asleep (its last report stays).
+// `-n standby` leaves a sleeping disk asleep (its last report stays). At
+// most 4 runs go at once; the other disks' turns come as they finish.
 // Reports the collector "smart": it fails, with the first disk's cause, when
 // no disk gave its health (smartctl missing, no privilege, no SMART on this
 // hardware: a virtio disk says "Unable to detect device type").

@@ -62,8 +62,8 @@ TEST(ScsiCounterExtender, GrowsPastEachWrapFromTheFirstReading) {
   ScsiCounterExtender e;
   EXPECT_EQ(e.Extend(0xfffffff0u), 0xfffffff0u);
   EXPECT_EQ(e.Extend(0xfffffff8u), 0xfffffff8u);
-  EXPECT_EQ(e.Extend(0x10u), 0x100000010u);  // wrapped: 0x18 more
-  EXPECT_EQ(e.Extend(0x10u), 0x100000010u);  // no change
+  EXPECT_EQ(e.Extend(0x10u), 0x100000010u);                // wrapped: 0x18 more
+  EXPECT_EQ(e.Extend(0x10u), 0x100000010u);                // no change
   EXPECT_EQ(e.Extend(0xffffffff00000020u), 0x100000020u);  // sign-extended text: low 32 bits
 }
 

@@ -48,7 +48,7 @@ TEST(StatfsHelpers, AnErrorNamesThePathAndErrno) {
   EXPECT_EQ(missing.error().path, "/nonexistent/iowatch-statfs-test");
   EXPECT_EQ(missing.error().os_errno, ENOENT);
   EXPECT_FALSE(helpers.Read(std::string("/\0x", 3)));  // never reaches a helper
-  EXPECT_TRUE(helpers.Read("/"));                       // the helper outlives an error
+  EXPECT_TRUE(helpers.Read("/"));                      // the helper outlives an error
   EXPECT_EQ(helpers.Spawned(), 1u);
 }
 

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "daemon/sources/sampler.h"
@@ -71,6 +73,41 @@ TEST(SmartSource, ReportsArriveWithoutWaitingAndAHungDiskIsKilledAtTheTimeout) {
   const auto status = std::ranges::find(snapshot->collectors, "smart", &CollectorStatus::name);
   ASSERT_NE(status, snapshot->collectors.end());
   EXPECT_TRUE(status->success);  // some disks gave their health
+}
+
+// Children of this process, from /proc (the runs smartctl is started as).
+size_t Children() {
+  size_t n = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t pid = 0; children >> pid;) ++n;
+  }
+  return n;
+}
+
+TEST(SmartSource, AtMostFourRunsAtOnceAndEveryDiskHasItsTurn) {
+  SamplerOptions o = Options();
+  // Every run takes 0.3 s, then answers as the fixture does (sdc never).
+  o.smart.timeout_seconds = 5;
+  o.smart.command = {
+      "sh", "-c",
+      "sleep 0.3; exec sh " + iowatch::testing::FixturesDir() + "/smart/fake-smartctl.sh \"$@\"",
+      "smartctl"};
+  Sampler sampler(o);
+  const FileTree procfs(kTree + "/proc"), sysfs(kTree + "/sys");
+  const size_t before = Children();
+  auto snapshot = sampler.Collect(procfs, sysfs, 1000);
+  EXPECT_EQ(Children() - before, 4u);  // five disks may have SMART: four started
+  size_t most = 4;
+  for (int i = 0; i < 100 && Find(*snapshot, "verylongdevicename0") == nullptr; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    snapshot = sampler.Collect(procfs, sysfs, 1001 + i);
+    most = std::max(most, Children() - before);
+  }
+  EXPECT_EQ(most, 4u);
+  for (const char* disk : {"sda", "sdb", "nvme0n1", "verylongdevicename0"}) {
+    EXPECT_NE(Find(*snapshot, disk), nullptr) << disk;  // the fifth had its turn
+  }
 }
 
 TEST(SmartSource, NoDiskWithHealthFailsTheCollectorWithTheCause) {
