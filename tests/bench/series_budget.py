@@ -3,8 +3,9 @@
 on the bundled config (config/iowatch.yaml), its probe jobs made to run every 5 s so that their
 results are in the scrape, then the same with the block-layer BPF collector on. Each series is
 counted where it belongs: per probe job (a `probe` label), per cgroup (a `cgroup` label), per
-block device (a `device` label naming a disk), else the host's (with 8 per CPU and the probe
-worker's one per probed device). Root: the daemon reads cgroups and loads BPF.
+filesystem (a `mountpoint` label), per block device (a `device` label naming a disk, or a
+device the kernel logged errors on), else the host's (with 8 per CPU and the probe worker's one
+per probed device). Root: the daemon reads cgroups and loads BPF.
 
 Usage: series_budget.py IOWATCH_BINARY SOURCE_DIR
 Prints a Markdown table.
@@ -34,19 +35,21 @@ def bundled_config(source, bpf):
 
 
 def count(samples):
-    """Series per scope: (host, {device: n}, {cgroup: n}, {probe: n})."""
-    host, devices, cgroups, probes = 0, collections.Counter(), collections.Counter(), \
-        collections.Counter()
+    """Series per scope: (host, {device: n}, {filesystem: n}, {cgroup: n}, {probe: n})."""
+    host = 0
+    devices, filesystems, cgroups, probes = (collections.Counter() for _ in range(4))
     for _, labels, _ in samples:
         if "probe" in labels:
             probes[labels["probe"]] += 1
         elif "cgroup" in labels:
             cgroups[labels["cgroup"]] += 1
+        elif "mountpoint" in labels:
+            filesystems[labels["mountpoint"]] += 1
         elif "device" in labels and ":" not in labels["device"]:  # not a probe's MAJ:MIN
             devices[labels["device"]] += 1
         else:
             host += 1
-    return host, devices, cgroups, probes
+    return host, devices, filesystems, cgroups, probes
 
 
 def per(counter):
@@ -67,14 +70,15 @@ def main():
     daemon.require_root("cgroups and the BPF collector")
     rows = []
     for bpf in (False, True):
-        total, (host, devices, cgroups, probes) = measure(sys.argv[1], sys.argv[2], bpf)
-        rows.append((bpf, total, host, devices, cgroups, probes))
-    print("| BPF collector | series in all | host | per device | per cgroup | per probe job |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for bpf, total, host, devices, cgroups, probes in rows:
-        print(f"| {'on' if bpf else 'off'} | {total} | {host} | {per(devices):.0f} "
-              f"({len(devices)} devices) | {per(cgroups):.1f} ({len(cgroups)} cgroups) | "
-              f"{per(probes):.0f} ({len(probes)} jobs) |")
+        total, scopes = measure(sys.argv[1], sys.argv[2], bpf)
+        rows.append((bpf, total, *scopes))
+    print("| BPF collector | series in all | host | per device | per filesystem | per cgroup | "
+          "per probe job |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for bpf, total, host, devices, filesystems, cgroups, probes in rows:
+        print(f"| {'on' if bpf else 'off'} | {total} | {host} | "
+              + " | ".join(f"{per(c):.1f} ({', '.join(f'{k} {n}' for k, n in sorted(c.items()))})"
+                           for c in (devices, filesystems, cgroups, probes)) + " |")
     return 0
 
 

@@ -4,10 +4,17 @@
 Generates a procfs/sysfs tree with N block devices (default 1,000), starts both
 exporters on it (node_exporter limited to the sources iowatch covers:
 diskstats, meminfo, vmstat, stat), scrapes each K times in turn on loopback,
-and reports per exporter: CPU seconds per scrape (from /proc/PID/stat), scrape
-latency p50/p99, peak RSS (VmHWM), series and bytes per scrape.
+and reports per exporter: CPU seconds per scrape (from /proc/PID/stat, the
+process's own and its children's: iowatch's statfs helpers), scrape latency
+p50/p99, peak RSS (VmHWM), series and bytes per scrape.
 
-Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200]
+--all-sources adds the host's mount table and pressure files to the tree:
+node_exporter's filesystem and pressure collectors beside iowatch's
+filesystem, pressure, kernel log and SCSI sources (both statfs the host's
+real mounts). SMART stays off: smartctl on 1,000 made-up disks measures
+smartctl, and node_exporter has no SMART of its own.
+
+Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200] [--all-sources]
 Run by hand (a benchmark, not a test); figures go to README.md.
 """
 import argparse
@@ -30,6 +37,14 @@ def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
+
+
+def add_host_sources(root):
+    """The host's mount table (iowatch reads mountinfo, node_exporter mounts) and pressure."""
+    for name in ("self/mountinfo", "self/mounts", "1/mounts"):
+        write(os.path.join(root, "proc", name), open(f"/proc/{name.replace('1/', 'self/')}").read())
+    for name in ("cpu", "io", "memory"):
+        write(os.path.join(root, "proc/pressure", name), open(f"/proc/pressure/{name}").read())
 
 
 def make_tree(root, devices, seed=1):
@@ -65,9 +80,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stat_fields(pid):
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid):
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The process's CPU, its reaped children's, and its live children's."""
+    fields = stat_fields(pid)
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            child = stat_fields(entry)
+        except OSError:
+            continue
+        if int(child[1]) == pid:
+            ticks += int(child[11]) + int(child[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_kib(pid):
@@ -120,6 +150,8 @@ def main():
     ap.add_argument("--scrapes", type=int, default=200)
     ap.add_argument("--gzip", action="store_true",
                     help="ask for gzip, as Prometheus does (series and bytes stay uncompressed)")
+    ap.add_argument("--all-sources", action="store_true",
+                    help="filesystems, pressure, kernel log and SCSI too (see the docstring)")
     ap.add_argument("--spacing", type=float, default=0.0,
                     help="seconds between scrape starts (1.0: one scrape per iowatch sample)")
     args = ap.parse_args()
@@ -128,6 +160,8 @@ def main():
         sys.exit("prometheus-node-exporter is not installed")
     with tempfile.TemporaryDirectory(prefix="iowatch-bench-") as tmp:
         make_tree(tmp, args.devices)
+        if args.all_sources:
+            add_host_sources(tmp)
         proc, sysd = os.path.join(tmp, "proc"), os.path.join(tmp, "sys")
         p1, p2 = free_port(), free_port()
         # Scrape cost only: the built-in probe jobs would add their fills and
@@ -135,6 +169,9 @@ def main():
         config = os.path.join(tmp, "iowatch.yaml")
         with open(config, "w") as f:
             f.write("probes: {enabled: false}\n")
+            f.write("collectors: {smart: {enabled: false}}\n" if args.all_sources else
+                    "collectors: {filesystem: {enabled: false}, kmsg: {enabled: false}, "
+                    "smart: {enabled: false}}\n")
         ours = subprocess.Popen([args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{p1}",
                                  f"--config.file={config}",
                                  f"--path.procfs={proc}", f"--path.sysfs={sysd}",
@@ -142,8 +179,11 @@ def main():
         theirs = subprocess.Popen([node, f"--web.listen-address=127.0.0.1:{p2}",
                                    "--collector.disable-defaults", "--collector.diskstats",
                                    "--collector.meminfo", "--collector.vmstat", "--collector.stat",
+                                   *(["--collector.filesystem", "--collector.pressure"]
+                                     if args.all_sources else []),
                                    f"--path.procfs={proc}", f"--path.sysfs={sysd}",
-                                   f"--path.rootfs={tmp}", "--log.level=warn"],
+                                   f"--path.rootfs={'/' if args.all_sources else tmp}",
+                                   "--log.level=warn"],
                                   stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{p1}/metrics")
@@ -159,7 +199,7 @@ def main():
                 p.wait(timeout=10)
     keys = ["cpu_ms_per_scrape", "p50_ms", "p99_ms", "peak_rss_mib", "series", "bytes"]
     print(f"{args.devices} devices, {args.scrapes} scrapes each, {args.spacing} s apart"
-          f"{', gzip' if args.gzip else ''}")
+          f"{', gzip' if args.gzip else ''}{', all sources' if args.all_sources else ''}")
     print("| exporter | " + " | ".join(keys) + " |")
     for r in rows:
         print(f"| {r['exporter']} | " + " | ".join(
