@@ -101,4 +101,27 @@ std::optional<SuppressedIoErrors> ParseSuppressedIoErrors(std::string_view text)
   return SuppressedIoErrors{buffer, *count};
 }
 
+std::optional<FilesystemShutdown> ParseFilesystemShutdown(std::string_view text) {
+  // "<prefix><device>): <message>"
+  const auto device_after = [&](std::string_view prefix) -> std::optional<std::string_view> {
+    if (!text.starts_with(prefix)) return std::nullopt;
+    std::string_view rest = text.substr(prefix.size());
+    const auto device = Take(rest, "): ");
+    if (!device || device->empty() || device->find(' ') != std::string_view::npos) {
+      return std::nullopt;
+    }
+    text = rest;
+    return device;
+  };
+  if (const auto device = device_after("XFS (")) {
+    if (text.find("Shutting down filesystem") == std::string_view::npos) return std::nullopt;
+    return FilesystemShutdown{"xfs", std::string(*device)};
+  }
+  if (const auto device = device_after("EXT4-fs (")) {
+    if (!text.starts_with("shut down requested")) return std::nullopt;
+    return FilesystemShutdown{"ext4", std::string(*device)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace iowatch::collectors

@@ -51,4 +51,18 @@ struct SuppressedIoErrors {
 // The errors a message says were not logged, or nullopt for any other message.
 std::optional<SuppressedIoErrors> ParseSuppressedIoErrors(std::string_view text);
 
+// A filesystem the kernel shut down: every operation on it fails from then
+// on, yet statfs still answers and the mount still reads "rw", so nothing
+// but the log says so. XFS: "XFS (<dev>): <cause> detected at ….  Shutting
+// down filesystem." (and before 5.x "… Detected.  Shutting down
+// filesystem"); ext4: "EXT4-fs (<dev>): shut down requested (<how>)".
+struct FilesystemShutdown {
+  std::string fstype;  // "xfs", "ext4"
+  std::string device;  // kernel name as printed ("sdb1", "dm-3")
+  bool operator==(const FilesystemShutdown&) const = default;
+};
+
+// The shutdown a message reports, or nullopt for any other message.
+std::optional<FilesystemShutdown> ParseFilesystemShutdown(std::string_view text);
+
 }  // namespace iowatch::collectors

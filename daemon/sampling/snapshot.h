@@ -194,10 +194,19 @@ struct IoErrorSeries {
   bool operator==(const IoErrorSeries&) const = default;
 };
 
+// A filesystem the kernel log says was shut down, since boot.
+struct FilesystemShutdownSeries {
+  std::string device;  // as the kernel printed it
+  std::string fstype;
+  uint64_t count = 0;
+  bool operator==(const FilesystemShutdownSeries&) const = default;
+};
+
 struct KmsgSnapshot {
-  std::vector<IoErrorSeries> errors;  // by device, op, error
-  uint64_t lost_records = 0;          // overwritten before they were read, since start
-  uint64_t suppressed_requests = 0;   // error lines the kernel's rate limit held back, since boot
+  std::vector<IoErrorSeries> errors;                // by device, op, error
+  std::vector<FilesystemShutdownSeries> shutdowns;  // by device, fstype
+  uint64_t lost_records = 0;         // overwritten before they were read, since start
+  uint64_t suppressed_requests = 0;  // error lines the kernel's rate limit held back, since boot
   uint64_t suppressed_buffers = 0;
 };
 

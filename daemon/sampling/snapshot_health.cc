@@ -174,6 +174,11 @@ DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
           fmt::format("{} {} error(s) on {} requests in the kernel log", e.count, e.error, e.op));
     }
   }
+  for (const FilesystemShutdownSeries& e : s.kmsg.shutdowns) {
+    if (DiskOf(e.device, *s.block_devices) != d.name) continue;
+    disk.problems.push_back(fmt::format("{} on {} shut down {} time(s) since boot (kernel log)",
+                                        e.fstype, e.device, e.count));
+  }
   for (const FilesystemSeries& f : s.filesystems.series) {
     if (f.disk != d.name) continue;
     disk.filesystems.push_back(FilesystemOf(f));

@@ -3,7 +3,8 @@
 // its series, with its problems: the conditions the shipped alerts
 // (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
 // or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
-// problem); the status page's Health column shows it.
+// problem); the status page's Health column shows it. A filesystem the
+// kernel log says was shut down is a problem of its disk.
 // Thread-safety: pure functions.
 #pragma once
 

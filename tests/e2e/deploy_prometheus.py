@@ -83,6 +83,9 @@ if BPF_ERRORS:
 # btrfs's error counters exist only where a btrfs is mounted: as root the test mounts one on a
 # loop device; without root their checks are left out, said on stdout (CI is root).
 BTRFS = os.geteuid() == 0 and shutil.which("mkfs.btrfs") is not None
+# A filesystem shutdown exists only in a kernel log that has one: as root the test shuts an XFS
+# on a loop device down (xfs_io -x -c shutdown) before the daemon starts.
+XFS_SHUTDOWN = os.geteuid() == 0 and all(shutil.which(t) for t in ("mkfs.xfs", "xfs_io"))
 # The kernel log's I/O errors exist once the kernel logged one: as root the test makes a real
 # one on a loop device, and the daemon (root) reads the log.
 KMSG = os.geteuid() == 0
@@ -134,6 +137,8 @@ def left_out(text):
         return "the kernel has no block_rq_error tracepoint: the BPF collector counts no errors"
     if "btrfs" in text and not BTRFS:
         return "no root or no mkfs.btrfs here: no btrfs mounted"
+    if "iowatch_kernel_filesystem_shutdowns_total" in text and not XFS_SHUTDOWN:
+        return "no root or no xfsprogs here: no filesystem shut down"
     if needs_smart_report(text) and not SMART:
         return "no disk here gives smartctl its health (virtual disks have no SMART)"
     if "iowatch_smart_up" in text and not SMART_UP:
@@ -236,6 +241,12 @@ def main():
         if BTRFS:
             btrfs = daemon.Ext4OnLoop(f"{work}/btrfs.img", f"{work}/btrfs", 256 << 20,
                                       mkfs=("mkfs.btrfs", "-q")).__enter__()
+        if XFS_SHUTDOWN:
+            with daemon.Ext4OnLoop(f"{work}/xfs.img", f"{work}/xfs", 320 << 20,
+                                   mkfs=("mkfs.xfs", "-q")) as xfs:
+                subprocess.run(["xfs_io", "-x", "-c", "shutdown", xfs.mnt], check=True,
+                               capture_output=True)
+                print(f"note: XFS on {os.path.basename(xfs.loop)} shut down")
         with daemon.Daemon(sys.argv[1], config=CONFIG) as d:
             instance = f"127.0.0.1:{d.port}"
             if BPF_ERRORS:

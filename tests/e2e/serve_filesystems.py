@@ -14,6 +14,8 @@ included by collectors.filesystem.mount_points_include. Checked:
   remounts it read-only; iowatch_filesystem_errors_total and the last error's time go from
   0 to the kernel's own errors_count and last_error_time;
 - btrfs's per-device error counters are error_stats', type by type;
+- XFS shut down (`xfs_io -x -c shutdown`): iowatch_kernel_filesystem_shutdowns_total counts the
+  kernel log's line for its device, while statfs still answers (device_error 0);
 - the hung mount: device_error 1 and iowatch_filesystem_stuck_mounts 1, one statfs request in
   all however many samples pass, samples still every second and scrapes fast; a daemon stuck
   on it exits on SIGTERM at once (exit 0: the call waits in a helper process); once the FUSE
@@ -98,6 +100,23 @@ def wait_readonly(d, mnt, value, seconds=5):
 
 def asked_by(fuse, pid):
     return sum(1 for process, parent in fuse.statfs_callers if pid in (process, parent))
+
+
+def check_xfs_shutdown(r, d, xfs):
+    """XFS shut down (xfs_io -x -c shutdown): statfs still answers and the mount still reads
+    as before, and the kernel log's line is counted for its device."""
+    device = os.path.basename(xfs.loop)
+
+    def shutdowns(samples):
+        return sum(daemon.values(samples, "iowatch_kernel_filesystem_shutdowns_total",
+                                 device=device, fstype="xfs"))
+    before = shutdowns(d.scrape())  # since boot: an earlier test may have shut one down
+    subprocess.run(["xfs_io", "-x", "-c", "shutdown", xfs.mnt], check=True, capture_output=True)
+    held, samples = d.scrape_until(lambda s: shutdowns(s) == before + 1, 10)
+    errors = daemon.values(samples, "iowatch_filesystem_device_error", mountpoint=xfs.mnt)
+    r.check(held and errors == [0],
+            f"XFS shut down: counted from the kernel log on {device} ({before} -> "
+            f"{shutdowns(samples)}), while statfs still answers (device_error {errors})")
 
 
 def check_exit_beside_hung_mount(r, binary, config, fuse):
@@ -237,6 +256,7 @@ def main():
             held, got = wait_readonly(d, ext4.mnt, 1)
             r.check(held, f"ext4 after a real error (errors=remount-ro) reads readonly 1 ({got})")
             check_ext4_errors(r, d, ext4, ext4_sysfs)
+            check_xfs_shutdown(r, d, mounts["xfs"])
             check_exit_beside_hung_mount(r, binary, config, fuse)
 
             fuse.close()

@@ -20,6 +20,17 @@ void KmsgCounts::Add(const std::string& device, const std::string& op, const std
   }
 }
 
+void KmsgCounts::AddShutdown(const std::string& device, const std::string& fstype) {
+  const auto key = std::tie(device, fstype);
+  const auto of = [](const FilesystemShutdownSeries& s) { return std::tie(s.device, s.fstype); };
+  const auto at = std::ranges::lower_bound(shutdowns, key, {}, of);
+  if (at != shutdowns.end() && of(*at) == key) {
+    ++at->count;
+  } else {
+    shutdowns.insert(at, FilesystemShutdownSeries{device, fstype, 1});
+  }
+}
+
 std::string KmsgCountsJson(const KmsgCounts& counts) {
   nlohmann::json errors = nlohmann::json::array();
   for (const IoErrorSeries& s : counts.errors) {
@@ -29,9 +40,14 @@ std::string KmsgCountsJson(const KmsgCounts& counts) {
                       {"buffer", s.buffer},
                       {"count", s.count}});
   }
+  nlohmann::json shutdowns = nlohmann::json::array();
+  for (const FilesystemShutdownSeries& s : counts.shutdowns) {
+    shutdowns.push_back({{"device", s.device}, {"fstype", s.fstype}, {"count", s.count}});
+  }
   nlohmann::json doc = {
       {"boot_id", counts.boot_id},
       {"errors", errors},
+      {"shutdowns", shutdowns},
       {"suppressed",
        {{"request", counts.suppressed_requests}, {"buffer", counts.suppressed_buffers}}}};
   doc["sequence"] = counts.sequence ? nlohmann::json(*counts.sequence) : nlohmann::json(nullptr);
@@ -54,6 +70,16 @@ Result<KmsgCounts> ReadKmsgCounts(const std::string& path) {
     if (const auto suppressed = doc.find("suppressed"); suppressed != doc.end()) {
       counts.suppressed_requests = suppressed->at("request").get<uint64_t>();
       counts.suppressed_buffers = suppressed->at("buffer").get<uint64_t>();
+    }
+    if (const auto shutdowns = doc.find("shutdowns"); shutdowns != doc.end()) {
+      for (const nlohmann::json& e : *shutdowns) {
+        counts.shutdowns.push_back({e.at("device").get<std::string>(),
+                                    e.at("fstype").get<std::string>(),
+                                    e.at("count").get<uint64_t>()});
+      }
+      std::ranges::sort(counts.shutdowns, {}, [](const FilesystemShutdownSeries& s) {
+        return std::tie(s.device, s.fstype);
+      });
     }
     std::ranges::sort(counts.errors, {},
                       [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });

@@ -1,8 +1,9 @@
 // The kmsg source's counts and their file: per (device, op, error) since
 // boot, with the boot they belong to and the last record counted, as JSON
 // ({"boot_id", "sequence", "errors": [{"device", "op", "error", "buffer",
-// "count"}], "suppressed": {"request", "buffer"}}), written whole
-// (common/whole_file.h). "suppressed" may be absent (files before it).
+// "count"}], "suppressed": {"request", "buffer"}, "shutdowns": [{"device",
+// "fstype", "count"}]}), written whole (common/whole_file.h). "suppressed"
+// and "shutdowns" may be absent (files written before them).
 // Thread-safety: a value; the file functions are pure.
 #pragma once
 
@@ -23,9 +24,12 @@ struct KmsgCounts {
   // Lines the kernel's rate limit held back, as it reports them.
   uint64_t suppressed_requests = 0;
   uint64_t suppressed_buffers = 0;
+  std::vector<FilesystemShutdownSeries> shutdowns;  // sorted by device, fstype
 
   // Adds one error to its series.
   void Add(const std::string& device, const std::string& op, const std::string& error, bool buffer);
+  // Adds one shutdown of the device's filesystem.
+  void AddShutdown(const std::string& device, const std::string& fstype);
 };
 
 std::string KmsgCountsJson(const KmsgCounts& counts);

@@ -7,6 +7,12 @@ namespace iowatch::daemon {
 namespace {
 
 size_t IoErrors(const Snapshot& s) { return s.kmsg.errors.size(); }
+size_t Shutdowns(const Snapshot& s) { return s.kmsg.shutdowns.size(); }
+
+void Shutdown(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const FilesystemShutdownSeries& e = s.kmsg.shutdowns[i];
+  w.SampleInt({{"device", e.device}, {"fstype", e.fstype}}, e.count);
+}
 
 constexpr char kKmsgCollector[] = "kmsg";
 
@@ -38,6 +44,11 @@ void AddKmsgFamilies(TableBuilder& t) {
         "The page cache's \"Buffer I/O error on dev <device>\" lines, by op, since boot: "
         "consequences of the request errors in iowatch_kernel_io_errors_total, not added to them.",
         {IoErrors, IoError<true>});
+  t.Add("iowatch_kernel_filesystem_shutdowns_total", "counter",
+        "Filesystems the kernel log says were shut down (XFS \"… Shutting down filesystem\", "
+        "ext4 \"shut down requested\"), by device and type, since boot: every operation on "
+        "them fails from then on, while statfs still answers and the mount still reads rw.",
+        {Shutdowns, Shutdown});
   t.Add("iowatch_kernel_log_lost_records_total", "counter",
         "Kernel log records overwritten before iowatch read them (a sequence gap), since start.",
         {IfCollectorRan<kKmsgCollector>, KmsgScalar<&KmsgSnapshot::lost_records>});

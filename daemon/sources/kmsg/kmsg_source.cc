@@ -63,6 +63,8 @@ void KmsgSource::Count(const collectors::KmsgRecord& record) {
   if (record.priority >> 3 != 0) return;
   if (const auto error = collectors::ParseBlockIoError(record.text)) {
     counts_.Add(error->device, error->op, error->error, error->buffer);
+  } else if (const auto shutdown = collectors::ParseFilesystemShutdown(record.text)) {
+    counts_.AddShutdown(shutdown->device, shutdown->fstype);
   } else if (const auto held = collectors::ParseSuppressedIoErrors(record.text)) {
     (held->buffer ? counts_.suppressed_buffers : counts_.suppressed_requests) += held->count;
   } else {
@@ -118,6 +120,7 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
     if (WriteWholeFile(options.state_file, KmsgCountsJson(counts_))) changed_ = false;
   }
   out.kmsg.errors = counts_.errors;
+  out.kmsg.shutdowns = counts_.shutdowns;
   out.kmsg.lost_records = lost_;
   out.kmsg.suppressed_requests = counts_.suppressed_requests;
   out.kmsg.suppressed_buffers = counts_.suppressed_buffers;

@@ -77,5 +77,27 @@ TEST(SuppressedIoErrors, TheRateLimitsReportsOfItsErrorLines) {
                               "suppressed"));  // over 64 bits
 }
 
+TEST(FilesystemShutdown, XfsAndExt4AsTheirKernelsSayIt) {
+  // 6.x, as this VM's kernel printed it after `xfs_io -x -c shutdown`.
+  EXPECT_EQ(ParseFilesystemShutdown("XFS (loop0): Log I/O Error (0x6) detected at "
+                                    "xfs_fs_goingdown+0x63/0xb0 (fs/xfs/xfs_fsops.c:475).  "
+                                    "Shutting down filesystem."),
+            (FilesystemShutdown{"xfs", "loop0"}));
+  // 4.x.
+  EXPECT_EQ(ParseFilesystemShutdown("XFS (dm-3): I/O Error Detected. Shutting down filesystem"),
+            (FilesystemShutdown{"xfs", "dm-3"}));
+  EXPECT_EQ(ParseFilesystemShutdown("EXT4-fs (sdb1): shut down requested (2)"),
+            (FilesystemShutdown{"ext4", "sdb1"}));
+  // The lines around a shutdown, and others of the same filesystems, are not one.
+  for (const char* other :
+       {"XFS (loop0): User initiated shutdown received.",
+        "XFS (loop0): Please unmount the filesystem and rectify the problem(s)",
+        "XFS (loop0): Mounting V5 Filesystem 0bafb948",
+        "EXT4-fs (loop0): Remounting filesystem read-only", "XFS (): Shutting down filesystem",
+        "XFS loop0 Shutting down filesystem"}) {
+    EXPECT_FALSE(ParseFilesystemShutdown(other)) << other;
+  }
+}
+
 }  // namespace
 }  // namespace iowatch::collectors

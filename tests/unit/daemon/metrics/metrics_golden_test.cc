@@ -72,6 +72,10 @@ SamplerOptions Defaults() {
   log.Add(8, "I/O error, dev sda, sector 5867 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
   log.Add(11, "Buffer I/O error on dev sda, logical block 0, async page read");
   log.Add(12, "blk_print_req_error: 4 callbacks suppressed", 4);
+  log.Add(13,
+          "XFS (dm-0): Metadata I/O Error (0x1) detected at xfs_trans_read_buf_map+0x1e/0x20 "
+          "(fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.",
+          1);
   options.kmsg.enabled = true;
   options.kmsg.open = log.Opener();
   return options;

@@ -68,6 +68,7 @@ Snapshot Sample() {
   s.smart.devices = {
       {"nvme0n1", Nvme(), ""}, {"sda", Ata(), ""}, {"sdb", std::nullopt, "no SMART"}};
   s.kmsg.errors = {{"sda", "read", "I/O", false, 2}, {"sda1", "read", "buffer", true, 1}};
+  s.kmsg.shutdowns = {{"dm-0", "xfs", 1}};
   s.filesystems.series = {Filesystem("/", "sda", 600), Filesystem("/full", "sda", 30),
                           Filesystem("/ro-full", "sda", 10, true),
                           Filesystem("/data", "dm-0", 500)};
@@ -94,7 +95,8 @@ bool Has(const std::vector<std::string>& problems, const std::string& part) {
 TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
   const Snapshot s = Sample();
   // The store keeps device numbers; a series on a partition is its disk's.
-  const std::vector<ProbeSeriesVerdict> probes = {{"nightly", "259:0", true}, {"quick", "8:1", false}};
+  const std::vector<ProbeSeriesVerdict> probes = {{"nightly", "259:0", true},
+                                                  {"quick", "8:1", false}};
   const HostHealth h = BuildHostHealth(s, probes, "", true);
   ASSERT_EQ(h.disks.size(), 4u);  // sda1 is sda's
 
@@ -131,8 +133,9 @@ TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
 
   const DiskHealth& dm = Named(h, "dm-0");
   EXPECT_EQ(dm.smart.state, "none");
-  EXPECT_TRUE(dm.problems.empty());
-  EXPECT_EQ(h.Problems(), 3u + 5 + 2);
+  EXPECT_EQ(dm.problems,
+            (std::vector<std::string>{"xfs on dm-0 shut down 1 time(s) since boot (kernel log)"}));
+  EXPECT_EQ(h.Problems(), 3u + 5 + 2 + 1);
 }
 
 TEST(SnapshotHealth, OneDiskWhenNamedAndSmartNotRun) {

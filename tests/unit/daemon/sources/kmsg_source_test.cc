@@ -123,7 +123,26 @@ TEST_F(KmsgSourceTest, TheRateLimitsHeldBackLinesAreCountedAndKeptAcrossARestart
   EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 1u);
 }
 
-TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedFieldAreRead) {
+TEST_F(KmsgSourceTest, FilesystemShutdownsAreCountedAndKeptAcrossARestart) {
+  log_.Add(1, "XFS (sdb1): User initiated shutdown received.", 4);
+  log_.Add(2,
+           "XFS (sdb1): Log I/O Error (0x6) detected at xfs_fs_goingdown+0x63/0xb0 "
+           "(fs/xfs/xfs_fsops.c:475).  Shutting down filesystem.",
+           1);
+  log_.Add(3, "EXT4-fs (sdc1): shut down requested (2)", 1);
+  {
+    Sampler first(Options());
+    const auto s = Sample(first);
+    EXPECT_EQ(s->kmsg.shutdowns,
+              (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 1}, {"sdc1", "ext4", 1}}));
+  }
+  log_.Add(4, "XFS (sdb1): Metadata I/O Error (0x1) detected.  Shutting down filesystem.", 1);
+  Sampler restarted(Options());
+  EXPECT_EQ(Sample(restarted)->kmsg.shutdowns,
+            (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 2}, {"sdc1", "ext4", 1}}));
+}
+
+TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedAndShutdownFieldsAreRead) {
   std::ofstream(dir_ / "kmsg-errors.json")
       << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 1, "errors": [)"
       << R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 4}]})";
@@ -132,6 +151,7 @@ TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedFieldAreRead) {
   const auto s = Sample(sampler);
   EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 4u);
   EXPECT_EQ(s->kmsg.suppressed_requests, 0u);
+  EXPECT_TRUE(s->kmsg.shutdowns.empty());
 }
 
 TEST_F(KmsgSourceTest, ANewBootStartsFromNothing) {
