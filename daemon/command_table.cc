@@ -113,9 +113,8 @@ int SplitTraceCommand(int argc, char** argv, std::vector<std::string>& command) 
   return argc;
 }
 
-}  // namespace
-
-std::vector<Command> Commands() {
+// The reports: a system's figures, as the reference tools print them.
+std::vector<Command> ReportCommands() {
   return {
       {.name = "iostat",
        .help = "CPU and device I/O statistics, as sysstat's iostat (options: -c -d -x -k -m -N "
@@ -137,6 +136,12 @@ std::vector<Command> Commands() {
                "CAP_BPF + CAP_PERFMON; options: -d DEV -Q -o JSON [interval [count]])",
        .define = DefineReport,
        .run = RunWithArgs<RunBiolatency>},
+  };
+}
+
+// The tools: probes, sweeps, advice, health, traces.
+std::vector<Command> ToolCommands() {
+  return {
       {.name = "probe",
        .help = ProbeHelp(),
        .define = DefineOwnParser,
@@ -168,6 +173,12 @@ std::vector<Command> Commands() {
                "trace --help)",
        .define = DefineOwnParser,
        .run = RunTraceCommand},
+  };
+}
+
+// The baselines, the daemon and its config.
+std::vector<Command> DaemonCommands() {
+  return {
       {.name = "baseline",
        .help = {},  // DefineBaselineCommand makes it from the actions' synopses
        .define = DefineBaseline,
@@ -182,6 +193,16 @@ std::vector<Command> Commands() {
        .define = DefineCheckConfig,
        .run = RunCheckConfigCommand},
   };
+}
+
+}  // namespace
+
+std::vector<Command> Commands() {
+  std::vector<Command> all;
+  for (auto group : {ReportCommands, ToolCommands, DaemonCommands}) {
+    for (Command& command : group()) all.push_back(std::move(command));
+  }
+  return all;
 }
 
 void AddCommands(CLI::App& app, const std::vector<Command>& commands, CommandLine& line) {

@@ -1,6 +1,7 @@
 #include "collectors/filesystem/statfs_helpers.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
@@ -37,7 +38,7 @@ void CloseAllBut(int keep) {
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);
   sigset_t none;
   ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
   CloseAllBut(socket);
   char path[PATH_MAX + 1];
   for (;;) {

@@ -80,7 +80,7 @@ void AtaFacts(const SmartReport& r, SmartHealth& h, std::vector<std::string>& pr
     }
   }
   if (r.exit_status & collectors::kSmartctlPrefailBelow) {
-    problems.push_back("a pre-failure attribute is at or below its threshold");
+    problems.emplace_back("a pre-failure attribute is at or below its threshold");
   }
 }
 
@@ -117,7 +117,7 @@ void ScsiFacts(const collectors::ScsiErrors& s, SmartHealth& h) {
 SmartHealth SmartOf(const SmartReport& r, std::vector<std::string>& problems) {
   SmartHealth h;
   h.state = r.passed ? (*r.passed ? "passed" : "failed") : "health log";
-  if (r.passed && !*r.passed) problems.push_back("SMART overall-health self-assessment: FAILED");
+  if (r.passed && !*r.passed) problems.emplace_back("SMART overall-health self-assessment: FAILED");
   h.detail = r.protocol;
   if (r.temperature_celsius) {
     h.facts.emplace_back("temperature",
