@@ -218,6 +218,26 @@ class Ext4OnLoop:
             self.loop = None
 
 
+def kernel_log():
+    """The records /dev/kmsg holds now, oldest first, read as the daemon reads them (root or
+    CAP_SYSLOG): (sequence, facility, text of the first line); records overwritten while
+    reading are skipped (the sequence numbers show the gap)."""
+    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                record = os.read(fd, 8192).decode(errors="replace")
+            except BlockingIOError:
+                return
+            except BrokenPipeError:
+                continue
+            header, _, rest = record.partition(";")
+            fields = header.split(",")
+            yield int(fields[1]), int(fields[0]) >> 3, rest.split("\n", 1)[0]
+    finally:
+        os.close(fd)
+
+
 class Results:
     def __init__(self):
         self.passed = self.failed = 0

@@ -67,29 +67,15 @@ def kernel_io_errors(device, after):
     number read. None for the counts when records after `after` were already overwritten
     (the ring buffer wrapped: the log no longer holds them all)."""
     counts, first, last = {}, None, after
-    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        while True:
-            try:
-                record = os.read(fd, 8192).decode(errors="replace")
-            except BlockingIOError:
-                break
-            except BrokenPipeError:
-                continue  # overwritten records: the next read goes on
-            header, _, rest = record.partition(";")
-            fields = header.split(",")
-            seq = int(fields[1])
-            first = seq if first is None else first
-            last = max(last, seq)
-            if seq <= after or int(fields[0]) >> 3 != 0:
-                continue
-            text = rest.split("\n", 1)[0]
-            m = re.match(r"(?:blk_update_request: )?I/O error, dev (\S+), sector \d+ op "
-                         r"0x[0-9a-f]+:\((\w+)\)", text)
-            if m and m.group(1) == device:
-                counts[m.group(2).lower()] = counts.get(m.group(2).lower(), 0) + 1
-    finally:
-        os.close(fd)
+    for seq, facility, text in daemon.kernel_log():
+        first = seq if first is None else first
+        last = max(last, seq)
+        if seq <= after or facility != 0:
+            continue
+        m = re.match(r"(?:blk_update_request: )?I/O error, dev (\S+), sector \d+ op "
+                     r"0x[0-9a-f]+:\((\w+)\)", text)
+        if m and m.group(1) == device:
+            counts[m.group(2).lower()] = counts.get(m.group(2).lower(), 0) + 1
     return (None if first is not None and first > after + 1 else counts), last
 
 
