@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "collectors/smart/smartctl_json.h"
@@ -146,28 +147,39 @@ SmartHealth SmartOf(const collectors::BlockDevice& d, const Snapshot& s, bool sm
   return {"unavailable", it->error, {}};
 }
 
-// The whole disk a name the kernel printed belongs to (a partition's disk).
-std::string DiskOf(const std::string& name, const std::vector<collectors::BlockDevice>& devices) {
-  const auto it = std::ranges::find(devices, name, &collectors::BlockDevice::name);
-  return it != devices.end() && it->is_partition ? it->parent : name;
-}
-
-// The whole disk of a device number as the store writes it ("8:1" -> "sda").
-std::string DiskOfNumber(const std::string& number,
-                         const std::vector<collectors::BlockDevice>& devices) {
-  const auto it = std::ranges::find_if(devices, [&](const collectors::BlockDevice& d) {
-    return fmt::format("{}:{}", d.major, d.minor) == number;
-  });
-  if (it == devices.end()) return {};
+// The whole disk of the first device `matches` picks (a partition's disk); none when no
+// device matches.
+template <typename Match>
+std::optional<std::string> WholeDiskOf(const std::vector<collectors::BlockDevice>& devices,
+                                       Match matches) {
+  const auto it = std::ranges::find_if(devices, matches);
+  if (it == devices.end()) return std::nullopt;
   return it->is_partition ? it->parent : it->name;
 }
 
-DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
-                  std::span<const ProbeSeriesVerdict> probes, bool smart_ran) {
+// The whole disk of a name the kernel printed (itself when no longer listed).
+std::string WholeDiskNamed(const std::string& name,
+                           const std::vector<collectors::BlockDevice>& devices) {
+  return WholeDiskOf(devices, [&](const collectors::BlockDevice& d) { return d.name == name; })
+      .value_or(name);
+}
+
+// The whole disk of a device number as the store writes it ("8:1" -> "sda").
+std::string WholeDiskNumbered(const std::string& number,
+                              const std::vector<collectors::BlockDevice>& devices) {
+  return WholeDiskOf(devices,
+                     [&](const collectors::BlockDevice& d) {
+                       return fmt::format("{}:{}", d.major, d.minor) == number;
+                     })
+      .value_or("");
+}
+
+DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
+                    std::span<const ProbeSeriesVerdict> probes, bool smart_ran) {
   DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
-    if (DiskOf(e.device, *s.block_devices) != d.name) continue;
+    if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
     disk.io_errors.push_back(e);
     if (!e.buffer) {
       disk.problems.push_back(
@@ -175,7 +187,7 @@ DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
     }
   }
   for (const FilesystemShutdownSeries& e : s.kmsg.shutdowns) {
-    if (DiskOf(e.device, *s.block_devices) != d.name) continue;
+    if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
     disk.problems.push_back(fmt::format("{} on {} shut down {} time(s) since boot (kernel log)",
                                         e.fstype, e.device, e.count));
   }
@@ -185,7 +197,7 @@ DiskHealth DiskOf(const collectors::BlockDevice& d, const Snapshot& s,
     FilesystemProblems(disk.filesystems.back(), disk.problems);
   }
   for (const ProbeSeriesVerdict& p : probes) {
-    if (DiskOfNumber(p.device, *s.block_devices) != d.name) continue;
+    if (WholeDiskNumbered(p.device, *s.block_devices) != d.name) continue;
     disk.probes.push_back(p);
     if (p.regressed) disk.problems.push_back("probe " + p.job + ": regressed");
   }
@@ -222,7 +234,7 @@ HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict
   HostHealth health;
   for (const collectors::BlockDevice& d : *s.block_devices) {
     if (d.is_partition || (!only_device.empty() && d.name != only_device)) continue;
-    health.disks.push_back(DiskOf(d, s, probes, smart_ran));
+    health.disks.push_back(HealthOf(d, s, probes, smart_ran));
   }
   Notes(s, health);
   return health;
