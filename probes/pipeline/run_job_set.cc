@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,8 +91,21 @@ void WriteAll(int fd, std::span<const uint8_t> bytes) {
   }
 }
 
+// SIGTERM and SIGINT, which stop a clone process.
+sigset_t StopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+// Runs with the stop signals blocked (StartProcess forks so): one that
+// arrives before the handler is in place waits for it instead of killing
+// the clone with nothing reported.
 [[noreturn]] void RunCloneProcess(CloneRun& clone, ProgressBoard& board, int write_fd,
-                                  const JobSetRunOptions& options, pid_t parent) {
+                                  const JobSetRunOptions& options, pid_t parent,
+                                  const sigset_t& mask_before) {
   // An orphaned clone stops (with SIGTERM's handler below), or never starts.
   ExitWithParent(parent, SIGTERM, 1);
   struct sigaction action {};
@@ -99,6 +113,7 @@ void WriteAll(int fd, std::span<const uint8_t> bytes) {
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
   const Result<ProbeResult> result = RunOnTarget(
       clone.spec, clone.target, CloneRunOptions(board, clone.slot, &g_clone_stop, options));
   WriteAll(write_fd, EncodeResult(result));
@@ -110,16 +125,20 @@ Status StartProcess(CloneRun& clone, ProgressBoard& board, const JobSetRunOption
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return ErrnoError(errno, "cannot make a clone's pipe", "");
   const pid_t parent = getpid();
+  const sigset_t stop_signals = StopSignals();
+  sigset_t mask_before;
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &mask_before);
   const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return ErrnoError(err, "cannot fork a clone", "");
-  }
   if (pid == 0) {
     close(fds[0]);
-    RunCloneProcess(clone, board, fds[1], options, parent);
+    RunCloneProcess(clone, board, fds[1], options, parent, mask_before);
+  }
+  const int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ErrnoError(fork_errno, "cannot fork a clone", "");
   }
   close(fds[1]);
   clone.pid = pid;

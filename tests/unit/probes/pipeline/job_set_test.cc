@@ -272,7 +272,8 @@ TEST_P(RunJobSetTest, ACancelledRunStopsTheClonesWithTheirPartialResults) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(20));
   ASSERT_EQ(clones->size(), 2u);  // the stonewalled job never started
   for (const CloneOutcome& clone : *clones) {
-    EXPECT_EQ(clone.outcome.result.end, RunEnd::kInterrupted);
+    EXPECT_EQ(clone.outcome.result.end, RunEnd::kInterrupted)
+        << (clone.outcome.result.error ? clone.outcome.result.error->ToString() : "");
   }
 }
 
