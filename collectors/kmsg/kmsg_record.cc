@@ -124,4 +124,29 @@ std::optional<FilesystemShutdown> ParseFilesystemShutdown(std::string_view text)
   return std::nullopt;
 }
 
+std::optional<ScsiSense> ParseScsiSense(std::string_view text) {
+  std::string_view rest = text;
+  const auto address = Take(rest, ": [");  // "sd 2:0:0:0"
+  if (!address || address->find(' ') == std::string_view::npos) return std::nullopt;
+  const auto device = Take(rest, "] ");
+  if (!device || device->empty() || device->find(' ') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  if (rest.starts_with("tag#")) {
+    const size_t tag_end = rest.find(' ');
+    if (tag_end == std::string_view::npos || !ParseU64(rest.substr(4, tag_end - 4))) {
+      return std::nullopt;
+    }
+    rest.remove_prefix(tag_end + 1);
+  }
+  while (rest.starts_with(' ')) rest.remove_prefix(1);  // older kernels: "[sdb]  Sense Key"
+  constexpr std::string_view kSenseKey = "Sense Key : ";
+  if (!rest.starts_with(kSenseKey)) return std::nullopt;
+  rest.remove_prefix(kSenseKey.size());
+  const auto key = Take(rest, " [");
+  if (!key || key->empty()) return std::nullopt;
+  if (!rest.starts_with("current]") && !rest.starts_with("deferred]")) return std::nullopt;
+  return ScsiSense{std::string(*device), std::string(*key)};
+}
+
 }  // namespace iowatch::collectors

@@ -65,4 +65,20 @@ struct FilesystemShutdown {
 // The shutdown a message reports, or nullopt for any other message.
 std::optional<FilesystemShutdown> ParseFilesystemShutdown(std::string_view text);
 
+// A SCSI command that ended with sense data, as the SCSI layer logs it
+// (scsi_logging.c): "<driver> <h:c:t:l>: [<disk>] [tag#<n> ]Sense Key : <key>
+// [current|deferred] [descriptor] ", the key being the SPC name ("Medium
+// Error", "Hardware Error", "Aborted Command", "Not Ready", …) or "0x<k>".
+// A failing SCSI disk says here what the block layer's line does not: a
+// medium error from a hardware or transport one. Lines without a disk name
+// (a device with no block disk, e.g. a changer) are not counted.
+struct ScsiSense {
+  std::string device;     // the disk's kernel name ("sdb", "sr0")
+  std::string sense_key;  // as printed
+  bool operator==(const ScsiSense&) const = default;
+};
+
+// The sense a message reports, or nullopt for any other message.
+std::optional<ScsiSense> ParseScsiSense(std::string_view text);
+
 }  // namespace iowatch::collectors

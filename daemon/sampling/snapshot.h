@@ -202,9 +202,18 @@ struct FilesystemShutdownSeries {
   bool operator==(const FilesystemShutdownSeries&) const = default;
 };
 
+// SCSI commands the kernel log says ended with sense data, since boot.
+struct ScsiSenseSeries {
+  std::string device;  // the disk as the kernel printed it
+  std::string sense_key;
+  uint64_t count = 0;
+  bool operator==(const ScsiSenseSeries&) const = default;
+};
+
 struct KmsgSnapshot {
   std::vector<IoErrorSeries> errors;                // by device, op, error
   std::vector<FilesystemShutdownSeries> shutdowns;  // by device, fstype
+  std::vector<ScsiSenseSeries> senses;              // by device, sense key
   uint64_t lost_records = 0;         // overwritten before they were read, since start
   uint64_t suppressed_requests = 0;  // error lines the kernel's rate limit held back, since boot
   uint64_t suppressed_buffers = 0;

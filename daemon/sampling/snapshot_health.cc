@@ -191,6 +191,15 @@ DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
     disk.problems.push_back(fmt::format("{} on {} shut down {} time(s) since boot (kernel log)",
                                         e.fstype, e.device, e.count));
   }
+  for (const ScsiSenseSeries& e : s.kmsg.senses) {
+    // The two keys by which the device says it failed itself; the others
+    // (Unit Attention after a reset, Not Ready while spinning up, Recovered
+    // Error) are reported by the metric, not judged here.
+    if (e.sense_key != "Medium Error" && e.sense_key != "Hardware Error") continue;
+    if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
+    disk.problems.push_back(
+        fmt::format("{} SCSI command(s) ended with {} (kernel log)", e.count, e.sense_key));
+  }
   for (const FilesystemSeries& f : s.filesystems.series) {
     if (f.disk != d.name) continue;
     disk.filesystems.push_back(FilesystemOf(f));

@@ -8,27 +8,40 @@
 
 namespace iowatch::daemon {
 
-void KmsgCounts::Add(const std::string& device, const std::string& op, const std::string& error,
-                     bool buffer) {
-  const auto key = std::tie(device, op, error);
-  const auto at = std::ranges::lower_bound(
-      errors, key, {}, [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });
-  if (at != errors.end() && std::tie(at->device, at->op, at->error) == key) {
+namespace {
+
+// One more in the series `key_of` finds `key` in (kept sorted by it); a
+// series not there yet is `first`, counting 1.
+template <class Series, class KeyOf>
+void CountOne(std::vector<Series>& series, const auto& key, KeyOf key_of, Series first) {
+  const auto at = std::ranges::lower_bound(series, key, {}, key_of);
+  if (at != series.end() && key_of(*at) == key) {
     ++at->count;
   } else {
-    errors.insert(at, IoErrorSeries{device, op, error, buffer, 1});
+    first.count = 1;
+    series.insert(at, std::move(first));
   }
 }
 
+auto ErrorKey(const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); }
+auto ShutdownKey(const FilesystemShutdownSeries& s) { return std::tie(s.device, s.fstype); }
+auto SenseKey(const ScsiSenseSeries& s) { return std::tie(s.device, s.sense_key); }
+
+}  // namespace
+
+void KmsgCounts::Add(const std::string& device, const std::string& op, const std::string& error,
+                     bool buffer) {
+  CountOne(errors, std::tie(device, op, error), ErrorKey,
+           IoErrorSeries{device, op, error, buffer, 0});
+}
+
 void KmsgCounts::AddShutdown(const std::string& device, const std::string& fstype) {
-  const auto key = std::tie(device, fstype);
-  const auto of = [](const FilesystemShutdownSeries& s) { return std::tie(s.device, s.fstype); };
-  const auto at = std::ranges::lower_bound(shutdowns, key, {}, of);
-  if (at != shutdowns.end() && of(*at) == key) {
-    ++at->count;
-  } else {
-    shutdowns.insert(at, FilesystemShutdownSeries{device, fstype, 1});
-  }
+  CountOne(shutdowns, std::tie(device, fstype), ShutdownKey,
+           FilesystemShutdownSeries{device, fstype, 0});
+}
+
+void KmsgCounts::AddSense(const std::string& device, const std::string& sense_key) {
+  CountOne(senses, std::tie(device, sense_key), SenseKey, ScsiSenseSeries{device, sense_key, 0});
 }
 
 std::string KmsgCountsJson(const KmsgCounts& counts) {
@@ -44,10 +57,15 @@ std::string KmsgCountsJson(const KmsgCounts& counts) {
   for (const FilesystemShutdownSeries& s : counts.shutdowns) {
     shutdowns.push_back({{"device", s.device}, {"fstype", s.fstype}, {"count", s.count}});
   }
+  nlohmann::json senses = nlohmann::json::array();
+  for (const ScsiSenseSeries& s : counts.senses) {
+    senses.push_back({{"device", s.device}, {"sense_key", s.sense_key}, {"count", s.count}});
+  }
   nlohmann::json doc = {
       {"boot_id", counts.boot_id},
       {"errors", errors},
       {"shutdowns", shutdowns},
+      {"senses", senses},
       {"suppressed",
        {{"request", counts.suppressed_requests}, {"buffer", counts.suppressed_buffers}}}};
   doc["sequence"] = counts.sequence ? nlohmann::json(*counts.sequence) : nlohmann::json(nullptr);
@@ -77,12 +95,17 @@ Result<KmsgCounts> ReadKmsgCounts(const std::string& path) {
                                     e.at("fstype").get<std::string>(),
                                     e.at("count").get<uint64_t>()});
       }
-      std::ranges::sort(counts.shutdowns, {}, [](const FilesystemShutdownSeries& s) {
-        return std::tie(s.device, s.fstype);
-      });
     }
-    std::ranges::sort(counts.errors, {},
-                      [](const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); });
+    if (const auto senses = doc.find("senses"); senses != doc.end()) {
+      for (const nlohmann::json& e : *senses) {
+        counts.senses.push_back({e.at("device").get<std::string>(),
+                                 e.at("sense_key").get<std::string>(),
+                                 e.at("count").get<uint64_t>()});
+      }
+    }
+    std::ranges::sort(counts.errors, {}, ErrorKey);
+    std::ranges::sort(counts.shutdowns, {}, ShutdownKey);
+    std::ranges::sort(counts.senses, {}, SenseKey);
     return counts;
   } catch (const nlohmann::json::exception& e) {
     return std::unexpected(Error::Parse(

@@ -2,8 +2,9 @@
 // boot, with the boot they belong to and the last record counted, as JSON
 // ({"boot_id", "sequence", "errors": [{"device", "op", "error", "buffer",
 // "count"}], "suppressed": {"request", "buffer"}, "shutdowns": [{"device",
-// "fstype", "count"}]}), written whole (common/whole_file.h). "suppressed"
-// and "shutdowns" may be absent (files written before them).
+// "fstype", "count"}], "senses": [{"device", "sense_key", "count"}]}),
+// written whole (common/whole_file.h). "suppressed", "shutdowns" and
+// "senses" may be absent (files written before them).
 // Thread-safety: a value; the file functions are pure.
 #pragma once
 
@@ -25,11 +26,14 @@ struct KmsgCounts {
   uint64_t suppressed_requests = 0;
   uint64_t suppressed_buffers = 0;
   std::vector<FilesystemShutdownSeries> shutdowns;  // sorted by device, fstype
+  std::vector<ScsiSenseSeries> senses;              // sorted by device, sense key
 
   // Adds one error to its series.
   void Add(const std::string& device, const std::string& op, const std::string& error, bool buffer);
   // Adds one shutdown of the device's filesystem.
   void AddShutdown(const std::string& device, const std::string& fstype);
+  // Adds one SCSI sense report of the device.
+  void AddSense(const std::string& device, const std::string& sense_key);
 };
 
 std::string KmsgCountsJson(const KmsgCounts& counts);

@@ -1,4 +1,5 @@
-// The kernel log's block I/O errors, by device, op and kind.
+// The kernel log's block I/O errors, by device, op and kind; filesystem
+// shutdowns; SCSI sense reports.
 #include <algorithm>
 
 #include "daemon/sources/kmsg/kmsg_source.h"
@@ -12,6 +13,13 @@ size_t Shutdowns(const Snapshot& s) { return s.kmsg.shutdowns.size(); }
 void Shutdown(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   const FilesystemShutdownSeries& e = s.kmsg.shutdowns[i];
   w.SampleInt({{"device", e.device}, {"fstype", e.fstype}}, e.count);
+}
+
+size_t Senses(const Snapshot& s) { return s.kmsg.senses.size(); }
+
+void Sense(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const ScsiSenseSeries& e = s.kmsg.senses[i];
+  w.SampleInt({{"device", e.device}, {"sense_key", e.sense_key}}, e.count);
 }
 
 constexpr char kKmsgCollector[] = "kmsg";
@@ -49,6 +57,12 @@ void AddKmsgFamilies(TableBuilder& t) {
         "ext4 \"shut down requested\"), by device and type, since boot: every operation on "
         "them fails from then on, while statfs still answers and the mount still reads rw.",
         {Shutdowns, Shutdown});
+  t.Add("iowatch_kernel_scsi_sense_total", "counter",
+        "SCSI commands the kernel log says ended with sense data (\"[<device>] ... Sense Key : "
+        "<key> [current]\"), by disk and sense key as the kernel names it (Medium Error, "
+        "Hardware Error, Aborted Command, Not Ready, ...), since boot: what kind of failure "
+        "lies behind a request error.",
+        {Senses, Sense});
   t.Add("iowatch_kernel_log_lost_records_total", "counter",
         "Kernel log records overwritten before iowatch read them (a sequence gap), since start.",
         {IfCollectorRan<kKmsgCollector>, KmsgScalar<&KmsgSnapshot::lost_records>});

@@ -65,6 +65,8 @@ void KmsgSource::Count(const collectors::KmsgRecord& record) {
     counts_.Add(error->device, error->op, error->error, error->buffer);
   } else if (const auto shutdown = collectors::ParseFilesystemShutdown(record.text)) {
     counts_.AddShutdown(shutdown->device, shutdown->fstype);
+  } else if (const auto sense = collectors::ParseScsiSense(record.text)) {
+    counts_.AddSense(sense->device, sense->sense_key);
   } else if (const auto held = collectors::ParseSuppressedIoErrors(record.text)) {
     (held->buffer ? counts_.suppressed_buffers : counts_.suppressed_requests) += held->count;
   } else {
@@ -121,6 +123,7 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
   }
   out.kmsg.errors = counts_.errors;
   out.kmsg.shutdowns = counts_.shutdowns;
+  out.kmsg.senses = counts_.senses;
   out.kmsg.lost_records = lost_;
   out.kmsg.suppressed_requests = counts_.suppressed_requests;
   out.kmsg.suppressed_buffers = counts_.suppressed_buffers;
@@ -135,7 +138,7 @@ const SourceDescriptor& KmsgSourceDescriptor() {
   static constexpr std::string_view kCollectors[] = {"kmsg"};
   static constexpr SourceDescriptor kDescriptor = Registered<KmsgSource, &Snapshot::kmsg>({
       .name = "kmsg",
-      .reads = "/dev/kmsg: the kernel log's block I/O errors",
+      .reads = "/dev/kmsg: the kernel log's block I/O errors, filesystem shutdowns and SCSI sense",
       .collectors = kCollectors,
       .config_switch = "collectors.kmsg.enabled",
       .enabled = [](const SamplerOptions& o) { return o.kmsg.enabled; },

@@ -99,5 +99,46 @@ TEST(FilesystemShutdown, XfsAndExt4AsTheirKernelsSayIt) {
   }
 }
 
+TEST(ScsiSense, TheSenseKeyOfEachFormat) {
+  // scsi_print_sense() of a failed command (5.x and 6.x: with its tag).
+  EXPECT_EQ(ParseScsiSense("sd 2:0:0:0: [sdb] tag#18 Sense Key : Medium Error [current] "
+                           "[descriptor] "),
+            (ScsiSense{"sdb", "Medium Error"}));
+  EXPECT_EQ(ParseScsiSense("sd 0:0:1:0: [sdc] tag#0 Sense Key : Aborted Command [current] "),
+            (ScsiSense{"sdc", "Aborted Command"}));
+  EXPECT_EQ(ParseScsiSense("sd 4:0:0:0: [sde] tag#7 Sense Key : Hardware Error [deferred] "),
+            (ScsiSense{"sde", "Hardware Error"}));
+  // sd's own commands (cache sync, start/stop): no tag.
+  EXPECT_EQ(ParseScsiSense("sd 0:0:0:0: [sda] Sense Key : Not Ready [current] "),
+            (ScsiSense{"sda", "Not Ready"}));
+  // Before 3.19: a second space where the tag is now.
+  EXPECT_EQ(ParseScsiSense("sd 6:0:0:0: [sdf]  Sense Key : Unit Attention [current]"),
+            (ScsiSense{"sdf", "Unit Attention"}));
+  // A key without an SPC name, and a CD drive.
+  EXPECT_EQ(ParseScsiSense("sd 1:0:0:0: [sdb] tag#2 Sense Key : 0xf [current] "),
+            (ScsiSense{"sdb", "0xf"}));
+  EXPECT_EQ(ParseScsiSense("sr 1:0:0:0: [sr0] tag#0 Sense Key : Illegal Request [current] "),
+            (ScsiSense{"sr0", "Illegal Request"}));
+}
+
+TEST(ScsiSense, TheLinesAroundItAndLookAlikesAreNot) {
+  for (const char* other : {
+           // The other lines of the same failure.
+           "sd 2:0:0:0: [sdb] tag#18 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK "
+           "cmd_age=3s",
+           "sd 2:0:0:0: [sdb] tag#18 Add. Sense: Unrecovered read error - auto reallocate failed",
+           "sd 2:0:0:0: [sdb] tag#18 CDB: Read(10) 28 00 00 00 08 00 00 00 08 00",
+           // No disk name, a bad tag, an unterminated state, not a SCSI device's line.
+           "sd 0:0:0:0: Sense Key : Medium Error [current] ",
+           "sd 2:0:0:0: [sdb] tag#x Sense Key : Medium Error [current] ",
+           "sd 2:0:0:0: [sdb] tag#1 Sense Key : Medium Error [curr",
+           "sd 2:0:0:0: [sdb] tag#1 Sense Key :  [current] ",
+           "[sdb] Sense Key : Medium Error [current] ",
+           "myapp: [x] Sense Key : Medium Error [current] ",
+       }) {
+    EXPECT_FALSE(ParseScsiSense(other)) << other;
+  }
+}
+
 }  // namespace
 }  // namespace iowatch::collectors

@@ -66,7 +66,8 @@ SamplerOptions Defaults() {
                                          536000000};
     return std::unexpected(Error::NotFound("no such mount point in the test", path));
   };
-  // The kernel log: two read errors on sda, the page cache's consequence, and a gap.
+  // The kernel log: two read errors on sda, the page cache's consequence, a gap, an
+  // XFS shutdown and a SCSI sense report.
   iowatch::testing::FakeKmsg log;
   log.Add(7, "I/O error, dev sda, sector 5866 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
   log.Add(8, "I/O error, dev sda, sector 5867 op 0x0:(READ) flags 0x8800 phys_seg 1 prio class 2");
@@ -76,6 +77,7 @@ SamplerOptions Defaults() {
           "XFS (dm-0): Metadata I/O Error (0x1) detected at xfs_trans_read_buf_map+0x1e/0x20 "
           "(fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.",
           1);
+  log.Add(14, "sd 0:0:0:0: [sda] tag#5 Sense Key : Medium Error [current] ", 6);
   options.kmsg.enabled = true;
   options.kmsg.open = log.Opener();
   return options;

@@ -69,6 +69,7 @@ Snapshot Sample() {
       {"nvme0n1", Nvme(), ""}, {"sda", Ata(), ""}, {"sdb", std::nullopt, "no SMART"}};
   s.kmsg.errors = {{"sda", "read", "I/O", false, 2}, {"sda1", "read", "buffer", true, 1}};
   s.kmsg.shutdowns = {{"dm-0", "xfs", 1}};
+  s.kmsg.senses = {{"sdb", "Medium Error", 2}, {"sdb", "Unit Attention", 1}};
   s.filesystems.series = {Filesystem("/", "sda", 600), Filesystem("/full", "sda", 30),
                           Filesystem("/ro-full", "sda", 10, true),
                           Filesystem("/data", "dm-0", 500)};
@@ -129,13 +130,15 @@ TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
   EXPECT_EQ(sdb.smart.detail, "no SMART");
   EXPECT_TRUE(Has(sdb.problems, "/mnt/nfs: unreadable"));
   EXPECT_TRUE(Has(sdb.problems, "/broken: ext4 recorded 4 error(s)"));
-  EXPECT_EQ(sdb.problems.size(), 2u);  // no SMART is not a problem of the disk
+  EXPECT_TRUE(Has(sdb.problems, "2 SCSI command(s) ended with Medium Error"));
+  EXPECT_FALSE(Has(sdb.problems, "Unit Attention"));  // a reset's, not the medium's
+  EXPECT_EQ(sdb.problems.size(), 3u);                 // no SMART is not a problem of the disk
 
   const DiskHealth& dm = Named(h, "dm-0");
   EXPECT_EQ(dm.smart.state, "none");
   EXPECT_EQ(dm.problems,
             (std::vector<std::string>{"xfs on dm-0 shut down 1 time(s) since boot (kernel log)"}));
-  EXPECT_EQ(h.Problems(), 3u + 5 + 2 + 1);
+  EXPECT_EQ(h.Problems(), 3u + 5 + 3 + 1);
 }
 
 TEST(SnapshotHealth, OneDiskWhenNamedAndSmartNotRun) {

@@ -142,6 +142,26 @@ TEST_F(KmsgSourceTest, FilesystemShutdownsAreCountedAndKeptAcrossARestart) {
             (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 2}, {"sdc1", "ext4", 1}}));
 }
 
+TEST_F(KmsgSourceTest, ScsiSenseReportsAreCountedByDiskAndKeyAndKeptAcrossARestart) {
+  log_.Add(1, "sd 2:0:0:0: [sdb] tag#18 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK", 6);
+  log_.Add(2, "sd 2:0:0:0: [sdb] tag#18 Sense Key : Medium Error [current] [descriptor] ", 6);
+  log_.Add(3, "sd 2:0:0:0: [sdb] tag#18 Add. Sense: Unrecovered read error", 6);
+  log_.Add(4, "critical medium error, dev sdb, sector 2048 op 0x0:(READ) flags 0x0", 3);
+  log_.Add(5, "sd 0:0:0:0: [sda] Sense Key : Unit Attention [current] ", 6);
+  {
+    Sampler first(Options());
+    const auto s = Sample(first);
+    EXPECT_EQ(s->kmsg.senses, (std::vector<ScsiSenseSeries>{{"sda", "Unit Attention", 1},
+                                                            {"sdb", "Medium Error", 1}}));
+    EXPECT_EQ(Count(*s, "sdb", "read", "critical medium"), 1u);  // the request's line as well
+  }
+  log_.Add(6, "sd 2:0:0:0: [sdb] tag#3 Sense Key : Medium Error [current] ", 6);
+  Sampler restarted(Options());
+  EXPECT_EQ(
+      Sample(restarted)->kmsg.senses,
+      (std::vector<ScsiSenseSeries>{{"sda", "Unit Attention", 1}, {"sdb", "Medium Error", 2}}));
+}
+
 TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedAndShutdownFieldsAreRead) {
   std::ofstream(dir_ / "kmsg-errors.json")
       << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 1, "errors": [)"
@@ -152,6 +172,7 @@ TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedAndShutdownFieldsAreRead) {
   EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 4u);
   EXPECT_EQ(s->kmsg.suppressed_requests, 0u);
   EXPECT_TRUE(s->kmsg.shutdowns.empty());
+  EXPECT_TRUE(s->kmsg.senses.empty());
 }
 
 TEST_F(KmsgSourceTest, ANewBootStartsFromNothing) {
