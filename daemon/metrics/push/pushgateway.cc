@@ -1,6 +1,5 @@
 #include "daemon/metrics/push/pushgateway.h"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -8,6 +7,7 @@
 #include <memory>
 
 #include "common/utf8.h"
+#include "daemon/metrics/push/curl_library.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -99,7 +99,7 @@ std::string PathSegment(std::string_view name, std::string_view value) {
 }
 
 // curl's codes a push meets most, by name.
-std::string CurlText(CURLcode code, const char* detail) {
+std::string CurlText(const CurlLibrary& lib, CURLcode code, const char* detail) {
   const std::string what = [&]() -> std::string {
     switch (code) {
       case CURLE_COULDNT_RESOLVE_HOST:
@@ -115,12 +115,13 @@ std::string CurlText(CURLcode code, const char* detail) {
     }
   }();
   return fmt::format("cannot push: {} (curl {}: {})", what, static_cast<int>(code),
-                     *detail != '\0' ? detail : curl_easy_strerror(code));
+                     *detail != '\0' ? detail : lib.easy_strerror(code));
 }
 
 struct CurlDelete {
-  void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  const CurlLibrary* lib;
+  void operator()(CURL* curl) const { lib->easy_cleanup(curl); }
+  void operator()(curl_slist* list) const { lib->slist_free_all(list); }
 };
 
 // The start of the gateway's answer (it says why it refused a push).
@@ -131,10 +132,10 @@ size_t KeepAnswer(char* data, size_t size, size_t count, void* user) {
 }
 
 // What a non-2xx status means to the user.
-std::string StatusText(long status, CURL* curl, std::string_view answer) {
+std::string StatusText(const CurlLibrary& lib, long status, CURL* curl, std::string_view answer) {
   if (status >= 300 && status < 400) {
     char* location = nullptr;
-    curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
+    lib.easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
     return fmt::format(
         "cannot push: the gateway answered HTTP {}, a redirect to {:?} (not followed: nothing "
         "was pushed; give --push-gateway the gateway's own URL)",
@@ -187,41 +188,44 @@ Status PushExposition(const PushTarget& target, std::string_view exposition,
     return MakeError(ErrorCode::kInvalidArgument, "cannot push: the exposition is not valid UTF-8",
                      target.url);
   }
-  static const CURLcode kInit = curl_global_init(CURL_GLOBAL_DEFAULT);
-  std::unique_ptr<CURL, CurlDelete> curl(kInit == CURLE_OK ? curl_easy_init() : nullptr);
+  auto loaded = LoadCurl();
+  if (!loaded) return MakeError(loaded.error().code, loaded.error().message, target.url);
+  const CurlLibrary& lib = **loaded;
+  std::unique_ptr<CURL, CurlDelete> curl(lib.easy_init(), CurlDelete{&lib});
   if (!curl) return MakeError(ErrorCode::kIo, "cannot push: curl setup failed", target.url);
   const std::string url = *base + GroupingPath(target);
   std::unique_ptr<curl_slist, CurlDelete> headers(
-      curl_slist_append(nullptr, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
-  headers.reset(curl_slist_append(headers.release(), "Expect:"));
+      lib.slist_append(nullptr, "Content-Type: text/plain; version=0.0.4; charset=utf-8"),
+      CurlDelete{&lib});
+  headers.reset(lib.slist_append(headers.release(), "Expect:"));
   const long timeout_ms = std::chrono::milliseconds(timeout).count();
   char detail[CURL_ERROR_SIZE] = {};
   std::string answer;
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+  lib.easy_setopt(c, CURLOPT_URL, url.c_str());
+  lib.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  lib.easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
   const std::string body(exposition);  // curl reads it during the transfer, as a C string
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, KeepAnswer);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
-  const CURLcode done = curl_easy_perform(c);
+  lib.easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
+  lib.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  lib.easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  lib.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  lib.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+  lib.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  lib.easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
+  lib.easy_setopt(c, CURLOPT_WRITEFUNCTION, KeepAnswer);
+  lib.easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+  const CURLcode done = lib.easy_perform(c);
   if (done == CURLE_OPERATION_TIMEDOUT) {
     return MakeError(ErrorCode::kIo,
                      fmt::format("cannot push: no answer within {} s", timeout.count()),
                      target.url);
   }
-  if (done != CURLE_OK) return MakeError(ErrorCode::kIo, CurlText(done, detail), target.url);
+  if (done != CURLE_OK) return MakeError(ErrorCode::kIo, CurlText(lib, done, detail), target.url);
   long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+  lib.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   if (status >= 200 && status < 300) return {};
-  return MakeError(ErrorCode::kIo, StatusText(status, c, answer), target.url);
+  return MakeError(ErrorCode::kIo, StatusText(lib, status, c, answer), target.url);
 }
 
 }  // namespace iowatch::daemon

@@ -7,14 +7,15 @@
 //   job       the job label (--push-job; iowatch_probe, iowatch_sweep)
 //   labels    the rest of the grouping key (--push-label NAME=VALUE), with
 //             instance=<hostname> unless an instance is given
-// The request is libcurl's, made here rather than by prometheus-cpp's
+// The request is libcurl's (loaded on the first push: curl_library.h), made
+// here rather than by prometheus-cpp's
 // Gateway, which POSTs for Push(), reports any status below 400 as 200 (a
 // 307 that pushed nothing looked like success), puts label values in the
 // path unencoded and sets no timeout. Only a 2xx answer is success; curl's
 // own timeout bounds the whole request, so nothing outlives the call.
 // Errors name the URL and say what the gateway answered (its HTTP status, or
 // curl's error).
-// Thread-safety: main thread only (curl's global init on first use).
+// Thread-safety: any thread; each push has its own curl handle.
 #pragma once
 
 #include <chrono>

@@ -1,0 +1,36 @@
+#!/usr/bin/python3
+"""The iowatch binary does not link the libraries it loads only when a command needs them.
+
+libcurl is dlopen'ed by the first push (daemon/metrics/push/curl_library.h): linked, it
+mapped libcurl and 25 libraries under it into every process, `iowatch serve` included
+(about 4 MiB of resident memory). This reads the binary's DT_NEEDED entries (readelf -d)
+and fails if one of them is back.
+
+Usage: linked_libraries.py IOWATCH
+"""
+import re
+import subprocess
+import sys
+
+LOADED_ON_DEMAND = {"libcurl": "daemon/metrics/push/curl_library.h: loaded by the first push"}
+
+
+def needed(binary):
+    out = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True)
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out.stdout)
+
+
+def main():
+    libraries = needed(sys.argv[1])
+    if not libraries:
+        sys.exit(f"{sys.argv[1]}: no NEEDED entries read (not a dynamic executable?)")
+    bad = [(lib, why) for lib in libraries for prefix, why in LOADED_ON_DEMAND.items()
+           if lib.startswith(prefix + ".so")]
+    print(f"{sys.argv[1]} links {len(libraries)} libraries: {', '.join(libraries)}")
+    for lib, why in bad:
+        print(f"FAIL {lib} is linked; it must not be ({why})")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
