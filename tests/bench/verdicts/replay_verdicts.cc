@@ -89,6 +89,15 @@ BaselinePolicy BeforePolicy() {
   return p;
 }
 
+// A database file removed with its SQLite sidecars when this goes out of scope.
+struct TemporaryDatabase {
+  fs::path path;
+  ~TemporaryDatabase() {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix, ignored);
+  }
+};
+
 std::optional<Recording> Load(const fs::path& dir) {
   Recording rec;
   rec.name = dir.filename().string();
@@ -114,6 +123,10 @@ std::optional<Recording> Load(const fs::path& dir) {
   // applied to this copy (and corrupt it): remove the copy's sidecars first.
   for (const char* sidecar : {"-wal", "-shm"}) fs::remove(copy.string() + sidecar);
   fs::copy_file(db, copy, fs::copy_options::overwrite_existing);
+  // Declared before the store, so destroyed after it: the copy and its
+  // sidecars go once the store has closed them (removed while it was open,
+  // the -wal and -shm stayed behind in /tmp).
+  const TemporaryDatabase removed_at_exit{copy};
   Result<Store> store = Store::Open(copy);
   if (!store) {
     std::fprintf(stderr, "%s\n", store.error().message.c_str());
@@ -126,7 +139,6 @@ std::optional<Recording> Load(const fs::path& dir) {
     return std::nullopt;
   }
   rec.runs.assign(runs->rbegin(), runs->rend());
-  fs::remove(copy);
   return rec;
 }
 
@@ -164,8 +176,8 @@ std::string BadMetrics(const RunJudgement& j) {
   }
   std::string changes;
   for (const RegressionChange& c : j.changes) {
-    changes += (changes.empty() ? " | " : ", ") + std::string(c.regressed ? "raised " : "cleared ") +
-               c.op + " " + c.metric;
+    changes += (changes.empty() ? " | " : ", ") +
+               std::string(c.regressed ? "raised " : "cleared ") + c.op + " " + c.metric;
   }
   out += changes;
   return out;
@@ -315,14 +327,13 @@ void Print(const Recording& rec, const std::vector<Variant>& variants) {
     std::string times;
     for (const Detection& d : t.detections) {
       if (d.after_ms) ++detected;
-      times += fmt::format("{}{} w{}: {}", times.empty() ? "" : "; ", d.job, d.window + 1,
-                           d.after_ms
-                               ? fmt::format("{:.0f} s, {} judged runs, cleared {}",
-                                             static_cast<double>(*d.after_ms) / 1000, d.judged_runs,
-                                             d.cleared_runs
-                                                 ? fmt::format("after {} judged", *d.cleared_runs)
-                                                 : std::string("never"))
-                               : std::string("missed"));
+      times += fmt::format(
+          "{}{} w{}: {}", times.empty() ? "" : "; ", d.job, d.window + 1,
+          d.after_ms ? fmt::format("{:.0f} s, {} judged runs, cleared {}",
+                                   static_cast<double>(*d.after_ms) / 1000, d.judged_runs,
+                                   d.cleared_runs ? fmt::format("after {} judged", *d.cleared_runs)
+                                                  : std::string("never"))
+                     : std::string("missed"));
     }
     const double per_1000 = t.judged_outside == 0 ? 0
                                                   : 1000.0 * static_cast<double>(t.false_raises) /
