@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -38,17 +37,29 @@ constexpr std::array kAttributes = {
     "sda1/dev",
 };
 
-const fs::path& Root() {
-  static const fs::path root = [] {
-    const fs::path dir = fs::path("/dev/shm") / ("iowatch-fuzz-sysfs-" + std::to_string(getpid()));
+// The scratch tree, removed when the process exits: a static's destructor,
+// not an atexit handler (one registered while the static was being built ran
+// after its destruction and removed nothing, leaving a tree in /dev/shm per
+// run).
+struct ScratchTree {
+  fs::path dir = fs::path("/dev/shm") / ("iowatch-fuzz-sysfs-" + std::to_string(getpid()));
+  ScratchTree() {
     for (const char* sub : {"device", "dm", "queue", "md", "sda1"}) {
       fs::create_directories(dir / "block/sda" / sub);
     }
     std::ofstream(dir / "block/sda/sda1/partition") << "1\n";
-    std::atexit([] { fs::remove_all(Root()); });
-    return dir;
-  }();
-  return root;
+  }
+  ~ScratchTree() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+  ScratchTree(const ScratchTree&) = delete;
+  ScratchTree& operator=(const ScratchTree&) = delete;
+};
+
+const fs::path& Root() {
+  static const ScratchTree tree;
+  return tree.dir;
 }
 
 }  // namespace
