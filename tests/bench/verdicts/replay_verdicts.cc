@@ -92,10 +92,11 @@ BaselinePolicy BeforePolicy() {
 // A database file removed with its SQLite sidecars when this goes out of scope.
 struct TemporaryDatabase {
   fs::path path;
-  ~TemporaryDatabase() {
+  void Remove() const {
     std::error_code ignored;
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix, ignored);
   }
+  ~TemporaryDatabase() { Remove(); }
 };
 
 std::optional<Recording> Load(const fs::path& dir) {
@@ -119,14 +120,14 @@ std::optional<Recording> Load(const fs::path& dir) {
   const fs::path copy = fs::temp_directory_path() / ("replay-" + rec.name + ".db");
   const fs::path db =
       fs::exists(dir / "iowatch.db") ? dir / "iowatch.db" : dir / "state" / "iowatch.db";
-  // A WAL left by an earlier replay of a recording of the same name would be
-  // applied to this copy (and corrupt it): remove the copy's sidecars first.
-  for (const char* sidecar : {"-wal", "-shm"}) fs::remove(copy.string() + sidecar);
-  fs::copy_file(db, copy, fs::copy_options::overwrite_existing);
   // Declared before the store, so destroyed after it: the copy and its
   // sidecars go once the store has closed them (removed while it was open,
   // the -wal and -shm stayed behind in /tmp).
   const TemporaryDatabase removed_at_exit{copy};
+  // A WAL left by an earlier replay of a recording of the same name would be
+  // applied to this copy (and corrupt it): remove the copy's sidecars first.
+  removed_at_exit.Remove();
+  fs::copy_file(db, copy, fs::copy_options::overwrite_existing);
   Result<Store> store = Store::Open(copy);
   if (!store) {
     std::fprintf(stderr, "%s\n", store.error().message.c_str());
