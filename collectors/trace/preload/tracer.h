@@ -72,7 +72,9 @@ class Tracer {
   TracedSlot Traced(int fd) const { return fds_.FindTraced(fd); }
   void BeginOpen() { opening_.fetch_add(1); }
   void EndOpen() { opening_.fetch_sub(1); }
-  bool Opening() const { return opening_.load() != 0; }
+  // (> 0: a child forked from a handler during an open counts from zero and
+  // may end that open below it.)
+  bool Opening() const { return opening_.load() > 0; }
   // `fd` was returned by an open of `path` (relative to `dir`).
   void Opened(int fd, int dir, const char* path, int flags, uint64_t ticks);
   void Transfer(TracedSlot slot, Direction direction, uint64_t offset, uint64_t requested,
