@@ -9,13 +9,17 @@ items 8-12, 18, 19, 23), on trace_workload's hostile modes (trace_workload_hosti
    reused by a pipe, a socketpair, an eventfd, fcntl(F_DUPFD): the file has its 6 writes of 100
    bytes (one per open, and one through fcntl(F_DUPFD_CLOEXEC)'s copy) and no other traffic.
 3. Signal handlers: open() from a handler while the program allocates, fork() from a handler
-   while the program opens: both finish (a deadlock is a timeout).
+   while the program opens, and while it forks itself (the handler's fork inside the library's
+   atfork handlers): all finish (a deadlock is a timeout).
 4. Races: closes racing opens leave no "(descriptor N)" file; reads in flight on a number
-   closed and reopened on an empty file count none of their bytes as the empty file's.
+   closed and reopened on an empty file count none of their bytes as the empty file's; closes,
+   dup2()s and pipes racing opens on the same numbers leave no pipe in the report and no pipe
+   traffic counted as the file's.
 5. Where the report goes: nothing on a standard error the program made a data file, no SIGPIPE
-   from a reader gone (exit 0, not 141), nothing on standard error when the program exits
-   holding every descriptor (and `iowatch trace` names the process that wrote no report), no
-   wait on a FIFO without a reader.
+   from a reader gone (exit 0, not 141); a program that exits holding every descriptor gets its
+   report, with its opens, and nothing on standard error; one that closed the library's kept
+   descriptor too writes none, and `iowatch trace` names it; no wait on a FIFO without a
+   reader.
 6. A file name that is not UTF-8: valid JSON (U+FFFD), `-o json` exits with the program's
    status; 64 MiB of junk in IOWATCH_TRACE_OUTPUT keeps `iowatch trace` small; a FIFO put in
    its place does not block it; TMPDIR=/nonexistent is named as such.
@@ -109,7 +113,8 @@ def check_signals(r, workload, library, workdir):
     os.makedirs(deep)
     data = os.path.join(deep, "signal.dat")
     env = alone(library, output=os.path.join(workdir, "signal.json"))
-    for mode, count in (("signal-open", "3000"), ("signal-fork", "300")):
+    for mode, count in (("signal-open", "3000"), ("signal-fork", "300"),
+                        ("signal-fork-nested", "300")):
         try:
             p = run([workload, mode, data, count], env=env, timeout=60)
             r.check(p.returncode == 0, f"{mode}: finishes, exit 0", p.stderr)
@@ -134,6 +139,27 @@ def check_races(r, iowatch, workload, workdir):
             str([x["calls"]["read"] for x in f]))
 
 
+def check_pipe_race(r, iowatch, workload, workdir):
+    """Opens, closes, dup2()s and pipes racing on descriptors 3-10 for three seconds: the file, 100
+    bytes written once, is then only opened read-only and read; the pipes carry 1000-byte
+    writes. Any other entry, any other byte written, more than 100 bytes a read or more opens
+    than the program made is another descriptor's traffic counted as the file's."""
+    data = os.path.join(workdir, "race.dat")
+    p, doc = trace_json(iowatch, workdir, [workload, "pipe-race", data, "3000"])
+    opens = int(p.stdout) if p.stdout.strip().isdigit() else -1
+    r.check(p.returncode == 0 and opens > 0 and len(doc["processes"]) == 1,
+            "pipe-race: exit 0, one process, opens made", f"{p.returncode} {p.stderr[-300:]}")
+    paths = [f["path"] for process in doc["processes"] for f in process["files"]]
+    r.check(set(paths) <= {data}, "pipe-race: no entry but the file (no pipe:[N])", str(paths))
+    f = files_named(doc, data)
+    c = f[0]["calls"] if f else {}
+    r.check(len(f) == 1 and c["write"]["bytes"] == 100 and c["read"]["bytes"]
+            <= 100 * c["read"]["calls"] and 1 < f[0]["opens"] <= 1 + opens,
+            f"pipe-race: the file's own traffic only (1 + {opens} opens made, 100 bytes written, "
+            "at most 100 bytes a read)",
+            str({"opens": f[0]["opens"], "read": c["read"], "write": c["write"]}) if f else "")
+
+
 def check_destination(r, iowatch, workload, library, workdir):
     data = os.path.join(workdir, "dest.dat")
     stderr_file = os.path.join(workdir, "stderr.data")
@@ -153,9 +179,16 @@ def check_destination(r, iowatch, workload, library, workdir):
     p = run([workload, "exhaust", data], env=alone(library, output=lines), timeout=60)
     r.check(p.returncode == 0 and p.stderr == "",
             "exhaust: no report dumped on standard error", p.stderr[:300])
-    p = run([iowatch, "trace", "--", workload, "exhaust", data], timeout=60)
+    p, doc = trace_json(iowatch, workdir, [workload, "exhaust", data], timeout=60)
+    opens = int(p.stdout) if p.stdout.strip().isdigit() else -1
+    f = files_named(doc, data)
+    r.check(p.returncode == 0 and opens > 0 and [x["opens"] for x in f] == [1 + opens],
+            f"exhaust: the report of a program that ends at EMFILE, its 1 + {opens} opens",
+            f"{p.stderr[-300:]} {[x['opens'] for x in f]}")
+    p = run([iowatch, "trace", "--", workload, "exhaust", data, "closefrom"], timeout=60)
     r.check(p.returncode == 0 and "wrote no report" in p.stderr and "trace_workload" in p.stderr,
-            "exhaust: iowatch trace names the process that wrote no report", p.stderr[-600:])
+            "exhaust after closefrom(3): iowatch trace names the process that wrote no report",
+            p.stderr[-600:])
     fifo = os.path.join(workdir, "out.fifo")
     os.mkfifo(fifo)
     try:
@@ -275,6 +308,7 @@ def main():
         check_behind(r, iowatch, workload, workdir)
         check_signals(r, workload, library, workdir)
         check_races(r, iowatch, workload, workdir)
+        check_pipe_race(r, iowatch, workload, workdir)
         check_destination(r, iowatch, workload, library, workdir)
         check_names_and_bounds(r, iowatch, workload, workdir)
         check_what_if(r, iowatch, workload, workdir)

@@ -15,13 +15,26 @@
 //                        so malloc locks its arena), COUNT times
 //   signal-fork FILE COUNT  a timer's handler forks (the child _exits) while
 //                        the main thread opens and closes FILE, COUNT times
+//   signal-fork-nested FILE COUNT  the same while the main thread opens,
+//                        reads and closes FILE and forks itself: the
+//                        handler's fork lands inside the main thread's,
+//                        whose atfork handlers run in the library
 //   reopen FILE          one thread opens and closes FILE, another closes
 //                        the numbers it gets before it looks at them
 //   inflight FULL EMPTY ROUNDS  a thread's 16 MiB pread of FULL in flight
 //                        while the main thread closes its number and opens
 //                        EMPTY (0 bytes) on it, ROUNDS times
-//   exhaust FILE         writes to FILE, then exits holding every
-//                        descriptor its limit allows
+//   exhaust FILE [closefrom]  writes to FILE, then opens it until EMFILE
+//                        (its limit lowered to 64) and exits holding every
+//                        descriptor; prints how many opens it made;
+//                        `closefrom` closes every descriptor from 3 first
+//   pipe-race FILE MS    for MS milliseconds threads race on descriptors 3
+//                        to 10: two open FILE (100 bytes), pread it and
+//                        close it; one closes those numbers; one makes
+//                        pipes, writes 1000 bytes into each and reads them
+//                        back; one dup2()s a pipe's end onto those numbers
+//                        and writes 1000 bytes through it; prints how many
+//                        opens of FILE succeeded
 //   junk MIB             writes MIB MiB of junk, no newline, into
 //                        $IOWATCH_TRACE_OUTPUT
 #include <fcntl.h>
@@ -36,6 +49,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +252,35 @@ int SignalFork(const char* path, int count) {
   return 0;
 }
 
+// Forks of the main thread's own, each with a handler's fork armed to land
+// in it (the delays vary so that some land in its atfork handlers).
+int SignalForkNested(const char* path, int count) {
+  const int made = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (made < 0) Fail("open");
+  Write(made, 100);
+  close(made);
+  OnAlarm(ForkInHandler);
+  int armed = 0;
+  for (unsigned i = 0; g_handled.load() < count; ++i) {
+    if (armed == g_handled.load()) {
+      Alarm(20 + (i % 16) * 10);
+      ++armed;
+    }
+    const int fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+      char block[100];
+      if (read(fd, block, sizeof block) < 0) Fail("read");
+      close(fd);
+    }
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    if (child < 0) Fail("fork");
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return 0;
+}
+
 // Thread A opens and closes; thread B closes the numbers A gets (a racing
 // program's close of a descriptor another thread just opened).
 int Reopen(const char* path, int count) {
@@ -305,16 +349,77 @@ int Inflight(const char* full, const char* empty, int rounds) {
   return 0;
 }
 
-int Exhaust(const char* path) {
+int Exhaust(const char* path, bool close_all) {
   const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) Fail("open");
   Write(fd, 100);
   close(fd);
+  if (close_all) closefrom(3);
   const rlimit limit{64, 64};
   if (setrlimit(RLIMIT_NOFILE, &limit) != 0) Fail("setrlimit");
-  while (open("/dev/null", O_RDONLY) >= 0) {
+  int opens = 0;
+  while (open(path, O_RDONLY) >= 0) ++opens;
+  if (errno != EMFILE) Fail("open until EMFILE");
+  std::printf("%d\n", opens);
+  return std::fflush(stdout) == 0 ? 0 : 1;  // stdout already open: no descriptor needed
+}
+
+// Descriptors 3 to 10, raced on by four threads (the header).
+int PipeRace(const char* path, int milliseconds) {
+  {
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) Fail("open");
+    Write(fd, 100);
+    close(fd);
   }
-  return 0;
+  std::signal(SIGPIPE, SIG_IGN);  // a pipe's read end closed under its writer
+  constexpr int kFirst = 3, kNumbers = 8;
+  std::atomic<bool> stop{false};
+  std::atomic<long> opens{0};
+  static char block[1000];
+  const auto open_and_read = [&] {
+    char buffer[100];
+    while (!stop.load(std::memory_order_relaxed)) {
+      const int fd = open(path, O_RDONLY);
+      if (fd < 0) continue;
+      opens.fetch_add(1, std::memory_order_relaxed);
+      (void)!pread(fd, buffer, sizeof buffer, 0);
+      close(fd);
+    }
+  };
+  std::thread opener(open_and_read), second_opener(open_and_read);
+  std::thread closer([&] {
+    for (unsigned i = 0; !stop.load(std::memory_order_relaxed); ++i) close(kFirst + i % kNumbers);
+  });
+  std::thread piper([&] {  // non-blocking: an end swapped under it never blocks
+    while (!stop.load(std::memory_order_relaxed)) {
+      int p[2];
+      if (pipe2(p, O_NONBLOCK) != 0) continue;
+      (void)!write(p[1], block, sizeof block);
+      (void)!read(p[0], block, sizeof block);
+      close(p[0]);
+      close(p[1]);
+    }
+  });
+  std::thread duper([&] {
+    int q[2] = {-1, -1};
+    for (unsigned i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+      if (i % 64 == 0) {
+        close(q[0]);
+        close(q[1]);
+        if (pipe2(q, O_NONBLOCK) != 0) continue;
+      }
+      const int number = kFirst + static_cast<int>(i % kNumbers);
+      if (dup2(q[1], number) < 0) continue;
+      (void)!write(number, block, sizeof block);
+      (void)!read(q[0], block, sizeof block);
+    }
+  });
+  usleep(static_cast<useconds_t>(milliseconds) * 1000);
+  stop.store(true);
+  for (std::thread* t : {&opener, &second_opener, &closer, &piper, &duper}) t->join();
+  std::printf("%ld\n", opens.load());
+  return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
 int Junk(long mebibytes) {
@@ -341,7 +446,14 @@ int RunHostileMode(int argc, char** argv) {
   if (mode == "signal-fork" && argc == 4) return SignalFork(argv[2], std::atoi(argv[3]));
   if (mode == "reopen" && argc == 4) return Reopen(argv[2], std::atoi(argv[3]));
   if (mode == "inflight" && argc == 5) return Inflight(argv[2], argv[3], std::atoi(argv[4]));
-  if (mode == "exhaust" && argc == 3) return Exhaust(argv[2]);
+  if (mode == "signal-fork-nested" && argc == 4) {
+    return SignalForkNested(argv[2], std::atoi(argv[3]));
+  }
+  if (mode == "exhaust" && argc == 3) return Exhaust(argv[2], false);
+  if (mode == "exhaust" && argc == 4 && std::strcmp(argv[3], "closefrom") == 0) {
+    return Exhaust(argv[2], true);
+  }
+  if (mode == "pipe-race" && argc == 4) return PipeRace(argv[2], std::atoi(argv[3]));
   if (mode == "junk" && argc == 3) return Junk(std::atol(argv[2]));
   return -1;
 }

@@ -44,9 +44,19 @@ struct SlotState {
   bool operator==(const SlotState&) const = default;
 };
 
+// Which file a descriptor is (fstat's device and inode): what a number
+// was traced as is checked against what it is now before a race between
+// the program's threads can pass one file's traffic to another.
+struct FileId {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileId&) const = default;
+};
+
 struct Slot {
   std::atomic<uint64_t> state{0};
   std::atomic<bool> locked{false};
+  FileId id;  // set with the state, under the tracer's mutex
   Cursor cursor;
   FileTrace trace;
 

@@ -48,7 +48,12 @@ std::string_view FileTable::NameOf(int fd) {
   length += FormatDecimal(static_cast<unsigned>(fd), link + length);
   link[length] = '\0';
   const ssize_t n = readlink(link, scratch_, kMaxNameBytes);
-  if (n > 0) return {scratch_, static_cast<size_t>(n)};
+  if (n > 0) {
+    // A file's name is a path; a pipe's, a socket's, an anonymous inode's
+    // are not.
+    if (scratch_[0] != '/') return {};
+    return {scratch_, static_cast<size_t>(n)};
+  }
   // Gone from /proc/self/fd while /proc is there: closed since it was
   // opened (another thread's close); without /proc, only its number.
   if (access("/proc/self/fd", F_OK) == 0) return {};

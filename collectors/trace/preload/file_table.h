@@ -30,7 +30,9 @@ class FileTable {
 
   // The name of `fd` as /proc/self/fd shows it, in the scratch buffer (valid
   // until the next call); empty when the descriptor is no longer open (closed
-  // by another thread since); "(descriptor N)" when /proc cannot say.
+  // by another thread since) or has no path ("pipe:[N]", "socket:[N]",
+  // "anon_inode:[eventfd]": the number given to one of those by another
+  // thread since the caller looked); "(descriptor N)" when /proc cannot say.
   std::string_view NameOf(int fd);
 
   // The entry of `name`, added when new (kOtherFiles's once the table is full).

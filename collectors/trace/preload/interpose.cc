@@ -18,7 +18,7 @@
 
 #include <cerrno>
 #include <cstdarg>
-#include <utility>
+#include <cstdint>
 
 #include "collectors/trace/preload/interpose_context.h"
 #include "collectors/trace/preload/real_calls.h"
@@ -29,23 +29,30 @@ __attribute__((tls_model("initial-exec"))) thread_local bool t_busy = false;
 
 namespace {
 
-// Set by the atfork prepare handler of a fork from a signal handler that
-// interrupted this thread inside the tracer, whose mutex it may hold.
-__attribute__((tls_model("initial-exec"))) thread_local bool t_fork_while_busy = false;
+// The forks under way on this thread, innermost in bit 0: 1 when its
+// prepare handler left the tracer alone. A fork from a signal handler can
+// land inside another fork's handlers on the same thread (the program's
+// fork interrupted while the first one holds the tracer's mutex): the
+// bits keep each fork's after-handler to what its own prepare did. Each
+// handler changes the word by a read and a write; a fork nested between
+// the two puts it back as it found it.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_forks_skipped = 0;
 
 bool TakesMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
 
 template <class Call>
-int TracedOpen(int flags, Call&& call) {
+int TracedOpen(int dir, const char* path, int flags, Call&& call) {
   Tracer* tracer = Active();
   if (tracer == nullptr) return call();
+  tracer->BeginOpen();
   const uint64_t start = tracer->Ticks();
   const int fd = call();
   const uint64_t ticks = tracer->Ticks() - start;
   if (fd >= 0 && tracer->InOwnProcess()) {
     Busy busy;
-    tracer->Opened(fd, flags, ticks);
+    tracer->Opened(fd, dir, path, flags, ticks);
   }
+  tracer->EndOpen();
   return fd;
 }
 
@@ -95,28 +102,41 @@ uint64_t IovecBytes(const iovec* iov, int count) {
 uint64_t At(off_t offset) { return offset < 0 ? kAtCursor : static_cast<uint64_t>(offset); }
 
 // A fork from a signal handler that interrupted this thread inside the
-// tracer: its mutex may be held below us, so it is neither taken nor given
-// back, and the child, whose tables may be half updated, is not traced.
+// tracer (or inside another fork's handlers, which hold its mutex): the
+// mutex may be held below us, so it is neither taken nor given back, and
+// the child, whose tables may be half updated, is not traced. A fork that
+// takes the mutex marks the thread busy first, so that a signal between the
+// two finds it busy rather than waiting for a mutex its own thread holds.
 void PrepareFork() {
-  if (g_tracer == nullptr) return;  // a child that is not traced forks again
-  if (t_busy) {
-    t_fork_while_busy = true;
-    return;
-  }
+  const bool skip = g_tracer == nullptr || t_busy;  // null: an untraced child forks again
+  t_forks_skipped = (t_forks_skipped << 1) | (skip ? 1u : 0u);
+  if (skip) return;
+  t_busy = true;
   g_tracer->BeforeFork();
 }
 
+// Whether this fork's prepare handler left the tracer alone; the fork is
+// taken off the thread's word.
+bool ForkSkipped() {
+  const bool skipped = (t_forks_skipped & 1u) != 0;
+  t_forks_skipped >>= 1;
+  return skipped;
+}
+
 void AfterForkInParent() {
-  if (std::exchange(t_fork_while_busy, false) || g_tracer == nullptr) return;
+  // Null: a child of a fork nested in this one, gone on with the fork.
+  if (ForkSkipped() || g_tracer == nullptr) return;
   g_tracer->AfterForkParent();
+  t_busy = false;
 }
 
 void AfterForkInChild() {
-  if (std::exchange(t_fork_while_busy, false)) {
-    g_tracer = nullptr;
+  if (ForkSkipped()) {
+    if (t_busy) g_tracer = nullptr;  // the tables may be half updated
     return;
   }
   if (g_tracer != nullptr) g_tracer->AfterForkChild();
+  t_busy = false;
 }
 
 __attribute__((constructor)) void StartTracing() {
@@ -166,47 +186,52 @@ extern "C" {
 
 int open(const char* path, int flags, ...) {
   IOWATCH_MODE_ARG(flags)
-  return TracedOpen(flags, [&] { return CallReal(Real().open, path, flags, mode); });
+  return TracedOpen(AT_FDCWD, path, flags,
+                    [&] { return CallReal(Real().open, path, flags, mode); });
 }
 
 int open64(const char* path, int flags, ...) {
   IOWATCH_MODE_ARG(flags)
-  return TracedOpen(flags, [&] { return CallReal(Real().open64, path, flags, mode); });
+  return TracedOpen(AT_FDCWD, path, flags,
+                    [&] { return CallReal(Real().open64, path, flags, mode); });
 }
 
 int openat(int dir, const char* path, int flags, ...) {
   IOWATCH_MODE_ARG(flags)
-  return TracedOpen(flags, [&] { return CallReal(Real().openat, dir, path, flags, mode); });
+  return TracedOpen(dir, path, flags,
+                    [&] { return CallReal(Real().openat, dir, path, flags, mode); });
 }
 
 int openat64(int dir, const char* path, int flags, ...) {
   IOWATCH_MODE_ARG(flags)
-  return TracedOpen(flags, [&] { return CallReal(Real().openat64, dir, path, flags, mode); });
+  return TracedOpen(dir, path, flags,
+                    [&] { return CallReal(Real().openat64, dir, path, flags, mode); });
 }
 
 int __open_2(const char* path, int flags) {
-  return TracedOpen(flags, [&] { return CallReal(Real().open_2, path, flags); });
+  return TracedOpen(AT_FDCWD, path, flags, [&] { return CallReal(Real().open_2, path, flags); });
 }
 
 int __open64_2(const char* path, int flags) {
-  return TracedOpen(flags, [&] { return CallReal(Real().open64_2, path, flags); });
+  return TracedOpen(AT_FDCWD, path, flags, [&] { return CallReal(Real().open64_2, path, flags); });
 }
 
 int __openat_2(int dir, const char* path, int flags) {
-  return TracedOpen(flags, [&] { return CallReal(Real().openat_2, dir, path, flags); });
+  return TracedOpen(dir, path, flags, [&] { return CallReal(Real().openat_2, dir, path, flags); });
 }
 
 int __openat64_2(int dir, const char* path, int flags) {
-  return TracedOpen(flags, [&] { return CallReal(Real().openat64_2, dir, path, flags); });
+  return TracedOpen(dir, path, flags,
+                    [&] { return CallReal(Real().openat64_2, dir, path, flags); });
 }
 
 int creat(const char* path, mode_t mode) {
-  return TracedOpen(O_CREAT | O_WRONLY | O_TRUNC,
+  return TracedOpen(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC,
                     [&] { return CallReal(Real().creat, path, mode); });
 }
 
 int creat64(const char* path, mode_t mode) {
-  return TracedOpen(O_CREAT | O_WRONLY | O_TRUNC,
+  return TracedOpen(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC,
                     [&] { return CallReal(Real().creat64, path, mode); });
 }
 

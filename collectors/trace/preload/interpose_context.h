@@ -1,10 +1,11 @@
 // What the interposed functions (interpose.cc: the data calls;
 // interpose_descriptors.cc: the calls that make, copy and close descriptors)
 // share: the process's Tracer and the thread's busy flag.
-// Busy is set while the tracer updates its tables: a signal handler that
-// does I/O in the middle of that passes through, rather than wait for a lock
-// its own thread holds; a fork from such a handler makes a child that is not
-// traced (interpose.cc's atfork handlers).
+// Busy is set while the tracer updates its tables, and by a fork's atfork
+// handlers while they hold its mutex: a signal handler that does I/O in the
+// middle of that passes through, rather than wait for a lock its own thread
+// holds; a fork from such a handler makes a child that is not traced
+// (interpose.cc's atfork handlers).
 // Thread-safety: g_tracer is set once, before the program's main; t_busy is
 // the thread's own.
 #pragma once

@@ -30,6 +30,24 @@ bool Active(const FileTrace& t) {
   return std::ranges::any_of(t.calls, [](const CallTotals& c) { return c.calls != 0; });
 }
 
+FileId IdOf(const struct stat& st) {
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+// Whether `opened` (fstat of the descriptor an open returned, taken after it
+// returned) is the file the open's path names: another thread may have
+// closed the number and put a pipe or another file's copy on it since. An
+// O_TMPFILE open names the directory its file is made in.
+bool IsWhatWasOpened(const struct stat& opened, int dir, const char* path, int flags) {
+  struct stat named {};
+  const int follow = (flags & O_NOFOLLOW) != 0 ? AT_SYMLINK_NOFOLLOW : 0;
+  if (path == nullptr || fstatat(dir, path, &named, follow) != 0) return false;
+  if ((flags & O_TMPFILE) == O_TMPFILE) {
+    return S_ISDIR(named.st_mode) && named.st_dev == opened.st_dev;
+  }
+  return IdOf(named) == IdOf(opened);
+}
+
 // A call on no known position: classified as appends are.
 Cursor UnknownPosition() {
   Cursor cursor;
@@ -46,6 +64,11 @@ bool Tracer::Start() {
   json_path_ = Env("IOWATCH_TRACE_OUTPUT");
   text_path_ = Env("IOWATCH_TRACE_REPORT");
   if (!files_.Map()) return false;
+  if (!json_path_.empty()) json_file_.Reserve(json_path_.c_str(), ReserveCeiling());
+  if (!text_path_.empty()) {
+    const int below = json_file_.descriptor();
+    text_file_.Reserve(text_path_.c_str(), below >= 0 ? below : ReserveCeiling());
+  }
   start_lines_ = !json_path_.empty() && Env("IOWATCH_TRACE_STARTS") == "1";
   if (start_lines_) {
     program_json_ = JsonString(ReadLink("/proc/self/exe"));
@@ -60,7 +83,7 @@ bool Tracer::Start() {
 void Tracer::WriteStartLine() {
   if (start_line_ == nullptr) return;
   const size_t n = FormatStartLine(getpid(), getppid(), program_json_, start_line_);
-  (void)AppendToFile(json_path_.c_str(), {start_line_, n});
+  (void)json_file_.Append({start_line_, n});
 }
 
 void Tracer::Retire(int fd, Slot& slot) {
@@ -80,18 +103,35 @@ void Tracer::Untrace(int fd) {
   if (TracedSlot stale = fds_.FindTraced(fd)) Retire(-1, *stale.slot);
 }
 
-void Tracer::Opened(int fd, int flags, uint64_t ticks) {
+void Tracer::UntraceReplaced(int fd) {
+  const TracedSlot stale = fds_.FindTraced(fd);
+  if (!stale) return;
+  if (struct stat st{}; fstat(fd, &st) == 0 && IdOf(st) == stale.slot->id) return;
+  Retire(-1, *stale.slot);
+}
+
+void Tracer::Opened(int fd, int dir, const char* path, int flags, uint64_t ticks) {
   struct stat st {};
-  const bool traceable = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+  const bool traceable = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) &&
+                         IsWhatWasOpened(st, dir, path, flags);
   std::lock_guard lock(mutex_);
   if (finished_) return;
+  if (!traceable) {
+    // No file, or the number is another descriptor's since the open
+    // returned: whoever put it there traced it (or it is stale).
+    UntraceReplaced(fd);
+    return;
+  }
   Untrace(fd);  // a descriptor closed where we could not see it
-  if (!traceable) return;
   const std::string_view name = files_.NameOf(fd);
   if (name.empty()) return;  // closed by another thread already
+  // Still the file opened once its name is read: a number closed and given
+  // to a pipe in between would have named the pipe.
+  if (struct stat again{}; fstat(fd, &again) != 0 || IdOf(again) != IdOf(st)) return;
   Slot* slot = fds_.Map(fd);
   if (slot == nullptr) return;
   const uint32_t file = files_.Find(name);
+  slot->id = IdOf(st);
   slot->Lock();
   slot->cursor = Cursor{};
   slot->cursor.append = (flags & O_APPEND) != 0;
@@ -173,9 +213,16 @@ void Tracer::Closed(uint32_t file_id, bool failed, uint64_t ticks) {
 void Tracer::Duplicated(int old_fd, int new_fd) {
   std::lock_guard lock(mutex_);
   if (finished_ || new_fd < 0 || new_fd == old_fd) return;
-  Untrace(new_fd);  // dup2 onto a traced descriptor closed it
+  // The copy is old_fd's file only while new_fd is that file: old_fd may
+  // have been closed and opened on another file since the dup, or new_fd
+  // closed and given to a pipe.
   const TracedSlot from = fds_.FindTraced(old_fd);
-  if (!from) return;
+  struct stat st {};
+  if (!from || fstat(new_fd, &st) != 0 || IdOf(st) != from.slot->id) {
+    UntraceReplaced(new_fd);
+    return;
+  }
+  Untrace(new_fd);  // dup2 onto a traced descriptor closed it
   Slot* to = fds_.Map(new_fd);
   if (to == nullptr) return;
   from.slot->Lock();
@@ -185,6 +232,7 @@ void Tracer::Duplicated(int old_fd, int new_fd) {
   const bool block_device = from.slot->trace.block_device;
   from.slot->Unlock();
   if (!state.traced()) return;
+  to->id = IdOf(st);
   to->Lock();
   to->cursor = cursor;
   to->trace = FileTrace{};
@@ -196,7 +244,7 @@ void Tracer::Duplicated(int old_fd, int new_fd) {
 
 void Tracer::Created(int fd) {
   std::lock_guard lock(mutex_);
-  if (!finished_) Untrace(fd);
+  if (!finished_) UntraceReplaced(fd);
 }
 
 void Tracer::ClosedRange(unsigned first, unsigned last) {
@@ -226,8 +274,8 @@ ProcessTrace Tracer::Report() {
 }
 
 void Tracer::Write(const ProcessTrace& report) const {
-  if (!json_path_.empty()) (void)AppendToFile(json_path_.c_str(), TraceJsonLine(report));
-  if (!text_path_.empty()) (void)AppendToFile(text_path_.c_str(), FormatTraceText(report));
+  if (!json_path_.empty()) (void)json_file_.Append(TraceJsonLine(report));
+  if (!text_path_.empty()) (void)text_file_.Append(FormatTraceText(report));
 }
 
 void Tracer::Finish() {
@@ -255,6 +303,7 @@ void Tracer::AfterForkChild() {
   // One thread now: a slot lock held by another thread of the parent would
   // never be released, and the counts so far are the parent's.
   pid_.store(getpid(), std::memory_order_relaxed);
+  opening_.store(0);  // other threads' opens under way: not in this process
   // Only what is written is copied (the pages are the parent's until then):
   // the traced slots, and the locks that are held.
   fds_.ForEachSlot([](int /*fd*/, Slot& slot) {

@@ -3,18 +3,25 @@
 // the report goes. The interposed functions (interpose*.cc) tell it what
 // happened; at exit it writes the process's report.
 //   Opened     a descriptor of a regular file or block device is traced from
-//              now on (others are not: sockets, pipes, terminals); one closed
-//              by another thread before its name was read is not
+//              now on (others are not: sockets, pipes, terminals), when it
+//              still is the file the open's path names: a number another
+//              thread closed and gave to a pipe, or dup2()ed over, since the
+//              open returned is not, nor is one closed before its name was
+//              read. While an open is under way (BeginOpen..EndOpen), Created
+//              and Duplicated take the mutex even for numbers not traced, so
+//              that a pipe put on the number while Opened checks it waits
+//              for the slot to be set and retires it
 //   Transfer, Seeked, Synced   update the descriptor's slot under its lock,
 //              or, when the slot was retired while the call ran, the file the
 //              call was made on
 //   Closing    the slot's trace goes into its file's entry
 //   Duplicated dup/dup2/dup3/fcntl(F_DUPFD): the new descriptor is traced as
 //              the same file, with a cursor of its own (a shared offset is not
-//              followed)
+//              followed), when it is that file (fstat's device and inode)
 //   Created    a descriptor that is no traced file (pipe, socket, eventfd):
 //              whatever its number was traced as was closed where the tracer
-//              could not see it
+//              could not see it, unless the number is that file again (another
+//              thread's open since)
 //   Finish     at exit: every open descriptor's trace into its file's entry,
 //              then the report (IOWATCH_TRACE_OUTPUT: a JSON line appended;
 //              IOWATCH_TRACE_REPORT: the text appended; neither: nothing, see
@@ -45,6 +52,7 @@
 
 #include "collectors/trace/preload/fd_table.h"
 #include "collectors/trace/preload/file_table.h"
+#include "collectors/trace/preload/report_file.h"
 #include "collectors/trace/preload/tick_clock.h"
 #include "collectors/trace/process_trace.h"
 
@@ -62,7 +70,13 @@ class Tracer {
   bool InOwnProcess() const { return getpid() == pid_.load(std::memory_order_relaxed); }
 
   TracedSlot Traced(int fd) const { return fds_.FindTraced(fd); }
-  void Opened(int fd, int flags, uint64_t ticks);
+  void BeginOpen() { opening_.fetch_add(1); }
+  void EndOpen() { opening_.fetch_sub(1); }
+  // (> 0: a child forked from a handler during an open counts from zero and
+  // may end that open below it.)
+  bool Opening() const { return opening_.load() > 0; }
+  // `fd` was returned by an open of `path` (relative to `dir`).
+  void Opened(int fd, int dir, const char* path, int flags, uint64_t ticks);
   void Transfer(TracedSlot slot, Direction direction, uint64_t offset, uint64_t requested,
                 int64_t result, uint64_t ticks);
   void Seeked(TracedSlot slot, int64_t result, uint64_t ticks);
@@ -84,6 +98,7 @@ class Tracer {
  private:
   void Retire(int fd, Slot& slot);  // under mutex_
   void Untrace(int fd);             // under mutex_: a stale slot retired
+  void UntraceReplaced(int fd);     // under mutex_: unless `fd` still is its slot's file
   // A call on a slot retired while it ran: into the file it was made on.
   template <class Record>
   void Stray(SlotState seen, Record&& record);
@@ -96,8 +111,11 @@ class Tracer {
   FileTable files_;
   std::mutex mutex_;
   std::atomic<pid_t> pid_{0};
+  std::atomic<int> opening_{0};  // opens between BeginOpen and EndOpen
   std::string json_path_;
   std::string text_path_;
+  ReportFile json_file_;  // json_path_'s, kept open for a program that ends at EMFILE
+  ReportFile text_file_;
   std::string program_json_;    // the program's name as a JSON string, for start lines
   char* start_line_ = nullptr;  // mapped: FormatStartLine's buffer
   bool start_lines_ = false;
