@@ -172,7 +172,8 @@ bool KernelDiskExists(const FileTree& sysfs, std::string_view name) {
   if (!IsKernelDiskName(name)) return false;
   std::string entry(name);
   std::ranges::replace(entry, '/', '!');  // sysfs's name of "cciss/c0d0"
-  return sysfs.Exists("class/block/" + entry);
+  // class/block lists partitions too; block/ (whole disks) is the older place.
+  return sysfs.Exists("class/block/" + entry) || sysfs.Exists("block/" + entry);
 }
 
 bool IsScsiSenseKeyName(std::string_view key) {

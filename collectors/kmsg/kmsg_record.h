@@ -32,7 +32,7 @@ namespace iowatch::collectors {
 bool IsKernelDiskName(std::string_view name);
 
 // Whether the block device the kernel printed as `name` exists now
-// (<sysfs>/class/block/<name>, '/' written '!').
+// (<sysfs>/class/block/<name> or <sysfs>/block/<name>, '/' written '!').
 bool KernelDiskExists(const FileTree& sysfs, std::string_view name);
 
 // Whether `key` is a sense key as the SCSI layer prints it: snstext[]'s

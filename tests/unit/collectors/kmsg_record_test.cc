@@ -268,9 +268,11 @@ TEST(KernelNames, ADiskExistsWhenSysfsListsIt) {
       std::filesystem::temp_directory_path() / ("iowatch-kmsg-disks-" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "class/block/sdb1");
   std::filesystem::create_directories(root / "class/block/cciss!c0d0");
+  std::filesystem::create_directories(root / "block/vdb");  // a tree with no class/block entry
   const FileTree sysfs(root);
   EXPECT_TRUE(KernelDiskExists(sysfs, "sdb1"));
   EXPECT_TRUE(KernelDiskExists(sysfs, "cciss/c0d0"));  // sysfs writes '/' as '!'
+  EXPECT_TRUE(KernelDiskExists(sysfs, "vdb"));
   EXPECT_FALSE(KernelDiskExists(sysfs, "sda"));
   EXPECT_FALSE(KernelDiskExists(sysfs, "."));
   EXPECT_FALSE(KernelDiskExists(sysfs, ""));
