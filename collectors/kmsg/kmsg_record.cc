@@ -107,8 +107,9 @@ std::optional<BlockIoError> BufferError(std::string_view text) {
       {", lost async page write", "write"},
       {", lost sync page write", "write"}};
   for (const auto& [what, op] : kWhats) {
-    if (s.rest() == what)
+    if (s.rest() == what) {
       return BlockIoError{std::string(*device), std::string(op), "buffer", true};
+    }
   }
   return std::nullopt;
 }
