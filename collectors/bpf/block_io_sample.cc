@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "common/block_status.h"
 #include "common/enum_names.h"
 
 namespace iowatch::collectors::bpf {
@@ -82,22 +83,8 @@ static_assert(NamesEveryValue<kBlockStageNames>());
 
 std::string_view ToString(BlockStage stage) { return NameIn<BlockStage>(kBlockStageNames, stage); }
 
-// include/linux/blk_types.h's BLK_STS_* values (stable since 4.13; 6 was
-// "critical nexus" before 6.5 renamed it) and blk_errors' names for them.
-constexpr std::pair<uint32_t, std::string_view> kBlockStatusNames[] = {
-    {1, "operation not supported"},   {2, "timeout"},
-    {3, "critical space allocation"}, {4, "recoverable transport"},
-    {5, "critical target"},           {6, "reservation conflict"},
-    {7, "critical medium"},           {8, "protection"},
-    {9, "kernel resource"},           {10, "I/O"},
-    {11, "dm internal retry"},        {12, "nonblocking retry"},
-    {13, "device resource"},          {14, "open zones exceeded"},
-    {15, "active zones exceeded"},    {16, "device offline"},
-    {17, "duration limit exceeded"},  {18, "invalid"},
-};
-
 std::string BlockStatusName(uint32_t status) {
-  for (const auto& [value, name] : kBlockStatusNames) {
+  for (const auto& [value, name] : kBlockStatusNames) {  // common/block_status.h
     if (value == status) return std::string(name);
   }
   return fmt::format("status {}", status);

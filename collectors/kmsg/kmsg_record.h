@@ -2,12 +2,19 @@
 // dev-kmsg): one record per read(), "PRIO,SEQ,USEC,FLAGS[,…];TEXT\n" then
 // " KEY=VALUE" lines for the device it concerns; and the block layer's
 // request errors in it. blk_print_req_error() writes "<kind> error, dev
-// <name>, sector <n> op 0x<op>:(<OP>) flags …" (5.x and 6.x; kernels before
-// 5.x prefixed "blk_update_request: "), kind being the blk_status name ("I/O",
-// "critical medium", "timeout", "critical target", …), and the page cache
-// adds "Buffer I/O error on dev <name>, logical block <n>, <what>" for the
-// same failures: counted apart, never added to the request errors.
-// Thread-safety: pure functions.
+// <name>, sector <n> op 0x<op>:(<OP>) flags …" (5.x and 6.x; 5.3 to 5.17
+// prefixed "blk_update_request: "), kind being the blk_status name ("I/O",
+// "critical medium", "timeout", "critical target", …; common/block_status.h),
+// and the page cache adds "Buffer I/O error on dev <name>, logical block <n>,
+// <what>" for the same failures: counted apart, never added to the request
+// errors.
+// Each parser matches its line whole, from its first character, with the
+// kernel's own names in it (status, sense key, a disk name's characters):
+// other kernel messages quote text a user chose (a mount option, a
+// filesystem label, a USB product string), and a line that only contains an
+// error line's text is not one. Whether the disk named exists is the
+// caller's check (KernelDiskExists), where it has sysfs.
+// Thread-safety: pure functions; KernelDiskExists reads sysfs.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +22,22 @@
 #include <string>
 #include <string_view>
 
+#include "common/file_tree.h"
+
 namespace iowatch::collectors {
+
+// Whether `name` can be a block device's kernel name ("sdb", "nvme0n1p2",
+// "dm-3", "cciss/c0d0"): 1 to 31 letters, digits, '-', '_', '.', '/', the
+// first a letter or digit.
+bool IsKernelDiskName(std::string_view name);
+
+// Whether the block device the kernel printed as `name` exists now
+// (<sysfs>/class/block/<name> or <sysfs>/block/<name>, '/' written '!').
+bool KernelDiskExists(const FileTree& sysfs, std::string_view name);
+
+// Whether `key` is a sense key as the SCSI layer prints it: snstext[]'s
+// names ("Medium Error", …), or "0x0" to "0xf" without CONFIG_SCSI_CONSTANTS.
+bool IsScsiSenseKeyName(std::string_view key);
 
 struct KmsgRecord {
   uint32_t priority = 0;  // facility * 8 + level
@@ -66,9 +88,10 @@ struct FilesystemShutdown {
 std::optional<FilesystemShutdown> ParseFilesystemShutdown(std::string_view text);
 
 // A SCSI command that ended with sense data, as the SCSI layer logs it
-// (scsi_logging.c): "<driver> <h:c:t:l>: [<disk>] [tag#<n> ]Sense Key : <key>
-// [current|deferred] [descriptor] ", the key being the SPC name ("Medium
-// Error", "Hardware Error", "Aborted Command", "Not Ready", …) or "0x<k>".
+// (scsi_logging.c): "<driver> <h>:<c>:<t>:<l>: [<disk>] [tag#<n> ]Sense Key :
+// <key> [current|deferred] [descriptor] ", the key being the SPC name
+// ("Medium Error", "Hardware Error", "Aborted Command", "Not Ready", …) or
+// "0x<k>".
 // A failing SCSI disk says here what the block layer's line does not: a
 // medium error from a hardware or transport one. Lines without a disk name
 // (a device with no block disk, e.g. a changer) are not counted.

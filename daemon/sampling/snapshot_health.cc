@@ -8,6 +8,7 @@
 #include <set>
 
 #include "collectors/smart/smartctl_json.h"
+#include "common/block_status.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -181,7 +182,9 @@ DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
   for (const IoErrorSeries& e : s.kmsg.errors) {
     if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
     disk.io_errors.push_back(e);
-    if (!e.buffer) {
+    // A request the device does not do (mkfs's WRITE_ZEROES on a device that
+    // refuses it) is listed, not a problem: IowatchDiskIoErrors's judgement.
+    if (!e.buffer && IsDeviceFailure(e.error, e.op)) {
       disk.problems.push_back(
           fmt::format("{} {} error(s) on {} requests in the kernel log", e.count, e.error, e.op));
     }

@@ -13,7 +13,11 @@ store holds the probe's series), then:
 4. SMART through smartctl on the VM's own disk, smartctl replaced on PATH: a failing NVMe
    document (exit status 8) reads "failed" with its critical warning as problems and exit 1; a
    smartctl that never answers is killed at --smart-timeout and the command returns soon after;
-5. -d naming no disk: exit 2 and the message.
+5. -d naming no disk: exit 2 and the message;
+6. mkfs.ext4 on a loop device over tmpfs, which refuses the WRITE_ZEROES mkfs zeroes its
+   journal with (the kernel logs "operation not supported error, dev loopN, … (WRITE_ZEROES)"
+   and mkfs falls back): the error is listed, not a problem, and exits 0 unless the loop
+   device's name had other errors earlier in the boot.
 Everything is unmounted, detached and removed at the end.
 
 Usage: health.py IOWATCH_BINARY SOURCE_DIR
@@ -113,7 +117,10 @@ def check_io_error(r, binary, disk, state, device, cut):
     failing_read(disk, cut)
     code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
     logged = kmsg_errors(device)
-    got = sum(e["count"] for e in doc["disks"][0]["io_errors"] if not e["buffer"]) if doc else None
+    # The I/O kind only: the name's earlier lines of other kinds (an unsupported WRITE_ZEROES
+    # of a mkfs on a loop device of the same name) are not the ones counted here.
+    got = sum(e["count"] for e in doc["disks"][0]["io_errors"]
+              if not e["buffer"] and e["error"] == "I/O") if doc else None
     r.check(code == 1 and got == logged and logged > 0 and
             any("I/O error(s) on read requests" in p for p in doc["disks"][0]["problems"]),
             f"an I/O error: exit {code}, {got} errors as the kernel log's {logged} lines",
@@ -148,6 +155,47 @@ def check_smart(r, binary, work, source_dir):
     r.check(code == 0 and smart.get("state") == "unavailable" and
             "did not answer within 1 s" in smart.get("detail", "") and seconds < 10,
             f"a smartctl that never answers: killed, {smart}, returned in {seconds:.1f} s", err)
+
+
+def unsupported_write_zeroes(device):
+    """The kernel log's "operation not supported" WRITE_ZEROES lines about `device`."""
+    return sum(1 for _, facility, text in daemon.kernel_log() if facility == 0 and
+               re.match(rf"operation not supported error, dev {device}, .*\(WRITE_ZEROES\)", text))
+
+
+def check_mkfs_on_tmpfs(r, binary, work):
+    tmpfs = os.path.join(work, "tmpfs")
+    os.makedirs(tmpfs)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=80m", "iowatch-e2e", tmpfs], check=True)
+    loop = None
+    try:
+        image = os.path.join(tmpfs, "disk.img")
+        with open(image, "wb") as f:
+            f.truncate(64 << 20)
+        loop = subprocess.run(["losetup", "-f", "--show", image], check=True, capture_output=True,
+                              text=True).stdout.strip()
+        device = os.path.basename(loop)
+        before = unsupported_write_zeroes(device)
+        subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True, capture_output=True)
+        logged = unsupported_write_zeroes(device)
+        if not r.check(logged > before, f"mkfs.ext4 on {device} over tmpfs: the kernel logged "
+                       f"{logged - before} unsupported WRITE_ZEROES"):
+            return
+        code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir",
+                                        os.path.join(work, "state"))
+        d = doc["disks"][0] if doc and doc["disks"] else {"io_errors": [], "problems": []}
+        listed = [e for e in d["io_errors"] if e["op"] == "write_zeroes" and
+                  e["error"] == "operation not supported"]
+        problems = d["problems"]
+        r.check(listed and listed[0]["count"] == logged and
+                not any("operation not supported" in p for p in problems) and
+                code == (1 if problems else 0),
+                f"mkfs.ext4's unsupported WRITE_ZEROES: listed ({listed}), not a problem, "
+                f"exit {code}", err + json.dumps(problems))
+    finally:
+        if loop:
+            subprocess.run(["losetup", "-d", loop], check=False)
+        subprocess.run(["umount", tmpfs], check=False)
 
 
 def main():
@@ -189,6 +237,7 @@ def main():
         code, _, err, _ = health(binary, "-d", "nosuchdisk", "--no-smart")
         r.check(code == 2 and "no whole disk named nosuchdisk" in err,
                 f"-d naming no disk: exit {code}: {err.strip()}")
+        check_mkfs_on_tmpfs(r, binary, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return r.finish()

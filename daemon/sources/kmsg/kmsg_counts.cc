@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "collectors/kmsg/kmsg_record.h"
+#include "common/block_status.h"
 #include "common/file_tree.h"
 
 namespace iowatch::daemon {
@@ -26,6 +28,23 @@ void CountOne(std::vector<Series>& series, const auto& key, KeyOf key_of, Series
 auto ErrorKey(const IoErrorSeries& s) { return std::tie(s.device, s.op, s.error); }
 auto ShutdownKey(const FilesystemShutdownSeries& s) { return std::tie(s.device, s.fstype); }
 auto SenseKey(const ScsiSenseSeries& s) { return std::tie(s.device, s.sense_key); }
+
+// Series no kernel line makes (a file written before the parsers took only
+// the kernel's names, or by hand): dropped, so that a forged kind does not
+// come back as a series at every start.
+void DropSeriesOfUnknownNames(KmsgCounts& counts) {
+  using collectors::IsKernelDiskName;
+  std::erase_if(counts.errors, [](const IoErrorSeries& s) {
+    return !IsKernelDiskName(s.device) ||
+           !(s.buffer ? s.error == "buffer" : IsBlockStatusName(s.error));
+  });
+  std::erase_if(counts.shutdowns, [](const FilesystemShutdownSeries& s) {
+    return !IsKernelDiskName(s.device) || (s.fstype != "xfs" && s.fstype != "ext4");
+  });
+  std::erase_if(counts.senses, [](const ScsiSenseSeries& s) {
+    return !IsKernelDiskName(s.device) || !collectors::IsScsiSenseKeyName(s.sense_key);
+  });
+}
 
 }  // namespace
 
@@ -103,6 +122,7 @@ Result<KmsgCounts> ReadKmsgCounts(const std::string& path) {
                                  e.at("count").get<uint64_t>()});
       }
     }
+    DropSeriesOfUnknownNames(counts);
     std::ranges::sort(counts.errors, {}, ErrorKey);
     std::ranges::sort(counts.shutdowns, {}, ShutdownKey);
     std::ranges::sort(counts.senses, {}, SenseKey);

@@ -4,7 +4,8 @@
 // "count"}], "suppressed": {"request", "buffer"}, "shutdowns": [{"device",
 // "fstype", "count"}], "senses": [{"device", "sense_key", "count"}]}),
 // written whole (common/whole_file.h). "suppressed", "shutdowns" and
-// "senses" may be absent (files written before them).
+// "senses" may be absent (files written before them). Series whose names no
+// kernel line has (an error kind, a sense key, a disk name) are dropped on reading.
 // Thread-safety: a value; the file functions are pure.
 #pragma once
 

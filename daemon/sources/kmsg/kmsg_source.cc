@@ -30,9 +30,10 @@ class KmsgSource final : public SampleSource {
   // This boot's counts from the state file, once (another boot's are not ours).
   void Resume(const FileTree& procfs, const KmsgSourceOptions& options);
   // Reads what is new; false, with the error in `status`, when the log fails.
-  bool ReadNew(const KmsgSourceOptions& options, CollectorStatus& status);
-  // One record: counted when it is an I/O error newer than those counted.
-  void Count(const collectors::KmsgRecord& record);
+  bool ReadNew(const KmsgSourceOptions& options, const FileTree& sysfs, CollectorStatus& status);
+  // One record: counted when it is an I/O error newer than those counted, of
+  // a device that exists.
+  void Count(const collectors::KmsgRecord& record, const FileTree& sysfs);
 
   bool resumed_ = false;
   KmsgCounts counts_;
@@ -55,17 +56,25 @@ void KmsgSource::Resume(const FileTree& procfs, const KmsgSourceOptions& options
   if (saved && saved->boot_id == counts_.boot_id) counts_ = std::move(*saved);
 }
 
-void KmsgSource::Count(const collectors::KmsgRecord& record) {
+void KmsgSource::Count(const collectors::KmsgRecord& record, const FileTree& sysfs) {
   if (last_read_ && record.sequence > *last_read_ + 1) lost_ += record.sequence - *last_read_ - 1;
   last_read_ = record.sequence;
   if (counts_.sequence && record.sequence <= *counts_.sequence) return;  // counted before
   // The kernel's own (facility 0): root can write any text to /dev/kmsg as facility user.
   if (record.priority >> 3 != 0) return;
+  // A line naming no device there is (a forgery the parsers let through, or
+  // a disk gone before the line was read) makes no series.
+  const auto exists = [&](const std::string& device) {
+    return collectors::KernelDiskExists(sysfs, device);
+  };
   if (const auto error = collectors::ParseBlockIoError(record.text)) {
+    if (!exists(error->device)) return;
     counts_.Add(error->device, error->op, error->error, error->buffer);
   } else if (const auto shutdown = collectors::ParseFilesystemShutdown(record.text)) {
+    if (!exists(shutdown->device)) return;
     counts_.AddShutdown(shutdown->device, shutdown->fstype);
   } else if (const auto sense = collectors::ParseScsiSense(record.text)) {
+    if (!exists(sense->device)) return;
     counts_.AddSense(sense->device, sense->sense_key);
   } else if (const auto held = collectors::ParseSuppressedIoErrors(record.text)) {
     (held->buffer ? counts_.suppressed_buffers : counts_.suppressed_requests) += held->count;
@@ -76,7 +85,8 @@ void KmsgSource::Count(const collectors::KmsgRecord& record) {
   changed_ = true;
 }
 
-bool KmsgSource::ReadNew(const KmsgSourceOptions& options, CollectorStatus& status) {
+bool KmsgSource::ReadNew(const KmsgSourceOptions& options, const FileTree& sysfs,
+                         CollectorStatus& status) {
   if (!stream_) {
     auto opened = OpenLog(options);
     if (!opened) {
@@ -103,19 +113,19 @@ bool KmsgSource::ReadNew(const KmsgSourceOptions& options, CollectorStatus& stat
       }
       continue;
     }
-    Count(*record);
+    Count(*record, sysfs);
   }
   return true;
 }
 
-void KmsgSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+void KmsgSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
   const KmsgSourceOptions& options = context.options->kmsg;
   if (!options.enabled) return;
   const double start = context.now();
   CollectorStatus status{"kmsg", 0, false, 0, {}, {}};
   if (!resumed_) Resume(procfs, options);
-  status.success = ReadNew(options, status);
+  status.success = ReadNew(options, sysfs, status);
   if (changed_ && options.save && !options.state_file.empty()) {
     // Unsaved counts are saved with the next error; a restart before then
     // counts those records again, from the log, once.

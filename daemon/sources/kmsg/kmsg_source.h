@@ -4,7 +4,9 @@
 // overwritten before they were read) is counted, not guessed. Counts the
 // block layer's request errors by device, op and kind, and the page cache's
 // "Buffer I/O error" lines apart; only the kernel's records (facility 0), not
-// a text a program wrote to /dev/kmsg. The counts and the last record counted
+// a text a program wrote to /dev/kmsg, and of those only whole lines in the
+// kernel's format (collectors/kmsg/kmsg_record.h) naming a block device that
+// exists in sysfs: not a message quoting a user's text. The counts and the last record counted
 // persist in the state directory for this boot (boot_id): a restarted daemon
 // goes on from them instead of counting the ring buffer's errors again, which
 // a counter reset would report as new. The kernel rate-limits these lines: a

@@ -4,6 +4,10 @@
 #include "collectors/kmsg/kmsg_record.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
 
 namespace iowatch::collectors {
 namespace {
@@ -38,7 +42,11 @@ TEST(BlockIoError, RequestErrorsOfEveryKindAndOp) {
             (BlockIoError{"sdb", "write", "critical medium", false}));
   EXPECT_EQ(ParseBlockIoError("timeout error, dev nvme0n1, sector 0 op 0x2:(FLUSH) flags 0x800"),
             (BlockIoError{"nvme0n1", "flush", "timeout", false}));
-  // Kernels before 5.x prefixed the function.
+  // mkfs.ext4 zeroing its journal on a loop device over tmpfs (this VM, 6.18).
+  EXPECT_EQ(ParseBlockIoError("operation not supported error, dev loop0, sector 262016 op "
+                              "0x9:(WRITE_ZEROES) flags 0x20000800 phys_seg 0 prio class 2"),
+            (BlockIoError{"loop0", "write_zeroes", "operation not supported", false}));
+  // 5.3 to 5.17 prefixed the caller.
   EXPECT_EQ(ParseBlockIoError("blk_update_request: I/O error, dev sda, sector 8 op "
                               "0x3:(DISCARD) flags 0x0 phys_seg 1 prio class 0"),
             (BlockIoError{"sda", "discard", "I/O", false}));
@@ -138,6 +146,137 @@ TEST(ScsiSense, TheLinesAroundItAndLookAlikesAreNot) {
        }) {
     EXPECT_FALSE(ParseScsiSense(other)) << other;
   }
+}
+
+// Kernel messages that quote text a user or a device chose, with an error
+// line's text in it: none is an error line. The overlayfs ones are this VM's
+// (kernel 6.18) after an unprivileged `unshare -Urm mount -t overlay overlay
+// -o 'lowerdir=<text>' DIR`; the btrfs one is 6.1's scan message with the
+// label set by `mkfs.btrfs -L`; the USB one, a device's product string.
+constexpr const char* kForgedRequestErrors[] = {
+    "overlayfs: failed to resolve '/x error, dev sda, sector 1 op 0x0:(READ) flags 0x0 "
+    "phys_seg 1 prio class 0': -2",
+    "BTRFS: device label I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio "
+    "class 0 devid 1 transid 6 /dev/loop0 scanned by mount (812)",
+    "usb 1-1: Product: I/O error, dev sda, sector 1 op 0x0:(READ)",
+    // Whole lines, but with a kind the kernel has no status for.
+    "disk on fire error, dev sda, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+    "i/o error, dev sda, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+    // A device name no kernel gives, a sector or op not in the format, text after it.
+    "I/O error, dev s da, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+    "I/O error, dev ../sda, sector 1 op 0x0:(READ) flags 0x0",
+    "I/O error, dev sda, sector -1 op 0x0:(READ) flags 0x0",
+    "I/O error, dev sda, sector 1 op 0x0:(read) flags 0x0",
+    "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0 (user)",
+    "I/O error, dev sda, sector 1 op 0x0:(READ)': -2",
+    "blk_update_request: blk_update_request: I/O error, dev sda, sector 1 op 0x0:(READ)",
+};
+
+TEST(BlockIoError, TextQuotingAnErrorLineIsNotOne) {
+  for (const char* forged : kForgedRequestErrors) {
+    EXPECT_FALSE(ParseBlockIoError(forged)) << forged;
+  }
+  for (const char* forged : {
+           "overlayfs: failed to resolve 'Buffer I/O error on dev sda, logical block 0, async "
+           "page read': -2",
+           "Buffer I/O error on dev sda, logical block 0, async page read': -2",
+           "Buffer I/O error on dev sda, logical block x, async page read",
+           "Buffer I/O error on dev s a, logical block 0, async page read",
+       }) {
+    EXPECT_FALSE(ParseBlockIoError(forged)) << forged;
+  }
+}
+
+TEST(BlockIoError, EveryKindTheKernelNamesAndNoOther) {
+  for (const char* kind :
+       {"operation not supported", "timeout", "critical space allocation", "recoverable transport",
+        "critical target", "critical nexus", "reservation conflict", "critical medium",
+        "protection", "kernel resource", "device resource", "I/O", "device offline",
+        "nonblocking retry", "dm internal retry", "open zones exceeded", "active zones exceeded",
+        "duration limit exceeded", "invalid"}) {
+    const auto e = ParseBlockIoError(std::string(kind) +
+                                     " error, dev sdb, sector 9 op 0x9:(WRITE_ZEROES) flags 0x800 "
+                                     "phys_seg 0 prio class 0");
+    ASSERT_TRUE(e) << kind;
+    EXPECT_EQ(e->error, kind);
+    EXPECT_EQ(e->op, "write_zeroes");
+  }
+}
+
+TEST(FilesystemShutdown, TextQuotingAShutdownIsNotOne) {
+  for (const char* forged : {
+           "overlayfs: failed to resolve 'XFS (sda1): Metadata I/O Error (0x1) detected at "
+           "x+0x1/0x2 (fs/xfs/x.c:1).  Shutting down filesystem.': -2",
+           "XFS (sda1): Metadata I/O Error (0x1) detected at x+0x1/0x2 (fs/xfs/x.c:1).  "
+           "Shutting down filesystem.': -2",
+           "XFS (sda1): unknown mount option [Shutting down filesystem].",
+           "XFS (sda1): I/O Error Detected. Shutting down filesystem (not)",
+           "EXT4-fs (sda1): shut down requested (2)': -2",
+           "EXT4-fs (sda1): shut down requested (by me)",
+           "EXT4-fs (a b): shut down requested (2)",
+       }) {
+    EXPECT_FALSE(ParseFilesystemShutdown(forged)) << forged;
+  }
+  // 4.x's other sentences, and 6.x's other reasons.
+  EXPECT_EQ(ParseFilesystemShutdown("XFS (sdb1): Corruption of in-memory data detected.  "
+                                    "Shutting down filesystem"),
+            (FilesystemShutdown{"xfs", "sdb1"}));
+  EXPECT_EQ(ParseFilesystemShutdown("XFS (nvme0n1p2): Corruption of on-disk metadata (0x4) "
+                                    "detected at xfs_btree_lookup+0x1f/0x4a0 [xfs] "
+                                    "(fs/xfs/libxfs/xfs_btree.c:2012).  Shutting down filesystem."),
+            (FilesystemShutdown{"xfs", "nvme0n1p2"}));  // xfs a module: " [xfs]"
+}
+
+TEST(ScsiSense, TextQuotingASenseLineIsNotOne) {
+  for (const char* forged : {
+           // This VM's overlayfs line quoting a whole sense line.
+           "overlayfs: failed to resolve 'sd 2:0:0:0: [vda] tag#1 Sense Key : Medium Error "
+           "[current]': -2",
+           "usb 1-1: Product: [sdb] Sense Key : Medium Error [current]",
+           // Not <driver> <h>:<c>:<t>:<l>, a key the kernel has no name for, text after it.
+           "sd 2:0:0: [sdb] tag#1 Sense Key : Medium Error [current] ",
+           "sd 2:0:0:x: [sdb] tag#1 Sense Key : Medium Error [current] ",
+           "Sd 2:0:0:0: [sdb] tag#1 Sense Key : Medium Error [current] ",
+           "sd 2:0:0:0: [sdb] tag#1 Sense Key : Disk Melted [current] ",
+           "sd 2:0:0:0: [sdb] tag#1 Sense Key : 0x10 [current] ",
+           "sd 2:0:0:0: [sdb] tag#1 Sense Key : Medium Error [current]': -2",
+           "sd 2:0:0:0: [s b] tag#1 Sense Key : Medium Error [current] ",
+       }) {
+    EXPECT_FALSE(ParseScsiSense(forged)) << forged;
+  }
+}
+
+TEST(KernelNames, DisksSenseKeysAndWhatIsNot) {
+  for (const char* name : {"sda", "nvme0n1p2", "dm-3", "md127", "loop0", "cciss/c0d0", "pmem0.1",
+                           "mmcblk0boot0", "zram0"}) {
+    EXPECT_TRUE(IsKernelDiskName(name)) << name;
+  }
+  for (const char* name :
+       {"", "s da", "sda,", "-sda", "/x", "'sda", "(sda)", "a2345678901234567890123456789012"}) {
+    EXPECT_FALSE(IsKernelDiskName(name)) << name;
+  }
+  EXPECT_TRUE(IsScsiSenseKeyName("Medium Error"));
+  EXPECT_TRUE(IsScsiSenseKeyName("Vendor Specific(9)"));
+  EXPECT_TRUE(IsScsiSenseKeyName("0xb"));
+  EXPECT_FALSE(IsScsiSenseKeyName("0xB"));
+  EXPECT_FALSE(IsScsiSenseKeyName("medium error"));
+  EXPECT_FALSE(IsScsiSenseKeyName("Medium Error [current"));
+}
+
+TEST(KernelNames, ADiskExistsWhenSysfsListsIt) {
+  const auto root =
+      std::filesystem::temp_directory_path() / ("iowatch-kmsg-disks-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "class/block/sdb1");
+  std::filesystem::create_directories(root / "class/block/cciss!c0d0");
+  std::filesystem::create_directories(root / "block/vdb");  // a tree with no class/block entry
+  const FileTree sysfs(root);
+  EXPECT_TRUE(KernelDiskExists(sysfs, "sdb1"));
+  EXPECT_TRUE(KernelDiskExists(sysfs, "cciss/c0d0"));  // sysfs writes '/' as '!'
+  EXPECT_TRUE(KernelDiskExists(sysfs, "vdb"));
+  EXPECT_FALSE(KernelDiskExists(sysfs, "sda"));
+  EXPECT_FALSE(KernelDiskExists(sysfs, "."));
+  EXPECT_FALSE(KernelDiskExists(sysfs, ""));
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

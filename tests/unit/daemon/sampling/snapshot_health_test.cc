@@ -150,5 +150,24 @@ TEST(SnapshotHealth, OneDiskWhenNamedAndSmartNotRun) {
   EXPECT_EQ(FindDisk(h, "sda"), nullptr);
 }
 
+TEST(SnapshotHealth, ARequestTheDiskDoesNotDoIsListedNotAProblem) {
+  Snapshot s = Sample();
+  // mkfs.ext4 zeroing its journal on a loop device over tmpfs, a DISCARD a
+  // disk refuses, a zoned writer over its open zones: the device is fine.
+  s.kmsg.errors = {{"sda", "discard", "operation not supported", false, 1},
+                   {"sda", "write", "open zones exceeded", false, 1},
+                   {"sda", "write_zeroes", "operation not supported", false, 4},
+                   {"sdb", "read", "operation not supported", false, 1},
+                   {"sdb", "write", "invalid", false, 1}};
+  const HostHealth h = BuildHostHealth(s, {}, "", false);
+  const DiskHealth& sda = Named(h, "sda");
+  EXPECT_EQ(sda.io_errors.size(), 3u);  // listed
+  EXPECT_FALSE(Has(sda.problems, "error(s) on")) << sda.problems.front();
+  // A read the device says it does not do is its failure; an invalid request is the caller's.
+  const DiskHealth& sdb = Named(h, "sdb");
+  EXPECT_TRUE(Has(sdb.problems, "1 operation not supported error(s) on read requests"));
+  EXPECT_FALSE(Has(sdb.problems, "invalid"));
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

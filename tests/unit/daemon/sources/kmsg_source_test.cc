@@ -22,6 +22,10 @@ class KmsgSourceTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_ / "proc/sys/kernel/random");
+    // The disks the lines name; a line naming another is not counted.
+    for (const char* disk : {"loop2", "sda", "sdb", "sdb1", "sdc1"}) {
+      std::filesystem::create_directories(dir_ / "sys/class/block" / disk);
+    }
     SetBoot("11111111-2222-3333-4444-555555555555");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -136,7 +140,10 @@ TEST_F(KmsgSourceTest, FilesystemShutdownsAreCountedAndKeptAcrossARestart) {
     EXPECT_EQ(s->kmsg.shutdowns,
               (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 1}, {"sdc1", "ext4", 1}}));
   }
-  log_.Add(4, "XFS (sdb1): Metadata I/O Error (0x1) detected.  Shutting down filesystem.", 1);
+  log_.Add(4,
+           "XFS (sdb1): Metadata I/O Error (0x1) detected at xfs_trans_read_buf_map+0x1d6/0x380 "
+           "(fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.",
+           1);
   Sampler restarted(Options());
   EXPECT_EQ(Sample(restarted)->kmsg.shutdowns,
             (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 2}, {"sdc1", "ext4", 1}}));
@@ -173,6 +180,53 @@ TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedAndShutdownFieldsAreRead) {
   EXPECT_EQ(s->kmsg.suppressed_requests, 0u);
   EXPECT_TRUE(s->kmsg.shutdowns.empty());
   EXPECT_TRUE(s->kmsg.senses.empty());
+}
+
+TEST_F(KmsgSourceTest, ForgedLinesAndLinesOfNoDiskThereIsMakeNoSeries) {
+  // What an unprivileged user makes the kernel log (overlayfs quoting its
+  // mount option; this VM's kernel 6.18), at the kernel's priority.
+  log_.Add(1,
+           "overlayfs: failed to resolve '/x error, dev sda, sector 1 op 0x0:(READ) flags 0x0 "
+           "phys_seg 1 prio class 0': -2");
+  log_.Add(2,
+           "overlayfs: failed to resolve 'sd 2:0:0:0: [sdb] tag#1 Sense Key : Medium Error "
+           "[current]': -2");
+  log_.Add(3,
+           "overlayfs: failed to resolve 'XFS (sdb1): Log I/O Error (0x2) detected at x+0x1/0x2 "
+           "(fs/xfs/x.c:1).  Shutting down filesystem.': -2");
+  // Whole lines of a disk there is not.
+  log_.Add(4, "I/O error, dev sdz, sector 1 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0");
+  log_.Add(5, "Buffer I/O error on dev sdz1, logical block 0, async page read");
+  log_.Add(6, "sd 9:0:0:0: [sdz] tag#1 Sense Key : Medium Error [current] ");
+  log_.Add(7, "EXT4-fs (sdz1): shut down requested (2)", 1);
+  // A real one among them still counts.
+  log_.Add(8, "I/O error, dev sda, sector 2 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0");
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(s->kmsg.errors, (std::vector<IoErrorSeries>{{"sda", "read", "I/O", false, 1}}));
+  EXPECT_TRUE(s->kmsg.senses.empty());
+  EXPECT_TRUE(s->kmsg.shutdowns.empty());
+}
+
+TEST_F(KmsgSourceTest, SavedSeriesOfNamesNoKernelPrintsAreDropped) {
+  // A file written when forged kinds were counted: those are not loaded again.
+  std::ofstream(dir_ / "kmsg-errors.json")
+      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 9, "errors": [)"
+      << R"({"device": "sda", "op": "read", "error": "overlayfs: failed to resolve '/x",)"
+      << R"( "buffer": false, "count": 1},)"
+      << R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 4},)"
+      << R"({"device": "sda1", "op": "read", "error": "I/O", "buffer": true, "count": 2},)"
+      << R"({"device": "sda1", "op": "read", "error": "buffer", "buffer": true, "count": 3}],)"
+      << R"( "senses": [{"device": "sdb", "sense_key": "Medium Error", "count": 1},)"
+      << R"({"device": "sdb", "sense_key": "Medium Error [current]': -2", "count": 1}],)"
+      << R"( "shutdowns": [{"device": "sdb1", "fstype": "xfs", "count": 1},)"
+      << R"({"device": "sdb1", "fstype": "zfs", "count": 1}]})";
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(s->kmsg.errors, (std::vector<IoErrorSeries>{{"sda", "read", "I/O", false, 4},
+                                                        {"sda1", "read", "buffer", true, 3}}));
+  EXPECT_EQ(s->kmsg.senses, (std::vector<ScsiSenseSeries>{{"sdb", "Medium Error", 1}}));
+  EXPECT_EQ(s->kmsg.shutdowns, (std::vector<FilesystemShutdownSeries>{{"sdb1", "xfs", 1}}));
 }
 
 TEST_F(KmsgSourceTest, ANewBootStartsFromNothing) {
