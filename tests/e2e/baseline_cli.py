@@ -145,7 +145,7 @@ def check_export_is_synced(results, iowatch, env, workdir):
     for line in calls:
         opened = re.search(r'openat\((?:AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)(?:, 0\d+)?\) = (\d+)',
                            line)
-        synced = re.search(r"fsync\((\d+)\) = 0", line)
+        synced = re.search(r"fsync\((\d+)\)\s+= 0", line)
         if opened and opened.group(1) == workdir and "O_DIRECTORY" in opened.group(2):
             directory_fd = opened.group(3)
         elif opened and re.fullmatch(r"synced\.json\.[0-9a-f]{16}\.tmp", opened.group(1)):
