@@ -80,8 +80,15 @@ Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions&
                      TerminalText(path.native()));
   }
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0);
+  const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0) |
+                    (options.follow_symlinks ? 0 : O_NOFOLLOW);
   const int fd = ::open(path.c_str(), flags);
+  if (fd < 0 && errno == ELOOP && !options.follow_symlinks) {
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("{}: expected a regular file, found a symbolic link", options.open_error),
+        path.string());
+  }
   if (fd < 0) return ErrnoError(errno, std::string(options.open_error), path.string());
   FdCloser closer(fd);
   if (options.regular_only) {

@@ -30,14 +30,17 @@ struct ReadFileOptions {
   // The default and every FileTree read refuse what is not a regular file;
   // a command reading a file the user named may accept a pipe or a FIFO.
   bool regular_only = true;
+  // false: a symlink as the last component is refused, not followed (a
+  // program's own state file, which nobody has reason to link elsewhere).
+  bool follow_symlinks = true;
 
   static constexpr size_t kDefaultMaxBytes = 64 << 20;
 };
 
 // The whole content of `path`. Errors carry the path and errno: ENOENT (and
 // ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, not a regular
-// file when regular_only, or a path with a NUL byte (which the kernel would
-// cut) is kInvalidArgument.
+// file when regular_only, a symlink unless follow_symlinks, or a path with a NUL byte (which the
+// kernel would cut) is kInvalidArgument.
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
 

@@ -125,6 +125,45 @@ class Store:
         return self.query("SELECT fingerprint FROM runs WHERE job = ? LIMIT 1", job)[0][0]
 
 
+def check_export_is_synced(results, iowatch, env, workdir):
+    """The export's system calls, as strace sees them: a temporary file of its own created
+    O_EXCL|O_NOFOLLOW beside the target, fsynced, renamed over it, the directory fsynced (after
+    a power loss XFS left an empty file where the rename had reached the disk before the data)."""
+    if shutil.which("strace") is None:
+        print("strace not installed: the export's fsync order is not checked")
+        return
+    target = os.path.join(workdir, "synced.json")
+    trace = os.path.join(workdir, "export.strace")
+    p = subprocess.run(["strace", "-f", "-o", trace, "-e",
+                        "trace=openat,fsync,rename,renameat,renameat2",
+                        iowatch, "baseline", f"--state.dir={workdir}", "export", target],
+                       capture_output=True, text=True, env=env, timeout=60)
+    with open(trace) as f:
+        calls = f.read().splitlines()
+    steps = []  # what was done to whom, in order: the temporary, the directory, the target
+    directory_fd = temporary_fd = None
+    for line in calls:
+        opened = re.search(r'openat\((?:AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)(?:, 0\d+)?\) = (\d+)',
+                           line)
+        synced = re.search(r"fsync\((\d+)\)\s+= 0", line)
+        if opened and opened.group(1) == workdir and "O_DIRECTORY" in opened.group(2):
+            directory_fd = opened.group(3)
+        elif opened and re.fullmatch(r"synced\.json\.[0-9a-f]{16}\.tmp", opened.group(1)):
+            temporary_fd = opened.group(3)
+            flags = set(opened.group(2).split("|"))
+            steps.append("create O_EXCL|O_NOFOLLOW" if {"O_EXCL", "O_NOFOLLOW"} <= flags
+                         else "create " + opened.group(2))
+        elif synced:
+            steps.append({temporary_fd: "fsync the file",
+                          directory_fd: "fsync the directory"}.get(synced.group(1), "fsync"))
+        elif "rename" in line and '"synced.json"' in line and line.endswith("= 0"):
+            steps.append("rename")
+    results.check(p.returncode == 0 and steps[-4:] == ["create O_EXCL|O_NOFOLLOW", "fsync the file",
+                                                       "rename", "fsync the directory"],
+                  "export: a temporary created O_EXCL|O_NOFOLLOW, fsynced, renamed, the directory "
+                  "fsynced", f"exit {p.returncode}, steps {steps}, {p.stderr[-300:]!r}\n" +
+                  "\n".join(calls[-12:]))
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -260,6 +299,7 @@ def main():
         results.check(expect_ok("export to stdout", ["export"]) == text,
                       "export without a file writes the same JSON to stdout")
         results.check(expect_ok("export -", ["export", "-"]) == text, "export - writes to stdout")
+        check_export_is_synced(results, iowatch, env, workdir)
 
         # --- Reset. -----------------------------------------------------------------------
         out = expect_ok("reset", ["reset", JOB])

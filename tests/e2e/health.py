@@ -27,6 +27,7 @@ import mmap
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -198,6 +199,22 @@ def check_mkfs_on_tmpfs(r, binary, work):
         subprocess.run(["umount", tmpfs], check=False)
 
 
+def check_bad_state_file(r, binary, work):
+    """The daemon's kernel-log counts as a FIFO: iowatch health neither waits on it nor moves
+    it (it only reads), and says in a note which file was not used and why."""
+    state = os.path.join(work, "fifo-state")
+    os.makedirs(state)
+    fifo = os.path.join(state, "kmsg-errors.json")
+    os.mkfifo(fifo)
+    code, doc, err, seconds = health_json(binary, "--no-smart", "--state.dir", state)
+    notes = doc.get("notes", []) if doc else []
+    want = (f"kernel log errors: {fifo}: cannot read the kmsg counts: expected a regular file, "
+            "found a FIFO; counting this boot's records again from the kernel log")
+    r.check(code in (0, 1) and want in notes and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+            f"a FIFO as the kmsg state file: a note naming it, left where it is, {seconds:.1f} s",
+            f"exit {code}, notes {notes}, {err[-500:]!r}")
+
+
 def main():
     daemon.exit_on_sigterm()
     if len(sys.argv) != 3:
@@ -234,6 +251,7 @@ def main():
             check_io_error(r, binary, disk, state, device, 60 << 20)
             check_fs_error(r, binary, disk, state, device)
         check_smart(r, binary, work, source_dir)
+        check_bad_state_file(r, binary, work)
         code, _, err, _ = health(binary, "-d", "nosuchdisk", "--no-smart")
         r.check(code == 2 and "no whole disk named nosuchdisk" in err,
                 f"-d naming no disk: exit {code}: {err.strip()}")

@@ -55,11 +55,21 @@ bool SmartDone(const Snapshot& s) {
   return static_cast<size_t>(may) <= s.smart.devices.size();
 }
 
+// The kernel log counts' warning (a state file not to be trusted), which
+// only the first sample reports.
+void NoteKmsgWarning(const Snapshot& s, std::vector<std::string>& notes) {
+  const auto kmsg = std::ranges::find(s.collectors, "kmsg", &CollectorStatus::name);
+  if (kmsg != s.collectors.end() && !kmsg->parse_error.empty()) {
+    notes.push_back("kernel log errors: " + kmsg->parse_error);
+  }
+}
+
 std::shared_ptr<const Snapshot> Sample(const GlobalOptions& global, const HealthOptions& o,
-                                       Sampler& sampler) {
+                                       Sampler& sampler, std::vector<std::string>& notes) {
   const FileTree procfs(global.procfs);
   const FileTree sysfs(global.sysfs);
   auto snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
+  NoteKmsgWarning(*snapshot, notes);
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(o.smart_timeout_seconds + 1);
   while (o.smart && !SmartDone(*snapshot) && std::chrono::steady_clock::now() < deadline) {
@@ -101,8 +111,8 @@ int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args)
   auto options = OptionsFor(*opts);
   if (!options) return ReportError("health", options.error());
   Sampler sampler(std::move(*options));
-  const auto snapshot = Sample(global, *opts, sampler);
   std::vector<std::string> notes;
+  const auto snapshot = Sample(global, *opts, sampler, notes);
   const std::vector<ProbeSeriesVerdict> verdicts = StoredVerdicts(*opts, notes);
   HostHealth health = BuildHostHealth(*snapshot, verdicts, opts->device, opts->smart);
   if (!opts->device.empty() && health.disks.empty()) {

@@ -3,10 +3,10 @@
 // ({"boot_id", "sequence", "errors": [{"device", "op", "error", "buffer",
 // "count"}], "suppressed": {"request", "buffer"}, "shutdowns": [{"device",
 // "fstype", "count"}], "senses": [{"device", "sense_key", "count"}]}),
-// written whole (common/whole_file.h). "suppressed", "shutdowns" and
-// "senses" may be absent (files written before them). Series whose names no
-// kernel line has (an error kind, a sense key, a disk name) are dropped on reading.
-// Thread-safety: a value; the file functions are pure.
+// written whole (common/whole_file.h), replaced, never written through. "suppressed", "shutdowns"
+// and "senses" may be absent (files written before them). Series whose names no kernel line has
+// (an error kind, a sense key, a disk name) are dropped on reading. Thread-safety: a value; the
+// file functions are pure.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +37,17 @@ struct KmsgCounts {
   void AddSense(const std::string& device, const std::string& sense_key);
 };
 
+// The largest file ReadKmsgCounts reads: a series is about 100 bytes, and
+// no machine's log names 10,000 of them.
+inline constexpr size_t kMaxKmsgCountsBytes = 1 << 20;
+
 std::string KmsgCountsJson(const KmsgCounts& counts);
-// The file's counts; an error names the file and what was expected.
+// The file's counts, validated: a regular file (not a symlink) of at most
+// kMaxKmsgCountsBytes, JSON no deeper than its entries, each field of its
+// type, names of 1 to 256 bytes, the counts adding up to no more than the
+// records up to its sequence. A series named twice is kept once, with the
+// larger count. An error names the file and what was expected; kNotFound
+// when there is none.
 Result<KmsgCounts> ReadKmsgCounts(const std::string& path);
 
 }  // namespace iowatch::daemon

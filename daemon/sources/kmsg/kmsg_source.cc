@@ -1,5 +1,8 @@
 #include "daemon/sources/kmsg/kmsg_source.h"
 
+#include <fmt/format.h>
+
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +37,13 @@ class KmsgSource final : public SampleSource {
   // One record: counted when it is an I/O error newer than those counted, of
   // a device that exists.
   void Count(const collectors::KmsgRecord& record, const FileTree& sysfs);
+  // The state file is not to be trusted (`what`): counting starts afresh for
+  // this boot, the file kept aside as .bad where the daemon writes it.
+  void Distrust(const KmsgSourceOptions& options, const std::string& what);
+  // At the end of the log: false, the counts dropped, when the saved
+  // sequence is above the newest record's (one the kernel never printed,
+  // which would keep every later record from being counted).
+  bool SavedSequenceSeen(const KmsgSourceOptions& options);
 
   bool resumed_ = false;
   KmsgCounts counts_;
@@ -42,6 +52,10 @@ class KmsgSource final : public SampleSource {
   uint64_t lost_ = 0;
   uint64_t malformed_ = 0;
   bool changed_ = false;  // counts to save
+  // The saved sequence until a record at or above it is read (one the log
+  // holds or held); still there at the end of the log, it was never printed.
+  std::optional<uint64_t> unseen_saved_sequence_;
+  std::string warning_;  // about the state file, for this sample's status
 };
 
 void KmsgSource::Resume(const FileTree& procfs, const KmsgSourceOptions& options) {
@@ -53,12 +67,45 @@ void KmsgSource::Resume(const FileTree& procfs, const KmsgSourceOptions& options
   }
   if (options.state_file.empty() || counts_.boot_id.empty()) return;
   auto saved = ReadKmsgCounts(options.state_file);
-  if (saved && saved->boot_id == counts_.boot_id) counts_ = std::move(*saved);
+  if (!saved) {
+    if (saved.error().code != ErrorCode::kNotFound) Distrust(options, saved.error().ToString());
+    return;
+  }
+  if (saved->boot_id != counts_.boot_id) return;  // another boot's
+  counts_ = std::move(*saved);
+  unseen_saved_sequence_ = counts_.sequence;
+}
+
+void KmsgSource::Distrust(const KmsgSourceOptions& options, const std::string& what) {
+  std::string boot_id = std::move(counts_.boot_id);
+  counts_ = KmsgCounts();
+  counts_.boot_id = std::move(boot_id);
+  unseen_saved_sequence_.reset();
+  changed_ = true;  // what the log says replaces it
+  ++malformed_;
+  warning_ = what + "; counting this boot's records again from the kernel log";
+  if (!options.save) return;
+  const std::string aside = options.state_file + ".bad";
+  // rename(2) moves a symlink or a FIFO itself, never what it names.
+  if (std::rename(options.state_file.c_str(), aside.c_str()) == 0) {
+    warning_ += ", the file kept as " + aside;
+  }
+}
+
+bool KmsgSource::SavedSequenceSeen(const KmsgSourceOptions& options) {
+  if (!unseen_saved_sequence_) return true;
+  Distrust(options, fmt::format("{}: \"sequence\" {} is above the kernel log's newest record ({})",
+                                options.state_file, *unseen_saved_sequence_,
+                                last_read_ ? std::to_string(*last_read_) : "none"));
+  return false;
 }
 
 void KmsgSource::Count(const collectors::KmsgRecord& record, const FileTree& sysfs) {
   if (last_read_ && record.sequence > *last_read_ + 1) lost_ += record.sequence - *last_read_ - 1;
   last_read_ = record.sequence;
+  if (unseen_saved_sequence_ && record.sequence >= *unseen_saved_sequence_) {
+    unseen_saved_sequence_.reset();
+  }
   if (counts_.sequence && record.sequence <= *counts_.sequence) return;  // counted before
   // The kernel's own (facility 0): root can write any text to /dev/kmsg as facility user.
   if (record.priority >> 3 != 0) return;
@@ -103,7 +150,12 @@ bool KmsgSource::ReadNew(const KmsgSourceOptions& options, const FileTree& sysfs
       return false;
     }
     if (read->overrun) continue;  // the sequence numbers say how many were lost
-    if (!read->record) break;     // caught up
+    if (!read->record) {          // caught up
+      if (SavedSequenceSeen(options)) break;
+      stream_.reset();  // the records skipped as counted before: read again, from the first
+      last_read_.reset();
+      return ReadNew(options, sysfs, status);
+    }
     const auto record = collectors::ParseKmsgRecord(*read->record);
     if (!record) {
       ++malformed_;
@@ -126,10 +178,14 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   CollectorStatus status{"kmsg", 0, false, 0, {}, {}};
   if (!resumed_) Resume(procfs, options);
   status.success = ReadNew(options, sysfs, status);
+  if (!warning_.empty()) status.parse_error = std::exchange(warning_, {});
   if (changed_ && options.save && !options.state_file.empty()) {
     // Unsaved counts are saved with the next error; a restart before then
-    // counts those records again, from the log, once.
-    if (WriteWholeFile(options.state_file, KmsgCountsJson(counts_))) changed_ = false;
+    // counts those records again, from the log, once. The file is replaced,
+    // never written through (a symlink to a disk, a FIFO).
+    if (WriteWholeFile(options.state_file, KmsgCountsJson(counts_), {.replace_only = true})) {
+      changed_ = false;
+    }
   }
   out.kmsg.errors = counts_.errors;
   out.kmsg.shutdowns = counts_.shutdowns;

@@ -103,6 +103,19 @@ TEST(ReadFile, TheCallersWordsNameTheFailure) {
             "/: cannot read config: expected a regular file, found a directory");
 }
 
+TEST(ReadFile, ASymlinkIsRefusedNotFollowedWhenTheCallerSaysSo) {
+  ScratchDir dir;
+  std::ofstream(dir.path() / "elsewhere") << "secret\n";
+  std::filesystem::create_symlink(dir.path() / "elsewhere", dir.path() / "state.json");
+  const auto r = ReadFile(dir.path() / "state.json", {.follow_symlinks = false});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.error().ToString(), (dir.path() / "state.json").string() +
+                                      ": cannot open: expected a regular file, found a "
+                                      "symbolic link");
+  EXPECT_EQ(ReadFile(dir.path() / "state.json").value_or(""), "secret\n");  // the default follows
+}
+
 // What `iowatch trace` reads back, which the traced program may have filled
 // with junk (issue 26 item 23: 256 MB made it hold 800 MB): a line at a time,
 // an over-long line neither held nor passed, the lines after it read.

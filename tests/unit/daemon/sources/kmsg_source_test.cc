@@ -1,12 +1,18 @@
 // The kernel log's I/O errors in the sample: counted by device, op and kind,
 // buffer errors apart, gaps counted, nothing counted twice across a restart
 // of the same boot, a new boot starting from zero, and a log that fails.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "daemon/sources/kmsg/kmsg_counts.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/daemon/sources/fake_kmsg.h"
 #include "tests/unit/source_tree.h"
@@ -54,9 +60,28 @@ class KmsgSourceTest : public ::testing::Test {
     return *std::ranges::find(s.collectors, "kmsg", &CollectorStatus::name);
   }
 
+  std::filesystem::path State() const { return dir_ / "kmsg-errors.json"; }
+  // A state file of this boot with `errors` (JSON entries) and `sequence`.
+  void SaveState(const std::string& errors, const std::string& sequence) {
+    std::ofstream(State()) << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": )"
+                           << sequence << R"(, "errors": [)" << errors << "]}";
+  }
+  static std::string Text(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  // The warning about the state file, which the log prints once.
+  static std::string Warning(const Snapshot& s) { return Status(s).parse_error; }
+
   std::filesystem::path dir_;
   testing::FakeKmsg log_;
 };
+
+constexpr char kSdaRead[] = "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0";
+constexpr char kSdaEntry[] =
+    R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 5})";
 
 TEST_F(KmsgSourceTest, CountsRequestErrorsByDeviceOpAndKindAndBufferErrorsApart) {
   log_.Add(1, "loop3: detected capacity change from 0 to 32768", 6);
@@ -171,9 +196,9 @@ TEST_F(KmsgSourceTest, ScsiSenseReportsAreCountedByDiskAndKeyAndKeptAcrossAResta
 
 TEST_F(KmsgSourceTest, CountsSavedBeforeTheSuppressedAndShutdownFieldsAreRead) {
   std::ofstream(dir_ / "kmsg-errors.json")
-      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 1, "errors": [)"
+      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 3, "errors": [)"
       << R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 4}]})";
-  log_.Add(1, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");  // counted before
+  log_.Add(3, "I/O error, dev sda, sector 1 op 0x0:(READ) flags 0x0");  // counted before
   Sampler sampler(Options());
   const auto s = Sample(sampler);
   EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 4u);
@@ -267,6 +292,145 @@ TEST_F(KmsgSourceTest, AnUnopenableLogSaysWhy) {
   const auto s = Sample(sampler);
   EXPECT_FALSE(Status(*s).success);
   EXPECT_NE(Status(*s).error.find("no-such-kmsg"), std::string::npos) << Status(*s).error;
+}
+
+// The state file as a symlink: the file it names was read as the counts
+// (and would have been replaced by rename had it been a regular file, or
+// written through had it been a device).
+TEST_F(KmsgSourceTest, AStateFileThatIsASymlinkIsSetAsideNotFollowed) {
+  SaveState(kSdaEntry, "7");
+  std::filesystem::rename(State(), dir_ / "outside.json");
+  std::filesystem::create_symlink(dir_ / "outside.json", State());
+  const std::string outside = Text(dir_ / "outside.json");
+  log_.Add(1, kSdaRead);
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 1u);  // the log's one, not the 5 outside
+  EXPECT_EQ(Warning(*s), State().string() +
+                             ": cannot open the kmsg counts: expected a regular file, found a "
+                             "symbolic link; counting this boot's records again from the kernel "
+                             "log, the file kept as " +
+                             State().string() + ".bad");
+  EXPECT_EQ(Status(*s).parse_errors_total, 1u);
+  EXPECT_TRUE(std::filesystem::is_symlink(State().string() + ".bad"));
+  EXPECT_EQ(Text(dir_ / "outside.json"), outside);
+  EXPECT_FALSE(std::filesystem::is_symlink(State()));
+  EXPECT_NE(Text(State()).find(R"("count":1)"), std::string::npos) << Text(State());
+}
+
+// A FIFO as the state file: the save opened it and waited for a reader
+// forever (here the test holds a reader, so it wrote into it instead).
+TEST_F(KmsgSourceTest, AStateFileThatIsAFifoIsNeitherWaitedOnNorWritten) {
+  ASSERT_EQ(::mkfifo(State().c_str(), 0600), 0);
+  const int reader = ::open(State().c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  log_.Add(1, kSdaRead);
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  char byte = 0;
+  EXPECT_NE(::read(reader, &byte, 1), 1) << "the counts went into the FIFO";
+  ::close(reader);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 1u);
+  EXPECT_NE(Warning(*s).find("expected a regular file, found a FIFO"), std::string::npos)
+      << Warning(*s);
+  EXPECT_TRUE(std::filesystem::is_fifo(State().string() + ".bad"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(State()));
+}
+
+// iowatch health reads the file and never writes: a bad one is ignored with
+// the warning, not moved.
+TEST_F(KmsgSourceTest, ACommandThatOnlyReadsIgnoresABadStateFileWithoutMovingIt) {
+  std::ofstream(State()) << "{not json";
+  log_.Add(1, kSdaRead);
+  SamplerOptions o = Options();
+  o.kmsg.save = false;
+  Sampler sampler(o);
+  const auto s = Sample(sampler);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 1u);
+  EXPECT_NE(Warning(*s).find(State().string() + ":1: expected iowatch's kmsg counts"),
+            std::string::npos)
+      << Warning(*s);
+  EXPECT_EQ(Text(State()), "{not json");
+  EXPECT_FALSE(std::filesystem::exists(State().string() + ".bad"));
+}
+
+// 60 MiB of '[' took 4.6 GiB to parse (a kill at every start under
+// MemoryMax=256M); within the size bound, the nesting is refused before
+// anything is built.
+TEST_F(KmsgSourceTest, ADeeplyNestedStateFileIsRefusedBeforeItIsBuilt) {
+  std::ofstream(State()) << std::string(kMaxKmsgCountsBytes, '[');
+  rusage before{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const auto read = ReadKmsgCounts(State().string());
+  rusage after{};
+  ::getrusage(RUSAGE_SELF, &after);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().ToString(),
+            State().string() +
+                ":1: expected iowatch's kmsg counts (boot_id, sequence, errors): nested deeper "
+                "than 3 levels");
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 16 << 10) << "KiB more at the peak";
+  std::ofstream(State(), std::ios::app) << "[";
+  EXPECT_EQ(ReadKmsgCounts(State().string()).error().ToString(),
+            State().string() + ": cannot read the kmsg counts: longer than 1048576 bytes");
+}
+
+TEST_F(KmsgSourceTest, AFieldOfTheWrongTypeOrRangeIsNamed) {
+  const auto error = [&](const std::string& entry, const std::string& sequence = "9") {
+    SaveState(entry, sequence);
+    const auto read = ReadKmsgCounts(State().string());
+    return read ? std::string("read") : read.error().message;
+  };
+  const std::string expected = "expected iowatch's kmsg counts (boot_id, sequence, errors): ";
+  EXPECT_EQ(
+      error(R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": -1})"),
+      expected + R"("count": expected an integer of at least 0, found -1)");
+  EXPECT_EQ(error(R"({"device": "sda", "op": "read", "error": "I/O", "buffer": 0, "count": 1})"),
+            expected + R"("buffer": expected true or false, found number)");
+  EXPECT_EQ(error(R"({"device": "", "op": "read", "error": "I/O", "buffer": false, "count": 1})"),
+            expected + R"("device": expected 1 to 256 bytes, found 0)");
+  EXPECT_EQ(error("7"), expected + R"(expected an object with "device", found number)");
+  EXPECT_EQ(error(kSdaEntry, "-3"),
+            expected + R"("sequence": expected an integer of at least 0, found -3)");
+  // Five errors counted by record 2: three records at most (0, 1, 2).
+  EXPECT_EQ(error(kSdaEntry, "2"),
+            expected + R"(the counts add up to 5, more than the records up to "sequence" (2))");
+  EXPECT_EQ(error(kSdaEntry, "4"), "read");
+}
+
+TEST_F(KmsgSourceTest, ASeriesTheStateFileNamesTwiceIsOneSeries) {
+  SaveState(std::string(kSdaEntry) + "," +
+                R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 3},)" +
+                R"({"device": "sdb", "op": "read", "error": "I/O", "buffer": false, "count": 1})",
+            "20");
+  log_.Add(20, kSdaRead);  // counted before
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(s->kmsg.errors, (std::vector<IoErrorSeries>{{"sda", "read", "I/O", false, 5},
+                                                        {"sdb", "read", "I/O", false, 1}}));
+}
+
+// A sequence of 2^64-1 kept every later record from being counted: a boot's
+// records are numbered from 0 without gaps, so one above the newest the log
+// holds was never printed, and the file is not this boot's counts.
+TEST_F(KmsgSourceTest, ASavedSequenceAboveTheNewestRecordCountsTheLogAgain) {
+  SaveState("", "18446744073709551615");
+  log_.Add(1, kSdaRead);
+  log_.Add(2, kSdaRead);
+  Sampler sampler(Options());
+  const auto s = Sample(sampler);
+  EXPECT_EQ(Count(*s, "sda", "read", "I/O"), 2u);
+  EXPECT_EQ(Warning(*s), State().string() +
+                             ": \"sequence\" 18446744073709551615 is above the kernel log's "
+                             "newest record (2); counting this boot's records again from the "
+                             "kernel log, the file kept as " +
+                             State().string() + ".bad");
+  log_.Add(3, kSdaRead);
+  EXPECT_EQ(Count(*Sample(sampler), "sda", "read", "I/O"), 3u);
+  Sampler restarted(Options());  // the file saved now is sound
+  const auto again = Sample(restarted);
+  EXPECT_EQ(Count(*again, "sda", "read", "I/O"), 3u);
+  EXPECT_EQ(Warning(*again), "");
 }
 
 }  // namespace
