@@ -235,8 +235,11 @@ TEST_F(KmsgSourceTest, ForgedLinesAndLinesOfNoDiskThereIsMakeNoSeries) {
 
 TEST_F(KmsgSourceTest, SavedSeriesOfNamesNoKernelPrintsAreDropped) {
   // A file written when forged kinds were counted: those are not loaded again.
+  // Its sequence is one the log has, and above its counts' total (a file
+  // failing either is not trusted at all).
+  log_.Add(20, "usb 1-1: new high-speed USB device number 2 using xhci_hcd");
   std::ofstream(dir_ / "kmsg-errors.json")
-      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 9, "errors": [)"
+      << R"({"boot_id": "11111111-2222-3333-4444-555555555555", "sequence": 20, "errors": [)"
       << R"({"device": "sda", "op": "read", "error": "overlayfs: failed to resolve '/x",)"
       << R"( "buffer": false, "count": 1},)"
       << R"({"device": "sda", "op": "read", "error": "I/O", "buffer": false, "count": 4},)"
