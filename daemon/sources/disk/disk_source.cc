@@ -125,19 +125,30 @@ void DiskSource::Plan(const collectors::Diskstats& diskstats,
 void DiskSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
   const double start = context.now();
-  auto sample = collectors::ReadDiskSample(procfs);
+  // Without uptime the counters are still exported; only the rates, which
+  // need the interval, are not.
+  auto sample = collectors::ReadDiskSample(procfs, collectors::UptimeNeed::kOptional);
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0, {}, {}};
   if (!sample) status.error = sample.error().ToString();
+  if (sample && sample->uptime_error) {
+    status.success = false;
+    status.error = sample->uptime_error->ToString() +
+                   " (the counters are exported; the iostat series, which need the interval, "
+                   "are not)";
+  }
   if (sample) {
     const collectors::Diskstats& diskstats = sample->diskstats;
     parse_errors_.Count(diskstats.skipped, status);
     CollectorStatus discovery = DiscoverIfNeeded(diskstats, sysfs, context);
-    const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
-                                     ? sample->uptime_cs - *previous_uptime_cs_
-                                     : 0;
+    const std::optional<uint64_t> uptime_cs =
+        sample->uptime_error ? std::nullopt : std::optional<uint64_t>(sample->uptime_cs);
+    const uint64_t interval_cs =
+        previous_uptime_cs_ && uptime_cs && *uptime_cs > *previous_uptime_cs_
+            ? *uptime_cs - *previous_uptime_cs_
+            : 0;
     DeriveDevices(diskstats, interval_cs, context, out);
     if (block_devices_) out.block_devices = block_devices_;
-    previous_uptime_cs_ = sample->uptime_cs;
+    previous_uptime_cs_ = uptime_cs;
     discovery.parse_errors_total = parse_errors_["sysfs"];
     out.collectors.push_back(discovery);
   }
