@@ -212,7 +212,7 @@ std::string TransportOf(std::string_view name, bool has_dm, bool has_md, bool ha
   return {};
 }
 
-DeviceIdentity IdentityOf(const BlockDevice& device) {
+DeviceIdentity DeviceIdentityOf(const BlockDevice& device) {
   return {device.major, device.minor, device.diskseq, device.wwid, device.serial};
 }
 

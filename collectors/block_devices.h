@@ -92,7 +92,7 @@ struct DeviceIdentity {
 };
 
 // A device's identity as discovered (with Detail::kAttributes).
-DeviceIdentity IdentityOf(const BlockDevice& device);
+DeviceIdentity DeviceIdentityOf(const BlockDevice& device);
 
 // Whether `a` and `b` are one device: the same numbers, and no diskseq,
 // wwid or serial known on both sides that differs (one left unread, by a

@@ -119,7 +119,7 @@ void DiskSource::Plan(const collectors::Diskstats& diskstats,
     const auto found = info.find(name);
     collectors::DeviceIdentity identity;
     if (found != info.end()) {
-      identity = collectors::IdentityOf(*found->second);
+      identity = collectors::DeviceIdentityOf(*found->second);
     } else {  // without sysfs, the numbers diskstats gave
       identity.major = diskstats.disks[line].major;
       identity.minor = diskstats.disks[line].minor;

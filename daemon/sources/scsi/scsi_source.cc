@@ -47,7 +47,7 @@ void ScsiSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
     // diskseq is read now: the devices are discovered again only when the
     // diskstats lines change, and a disk swapped between two samples leaves
     // them as they were.
-    collectors::DeviceIdentity identity = collectors::IdentityOf(d);
+    collectors::DeviceIdentity identity = collectors::DeviceIdentityOf(d);
     identity.diskseq = collectors::ReadDiskseq(sysfs, d);
     auto node = disks_.extract(d.name);
     if (node && !collectors::SameDevice(node.mapped().identity, identity)) node = {};

@@ -238,7 +238,7 @@ TEST(DiscoverBlockDevices, DiskseqOfWholeDisksWhereTheKernelHasIt) {
   EXPECT_EQ(Named(*devices, "nvme0n1p2").diskseq, std::nullopt);  // partitions: their disk's
   EXPECT_EQ(Named(*devices, "vda").diskseq, std::nullopt);        // no file: before 5.15
   EXPECT_EQ(ReadDiskseq(kTopology, Named(*devices, "sda")), 12u);
-  EXPECT_EQ(IdentityOf(Named(*devices, "sda")),
+  EXPECT_EQ(DeviceIdentityOf(Named(*devices, "sda")),
             (DeviceIdentity{8, 0, 12, "naa.5000c500a1b2c3d4", Named(*devices, "sda").serial}));
 }
 
