@@ -116,6 +116,7 @@ void ReadDiskAttributes(const FileTree& sysfs, BlockDevice& disk) {
   disk.queue = ReadQueue(sysfs, dir);
   disk.size_bytes = ReadNumber(sysfs, dir + "/size") * kSectorBytes;
   ReadIdentity(sysfs, dir, disk);
+  disk.diskseq = ReadDiskseq(sysfs, disk);
   AppendHolders(sysfs, dir, "", disk.holders);
 }
 
@@ -209,6 +210,24 @@ std::string TransportOf(std::string_view name, bool has_dm, bool has_md, bool ha
     if (name.starts_with(prefix)) return std::string(transport);
   }
   return {};
+}
+
+DeviceIdentity DeviceIdentityOf(const BlockDevice& device) {
+  return {device.major, device.minor, device.diskseq, device.wwid, device.serial};
+}
+
+bool SameDevice(const DeviceIdentity& a, const DeviceIdentity& b) {
+  const auto differ = [](const auto& x, const auto& y, const auto& unknown) {
+    return x != unknown && y != unknown && x != y;
+  };
+  return a.major == b.major && a.minor == b.minor &&
+         !differ(a.diskseq, b.diskseq, std::optional<uint64_t>()) &&
+         !differ(a.wwid, b.wwid, std::string()) && !differ(a.serial, b.serial, std::string());
+}
+
+std::optional<uint64_t> ReadDiskseq(const FileTree& sysfs, const BlockDevice& device) {
+  if (device.is_partition) return std::nullopt;
+  return ParseU64(ReadTrimmed(sysfs, DirOf(device) + "/diskseq"));
 }
 
 std::string WwnOf(std::string_view wwid) {

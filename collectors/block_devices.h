@@ -66,14 +66,43 @@ struct BlockDevice {
   std::string serial;            // device/serial, trimmed
   std::string wwid;              // wwid or device/wwid
   std::string wwn;  // from wwid, as lsblk's WWN: "naa.5000c5…" -> "0x5000c5…", eui. kept
-  std::string firmware_rev;       // device/firmware_rev (NVMe) or device/rev (SCSI)
-  std::string vendor;             // device/vendor, trimmed ("ATA"; virtio's is a PCI id)
-  std::string transport;          // nvme scsi virtio mmc loop dm md xen nbd zram ram, "" unknown
-  uint64_t size_bytes = 0;        // size × 512 (partitions too)
-  uint64_t start_sector = 0;      // partitions: start, in 512-byte sectors
-  std::string loop_backing_file;  // loop devices: loop/backing_file
-  std::vector<Holder> holders;    // whole disks only, sorted
+  std::string firmware_rev;         // device/firmware_rev (NVMe) or device/rev (SCSI)
+  std::string vendor;               // device/vendor, trimmed ("ATA"; virtio's is a PCI id)
+  std::string transport;            // nvme scsi virtio mmc loop dm md xen nbd zram ram, "" unknown
+  uint64_t size_bytes = 0;          // size × 512 (partitions too)
+  uint64_t start_sector = 0;        // partitions: start, in 512-byte sectors
+  std::string loop_backing_file;    // loop devices: loop/backing_file
+  std::vector<Holder> holders;      // whole disks only, sorted
+  std::optional<uint64_t> diskseq;  // whole disks: diskseq (Linux 5.15+)
 };
+
+// What tells a device apart from another that later takes its kernel name
+// (a disk pulled and another, or the same, pushed in its slot: counters the
+// kernel keeps per device start again). diskseq is the kernel's own answer:
+// a number no other disk attached since boot has had, the same disk plugged
+// again included. Before 5.15 only a different device number, wwid or
+// serial tells.
+struct DeviceIdentity {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::optional<uint64_t> diskseq;
+  std::string wwid;
+  std::string serial;
+  bool operator==(const DeviceIdentity&) const = default;
+};
+
+// A device's identity as discovered (with Detail::kAttributes).
+DeviceIdentity DeviceIdentityOf(const BlockDevice& device);
+
+// Whether `a` and `b` are one device: the same numbers, and no diskseq,
+// wwid or serial known on both sides that differs (one left unread, by a
+// failed discovery or an older kernel, tells nothing).
+bool SameDevice(const DeviceIdentity& a, const DeviceIdentity& b);
+
+// <sysfs>/block/<disk>/diskseq of whole disk `device`, read now (for a
+// source that must tell a replaced disk between two discoveries); nullopt
+// on a kernel without it, for a partition, or when it is unreadable.
+std::optional<uint64_t> ReadDiskseq(const FileTree& sysfs, const BlockDevice& device);
 
 // The unit a request must be aligned to and a multiple of to suit the disk:
 // optimal_io_size where the disk states one (md's full stripe, a RAID

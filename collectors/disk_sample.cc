@@ -11,13 +11,17 @@ const DiskStat* DiskSample::Find(std::string_view name) const {
   return nullptr;
 }
 
-Result<DiskSample> ReadDiskSample(const FileTree& procfs) {
+Result<DiskSample> ReadDiskSample(const FileTree& procfs, UptimeNeed uptime_need) {
   auto uptime = ReadUptimeCentiseconds(procfs);
-  if (!uptime) return ErrorOf(uptime);
+  if (!uptime && uptime_need == UptimeNeed::kRequired) return ErrorOf(uptime);
   auto text = procfs.Read("diskstats", kMaxDiskstatsBytes);
   if (!text) return ErrorOf(text);
   DiskSample sample;
-  sample.uptime_cs = *uptime;
+  if (uptime) {
+    sample.uptime_cs = *uptime;
+  } else {
+    sample.uptime_error = uptime.error();
+  }
   sample.diskstats = ParseDiskstats(*text, procfs.PathOf("diskstats").string());
   return sample;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "collectors/diskstats.h"
 #include "common/file_tree.h"
@@ -14,12 +15,21 @@ namespace iowatch::collectors {
 struct DiskSample {
   uint64_t uptime_cs = 0;  // /proc/uptime, centiseconds; 0 for the "since boot" origin
   Diskstats diskstats;
+  // Why uptime could not be read, with UptimeNeed::kOptional (uptime_cs is
+  // then 0 and no interval can be measured from this sample).
+  std::optional<Error> uptime_error;
 
   const DiskStat* Find(std::string_view name) const;
 };
 
-// Fails when either file cannot be read or uptime is malformed; malformed
-// diskstats lines are skipped and listed in diskstats.skipped.
-Result<DiskSample> ReadDiskSample(const FileTree& procfs);
+// iostat's report is nothing without an interval: it needs uptime. The
+// daemon's raw counters need no clock: only its rates do.
+enum class UptimeNeed { kRequired, kOptional };
+
+// Fails when diskstats cannot be read, or uptime when it is required, or is
+// malformed; malformed diskstats lines are skipped and listed in
+// diskstats.skipped.
+Result<DiskSample> ReadDiskSample(const FileTree& procfs,
+                                  UptimeNeed uptime_need = UptimeNeed::kRequired);
 
 }  // namespace iowatch::collectors

@@ -44,6 +44,10 @@ struct DiskCounters {
   int field_count = 0;           // 4, 11, 15 or 17: which of the above the kernel provided
 
   bool HasExtendedFields() const { return field_count >= 11; }
+  // Whether the line had the discard (4.18+) and flush (5.5+) fields: where
+  // it had not, they read 0 above, and 0 would say "none" for "not reported".
+  bool HasDiscardFields() const { return field_count >= 15; }
+  bool HasFlushFields() const { return field_count >= 17; }
   bool operator==(const DiskCounters&) const = default;
 };
 

@@ -121,6 +121,14 @@ const std::array kVmstat = {
 std::span<const IostatSeries> IostatSeriesTable() { return kIostat; }
 std::span<const VmstatSeries> VmstatSeriesTable() { return kVmstat; }
 
+bool Reported(const IostatSeries& series, const collectors::DiskCounters& counters) {
+  if (series.op == nullptr) return true;
+  const std::string_view op = series.op;
+  if (op == "discard") return counters.HasDiscardFields();
+  if (op == "flush") return counters.HasFlushFields();
+  return true;
+}
+
 size_t IostatColumnIndex(std::string_view column) {
   return static_cast<size_t>(std::ranges::find(kIostat, column, &IostatSeries::column) -
                              kIostat.begin());

@@ -33,6 +33,13 @@ struct VmstatSeries {
 };
 
 std::span<const IostatSeries> IostatSeriesTable();
+
+// Whether a device's diskstats line has the fields `series` is computed
+// from: the discard series need a 4.18+ line, the flush ones a 5.5+ line.
+// iostat prints 0 where they are missing (sysstat does); the exports leave
+// them out, as node_exporter does, so that "not reported" never reads as
+// "no activity".
+bool Reported(const IostatSeries& series, const collectors::DiskCounters& counters);
 std::span<const VmstatSeries> VmstatSeriesTable();
 
 // The index of the series of iostat's or vmstat's column `column` in its

@@ -18,12 +18,17 @@ struct RawDiskSeries {
   const char* type;
   const char* help;
   double (*value)(const DiskCounters&);
+  // Whether the device's line has the field (discards and flushes are newer
+  // than the rest): a field it lacks is left out, as node_exporter does.
+  bool (*reported)(const DiskCounters&) = [](const DiskCounters&) { return true; };
 };
 
 // Milliseconds are divided (not multiplied by 0.001) so that 5600 ms prints as 5.6.
 constexpr auto kSectorBytes = static_cast<double>(collectors::kSectorBytes);
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `scale` is an operator with its operand ("* 1").
 #define C(field, scale) [](const DiskCounters& c) { return static_cast<double>(c.field) scale; }
+constexpr auto kDiscard = [](const DiskCounters& c) { return c.HasDiscardFields(); };
+constexpr auto kFlush = [](const DiskCounters& c) { return c.HasFlushFields(); };
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
 const RawDiskSeries kRawDisk[] = {
     {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.",
@@ -46,17 +51,17 @@ const RawDiskSeries kRawDisk[] = {
     {"iowatch_disk_io_time_weighted_seconds_total", "counter",
      "Time spent doing I/Os, weighted by the number in progress.", C(weighted_io_ms, / 1000)},
     {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.",
-     C(discards, *1)},
+     C(discards, *1), kDiscard},
     {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.",
-     C(discards_merged, *1)},
+     C(discards_merged, *1), kDiscard},
     {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.",
-     C(discard_sectors, *kSectorBytes)},
+     C(discard_sectors, *kSectorBytes), kDiscard},
     {"iowatch_disk_discard_time_seconds_total", "counter", "Time spent by all discards.",
-     C(discard_ms, / 1000)},
+     C(discard_ms, / 1000), kDiscard},
     {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.",
-     C(flushes, *1)},
+     C(flushes, *1), kFlush},
     {"iowatch_disk_flush_requests_time_seconds_total", "counter",
-     "Time spent by all flush requests.", C(flush_ms, / 1000)},
+     "Time spent by all flush requests.", C(flush_ms, / 1000), kFlush},
 };
 #undef C
 
@@ -65,6 +70,7 @@ size_t BlockDevices(const Snapshot& s) { return s.block_devices->size(); }
 
 void RawDisk(const Snapshot& s, size_t i, size_t column, ExpositionWriter& w) {
   const DeviceSnapshot& d = s.devices[i];
+  if (!kRawDisk[column].reported(d.counters)) return;
   w.Sample({{"device", d.name}}, kRawDisk[column].value(d.counters));
 }
 
@@ -73,6 +79,7 @@ void Iostat(const Snapshot& s, size_t i, size_t column, ExpositionWriter& w) {
   const DeviceSnapshot& d = s.devices[i];
   if (!d.has_rates) return;  // a device's first sample has no interval yet
   const IostatSeries& series = IostatSeriesTable()[column];
+  if (!Reported(series, d.counters)) return;
   const Label labels[] = {{"device", d.name}, {"op", series.op ? series.op : ""}};
   w.Sample(labels, series.op ? 2 : 1, kWindow ? d.window_max[column] : d.latest[column]);
 }

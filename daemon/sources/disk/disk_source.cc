@@ -28,6 +28,9 @@ class DiskSource final : public SampleSource {
  private:
   struct DeviceState {
     std::string name;
+    // Another device under the same name (seen when the plan is made again)
+    // starts without history, as a device new to the plan does.
+    collectors::DeviceIdentity identity;
     bool has_previous = false;  // false until the device's first sample
     collectors::DiskCounters previous;
     std::vector<WindowMax> windows;
@@ -35,6 +38,8 @@ class DiskSource final : public SampleSource {
   // What the plan was made for: one per /proc/diskstats line, in file order.
   struct Line {
     std::string name;
+    uint32_t major = 0;  // a new number under the same name is another device
+    uint32_t minor = 0;
     bool extended = false;  // HasExtendedFields(): devices without them are skipped
     bool operator==(const Line&) const = default;
   };
@@ -83,9 +88,8 @@ bool DiskSource::LinesChanged(const collectors::Diskstats& diskstats) const {
   if (diskstats.disks.size() != lines_.size()) return true;
   for (size_t i = 0; i < lines_.size(); ++i) {
     const collectors::DiskStat& disk = diskstats.disks[i];
-    if (disk.name != lines_[i].name || disk.counters.HasExtendedFields() != lines_[i].extended) {
-      return true;
-    }
+    const Line line{disk.name, disk.major, disk.minor, disk.counters.HasExtendedFields()};
+    if (line != lines_[i]) return true;
   }
   return false;
 }
@@ -99,7 +103,7 @@ void DiskSource::Plan(const collectors::Diskstats& diskstats,
   lines_.clear();
   for (size_t i = 0; i < diskstats.disks.size(); ++i) {
     const collectors::DiskStat& disk = diskstats.disks[i];
-    lines_.push_back({disk.name, disk.counters.HasExtendedFields()});
+    lines_.push_back({disk.name, disk.major, disk.minor, disk.counters.HasExtendedFields()});
     const auto found = info.find(disk.name);
     const collectors::BlockDevice* device = found == info.end() ? nullptr : found->second;
     if (lines_.back().extended && Wanted(device, disk.name, options)) wanted.emplace(disk.name, i);
@@ -112,12 +116,22 @@ void DiskSource::Plan(const collectors::Diskstats& diskstats,
   auto exported = std::make_shared<std::vector<collectors::BlockDevice>>();
   for (const auto& [name, line] : wanted) {  // by name: the snapshot's order
     slots_[line] = devices_.size();
-    const auto kept = old.find(name);
-    devices_.push_back(kept == old.end() ? DeviceState{std::string(name), false, {}, {}}
-                                         : std::move(kept->second));
-    if (const auto found = info.find(name); found != info.end()) {
-      exported->push_back(*found->second);
+    const auto found = info.find(name);
+    collectors::DeviceIdentity identity;
+    if (found != info.end()) {
+      identity = collectors::DeviceIdentityOf(*found->second);
+    } else {  // without sysfs, the numbers diskstats gave
+      identity.major = diskstats.disks[line].major;
+      identity.minor = diskstats.disks[line].minor;
     }
+    const auto kept = old.find(name);
+    if (kept != old.end() && collectors::SameDevice(kept->second.identity, identity)) {
+      devices_.push_back(std::move(kept->second));
+      devices_.back().identity = std::move(identity);
+    } else {
+      devices_.push_back(DeviceState{std::string(name), std::move(identity), false, {}, {}});
+    }
+    if (found != info.end()) exported->push_back(*found->second);
   }
   block_devices_ = std::move(exported);
 }
@@ -125,19 +139,30 @@ void DiskSource::Plan(const collectors::Diskstats& diskstats,
 void DiskSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
   const double start = context.now();
-  auto sample = collectors::ReadDiskSample(procfs);
+  // Without uptime the counters are still exported; only the rates, which
+  // need the interval, are not.
+  auto sample = collectors::ReadDiskSample(procfs, collectors::UptimeNeed::kOptional);
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0, {}, {}};
   if (!sample) status.error = sample.error().ToString();
+  if (sample && sample->uptime_error) {
+    status.success = false;
+    status.error = sample->uptime_error->ToString() +
+                   " (the counters are exported; the iostat series, which need the interval, "
+                   "are not)";
+  }
   if (sample) {
     const collectors::Diskstats& diskstats = sample->diskstats;
     parse_errors_.Count(diskstats.skipped, status);
     CollectorStatus discovery = DiscoverIfNeeded(diskstats, sysfs, context);
-    const uint64_t interval_cs = previous_uptime_cs_ && sample->uptime_cs > *previous_uptime_cs_
-                                     ? sample->uptime_cs - *previous_uptime_cs_
-                                     : 0;
+    const std::optional<uint64_t> uptime_cs =
+        sample->uptime_error ? std::nullopt : std::optional<uint64_t>(sample->uptime_cs);
+    const uint64_t interval_cs =
+        previous_uptime_cs_ && uptime_cs && *uptime_cs > *previous_uptime_cs_
+            ? *uptime_cs - *previous_uptime_cs_
+            : 0;
     DeriveDevices(diskstats, interval_cs, context, out);
     if (block_devices_) out.block_devices = block_devices_;
-    previous_uptime_cs_ = sample->uptime_cs;
+    previous_uptime_cs_ = uptime_cs;
     discovery.parse_errors_total = parse_errors_["sysfs"];
     out.collectors.push_back(discovery);
   }

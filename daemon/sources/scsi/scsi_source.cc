@@ -17,8 +17,10 @@ class ScsiSource final : public SampleSource {
                Snapshot& out) override;
 
  private:
-  // One disk's counters, each extended past its wrap.
+  // One disk's counters, each extended past its wrap, and which device they
+  // are of: another under the same name has counters of its own, from 0.
   struct Extenders {
+    collectors::DeviceIdentity identity;
     collectors::ScsiCounterExtender requests, done, errors, timeouts;
   };
   std::map<std::string, Extenders, std::less<>> disks_;
@@ -41,9 +43,16 @@ void ScsiSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
       status.success = false;
       continue;
     }
-    // A disk that went and came back (another device under the same name) starts again.
+    // A disk that went and came back, or another in its place, starts again.
+    // diskseq is read now: the devices are discovered again only when the
+    // diskstats lines change, and a disk swapped between two samples leaves
+    // them as they were.
+    collectors::DeviceIdentity identity = collectors::DeviceIdentityOf(d);
+    identity.diskseq = collectors::ReadDiskseq(sysfs, d);
     auto node = disks_.extract(d.name);
+    if (node && !collectors::SameDevice(node.mapped().identity, identity)) node = {};
     Extenders& e = node ? seen.insert(std::move(node)).position->second : seen[d.name];
+    e.identity = std::move(identity);
     ScsiSeries series{d.name,
                       e.requests.Extend(counters->requests),
                       e.done.Extend(counters->done),
@@ -61,8 +70,8 @@ const SourceDescriptor& ScsiSourceDescriptor() {
   static constexpr std::string_view kCollectors[] = {"scsi"};
   static constexpr SourceDescriptor kDescriptor = Registered<ScsiSource, &Snapshot::scsi>({
       .name = "scsi",
-      .reads = "<sysfs>/block/DISK/device/{iorequest,iodone,ioerr,iotmo}_cnt of SCSI disks, "
-               "each sample",
+      .reads = "<sysfs>/block/DISK/device/{iorequest,iodone,ioerr,iotmo}_cnt and "
+               "<sysfs>/block/DISK/diskseq of SCSI disks, each sample",
       .collectors = kCollectors,
       .add_families = AddScsiFamilies,
   });

@@ -230,6 +230,38 @@ TEST(DiscoverBlockDevices, IdentityAsAFleetComparesDisks) {
   EXPECT_EQ(Named(*devices, "loop0").loop_backing_file, "/srv/images/a.img");
 }
 
+TEST(DiscoverBlockDevices, DiskseqOfWholeDisksWhereTheKernelHasIt) {
+  const auto devices = DiscoverBlockDevices(kTopology, Detail::kAttributes, BackingFileOnSda1);
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  EXPECT_EQ(Named(*devices, "sda").diskseq, 12u);
+  EXPECT_EQ(Named(*devices, "nvme0n1").diskseq, 7u);
+  EXPECT_EQ(Named(*devices, "nvme0n1p2").diskseq, std::nullopt);  // partitions: their disk's
+  EXPECT_EQ(Named(*devices, "vda").diskseq, std::nullopt);        // no file: before 5.15
+  EXPECT_EQ(ReadDiskseq(kTopology, Named(*devices, "sda")), 12u);
+  EXPECT_EQ(DeviceIdentityOf(Named(*devices, "sda")),
+            (DeviceIdentity{8, 0, 12, "naa.5000c500a1b2c3d4", Named(*devices, "sda").serial}));
+}
+
+TEST(SameDevice, NumbersMustMatchAndWhatIsKnownOnBothSides) {
+  const DeviceIdentity disk{8, 0, 12, "naa.5000c500a1b2c3d4", "ZA1"};
+  EXPECT_TRUE(SameDevice(disk, disk));
+  DeviceIdentity other = disk;
+  other.diskseq = 13;  // the same disk plugged again: its counters are new
+  EXPECT_FALSE(SameDevice(disk, other));
+  other = disk;
+  other.wwid = "naa.5000c500ffffffff";
+  EXPECT_FALSE(SameDevice(disk, other));
+  other = disk;
+  other.serial = "ZA2";
+  EXPECT_FALSE(SameDevice(disk, other));
+  other = disk;
+  other.minor = 16;
+  EXPECT_FALSE(SameDevice(disk, other));
+  // Unread on one side (a failed discovery, a kernel without diskseq) tells nothing.
+  EXPECT_TRUE(SameDevice(disk, DeviceIdentity{8, 0, std::nullopt, "", ""}));
+  EXPECT_TRUE(SameDevice(DeviceIdentity{8, 0, std::nullopt, "", ""}, disk));
+}
+
 TEST(DiscoverBlockDevices, HoldersWalkFromEachDiskToWhatIsStackedOnIt) {
   const auto devices = DiscoverBlockDevices(kTopology, Detail::kAttributes, BackingFileOnSda1);
   ASSERT_TRUE(devices.has_value()) << devices.error().ToString();

@@ -111,6 +111,26 @@ TEST(MetricsGolden, DerivedSeriesAgreeWithTheIostatColumns) {
             std::string::npos);
 }
 
+// sdb's diskstats line has 14 fields (a kernel before 4.18): no discard or
+// flush fields, so no discard or flush series, raw or derived, rather than
+// zeros that would read as "no activity"; sdc's has 20 and has both.
+TEST(MetricsGolden, FieldsALineDoesNotHaveAreNotExported) {
+  const std::string text = RenderSnapshot(*TwoSamples(Defaults()));
+  for (const char* absent : {"iowatch_disk_discards_completed_total{device=\"sdb\"}",
+                             "iowatch_disk_discarded_bytes_total{device=\"sdb\"}",
+                             "iowatch_disk_flush_requests_total{device=\"sdb\"}",
+                             "{device=\"sdb\",op=\"discard\"}", "{device=\"sdb\",op=\"flush\"}"}) {
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent;
+  }
+  for (const char* present : {"iowatch_disk_reads_completed_total{device=\"sdb\"} 5\n",
+                              "iowatch_iostat_requests_per_second{device=\"sdb\",op=\"read\"}",
+                              "iowatch_disk_discards_completed_total{device=\"sdc\"} 0\n",
+                              "iowatch_disk_flush_requests_total{device=\"sdc\"} 9\n",
+                              "iowatch_iostat_await_seconds{device=\"sdc\",op=\"flush\"}"}) {
+    EXPECT_NE(text.find(present), std::string::npos) << present;
+  }
+}
+
 TEST(MetricsGolden, FiltersDropLoopDevicesAndPartitionsByDefault) {
   const std::string text = RenderSnapshot(*TwoSamples(Defaults()));
   EXPECT_EQ(text.find("device=\"loop0\""), std::string::npos);

@@ -11,7 +11,10 @@ using collectors::DiskSample;
 using collectors::ParseDiskstats;
 
 DiskSample Sample(uint64_t uptime_cs, const std::string& diskstats) {
-  return DiskSample{uptime_cs, ParseDiskstats(diskstats, "diskstats")};
+  DiskSample sample;
+  sample.uptime_cs = uptime_cs;
+  sample.diskstats = ParseDiskstats(diskstats, "diskstats");
+  return sample;
 }
 
 BlockTopology Topology() {
