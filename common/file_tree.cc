@@ -2,9 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "common/terminal_text.h"
@@ -71,6 +76,50 @@ Result<std::string> ReadDescriptor(int fd, std::string_view name, const ReadFile
 
 namespace {
 
+// Clears the O_NONBLOCK the open took, so that reads wait for data.
+Status MakeBlocking(int fd, const std::filesystem::path& path, const ReadFileOptions& options) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    return ErrnoError(errno, std::string(options.read_error), path.string());
+  }
+  return {};
+}
+
+// Waits up to options.fifo_wait for a writer of the named FIFO `fd` to write
+// (or to open and close it), then makes `fd` blocking for the reads. A
+// reader opened with O_NONBLOCK sees no hang-up until a writer has come
+// (fifo(7)), so poll tells "nothing yet" from "ended".
+Status AwaitFifoWriter(int fd, const std::filesystem::path& path, const ReadFileOptions& options) {
+  pollfd ready{.fd = fd, .events = POLLIN, .revents = 0};
+  const auto deadline = std::chrono::steady_clock::now() + options.fifo_wait;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const int n = ::poll(&ready, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
+    if (n > 0) break;
+    if (n < 0 && errno != EINTR) {
+      return ErrnoError(errno, std::string(options.read_error), path.string());
+    }
+    if (n == 0) {
+      return MakeError(ErrorCode::kIo,
+                       fmt::format("{}: a FIFO nothing wrote to within {} ms (is its writer "
+                                   "running?)",
+                                   options.read_error, options.fifo_wait.count()),
+                       path.string());
+    }
+  }
+  return MakeBlocking(fd, path, options);
+}
+
+// A FIFO on a filesystem (not a pipe such as bash's <(…), whose writer
+// exists from the start): the one kind whose open(2) would wait for a writer.
+bool IsNamedFifo(int fd) {
+  struct stat info {};
+  struct statfs fs {};
+  return ::fstat(fd, &info) == 0 && S_ISFIFO(info.st_mode) && ::fstatfs(fd, &fs) == 0 &&
+         fs.f_type != PIPEFS_MAGIC;
+}
+
 // The file opened for reading; a regular one when options.regular_only.
 Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions& options) {
   // open(2) would read the path up to its first NUL and open another file.
@@ -79,9 +128,10 @@ Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions&
                      fmt::format("{}: expected a path without NUL bytes", options.open_error),
                      TerminalText(path.native()));
   }
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | (options.regular_only ? O_NONBLOCK : 0) |
-                    (options.follow_symlinks ? 0 : O_NOFOLLOW);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+  // forever if none comes.
+  const int flags =
+      O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (options.follow_symlinks ? 0 : O_NOFOLLOW);
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0 && errno == ELOOP && !options.follow_symlinks) {
     return MakeError(
@@ -95,6 +145,13 @@ Result<int> OpenToRead(const std::filesystem::path& path, const ReadFileOptions&
     if (Status regular = CheckRegularFile(fd, options.read_error, path.string()); !regular) {
       return ErrorOf(std::move(regular));
     }
+  } else if (IsNamedFifo(fd)) {
+    if (Status written = AwaitFifoWriter(fd, path, options); !written) {
+      return ErrorOf(std::move(written));
+    }
+  } else if (Status blocking = MakeBlocking(fd, path, options); !blocking) {
+    // A pipe, a terminal or a device the user named is read as it comes.
+    return ErrorOf(std::move(blocking));
   }
   return closer.Release();
 }

@@ -11,6 +11,7 @@
 // immutable after construction and safe to share between threads.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -33,14 +34,22 @@ struct ReadFileOptions {
   // false: a symlink as the last component is refused, not followed (a
   // program's own state file, which nobody has reason to link elsewhere).
   bool follow_symlinks = true;
+  // When !regular_only: how long a named FIFO may stay unwritten (no writer,
+  // or one that has not written yet) before the read gives up with kIo
+  // "…: a FIFO nothing wrote to within N ms". Once data comes, the reads wait
+  // for the writer as a pipe's do. A pipe (bash's <(…)) has its writer from
+  // the start and is not timed.
+  std::chrono::milliseconds fifo_wait = kDefaultFifoWait;
 
   static constexpr size_t kDefaultMaxBytes = 64 << 20;
+  static constexpr std::chrono::milliseconds kDefaultFifoWait{30'000};
 };
 
 // The whole content of `path`. Errors carry the path and errno: ENOENT (and
 // ENODEV, ENXIO) is kNotFound; a file longer than max_bytes, not a regular
-// file when regular_only, a symlink unless follow_symlinks, or a path with a NUL byte (which the
-// kernel would cut) is kInvalidArgument.
+// file when regular_only, a symlink unless follow_symlinks, or a path with a
+// NUL byte (which the kernel would cut) is kInvalidArgument. Every open is
+// non-blocking, so no path (a FIFO with no writer) can hang it: see fifo_wait.
 Result<std::string> ReadFile(const std::filesystem::path& path,
                              const ReadFileOptions& options = {});
 

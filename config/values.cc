@@ -5,6 +5,7 @@
 
 #include "common/name_pattern.h"
 #include "common/units.h"
+#include "common/utf8.h"
 
 namespace iowatch::config {
 namespace {
@@ -103,6 +104,10 @@ Result<std::string> ParseBcryptHash(std::string_view text) {
 Result<std::string> ParseUserName(std::string_view text) {
   if (text.empty() || text.find(':') != std::string_view::npos) {
     return Expected(ErrorCode::kInvalidArgument, "a user name without ':'", text);
+  }
+  // RFC 7617: a user-id has no control character; no client could send it.
+  if (ControlCharacterAt(text)) {
+    return Expected(ErrorCode::kInvalidArgument, "a user name without control characters", text);
   }
   return std::string(text);
 }

@@ -50,8 +50,8 @@ Result<std::string> ParseRegex(std::string_view text);
 // a wrong one is often a plain-text password.
 Result<std::string> ParseBcryptHash(std::string_view text);
 
-// HTTP basic authentication cannot carry a user name with ':' (RFC 7617),
-// nor an empty one.
+// HTTP basic authentication cannot carry a user name with ':' or a control
+// character (RFC 7617), nor an empty one.
 Result<std::string> ParseUserName(std::string_view text);
 
 // trace, debug, info, warn, error or off (spdlog's names; "err" is not one).

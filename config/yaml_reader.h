@@ -127,11 +127,17 @@ class Reader {
   }
 
   // A scalar converted by `convert` (values.h) into `out`; `what` names the
-  // type for a node that is not a scalar.
+  // type for a node that is not a scalar. No key takes a NUL byte (a
+  // double-quoted "\0"): strings end up in paths, HTTP headers, labels and
+  // C strings, which would see them cut at it.
   template <typename T, typename Convert>
   void Read(const Value& v, std::string_view what, Convert convert, T& out) {
     if (failed()) return;
     if (!v.node.IsScalar()) return Expected(v, what);
+    if (v.node.Scalar().find('\0') != std::string::npos) {
+      return Fail(ErrorCode::kInvalidArgument, v.mark, v.path,
+                  fmt::format("expected {} without NUL bytes, found {:?}", what, v.node.Scalar()));
+    }
     auto value = convert(v.node.Scalar());
     if (!value) return Fail(value.error().code, v.mark, v.path, value.error().message);
     out = std::move(*value);

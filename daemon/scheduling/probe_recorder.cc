@@ -193,7 +193,7 @@ bool ProbeRecorder::EnsureStore() {
   retention_clock_.emplace(NowMs(), SteadyMs(), *newest);
   last_prune_ms_ = 0;
   store_.emplace(std::move(*store));
-  book_.Load(*store_);
+  book_.Load(*store_, NowMs());
   windows_.Load(*store_, NowMs());
   return true;
 }

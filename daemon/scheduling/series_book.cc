@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "common/terminal_text.h"
+
 namespace iowatch::daemon {
 
 SeriesBook::SeriesBook(probes::RegressionTracker rule, std::set<std::string> jobs)
@@ -15,14 +17,16 @@ std::string SeriesBook::KeyOf(std::string_view job, std::string_view fingerprint
   return fmt::format("{}\n{}\n{}", job, fingerprint, device);
 }
 
-void SeriesBook::Load(const probes::Store& store) {
+void SeriesBook::Load(probes::Store& store, int64_t now_unix_ms) {
   series_.clear();
-  Result<std::vector<probes::StoredSeriesState>> stored = store.SeriesStates(rule_);
+  std::vector<probes::UnreadableSeriesState> unreadable;
+  Result<std::vector<probes::StoredSeriesState>> stored = store.SeriesStates(rule_, unreadable);
   if (!stored) {
     spdlog::error("probe store: {}; the verdicts' hysteresis and suspect spans start afresh",
                   stored.error().ToString());
     return;
   }
+  for (const probes::UnreadableSeriesState& row : unreadable) Quarantine(store, row, now_unix_ms);
   for (probes::StoredSeriesState& s : *stored) {
     if (!jobs_.contains(s.job)) continue;
     const std::string key = KeyOf(s.job, s.fingerprint, s.device);
@@ -33,6 +37,25 @@ void SeriesBook::Load(const probes::Store& store) {
     series.through_run_id = s.through_run_id;
     series.state = std::move(s.state);
   }
+}
+
+// One bad row costs its own series' state only, configured or not; moved
+// aside, it is named once, not at every start.
+void SeriesBook::Quarantine(probes::Store& store, const probes::UnreadableSeriesState& row,
+                            int64_t now_unix_ms) {
+  const Status moved = store.QuarantineSeriesState(row, now_unix_ms);
+  if (!moved) {
+    spdlog::error(
+        "probe store {}: {}; that series' verdict state starts afresh, and the row could "
+        "not be moved aside: {}",
+        TerminalText(store.Path()), TerminalText(row.Describe()),
+        TerminalText(moved.error().ToString()));
+    return;
+  }
+  spdlog::warn(
+      "probe store {}: {}; that series' verdict state starts afresh (the row is moved to "
+      "series_states_quarantine)",
+      TerminalText(store.Path()), TerminalText(row.Describe()));
 }
 
 Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes::RunRecord& run) {

@@ -33,9 +33,11 @@ class SeriesBook {
   // `jobs`: the configured jobs, whose stored states Load restores.
   SeriesBook(probes::RegressionTracker rule, std::set<std::string> jobs);
 
-  // Replaces the book with the store's states of the configured jobs; a
-  // state that cannot be read is logged and the series starts afresh.
-  void Load(const probes::Store& store);
+  // Replaces the book with the store's states of the configured jobs. A
+  // state that cannot be read (any job's) costs only its own series, which
+  // starts afresh: its row is moved to the store's quarantine table and
+  // named in one warning (the store file, the row's key, what was expected).
+  void Load(probes::Store& store, int64_t now_unix_ms);
 
   // The run's series, created if new; the job's other series are dropped
   // (and their stored states deleted).
@@ -59,6 +61,8 @@ class SeriesBook {
     int64_t through_run_id = 0;
     probes::SeriesState state;
   };
+  static void Quarantine(probes::Store& store, const probes::UnreadableSeriesState& row,
+                         int64_t now_unix_ms);
   static std::string KeyOf(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
 

@@ -27,9 +27,11 @@
 // SQLite would wait forever on a FIFO and read a device as garbage.
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
-// baseline_metrics, baseline_runs, sweeps, series_states, run_verdicts), versioned with PRAGMA
-// user_version; a file from a newer iowatch is refused (kUnsupported). Histogram blobs and the job
-// options text: store_codec.h. Baseline JSON: store_json.h.
+// baseline_metrics, baseline_runs, sweeps, series_states,
+// series_states_quarantine, run_verdicts), versioned with PRAGMA
+// user_version; a file from a newer iowatch is refused (kUnsupported).
+// Histogram blobs and the job options text: store_codec.h. Baseline JSON:
+// store_json.h.
 //
 // Thread-safety: none. One Store per thread (the daemon's probe worker owns
 // one, the CLI opens its own); processes and threads coordinate through
@@ -80,6 +82,19 @@ struct StoredSeriesState {
   std::string device;
   int64_t through_run_id = 0;  // the last run the state has seen
   SeriesState state;
+};
+
+// A series_states row whose verdict state could not be read: its key as
+// stored (raw bytes of the file) and what was wrong with it.
+struct UnreadableSeriesState {
+  std::string job;
+  std::string fingerprint;
+  std::string device;
+  std::string why;
+  // `series_states row (job "…", fingerprint "…", device "…"): expected …,
+  // found …`: raw bytes of the file (nlohmann quotes what it last read), for
+  // the output to escape (TerminalText in a log or a terminal).
+  std::string Describe() const;
 };
 
 // Whether a stored run was judged (run_verdicts), with its job and start.
@@ -217,10 +232,16 @@ class Store {
 
   // Stores (replaces) the series' state.
   Status PutSeriesState(const StoredSeriesState& state);
-  // Every series' state; a row whose JSON cannot be read is an error naming
-  // the series. Each tracker is `rule` (its hysteresis and span) with the
-  // stored streaks.
-  Result<std::vector<StoredSeriesState>> SeriesStates(const RegressionTracker& rule) const;
+  // Every readable series' state. A row whose JSON cannot be read is left
+  // out and named in `unreadable` (one bad row never costs the other series
+  // their state); the error is SQLite's alone. Each tracker is `rule` (its
+  // hysteresis and span) with the stored streaks.
+  Result<std::vector<StoredSeriesState>> SeriesStates(
+      const RegressionTracker& rule, std::vector<UnreadableSeriesState>& unreadable) const;
+  // Moves an unreadable row to series_states_quarantine (with now and why),
+  // in one transaction, so that no later start reads it again and the
+  // operator still finds it there.
+  Status QuarantineSeriesState(const UnreadableSeriesState& row, int64_t now_unix_ms);
   Status DeleteSeriesState(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
 

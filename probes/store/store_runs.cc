@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "common/terminal_text.h"
 #include "probes/store/store.h"
 #include "probes/store/store_codec.h"
 #include "probes/store/store_conditions.h"
@@ -149,7 +150,8 @@ Result<RunRecord> ReadRunRow(const Connection& db, const Statement& row) {
   const auto* found =
       std::find_if(kRunEnds.begin(), kRunEnds.end(), [&](RunEnd e) { return ToString(e) == end; });
   if (found == kRunEnds.end()) {
-    return MakeError(ErrorCode::kParse, fmt::format("run {}: unknown run_end \"{}\"", run.id, end),
+    return MakeError(ErrorCode::kParse,
+                     fmt::format("run {}: unknown run_end \"{}\"", run.id, TerminalText(end)),
                      db.Path());
   }
   ProbeResult& r = run.result;

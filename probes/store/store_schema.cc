@@ -261,10 +261,26 @@ CREATE TABLE run_verdicts (
 ) STRICT;
 )sql";
 
+// A series_states row that could not be read (its JSON malformed), moved
+// here whole at the daemon's start with when and why, so that it is left out
+// of every later start without being lost to the operator.
+constexpr std::string_view kSchemaV9 = R"sql(
+CREATE TABLE series_states_quarantine (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  job TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  device TEXT NOT NULL,
+  through_run_id INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  quarantined_unix_ms INTEGER NOT NULL,
+  reason TEXT NOT NULL
+) STRICT;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
     Migration{4, kSchemaV4}, Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
-    Migration{7, kSchemaV7}, Migration{8, kSchemaV8},
+    Migration{7, kSchemaV7}, Migration{8, kSchemaV8}, Migration{9, kSchemaV9},
 };
 
 Result<int> UserVersion(const Connection& connection) {

@@ -11,6 +11,7 @@
 namespace iowatch::probes {
 
 using internal::Statement;
+using internal::Transaction;
 using nlohmann::json;
 
 namespace {
@@ -75,7 +76,16 @@ Status Store::PutSeriesState(const StoredSeriesState& s) {
   return upsert->Run();
 }
 
-Result<std::vector<StoredSeriesState>> Store::SeriesStates(const RegressionTracker& rule) const {
+std::string UnreadableSeriesState::Describe() const {
+  return fmt::format(
+      "series_states row (job \"{}\", fingerprint \"{}\", device \"{}\"): expected the "
+      "verdict state's JSON ({{\"tracker\": [...], \"baseline_ids\": [...], "
+      "\"suspect_since_ms\": N, \"suspect_spans\": [...]}}), found {}",
+      job, fingerprint, device, why);
+}
+
+Result<std::vector<StoredSeriesState>> Store::SeriesStates(
+    const RegressionTracker& rule, std::vector<UnreadableSeriesState>& unreadable) const {
   Result<Statement> select = connection_->Prepare(
       "SELECT job, fingerprint, device, through_run_id, state_json FROM series_states "
       "ORDER BY job, fingerprint, device",
@@ -91,17 +101,33 @@ Result<std::vector<StoredSeriesState>> Store::SeriesStates(const RegressionTrack
     try {
       s.state = FromJson(json::parse(row.Text(4)), rule);
     } catch (const json::exception& e) {
-      return MakeError(ErrorCode::kParse,
-                       fmt::format("series_states row of job '{}' on {}: expected the verdict "
-                                   "state's JSON: {}",
-                                   s.job, s.device, e.what()),
-                       connection_->Path());
+      unreadable.push_back({s.job, s.fingerprint, s.device, e.what()});
+      return {};
     }
     out.push_back(std::move(s));
     return {};
   });
   if (!done) return ErrorOf(done);
   return out;
+}
+
+Status Store::QuarantineSeriesState(const UnreadableSeriesState& row, int64_t now_unix_ms) {
+  constexpr std::string_view kWhat = "moving an unreadable series state to its quarantine";
+  Result<Transaction> transaction = Transaction::Begin(*connection_, kWhat);
+  if (!transaction) return ErrorOf(transaction);
+  Result<Statement> copy = connection_->Prepare(
+      "INSERT INTO series_states_quarantine (job, fingerprint, device, through_run_id, "
+      "state_json, quarantined_unix_ms, reason) SELECT CAST(job AS TEXT), CAST(fingerprint "
+      "AS TEXT), CAST(device AS TEXT), CAST(through_run_id AS INTEGER), CAST(state_json AS "
+      "TEXT), ?4, ?5 FROM series_states WHERE job = ?1 AND fingerprint = ?2 AND device = ?3",
+      kWhat);
+  if (!copy) return ErrorOf(copy);
+  // series_states is not STRICT: the casts keep whatever the row holds.
+  copy->Bind(1, row.job).Bind(2, row.fingerprint).Bind(3, row.device);
+  copy->Bind(4, now_unix_ms).Bind(5, row.why);
+  if (Status done = copy->Run(); !done) return done;
+  if (Status done = DeleteSeriesState(row.job, row.fingerprint, row.device); !done) return done;
+  return transaction->Commit();
 }
 
 Status Store::DeleteSeriesState(std::string_view job, std::string_view fingerprint,

@@ -102,7 +102,8 @@ Result<Gathered> Gather(const GlobalOptions& global, const AdviseOptions& o) {
   }
   for (const std::string& name : o.devices) {
     if (std::ranges::none_of(g.facts, [&](const DeviceFacts& f) { return f.disk.name == name; })) {
-      return MakeError(ErrorCode::kNotFound, fmt::format("{}: no such whole disk in sysfs", name));
+      return MakeError(ErrorCode::kNotFound,
+                       fmt::format("{}: no such whole disk in sysfs", TerminalText(name)));
     }
   }
   if (o.interval_seconds > 0) std::this_thread::sleep_for(std::chrono::seconds(o.interval_seconds));

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/file_tree.h"
+#include "common/terminal_text.h"
 #include "common/whole_file.h"
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_table.h"
@@ -42,8 +43,9 @@ std::string Plural(int64_t n, std::string_view word) {
 // for thousands of baselines): past this it is the wrong file, or /dev/zero.
 constexpr size_t kMaxImportBytes = size_t{64} << 20;
 
-// A file the user named may be a pipe (`import <(…)`); both it and stdin
-// stop at kMaxImportBytes.
+// A file the user named may be a pipe (`import <(…)`) or a FIFO, which
+// fails when nothing writes to it within fifo_wait (30 s) instead of
+// waiting for ever; both it and stdin stop at kMaxImportBytes.
 constexpr ReadFileOptions kImportRead{.open_error = "cannot open",
                                       .read_error = "cannot read baseline JSON",
                                       .max_bytes = kMaxImportBytes,
@@ -54,9 +56,10 @@ Result<std::string> ReadWholeFile(const std::string& path) { return ReadFile(pat
 Result<std::string> ReadStdin() { return ReadDescriptor(STDIN_FILENO, "<stdin>", kImportRead); }
 
 std::string KnownJobs(std::span<const StoredBaseline> baselines) {
-  std::vector<std::string_view> jobs;  // ListBaselines orders by job
+  std::vector<std::string> jobs;  // ListBaselines orders by job
   for (const StoredBaseline& s : baselines) {
-    if (jobs.empty() || jobs.back() != s.baseline.job) jobs.push_back(s.baseline.job);
+    const std::string job = TerminalText(s.baseline.job);
+    if (jobs.empty() || jobs.back() != job) jobs.push_back(job);
   }
   if (jobs.empty()) return "";
   return fmt::format(" (jobs with a baseline: {})", fmt::join(jobs, ", "));
@@ -148,8 +151,8 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
   }
   if (mine.empty() && latest->empty()) {
     return MakeError(ErrorCode::kNotFound,
-                     fmt::format("no baseline and no successful run of job \"{}\" in {}{}", job,
-                                 store.Path(), KnownJobs(*all)));
+                     fmt::format("no baseline and no successful run of job \"{}\" in {}{}",
+                                 TerminalText(job), TerminalText(store.Path()), KnownJobs(*all)));
   }
 
   std::string text;
@@ -182,10 +185,10 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   Result<std::vector<RunRecord>> latest = store.RecentRuns(job, "", device, 1, true);
   if (!latest) return ErrorOf(latest);
   if (latest->empty()) {
-    return MakeError(
-        ErrorCode::kNotFound,
-        fmt::format("no successful run of {}{} in {}", job,
-                    device.empty() ? "" : fmt::format(" on {}", device), store.Path()));
+    return MakeError(ErrorCode::kNotFound,
+                     fmt::format("no successful run of {}{} in {}", TerminalText(job),
+                                 device.empty() ? "" : fmt::format(" on {}", TerminalText(device)),
+                                 TerminalText(store.Path())));
   }
   const RunRecord& newest = latest->front();
   Result<std::vector<RunRecord>> chosen =
@@ -199,8 +202,8 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
     return MakeError(
         ErrorCode::kInvalidArgument,
         fmt::format("only {} of {} on {}; need {} (--runs){}",
-                    Plural(static_cast<int64_t>(chosen->size()), "successful run"), job,
-                    newest.device, runs,
+                    Plural(static_cast<int64_t>(chosen->size()), "successful run"),
+                    TerminalText(job), TerminalText(newest.device), runs,
                     any->size() > chosen->size()
                         ? fmt::format("; runs with parameters other than the latest ({}) do "
                                       "not count",
@@ -212,7 +215,8 @@ Status BaselineCapture(Store& store, std::string_view job, uint32_t runs, std::s
   if (baseline.metrics.empty()) {
     return MakeError(ErrorCode::kInvalidArgument,
                      fmt::format("the last {} of {} on {} measured nothing to learn from",
-                                 Plural(runs, "successful run"), job, newest.device));
+                                 Plural(runs, "successful run"), TerminalText(job),
+                                 TerminalText(newest.device)));
   }
   Result<std::optional<StoredBaseline>> previous =
       store.GetBaseline(job, newest.fingerprint, newest.device);
@@ -302,7 +306,7 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   if (::stat(db.c_str(), &info) != 0 && errno == ENOENT) {
     return MakeError(ErrorCode::kNotFound,
                      fmt::format("no store at {} (has `iowatch serve` run with --state.dir={}?)",
-                                 db.string(), state_dir.string()));
+                                 TerminalText(db.string()), TerminalText(state_dir.string())));
   }
   // list, show and export only read: they open the store read-only, so they
   // work on a read-only mount and never migrate or switch a file to WAL.

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "collectors/block_devices.h"
+#include "common/terminal_text.h"
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_executor.h"
 #include "probes/spec/job_spec.h"
@@ -94,13 +95,14 @@ std::vector<LocalProbe> LocalProbesOf(const config::Config& config) {
 
 Result<Retargeted> RetargetBaselines(std::span<const StoredBaseline> imported,
                                      std::span<const LocalProbe> local, std::string_view source) {
+  const std::string shown_source = TerminalText(source);  // the file name the user gave
   Retargeted out;
   std::set<std::tuple<std::string, std::string, std::string, int>> keys;
   for (const StoredBaseline& b : imported) {
     const std::string workload = probes::WorkloadFingerprintOf(b.baseline.fingerprint);
     const std::string origin =
         fmt::format("the baseline of job \"{}\" on {}{} in {}", b.baseline.job, b.baseline.device,
-                    BandSuffix(b), source);
+                    BandSuffix(b), shown_source);
     std::vector<std::string> mismatches;
     std::vector<const LocalProbe*> fits;
     for (const LocalProbe& probe : local) {
@@ -144,7 +146,7 @@ Result<Retargeted> RetargetBaselines(std::span<const StoredBaseline> imported,
     return MakeError(ErrorCode::kNotFound,
                      fmt::format("none of the {} baselines in {} is of a workload a job here runs "
                                  "(the daemon's probes.jobs; give its --config.file)",
-                                 imported.size(), source));
+                                 imported.size(), shown_source));
   }
   return out;
 }

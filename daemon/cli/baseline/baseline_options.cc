@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/decimal.h"
+#include "common/terminal_text.h"
 #include "config/config.h"
 #include "daemon/cli/cli_output.h"
 #include "probes/baseline/baseline.h"
@@ -172,7 +173,7 @@ std::string OptionError(const CLI::App& baseline, const CLI::App* action, std::s
   for (const CLI::App* candidate : baseline.get_subcommands({})) {
     if (candidate->get_option_no_throw(name) != nullptr) owners.push_back(candidate->get_name());
   }
-  if (owners.empty()) return fmt::format("unknown option \"{}\"", word);
+  if (owners.empty()) return fmt::format("unknown option \"{}\"", TerminalText(word));
   if (action != nullptr && std::ranges::count(owners, action->get_name()) > 0) {
     return fmt::format("{} goes after the action: iowatch baseline {}", name, Synopsis(*action));
   }
@@ -226,7 +227,8 @@ CLI::App* AddBaselineCommand(CLI::App& app, BaselineArgs& args) {
 Error BaselineUsageError(const CLI::App& baseline, const CLI::Error& e) {
   const std::vector<CLI::App*> chosen = baseline.get_subcommands();
   const CLI::App* action = chosen.empty() ? nullptr : chosen.front();
-  std::string message = e.what();
+  // CLI11 quotes the arguments it refuses as they were typed.
+  std::string message = TerminalText(e.what());
   // What CLI11 left over says more than its "a subcommand is required".
   const std::vector<std::string> extras = baseline.remaining();
   const auto extra = std::ranges::find_if(extras, [](const std::string& w) { return w != "--"; });
@@ -234,14 +236,15 @@ Error BaselineUsageError(const CLI::App& baseline, const CLI::Error& e) {
     if (extra->size() > 1 && extra->starts_with('-')) {
       message = OptionError(baseline, action, *extra);
     } else if (action == nullptr) {
-      message = fmt::format("unknown action \"{}\": expected {}", *extra, ActionNames());
+      message =
+          fmt::format("unknown action \"{}\": expected {}", TerminalText(*extra), ActionNames());
     } else {
       message = "usage: iowatch baseline " + Synopsis(*action);
     }
   } else if (e.get_name() == "RequiredError") {
-    message = action == nullptr
-                  ? "expected an action: " + ActionNames()
-                  : fmt::format("{}; usage: iowatch baseline {}", e.what(), Synopsis(*action));
+    message = action == nullptr ? "expected an action: " + ActionNames()
+                                : fmt::format("{}; usage: iowatch baseline {}",
+                                              TerminalText(e.what()), Synopsis(*action));
   }
   return MakeError(ErrorCode::kInvalidArgument, message + std::string(kSeeHelp)).error();
 }

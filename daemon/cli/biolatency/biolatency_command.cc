@@ -6,6 +6,7 @@
 
 #include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_program.h"
+#include "common/terminal_text.h"
 #include "daemon/cli/biolatency/biolatency_options.h"
 #include "daemon/cli/biolatency/biolatency_report.h"
 #include "daemon/cli/cli_output.h"
@@ -49,9 +50,9 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
   const DiskNames names = NamesOf(sysfs);
   if (!opts->device.empty() &&
       std::ranges::none_of(names, [&](const auto& n) { return n.second == opts->device; })) {
-    return ReportError("biolatency",
-                       Error::NotFound(fmt::format("no disk named '{}'", opts->device),
-                                       sysfs.PathOf("block").string()));
+    return ReportError(
+        "biolatency", Error::NotFound(fmt::format("no disk named '{}'", TerminalText(opts->device)),
+                                      sysfs.PathOf("block").string()));
   }
   auto program = collectors::bpf::BlockIoProgram::Load();
   if (!program) return ReportError("biolatency", program.error());

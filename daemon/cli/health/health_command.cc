@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/terminal_text.h"
 #include "config/config.h"
 #include "daemon/cli/cli_output.h"
 #include "daemon/cli/health/health_format.h"
@@ -91,10 +92,16 @@ std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
     notes.push_back("probe verdicts: " + store.error().ToString());
     return {};
   }
-  auto states = store->SeriesStates(probes::RegressionTracker());
+  std::vector<probes::UnreadableSeriesState> unreadable;
+  auto states = store->SeriesStates(probes::RegressionTracker(), unreadable);
   if (!states) {
     notes.push_back("probe verdicts: " + states.error().ToString());
     return {};
+  }
+  // Read-only here: the daemon moves such a row aside at its next start.
+  for (const probes::UnreadableSeriesState& row : unreadable) {
+    notes.push_back(
+        fmt::format("probe verdicts: {}: {}; that series left out", store->Path(), row.Describe()));
   }
   std::vector<ProbeSeriesVerdict> verdicts;
   for (const probes::StoredSeriesState& s : *states) {
@@ -116,8 +123,9 @@ int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args)
   const std::vector<ProbeSeriesVerdict> verdicts = StoredVerdicts(*opts, notes);
   HostHealth health = BuildHostHealth(*snapshot, verdicts, opts->device, opts->smart);
   if (!opts->device.empty() && health.disks.empty()) {
-    return ReportError(
-        "health", Error::NotFound("no whole disk named " + opts->device, global.sysfs + "/block"));
+    return ReportError("health",
+                       Error::NotFound("no whole disk named " + TerminalText(opts->device),
+                                       global.sysfs + "/block"));
   }
   health.notes.insert(health.notes.end(), notes.begin(), notes.end());
   const Status written =

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "common/terminal_text.h"
 #include "probes/spec/job_file.h"
 
 namespace iowatch::daemon {
@@ -18,8 +19,9 @@ struct Argument {
 
 Result<Argument> SplitArgument(std::string_view arg) {
   if (!arg.starts_with("--") || arg.size() == 2) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     fmt::format("expected an option such as --rw=randread, found \"{}\"", arg));
+    return MakeError(
+        ErrorCode::kInvalidArgument,
+        fmt::format("expected an option such as --rw=randread, found \"{}\"", TerminalText(arg)));
   }
   arg.remove_prefix(2);
   const size_t eq = arg.find('=');
@@ -31,7 +33,8 @@ Result<bool> ParseFlagValue(const Argument& a) {
   if (!a.has_value || a.value == "1" || a.value == "true") return true;
   if (a.value == "0" || a.value == "false") return false;
   return MakeError(ErrorCode::kInvalidArgument,
-                   fmt::format("--{}: expected 0 or 1, found \"{}\"", a.name, a.value));
+                   fmt::format("--{}: expected 0 or 1, found \"{}\"", TerminalText(a.name),
+                               TerminalText(a.value)));
 }
 
 // One of `choices`' names, else an error listing them as "a, b or c".
@@ -47,7 +50,8 @@ Result<T> ParseChoice(const Argument& a,
     ++index;
   }
   return MakeError(ErrorCode::kInvalidArgument,
-                   fmt::format("--{}: expected {}, found \"{}\"", a.name, accepted, a.value));
+                   fmt::format("--{}: expected {}, found \"{}\"", TerminalText(a.name), accepted,
+                               TerminalText(a.value)));
 }
 
 // iowatch's own flags (output, progress, safety, push): true when `a` was

@@ -1,15 +1,19 @@
 // ReadFile and FileTree: errors that name the path, and the size limit.
 #include "common/file_tree.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -87,6 +91,49 @@ TEST(ReadFile, AFileTheUserNamedMayBeAPipe) {
   ::close(fds[0]);
   ASSERT_TRUE(r.has_value()) << r.error().ToString();
   EXPECT_EQ(*r, "{}\n");
+}
+
+// `baseline import FIFO` blocked in open(2) for ever when nothing wrote to
+// the FIFO. A test that hangs is failed by the watchdog thread instead.
+TEST(ReadFile, AFifoNothingWritesToIsAClearErrorWithinTheWait) {
+  ScratchDir dir;
+  const auto fifo = dir.path() / "import.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto read = std::async(std::launch::async, [&] {
+    return ReadFile(fifo, {.read_error = "cannot read baseline JSON",
+                           .regular_only = false,
+                           .fifo_wait = std::chrono::milliseconds(200)});
+  });
+  if (read.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    ::close(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK));  // let the blocked reader go
+    FAIL() << "ReadFile blocked on a FIFO with no writer";
+  }
+  const auto r = read.get();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kIo);
+  EXPECT_EQ(r.error().ToString(),
+            fifo.string() +
+                ": cannot read baseline JSON: a FIFO nothing wrote to within 200 ms (is its "
+                "writer running?)");
+}
+
+TEST(ReadFile, AFifoIsReadWholeWhenItsWriterComesWithinTheWait) {
+  ScratchDir dir;
+  const auto fifo = dir.path() / "import.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int fd = ::open(fifo.c_str(), O_WRONLY);  // waits for the reader
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "{\"a\"", 4), 4);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the rest later
+    ASSERT_EQ(::write(fd, ": 1}", 4), 4);
+    ::close(fd);
+  });
+  const auto r = ReadFile(fifo, {.regular_only = false, .fifo_wait = std::chrono::seconds(10)});
+  writer.join();
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  EXPECT_EQ(*r, "{\"a\": 1}");
 }
 
 TEST(ReadFile, ProcfsFilesOfSizeZeroAreReadToTheEnd) {

@@ -211,6 +211,30 @@ TEST(ConfigErrors, BasicAuthUsers) {
             "t.yaml:1:26: web.basic_auth_users.alice: expected a bcrypt hash, found no value");
 }
 
+// A NUL byte in a user name passed check-config: the name could never come
+// in a header. No string key takes one (they end up in headers, paths,
+// labels and C strings); each is named at its line and column.
+TEST(ConfigErrors, NoStringKeyTakesANulByte) {
+  EXPECT_EQ(MessageOf(std::string("web: {basic_auth_users: {\"al\\0ice\": \"") + kHash + "\"}}"),
+            "t.yaml:1:26: web.basic_auth_users: expected a user name without NUL bytes, found "
+            "\"al\\x00ice\"");
+  EXPECT_EQ(MessageOf(std::string("web:\n  basic_auth_users:\n    \"al\\tice\": ") + kHash + "\n"),
+            "t.yaml:3:5: web.basic_auth_users: expected a user name without control characters, "
+            "found \"al\\tice\"");
+  EXPECT_EQ(MessageOf("web: {listen_address: \"127.0.0.1:9\\0\"}"),
+            "t.yaml:1:23: web.listen_address: expected \"host:port\" without NUL bytes, found "
+            "\"127.0.0.1:9\\x00\"");
+  EXPECT_EQ(MessageOf("devices: {include: \"sd\\0\"}"),
+            "t.yaml:1:20: devices.include: expected a string without NUL bytes, found "
+            "\"sd\\x00\"");
+  EXPECT_EQ(MessageOf("state_dir: \"/var/lib/x\\0y\""),
+            "t.yaml:1:12: state_dir: expected a non-empty path without NUL bytes, found "
+            "\"/var/lib/x\\x00y\"");
+  EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, job_file: j.fio, job_section: \"s\\0\"}]}"),
+            "t.yaml:1:57: probes.jobs[0].job_section: expected a job name without NUL bytes, "
+            "found \"s\\x00\"");
+}
+
 TEST(ParseBcryptHash, FormOfHtpasswdAndPrometheusHashes) {
   const std::string good = kHash;
   EXPECT_TRUE(ParseBcryptHash(good).has_value());

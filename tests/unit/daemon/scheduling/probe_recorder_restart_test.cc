@@ -3,12 +3,17 @@
 // without their verdict are judged again, and an edited job's old series no
 // longer keeps its disk from learning.
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 
 #include "daemon/scheduling/probe_recorder.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store.h"
 #include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
+#include "tests/unit/probes/store/store_test_util.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
@@ -119,7 +124,50 @@ TEST(ProbeRecorderRestart, AnEditedJobsOldSeriesNoLongerStopsItsDiskFromLearning
   EXPECT_FALSE(Regressed(recorder));
   auto store = probes::Store::OpenInStateDir(tmp.path());
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->SeriesStates(probes::RegressionTracker(2))->size(), 1u);  // the old series' state is gone
+  std::vector<probes::UnreadableSeriesState> unreadable;
+  // The old series' state is gone.
+  EXPECT_EQ(store->SeriesStates(probes::RegressionTracker(2), unreadable)->size(), 1u);
+}
+
+// One malformed series_states row, of a job no longer configured, used to
+// throw away every series' state at every start (standing regressions
+// included), and stayed in the store to do so again.
+TEST(ProbeRecorderRestart, AMalformedRowOfAnotherJobCostsOnlyItsOwnState) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  int64_t t = 1000;
+  {
+    ProbeRecorder first(Options(tmp.path(), 3, 2), {"rr"});
+    for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
+    for (int i = 0; i < 2; ++i) first.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+    ASSERT_TRUE(Regressed(first));
+  }
+  const std::filesystem::path db = tmp.path() / probes::Store::kFileName;
+  probes::test_store::Exec(db,
+                           "INSERT INTO series_states VALUES ('gh\x1b[2Jost', 'fp', '7:0', 1, "
+                           "'{not json')");
+  std::ostringstream log;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  {
+    ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
+    second.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));
+    EXPECT_TRUE(Regressed(second));  // still standing: one bad run after the restart shows it
+  }
+  const std::string first_start = log.str();
+  { ProbeRecorder third(Options(tmp.path(), 3, 2), {"rr"}); }
+  spdlog::set_default_logger(previous);
+  EXPECT_NE(first_start.find("[warning] probe store " + db.string() +
+                             ": series_states row (job \"gh\\x1b[2Jost\", fingerprint \"fp\", "
+                             "device \"7:0\"): expected the verdict state's JSON"),
+            std::string::npos)
+      << first_start;
+  EXPECT_NE(first_start.find("the row is moved to series_states_quarantine"), std::string::npos);
+  EXPECT_EQ(first_start.find('\x1b'), std::string::npos);  // terminal-safe
+  EXPECT_EQ(log.str().find("series_states row", first_start.size()), std::string::npos)
+      << "warned again at the next start";
+  EXPECT_EQ(probes::test_store::QueryInt(db, "SELECT COUNT(*) FROM series_states_quarantine"), 1);
 }
 
 // The share of runs judged, why the others were not and the last judged

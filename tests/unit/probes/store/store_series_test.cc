@@ -1,5 +1,6 @@
 // series_states: a series' verdict state (hysteresis, suspect spans) stored
-// and read back whole, a malformed row named, a version-6 store migrated.
+// and read back whole, a malformed row named and moved aside alone, a
+// version-6 store migrated.
 #include <gtest/gtest.h>
 
 #include "probes/store/store.h"
@@ -44,9 +45,11 @@ TEST(StoreSeriesStates, AStateIsReadBackWhole) {
   StoredSeriesState newer = SampleState();
   newer.through_run_id = 43;
   ASSERT_TRUE(store->PutSeriesState(newer));  // replaces
-  const auto states = store->SeriesStates(RegressionTracker(3));
+  std::vector<UnreadableSeriesState> unreadable;
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
   ASSERT_TRUE(states) << states.error().ToString();
   ASSERT_EQ(states->size(), 2u);
+  EXPECT_TRUE(unreadable.empty());
   const StoredSeriesState& got = (*states)[1];
   EXPECT_EQ(got.job, "randread");
   EXPECT_EQ(got.through_run_id, 43);
@@ -57,38 +60,77 @@ TEST(StoreSeriesStates, AStateIsReadBackWhole) {
   EXPECT_EQ(got.state.suspect_spans, SampleState().state.suspect_spans);
   EXPECT_TRUE((*states)[0].state.tracker.Entries().empty());
   ASSERT_TRUE(store->DeleteSeriesState("randread", "fp1", "8:0"));
-  EXPECT_EQ(store->SeriesStates(RegressionTracker(3))->size(), 1u);
+  EXPECT_EQ(store->SeriesStates(RegressionTracker(3), unreadable)->size(), 1u);
 }
 
-TEST(StoreSeriesStates, AMalformedRowIsNamed) {
+// One malformed row (of a job no longer configured, say) used to fail the
+// whole read: every series lost its verdict state at every start.
+TEST(StoreSeriesStates, AMalformedRowCostsOnlyItsOwnSeries) {
   test_store::ScratchDir dir;
   {
     Result<Store> store = Store::OpenInStateDir(dir.Path());
     ASSERT_TRUE(store);
     ASSERT_TRUE(store->PutSeriesState(SampleState()));
   }
-  test_store::Exec(dir.Db(), "UPDATE series_states SET state_json = '{\"tracker\": 7}'");
+  test_store::Exec(dir.Db(),
+                   "INSERT INTO series_states VALUES ('gh\x1b[2Jost', 'fp', '7:0', 1, '{not json');"
+                   "INSERT INTO series_states VALUES ('zz', 'fp', '9:0', 2, '{\"tracker\": 7}')");
   Result<Store> store = Store::OpenInStateDir(dir.Path());
   ASSERT_TRUE(store);
-  const auto states = store->SeriesStates(RegressionTracker(3));
-  ASSERT_FALSE(states);
-  EXPECT_EQ(states.error().code, ErrorCode::kParse);
-  EXPECT_NE(states.error().message.find("series_states row of job 'randread' on 8:0: expected "
-                                        "the verdict state's JSON"),
+  std::vector<UnreadableSeriesState> unreadable;
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  ASSERT_TRUE(states) << states.error().ToString();
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ((*states)[0].job, "randread");
+  EXPECT_TRUE((*states)[0].state.tracker.Regressed("read", "iops"));
+  ASSERT_EQ(unreadable.size(), 2u);
+  EXPECT_EQ(unreadable[0].job, "gh\x1b[2Jost");  // raw, as stored
+  EXPECT_EQ(unreadable[1].job, "zz");
+  EXPECT_EQ(unreadable[1].device, "9:0");
+  EXPECT_NE(unreadable[1].Describe().find(
+                "series_states row (job \"zz\", fingerprint \"fp\", device \"9:0\"): expected "
+                "the verdict state's JSON ({\"tracker\": [...], "),
             std::string::npos)
-      << states.error().message;
+      << unreadable[1].Describe();
+}
+
+TEST(StoreSeriesStates, AnUnreadableRowIsMovedToTheQuarantineWhole) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->PutSeriesState(SampleState()));
+  test_store::Exec(dir.Db(),
+                   "INSERT INTO series_states VALUES ('ghost', 'fp', '7:0', 5, '{not json')");
+  std::vector<UnreadableSeriesState> unreadable;
+  ASSERT_TRUE(store->SeriesStates(RegressionTracker(3), unreadable));
+  ASSERT_EQ(unreadable.size(), 1u);
+  ASSERT_TRUE(store->QuarantineSeriesState(unreadable[0], 1'700'000'000'000));
+  unreadable.clear();
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  ASSERT_TRUE(states);
+  EXPECT_TRUE(unreadable.empty());
+  EXPECT_EQ(states->size(), 1u);  // the readable one stays
+  EXPECT_EQ(
+      test_store::QueryInt(dir.Db(),
+                           "SELECT COUNT(*) FROM series_states_quarantine WHERE job = 'ghost' "
+                           "AND fingerprint = 'fp' AND device = '7:0' AND through_run_id = 5 "
+                           "AND state_json = '{not json' AND quarantined_unix_ms = "
+                           "1700000000000 AND reason LIKE '%parse error%'"),
+      1);
 }
 
 TEST(StoreSeriesStates, AVersion6StoreGetsTheTables) {
   test_store::ScratchDir dir;
   ASSERT_TRUE(Store::Open(dir.Db()));
   test_store::Exec(dir.Db(),
-                   "DROP TABLE run_verdicts; DROP TABLE series_states; PRAGMA user_version = 6");
+                   "DROP TABLE run_verdicts; DROP TABLE series_states; "
+                   "DROP TABLE series_states_quarantine; PRAGMA user_version = 6");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"),
             internal::StoreMigrations().back().version);
-  EXPECT_TRUE(store->SeriesStates(RegressionTracker(3))->empty());
+  std::vector<UnreadableSeriesState> unreadable;
+  EXPECT_TRUE(store->SeriesStates(RegressionTracker(3), unreadable)->empty());
   EXPECT_TRUE(store->PutSeriesState(SampleState()));
   EXPECT_TRUE(store->RunVerdictsSince(0)->empty());
 }

@@ -2,6 +2,7 @@
 // trips, ordering and filters, atomicity).
 #include "probes/store/store.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -93,8 +94,9 @@ TEST(StoreOpen, NewerSchemaIsRefused) {
   EXPECT_EQ(store.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(store.error().ToString(),
             dir.Db().string() +
-                ": schema version 99 is newer than this iowatch understands (up to 8); run a "
-                "newer iowatch or use another state directory");
+                fmt::format(": schema version 99 is newer than this iowatch understands (up to "
+                            "{}); run a newer iowatch or use another state directory",
+                            internal::StoreMigrations().back().version));
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), 99);  // untouched
 }
 
@@ -340,7 +342,8 @@ TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
        "ALTER TABLE run_conditions DROP COLUMN before_device_ios; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
-       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; "
+       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; DROP TABLE "
+       "series_states_quarantine; "
        "PRAGMA user_version = 4");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
@@ -365,7 +368,8 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
     ASSERT_GT(id, 0);
   }
   Exec(dir.Db(),
-       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; "
+       "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; DROP TABLE "
+       "series_states_quarantine; "
        "DROP TABLE run_conditions; "
        "PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
