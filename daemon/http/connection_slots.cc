@@ -7,7 +7,7 @@ namespace iowatch::daemon::http::internal {
 ConnectionSlots::Admission ConnectionSlots::Admit(const std::string& client) const {
   const size_t mine = Holding(client);
   if (mine >= PerClientConnections(max_)) return {};
-  if (slots_.size() < max_) return {.admit = true};
+  if (!full()) return {.admit = true};
   const Victim victim = FindVictim();
   if (victim.id == 0) return {};  // every slot is answering a request
   if (mine != 0 && mine + 2 > victim.holding) return {};

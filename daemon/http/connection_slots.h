@@ -57,6 +57,7 @@ class ConnectionSlots {
   void SetWaiting(uint64_t id, bool waiting);
 
   size_t size() const { return slots_.size(); }
+  bool full() const { return slots_.size() >= max_; }
   size_t Holding(const std::string& client) const;
 
  private:

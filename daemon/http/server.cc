@@ -50,8 +50,10 @@ void RejectBusy(tcp::socket& socket) {
 bool Admit(ServerState& state, const tcp::socket& socket) {
   boost::system::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
-  // Gone already: the session finds out, and frees the slot at once.
-  const auto admission = state.slots.Admit(ec ? "unknown" : ClientAddress(FormatEndpoint(peer)));
+  // Gone already: never worth a waiting connection's slot; in a free one the
+  // session finds out and frees it at once.
+  if (ec) return !state.slots.full();
+  const auto admission = state.slots.Admit(ClientAddress(FormatEndpoint(peer)));
   if (admission.evict != 0) state.Evict(admission.evict);
   return admission.admit;
 }

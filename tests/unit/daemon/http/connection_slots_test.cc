@@ -46,6 +46,7 @@ TEST_F(ConnectionSlotsTest, AnAddressIsRefusedBeyondItsShareWhileSlotsAreFree) {
 TEST_F(ConnectionSlotsTest, WhenFullANewcomerTakesTheOldestWaiterOfTheBiggestHolder) {
   Fill("b", 2);  // ids 1, 2: older, but "b" holds fewer
   Fill("a", 6);  // ids 3..8
+  EXPECT_TRUE(slots_.full());
   const auto admission = slots_.Admit("scraper");
   EXPECT_TRUE(admission.admit);
   EXPECT_EQ(admission.evict, 3u);
