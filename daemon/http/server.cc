@@ -13,7 +13,6 @@ namespace iowatch::daemon::http {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using internal::ClientAddress;
-using internal::PerClientConnections;
 using internal::ServerState;
 
 namespace {
@@ -46,15 +45,17 @@ void RejectBusy(tcp::socket& socket) {
   socket.close(ec);
 }
 
-// Over the server's cap, or over the client address's share of it.
-bool OverCapacity(const ServerState& state, const tcp::socket& socket) {
-  const size_t max = state.options.max_connections;
-  if (state.connections.size() >= max) return true;
+// Whether the accepted connection gets a slot (ConnectionSlots' policy),
+// after closing the waiting connection whose slot it takes, if any.
+bool Admit(ServerState& state, const tcp::socket& socket) {
   boost::system::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
-  if (ec) return false;  // gone already: the session finds out
-  const auto mine = state.per_client.find(ClientAddress(FormatEndpoint(peer)));
-  return mine != state.per_client.end() && mine->second >= PerClientConnections(max);
+  // Gone already: never worth a waiting connection's slot; in a free one the
+  // session finds out and frees it at once.
+  if (ec) return !state.slots.full();
+  const auto admission = state.slots.Admit(ClientAddress(FormatEndpoint(peer)));
+  if (admission.evict != 0) state.Evict(admission.evict);
+  return admission.admit;
 }
 
 void AcceptNext(std::shared_ptr<ServerState> state) {
@@ -71,7 +72,7 @@ void AcceptNext(std::shared_ptr<ServerState> state) {
           return;
         }
         state->metrics.accepted.Increment();
-        if (OverCapacity(*state, socket)) {
+        if (!Admit(*state, socket)) {
           state->metrics.rejected.Increment();
           if (!state->tls) {
             RejectBusy(socket);
@@ -257,27 +258,36 @@ ServerStats Server::stats() const { return state_->metrics.Stats(); }
 
 namespace internal {
 
-uint64_t ServerState::Register(std::weak_ptr<Connection> connection, std::string client) {
+uint64_t ServerState::Register(std::weak_ptr<Connection> connection, std::string client,
+                               bool answer_busy) {
   const uint64_t id = next_connection_id++;
-  ++per_client[client];
-  connections.emplace(id, Open{std::move(connection), std::move(client)});
+  if (!answer_busy) slots.Add(id, std::move(client));
+  connections.emplace(id, std::move(connection));
   metrics.active_connections.Increment();
   return id;
 }
 
 std::vector<std::shared_ptr<Connection>> ServerState::Live() const {
   std::vector<std::shared_ptr<Connection>> live;
-  for (const auto& [id, open] : connections) {
-    if (auto connection = open.connection.lock()) live.push_back(std::move(connection));
+  for (const auto& [id, weak] : connections) {
+    if (auto connection = weak.lock()) live.push_back(std::move(connection));
   }
   return live;
+}
+
+void ServerState::Evict(uint64_t id) {
+  const auto it = connections.find(id);
+  if (it == connections.end()) return;
+  const auto connection = it->second.lock();
+  Unregister(id);  // its destructor's Unregister then finds nothing
+  metrics.evicted.Increment();
+  if (connection) connection->Close();
 }
 
 void ServerState::Unregister(uint64_t id) {
   const auto it = connections.find(id);
   if (it == connections.end()) return;
-  const auto client = per_client.find(it->second.client);
-  if (client != per_client.end() && --client->second == 0) per_client.erase(client);
+  slots.Remove(id);
   connections.erase(it);
   metrics.active_connections.Decrement();
   if (connections.empty() && on_drained) {

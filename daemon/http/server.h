@@ -87,13 +87,20 @@ struct ServerOptions {
   std::string listen_address = ":9860";
   // The TLS handshake and the whole request head must arrive within this
   // (slowloris defence); a connection that sends nothing is closed after it.
+  // Much shorter than idle_timeout by default: a client that has not sent a
+  // request yet gets less patience than one that has been answered.
   std::chrono::milliseconds read_timeout{10000};
   std::chrono::milliseconds write_timeout{10000};  // to send one whole response
   std::chrono::milliseconds idle_timeout{60000};   // keep-alive wait for the next request
-  // Beyond this many open connections a new one gets "503" and is closed
-  // (plain HTTP; over TLS it is just closed). Nothing queues in the server.
-  // One client address may hold three quarters of them (all below 4): the
-  // rest stays for other addresses.
+  // Connections open at once. One client address may hold three quarters
+  // of them (all below 4): the rest stays for other addresses. When all are
+  // open, a newcomer takes the slot of a connection that is waiting (for its
+  // request head, or idle between requests) if its address holds none, or
+  // two fewer than the waiter's: the longest-waiting connection of the
+  // address holding the most (connection_slots.h); one answering a request
+  // is never closed for it. Otherwise the newcomer gets "503" and is closed
+  // (over TLS after a handshake, or just closed when many are). Nothing
+  // queues in the server.
   size_t max_connections = 64;
   // A larger request line plus headers gets 431 and the connection closed.
   // Request bodies are refused with 413 (GET and HEAD need none).
@@ -117,6 +124,7 @@ struct ServerOptions {
 struct ServerStats {
   uint64_t connections_accepted = 0;
   uint64_t connections_rejected = 0;             // over max_connections or the address's share
+  uint64_t connections_evicted = 0;              // waiting for a request, closed to admit another
   std::array<uint64_t, 6> responses_by_class{};  // [2] = 2xx ... [5] = 5xx
   uint64_t read_timeouts = 0;  // request head (or TLS handshake) not complete in read_timeout
   uint64_t write_timeouts = 0;

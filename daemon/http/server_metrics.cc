@@ -27,7 +27,11 @@ ServerMetrics::ServerMetrics(prometheus::Registry& registry, std::vector<std::st
     : accepted(CounterOf(registry, "iowatch_http_connections_accepted_total",
                          "HTTP connections accepted (those over the limit included).")),
       rejected(CounterOf(registry, "iowatch_http_rejected_connections_total",
-                         "Connections refused because web.max_connections were open.")),
+                         "Connections refused (503): over their address's share of "
+                         "web.max_connections, or every connection busy answering.")),
+      evicted(CounterOf(registry, "iowatch_http_evicted_connections_total",
+                        "Connections closed before sending a whole request (or idle between "
+                        "requests) to admit a newcomer when web.max_connections were open.")),
       read_timeouts(CounterOf(registry, "iowatch_http_timeouts_total",
                               "Connections closed by web.read_timeout or web.write_timeout.",
                               {{"phase", "read"}})),
@@ -80,6 +84,7 @@ ServerStats ServerMetrics::Stats() const {
   ServerStats out;
   out.connections_accepted = count(accepted);
   out.connections_rejected = count(rejected);
+  out.connections_evicted = count(evicted);
   for (const prometheus::MetricFamily& family : requests_.Collect()) {
     for (const prometheus::ClientMetric& metric : family.metric) {
       for (const auto& label : metric.label) {

@@ -1,7 +1,7 @@
 // ServerMetrics: the HTTP server's own instrumentation, as prometheus-cpp
 // counters, gauges and a histogram in a Registry the caller owns (serve
 // exposes it after the sample's families): requests and their duration by
-// route and status code, connections accepted, rejected and active, timeouts
+// route and status code, connections accepted, rejected, evicted and active, timeouts
 // by phase, idle closes, TLS handshake errors, authentication failures,
 // handler errors and accept errors. Each is counted where the event
 // happens. A route label is one of the routes the server was given (e.g.
@@ -38,6 +38,7 @@ class ServerMetrics {
 
   prometheus::Counter& accepted;
   prometheus::Counter& rejected;
+  prometheus::Counter& evicted;
   prometheus::Counter& read_timeouts;
   prometheus::Counter& write_timeouts;
   prometheus::Counter& idle_closes;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "daemon/http/basic_auth.h"
+#include "daemon/http/connection_slots.h"
 #include "daemon/http/server.h"
 #include "daemon/http/server_metrics.h"
 
@@ -37,15 +38,6 @@ class Connection {
 // the client whose connections and password checks are bounded.
 inline std::string ClientAddress(std::string_view remote) {
   return std::string(remote.substr(0, remote.rfind(':')));
-}
-
-// How many connections one client address may hold: three quarters of
-// max_connections (all of them below 4), so that one address opening
-// connections as fast as it can (slow request heads, reconnecting) leaves a
-// quarter for everyone else. 1,000 slow-header clients from one address
-// took 58 of 60 scrapes from another to 503 when the cap was only global.
-inline size_t PerClientConnections(size_t max_connections) {
-  return max_connections - max_connections / 4;
 }
 
 // bcrypt verifications queued for or running on the one verify thread, per
@@ -90,15 +82,23 @@ struct ServerState {
                                                  : nullptr),
         metrics(options.registry != nullptr ? *options.registry : *own_registry,
                 options.metric_routes),
+        slots(options.max_connections),
         acceptor(io_context),
         accept_retry_timer(io_context),
         grace_timer(io_context) {}
 
   // Called by each connection once it is owned by a shared_ptr, and from its
   // destructor; the destructor call may complete a pending Shutdown.
-  // `client` is its ClientAddress, counted in per_client.
-  uint64_t Register(std::weak_ptr<Connection> connection, std::string client);
+  // `client` is its ClientAddress. A connection takes a slot (`slots`)
+  // unless `answer_busy`: a TLS connection over the cap, answered 503.
+  uint64_t Register(std::weak_ptr<Connection> connection, std::string client, bool answer_busy);
   void Unregister(uint64_t id);
+  // The connection waits for its peer (its request head, or the next
+  // keep-alive request), or answers a request or closes: slots.SetWaiting.
+  void SetWaiting(uint64_t id, bool waiting) { slots.SetWaiting(id, waiting); }
+  // Unregisters a waiting connection at once, so its slot is free for the
+  // newcomer that Admit chose it for, and closes it.
+  void Evict(uint64_t id);
   // Strong references to the open connections, to call them safely while
   // closing one may unregister it.
   std::vector<std::shared_ptr<Connection>> Live() const;
@@ -108,6 +108,7 @@ struct ServerState {
   const Handler handler;
   const std::unique_ptr<prometheus::Registry> own_registry;  // when options.registry is null
   ServerMetrics metrics;
+  ConnectionSlots slots;  // who holds max_connections, and who gives way
   boost::asio::ip::tcp::acceptor acceptor;
   boost::asio::steady_timer accept_retry_timer;
   boost::asio::steady_timer grace_timer;
@@ -122,14 +123,9 @@ struct ServerState {
   bool server_alive = true;
   bool stopping = false;
   std::function<void()> on_drained;  // Shutdown's `done`
-  struct Open {
-    std::weak_ptr<Connection> connection;
-    std::string client;
-  };
-  std::unordered_map<uint64_t, Open> connections;
+  // Every open connection, those answered 503 included (for CloseAll).
+  std::unordered_map<uint64_t, std::weak_ptr<Connection>> connections;
   uint64_t next_connection_id = 1;
-  // Open connections per client address (absent: none).
-  std::unordered_map<std::string, size_t> per_client;
 };
 
 // Starts a connection on an accepted socket (plain or TLS per `state.tls`).

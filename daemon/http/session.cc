@@ -15,8 +15,8 @@
 #include <chrono>
 #include <optional>
 
-#include "daemon/http/gzip.h"
 #include "daemon/http/bind_address.h"
+#include "daemon/http/gzip.h"
 #include "daemon/http/message.h"
 #include "daemon/http/server_state.h"
 
@@ -36,6 +36,8 @@ constexpr size_t kFirstReadBytes = 4096;
 constexpr std::chrono::milliseconds kMaxLinger{1000};
 constexpr size_t kMaxLingerBytes = size_t{256} * 1024;
 
+// kHead: reading a request head (or the TLS handshake); kIdle: waiting for
+// the next keep-alive request; kBusy: a request is being answered.
 enum class Phase { kHead, kIdle, kBusy, kClosing };
 
 bool IsParseError(const beast::error_code& ec) {
@@ -69,7 +71,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void Run() {
-    id_ = state_->Register(this->weak_from_this(), ClientAddress());
+    id_ = state_->Register(this->weak_from_this(), ClientAddress(), busy_);
     Lowest().expires_after(state_->options.read_timeout);
     if constexpr (kTls) {
       stream_.async_handshake(asio::ssl::stream_base::server,
@@ -80,7 +82,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void Close() override {
-    phase_ = Phase::kClosing;
+    SetPhase(Phase::kClosing);
     closed_ = true;
     Lowest().close();
   }
@@ -91,6 +93,14 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
  private:
   std::shared_ptr<Session> Self() { return this->shared_from_this(); }
+
+  // Waiting for the peer (a head, or the next request), this connection may
+  // give its slot to a newcomer when the server is full; answering or
+  // closing, it may not.
+  void SetPhase(Phase phase) {
+    phase_ = phase;
+    state_->SetWaiting(id_, phase == Phase::kHead || phase == Phase::kIdle);
+  }
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
 
   void OnHandshake(beast::error_code ec) {
@@ -115,7 +125,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
       ReadHead();
       return;
     }
-    phase_ = Phase::kIdle;
+    SetPhase(Phase::kIdle);
     Lowest().expires_after(state_->options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
                             beast::bind_front_handler(&Session::OnFirstBytes, Self()));
@@ -133,7 +143,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void ReadHead() {
-    phase_ = Phase::kHead;
+    SetPhase(Phase::kHead);
     Lowest().expires_after(state_->options.read_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              beast::bind_front_handler(&Session::OnHead, Self()));
@@ -141,7 +151,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
 
   void OnHead(beast::error_code ec, size_t) {
     if (closed_) return;
-    phase_ = Phase::kBusy;
+    SetPhase(Phase::kBusy);
     request_started_ = std::chrono::steady_clock::now();
     // A body announced by Content-Length (over the limit of 0) or chunked.
     const bool has_body = ec == bhttp::error::body_limit || (!ec && !parser_->is_done());
@@ -313,7 +323,7 @@ class Session final : public Connection, public std::enable_shared_from_this<Ses
   }
 
   void CloseGracefully() {
-    phase_ = Phase::kClosing;
+    SetPhase(Phase::kClosing);
     Lowest().expires_after(std::min(state_->options.read_timeout, kMaxLinger));
     if constexpr (kTls) {
       // close_notify; the peer may or may not answer before the deadline.
