@@ -25,8 +25,15 @@ Result<std::unique_ptr<SmartctlRun>> SmartctlRun::Start(const std::vector<std::s
   args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // A group of its own (its id the child's pid): Kill reaches whatever it
+  // started too, which would otherwise outlive the daemon.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int rc = ::posix_spawnp(&pid, argv[0].c_str(), &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (rc != 0) {
@@ -40,11 +47,9 @@ Result<std::unique_ptr<SmartctlRun>> SmartctlRun::Start(const std::vector<std::s
 SmartctlRun::~SmartctlRun() {
   ::close(fd_);
   if (!reaped_) {
-    ::kill(pid_, SIGKILL);
-    // A killed process is gone within milliseconds, unless it is stuck in
-    // the kernel: then it stays a zombie until the daemon exits (one per
-    // disk that hangs at most), rather than hold this thread.
-    for (int i = 0; i < 100 && ::waitpid(pid_, nullptr, WNOHANG) == 0; ++i) ::usleep(1000);
+    Kill();
+    // Gone already, or a zombie until the daemon exits: never waited for.
+    ::waitpid(pid_, nullptr, WNOHANG);
   }
 }
 
@@ -65,16 +70,23 @@ void SmartctlRun::Drain() {
 std::optional<SmartctlRun::Finished> SmartctlRun::Poll() {
   Drain();
   if (reaped_) return std::nullopt;
+  // Exited, not yet reaped (WNOWAIT): its pid, the group's id, is still
+  // its own, so the group's leftovers are killed before it is reaped.
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != pid_) {
+    return std::nullopt;
+  }
+  ::kill(-pid_, SIGKILL);
   int status = 0;
-  const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-  if (done != pid_) return std::nullopt;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
   reaped_ = true;
   Drain();  // what it wrote just before it exited
   return Finished{std::move(output_), WIFEXITED(status) ? WEXITSTATUS(status) : -1};
 }
 
 void SmartctlRun::Kill() {
-  if (!reaped_) ::kill(pid_, SIGKILL);
+  if (!reaped_) ::kill(-pid_, SIGKILL);
 }
 
 }  // namespace iowatch::collectors
