@@ -8,6 +8,10 @@
 // dies only when its ioctl returns, so its owner keeps it and polls it until
 // Poll reaps it (Poll on a killed run says when it is gone). Nothing here
 // blocks.
+// The capabilities SMART commands need (CAP_SYS_RAWIO, CAP_SYS_ADMIN) go to
+// smartctl only: HoldSmartctlCapabilities keeps them out of the daemon's
+// effective set, and Start hands them on as ambient capabilities to the
+// child alone.
 // Thread-safety: one owner.
 #pragma once
 
@@ -22,6 +26,15 @@
 
 namespace iowatch::collectors {
 
+// When this process is not root and holds CAP_SYS_RAWIO or CAP_SYS_ADMIN
+// (the unit's drop-in grants them as ambient capabilities), removes them
+// from its effective and ambient sets and keeps them permitted and
+// inheritable, for Start alone to pass on: the daemon (its HTTP server, its
+// parsers) never acts with them. Capabilities are per thread: call it before
+// any thread starts. Returns what it did, for the log ("" when nothing, or an
+// error naming the call).
+std::string HoldSmartctlCapabilities();
+
 class SmartctlRun {
  public:
   struct Finished {
@@ -30,7 +43,8 @@ class SmartctlRun {
   };
   static constexpr size_t kMaxOutputBytes = 4 << 20;
 
-  // argv[0] is looked up in PATH; the error names it and errno (ENOENT: not installed).
+  // argv[0] is looked up in PATH; the error names it and errno (ENOENT: not
+  // installed). The child gets the capabilities HoldSmartctlCapabilities held.
   static Result<std::unique_ptr<SmartctlRun>> Start(const std::vector<std::string>& argv);
   // Kills the group of a run not yet reaped and reaps it if it is gone
   // already; one stuck in the kernel stays a zombie until the daemon exits.
