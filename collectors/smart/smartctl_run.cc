@@ -66,7 +66,7 @@ std::string HoldSmartctlCapabilities() {
     return std::string(
                "cannot keep CAP_SYS_RAWIO and CAP_SYS_ADMIN out of the effective set: "
                "capset: ") +
-           std::strerror(errno);
+           ErrnoText(errno);
   }
   // Ambient capabilities pass to every child: smartctl's get them at its start.
   ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
