@@ -1,11 +1,12 @@
-// What smartctl (smartmontools 7.3) says of a device's health, from its JSON
-// output (`smartctl --json=c -x -n standby DEV`, json_format_version 1.0):
+// What smartctl (smartmontools 6.7-7.4) says of a device's health, from its
+// JSON output (`smartctl --json=c -x -n standby DEV`, json_format_version 1.0):
 // the overall verdict (smart_status.passed), temperature with the device's
 // own limit (ATA SCT's op_limit_max, NVMe's composite warning threshold,
 // SCSI's drive_trip), power-on time and cycles, and per protocol: ATA's
 // attribute table, NVMe's health log, SCSI's grown defects and uncorrected
 // errors. smartctl's exit status is a bit mask (smartctl(8), "RETURN
-// VALUES"): it is decoded, never read as "no data".
+// VALUES"): it is decoded, never read as "no data". A number outside its
+// field's range is left out and named in the report's warnings.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -42,16 +43,18 @@ struct SmartAttribute {
   bool operator==(const SmartAttribute&) const = default;
 };
 
+// Each field none when smartctl's value was out of its range (a warning).
 struct NvmeHealth {
-  uint64_t critical_warning = 0;  // bits: spare, temperature, reliability, read-only, backup
-  uint64_t available_spare = 0;   // percent
-  uint64_t available_spare_threshold = 0;
-  uint64_t percentage_used = 0;  // may exceed 100
-  uint64_t data_units_read = 0;  // of 512,000 bytes
-  uint64_t data_units_written = 0;
-  uint64_t media_errors = 0;
-  uint64_t error_log_entries = 0;
-  uint64_t unsafe_shutdowns = 0;
+  std::optional<uint64_t>
+      critical_warning;  // bits: spare, temperature, reliability, read-only, backup
+  std::optional<uint64_t> available_spare;  // percent
+  std::optional<uint64_t> available_spare_threshold;
+  std::optional<uint64_t> percentage_used;  // may exceed 100
+  std::optional<uint64_t> data_units_read;  // of 512,000 bytes
+  std::optional<uint64_t> data_units_written;
+  std::optional<uint64_t> media_errors;
+  std::optional<uint64_t> error_log_entries;
+  std::optional<uint64_t> unsafe_shutdowns;
   bool operator==(const NvmeHealth&) const = default;
 };
 
@@ -66,6 +69,8 @@ struct ScsiErrors {
 struct SmartReport {
   uint32_t exit_status = 0;  // smartctl.exit_status: SmartctlExit bits
   std::string protocol;      // device.protocol: "ATA", "NVMe", "SCSI"; "" when not detected
+  // model_name (SCSI: scsi_model_name, or vendor and product); firmware_version
+  // (SCSI: its revision).
   std::string model, serial, firmware;
   std::optional<bool> passed;  // smart_status.passed; none when SMART was not read
   std::optional<int64_t> temperature_celsius;
@@ -78,6 +83,9 @@ struct SmartReport {
   // smartctl.messages with severity "error" ("Unable to detect device type",
   // "Device is in STANDBY mode, exit(2)"), joined by "; ".
   std::string messages;
+  // Fields left out as out of their range ("temperature.current: expected an
+  // integer in [-273, 1000], found 1e+308; left out").
+  std::vector<std::string> warnings;
   bool operator==(const SmartReport&) const = default;
 
   // smartctl read the device's health (a verdict or a health log).

@@ -86,23 +86,33 @@ void AtaFacts(const SmartReport& r, SmartHealth& h, std::vector<std::string>& pr
   }
 }
 
+// Each fact only where smartctl gave it in range.
 void NvmeFacts(const collectors::NvmeHealth& n, SmartHealth& h,
                std::vector<std::string>& problems) {
-  h.facts.emplace_back("critical warning", fmt::format("{:#04x}", n.critical_warning));
-  h.facts.emplace_back("percentage used", fmt::format("{} %", n.percentage_used));
-  h.facts.emplace_back("available spare", fmt::format("{} % (threshold {} %)", n.available_spare,
-                                                      n.available_spare_threshold));
-  h.facts.emplace_back("media errors", fmt::format("{}", n.media_errors));
-  h.facts.emplace_back("unsafe shutdowns", fmt::format("{}", n.unsafe_shutdowns));
-  if (n.critical_warning != 0) {
-    problems.push_back(fmt::format("NVMe critical warning {:#04x}", n.critical_warning));
+  const bool spare = n.available_spare && n.available_spare_threshold;
+  if (n.critical_warning) {
+    h.facts.emplace_back("critical warning", fmt::format("{:#04x}", *n.critical_warning));
   }
-  if (n.available_spare < n.available_spare_threshold) {
+  if (n.percentage_used) {
+    h.facts.emplace_back("percentage used", fmt::format("{} %", *n.percentage_used));
+  }
+  if (spare) {
+    h.facts.emplace_back("available spare", fmt::format("{} % (threshold {} %)", *n.available_spare,
+                                                        *n.available_spare_threshold));
+  }
+  if (n.media_errors) h.facts.emplace_back("media errors", fmt::format("{}", *n.media_errors));
+  if (n.unsafe_shutdowns) {
+    h.facts.emplace_back("unsafe shutdowns", fmt::format("{}", *n.unsafe_shutdowns));
+  }
+  if (n.critical_warning.value_or(0) != 0) {
+    problems.push_back(fmt::format("NVMe critical warning {:#04x}", *n.critical_warning));
+  }
+  if (spare && *n.available_spare < *n.available_spare_threshold) {
     problems.push_back(fmt::format("available spare {} % is below its threshold, {} %",
-                                   n.available_spare, n.available_spare_threshold));
+                                   *n.available_spare, *n.available_spare_threshold));
   }
-  if (n.percentage_used > kWearPercent) {
-    problems.push_back(fmt::format("{} % of its rated endurance used", n.percentage_used));
+  if (n.percentage_used.value_or(0) > kWearPercent) {
+    problems.push_back(fmt::format("{} % of its rated endurance used", *n.percentage_used));
   }
 }
 
@@ -134,6 +144,8 @@ SmartHealth SmartOf(const SmartReport& r, std::vector<std::string>& problems) {
   if (r.power_on_hours) h.facts.emplace_back("power on", fmt::format("{} h", *r.power_on_hours));
   AtaFacts(r, h, problems);
   if (r.nvme) NvmeFacts(*r.nvme, h, problems);
+  // A figure smartctl gave out of range is left out: say so, not "no problems".
+  for (const std::string& w : r.warnings) problems.push_back("smartctl's output rejected: " + w);
   ScsiFacts(r.scsi, h);
   return h;
 }

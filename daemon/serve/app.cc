@@ -18,6 +18,7 @@
 #include "collectors/bpf/block_io_program.h"
 #include "collectors/device_filter.h"
 #include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/smart/smartctl_run.h"
 #include "common/clock.h"
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
@@ -425,6 +426,11 @@ int RunServe(const ServeFlags& flags) {
   // freed, after which such blocks come from the heap and leave it larger.
   // (M_ARENA_MAX was measured too and changed nothing: one thread allocates.)
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // NOLINT(concurrency-mt-unsafe): no thread yet
+  // SMART's capabilities (the smart.conf drop-in) for smartctl only, held
+  // before any thread starts: capabilities are per thread.
+  if (const std::string held = collectors::HoldSmartctlCapabilities(); !held.empty()) {
+    spdlog::info("{}", held);
+  }
   App app(std::move(*config), flags, std::move(*options));
   return app.Run();
 }

@@ -18,7 +18,8 @@
    the collector reads (bpf loads its program; kmsg reads /dev/kmsg under
    kernel.dmesg_restrict), reloads and stops, every system call it makes after its exec
    allowed by the unit with the drop-in applied (skipped, said on stdout, without the kernel's
-   BTF for bpf).
+   BTF for bpf). smart.conf: as it gives them, its capabilities are permitted but in no
+   thread's effective set (the daemon holds them for smartctl).
 
 Usage: deploy_systemd.py IOWATCH_BINARY SOURCE_DIR
 """
@@ -36,6 +37,9 @@ import daemon
 
 BPF_CONFIG = "probes:\n  enabled: false\ncollectors:\n  bpf:\n    enabled: true\n"
 KMSG_CONFIG = "probes:\n  enabled: false\ncollectors:\n  kmsg:\n    enabled: true\n"
+SMART_CONFIG = ("probes:\n  enabled: false\ncollectors:\n  smart:\n    enabled: true\n"
+                "    interval: 1s\n")
+SMART_CAPS = (1 << 17) | (1 << 21)  # CAP_SYS_RAWIO, CAP_SYS_ADMIN
 
 CONFIG = """\
 probes:
@@ -142,8 +146,42 @@ DROPINS = [
     ("bpf.conf", "+bpf,+perfmon", "bpf", BPF_CONFIG, "bpf", "/sys/kernel/btf/vmlinux"),
     ("kmsg.conf", "+syslog", None, KMSG_CONFIG, "kmsg", "/dev/kmsg"),
     # No disk with SMART here (virtio): verified and rated, not run (`needs` None).
-    ("smart.conf", "+sys_rawio,+sys_admin", None, None, "smart", None),
+    ("smart.conf", "+sys_rawio,+sys_admin", "capset", None, "smart", None),
 ]
+
+
+def cap_set(status_path, field):
+    with open(status_path) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1], 16)
+    return None
+
+
+def check_smart_caps(r, binary, caps):
+    """smart.conf's capabilities, given as the unit gives them (nobody, ambient), are held for
+    smartctl: permitted and inheritable, in no thread's effective set, not ambient."""
+    d = daemon.Daemon(binary, config=SMART_CONFIG, wrapper=[
+        "setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+        f"--inh-caps=-all,{caps}", f"--ambient-caps=-all,{caps}", f"--bounding-set=-all,{caps}"])
+    nobody = pwd.getpwnam("nobody")
+    os.chmod(d.dir, 0o755)
+    os.chown(d.dir, nobody.pw_uid, nobody.pw_gid)
+    d.start(timeout=60)
+    try:
+        d.scrape_after_next_sample()
+        tasks = f"/proc/{d.proc.pid}/task"
+        effective = {t: cap_set(f"{tasks}/{t}/status", "CapEff") for t in os.listdir(tasks)}
+        main = f"/proc/{d.proc.pid}/status"
+        permitted, ambient = cap_set(main, "CapPrm"), cap_set(main, "CapAmb")
+        r.check(all(e is not None and e & SMART_CAPS == 0 for e in effective.values())
+                and permitted is not None and permitted & SMART_CAPS == SMART_CAPS
+                and ambient == 0,
+                "with smart.conf's capabilities, no thread of the daemon acts with them: "
+                f"permitted {permitted:#x}, ambient {ambient:#x}, effective {effective}",
+                d.stderr()[-2000:])
+    finally:
+        d.close()
 
 
 def check_dropin(r, binary, source, unit, work, dropin_spec):
@@ -169,6 +207,8 @@ def check_dropin(r, binary, source, unit, work, dropin_spec):
     if call:
         r.check(call in allowed and call not in allowed_by(unit),
                 f"{name} adds {call}() to the filter, the base unit keeps it out")
+    if name == "smart.conf":
+        check_smart_caps(r, binary, caps)
     if needs is None:
         print(f"note: {name} is verified and rated, not run: no device here to exercise it")
         return

@@ -93,16 +93,20 @@ void Nvme(const Snapshot& s, size_t i, size_t arg, ExpositionWriter& w) {
   const SmartReport* r = ReportOf(s, i);
   if (r == nullptr || !r->nvme) return;
   const collectors::NvmeHealth& h = *r->nvme;
-  const double values[] = {static_cast<double>(h.critical_warning),
-                           static_cast<double>(h.available_spare) / 100.0,
-                           static_cast<double>(h.available_spare_threshold) / 100.0,
-                           static_cast<double>(h.percentage_used) / 100.0,
-                           static_cast<double>(h.media_errors),
-                           static_cast<double>(h.error_log_entries),
-                           static_cast<double>(h.unsafe_shutdowns),
-                           512000.0 * static_cast<double>(h.data_units_read),
-                           512000.0 * static_cast<double>(h.data_units_written)};
-  w.Sample({{"device", s.smart.devices[i].device}}, values[arg]);
+  // Each field with its scale; a field smartctl gave out of range is absent.
+  const std::pair<const std::optional<uint64_t>*, double> fields[] = {
+      {&h.critical_warning, 1.0},
+      {&h.available_spare, 0.01},
+      {&h.available_spare_threshold, 0.01},
+      {&h.percentage_used, 0.01},
+      {&h.media_errors, 1.0},
+      {&h.error_log_entries, 1.0},
+      {&h.unsafe_shutdowns, 1.0},
+      {&h.data_units_read, 512000.0},
+      {&h.data_units_written, 512000.0}};
+  const auto& [value, scale] = fields[arg];
+  if (*value)
+    w.Sample({{"device", s.smart.devices[i].device}}, scale * static_cast<double>(**value));
 }
 
 void ScsiDefects(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {

@@ -16,6 +16,8 @@
 namespace iowatch::daemon {
 namespace {
 
+std::string Killed(const std::string& device, const SmartSourceOptions& options);
+
 // What an exit status without health says, from smartctl(8)'s bits.
 std::string WhyNoHealth(const collectors::SmartReport& r) {
   std::string why = r.messages.empty() ? "smartctl read no health" : r.messages;
@@ -37,12 +39,21 @@ class SmartSource final : public SampleSource {
  private:
   struct Disk {
     std::unique_ptr<collectors::SmartctlRun> run;
+    // A run killed at the timeout that has not died yet (stuck in the
+    // kernel): no other starts on the disk until it is reaped.
+    std::unique_ptr<collectors::SmartctlRun> killed;
     double started = 0;
     std::optional<double> finished;  // when the last run ended
     std::optional<collectors::SmartReport> report;
     std::string error;
   };
   void Finish(const std::string& device, Disk& disk, collectors::SmartctlRun::Finished done);
+  // Reaps the disk's killed run if it has died; true while it lives.
+  static bool Lingers(const std::string& device, const SmartSourceOptions& options, Disk& disk,
+                      size_t& running);
+  // Whether `device`'s run is due and may start (fewer than kMaxRunning run).
+  static bool MayStart(const Disk& disk, const SmartSourceOptions& options, double now,
+                       size_t running);
   // Polls the disk's run, or starts its next one when due and fewer than
   // kMaxRunning are running (`running` counts them).
   void Advance(const std::string& device, const SmartSourceOptions& options, double now, Disk& disk,
@@ -50,8 +61,12 @@ class SmartSource final : public SampleSource {
 
   // smartctl runs at once, at most: a host with 60 disks does not start 60
   // processes in one sample (smartctl_exporter asks one disk at a time).
+  // Killed runs count: each holds its disk's device open.
   static constexpr size_t kMaxRunning = 4;
   std::map<std::string, Disk, std::less<>> disks_;
+  // Killed runs of disks no longer asked, reaped as they die.
+  std::vector<std::unique_ptr<collectors::SmartctlRun>> orphans_;
+  uint64_t rejected_total_ = 0;  // smartctl figures left out as out of range, since start
 };
 
 void SmartSource::Finish(const std::string& device, Disk& disk,
@@ -61,6 +76,7 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
     disk.error = fmt::format("{} (exit code {})", report.error().ToString(), done.exit_code);
     return;
   }
+  rejected_total_ += report->warnings.size();
   if (report->InStandby() && disk.report) return;  // asleep: the last report stands
   if (report->HasHealth()) {
     disk.report = std::move(*report);
@@ -74,8 +90,37 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
   }
 }
 
+std::string Killed(const std::string& device, const SmartSourceOptions& options) {
+  return fmt::format("smartctl /dev/{} did not answer within {:.0f} s: killed", device,
+                     options.timeout_seconds);
+}
+
+bool SmartSource::Lingers(const std::string& device, const SmartSourceOptions& options, Disk& disk,
+                          size_t& running) {
+  if (!disk.killed) return false;
+  disk.killed->Poll();
+  if (!disk.killed->Reaped()) {
+    disk.error = fmt::format(
+        "{}, and has not died yet (pid {}: stuck in the kernel, the disk hangs); no new run on "
+        "it until it does",
+        Killed(device, options), disk.killed->pid());
+    return true;
+  }
+  disk.killed.reset();
+  disk.error = Killed(device, options);
+  --running;
+  return false;
+}
+
+bool SmartSource::MayStart(const Disk& disk, const SmartSourceOptions& options, double now,
+                           size_t running) {
+  if (disk.finished && now - *disk.finished < options.interval_seconds) return false;
+  return running < kMaxRunning;  // its turn comes as others finish
+}
+
 void SmartSource::Advance(const std::string& device, const SmartSourceOptions& options, double now,
                           Disk& disk, size_t& running) {
+  if (Lingers(device, options, disk, running)) return;
   if (disk.run) {
     if (auto done = disk.run->Poll()) {
       disk.run.reset();
@@ -83,16 +128,15 @@ void SmartSource::Advance(const std::string& device, const SmartSourceOptions& o
       Finish(device, disk, std::move(*done));
       --running;
     } else if (now - disk.started > options.timeout_seconds) {
-      disk.run.reset();  // kills it
+      // Killed without waiting: it still counts until it is reaped.
+      disk.run->Kill();
+      disk.killed = std::move(disk.run);
       disk.finished = now;
-      disk.error = fmt::format("smartctl /dev/{} did not answer within {:.0f} s: killed", device,
-                               options.timeout_seconds);
-      --running;
+      disk.error = Killed(device, options);
     }
     return;
   }
-  if (disk.finished && now - *disk.finished < options.interval_seconds) return;
-  if (running >= kMaxRunning) return;  // its turn comes as others finish
+  if (!MayStart(disk, options, now, running)) return;
   std::vector<std::string> argv = options.command;
   for (const char* arg : {"--json=c", "-x", "-n", "standby"}) argv.emplace_back(arg);
   argv.push_back("/dev/" + device);
@@ -116,9 +160,27 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
   for (const collectors::BlockDevice& d : *context.devices) {
     if (MayHaveSmart(d)) present.insert(d.name);
   }
-  std::erase_if(disks_, [&](const auto& e) { return !present.contains(e.first); });
-  size_t running = static_cast<size_t>(
-      std::ranges::count_if(disks_, [](const auto& e) { return e.second.run != nullptr; }));
+  for (auto it = disks_.begin(); it != disks_.end();) {
+    if (present.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    // A disk gone: its runs are killed, and kept until reaped.
+    for (auto* run : {&it->second.run, &it->second.killed}) {
+      if (*run == nullptr) continue;
+      (*run)->Kill();
+      orphans_.push_back(std::move(*run));
+    }
+    it = disks_.erase(it);
+  }
+  std::erase_if(orphans_, [](const auto& run) {
+    run->Poll();
+    return run->Reaped();
+  });
+  size_t running =
+      orphans_.size() + static_cast<size_t>(std::ranges::count_if(disks_, [](const auto& e) {
+        return e.second.run != nullptr || e.second.killed != nullptr;
+      }));
   CollectorStatus status{"smart", 0, false, 0, {}, {}};
   bool healthy = false;
   for (const std::string& device : present) {
@@ -126,12 +188,18 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
     Advance(device, options, start, disk, running);
     if (!disk.finished) continue;  // the first run is still going
     out.smart.devices.push_back({device, disk.report, disk.error});
+    // Figures smartctl gave out of range stay named while their report stands.
+    if (disk.report && !disk.report->warnings.empty() && status.parse_error.empty()) {
+      status.parse_error =
+          fmt::format("smartctl /dev/{}: {}", device, disk.report->warnings.front());
+    }
     healthy = healthy || disk.error.empty();
     if (!disk.error.empty() && status.error.empty()) status.error = disk.error;
   }
   // Failing only when every disk answered and none with its health.
   status.success = healthy || status.error.empty();
   if (status.success) status.error.clear();
+  status.parse_errors_total = rejected_total_;
   status.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(status));
 }

@@ -3,12 +3,17 @@
 // and nbd devices have none of their own), every collectors.smart.interval.
 // A run is started and left to itself (collectors/smart/smartctl_run.h): each
 // sample takes what has finished, so a disk that takes 30 s to answer, or
-// never does, delays no sample; a run older than the timeout is killed.
+// never does, delays no sample; a run older than the timeout is killed with
+// its process group, and kept until it dies (one stuck in the kernel on a
+// hung disk dies when its ioctl returns): no other run starts on its disk
+// until then, and it counts against the 4 at once.
 // `-n standby` leaves a sleeping disk asleep (its last report stays). At
 // most 4 runs go at once; the other disks' turns come as they finish.
 // Reports the collector "smart": it fails, with the first disk's cause, when
 // no disk gave its health (smartctl missing, no privilege, no SMART on this
-// hardware: a virtio disk says "Unable to detect device type").
+// hardware: a virtio disk says "Unable to detect device type"). Figures
+// smartctl gave out of their range are left out and are its parse errors
+// (counted, the first named).
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 

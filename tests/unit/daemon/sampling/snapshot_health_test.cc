@@ -169,5 +169,27 @@ TEST(SnapshotHealth, ARequestTheDiskDoesNotDoIsListedNotAProblem) {
   EXPECT_FALSE(Has(sdb.problems, "invalid"));
 }
 
+TEST(SnapshotHealth, FiguresSmartctlGaveOutOfRangeAreProblemsNotSilence) {
+  Snapshot s = Sample();
+  collectors::SmartReport r = Nvme();
+  r.temperature_celsius.reset();
+  r.nvme = collectors::NvmeHealth{0, 100, 10, 3, 1, 2, std::nullopt, 0, 3};
+  r.warnings = {
+      "nvme_smart_health_information_log.media_errors: expected an integer in [0, "
+      "18446744073709551615], found -1; left out"};
+  s.smart.devices[0].report = r;
+  const HostHealth h = BuildHostHealth(s, {}, "nvme0n1", true);
+  ASSERT_EQ(h.disks.size(), 1u);
+  EXPECT_TRUE(Has(h.disks[0].problems,
+                  "smartctl's output rejected: "
+                  "nvme_smart_health_information_log.media_errors"));
+  EXPECT_EQ(h.disks[0].problems.size(), 1u);
+  // The fact smartctl did not give is absent, not 0 or 1.8e19.
+  EXPECT_FALSE(std::ranges::any_of(h.disks[0].smart.facts,
+                                   [](const auto& f) { return f.first == "media errors"; }));
+  EXPECT_TRUE(std::ranges::any_of(h.disks[0].smart.facts,
+                                  [](const auto& f) { return f.first == "unsafe shutdowns"; }));
+}
+
 }  // namespace
 }  // namespace iowatch::daemon

@@ -4,12 +4,20 @@
 // later sample than the one that started its run, a disk whose smartctl never
 // answers (sdc) delays no sample and is killed at the timeout, dm-0 is never
 // asked, and a disk without SMART says why.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fuse.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "daemon/sources/sampler.h"
@@ -119,6 +127,224 @@ TEST(SmartSource, NoDiskWithHealthFailsTheCollectorWithTheCause) {
   ASSERT_NE(status, snapshot->collectors.end());
   EXPECT_FALSE(status->success);
   EXPECT_NE(status->error.find("/nonexistent/smartctl"), std::string::npos) << status->error;
+}
+
+// A process's state letter from /proc/PID/stat ('D' uninterruptible, 'Z'
+// zombie); '-' when there is no such process.
+char StateOf(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return '-';
+  const size_t paren = line.rfind(')');
+  return paren + 2 < line.size() ? line[paren + 2] : '?';
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A smartctl whose disks' fates a shell case decides: `hang` runs for the
+// disks it matches (a case pattern of device names), the fixture's answer for
+// the others. $dev is the disk's name.
+std::vector<std::string> Fake(const std::string& pattern, const std::string& hang) {
+  return {"sh", "-c",
+          "dev=$(basename \"$(eval echo \\${$#})\"); case $dev in " + pattern + ") " + hang +
+              ";; *) exec sh " + iowatch::testing::FixturesDir() +
+              "/smart/fake-smartctl.sh \"$@\";; esac",
+          "smartctl"};
+}
+
+TEST(SmartSource, ARunKilledAtTheTimeoutTakesItsChildrenWithIt) {
+  const std::string dir = ::testing::TempDir() + "smart-grandchildren-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  SamplerOptions o = Options();
+  o.smart.timeout_seconds = 1;
+  // Each hung smartctl leaves a child of its own (a helper it started), and
+  // writes that child's pid to DIR/<disk>.
+  o.smart.command = Fake("sda|sdb|sdc", "sleep 600 & echo $! > " + dir + "/$dev; exec sleep 600");
+  Sampler sampler(o);
+  const FileTree procfs(kTree + "/proc"), sysfs(kTree + "/sys");
+  auto snapshot = sampler.Collect(procfs, sysfs, 1000);
+  const auto killed = [&](const char* disk) {
+    const SmartSeries* s = Find(*snapshot, disk);
+    return s != nullptr && s->error.find("killed") != std::string::npos;
+  };
+  for (int i = 0; i < 200 && !(killed("sda") && killed("sdb") && killed("sdc")); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    snapshot = sampler.Collect(procfs, sysfs, 1001 + i);
+  }
+  ASSERT_TRUE(killed("sda") && killed("sdb") && killed("sdc"));
+  std::vector<pid_t> children;
+  for (const char* disk : {"sda", "sdb", "sdc"}) {
+    for (const std::string& line : Lines(dir + "/" + disk)) children.push_back(std::stoi(line));
+  }
+  ASSERT_EQ(children.size(), 3u);
+  // SIGKILL to the group is delivered at once; the orphans are init's to reap.
+  for (int i = 0; i < 100; ++i) {
+    if (std::ranges::all_of(children,
+                            [](pid_t p) { return StateOf(p) == '-' || StateOf(p) == 'Z'; }))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (const pid_t child : children) {
+    const char state = StateOf(child);
+    EXPECT_TRUE(state == '-' || state == 'Z')
+        << "pid " << child << " outlived its smartctl, state " << state;
+    if (state != '-' && state != 'Z') ::kill(child, SIGKILL);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A FUSE mount whose server (a thread here) answers INIT and then reads every
+// request without answering it: a process that touches a file under it waits
+// in the kernel, uninterruptible (fuse waits out a request userspace has
+// read), SIGKILL or not, as smartctl does in an SG_IO ioctl on a hung disk.
+// Release() closes the device: the connection is aborted, the waits end.
+class HungFuse {
+ public:
+  bool Mount(std::string& why) {
+    dir_ = ::testing::TempDir() + "smart-hung-" + std::to_string(getpid());
+    std::filesystem::create_directories(dir_);
+    fd_ = ::open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) {
+      why = "/dev/fuse: " + std::string(strerror(errno));
+      return false;
+    }
+    const std::string options =
+        "fd=" + std::to_string(fd_) + ",rootmode=40000,user_id=0,group_id=0";
+    if (::mount("iowatch-test", dir_.c_str(), "fuse", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+      why = "mount fuse on " + dir_ + ": " + strerror(errno);
+      return false;
+    }
+    mounted_ = true;
+    server_ = std::thread([this] { Serve(); });
+    return true;
+  }
+  void Release() {
+    stop_ = true;
+    if (server_.joinable()) server_.join();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  ~HungFuse() {
+    Release();
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    std::filesystem::remove_all(dir_);
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  void Serve() {
+    std::vector<char> buffer(1 << 20);
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      const ssize_t n = ::read(fd_, buffer.data(), buffer.size());
+      if (n < static_cast<ssize_t>(sizeof(fuse_in_header))) continue;
+      fuse_in_header in{};
+      std::memcpy(&in, buffer.data(), sizeof in);
+      if (in.opcode != FUSE_INIT) continue;  // read, never answered
+      struct {
+        fuse_out_header header;
+        fuse_init_out init;
+      } reply{};
+      reply.header.len = sizeof reply;
+      reply.header.unique = in.unique;
+      reply.init.major = FUSE_KERNEL_VERSION;
+      reply.init.minor = FUSE_KERNEL_MINOR_VERSION;
+      reply.init.max_write = 4096;
+      if (::write(fd_, &reply, sizeof reply) != static_cast<ssize_t>(sizeof reply)) return;
+    }
+  }
+
+  std::string dir_;
+  int fd_ = -1;
+  bool mounted_ = false;
+  std::atomic<bool> stop_ = false;
+  std::thread server_;
+};
+
+TEST(SmartSource, ARunStuckInTheKernelIsKeptCountedAndReapedWithoutBlockingTheSampler) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a FUSE mount takes root";
+  HungFuse fuse;
+  std::string why;
+  if (!fuse.Mount(why)) GTEST_SKIP() << why;
+  const std::string starts = fuse.dir() + ".starts";
+  SamplerOptions o = Options();
+  o.smart.timeout_seconds = 1;
+  o.smart.interval_seconds = 0.05;  // a disk is asked again as soon as its last run is over
+  // Four disks hang in the kernel (each start noted); the fifth answers.
+  o.smart.command =
+      Fake("sda|sdb|sdc|nvme0n1", "echo $dev >> " + starts + "; exec stat " + fuse.dir() + "/$dev");
+  Sampler sampler(o);
+  const FileTree procfs(kTree + "/proc"), sysfs(kTree + "/sys");
+  double slowest = 0;
+  const auto collect = [&](double n) {
+    const auto start = std::chrono::steady_clock::now();
+    auto s = sampler.Collect(procfs, sysfs, n);
+    slowest = std::max(
+        slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return s;
+  };
+  auto snapshot = collect(1000);
+  for (int i = 0; i < 150; ++i) {  // 3 s: three timeouts' worth
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    snapshot = collect(1001 + i);
+  }
+  // One run per hung disk, killed and still alive: none started beside it, and
+  // the four count against the limit, so the fifth disk has not had its turn.
+  std::vector<std::string> started = Lines(starts);
+  std::ranges::sort(started);
+  EXPECT_EQ(started, (std::vector<std::string>{"nvme0n1", "sda", "sdb", "sdc"}));
+  EXPECT_EQ(Find(*snapshot, "verylongdevicename0"), nullptr);
+  const SmartSeries* sdc = Find(*snapshot, "sdc");
+  ASSERT_NE(sdc, nullptr);
+  EXPECT_NE(sdc->error.find("has not died yet"), std::string::npos) << sdc->error;
+  const size_t pid_at = sdc->error.find("(pid ");
+  ASSERT_NE(pid_at, std::string::npos) << sdc->error;
+  const pid_t stuck = std::stoi(sdc->error.substr(pid_at + 5));
+  EXPECT_EQ(StateOf(stuck), 'D');
+  // No sample waited for a killed run to die: waiting 100 ms per kill (the
+  // four time out in one sample) would take 0.4 s; a busy machine's sample 0.1.
+  EXPECT_LT(slowest, 0.3);
+
+  fuse.Release();  // the disk answers at last: the killed runs die
+  for (int i = 0; i < 150 && Find(*snapshot, "verylongdevicename0") == nullptr; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    snapshot = collect(2000 + i);
+  }
+  EXPECT_NE(Find(*snapshot, "verylongdevicename0"), nullptr);  // its turn came
+  EXPECT_EQ(StateOf(stuck), '-');                              // reaped, not a zombie
+  EXPECT_GT(Lines(starts).size(), 4u);                         // the disks are asked again
+  std::filesystem::remove(starts);
+}
+
+TEST(SmartSource, FiguresOutOfRangeAreCountedAndNamedAsTheCollectorsParseErrors) {
+  SamplerOptions o = Options();
+  o.smart.command =
+      Fake("sda", R"(echo '{"smartctl":{"exit_status":0},"smart_status":{"passed":true},)"
+                  R"("temperature":{"current":1e308},"power_cycle_count":-1}')");
+  Sampler sampler(o);
+  const FileTree procfs(kTree + "/proc"), sysfs(kTree + "/sys");
+  auto snapshot = sampler.Collect(procfs, sysfs, 1000);
+  for (int i = 0; i < 100 && Find(*snapshot, "sda") == nullptr; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    snapshot = sampler.Collect(procfs, sysfs, 1001 + i);
+  }
+  const SmartSeries* sda = Find(*snapshot, "sda");
+  ASSERT_NE(sda, nullptr);
+  EXPECT_TRUE(sda->error.empty()) << sda->error;  // its health stands
+  EXPECT_FALSE(sda->report->temperature_celsius.has_value());
+  EXPECT_FALSE(sda->report->power_cycles.has_value());
+  const auto status = std::ranges::find(snapshot->collectors, "smart", &CollectorStatus::name);
+  ASSERT_NE(status, snapshot->collectors.end());
+  EXPECT_EQ(status->parse_errors_total, 2u);
+  EXPECT_NE(status->parse_error.find("smartctl /dev/sda: temperature.current"), std::string::npos)
+      << status->parse_error;
+  EXPECT_NE(status->parse_error.find("1e+308"), std::string::npos) << status->parse_error;
 }
 
 }  // namespace
