@@ -33,9 +33,9 @@ class FilesystemSource final : public SampleSource {
  private:
   using DeviceNames = collectors::DeviceNames;
   using Selected = std::vector<collectors::FilesystemMount>;
-  // A reported filesystem as the next samples know it: (device number,
-  // mount point).
-  using MountKey = std::tuple<uint32_t, uint32_t, std::string>;
+  // A reported filesystem as the next samples know it: its mount's id and
+  // device number (numbers: 36,000 mount points are long keys to compare).
+  using MountKey = std::tuple<uint32_t, uint32_t, uint32_t>;
   // What a filesystem keeps between samples: its last figures (a sample
   // that runs out of time before its turn reports them again), and what was
   // looked up once when it appeared.
@@ -208,13 +208,13 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   } else {
     skipped_total_ += table->skipped.size();
     if (!table->skipped.empty()) status.parse_error = table->skipped.front().ToString();
-    const Selected selected = SelectFilesystems(table->mounts, options.filter);
+    const Selected selected = SelectFilesystems(std::move(table->mounts), options.filter);
     std::map<MountKey, Known> known;
     std::vector<Known*> known_of(selected.size());
     out.filesystems.series.reserve(selected.size());
     for (size_t i = 0; i < selected.size(); ++i) {
       const collectors::Mount& mount = selected[i].mount;
-      MountKey key{mount.major, mount.minor, mount.mount_point};
+      const MountKey key{mount.id, mount.major, mount.minor};
       auto node = known_.extract(key);
       const bool discovered = node.empty();
       Known& k = discovered ? known[key] : known.insert(std::move(node)).position->second;
