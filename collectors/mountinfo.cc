@@ -64,18 +64,57 @@ bool ParseMountLine(std::string_view line, Mount& m) {
 
 }  // namespace
 
+void ParseMountinfoLine(std::string_view line, int number, std::string_view path, Mountinfo& out) {
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return;
+  Mount mount;
+  if (ParseMountLine(line, mount)) {
+    out.mounts.push_back(std::move(mount));
+  } else {
+    out.skipped.push_back(Error::Parse(fmt::format("{}, found '{}'", kMountinfoLayout, line),
+                                       std::string(path), number));
+  }
+}
+
 Mountinfo ParseMountinfo(std::string_view text, std::string_view path) {
   Mountinfo out;
   ForEachLine(text, [&](std::string_view line, int number) {
-    if (line.find_first_not_of(" \t") == std::string_view::npos) return;
-    Mount mount;
-    if (ParseMountLine(line, mount)) {
-      out.mounts.push_back(std::move(mount));
-    } else {
-      out.skipped.push_back(Error::Parse(fmt::format("{}, found '{}'", kMountinfoLayout, line),
-                                         std::string(path), number));
-    }
+    ParseMountinfoLine(line, number, path, out);
   });
+  return out;
+}
+
+Result<Mountinfo> ReadMountinfo(const FileTree& procfs, std::string_view relative,
+                                const MountinfoLimits& limits) {
+  const std::string path = procfs.PathOf(relative).string();
+  Mountinfo out;
+  size_t kept_bytes = 0;
+  int first_dropped = 0;
+  int dropped = 0;
+  const auto drop = [&](int number) {
+    if (dropped++ == 0) first_dropped = number;
+  };
+  const Status read = ForEachLineOfFile(
+      procfs.PathOf(relative),
+      [&](std::string_view line, int number) {
+        if (kept_bytes + line.size() > limits.max_bytes) {
+          drop(number);
+        } else {
+          kept_bytes += line.size() + 1;
+          ParseMountinfoLine(line, number, path, out);
+        }
+      },
+      [&](int number) { drop(number); }, {.max_bytes = limits.max_line_bytes});
+  if (!read) return std::unexpected(read.error());
+  if (dropped > 0) {
+    // First: the one a collector shows and logs.
+    out.skipped.insert(
+        out.skipped.begin(),
+        Error::Parse(
+            fmt::format("{} mounts not read: the table is past {} MiB (or a line past {} KiB) "
+                        "from this line on; the mounts before it are reported",
+                        dropped, limits.max_bytes >> 20, limits.max_line_bytes >> 10),
+            path, first_dropped));
+  }
   return out;
 }
 

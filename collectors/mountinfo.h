@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_tree.h"
 #include "common/result.h"
 
 namespace iowatch::collectors {
@@ -36,6 +37,25 @@ struct Mountinfo {
 };
 
 Mountinfo ParseMountinfo(std::string_view text, std::string_view path);
+
+// One line (number `number` of `path`) into `out`: a mount, or a skipped line.
+void ParseMountinfoLine(std::string_view line, int number, std::string_view path, Mountinfo& out);
+
+// What ReadMountinfo keeps. A host can hold ~100,000 mounts (fs.mount-max)
+// with paths of up to 4 KiB (16 KiB escaped): a whole-file read under
+// procfs's 4 MiB cap would lose the root with the rest; streamed, the table
+// is read a line at a time and the mounts past max_bytes are dropped and
+// counted (mountinfo lists the namespace's root first).
+struct MountinfoLimits {
+  size_t max_bytes = 64 << 20;      // of lines kept
+  size_t max_line_bytes = 1 << 20;  // a longer line is dropped (none is: ~5 paths of 16 KiB)
+};
+
+// <procfs>/relative ("self/mountinfo"), streamed. Errors: the file's (cannot
+// open or read). Lines dropped past the limits are one `skipped` entry
+// naming the first of them and how many.
+Result<Mountinfo> ReadMountinfo(const FileTree& procfs, std::string_view relative,
+                                const MountinfoLimits& limits = {});
 
 // Whether the comma-separated `options` hold `wanted` exactly ("ro", not "errors=remount-ro").
 bool HasMountOption(std::string_view options, std::string_view wanted);

@@ -1,8 +1,11 @@
 #include "collectors/filesystem/filesystem_errors.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "collectors/text_scan.h"
 
@@ -55,6 +58,15 @@ Result<Ext4Errors> ReadExt4Errors(const FileTree& sysfs, std::string_view device
     out.*field = *value;
   }
   return out;
+}
+
+Result<BlockDeviceNumber> StatBlockDevice(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ErrnoError(errno, "cannot stat", path);
+  if (!S_ISBLK(st.st_mode)) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a block device", path);
+  }
+  return BlockDeviceNumber{major(st.st_rdev), minor(st.st_rdev)};
 }
 
 Result<std::string> FindBtrfsFsid(const FileTree& sysfs, std::string_view device) {

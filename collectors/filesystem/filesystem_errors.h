@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,21 @@ struct BtrfsDeviceErrors {
   std::array<uint64_t, kBtrfsErrorTypes.size()> counts{};
   bool operator==(const BtrfsDeviceErrors&) const = default;
 };
+
+// A block device's number (major:minor), of the node a path names.
+struct BlockDeviceNumber {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  bool operator==(const BlockDeviceNumber&) const = default;
+};
+using BlockDeviceOfPath = std::function<Result<BlockDeviceNumber>(const std::string& path)>;
+
+// stat(2) of `path` (links followed): its st_rdev when it is a block device,
+// else kInvalidArgument. btrfs mounts show an anonymous device number and a
+// source path ("/dev/mapper/vg-data", "/dev/disk/by-id/..."); the number of
+// that path's device is what leads to its kernel name ("dm-0"), the name
+// /sys/fs/btrfs/<fsid>/devices/ lists.
+Result<BlockDeviceNumber> StatBlockDevice(const std::string& path);
 
 // The fsid of the btrfs filesystem that has the block device `device`
 // (kernel name) among its devices: <sysfs>/fs/btrfs/<fsid>/devices/<device>.

@@ -6,14 +6,18 @@
 // (major:minor): a bind mount, or the same filesystem mounted twice, shows the
 // same statvfs figures, and node_exporter's one series per mount point adds
 // them up twice in sum(). The mount kept is the first in the table that
-// iowatch can reach (no mount stacked on it or above it) and shows the whole
-// filesystem (root "/"), else the first reachable one, else the first (then
-// `reachable` is false: the collector says so rather than read what covers it,
-// as systemd's ProtectHome= does to /home inside a service).
+// iowatch can reach (a lookup of its mount point ends in it: decided on the
+// mount tree, mountinfo's parent ids, not on the table's order) and shows the
+// whole filesystem (root "/"), else the first reachable one, else the first
+// (then `reachable` is false: the collector says so rather than read what
+// covers it, as systemd's ProtectHome= does to /home inside a service). Two
+// filesystems with the same source and type stacked on one mount point are
+// one label set: only the one the mount point shows (the top) is kept.
 // Thread-safety: pure functions; a filter is immutable once made.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectors/device_filter.h"
@@ -47,7 +51,15 @@ struct FilesystemMount {
 };
 
 // One mount per filesystem the filter keeps, in mount table order.
-std::vector<FilesystemMount> SelectFilesystems(const std::vector<Mount>& mounts,
+// (The table is taken by value: a caller done with it moves it in, and 36,000
+// mounts are not copied.)
+std::vector<FilesystemMount> SelectFilesystems(std::vector<Mount> mounts,
                                                const FilesystemFilter& filter);
+
+// A mount point or source as a label value, distinct for distinct paths:
+// valid UTF-8 as it is, each byte that is not (and the backslash) as
+// mountinfo writes an escaped byte, "\ooo" ("/m/x\377", "/m/x\376"), where
+// turning both into U+FFFD would give two mounts one label set.
+std::string MountLabel(std::string_view raw);
 
 }  // namespace iowatch::collectors

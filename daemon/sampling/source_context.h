@@ -17,6 +17,7 @@
 #include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_counters.h"
 #include "collectors/device_filter.h"
+#include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/filesystem/filesystem_usage.h"
 #include "collectors/kmsg/kmsg_stream.h"
@@ -51,6 +52,9 @@ struct FilesystemSourceOptions {
   // from exiting. Tests inject another (a fixture's mount points are not this
   // host's).
   collectors::FilesystemUsageReader read_usage;
+  // The block device a path names (a btrfs mount's source, which may be a
+  // /dev/mapper or /dev/disk/by-id link): stat(2)'s st_rdev when empty.
+  collectors::BlockDeviceOfPath device_of;
 };
 
 // The kernel log source (collectors/kmsg/): the block layer's I/O errors.

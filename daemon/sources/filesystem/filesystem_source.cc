@@ -2,17 +2,19 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "collectors/block_devices.h"
 #include "collectors/filesystem/filesystem_errors.h"
-#include "collectors/filesystem/statfs_helpers.h"
 #include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/filesystem/statfs_helpers.h"
 #include "collectors/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
 
@@ -21,6 +23,8 @@ namespace {
 
 constexpr char kMountinfo[] = "self/mountinfo";
 
+using steady = std::chrono::steady_clock;
+
 class FilesystemSource final : public SampleSource {
  public:
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
@@ -28,24 +32,50 @@ class FilesystemSource final : public SampleSource {
 
  private:
   using DeviceNames = collectors::DeviceNames;
+  using Selected = std::vector<collectors::FilesystemMount>;
+  // A reported filesystem as the next samples know it: its mount's id and
+  // device number (numbers: 36,000 mount points are long keys to compare).
+  using MountKey = std::tuple<uint32_t, uint32_t, uint32_t>;
+  // What a filesystem keeps between samples: its last figures (a sample
+  // that runs out of time before its turn reports them again), and what was
+  // looked up once when it appeared.
+  struct Known {
+    std::optional<collectors::FilesystemUsage> usage;
+    std::optional<std::string> btrfs_fsid;  // none: not btrfs, or no fsid lists its device
+  };
+
   // The names of each device number, walking sysfs again only when a
   // filesystem on a device not seen before appears.
   const DeviceNames& NamesOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
+  // The fsid of a btrfs mount's filesystem, by its source's device number
+  // (mountinfo's is an anonymous one): the source's kernel name ("dm-0" for
+  // /dev/mapper/vg-data) is what /sys/fs/btrfs/<fsid>/devices lists.
+  std::optional<std::string> BtrfsFsidOf(const FileTree& sysfs, const collectors::Mount& mount,
+                                         const FilesystemSourceOptions& options);
+  // The series of a mount, all but its usage; labels as MountLabel writes them.
+  FilesystemSeries Describe(const FileTree& sysfs, const collectors::Mount& mount, Known& known);
   // The errors the filesystem keeps in sysfs, where its type keeps any.
-  void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount, const DeviceNames& names,
-                  FilesystemSeries& series);
+  static void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
+                         const DeviceNames& names, Known& known, FilesystemSeries& series);
+  // statvfs of the reachable mounts, from where the last sample stopped, until
+  // the deadline; each mount's figures into `known` (kept when not reached).
+  void AskUsage(const Selected& selected, std::vector<Known*>& known, const SourceContext& context,
+                steady::time_point sample_start);
+  static steady::duration MountTimeout(const FilesystemSourceOptions& options);
   // How long one mount may take: mount_timeout, and never past 80 % of the
   // sample's read deadline, which leaves the rest of the sample its time.
-  static std::chrono::steady_clock::time_point AskDeadline(
-      const SamplerOptions& options, std::chrono::steady_clock::time_point sample_start,
-      std::chrono::steady_clock::time_point now);
+  static steady::time_point AskDeadline(const SamplerOptions& options,
+                                        steady::time_point sample_start, steady::time_point now);
+  // Forgets the device names of devices no longer mounted (a container's tmpfs).
+  void ForgetUnmounted(const std::vector<FilesystemSeries>& series);
 
   UsageAsker asker_;
   // statfs in helper processes (the options' reader when it is empty).
   collectors::FilesystemUsageReader helper_reader_ =
       collectors::HelperUsageReader(std::make_shared<collectors::StatfsHelpers>());
   std::map<std::pair<uint32_t, uint32_t>, DeviceNames> names_;
-  std::map<std::string, std::string, std::less<>> btrfs_fsids_;  // by member device
+  std::map<MountKey, Known> known_;
+  size_t next_ = 0;  // the position in the selection the next sample asks first
   uint64_t skipped_total_ = 0;
 };
 
@@ -60,83 +90,144 @@ const FilesystemSource::DeviceNames& FilesystemSource::NamesOf(const FileTree& s
   return names_.emplace(key, std::move(names)).first->second;
 }
 
+std::optional<std::string> FilesystemSource::BtrfsFsidOf(const FileTree& sysfs,
+                                                         const collectors::Mount& mount,
+                                                         const FilesystemSourceOptions& options) {
+  if (!mount.source.starts_with("/dev/")) return std::nullopt;
+  const auto& device_of = options.device_of ? options.device_of : collectors::StatBlockDevice;
+  const auto number = device_of(mount.source);
+  if (!number) return std::nullopt;
+  const DeviceNames& names = NamesOf(sysfs, number->major, number->minor);
+  if (names.name.empty()) return std::nullopt;
+  auto fsid = collectors::FindBtrfsFsid(sysfs, names.name);
+  if (!fsid) return std::nullopt;
+  return std::move(*fsid);
+}
+
+FilesystemSeries FilesystemSource::Describe(const FileTree& sysfs, const collectors::Mount& mount,
+                                            Known& known) {
+  FilesystemSeries series;
+  series.device = collectors::MountLabel(mount.source);
+  series.mount_point = collectors::MountLabel(mount.mount_point);
+  series.fstype = collectors::MountLabel(mount.fstype);  // a FUSE subtype is anyone's text
+  series.major = mount.major;
+  series.minor = mount.minor;
+  const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
+  series.disk = names.disk;
+  // ext4 on 6.x kernels marks a remount after errors "emergency_ro", not "ro".
+  series.readonly = collectors::HasMountOption(mount.super_options, "ro") ||
+                    collectors::HasMountOption(mount.super_options, "emergency_ro");
+  ReadErrors(sysfs, mount, names, known, series);
+  return series;
+}
+
 void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
-                                  const DeviceNames& names, FilesystemSeries& series) {
+                                  const DeviceNames& names, Known& known,
+                                  FilesystemSeries& series) {
   if (mount.fstype == "ext4" && !names.name.empty()) {
     if (auto errors = collectors::ReadExt4Errors(sysfs, names.name)) series.ext4_errors = *errors;
-  } else if (mount.fstype == "btrfs" && mount.source.starts_with("/dev/")) {
-    // btrfs shows an anonymous device number: its member device is the source.
-    const std::string member = std::filesystem::path(mount.source).filename().string();
-    auto fsid = btrfs_fsids_.find(member);
-    if (fsid == btrfs_fsids_.end()) {
-      auto found = collectors::FindBtrfsFsid(sysfs, member);
-      if (!found) return;
-      fsid = btrfs_fsids_.emplace(member, std::move(*found)).first;
-    }
-    if (auto errors = collectors::ReadBtrfsErrors(sysfs, fsid->second)) {
+  } else if (known.btrfs_fsid) {
+    if (auto errors = collectors::ReadBtrfsErrors(sysfs, *known.btrfs_fsid)) {
       series.btrfs_errors = std::move(*errors);
     } else {
-      btrfs_fsids_.erase(fsid);  // remounted, or another filesystem now: found again next time
+      known.btrfs_fsid.reset();  // gone from sysfs: not looked for again while mounted
     }
   }
 }
 
-std::chrono::steady_clock::time_point FilesystemSource::AskDeadline(
-    const SamplerOptions& options, std::chrono::steady_clock::time_point sample_start,
-    std::chrono::steady_clock::time_point now) {
+steady::duration FilesystemSource::MountTimeout(const FilesystemSourceOptions& options) {
+  return std::chrono::duration_cast<steady::duration>(
+      std::chrono::duration<double>(options.mount_timeout_seconds));
+}
+
+steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
+                                                 steady::time_point sample_start,
+                                                 steady::time_point now) {
   const auto after = [](double seconds) {
-    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(seconds));
+    return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
   };
-  auto deadline = now + after(options.filesystems.mount_timeout_seconds);
+  auto deadline = now + MountTimeout(options.filesystems);
   if (options.read_deadline_seconds > 0) {
     deadline = std::min(deadline, sample_start + after(0.8 * options.read_deadline_seconds));
   }
   return deadline;
 }
 
+void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known*>& known,
+                                const SourceContext& context, steady::time_point sample_start) {
+  const FilesystemSourceOptions& options = context.options->filesystems;
+  const auto& read = options.read_usage ? options.read_usage : helper_reader_;
+  const size_t count = selected.size();
+  const size_t first = count == 0 ? 0 : next_ % count;
+  for (size_t k = 0; k < count; ++k) {
+    const size_t i = (first + k) % count;
+    const collectors::FilesystemMount& f = selected[i];
+    if (!f.reachable) {  // hidden under another mount here: what covers it would answer
+      known[i]->usage.reset();
+      continue;
+    }
+    const auto now = steady::now();
+    const auto deadline = AskDeadline(*context.options, sample_start, now);
+    if (deadline <= now) {  // the sample's time ran out: the next one starts here
+      next_ = i;
+      return;
+    }
+    UsageAsker::Answer answer =
+        asker_.Ask(read, f.mount.mount_point, UsageAsker::PoolOf(f.mount.fstype), deadline,
+                   now + MountTimeout(options));
+    if (answer.pending) {
+      // Not judged yet (the sample's end came first): it keeps its figures.
+      // Cut short now, it is asked first next sample.
+      if (steady::now() >= deadline) {
+        next_ = i;
+        return;
+      }
+      continue;
+    }
+    known[i]->usage = answer.usage ? std::optional(*answer.usage) : std::nullopt;
+  }
+  next_ = first;
+}
+
+void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& series) {
+  std::set<std::pair<uint32_t, uint32_t>> mounted;
+  for (const FilesystemSeries& s : series) mounted.emplace(s.major, s.minor);
+  std::erase_if(names_, [&](const auto& entry) { return !mounted.contains(entry.first); });
+}
+
 void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                                const SourceContext& context, Snapshot& out) {
   const FilesystemSourceOptions& options = context.options->filesystems;
   if (!options.enabled) return;
+  const auto sample_start = steady::now();
   const double start = context.now();
   CollectorStatus status{"filesystem", 0, false, 0, {}, {}};
-  auto text = procfs.Read(kMountinfo);
-  if (!text) {
-    status.error = text.error().ToString();
+  auto table = collectors::ReadMountinfo(procfs, kMountinfo);
+  if (!table) {
+    status.error = table.error().ToString();
   } else {
-    const collectors::Mountinfo table =
-        collectors::ParseMountinfo(*text, procfs.PathOf(kMountinfo).string());
-    skipped_total_ += table.skipped.size();
-    if (!table.skipped.empty()) status.parse_error = table.skipped.front().ToString();
-    const auto sample_start = std::chrono::steady_clock::now();
-    for (const auto& [mount, reachable] : SelectFilesystems(table.mounts, options.filter)) {
-      FilesystemSeries& series = out.filesystems.series.emplace_back();
-      series.device = mount.source;
-      series.mount_point = mount.mount_point;
-      series.fstype = mount.fstype;
-      series.major = mount.major;
-      series.minor = mount.minor;
-      const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
-      series.disk = names.disk;
-      // ext4 on 6.x kernels marks a remount after errors "emergency_ro", not "ro".
-      series.readonly = collectors::HasMountOption(mount.super_options, "ro") ||
-                        collectors::HasMountOption(mount.super_options, "emergency_ro");
-      ReadErrors(sysfs, mount, names, series);
-      if (!reachable) continue;  // hidden under another mount here: what covers it would answer
-      const auto now = std::chrono::steady_clock::now();
-      const auto deadline = AskDeadline(*context.options, sample_start, now);
-      if (deadline <= now) continue;  // the sample's time ran out: asked next sample
-      const auto& read = options.read_usage ? options.read_usage : helper_reader_;
-      UsageAsker::Answer answer = asker_.Ask(read, mount.mount_point, deadline);
-      if (answer.usage) series.usage = *answer.usage;
+    skipped_total_ += table->skipped.size();
+    if (!table->skipped.empty()) status.parse_error = table->skipped.front().ToString();
+    const Selected selected = SelectFilesystems(std::move(table->mounts), options.filter);
+    std::map<MountKey, Known> known;
+    std::vector<Known*> known_of(selected.size());
+    out.filesystems.series.reserve(selected.size());
+    for (size_t i = 0; i < selected.size(); ++i) {
+      const collectors::Mount& mount = selected[i].mount;
+      const MountKey key{mount.id, mount.major, mount.minor};
+      auto node = known_.extract(key);
+      const bool discovered = node.empty();
+      Known& k = discovered ? known[key] : known.insert(std::move(node)).position->second;
+      if (discovered && mount.fstype == "btrfs") k.btrfs_fsid = BtrfsFsidOf(sysfs, mount, options);
+      known_of[i] = &k;
+      out.filesystems.series.push_back(Describe(sysfs, mount, k));
     }
-    // Devices no longer mounted (a container's tmpfs) are forgotten.
-    std::erase_if(names_, [&](const auto& entry) {
-      return std::ranges::none_of(out.filesystems.series, [&](const FilesystemSeries& s) {
-        return std::pair(s.major, s.minor) == entry.first;
-      });
-    });
+    AskUsage(selected, known_of, context, sample_start);
+    for (size_t i = 0; i < selected.size(); ++i) {
+      out.filesystems.series[i].usage = known_of[i]->usage;
+    }
+    known_ = std::move(known);
+    ForgetUnmounted(out.filesystems.series);
     out.filesystems.stuck = asker_.Stuck();
     status.success = true;
   }

@@ -2,8 +2,12 @@
 // one mount per filesystem the filters keep (collectors/filesystem/
 // filesystem_mounts.h), and each one's statvfs through a UsageAsker, so a
 // mount that hangs is marked (device_error) and skipped until it answers,
-// never a delay of the sample. Reports the collector "filesystem": it fails
-// when mountinfo cannot be read; a mount whose statvfs fails is its own
+// never a delay of the sample. When the sample's time runs out before every
+// mount is asked, the next sample starts where it stopped (every mount gets
+// its turn; each keeps its last figures between turns). A btrfs mount's fsid
+// is looked up once, when it appears. Reports the collector "filesystem": it
+// fails when mountinfo cannot be read (it is streamed: its size is no
+// limit); a mount whose statvfs fails is its own
 // device_error, not the collector's. Read-only is the superblock's state
 // (mountinfo's super options): the per-mount flag would say every mount of a
 // service under ProtectSystem=strict is read-only.

@@ -4,7 +4,10 @@
 // asked again until that call returns (node_exporter's mount-timeout rule,
 // after its issue #244). The other mounts are asked on a fresh thread, so a
 // stuck mount costs one thread, never one per sample, and at most
-// kMaxStuck are kept: past that, no mount is asked until one returns. (The
+// kMaxStuck are kept per pool: past that, no mount of that pool is asked
+// until one returns. A pool is a kind of filesystem (PoolOf: FUSE is one,
+// whatever its subtype), so that mounts any user can make hang (FUSE through
+// fusermount3) never starve the others of their turn. (The
 // serve reader makes the call in a helper process, collectors/filesystem/
 // statfs_helpers.h: the thread then waits on a socket, which exit ends.)
 // Thread-safety: not thread-safe; one owner (the filesystem source's job).
@@ -15,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "collectors/filesystem/filesystem_usage.h"
 #include "common/result.h"
@@ -30,7 +34,10 @@ class UsageAsker {
     // The usage, or why there is none: statvfs's error, "did not answer
     // within ...", or "still stuck since an earlier sample".
     Result<collectors::FilesystemUsage> usage;
-    bool stuck = false;  // no answer yet: asked earlier, or now, in vain
+    bool stuck = false;  // no answer, and the call has run past its time (stuck_after)
+    // No answer yet, within its time: the deadline was the caller's (the
+    // sample's end), or the call is still running from an earlier Ask that was.
+    bool pending = false;
   };
 
   UsageAsker();
@@ -39,18 +46,34 @@ class UsageAsker {
   UsageAsker(const UsageAsker&) = delete;
   UsageAsker& operator=(const UsageAsker&) = delete;
 
-  // Asks `read`(path), waiting until `deadline` at the latest.
-  Answer Ask(const collectors::FilesystemUsageReader& read, const std::string& path,
-             std::chrono::steady_clock::time_point deadline);
+  // The pool of a filesystem type: the type up to its first dot ("fuse"
+  // for "fuse.sshfs": the subtype is the mounting user's choice).
+  static std::string PoolOf(std::string_view fstype);
 
-  size_t Stuck() const { return stuck_.size(); }
+  // Asks `read`(path), waiting until `deadline` at the latest; `pool` is
+  // PoolOf(the mount's type). A call that has not returned by `stuck_after`
+  // (the mount's own timeout; `deadline` when none) is stuck; before that it
+  // is pending.
+  Answer Ask(const collectors::FilesystemUsageReader& read, const std::string& path,
+             std::string_view pool, std::chrono::steady_clock::time_point deadline,
+             std::optional<std::chrono::steady_clock::time_point> stuck_after = std::nullopt);
+
+  // Calls running past their time.
+  size_t Stuck() const;
 
  private:
+  struct StuckCall {
+    std::string pool;
+    std::chrono::steady_clock::time_point stuck_after;
+    std::unique_ptr<BoundedWorker> worker;  // its thread, in the call
+  };
   // Forgets the stuck calls that have returned since.
   void Reap();
+  size_t StuckIn(std::string_view pool) const;
 
   std::unique_ptr<BoundedWorker> worker_;
-  std::map<std::string, std::unique_ptr<BoundedWorker>, std::less<>> stuck_;  // by mount point
+  // Calls that have not returned, stuck or pending, by mount point.
+  std::map<std::string, StuckCall, std::less<>> stuck_;
 };
 
 }  // namespace iowatch::daemon

@@ -3,6 +3,7 @@
 // mount per filesystem (device number), and mounts hidden under others.
 #include "collectors/filesystem/filesystem_mounts.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "collectors/mountinfo.h"
@@ -133,6 +134,80 @@ TEST(SelectFilesystems, AReachableMountOfAHiddenFilesystemIsTheOneKept) {
   const auto selected = SelectFilesystems(mounts, DefaultFilesystemFilter());
   EXPECT_EQ(MountPoints(selected),
             (std::vector<std::string>{"/", "/mnt/home", "/home"}));  // tmpfs 0:24 at /home
+}
+
+TEST(SelectFilesystems, AMountUnderAnOverMountedParentDirectoryIsHidden) {
+  // /dev/sdb1 on /data/x, then a tmpfs on /data: both children of /, and a
+  // lookup of /data/x now ends in the tmpfs (statfs would fail, or answer
+  // with the tmpfs's figures under sdb1's labels).
+  const auto mounts = Table(
+      "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "30 21 8:17 / /data/x rw - xfs /dev/sdb1 rw\n"
+      "31 21 0:40 / /data rw - tmpfs tmpfs rw\n"
+      "32 21 8:33 / /database rw - xfs /dev/sdc1 rw\n");  // a name that only starts alike
+  EXPECT_EQ(MountPoints(SelectFilesystems(mounts, DefaultFilesystemFilter())),
+            (std::vector<std::string>{"/", "/data/x (hidden)", "/data", "/database"}));
+}
+
+TEST(SelectFilesystems, ReachabilityFollowsTheMountTreeNotTheTablesOrder) {
+  // After `mount --move` a mount can be listed before its parent: /srv/a/b
+  // (31) sits on /srv/a (30), which a tmpfs (32) covers, so it is hidden
+  // wherever the table lists it (as /srv/a is); /srv/c (33) is listed before
+  // its parent, which is reachable, and is reachable too.
+  const auto mounts = Table(
+      "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "31 30 8:3 / /srv/a/b rw - xfs /dev/sda3 rw\n"
+      "33 34 8:5 / /srv/c rw - xfs /dev/sda5 rw\n"
+      "30 34 8:2 / /srv/a rw - ext4 /dev/sda2 rw\n"
+      "32 30 0:41 / /srv/a rw - tmpfs tmpfs rw\n"
+      "34 21 8:4 / /srv rw - ext4 /dev/sda4 rw\n");
+  EXPECT_EQ(MountPoints(SelectFilesystems(mounts, DefaultFilesystemFilter())),
+            (std::vector<std::string>{"/", "/srv/a/b (hidden)", "/srv/c", "/srv/a (hidden)",
+                                      "/srv/a", "/srv"}));
+}
+
+TEST(SelectFilesystems, ARootThatNamesItselfItsParentIsReachable) {
+  const auto mounts = Table(
+      "21 21 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "22 21 8:17 / /data rw - xfs /dev/sdb1 rw\n");
+  EXPECT_EQ(MountPoints(SelectFilesystems(mounts, DefaultFilesystemFilter())),
+            (std::vector<std::string>{"/", "/data"}));
+}
+
+TEST(SelectFilesystems, AStackOfThousandsOfMountsOnOnePointOnlyTheTopIsReachable) {
+  std::string text = "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
+  constexpr uint32_t kStack = 20000;  // deep enough to overflow a recursive walk's stack
+  for (uint32_t i = 0; i < kStack; ++i) {
+    text += fmt::format("{} {} 0:{} / /stack rw - tmpfs t{} rw\n", 100 + i, i == 0 ? 21 : 99 + i,
+                        100 + i, i);
+  }
+  const auto selected = SelectFilesystems(Table(text), DefaultFilesystemFilter());
+  ASSERT_EQ(selected.size(), kStack + 1);
+  for (uint32_t i = 0; i < kStack; ++i) {
+    EXPECT_EQ(selected[i + 1].reachable, i + 1 == kStack) << "mount " << i;
+  }
+}
+
+TEST(SelectFilesystems, TwoFilesystemsStackedUnderOneLabelSetAreOneSeriesTheTopOne) {
+  // Two tmpfs mounted on /scratch, one over the other: two device numbers,
+  // one (device, fstype, mountpoint); only the top one is what /scratch shows.
+  const auto mounts = Table(
+      "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+      "40 21 0:50 / /scratch rw - tmpfs tmpfs rw,size=1024k\n"
+      "41 40 0:51 / /scratch rw - tmpfs tmpfs rw,size=2048k\n");
+  const auto selected = SelectFilesystems(mounts, DefaultFilesystemFilter());
+  ASSERT_EQ(MountPoints(selected), (std::vector<std::string>{"/", "/scratch"}));
+  EXPECT_EQ(selected[1].mount.id, 41u);
+  EXPECT_TRUE(selected[1].reachable);
+}
+
+TEST(MountLabel, PathsThatDifferOnlyInInvalidBytesStayDistinct) {
+  EXPECT_EQ(MountLabel("/m/x\xff"), "/m/x\\377");
+  EXPECT_EQ(MountLabel("/m/x\xfe"), "/m/x\\376");
+  EXPECT_EQ(MountLabel("/srv/caf\xc3\xa9 dir"), "/srv/caf\xc3\xa9 dir");  // valid UTF-8 kept
+  // The backslash is escaped too, so that a path spelling "\377" is not the byte.
+  EXPECT_EQ(MountLabel("/m/x\\377"), "/m/x\\134377");
+  EXPECT_EQ(MountLabel("/m/\xc3"), "/m/\\303");  // a sequence cut short
 }
 
 }  // namespace

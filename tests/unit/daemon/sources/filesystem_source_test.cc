@@ -1,17 +1,23 @@
 // A mount whose statvfs hangs (a stale NFS server, a FUSE daemon that does
 // not answer) never delays a sample: it is asked once, marked, not asked
 // again while its call is pending, and read again once the call returns.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
+#include "collectors/filesystem/filesystem_errors.h"
+#include "collectors/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/source_tree.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -61,7 +67,7 @@ TEST(UsageAsker, AHungMountIsAskedOnceAndTheOthersStillAnswer) {
   UsageAsker asker;
   const auto reader = statvfs.Reader();
   auto start = steady_clock::now();
-  const UsageAsker::Answer hung = asker.Ask(reader, "/mnt/nfs", start + milliseconds(50));
+  const UsageAsker::Answer hung = asker.Ask(reader, "/mnt/nfs", "nfs", start + milliseconds(50));
   EXPECT_LT(SecondsSinceStart(start), 2.0);  // the deadline, with a wide margin for a busy machine
   EXPECT_TRUE(hung.stuck);
   ASSERT_FALSE(hung.usage.has_value());
@@ -71,13 +77,14 @@ TEST(UsageAsker, AHungMountIsAskedOnceAndTheOthersStillAnswer) {
 
   // Asked again while pending: at once, without a second call.
   start = steady_clock::now();
-  const UsageAsker::Answer again = asker.Ask(reader, "/mnt/nfs", start + milliseconds(2000));
+  const UsageAsker::Answer again = asker.Ask(reader, "/mnt/nfs", "nfs", start + milliseconds(2000));
   EXPECT_LT(SecondsSinceStart(start), 1.0);
   EXPECT_TRUE(again.stuck);
   EXPECT_EQ(statvfs.HungCalls(), 1);
 
   // Another mount answers, on a thread of its own.
-  const UsageAsker::Answer other = asker.Ask(reader, "/", steady_clock::now() + milliseconds(5000));
+  const UsageAsker::Answer other =
+      asker.Ask(reader, "/", "ext4", steady_clock::now() + milliseconds(5000));
   ASSERT_TRUE(other.usage.has_value());
   EXPECT_EQ(other.usage->size_bytes, 4096u * 1000);
 
@@ -85,7 +92,7 @@ TEST(UsageAsker, AHungMountIsAskedOnceAndTheOthersStillAnswer) {
   statvfs.Release();
   UsageAsker::Answer back;
   for (int i = 0; i < 500 && asker.Stuck() > 0; ++i) {
-    back = asker.Ask(reader, "/mnt/nfs", steady_clock::now() + milliseconds(5000));
+    back = asker.Ask(reader, "/mnt/nfs", "nfs", steady_clock::now() + milliseconds(5000));
     if (!back.stuck) break;
     std::this_thread::sleep_for(milliseconds(10));
   }
@@ -157,6 +164,209 @@ TEST(FilesystemSource, AnUnreadableMountTableFailsTheCollectorWithItsPath) {
   EXPECT_FALSE(status->success);
   EXPECT_NE(status->error.find("self/mountinfo"), std::string::npos) << status->error;
   EXPECT_TRUE(snapshot->filesystems.series.empty());
+}
+
+// A procfs root holding `mountinfo` as self/mountinfo, and a sysfs root
+// beside it (sys/), in a directory removed with the fixture.
+class MountTree {
+ public:
+  explicit MountTree(const std::string& mountinfo) {
+    std::filesystem::create_directories(dir_.path() / "proc/self");
+    std::filesystem::create_directories(dir_.path() / "sys/block");
+    Write("proc/self/mountinfo", mountinfo);
+  }
+  void Write(const std::string& relative, const std::string& text) const {
+    const std::filesystem::path path = dir_.path() / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  void Remove(const std::string& relative) const {
+    std::filesystem::remove(dir_.path() / relative);
+  }
+  FileTree Procfs() const { return FileTree(dir_.path() / "proc"); }
+  FileTree Sysfs() const { return FileTree(dir_.path() / "sys"); }
+
+ private:
+  iowatch::testing::TempDir dir_;
+};
+
+collectors::FilesystemUsageReader AnswerAtOnce() {
+  return [](const std::string&) -> Result<collectors::FilesystemUsage> {
+    return collectors::FilesystemUsage{4096 * 1000, 4096 * 600, 4096 * 500, 100, 40};
+  };
+}
+
+const CollectorStatus& FilesystemStatus(const Snapshot& s) {
+  const auto status = std::ranges::find(s.collectors, "filesystem", &CollectorStatus::name);
+  EXPECT_NE(status, s.collectors.end());
+  return *status;
+}
+
+constexpr char kRootLine[] = "21 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n";
+
+TEST(FilesystemSource, AMountTableLargerThanProcfsReadsCapIsReadWhole) {
+  // 1,200 mounts with 3.8 KB paths: a 9 MB mountinfo, past the 4 MiB cap of
+  // a whole-file procfs read, which lost every mount, / included.
+  std::string text = kRootLine;
+  const std::string long_dir = "/srv/" + std::string(3800, 'd');
+  for (int i = 0; i < 1200; ++i) {
+    text += fmt::format("{} 21 0:{} / {}/{} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, long_dir, i);
+  }
+  ASSERT_GT(text.size(), kMaxProcfsFileBytes);
+  const MountTree tree(text);
+  SamplerOptions options;
+  options.filesystems.read_usage = AnswerAtOnce();
+  Sampler sampler(options);
+  const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  const CollectorStatus& status = FilesystemStatus(*snapshot);
+  EXPECT_TRUE(status.success) << status.error;
+  EXPECT_EQ(status.parse_errors_total, 0u) << status.parse_error;
+  EXPECT_EQ(snapshot->filesystems.series.size(), 1201u);
+  const FilesystemSeries* root = FindMount(*snapshot, "/");
+  ASSERT_NE(root, nullptr);
+  EXPECT_TRUE(root->usage.has_value());
+  ASSERT_NE(FindMount(*snapshot, long_dir + "/1199"), nullptr);
+}
+
+TEST(ReadMountinfo, PastItsLimitTheFirstMountsAreKeptAndTheRestCounted) {
+  std::string text = kRootLine;
+  for (int i = 0; i < 100; ++i) {
+    text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
+  }
+  const MountTree tree(text);
+  const auto table =
+      collectors::ReadMountinfo(tree.Procfs(), "self/mountinfo", {.max_bytes = 4096});
+  ASSERT_TRUE(table.has_value()) << table.error().ToString();
+  ASSERT_GT(table->mounts.size(), 10u);
+  ASSERT_LT(table->mounts.size(), 101u);
+  EXPECT_EQ(table->mounts.front().mount_point, "/");
+  ASSERT_EQ(table->skipped.size(), 1u);
+  const std::string why = table->skipped.front().ToString();
+  EXPECT_NE(why.find(fmt::format("self/mountinfo:{}", table->mounts.size() + 1)), std::string::npos)
+      << why;
+  EXPECT_NE(why.find(fmt::format("{} mounts not read", 101 - table->mounts.size())),
+            std::string::npos)
+      << why;
+}
+
+TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
+  // More mounts than one sample's deadline reads: each sample starts where
+  // the last stopped, and a mount keeps its figures between its turns.
+  std::string text = kRootLine;
+  constexpr int kMounts = 100;
+  for (int i = 0; i < kMounts; ++i) {
+    text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
+  }
+  const MountTree tree(text);
+  SamplerOptions options;
+  options.read_deadline_seconds = 0.05;  // 40 ms of statvfs per sample
+  options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
+    std::this_thread::sleep_for(milliseconds(2));
+    return collectors::FilesystemUsage{4096, 4096, 4096, 1, 1};
+  };
+  Sampler sampler(options);
+  size_t read = 0;
+  int samples = 0;
+  for (; samples < 300 && read < kMounts + 1; ++samples) {
+    const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000 + samples);
+    const size_t now_read = static_cast<size_t>(
+        std::ranges::count_if(snapshot->filesystems.series,
+                              [](const FilesystemSeries& f) { return f.usage.has_value(); }));
+    EXPECT_GE(now_read, read) << "sample " << samples << ": a mount lost its figures";
+    read = now_read;
+  }
+  EXPECT_EQ(read, kMounts + 1u) << "after " << samples << " samples";
+  EXPECT_GT(samples, 1);  // the deadline did cut the first sample short
+}
+
+TEST(FilesystemSource, StuckFuseMountsNeverStarveAMountOfAnotherKind) {
+  // Any user can mount FUSE (fusermount3) and make it hang: past the stuck
+  // calls kept, the tmpfs mounted after them is still asked.
+  std::string text = kRootLine;
+  for (size_t i = 0; i < UsageAsker::kMaxStuck + 2; ++i) {
+    text += fmt::format("{} 21 0:{} / /fuse/{} rw - fuse.stuck stuck rw,user_id=1000\n", 100 + i,
+                        100 + i, i);
+  }
+  text += "200 21 0:200 / /late rw - tmpfs tmpfs rw\n";
+  const MountTree tree(text);
+  // The FUSE calls hang until released; their threads may outlive the test.
+  auto fuse = std::make_shared<HangingStatvfs>("");
+  const auto hanging = fuse->Reader();
+  SamplerOptions options;
+  options.filesystems.mount_timeout_seconds = 0.02;
+  options.filesystems.read_usage = [fuse, hanging](const std::string& path) {
+    return path.starts_with("/fuse/") ? hanging("") : AnswerAtOnce()(path);
+  };
+  Sampler sampler(options);
+  std::shared_ptr<const Snapshot> snapshot;
+  for (int i = 0; i < 3; ++i) snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000 + i);
+  fuse->Release();
+  EXPECT_EQ(snapshot->filesystems.stuck, UsageAsker::kMaxStuck);
+  const FilesystemSeries* late = FindMount(*snapshot, "/late");
+  ASSERT_NE(late, nullptr);
+  EXPECT_TRUE(late->usage.has_value());
+  const FilesystemSeries* last_fuse =
+      FindMount(*snapshot, fmt::format("/fuse/{}", UsageAsker::kMaxStuck + 1));
+  ASSERT_NE(last_fuse, nullptr);
+  EXPECT_FALSE(last_fuse->usage.has_value());  // its pool is full: not asked
+}
+
+TEST(FilesystemSource, BtrfsErrorsAreFoundByTheSourcesDeviceNumber) {
+  // The source is a device-mapper link; /sys/fs/btrfs/<fsid>/devices lists
+  // the kernel name, dm-0. The fsid is looked up once, when the mount appears.
+  const MountTree tree(std::string(kRootLine) +
+                       "40 21 0:45 / /data rw - btrfs /dev/mapper/vg0-data "
+                       "rw,space_cache=v2,subvolid=5,subvol=/\n");
+  const std::string fsid = "fsid-0f8d";
+  tree.Write("sys/block/dm-0/dev", "253:0\n");
+  tree.Write("sys/block/dm-0/dm/name", "vg0-data\n");
+  tree.Write(fmt::format("sys/fs/btrfs/{}/devices/dm-0", fsid), "");
+  tree.Write(fmt::format("sys/fs/btrfs/{}/devinfo/1/error_stats", fsid),
+             "write_errs 3\nread_errs 7\nflush_errs 0\ncorruption_errs 1\ngeneration_errs 0\n");
+  SamplerOptions options;
+  options.filesystems.read_usage = AnswerAtOnce();
+  int stat_calls = 0;
+  options.filesystems.device_of =
+      [&](const std::string& path) -> Result<collectors::BlockDeviceNumber> {
+    ++stat_calls;
+    if (path == "/dev/mapper/vg0-data") return collectors::BlockDeviceNumber{253, 0};
+    return MakeError(ErrorCode::kNotFound, "no such device", path);
+  };
+  Sampler sampler(options);
+  auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  const FilesystemSeries* data = FindMount(*snapshot, "/data");
+  ASSERT_NE(data, nullptr);
+  ASSERT_EQ(data->btrfs_errors.size(), 1u);
+  EXPECT_EQ(data->btrfs_errors[0].devid, "1");
+  EXPECT_EQ(data->btrfs_errors[0].counts[1], 7u);  // read
+
+  // Not looked up again: the fsid is kept while the mount is.
+  tree.Remove(fmt::format("sys/fs/btrfs/{}/devices/dm-0", fsid));
+  snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1001);
+  data = FindMount(*snapshot, "/data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_EQ(data->btrfs_errors.size(), 1u);
+  EXPECT_EQ(stat_calls, 1);
+}
+
+TEST(FilesystemSource, MountPointsThatDifferInInvalidBytesAreDistinctLabels) {
+  const MountTree tree(std::string(kRootLine) +
+                       "40 21 0:45 / /m/x\xff rw - tmpfs tmpfs rw\n"
+                       "41 21 0:46 / /m/x\xfe rw - tmpfs tmpfs rw\n"
+                       "42 21 0:47 / /m/y rw - tmpfs tmpfs rw,size=1024k\n"
+                       "43 42 0:48 / /m/y rw - tmpfs tmpfs rw,size=2048k\n");
+  SamplerOptions options;
+  options.filesystems.read_usage = AnswerAtOnce();
+  Sampler sampler(options);
+  const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  std::vector<std::string> labels;
+  for (const FilesystemSeries& f : snapshot->filesystems.series) {
+    labels.push_back(f.device + " " + f.fstype + " " + f.mount_point);
+  }
+  EXPECT_EQ(labels, (std::vector<std::string>{"/dev/sda1 ext4 /", "tmpfs tmpfs /m/x\\377",
+                                              "tmpfs tmpfs /m/x\\376", "tmpfs tmpfs /m/y"}));
+  EXPECT_EQ(snapshot->filesystems.series.back().major, 0u);
+  EXPECT_EQ(snapshot->filesystems.series.back().minor, 48u);  // the top of the stack
 }
 
 }  // namespace
