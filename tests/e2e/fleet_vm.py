@@ -22,11 +22,17 @@ ones do), so those lines are removed; the peer alerts' `for: 30m` is 10 s (ten
 runs, so one slow run of a healthy host does not fire). The model-wide alert keeps its
 `for: 1h` (it needs a week of history to mean anything; promtool tests and the simulation
 cover it).
-Each host's reads are held at PEER_IOPS by its own cgroup's io.max (identical disks).
-1. Host SLOW's reads are throttled to THROTTLED_IOPS instead: both paths notify
-   IowatchProbeSlowerThanPeers for it, with model and firmware labels and the ratio in the
-   description; no fleet alert names another host, on either path.
-2. Back to PEER_IOPS: resolved, on both paths.
+Each host's reads are held at the same cap by its own cgroup's io.max (identical disks). The
+cap is set from what the hosts measure uncapped first: a third of the slowest, at most
+MAX_PEER_IOPS. With this VM compiling on both CPUs a loop device's 4k direct reads at depth 1
+came to 170-210 a second; a fixed cap above that would not bind, the peers would spread with
+the load, and any one of them could fall outside their spread. Checked first: every host runs
+at the cap (the peers agree).
+1. Host SLOW's reads are throttled to a tenth of the cap; its runs are checked to reach the
+   stores that slow, then both paths notify IowatchProbeSlowerThanPeers for it, with model and
+   firmware labels and the ratio in the description; no fleet alert names another host, on
+   either path.
+2. Back to the cap: resolved, on both paths.
 
 Usage: fleet_vm.py IOWATCH_BINARY SOURCE_DIR
 """
@@ -45,11 +51,11 @@ from serve_regression import Throttle
 JOB = "fleet-read"
 HOSTS = 6  # the peer alerts need 5 peers; one spare for a missed scrape
 SLOW = 2
-# Every host's disk delivers PEER_IOPS (its cgroup's io.max), as identical disks would: six
+# Every host's disk delivers the peer cap (its cgroup's io.max), as identical disks would: six
 # loop devices on this VM's one disk and two CPUs would otherwise spread so widely that the
-# peers' spread (rightly) hides any one of them. The slowed one delivers THROTTLED_IOPS.
-PEER_IOPS = 400
-THROTTLED_IOPS = 40
+# peers' spread (rightly) hides any one of them. The slowed one delivers a tenth of it.
+MAX_PEER_IOPS = 400
+MIN_PEER_IOPS = 50  # below it a slowed run completes too few reads to measure
 MODEL = "E2E LOOP DISK"
 FLEET_ALERTS = ("IowatchProbeSlowerThanPeers", "IowatchProbeLatencyAbovePeers",
                 "IowatchModelSlowerThanItsWeek")
@@ -111,10 +117,39 @@ def peers_recorded(store_port):
     return max((int(float(s["value"][1])) for s in got), default=0)
 
 
-def milestones(instance):
+def host_iops(host):
+    """The read IOPS of the host's last probe run (None before its first)."""
+    got = daemon.values(host.scrape(), "iowatch_probe_iops", probe=JOB, op="read")
+    return got[0] if got else None
+
+
+def runs_iops(hosts, runs, seconds):
+    """Each host's read IOPS over its next `runs` completed runs ({index: [iops, ...]}), scraped
+    as each run completes; fewer where `seconds` ran out."""
+    seen = {i: {} for i in range(len(hosts))}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(len(v) < runs for v in seen.values()):
+        for i, host in enumerate(hosts):
+            samples = host.scrape()
+            done = daemon.completed_runs(samples, JOB)
+            got = daemon.values(samples, "iowatch_probe_iops", probe=JOB, op="read")
+            if done and got and len(seen[i]) < runs:
+                seen[i].setdefault(done, got[0])
+        time.sleep(0.3)
+    return {i: list(v.values()) for i, v in seen.items()}
+
+
+def peer_cap(uncapped):
+    """The cap every host is held at: a third of the slowest host's median uncapped run, so
+    that it still binds when the machine gets three times busier, within the limits."""
+    slowest = min(sorted(v)[len(v) // 2] for v in uncapped.values())
+    return max(MIN_PEER_IOPS, min(MAX_PEER_IOPS, int(slowest / 3)))
+
+
+def milestones(instance, throttled_iops):
     """What each store shows, in order, between the throttle and the notification."""
     slow = f'instance="{instance}"'
-    return [("slow runs stored", f'iowatch_probe_iops{{{slow},op="read"}} < {THROTTLED_IOPS * 3}'),
+    return [("slow runs stored", f'iowatch_probe_iops{{{slow},op="read"}} < {throttled_iops * 3}'),
             ("below its peers", f"iowatch:probe_iops:peer_margin{{{slow}}} < 0"),
             ("pending", f'ALERTS{{alertname="IowatchProbeSlowerThanPeers",{slow}}}'),
             ("firing", f'ALERTS{{alertname="IowatchProbeSlowerThanPeers",{slow},'
@@ -165,12 +200,27 @@ def main():
                 print("SKIP: no I/O throttling controller (cgroup v2 io or v1 blkio)")
                 return 77
             for disk, throttle in zip(disks, throttles):  # each stopped before its disk goes
-                hosts.append(daemon.Daemon(sys.argv[1], config=host_config(disk.mnt)).start())
-                stack.callback(hosts[-1].close)
+                # As a context: one that fails to start is closed and its directory removed.
+                hosts.append(stack.enter_context(daemon.Daemon(sys.argv[1],
+                                                               config=host_config(disk.mnt))))
                 throttle.confine(hosts[-1].proc.pid)
                 stack.callback(lambda d=hosts[-1], t=throttle: t.remove(
                     d.proc.pid if d.alive() else None))
-                throttle.limit(PEER_IOPS)
+            uncapped = runs_iops(hosts, 3, 60)
+            if not all(uncapped.values()):
+                r.check(False, "every host completed its first probe runs", str(uncapped))
+                return r.finish()
+            peer_iops = peer_cap(uncapped)
+            throttled_iops = peer_iops // 10
+            print(f"note: uncapped read IOPS per host {uncapped}: cap {peer_iops}, "
+                  f"slowed {throttled_iops}")
+            for throttle in throttles:
+                throttle.limit(peer_iops)
+            # The run under way when the cap came is not one of them: the next three are.
+            capped = {i: v[1:] for i, v in runs_iops(hosts, 4, 60).items()}
+            r.check(all(v and min(v) >= 0.85 * peer_iops and max(v) <= 1.15 * peer_iops
+                        for v in capped.values()),
+                    f"the peers agree: every host runs at the cap of {peer_iops} IOPS", str(capped))
             instances = [f"127.0.0.1:{d.port}" for d in hosts]
             scrape = scrape_config(deploy, instances)
             rules = vmalert_rules(deploy, work)
@@ -197,9 +247,9 @@ def main():
                         evaluators[path].log()[-2000:] + stores[path].log()[-1000:])
 
             # 1. One host's disk slows.
-            throttles[SLOW].limit(THROTTLED_IOPS)
+            throttles[SLOW].limit(throttled_iops)
             t0 = time.monotonic()
-            stages = milestones(instances[SLOW])
+            stages = milestones(instances[SLOW], throttled_iops)
             seen = {path: {} for path in PATHS}
             deadline = t0 + 150
             while time.monotonic() < deadline and not all(
@@ -212,6 +262,10 @@ def main():
                 time.sleep(0.5)
             fired = {}
             for path in PATHS:
+                # The fault first: without slow runs in the store no alert could be right.
+                r.check("slow runs stored" in seen[path],
+                        f"{path}: the slowed host's runs reach the store below "
+                        f"{throttled_iops * 3} IOPS", str(seen[path]))
                 got = receiver.wait("IowatchProbeSlowerThanPeers", "firing", t0, 1, path=path)
                 fired[path] = got
                 r.check(got and got[1]["labels"].get("instance") == instances[SLOW],
@@ -240,11 +294,11 @@ def main():
                     str(early))
 
             # 2. It recovers.
-            throttles[SLOW].limit(PEER_IOPS)
+            throttles[SLOW].limit(peer_iops)
             t1 = time.monotonic()
             slow = f'instance="{instances[SLOW]}"'
             recovery = [("runs recovered",
-                         f'iowatch_probe_iops{{{slow},op="read"}} > {PEER_IOPS / 2}'),
+                         f'iowatch_probe_iops{{{slow},op="read"}} > {peer_iops / 2}'),
                         ("within its peers", f"iowatch:probe_iops:peer_margin{{{slow}}} >= 0"),
                         ("no alert", f'absent(ALERTS{{alertname="IowatchProbeSlowerThanPeers",'
                                      f'{slow}}})')]

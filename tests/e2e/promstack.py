@@ -98,6 +98,10 @@ def victoria_metrics(work, name):
     return Server(work, name, "", lambda port: [
         "victoria-metrics", f"-storageDataPath={work}/{name}-data",
         f"-httpListenAddr=127.0.0.1:{port}", "-retentionPeriod=1d", "-search.latencyOffset=1s",
+        # A series stays visible 5 s past its last sample, as Prometheus's 5 min lookback does
+        # past a 15 s scrape: on a busy machine a recording rule's write-back can come a second
+        # or two late, and a chained rule that found nothing then reset every alert's `for:`.
+        "-search.minStalenessInterval=5s",
         "-search.disableCache", "-loggerLevel=WARN"])
 
 
