@@ -91,8 +91,11 @@ XFS_SHUTDOWN = os.geteuid() == 0 and all(shutil.which(t) for t in ("mkfs.xfs", "
 KMSG = os.geteuid() == 0
 # A SCSI sense report exists only where a SCSI disk failed a command this boot: nothing here
 # can make one (this VM's disks are virtio and its kernel has no scsi_debug), so the family is
-# checked only when the kernel log already holds one.
-SCSI_SENSE = KMSG and any(facility == 0 and "Sense Key : " in text
+# checked only when the kernel log already holds one: scsi_print_sense's own line, from its
+# first character (a line quoting "Sense Key : " for a user, as an overlayfs mount option can
+# make the kernel do, is no report and iowatch rightly counts none).
+SENSE_LINE = re.compile(r"\S+ \d+:\d+:\d+:\d+: \[[^\]]+\] (tag#\d+ )?Sense Key : ")
+SCSI_SENSE = KMSG and any(facility == 0 and SENSE_LINE.match(text)
                           for _, facility, text in daemon.kernel_log())
 
 
