@@ -83,15 +83,15 @@ Mountinfo ParseMountinfo(std::string_view text, std::string_view path) {
   return out;
 }
 
-Result<Mountinfo> ReadMountinfo(const FileTree& procfs, std::string_view relative,
-                                const MountinfoLimits& limits) {
-  const std::string path = procfs.PathOf(relative).string();
-  Mountinfo out;
+Result<MountinfoText> ReadMountinfoText(const FileTree& procfs, std::string_view relative,
+                                        const MountinfoLimits& limits) {
+  MountinfoText out;
   size_t kept_bytes = 0;
   int first_dropped = 0;
   int dropped = 0;
   const auto drop = [&](int number) {
     if (dropped++ == 0) first_dropped = number;
+    out.text += '\n';
   };
   const Status read = ForEachLineOfFile(
       procfs.PathOf(relative),
@@ -100,22 +100,34 @@ Result<Mountinfo> ReadMountinfo(const FileTree& procfs, std::string_view relativ
           drop(number);
         } else {
           kept_bytes += line.size() + 1;
-          ParseMountinfoLine(line, number, path, out);
+          out.text.append(line);
+          out.text += '\n';
         }
       },
       [&](int number) { drop(number); }, {.max_bytes = limits.max_line_bytes});
   if (!read) return std::unexpected(read.error());
   if (dropped > 0) {
-    // First: the one a collector shows and logs.
-    out.skipped.insert(
-        out.skipped.begin(),
-        Error::Parse(
-            fmt::format("{} mounts not read: the table is past {} MiB (or a line past {} KiB) "
-                        "from this line on; the mounts before it are reported",
-                        dropped, limits.max_bytes >> 20, limits.max_line_bytes >> 10),
-            path, first_dropped));
+    out.dropped =
+        Error::Parse(fmt::format("{} mounts not read: the table is past {} MiB (or a line past "
+                                 "{} KiB) from this line on; the mounts before it are reported",
+                                 dropped, limits.max_bytes >> 20, limits.max_line_bytes >> 10),
+                     procfs.PathOf(relative).string(), first_dropped);
   }
   return out;
+}
+
+Mountinfo ParseMountinfoText(const MountinfoText& table, std::string_view path) {
+  Mountinfo out = ParseMountinfo(table.text, path);
+  // First: the one a collector shows and logs.
+  if (table.dropped) out.skipped.insert(out.skipped.begin(), *table.dropped);
+  return out;
+}
+
+Result<Mountinfo> ReadMountinfo(const FileTree& procfs, std::string_view relative,
+                                const MountinfoLimits& limits) {
+  auto text = ReadMountinfoText(procfs, relative, limits);
+  if (!text) return ErrorOf(std::move(text));
+  return ParseMountinfoText(*text, procfs.PathOf(relative).string());
 }
 
 bool HasMountOption(std::string_view options, std::string_view wanted) {

@@ -44,6 +44,22 @@ class FilesystemSource final : public SampleSource {
     std::optional<std::string> btrfs_fsid;  // none: not btrfs, or no fsid lists its device
   };
 
+  // What one mount table gave: its selection, each filesystem's series but
+  // its usage and errors, and what each keeps between samples (in the
+  // selection's order). Built again only when the table or the options change.
+  struct Table {
+    std::string text;  // mountinfo as read (collectors::MountinfoText)
+    std::shared_ptr<const SamplerOptions> options;
+    std::vector<Error> skipped;
+    Selected selected;
+    std::vector<FilesystemSeries> described;
+    std::vector<Known> known;
+  };
+
+  // The table of `text` read from `path`; each filesystem still mounted
+  // keeps what it knew.
+  void Rebuild(const FileTree& sysfs, collectors::MountinfoText text, std::string_view path,
+               const std::shared_ptr<const SamplerOptions>& options);
   // The names of each device number, walking sysfs again only when a
   // filesystem on a device not seen before appears.
   const DeviceNames& NamesOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
@@ -52,14 +68,14 @@ class FilesystemSource final : public SampleSource {
   // /dev/mapper/vg-data) is what /sys/fs/btrfs/<fsid>/devices lists.
   std::optional<std::string> BtrfsFsidOf(const FileTree& sysfs, const collectors::Mount& mount,
                                          const FilesystemSourceOptions& options);
-  // The series of a mount, all but its usage; labels as MountLabel writes them.
-  FilesystemSeries Describe(const FileTree& sysfs, const collectors::Mount& mount, Known& known);
+  // The series of a mount, all but its usage and errors; labels as MountLabel writes them.
+  FilesystemSeries Describe(const FileTree& sysfs, const collectors::Mount& mount);
   // The errors the filesystem keeps in sysfs, where its type keeps any.
-  static void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
-                         const DeviceNames& names, Known& known, FilesystemSeries& series);
+  void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount, Known& known,
+                  FilesystemSeries& series);
   // statvfs of the reachable mounts, from where the last sample stopped, until
   // the deadline; each mount's figures into `known` (kept when not reached).
-  void AskUsage(const Selected& selected, std::vector<Known*>& known, const SourceContext& context,
+  void AskUsage(const Selected& selected, std::vector<Known>& known, const SourceContext& context,
                 steady::time_point sample_start);
   static steady::duration MountTimeout(const FilesystemSourceOptions& options);
   // How long one mount may take: mount_timeout, and never past 80 % of the
@@ -74,7 +90,7 @@ class FilesystemSource final : public SampleSource {
   collectors::FilesystemUsageReader helper_reader_ =
       collectors::HelperUsageReader(std::make_shared<collectors::StatfsHelpers>());
   std::map<std::pair<uint32_t, uint32_t>, DeviceNames> names_;
-  std::map<MountKey, Known> known_;
+  std::optional<Table> table_;
   size_t next_ = 0;  // the position in the selection the next sample asks first
   uint64_t skipped_total_ = 0;
 };
@@ -104,27 +120,25 @@ std::optional<std::string> FilesystemSource::BtrfsFsidOf(const FileTree& sysfs,
   return std::move(*fsid);
 }
 
-FilesystemSeries FilesystemSource::Describe(const FileTree& sysfs, const collectors::Mount& mount,
-                                            Known& known) {
+FilesystemSeries FilesystemSource::Describe(const FileTree& sysfs, const collectors::Mount& mount) {
   FilesystemSeries series;
   series.device = collectors::MountLabel(mount.source);
   series.mount_point = collectors::MountLabel(mount.mount_point);
   series.fstype = collectors::MountLabel(mount.fstype);  // a FUSE subtype is anyone's text
   series.major = mount.major;
   series.minor = mount.minor;
-  const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
-  series.disk = names.disk;
+  series.disk = NamesOf(sysfs, mount.major, mount.minor).disk;
   // ext4 on 6.x kernels marks a remount after errors "emergency_ro", not "ro".
   series.readonly = collectors::HasMountOption(mount.super_options, "ro") ||
                     collectors::HasMountOption(mount.super_options, "emergency_ro");
-  ReadErrors(sysfs, mount, names, known, series);
   return series;
 }
 
 void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
-                                  const DeviceNames& names, Known& known,
-                                  FilesystemSeries& series) {
-  if (mount.fstype == "ext4" && !names.name.empty()) {
+                                  Known& known, FilesystemSeries& series) {
+  if (mount.fstype == "ext4") {
+    const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
+    if (names.name.empty()) return;
     if (auto errors = collectors::ReadExt4Errors(sysfs, names.name)) series.ext4_errors = *errors;
   } else if (known.btrfs_fsid) {
     if (auto errors = collectors::ReadBtrfsErrors(sysfs, *known.btrfs_fsid)) {
@@ -153,7 +167,7 @@ steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
   return deadline;
 }
 
-void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known*>& known,
+void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known>& known,
                                 const SourceContext& context, steady::time_point sample_start) {
   const FilesystemSourceOptions& options = context.options->filesystems;
   const auto& read = options.read_usage ? options.read_usage : helper_reader_;
@@ -163,7 +177,7 @@ void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known*>& k
     const size_t i = (first + k) % count;
     const collectors::FilesystemMount& f = selected[i];
     if (!f.reachable) {  // hidden under another mount here: what covers it would answer
-      known[i]->usage.reset();
+      known[i].usage.reset();
       continue;
     }
     const auto now = steady::now();
@@ -184,7 +198,7 @@ void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known*>& k
       }
       continue;
     }
-    known[i]->usage = answer.usage ? std::optional(*answer.usage) : std::nullopt;
+    known[i].usage = answer.usage ? std::optional(*answer.usage) : std::nullopt;
   }
   next_ = first;
 }
@@ -195,6 +209,38 @@ void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& seri
   std::erase_if(names_, [&](const auto& entry) { return !mounted.contains(entry.first); });
 }
 
+void FilesystemSource::Rebuild(const FileTree& sysfs, collectors::MountinfoText text,
+                               std::string_view path,
+                               const std::shared_ptr<const SamplerOptions>& options) {
+  collectors::Mountinfo parsed = collectors::ParseMountinfoText(text, path);
+  Table table{.text = std::move(text.text),
+              .options = options,
+              .skipped = std::move(parsed.skipped),
+              .selected = SelectFilesystems(std::move(parsed.mounts), options->filesystems.filter),
+              .described = {},
+              .known = {}};
+  std::map<MountKey, Known> before;
+  if (table_) {
+    for (size_t i = 0; i < table_->selected.size(); ++i) {
+      const collectors::Mount& m = table_->selected[i].mount;
+      before.emplace(MountKey{m.id, m.major, m.minor}, std::move(table_->known[i]));
+    }
+  }
+  table.described.reserve(table.selected.size());
+  table.known.reserve(table.selected.size());
+  for (const collectors::FilesystemMount& f : table.selected) {
+    const collectors::Mount& mount = f.mount;
+    auto node = before.extract(MountKey{mount.id, mount.major, mount.minor});
+    Known& known = table.known.emplace_back(node.empty() ? Known{} : std::move(node.mapped()));
+    if (node.empty() && mount.fstype == "btrfs") {
+      known.btrfs_fsid = BtrfsFsidOf(sysfs, mount, options->filesystems);
+    }
+    table.described.push_back(Describe(sysfs, mount));
+  }
+  table_ = std::move(table);
+  ForgetUnmounted(table_->described);
+}
+
 void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                                const SourceContext& context, Snapshot& out) {
   const FilesystemSourceOptions& options = context.options->filesystems;
@@ -202,32 +248,24 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   const auto sample_start = steady::now();
   const double start = context.now();
   CollectorStatus status{"filesystem", 0, false, 0, {}, {}};
-  auto table = collectors::ReadMountinfo(procfs, kMountinfo);
-  if (!table) {
-    status.error = table.error().ToString();
+  auto text = collectors::ReadMountinfoText(procfs, kMountinfo);
+  if (!text) {
+    status.error = text.error().ToString();
   } else {
-    skipped_total_ += table->skipped.size();
-    if (!table->skipped.empty()) status.parse_error = table->skipped.front().ToString();
-    const Selected selected = SelectFilesystems(std::move(table->mounts), options.filter);
-    std::map<MountKey, Known> known;
-    std::vector<Known*> known_of(selected.size());
-    out.filesystems.series.reserve(selected.size());
-    for (size_t i = 0; i < selected.size(); ++i) {
-      const collectors::Mount& mount = selected[i].mount;
-      const MountKey key{mount.id, mount.major, mount.minor};
-      auto node = known_.extract(key);
-      const bool discovered = node.empty();
-      Known& k = discovered ? known[key] : known.insert(std::move(node)).position->second;
-      if (discovered && mount.fstype == "btrfs") k.btrfs_fsid = BtrfsFsidOf(sysfs, mount, options);
-      known_of[i] = &k;
-      out.filesystems.series.push_back(Describe(sysfs, mount, k));
+    if (!table_ || table_->text != text->text || table_->options != context.options) {
+      Rebuild(sysfs, std::move(*text), procfs.PathOf(kMountinfo).string(), context.options);
     }
-    AskUsage(selected, known_of, context, sample_start);
-    for (size_t i = 0; i < selected.size(); ++i) {
-      out.filesystems.series[i].usage = known_of[i]->usage;
+    Table& table = *table_;
+    skipped_total_ += table.skipped.size();
+    if (!table.skipped.empty()) status.parse_error = table.skipped.front().ToString();
+    out.filesystems.series = table.described;
+    for (size_t i = 0; i < table.selected.size(); ++i) {
+      ReadErrors(sysfs, table.selected[i].mount, table.known[i], out.filesystems.series[i]);
     }
-    known_ = std::move(known);
-    ForgetUnmounted(out.filesystems.series);
+    AskUsage(table.selected, table.known, context, sample_start);
+    for (size_t i = 0; i < table.selected.size(); ++i) {
+      out.filesystems.series[i].usage = table.known[i].usage;
+    }
     out.filesystems.stuck = asker_.Stuck();
     status.success = true;
   }

@@ -1,5 +1,6 @@
-// The filesystem source: each sample, the mount table (<procfs>/self/mountinfo),
-// one mount per filesystem the filters keep (collectors/filesystem/
+// The filesystem source: each sample, the mount table (<procfs>/self/mountinfo;
+// parsed, and the filesystems chosen and described, only when its text
+// changed), one mount per filesystem the filters keep (collectors/filesystem/
 // filesystem_mounts.h), and each one's statvfs through a UsageAsker, so a
 // mount that hangs is marked (device_error) and skipped until it answers,
 // never a delay of the sample. When the sample's time runs out before every

@@ -369,5 +369,86 @@ TEST(FilesystemSource, MountPointsThatDifferInInvalidBytesAreDistinctLabels) {
   EXPECT_EQ(snapshot->filesystems.series.back().minor, 48u);  // the top of the stack
 }
 
+TEST(FilesystemSource, AnUnchangedMountTableIsReusedAndEveryChangeIsSeenInTheNextSample) {
+  // The table is parsed and its filesystems chosen only when its text
+  // changes (36,000 mounts take most of a sample to parse); what is read
+  // every sample (usage, ext4's error counts) is read every sample still.
+  const std::string table = std::string(kRootLine) +
+                            "40 21 8:16 / /data rw - ext4 /dev/sdb rw,errors=remount-ro\n"
+                            "not a mount line\n";
+  const MountTree tree(table);
+  tree.Write("sys/block/sdb/dev", "8:16\n");
+  const auto write_errors = [&](int count) {
+    tree.Write("sys/fs/ext4/sdb/errors_count", fmt::format("{}\n", count));
+    tree.Write("sys/fs/ext4/sdb/first_error_time", "0\n");
+    tree.Write("sys/fs/ext4/sdb/last_error_time", "0\n");
+  };
+  write_errors(0);
+  SamplerOptions options;
+  uint64_t free_blocks = 100;
+  options.filesystems.read_usage = [&](const std::string&) -> Result<collectors::FilesystemUsage> {
+    return collectors::FilesystemUsage{4096 * 1000, 4096 * free_blocks, 4096 * free_blocks, 100,
+                                       40};
+  };
+  Sampler sampler(options);
+  auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  const FilesystemSeries* data = FindMount(*snapshot, "/data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_FALSE(data->readonly);
+  ASSERT_TRUE(data->ext4_errors.has_value());
+  EXPECT_EQ(data->ext4_errors->count, 0u);
+  EXPECT_EQ(FilesystemStatus(*snapshot).parse_errors_total, 1u);
+
+  // The same table: new usage and error counts, the malformed line counted again.
+  free_blocks = 50;
+  write_errors(3);
+  snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1001);
+  data = FindMount(*snapshot, "/data");
+  ASSERT_NE(data, nullptr);
+  ASSERT_TRUE(data->usage.has_value());
+  EXPECT_EQ(data->usage->free_bytes, 4096u * 50);
+  ASSERT_TRUE(data->ext4_errors.has_value());
+  EXPECT_EQ(data->ext4_errors->count, 3u);
+  const CollectorStatus& status = FilesystemStatus(*snapshot);
+  EXPECT_EQ(status.parse_errors_total, 2u);
+  EXPECT_NE(status.parse_error.find("self/mountinfo:3"), std::string::npos) << status.parse_error;
+
+  // errors=remount-ro: only the superblock's options change, one word.
+  tree.Write("proc/self/mountinfo",
+             std::string(kRootLine) +
+                 "40 21 8:16 / /data rw - ext4 /dev/sdb ro,errors=remount-ro\n"
+                 "41 21 0:50 / /new rw - tmpfs tmpfs rw\n");
+  snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1002);
+  data = FindMount(*snapshot, "/data");
+  ASSERT_NE(data, nullptr);
+  EXPECT_TRUE(data->readonly);
+  EXPECT_TRUE(data->usage.has_value());  // kept across the table's change
+  EXPECT_NE(FindMount(*snapshot, "/new"), nullptr);
+  EXPECT_EQ(FilesystemStatus(*snapshot).parse_errors_total, 2u);
+
+  // Unmounted: gone in the next sample.
+  tree.Write("proc/self/mountinfo", kRootLine);
+  snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1003);
+  EXPECT_EQ(FindMount(*snapshot, "/data"), nullptr);
+  EXPECT_EQ(FindMount(*snapshot, "/new"), nullptr);
+  EXPECT_EQ(snapshot->filesystems.series.size(), 1u);
+}
+
+TEST(FilesystemSource, NewOptionsChooseAgainFromAnUnchangedTable) {
+  const MountTree tree(std::string(kRootLine) + "40 21 0:45 / /scratch rw - tmpfs tmpfs rw\n");
+  SamplerOptions options;
+  options.filesystems.read_usage = AnswerAtOnce();
+  Sampler sampler(options);
+  auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  EXPECT_NE(FindMount(*snapshot, "/scratch"), nullptr);
+  auto filter = collectors::MakeFilesystemFilter("", "", "", "^/scratch$");
+  ASSERT_TRUE(filter.has_value());
+  options.filesystems.filter = std::move(*filter);
+  sampler.Reconfigure(options);
+  snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1001);
+  EXPECT_EQ(FindMount(*snapshot, "/scratch"), nullptr);
+  EXPECT_NE(FindMount(*snapshot, "/"), nullptr);
+}
+
 }  // namespace
 }  // namespace iowatch::daemon
