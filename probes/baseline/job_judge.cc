@@ -132,10 +132,10 @@ EarlierRuns EarlierLearnableRuns(const RunRecord& run,
 // newest kModelRuns earlier learnable runs; nullopt when it cannot say.
 constexpr size_t kModelRuns = 200;
 
-Result<std::optional<Baseline>> ModelAt(const RunStress& at, const EarlierRuns& earlier,
-                                        BaselineSource& source, const BaselinePolicy& policy) {
+Result<ModelPrediction> ModelAt(const RunStress& at, const EarlierRuns& earlier,
+                                BaselineSource& source, const BaselinePolicy& policy) {
   const size_t n = earlier.ids.size();
-  if (n < std::max<size_t>(kMinModelRuns, policy.runs)) return std::nullopt;
+  if (n < std::max<size_t>(kMinModelRuns, policy.runs)) return ModelPrediction{};
   std::vector<ModelPoint> points;
   for (size_t i = n > kModelRuns ? n - kModelRuns : 0; i < n; ++i) {
     Result<std::vector<MetricSample>> metrics = source.LoadMetrics(earlier.ids[i]);
@@ -143,6 +143,21 @@ Result<std::optional<Baseline>> ModelAt(const RunStress& at, const EarlierRuns& 
     points.push_back({earlier.ids[i], earlier.starts[i], earlier.stresses[i], std::move(*metrics)});
   }
   return ModelBaselineAt(at, points, policy);
+}
+
+// Says why a run judged against neither the model nor heavier runs was not
+// judged. A run outside what the model's runs cover is `outside_model`
+// (unless a regression stands, the operator's first concern): the model
+// had runs enough, none at such stress, and it does not extrapolate.
+void NeitherModelNorHeavier(const ModelPrediction& modelled, const BaselinePolicy& policy,
+                            RunJudgement& out) {
+  out.why += out.why.empty() ? "" : "; ";
+  if (!modelled.outside.empty()) {
+    out.why += fmt::format("outside the load model's runs ({}), and ", modelled.outside);
+    if (out.reason != NotJudged::kRegressionStanding) out.reason = NotJudged::kOutsideModel;
+  }
+  out.why += fmt::format("fewer than {} earlier runs at least as stressed over {} min", policy.runs,
+                         policy.min_age_ms / 60000);
 }
 
 // A run whose band has no baseline (or that has no band: its CPU was
@@ -160,23 +175,25 @@ Status JudgeAgainstOtherConditions(const RunRecord& run,
   if (!run.conditions) return {};
   const EarlierRuns earlier = EarlierLearnableRuns(run, candidates, learnable, policy);
   const RunStress stress = StressOf(*run.conditions);
-  Result<std::optional<Baseline>> modelled = ModelAt(stress, earlier, source, policy);
+  Result<ModelPrediction> modelled = ModelAt(stress, earlier, source, policy);
   if (!modelled) return ErrorOf(modelled);
-  std::optional<Baseline> baseline = std::move(*modelled);
+  std::optional<Baseline> baseline = std::move(modelled->baseline);
   if (baseline) {
     out.against = fmt::format("the load model at its stress ({} runs)", baseline->run_ids.size());
   } else {
     const std::optional<std::vector<size_t>> picked = PickHeavierNeighbours(
         stress, earlier.stresses, earlier.starts, policy.runs, policy.min_age_ms);
     if (!picked) {
-      out.why += fmt::format("{}fewer than {} earlier runs at least as stressed over {} min",
-                             out.why.empty() ? "" : "; ", policy.runs, policy.min_age_ms / 60000);
+      NeitherModelNorHeavier(*modelled, policy, out);
       return {};
     }
     Result<std::vector<RunRecord>> runs = LoadRuns(run, earlier.ids, *picked, source);
     if (!runs) return ErrorOf(runs);
     baseline = LearnBaseline(*runs, now_ms, policy);
     out.against = fmt::format("the {} nearest runs at least as stressed", runs->size());
+    if (!modelled->outside.empty()) {
+      out.against += fmt::format(" (outside the load model's runs: {})", modelled->outside);
+    }
   }
   baseline->job = run.job;
   baseline->fingerprint = run.fingerprint;
@@ -301,7 +318,8 @@ constexpr EnumName<NotJudged> kNotJudgedNames[] = {
     {NotJudged::kBandsOff, "bands_off"},
     {NotJudged::kLearning, "learning"},
     {NotJudged::kRegressionStanding, "regression_standing"},
-    {NotJudged::kNoMetric, "no_metric"}};
+    {NotJudged::kNoMetric, "no_metric"},
+    {NotJudged::kOutsideModel, "outside_model"}};
 static_assert(NamesEveryValue<kNotJudgedNames>());
 
 std::string_view ToString(NotJudged reason) { return NameIn<NotJudged>(kNotJudgedNames, reason); }

@@ -14,12 +14,14 @@
 // baseline is learned from runs spread evenly over them (PickLearningRuns,
 // LearnBaseline) and stored. A run whose band has none yet, or that has no
 // band (its CPU was contended), is judged against runs of other conditions:
-// the load model's prediction at its stress (load_model.h), else the nearest
-// runs at least as stressed (run_stress.h); such a baseline is made for the
-// run, never stored, and judges throughput and the mean only. No band learns while a regression
-// stands, nor from runs since the first bad verdict that is still unresolved, in this series or
-// another on the same device (DeviceSuspicion): a disk that became slow must not teach a new band
-// that slow is normal. (The daemon keeps the state in the store across restarts:
+// the load model's prediction at its stress where the model's runs cover it
+// (load_model.h: never extrapolated), else the nearest runs at least as
+// stressed (run_stress.h), else it is not judged (`outside_model` when the
+// model had runs enough but none at such stress); such a baseline is made
+// for the run, never stored, and judges throughput and the mean only. No band learns while a
+// regression stands, nor from runs since the first bad verdict that is still unresolved, in this
+// series or another on the same device (DeviceSuspicion): a disk that became slow must not teach a
+// new band that slow is normal. (The daemon keeps the state in the store across restarts:
 // daemon/scheduling/series_book.h.) A baseline replaced or deleted behind the series' back
 // (`iowatch baseline capture`, `reset`, `import`) restarts the hysteresis.
 //
@@ -117,13 +119,18 @@ enum class NotJudged {
   kLearning,            // its band has no baseline yet
   kRegressionStanding,  // its band has none, and none is learned while a regression stands
   kNoMetric,            // it carries none of the metrics judged (too few I/Os)
+  // Its band has no baseline (or it has no band), the load model's runs
+  // never saw its stress (it does not extrapolate), and too few earlier runs
+  // were at least as stressed.
+  kOutsideModel,
 };
 // "judged", "unknown_conditions", "cpu_contended", "bands_off", "learning",
-// "regression_standing", "no_metric".
+// "regression_standing", "no_metric", "outside_model".
 std::string_view ToString(NotJudged reason);
 inline constexpr std::array kNotJudgedReasons = {
     NotJudged::kUnknownConditions, NotJudged::kCpuContended,       NotJudged::kBandsOff,
-    NotJudged::kLearning,          NotJudged::kRegressionStanding, NotJudged::kNoMetric};
+    NotJudged::kLearning,          NotJudged::kRegressionStanding, NotJudged::kNoMetric,
+    NotJudged::kOutsideModel};
 
 struct RunJudgement {
   Classification classification;

@@ -1,5 +1,7 @@
 #include "probes/baseline/load_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,10 +22,80 @@ Regressors RegressorsOf(const RunStress& s) {
   return {std::log2(1 + s.load / 64), s.load / 4096, s.steal, s.wait};
 }
 
-// How far outside the fitted range a run may lie in each regressor: a
-// quarter of a load band (and the load that makes), one point of steal,
-// two of wait.
-constexpr Regressors kRangeSlack = {0.25, 0.05, 0.01, 0.02};
+// The stresses the regressors measure: load (its band and itself), steal,
+// wait. Whether a stress gets a slope, and how far outside the runs a
+// prediction may go, is decided per stress: the two load terms stand or
+// fall together.
+constexpr size_t kStresses = 3;
+constexpr std::array<size_t, kSlopes> kStressOf = {0, 0, 1, 2};
+constexpr std::array<const char*, kStresses> kStressNames = {"load", "steal", "wait"};
+
+// What a stress needs before it gets a slope, in the units of the regressor
+// that measures it (`regressor`): the runs span at least `spread`, and at
+// least kRunsAway of them lie `away` or more inside either end of what they
+// span (a slope is the difference between the runs at the two ends, so both
+// ends need several runs, not one odd one).
+struct SlopeNeed {
+  size_t regressor;
+  double spread;
+  double away;
+};
+// - load: one band (a factor of two above the 64/s floor, log2 units):
+//   within a band the bands' own baselines already say what the disk does;
+//   away half a band.
+// - steal: two points of all CPUs, away one: AtLeastAsStressed (run_stress.h)
+//   counts a point of steal as the same stress (the measurement's noise over
+//   a 3 s run), so less spread is mostly noise; the reviewer's series had
+//   0.002 % and got a slope that put a run at 0.1 % at 592 s.
+// - wait: four points of the run, away two, likewise twice AtLeastAsStressed's
+//   two points.
+constexpr std::array<SlopeNeed, kStresses> kSlopeNeeds = {
+    {{0, 1.0, 0.5}, {2, 0.02, 0.01}, {3, 0.04, 0.02}}};
+// Five: a slope is then learned from at least five runs at each end, whose
+// mean shift has less than half the noise of one run's (1/√5), where two odd
+// runs (one slow run and a tick of steal) used to make a slope of their own.
+constexpr size_t kRunsAway = 5;
+
+// How far beyond the stresses the runs cover a prediction may go, as a share
+// of the range they cover, for a stress with a slope: the prediction then
+// moves at most a tenth of what it moves across the runs. A stress without a
+// slope gets none: its runs say nothing about a stress they never saw.
+constexpr double kMarginShare = 0.1;
+
+// The smallest and largest of each regressor over the runs.
+struct Range {
+  Regressors lo{};
+  Regressors hi{};
+};
+
+Range RangeOf(std::span<const Regressors> x) {
+  Range r;
+  for (size_t k = 0; k < kSlopes; ++k) {
+    const auto [lo, hi] = std::ranges::minmax(x, {}, [k](const Regressors& p) { return p[k]; });
+    r.lo[k] = lo[k];
+    r.hi[k] = hi[k];
+  }
+  return r;
+}
+
+// The regressors the runs spread over enough to learn a slope (SlopeNeed).
+std::array<bool, kSlopes> SlopesAllowed(std::span<const Regressors> x, const Range& r) {
+  std::array<bool, kSlopes> allowed{};
+  for (size_t s = 0; s < kStresses; ++s) {
+    const SlopeNeed& need = kSlopeNeeds[s];
+    const size_t k = need.regressor;
+    const auto above =
+        std::ranges::count_if(x, [&](const Regressors& p) { return p[k] - r.lo[k] >= need.away; });
+    const auto below =
+        std::ranges::count_if(x, [&](const Regressors& p) { return r.hi[k] - p[k] >= need.away; });
+    const bool spread = r.hi[k] - r.lo[k] >= need.spread &&
+                        std::min(above, below) >= static_cast<std::ptrdiff_t>(kRunsAway);
+    for (size_t j = 0; j < kSlopes; ++j) {
+      if (kStressOf[j] == s) allowed[j] = spread && r.hi[j] - r.lo[j] > 1e-9;
+    }
+  }
+  return allowed;
+}
 
 struct Fit {
   double intercept = 0;
@@ -106,16 +178,11 @@ double Predict(const Fit& fit, const Regressors& x) {
 // order: the load's linear term, the probe's wait, steal.
 constexpr std::array<size_t, 3> kDropWhenCollinear = {1, 3, 2};
 
-// The constrained fit: slopes of the wrong sign (`sign` +1: must not be
-// negative, −1: must not be positive) dropped one at a time, and regressors
-// that never vary left out.
+// The constrained fit over the regressors `allowed` (SlopesAllowed): slopes
+// of the wrong sign (`sign` +1: must not be negative, −1: must not be
+// positive) dropped one at a time.
 std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const double> y,
-                                  double sign) {
-  std::array<bool, kSlopes> use{};
-  for (size_t k = 0; k < kSlopes; ++k) {
-    const auto [lo, hi] = std::ranges::minmax(x, {}, [k](const Regressors& r) { return r[k]; });
-    use[k] = hi[k] - lo[k] > 1e-9;
-  }
+                                  double sign, std::array<bool, kSlopes> use) {
   Fit fit;
   for (size_t round = 0; round <= kSlopes; ++round) {
     if (!Solve(x, y, use, fit)) {
@@ -172,26 +239,72 @@ double UncertaintyAt(const Fit& fit, const Regressors& at) {
   return fit.spread * std::sqrt(1 + Leverage(fit, at));
 }
 
-bool WithinRange(const Regressors& at, std::span<const Regressors> x) {
+// Where the model predicts for a run at `at`, given what the runs cover
+// (`r`): at `at`, but for a stress in which the run was lighter than every
+// run, which is predicted at the lightest they cover (a healthy run is no
+// worse than a more stressed one, the rule AtLeastAsStressed judges by: so
+// never a line extrapolated downwards, and never a false alarm from it).
+// `outside` is the stress in which the run was heavier than every run by
+// more than kMarginShare of the covered range where the fit has a slope for
+// it, or at all where it has none: nothing is predicted then.
+struct PredictionPoint {
+  Regressors at{};
+  std::optional<size_t> outside;
+};
+
+// The stresses the fit has a slope for (the load's if either term has one).
+std::array<bool, kStresses> SlopedStresses(const Fit& fit) {
+  std::array<bool, kStresses> sloped{};
   for (size_t k = 0; k < kSlopes; ++k) {
-    const auto [lo, hi] = std::ranges::minmax(x, {}, [k](const Regressors& r) { return r[k]; });
-    if (at[k] < lo[k] - kRangeSlack[k] || at[k] > hi[k] + kRangeSlack[k]) return false;
+    if (fit.use[k] && fit.slope[k] != 0) sloped[kStressOf[k]] = true;
   }
-  return true;
+  return sloped;
+}
+
+PredictionPoint WhereToPredict(const Regressors& at, const Range& r, const Fit& fit) {
+  const std::array<bool, kStresses> sloped = SlopedStresses(fit);
+  PredictionPoint out{at, std::nullopt};
+  for (size_t k = 0; k < kSlopes; ++k) {
+    const double margin = sloped[kStressOf[k]] ? kMarginShare * (r.hi[k] - r.lo[k]) : 0;
+    if (at[k] > r.hi[k] + margin) {
+      out.outside = kStressOf[k];
+      return out;
+    }
+    out.at[k] = std::max(at[k], r.lo[k]);
+  }
+  return out;
+}
+
+// "steal 0.1 % above the 0–0.002 % its 40 runs covered (no slope: none
+// beyond them)", from the regressors (load / 4096, steal, wait).
+std::string DescribeOutside(size_t stress, const Regressors& at, const Range& r, const Fit& fit) {
+  const std::string how =
+      SlopedStresses(fit)[stress]
+          ? fmt::format("more than {:g} % of that range beyond it", 100 * kMarginShare)
+          : std::string("no slope: none beyond them");
+  if (stress == 0) {
+    return fmt::format(
+        "load {:.0f} weighted requests/s above the {:.0f}–{:.0f} its {} runs covered ({})",
+        at[1] * 4096, r.lo[1] * 4096, r.hi[1] * 4096, fit.runs, how);
+  }
+  const size_t k = stress == 1 ? 2 : 3;
+  return fmt::format("{} {:.3g} % above the {:.3g}–{:.3g} % its {} runs covered ({})",
+                     kStressNames[stress], 100 * at[k], 100 * r.lo[k], 100 * r.hi[k], fit.runs,
+                     how);
 }
 
 }  // namespace
 
-std::optional<Baseline> ModelBaselineAt(const RunStress& at, std::span<const ModelPoint> points,
-                                        const BaselinePolicy& policy) {
+ModelPrediction ModelBaselineAt(const RunStress& at, std::span<const ModelPoint> points,
+                                const BaselinePolicy& policy) {
+  ModelPrediction out;
   const size_t enough = std::max<size_t>(kMinModelRuns, policy.runs);
-  if (points.size() < enough) return std::nullopt;
+  if (points.size() < enough) return out;
   const auto [first, last] = std::ranges::minmax(points, {}, &ModelPoint::start_unix_ms);
-  if (last.start_unix_ms - first.start_unix_ms < policy.min_age_ms) return std::nullopt;
+  if (last.start_unix_ms - first.start_unix_ms < policy.min_age_ms) return out;
   std::vector<Regressors> all;
   for (const ModelPoint& p : points) all.push_back(RegressorsOf(p.stress));
   const Regressors here = RegressorsOf(at);
-  if (!WithinRange(here, all)) return std::nullopt;
   // Each (op, metric) judged and not a quantile, with the runs that have it.
   std::map<std::pair<std::string, std::string>,
            std::pair<std::vector<Regressors>, std::vector<double>>>
@@ -208,22 +321,38 @@ std::optional<Baseline> ModelBaselineAt(const RunStress& at, std::span<const Mod
       it->second.second.push_back(std::log(m.value));
     }
   }
-  Baseline out;
-  for (const ModelPoint& p : points) out.run_ids.push_back(p.id);
+  Baseline baseline;
+  for (const ModelPoint& p : points) baseline.run_ids.push_back(p.id);
   for (const auto& key : order) {
     const auto& [x, y] = series.at(key);
     if (y.size() < enough) continue;
     const MetricSpec* spec = FindMetric(key.second);
-    const std::optional<Fit> fit = FitConstrained(x, y, spec->worse == Worse::kHigher ? 1 : -1);
+    const Range range = RangeOf(x);
+    const std::optional<Fit> fit =
+        FitConstrained(x, y, spec->worse == Worse::kHigher ? 1 : -1, SlopesAllowed(x, range));
     if (!fit) continue;
-    const double median = std::exp(Predict(*fit, here));
+    // A line is not extrapolated: the whole run is left to the caller.
+    const PredictionPoint where = WhereToPredict(here, range, *fit);
+    if (where.outside) {
+      out.outside = DescribeOutside(*where.outside, here, range, *fit);
+      return out;
+    }
+    const double median = std::exp(Predict(*fit, where.at));
     // The spread in the metric's unit: a residual σ of s in log units is a
     // factor e^s, about s × the median for the small s of a disk.
     const double spread =
-        std::max(std::expm1(UncertaintyAt(*fit, here)), SpreadFloorFor(*spec, policy)) * median;
-    out.metrics.push_back(MetricBaseline{key.first, key.second, median, spread, 0, 0, 0});
+        std::max(std::expm1(UncertaintyAt(*fit, where.at)), SpreadFloorFor(*spec, policy)) * median;
+    // Inside the runs' range a prediction is within the figures they had;
+    // this guard is for what no range check foresaw (never judge against
+    // inf, 0 or NaN).
+    if (!std::isfinite(median) || median <= 0 || !std::isfinite(spread)) {
+      out.outside = fmt::format("its {} {} predicted there is not a finite figure ({:g})",
+                                key.first, key.second, median);
+      return out;
+    }
+    baseline.metrics.push_back(MetricBaseline{key.first, key.second, median, spread, 0, 0, 0});
   }
-  if (out.metrics.empty()) return std::nullopt;
+  if (!baseline.metrics.empty()) out.baseline = std::move(baseline);
   return out;
 }
 

@@ -14,9 +14,19 @@
 // line's own uncertainty at the run's stress, as a prediction interval is
 // (σ·√(1 + h), h the run's leverage: larger towards the edges of what the
 // runs cover), at least the policy's floor; so Compare judges the run as
-// against a band's baseline. No
-// prediction outside the stresses the fit has seen (a little slack aside):
-// a line is not extrapolated. Quantiles are not modelled: a burst moves
+// against a band's baseline.
+//
+// A stress gets a slope only where the runs spread over it (SlopeNeeds in
+// load_model.cc: a load band, two points of steal, four of wait, each with
+// five runs clearly away from the lightest): two odd runs at a steal one
+// clock tick above the rest would otherwise make a slope that multiplies
+// the prediction by e^13 at a tenth of a point of steal. No prediction
+// above the stresses the runs cover, beyond a tenth of the covered range
+// where a stress has a slope and not at all where it has none: a line is
+// not extrapolated (the caller judges such a run against runs at least as
+// stressed, or not at all). A run lighter than every run in a stress is
+// predicted at the lightest they cover, which a healthy run is no worse
+// than (as run_stress.h judges). Quantiles are not modelled: a burst moves
 // them by as many I/Os as it overlapped, which no load figure says.
 //
 // Why a model and not only bands: on a busy disk with a shared CPU the
@@ -32,6 +42,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "probes/baseline/baseline.h"
@@ -51,12 +62,22 @@ struct ModelPoint {
   std::vector<MetricSample> metrics;
 };
 
-// The baseline's metrics the model predicts at `at` from `points`: the
-// metrics judged by the policy that are not quantiles (job, device and the
-// rest are the caller's to set; run_ids are the points'); nullopt when there
-// are too few points, they span less than policy.min_age_ms, or `at` lies
-// outside the stresses they cover.
-std::optional<Baseline> ModelBaselineAt(const RunStress& at, std::span<const ModelPoint> points,
-                                        const BaselinePolicy& policy);
+// What the model says at a run's stress.
+struct ModelPrediction {
+  // The baseline's metrics predicted at the stress: the metrics judged by the
+  // policy that are not quantiles (job, device and the rest are the caller's
+  // to set; run_ids are the points'). nullopt when there are too few points,
+  // they span less than policy.min_age_ms, no metric could be fitted, or the
+  // stress lies above what they cover.
+  std::optional<Baseline> baseline;
+  // Set only when the points sufficed and the stress lies above the
+  // stresses they cover (or a prediction there would not be a finite figure):
+  // where, for logs and the status page, e.g. "steal 0.1 % above the
+  // 0–0.002 % its 40 runs covered (no slope: none beyond them)".
+  std::string outside;
+};
+
+ModelPrediction ModelBaselineAt(const RunStress& at, std::span<const ModelPoint> points,
+                                const BaselinePolicy& policy);
 
 }  // namespace iowatch::probes

@@ -24,17 +24,19 @@ TEST(JudgedWindow, CountsTheLastDayByReasonAndKeepsTheLastJudgedRun) {
   w.Add(t0 + 1 * kHour, false, "learning");
   w.Add(t0 + 2 * kHour, false, "cpu_contended");
   w.Add(t0 + 3 * kHour, false, "cpu_contended");
+  w.Add(t0 + 3 * kHour, false, "outside_model");  // the load model does not extrapolate
   JudgedSummary now = w.Summarize(t0 + 4 * kHour);
-  EXPECT_EQ(now.runs, 4u);
+  EXPECT_EQ(now.runs, 5u);
   EXPECT_EQ(now.judged, 1u);
   EXPECT_EQ(NotJudged(now, "cpu_contended"), 2u);
   EXPECT_EQ(NotJudged(now, "learning"), 1u);
+  EXPECT_EQ(NotJudged(now, "outside_model"), 1u);
   EXPECT_EQ(NotJudged(now, "no_metric"), 0u);
-  EXPECT_EQ(now.not_judged.size(), 6u);  // every reason, 0 when none
+  EXPECT_EQ(now.not_judged.size(), 7u);  // every reason, 0 when none
   EXPECT_EQ(now.last_judged_unix_ms, t0);
   // A day after the judged run it has left the window, not the timestamp.
   const JudgedSummary later = w.Summarize(t0 + 24 * kHour + 1);
-  EXPECT_EQ(later.runs, 3u);
+  EXPECT_EQ(later.runs, 4u);
   EXPECT_EQ(later.judged, 0u);
   EXPECT_EQ(later.last_judged_unix_ms, t0);
   EXPECT_EQ(w.Summarize(t0 + 40 * kHour).runs, 0u);

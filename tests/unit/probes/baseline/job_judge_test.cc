@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -424,6 +426,64 @@ TEST(JudgeRunTest, ABaselineReplacedFromOutsideRestartsTheHysteresis) {
   EXPECT_TRUE(j.judged);
   EXPECT_TRUE(j.changes.empty());
   EXPECT_FALSE(s.state().tracker.AnyRegressed());
+}
+
+// A review's series: 40 runs over 2 h whose thread waited 30 % of the
+// time (contended: in no band, judged only against runs of other
+// conditions), steal 0 but for two runs at 0.002 % that happened to be 1.3
+// times slower. The load model learned a steal slope from those two and,
+// within its fixed slack of a point of steal, predicted a run at 0.1 % at
+// about 50 s (and one at 1 % at 10^52 s): a run three times slower was
+// judged good. Two runs are no spread, so the model has no slope and says
+// nothing past them; the run is judged against runs at least as stressed
+// (within the measurement's point of steal): bad.
+Series TwoTicksOfStealSeries() {
+  Series s(Policy());
+  s.every_ms = 3 * kMinute;
+  for (int i = 0; i < 40; ++i) {
+    const bool tick = i == 2 || i == 4;  // before any run is judged
+    const RunJudgement j = s.Run(tick ? 130 : 100, 0, 0.3, tick ? 2e-5 : 0);
+    EXPECT_EQ(j.classification.band, kNoBand);
+    for (const MetricVerdict& v : j.verdicts) EXPECT_FALSE(v.bad) << i << " " << v.metric;
+  }
+  return s;
+}
+
+TEST(JudgeRunTest, ARunPastTheStressesTheModelsRunsCoveredIsJudgedAgainstHeavierRuns) {
+  for (const double steal : {0.001, 0.01}) {
+    Series s = TwoTicksOfStealSeries();
+    const RunJudgement slow = s.Run(300, 0, 0.3, steal);
+    ASSERT_TRUE(slow.judged) << slow.why;
+    EXPECT_NE(slow.against.find("nearest runs at least as stressed (outside the load model"),
+              std::string::npos)
+        << "steal " << steal << ": " << slow.against;
+    bool mean_bad = false;
+    for (const MetricVerdict& v : slow.verdicts) {
+      EXPECT_TRUE(std::isfinite(v.baseline) && std::isfinite(v.threshold)) << v.metric;
+      if (v.metric == "lat_mean_seconds") mean_bad = v.bad;
+    }
+    EXPECT_TRUE(mean_bad) << "steal " << steal << ": three times slower judged good";
+  }
+}
+
+// Past what the model's runs covered and with no earlier run as stressed:
+// not judged, and the reason says so (exported as
+// iowatch_probe_not_judged_runs{reason="outside_model"}).
+TEST(JudgeRunTest, ARunOutsideTheModelWithNoHeavierRunsIsNotJudgedOutsideModel) {
+  Series s = TwoTicksOfStealSeries();
+  const RunJudgement j = s.Run(100, 0, 0.6, 0);  // waited 60 %, the runs 30 %
+  EXPECT_FALSE(j.judged);
+  EXPECT_TRUE(j.verdicts.empty());
+  EXPECT_EQ(j.reason, NotJudged::kOutsideModel);
+  EXPECT_EQ(ToString(j.reason), "outside_model");
+  EXPECT_NE(j.why.find("outside the load model's runs (wait 60 % above the 30–30 % its 40 runs "
+                       "covered (no slope"),
+            std::string::npos)
+      << j.why;
+  EXPECT_NE(j.why.find("fewer than 10 earlier runs at least as stressed"), std::string::npos)
+      << j.why;
+  EXPECT_NE(std::ranges::find(kNotJudgedReasons, NotJudged::kOutsideModel),
+            kNotJudgedReasons.end());
 }
 
 }  // namespace
