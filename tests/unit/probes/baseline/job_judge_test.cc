@@ -433,7 +433,7 @@ TEST(JudgeRunTest, ABaselineReplacedFromOutsideRestartsTheHysteresis) {
 // conditions), steal 0 but for two runs at 0.002 % that happened to be 1.3
 // times slower. The load model learned a steal slope from those two and,
 // within its fixed slack of a point of steal, predicted a run at 0.1 % at
-// about 50 s (and one at 1 % at 10^52 s): a run three times slower was
+// about 50 s (and one at 1 % past 10^50 s): a run three times slower was
 // judged good. Two runs are no spread, so the model has no slope and says
 // nothing past them; the run is judged against runs at least as stressed
 // (within the measurement's point of steal): bad.

@@ -132,11 +132,12 @@ TEST(LoadModel, ASlopeOfTheWrongSignIsDropped) {
 
 // A review's series: 40 runs over 2 h at one load, steal 0 but for two runs
 // at 0.002 % (one clock tick) that happened to be 1.3 times slower. Those two
-// runs made a steal slope of log(1.3) per 0.002 %, within the old fixed
-// slack of a point of steal: a run at 0.1 % steal was predicted at 592 s
-// mean latency (so a run three times slower was fine), one at 1 % at a
-// figure that overflowed. Two runs are no spread: no slope, and no
-// prediction outside the steal they saw.
+// runs made a steal slope of log(1.3) per 0.002 %, and a fixed slack of a
+// point of steal let it reach far past them: a run at 0.1 % steal was
+// predicted at 770 s mean latency here (592 s in the review's; a run three
+// times slower was fine), one at 1 % at 10^55 s (the review's overflowed).
+// Two runs are no spread: no slope, and no prediction above the steal they
+// saw.
 std::vector<ModelPoint> TwoTicksOfStealPoints() {
   std::vector<ModelPoint> points;
   for (int i = 0; i < 40; ++i) {
