@@ -43,7 +43,7 @@ void AddJudgingFamilies(std::vector<ProbeFamily>& f) {
                {"iowatch_probe_not_judged_runs", "gauge",
                 "The job's successful runs of the last 24 h not judged, by reason: "
                 "unknown_conditions, cpu_contended, bands_off, learning, regression_standing, "
-                "no_metric.",
+                "no_metric, outside_model.",
                 NotJudgedRuns, true},
                {"iowatch_probe_last_judged_timestamp_seconds", "gauge",
                 "Start of the job's last run judged against a baseline, seconds since the "

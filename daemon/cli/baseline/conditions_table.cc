@@ -23,6 +23,7 @@ std::string WhyNot(std::string_view reason) {
   if (reason == "unknown_conditions") return "conditions unknown";
   if (reason == "bands_off") return "bands off";
   if (reason == "no_metric") return "too few I/Os";
+  if (reason == "outside_model") return "beyond the load model";
   return std::string(reason);
 }
 

@@ -72,6 +72,11 @@ TEST(FormatRunConditions, OneLinePerRunWithTheForeignLoad) {
   EXPECT_NE(table.find("cpu      yes\n"), std::string::npos) << table;
   EXPECT_NE(table.find("clean    no: no baseline yet\n"), std::string::npos) << table;
   EXPECT_NE(table.find("band 7   no: regression stands\n"), std::string::npos) << table;
+  // Stressed beyond what the load model's runs covered, and no run as stressed.
+  const std::map<int64_t, probes::StoredRunVerdict> outside = {
+      {5, {"j", 0, false, "outside_model"}}};
+  const std::string beyond = FormatRunConditions(runs, {}, {0}, outside);
+  EXPECT_NE(beyond.find("cpu      no: beyond the load model\n"), std::string::npos) << beyond;
 }
 
 TEST(FormatRunConditions, NothingWhenNoRunHasConditions) {
