@@ -44,9 +44,9 @@ struct SlopeNeed {
 //   within a band the bands' own baselines already say what the disk does;
 //   away half a band.
 // - steal: two points of all CPUs, away one: AtLeastAsStressed (run_stress.h)
-//   counts a point of steal as the same stress (the measurement's noise over
-//   a 3 s run), so less spread is mostly noise; the reviewer's series had
-//   0.002 % and got a slope that put a run at 0.1 % at 592 s.
+//   counts a point of steal as the same stress (the measurement's own
+//   noise), so less spread is mostly noise; a review's series had 0.002 %
+//   and got a slope that put a run at 0.1 % at 592 s.
 // - wait: four points of the run, away two, likewise twice AtLeastAsStressed's
 //   two points.
 constexpr std::array<SlopeNeed, kStresses> kSlopeNeeds = {
@@ -243,7 +243,7 @@ double UncertaintyAt(const Fit& fit, const Regressors& at) {
 // (`r`): at `at`, but for a stress in which the run was lighter than every
 // run, which is predicted at the lightest they cover (a healthy run is no
 // worse than a more stressed one, the rule AtLeastAsStressed judges by: so
-// never a line extrapolated downwards, and never a false alarm from it).
+// never a line extrapolated downwards, and no false alarm from it).
 // `outside` is the stress in which the run was heavier than every run by
 // more than kMarginShare of the covered range where the fit has a slope for
 // it, or at all where it has none: nothing is predicted then.
