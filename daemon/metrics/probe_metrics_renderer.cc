@@ -116,6 +116,16 @@ void Regression(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   }
 }
 
+void DriftRatio(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const ProbeVerdict& v : job.verdicts) {
+      if (!v.drift_ratio) continue;
+      w.Sample({{kProbe, job.name}, {"op", v.verdict.op}, {"metric", v.verdict.metric}},
+               *v.drift_ratio);
+    }
+  }
+}
+
 void BaselineAge(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.has_baseline) {
@@ -189,7 +199,14 @@ void AddBaselineFamilies(std::vector<ProbeFamily>& f) {
           {"iowatch_probe_baseline_ratio", "gauge",
            "The last successful run's value divided by the baseline.", BaselineRatio},
           {"iowatch_probe_regression", "gauge",
-           "1 while the metric is regressed against the baseline (after hysteresis).", Regression},
+           "1 while the metric is regressed: against the baseline (after hysteresis), or by "
+           "the evidence of many runs against the series' first day (drift).",
+           Regression},
+          {"iowatch_probe_drift_ratio", "gauge",
+           "The metric's value divided by its reference of the series' first day (the load "
+           "model of that day at each run's stress), smoothed over about half a day of runs: "
+           "0.95 is 5 % fewer IOPS or a 5 % shorter mean.",
+           DriftRatio},
           {"iowatch_probe_baseline_age_seconds", "gauge", "Time since the job's baseline was made.",
            BaselineAge},
           {"iowatch_probe_baseline_runs", "gauge", "Runs the job's baseline was built from.",

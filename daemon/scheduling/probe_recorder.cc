@@ -1,5 +1,6 @@
 #include "daemon/scheduling/probe_recorder.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
@@ -49,9 +50,29 @@ std::string UnderLoad(const probes::Classification& c) {
   return fmt::format(" ({}: {})", probes::DescribeBand(c.band), c.load);
 }
 
+// A drift (probes::DriftWatch) is no one run's verdict: its ratio is the
+// smoothed one to the series' first day, and it began at `since_ms`.
+void LogDriftChange(const std::string& job, const probes::RegressionChange& c) {
+  const std::string since =
+      fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<time_t>(c.since_ms / 1000)));
+  if (c.regressed) {
+    spdlog::warn(
+        "probe {}: {} {} regressed: {:.3f} of its first day's level (smoothed), the runs since {} "
+        "adding up to a shift no single run showed",
+        job, c.op, c.metric, c.verdict.ratio, since);
+  } else {
+    spdlog::info("probe {}: {} {} recovered: back to {:.3f} of its first day's level", job, c.op,
+                 c.metric, c.verdict.ratio);
+  }
+}
+
 void LogChange(const std::string& job, const probes::RegressionChange& c,
                const probes::Classification& under) {
   const probes::MetricVerdict& v = c.verdict;
+  if (c.drift) {
+    LogDriftChange(job, c);
+    return;
+  }
   if (c.regressed) {
     spdlog::warn(
         "probe {}: {} {} regressed: {:.6g} against a baseline of {:.6g} (ratio {:.3f}, allowed "
@@ -301,10 +322,12 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   std::vector<ProbeVerdict>& last = last_verdicts_[key];
   if (j.judged) {
     last.clear();
-    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false});
+    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false, {}});
   }
-  for (ProbeVerdict& v : last)
-    v.regressed = series.tracker.Regressed(v.verdict.op, v.verdict.metric);
+  for (ProbeVerdict& v : last) {
+    v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
+    v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
+  }
   if (j.baselines == 0) last.clear();  // reset: nothing to judge against any more
   out.verdicts = last;
   return out;

@@ -45,6 +45,9 @@ struct ProbeClatHistogram {
 struct ProbeVerdict {
   probes::MetricVerdict verdict;  // the last successful run against the baseline
   bool regressed = false;         // the hysteresis state after that run
+  // The metric's value / its reference of the series' first day, smoothed
+  // (probes::DriftWatch); none before the reference judged a run.
+  std::optional<double> drift_ratio;
 };
 
 // A metric over the job's recent successful runs, oldest first (at most

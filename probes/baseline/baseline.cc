@@ -28,14 +28,10 @@ double Median(std::vector<double>& values) {
   return lower + (upper - lower) / 2;
 }
 
-namespace {
-
 double ToleranceFor(const MetricSpec& spec, const BaselinePolicy& policy) {
   if (spec.worse == Worse::kLower) return policy.throughput_tolerance;
   return spec.is_latency_tail ? policy.tail_tolerance : policy.latency_tolerance;
 }
-
-}  // namespace
 
 double SpreadFloorFor(const MetricSpec& spec, const BaselinePolicy& policy) {
   if (spec.worse == Worse::kLower) return policy.throughput_spread_floor;

@@ -120,6 +120,9 @@ double RobustSpread(std::vector<double> values);
 // The least spread a baseline of the metric keeps, as a share of its median
 // (the policy's floor for its kind).
 double SpreadFloorFor(const MetricSpec& spec, const BaselinePolicy& policy);
+// How much worse than its baseline one run of the metric may be: the
+// policy's throughput, latency or tail tolerance.
+double ToleranceFor(const MetricSpec& spec, const BaselinePolicy& policy);
 
 // Median/MAD per (op, metric) over `runs` (each the ExtractMetrics of one run),
 // in order of first appearance; an even count takes the mean of the two middle
@@ -178,6 +181,11 @@ struct RegressionChange {
   // metric's name, whose verdict `verdict` is); empty when its own verdicts
   // flipped it. RegressionTracker says when.
   std::string with;
+  // Raised or cleared by the drift watch (drift_watch.h: evidence added up
+  // over many runs against the series' first day), not by one run's
+  // hysteresis; `verdict.ratio` is then the smoothed ratio to that reference.
+  bool drift = false;
+  int64_t since_ms = 0;  // a drift's start: the run where its evidence began
   bool operator==(const RegressionChange&) const = default;
 };
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "common/enum_names.h"
@@ -37,6 +39,13 @@ std::string Progress(size_t runs, int64_t span_ms, const BaselinePolicy& policy)
                      policy.min_age_ms / 60000);
 }
 
+// The earlier of two suspicion starts, 0 meaning none.
+int64_t EarliestSuspicion(int64_t a, int64_t b) {
+  if (a == 0) return b;
+  if (b == 0) return a;
+  return std::min(a, b);
+}
+
 // Which stored runs a baseline may be made of: none before `after_ms` (the
 // newest pinned baseline of the series: a capture or an import is the
 // operator's word on what normal is now), since `suspect_since_ms`
@@ -53,6 +62,17 @@ struct LearnableRuns {
         spans, [start_ms](const auto& s) { return start_ms >= s.first && start_ms <= s.second; });
   }
 };
+
+// The series' and its disk's suspicion, and the newest pinned baseline.
+LearnableRuns LearnableOf(const std::vector<StoredBaseline>& baselines, const SeriesState& state,
+                          const DeviceSuspicion& device) {
+  LearnableRuns learnable{NewestPinnedMs(baselines),
+                          EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
+                          state.suspect_spans};
+  learnable.spans.insert(learnable.spans.end(), device.suspect_spans.begin(),
+                         device.suspect_spans.end());
+  return learnable;
+}
 
 // The runs at `indices` of `ids`, the judged run itself taken as it is.
 Result<std::vector<RunRecord>> LoadRuns(const RunRecord& run, std::span<const int64_t> ids,
@@ -215,10 +235,10 @@ Status LearnOwnBand(const RunRecord& run, std::span<const LearningCandidate> can
                     RunJudgement& out) {
   const Classification& c = out.classification;
   if (c.band == kNoBand) return {};
-  if (state.tracker.AnyRegressed() || device.regressed) {
+  if (state.AnyRegressed() || device.regressed) {
     out.why += fmt::format("{} has no baseline, and none is learned while a regression stands{}",
                            DescribeBand(c.band),
-                           state.tracker.AnyRegressed() ? "" : " (another job's, same disk)");
+                           state.AnyRegressed() ? "" : " (another job's, same disk)");
     out.reason = NotJudged::kRegressionStanding;
     return {};
   }
@@ -263,7 +283,7 @@ void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
   const bool any_bad =
       std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
   if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
-  const bool resolved = !state.tracker.AnyRegressed() && !state.tracker.AnyPending();
+  const bool resolved = !state.AnyRegressed() && !state.tracker.AnyPending();
   if (!any_bad && out.judged && resolved && state.suspect_since_ms != 0) {
     state.suspect_spans.emplace_back(state.suspect_since_ms, run.start_unix_ms);
     if (state.suspect_spans.size() > SeriesState::kMaxSuspectSpans) {
@@ -296,17 +316,10 @@ void SetAsideTailsUnderLoad(const RunJudgement& j, const ContentionPolicy& polic
   }
 }
 
-// The earlier of two suspicion starts, 0 meaning none.
-int64_t EarliestSuspicion(int64_t a, int64_t b) {
-  if (a == 0) return b;
-  if (b == 0) return a;
-  return std::min(a, b);
-}
-
 }  // namespace
 
 void DeviceSuspicion::Add(const SeriesState& other) {
-  regressed = regressed || other.tracker.AnyRegressed();
+  regressed = regressed || other.AnyRegressed();
   suspect_since_ms = EarliestSuspicion(suspect_since_ms, other.suspect_since_ms);
   suspect_spans.insert(suspect_spans.end(), other.suspect_spans.begin(), other.suspect_spans.end());
 }
@@ -330,13 +343,16 @@ std::string DescribeBand(int band) {
                      LoadBandHigh(band));
 }
 
-Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
-                              const DeviceSuspicion& device, const BaselinePolicy& policy,
-                              int64_t now_ms) {
+namespace {
+
+// The run's verdicts against its band's baseline, or other conditions' runs,
+// and the hysteresis they feed.
+Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource& source,
+                                           SeriesState& state, const DeviceSuspicion& device,
+                                           const std::vector<StoredBaseline>& stored,
+                                           const BaselinePolicy& policy, int64_t now_ms) {
   RunJudgement out;
-  Result<std::vector<StoredBaseline>> baselines = source.Baselines();
-  if (!baselines) return ErrorOf(baselines);
-  FollowBaselines(*baselines, state);
+  const std::vector<StoredBaseline>* baselines = &stored;
   out.baselines = baselines->size();
   out.classification = Classify(run.conditions, policy.contention);
   const Classification& c = out.classification;
@@ -350,11 +366,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   } else {
     Result<std::vector<LearningCandidate>> candidates = source.Candidates();
     if (!candidates) return ErrorOf(candidates);
-    LearnableRuns learnable{NewestPinnedMs(*baselines),
-                            EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
-                            state.suspect_spans};
-    learnable.spans.insert(learnable.spans.end(), device.suspect_spans.begin(),
-                           device.suspect_spans.end());
+    const LearnableRuns learnable = LearnableOf(*baselines, state, device);
     if (Status learned =
             LearnOwnBand(run, *candidates, source, state, device, learnable, policy, now_ms, out);
         !learned) {
@@ -388,6 +400,108 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
                    : "it carries none of the metrics judged (too few I/Os for the quantiles)";
   }
   Track(run, state, out);
+  return out;
+}
+
+// The reference's points, loaded once per daemon life (the ids are stored).
+Status LoadReference(BaselineSource& source, DriftWatch& drift) {
+  std::vector<ModelPoint>& points = drift.PointsCache();
+  if (points.size() == drift.Reference().size()) return {};
+  points.clear();
+  for (const int64_t id : drift.Reference()) {
+    Result<RunRecord> run = source.Load(id);
+    if (!run) return ErrorOf(run);
+    if (!run->conditions) continue;
+    points.push_back({id, run->start_unix_ms, StressOf(*run->conditions), std::move(run->metrics)});
+  }
+  return {};
+}
+
+// The drift watch (drift_watch.h): its reference chosen once the series'
+// learnable runs before this one span a day, then the run compared with the
+// reference's prediction at its stress where the reference covers it.
+Result<std::vector<DriftWatch::Change>> WatchDrift(const RunRecord& run, BaselineSource& source,
+                                                   SeriesState& state,
+                                                   const DeviceSuspicion& device,
+                                                   const std::vector<StoredBaseline>& baselines,
+                                                   const BaselinePolicy& policy) {
+  if (!run.conditions) return std::vector<DriftWatch::Change>{};
+  DriftWatch& drift = state.drift;
+  const int64_t pinned = NewestPinnedMs(baselines);
+  if (pinned > drift.ReferenceAfterMs()) drift.Restart(pinned);
+  if (drift.Reference().empty()) {
+    Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+    if (!candidates) return ErrorOf(candidates);
+    const LearnableRuns learnable = LearnableOf(baselines, state, device);
+    std::vector<int64_t> ids;
+    std::vector<int64_t> starts;
+    for (const LearningCandidate& c : *candidates) {
+      if (c.id >= run.id || !c.conditions || !learnable.Allows(c.start_unix_ms)) continue;
+      if (Classify(c.conditions, policy.contention).run_class == RunClass::kUnknown) continue;
+      ids.push_back(c.id);
+      starts.push_back(c.start_unix_ms);
+    }
+    if (!drift.ChooseReference(ids, starts, pinned)) return std::vector<DriftWatch::Change>{};
+  }
+  if (Status loaded = LoadReference(source, drift); !loaded) return ErrorOf(loaded);
+  const ModelPrediction predicted =
+      ModelBaselineAt(StressOf(*run.conditions), drift.PointsCache(), policy);
+  if (!predicted.baseline) return std::vector<DriftWatch::Change>{};
+  return drift.Update(*predicted.baseline, run.metrics, policy, run.start_unix_ms,
+                      run.start_unix_ms + run.duration_ms);
+}
+
+// One change per change of the combined state (SeriesState::Regressed): a
+// hysteresis change on a metric the drift watch holds raised (`drift_before`)
+// changes nothing, nor does a drift change on one the hysteresis holds.
+void MergeDriftChanges(const SeriesState& state,
+                       const std::set<std::pair<std::string, std::string>>& drift_before,
+                       const std::vector<DriftWatch::Change>& drift, RunJudgement& out) {
+  std::erase_if(out.changes, [&](const RegressionChange& c) {
+    return drift_before.contains({c.op, c.metric});
+  });
+  for (const DriftWatch::Change& d : drift) {
+    if (state.tracker.Regressed(d.op, d.metric)) continue;
+    RegressionChange change;
+    change.op = d.op;
+    change.metric = d.metric;
+    change.regressed = d.raised;
+    change.verdict.op = d.op;
+    change.verdict.metric = d.metric;
+    change.verdict.ratio = d.ratio;
+    change.verdict.bad = d.raised;
+    change.drift = true;
+    change.since_ms = d.since_ms;
+    out.changes.push_back(std::move(change));
+  }
+}
+
+}  // namespace
+
+Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
+                              const DeviceSuspicion& device, const BaselinePolicy& policy,
+                              int64_t now_ms) {
+  Result<std::vector<StoredBaseline>> baselines = source.Baselines();
+  if (!baselines) return ErrorOf(baselines);
+  FollowBaselines(*baselines, state);
+  std::set<std::pair<std::string, std::string>> drift_before;
+  for (const auto& [key, evidence] : state.drift.All()) {
+    if (evidence.raised) drift_before.insert(key);
+  }
+  Result<RunJudgement> out =
+      JudgeAgainstBaselines(run, source, state, device, *baselines, policy, now_ms);
+  if (!out) return out;
+  if (out->reason == NotJudged::kUnknownConditions || out->reason == NotJudged::kBandsOff) {
+    return out;
+  }
+  Result<std::vector<DriftWatch::Change>> drift =
+      WatchDrift(run, source, state, device, *baselines, policy);
+  if (!drift) return ErrorOf(drift);
+  MergeDriftChanges(state, drift_before, *drift, *out);
+  for (const DriftWatch::Change& d : *drift) {
+    // No band learns from a drifted disk's runs.
+    if (d.raised && state.suspect_since_ms == 0) state.suspect_since_ms = d.since_ms;
+  }
   return out;
 }
 

@@ -36,6 +36,7 @@
 
 #include "common/result.h"
 #include "probes/baseline/baseline.h"
+#include "probes/baseline/drift_watch.h"
 #include "probes/baseline/run_class.h"
 #include "probes/baseline/run_record.h"
 
@@ -94,6 +95,14 @@ struct SeriesState {
   // those bands would learn the slow disk as their norm from them.
   std::vector<std::pair<int64_t, int64_t>> suspect_spans;
   static constexpr size_t kMaxSuspectSpans = 64;
+  // The evidence added up against the series' first day (drift_watch.h).
+  DriftWatch drift;
+
+  // A regression stands on the metric: the hysteresis's, or the drift watch's.
+  bool Regressed(std::string_view op, std::string_view metric) const {
+    return tracker.Regressed(op, metric) || drift.Raised(op, metric);
+  }
+  bool AnyRegressed() const { return tracker.AnyRegressed() || drift.AnyRaised(); }
 };
 
 // What the other series on a run's device say about the disk: a slower disk

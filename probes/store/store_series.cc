@@ -3,7 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "probes/store/store.h"
 #include "probes/store/store_sqlite.h"
@@ -15,6 +20,45 @@ using internal::Transaction;
 using nlohmann::json;
 
 namespace {
+
+json DriftToJson(const DriftWatch& drift) {
+  json evidence = json::array();
+  for (const auto& [key, e] : drift.All()) {
+    evidence.push_back({{"op", key.first},
+                        {"metric", key.second},
+                        {"worse", e.worse},
+                        {"recovery", e.recovery},
+                        {"level", e.level},
+                        {"runs", e.runs},
+                        {"raised", e.raised},
+                        {"since_ms", e.since_ms},
+                        {"raised_ms", e.raised_ms}});
+  }
+  return {{"reference", drift.Reference()},
+          {"reference_after_ms", drift.ReferenceAfterMs()},
+          {"evidence", evidence}};
+}
+
+// Throws nlohmann's exceptions on a malformed document, as FromJson.
+void DriftFromJson(const json& doc, DriftWatch& drift) {
+  std::map<std::pair<std::string, std::string>, DriftWatch::Evidence, std::less<>> evidence;
+  for (const json& e : doc.at("evidence")) {
+    DriftWatch::Evidence& x =
+        evidence[{e.at("op").get<std::string>(), e.at("metric").get<std::string>()}];
+    x.worse = e.at("worse").get<double>();
+    x.recovery = e.at("recovery").get<double>();
+    x.level = e.at("level").get<double>();
+    x.runs = e.at("runs").get<uint64_t>();
+    x.raised = e.at("raised").get<bool>();
+    x.since_ms = e.at("since_ms").get<int64_t>();
+    x.raised_ms = e.at("raised_ms").get<int64_t>();
+    if (!std::isfinite(x.worse) || !std::isfinite(x.recovery) || !std::isfinite(x.level)) {
+      throw std::invalid_argument("a drift's evidence is not a finite number");
+    }
+  }
+  drift.Restore(doc.at("reference").get<std::vector<int64_t>>(),
+                doc.at("reference_after_ms").get<int64_t>(), std::move(evidence));
+}
 
 json ToJson(const SeriesState& state) {
   json tracker = json::array();
@@ -34,7 +78,8 @@ json ToJson(const SeriesState& state) {
   return {{"tracker", tracker},
           {"baseline_ids", state.baseline_ids},
           {"suspect_since_ms", state.suspect_since_ms},
-          {"suspect_spans", spans}};
+          {"suspect_spans", spans},
+          {"drift", DriftToJson(state.drift)}};
 }
 
 // Throws nlohmann's exceptions on a malformed document; the caller turns
@@ -59,6 +104,8 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
   for (const json& span : doc.at("suspect_spans")) {
     state.suspect_spans.emplace_back(span.at(0).get<int64_t>(), span.at(1).get<int64_t>());
   }
+  // Absent in states stored before the drift watch: it starts afresh.
+  if (const auto drift = doc.find("drift"); drift != doc.end()) DriftFromJson(*drift, state.drift);
   return state;
 }
 
@@ -80,7 +127,7 @@ std::string UnreadableSeriesState::Describe() const {
   return fmt::format(
       "series_states row (job \"{}\", fingerprint \"{}\", device \"{}\"): expected the "
       "verdict state's JSON ({{\"tracker\": [...], \"baseline_ids\": [...], "
-      "\"suspect_since_ms\": N, \"suspect_spans\": [...]}}), found {}",
+      "\"suspect_since_ms\": N, \"suspect_spans\": [...], \"drift\": {{...}}}}), found {}",
       job, fingerprint, device, why);
 }
 
@@ -100,7 +147,7 @@ Result<std::vector<StoredSeriesState>> Store::SeriesStates(
     s.through_run_id = row.Int(3);
     try {
       s.state = FromJson(json::parse(row.Text(4)), rule);
-    } catch (const json::exception& e) {
+    } catch (const std::exception& e) {  // nlohmann's, or a figure out of range
       unreadable.push_back({s.job, s.fingerprint, s.device, e.what()});
       return {};
     }

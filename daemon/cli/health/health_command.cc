@@ -105,7 +105,7 @@ std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
   }
   std::vector<ProbeSeriesVerdict> verdicts;
   for (const probes::StoredSeriesState& s : *states) {
-    verdicts.push_back({s.job, s.device, s.state.tracker.AnyRegressed()});
+    verdicts.push_back({s.job, s.device, s.state.AnyRegressed()});
   }
   return verdicts;
 }

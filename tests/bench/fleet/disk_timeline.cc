@@ -10,6 +10,7 @@
 
 #include "probes/baseline/job_judge.h"
 #include "probes/baseline/memory_baseline_source.h"
+#include "probes/baseline/run_stress.h"
 #include "tests/bench/fleet/full_resolution_run.h"
 
 namespace iowatch::fleet {
@@ -52,7 +53,7 @@ class Published {
       if (i < 0) continue;
       now_.verdicts |= uint8_t(1u << i);
       now_.ratio[static_cast<size_t>(i)] = static_cast<float>(v.ratio);
-      if (state.tracker.Regressed(v.op, v.metric)) now_.regressed |= uint8_t(1u << i);
+      if (state.Regressed(v.op, v.metric)) now_.regressed |= uint8_t(1u << i);
     }
   }
   const Scrape& Now() const { return now_; }
@@ -121,6 +122,41 @@ void Trace(const RunRecord& run, const RunJudgement& j, double slowdown) {
                j.against.c_str());
 }
 
+// IOWATCH_FLEET_RAISES=1: each regression raised on a healthy disk (or
+// before its fault) on stderr, with what judged it: the mechanism behind
+// the per-host alert's false alarms.
+bool TraceRaises() {
+  static const bool on = std::getenv("IOWATCH_FLEET_RAISES") != nullptr;
+  return on;
+}
+
+void TraceHealthyRaise(const DiskSpec& disk, const RunRecord& run, const RunJudgement& j,
+                       const probes::RegressionChange& change) {
+  const probes::RunStress stress =
+      run.conditions ? probes::StressOf(*run.conditions) : probes::RunStress{};
+  const time_t at = run.start_unix_ms / 1000;
+  char when[32];
+  std::strftime(when, sizeof when, "%d %H:%M", std::gmtime(&at));
+  double spread = 0;
+  if (j.baseline) {
+    for (const probes::MetricBaseline& m : j.baseline->baseline.metrics) {
+      if (m.op == change.op && m.metric == change.metric && m.median > 0) {
+        spread = m.spread / m.median;
+      }
+    }
+  }
+  std::fprintf(stderr,
+               "RAISE %s/%s %s %s ratio %.3f threshold %.3f class %d band %d other %d "
+               "baseline_runs %lld spread %.3f load %.0f steal %.4f wait %.4f | %s\n",
+               InstanceOf(disk.host).c_str(), ProbeOf(disk.slot).c_str(), when,
+               change.metric.c_str(), change.verdict.ratio,
+               change.verdict.baseline > 0 ? change.verdict.threshold / change.verdict.baseline : 0,
+               static_cast<int>(j.classification.run_class), j.classification.band,
+               j.other_conditions ? 1 : 0,
+               static_cast<long long>(j.baseline ? j.baseline->run_count : -1), spread, stress.load,
+               stress.steal, stress.wait, j.against.c_str());
+}
+
 }  // namespace
 
 size_t ScrapeCount(const Fleet& fleet) {
@@ -165,6 +201,13 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
     if (!j) std::abort();  // the memory source never fails
     published.Note(run, *j, state);
     Count(disk, run, *j, out.counts);
+    if (TraceRaises()) {
+      for (const probes::RegressionChange& c : j->changes) {
+        const bool after_fault =
+            disk.fault.kind != FaultKind::kNone && start >= disk.fault.start_ms;
+        if (c.regressed && !after_fault) TraceHealthyRaise(disk, run, *j, c);
+      }
+    }
     if (trace) Trace(run, *j, slowdown);
   }
   fill_until(fleet.spec.end_ms + 1);
