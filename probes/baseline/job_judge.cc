@@ -332,6 +332,11 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   } else {
     Result<std::vector<LearningCandidate>> candidates = source.Candidates();
     if (!candidates) return ErrorOf(candidates);
+    // The runs stored up to this one only: a run judged again after a kill
+    // (daemon/scheduling/series_book.h) has later runs in the source, and a
+    // baseline (or model) made with them would know the future.
+    std::erase_if(*candidates,
+                  [&run](const LearningCandidate& later) { return later.id > run.id; });
     LearnableRuns learnable{NewestPinnedMs(*baselines),
                             EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
                             state.suspect_spans};
