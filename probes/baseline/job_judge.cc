@@ -279,6 +279,19 @@ void SetAsideTailsUnderLoad(const RunJudgement& j, const ContentionPolicy& polic
   }
 }
 
+// The series' runs stored up to `run` (its id) only: a run judged again
+// after a kill (daemon/scheduling/series_book.h) has later runs in the
+// source, and a baseline (or model) made with them would know the future.
+Result<std::vector<LearningCandidate>> CandidatesUpTo(const RunRecord& run,
+                                                      BaselineSource& source) {
+  Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+  if (candidates) {
+    std::erase_if(*candidates,
+                  [&run](const LearningCandidate& later) { return later.id > run.id; });
+  }
+  return candidates;
+}
+
 // The earlier of two suspicion starts, 0 meaning none.
 int64_t EarliestSuspicion(int64_t a, int64_t b) {
   if (a == 0) return b;
@@ -330,13 +343,8 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   if (own != baselines->end()) {
     out.baseline = *own;
   } else {
-    Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+    Result<std::vector<LearningCandidate>> candidates = CandidatesUpTo(run, source);
     if (!candidates) return ErrorOf(candidates);
-    // The runs stored up to this one only: a run judged again after a kill
-    // (daemon/scheduling/series_book.h) has later runs in the source, and a
-    // baseline (or model) made with them would know the future.
-    std::erase_if(*candidates,
-                  [&run](const LearningCandidate& later) { return later.id > run.id; });
     LearnableRuns learnable{NewestPinnedMs(*baselines),
                             EarliestSuspicion(state.suspect_since_ms, device.suspect_since_ms),
                             state.suspect_spans};
