@@ -79,6 +79,17 @@ Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes
     series.fingerprint = run.fingerprint;
     series.device = run.device;
     series.state.tracker = rule_;
+    // Stored at once, as of the run before this one: a kill before this
+    // run's state is stored leaves a state to catch it up from, and the
+    // runs of an earlier life of the series (a job edited back) are not
+    // judged again.
+    series.through_run_id = run.id - 1;
+    if (Status stored = store.PutSeriesState(
+            {series.job, series.fingerprint, series.device, series.through_run_id, series.state});
+        !stored) {
+      series_.erase(it);
+      return ErrorOf(stored);
+    }
   }
   return &it->second.state;
 }
@@ -98,8 +109,7 @@ Result<std::vector<JudgedRun>> SeriesBook::CatchUp(const probes::RunRecord& run,
                                                    int64_t now_ms) {
   std::vector<JudgedRun> judged;
   const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
-  // A series with no stored state has nothing to catch up with.
-  if (it == series_.end() || it->second.through_run_id == 0) return judged;
+  if (it == series_.end()) return judged;  // not opened
   Series& s = it->second;
   Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
   if (!candidates) return ErrorOf(candidates);

@@ -51,8 +51,10 @@ class SeriesBook {
   // named in one warning (the store file, the row's key, what was expected).
   void Load(probes::Store& store, int64_t now_unix_ms);
 
-  // The run's series, created if new; the job's other series are dropped
-  // (and their stored states deleted).
+  // The run's series, created if new (and stored at once, as of the run
+  // before `run`, so that a kill before its first state is stored leaves
+  // `run` to CatchUp); the job's other series are dropped (and their stored
+  // states deleted).
   Result<probes::SeriesState*> Open(probes::Store& store, const probes::RunRecord& run);
   // What the other series on the run's disk say.
   probes::DeviceSuspicion Beside(const probes::RunRecord& run) const;

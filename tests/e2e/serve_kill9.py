@@ -18,8 +18,9 @@ python's sqlite3 module, as another process would, and check that
     judged in run_verdicts, and no later run has (the state and the verdicts
     of the runs it went through are one transaction; runs a kill left
     unjudged are judged again, verdict included, at the next run). Runs before
-    the first verdict are let off: a kill before a new series' first state
-    leaves no state to catch up from.
+    the first verdict are let off: a kill between a new series' first run
+    and its first state (stored as the series opens) leaves none to catch up
+    from.
 After the last round the daemon starts once more on the file and keeps
 probing (the store opens, new runs are added).
 
