@@ -53,15 +53,10 @@ void JudgedWindows::Load(const probes::Store& store, int64_t now_unix_ms) {
   }
 }
 
-Result<JudgedSummary> JudgedWindows::Note(probes::Store& store, const probes::RunRecord& run,
-                                          const probes::RunJudgement& judgement,
-                                          int64_t now_unix_ms) {
-  const std::string_view reason = probes::ToString(judgement.reason);
-  if (Status stored = store.PutRunVerdict(run.id, judgement.judged, reason); !stored) {
-    return ErrorOf(stored);
-  }
+JudgedSummary JudgedWindows::Note(const probes::RunRecord& run,
+                                  const probes::RunJudgement& judgement, int64_t now_unix_ms) {
   JudgedWindow& window = windows_[run.job];
-  window.Add(run.start_unix_ms, judgement.judged, reason);
+  window.Add(run.start_unix_ms, judgement.judged, probes::ToString(judgement.reason));
   return window.Summarize(now_unix_ms);
 }
 

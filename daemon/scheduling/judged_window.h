@@ -55,18 +55,18 @@ class JudgedWindow {
 };
 
 // Every job's window, kept beside the store: read from it when it opens,
-// and each run stored in it as it is noted. Thread-safety: none; the
-// recorder calls it with its store mutex held.
+// then each run noted as its verdict is stored (SeriesBook::Save).
+// Thread-safety: none; the recorder calls it with its store mutex held.
 class JudgedWindows {
  public:
   // Replaces the windows with the store's runs of the last day and last
   // judged runs; a store that cannot say is logged and the windows start
   // afresh.
   void Load(const probes::Store& store, int64_t now_unix_ms);
-  // Stores whether the run was judged and why not, adds it to its job's
-  // window, and returns that window's summary.
-  Result<JudgedSummary> Note(probes::Store& store, const probes::RunRecord& run,
-                             const probes::RunJudgement& judgement, int64_t now_unix_ms);
+  // Adds whether the run was judged, and why not, to its job's window, and
+  // returns that window's summary.
+  JudgedSummary Note(const probes::RunRecord& run, const probes::RunJudgement& judgement,
+                     int64_t now_unix_ms);
   JudgedSummary Summarize(const std::string& job, int64_t now_unix_ms) {
     return windows_[job].Summarize(now_unix_ms);
   }

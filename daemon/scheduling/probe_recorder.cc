@@ -89,6 +89,33 @@ void LogChange(const std::string& job, const probes::RegressionChange& c,
   }
 }
 
+// What judging a run learned, the regressions it raised or cleared, and
+// (debug) the load it was judged under.
+void LogJudgement(const probes::RunRecord& run, const probes::RunJudgement& j) {
+  if (j.learned) {
+    spdlog::info("probe {}: baseline of {} learned from {} runs on {}", run.job,
+                 probes::DescribeBand(j.baseline->baseline.band), j.baseline->run_count,
+                 run.device);
+  }
+  for (const probes::RegressionChange& c : j.changes) LogChange(run.job, c, j.classification);
+  if (j.classification.run_class == probes::RunClass::kContended) {
+    spdlog::debug("probe {}: contended: {}", run.job,
+                  j.why.empty() ? j.classification.load : j.why);
+  }
+}
+
+// The verdicts published for a series: a run that was not judged leaves the
+// last judged run's (their regression states as the hysteresis has them
+// now): the series must not vanish (and an alert reset) because one run was
+// contended. None once no baseline is left (a reset).
+void KeepVerdicts(const probes::RunJudgement& j, std::vector<ProbeVerdict>& last) {
+  if (j.judged) {
+    last.clear();
+    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false, {}});
+  }
+  if (j.baselines == 0) last.clear();
+}
+
 // Counts and logs the I/Os a run left on the device. Record calls it with the
 // state mutex held.
 void ReportAbandonedIos(ProbeCounters& counters, const std::string& job,
@@ -289,47 +316,31 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   });
   probes::BaselinePolicy policy = options_.baseline;
   if (!job.judge.empty()) policy.metrics = job.judge;
-  if (Status caught = book_.CatchUp(stored_run, source, policy, NowMs()); !caught) {
-    return ErrorOf(caught);
-  }
-  Result<probes::RunJudgement> judged =
-      probes::JudgeRun(stored_run, source, series, book_.Beside(stored_run), policy, NowMs());
+  // The runs a kill left unjudged first, then this one; each is logged,
+  // counted and its verdict stored as if it had been judged live.
+  Result<std::vector<JudgedRun>> judged = book_.CatchUp(stored_run, source, policy, NowMs());
   if (!judged) return ErrorOf(judged);
-  if (Status saved = book_.Save(*store_, stored_run); !saved) {
+  Result<probes::RunJudgement> now =
+      probes::JudgeRun(stored_run, source, series, book_.Beside(stored_run), policy, NowMs());
+  if (!now) return ErrorOf(now);
+  judged->push_back({std::move(stored_run), std::move(*now)});
+  if (Status saved = book_.Save(*store_, judged->back().run, *judged); !saved) {
     return ErrorOf(saved);
   }
-  Result<JudgedSummary> judging = windows_.Note(*store_, stored_run, *judged, NowMs());
-  if (!judging) return ErrorOf(judging);
   Stored out;
   out.looked_up = true;
-  out.judging = std::move(*judging);
-  out.judgement = std::move(*judged);
-  const probes::RunJudgement& j = out.judgement;
-  if (j.learned) {
-    spdlog::info("probe {}: baseline of {} learned from {} runs on {}", run.job,
-                 probes::DescribeBand(j.baseline->baseline.band), j.baseline->run_count,
-                 run.device);
-  }
-  for (const probes::RegressionChange& c : j.changes) LogChange(run.job, c, j.classification);
-  if (j.classification.run_class == probes::RunClass::kContended) {
-    spdlog::debug("probe {}: contended: {}", run.job,
-                  j.why.empty() ? j.classification.load : j.why);
-  }
-  // A run that was not judged leaves the last judged run's verdicts
-  // published, their regression states as the hysteresis has them now: the
-  // series must not vanish (and an alert reset) because one run was
-  // contended.
   std::vector<ProbeVerdict>& last = last_verdicts_[key];
-  if (j.judged) {
-    last.clear();
-    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false, {}});
+  for (const JudgedRun& r : *judged) {
+    out.judging = windows_.Note(r.run, r.judgement, NowMs());
+    LogJudgement(r.run, r.judgement);
+    KeepVerdicts(r.judgement, last);
   }
   for (ProbeVerdict& v : last) {
     v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
     v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
   }
-  if (j.baselines == 0) last.clear();  // reset: nothing to judge against any more
   out.verdicts = last;
+  out.judgement = std::move(judged->back().judgement);
   return out;
 }
 

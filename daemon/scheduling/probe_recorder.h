@@ -135,9 +135,11 @@ class ProbeRecorder {
   // Adds the run's completion latencies to the job's totals since start
   // (state mutex held).
   static void MergeLatencies(const probes::ProbeResult& result, JobState& state);
-  // Judges a stored successful run (JudgeRun), logs what it learned, the
-  // regressions it raised or cleared and, when it was contended, what the
-  // foreign load was (store mutex held).
+  // Judges a stored successful run (JudgeRun), after the runs of its series
+  // a kill left unjudged (SeriesBook::CatchUp); stores the series' state with
+  // their verdicts, counts them in the judged window, logs what each learned,
+  // the regressions it raised or cleared and, when it was contended, what
+  // the foreign load was (store mutex held).
   Result<Stored> Judge(const ScheduledJob& job, const probes::RunRecord& run, int64_t id);
   // Publishes the baseline the run was judged against, the verdicts and why
   // it was or was not judged (state mutex held).

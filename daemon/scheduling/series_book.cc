@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "common/terminal_text.h"
@@ -78,6 +79,17 @@ Result<probes::SeriesState*> SeriesBook::Open(probes::Store& store, const probes
     series.fingerprint = run.fingerprint;
     series.device = run.device;
     series.state.tracker = rule_;
+    // Stored at once, as of the run before this one: a kill before this
+    // run's state is stored leaves a state to catch it up from, and the
+    // runs of an earlier life of the series (a job edited back) are not
+    // judged again.
+    series.through_run_id = run.id - 1;
+    if (Status stored = store.PutSeriesState(
+            {series.job, series.fingerprint, series.device, series.through_run_id, series.state});
+        !stored) {
+      series_.erase(it);
+      return ErrorOf(stored);
+    }
   }
   return &it->second.state;
 }
@@ -91,43 +103,55 @@ probes::DeviceSuspicion SeriesBook::Beside(const probes::RunRecord& run) const {
   return device;
 }
 
-Status SeriesBook::CatchUp(const probes::RunRecord& run, probes::BaselineSource& source,
-                           const probes::BaselinePolicy& policy, int64_t now_ms) {
+Result<std::vector<JudgedRun>> SeriesBook::CatchUp(const probes::RunRecord& run,
+                                                   probes::BaselineSource& source,
+                                                   const probes::BaselinePolicy& policy,
+                                                   int64_t now_ms) {
+  std::vector<JudgedRun> judged;
   const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
-  // A series with no stored state has nothing to catch up with.
-  if (it == series_.end() || it->second.through_run_id == 0) return {};
+  if (it == series_.end()) return judged;  // not opened
   Series& s = it->second;
   Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
   if (!candidates) return ErrorOf(candidates);
-  size_t judged = 0;
+  // In the order live judging took them: as stored (candidates come by start).
+  std::vector<int64_t> missed;
   for (const probes::LearningCandidate& c : *candidates) {
-    if (c.id <= s.through_run_id || c.id >= run.id) continue;
-    Result<probes::RunRecord> missed = source.Load(c.id);
-    if (!missed) return ErrorOf(missed);
+    if (c.id > s.through_run_id && c.id < run.id) missed.push_back(c.id);
+  }
+  std::ranges::sort(missed);
+  for (const int64_t id : missed) {
+    Result<probes::RunRecord> stored = source.Load(id);
+    if (!stored) return ErrorOf(stored);
     Result<probes::RunJudgement> j =
-        probes::JudgeRun(*missed, source, s.state, Beside(run), policy, now_ms);
+        probes::JudgeRun(*stored, source, s.state, Beside(run), policy, now_ms);
     if (!j) return ErrorOf(j);
-    s.through_run_id = c.id;
-    ++judged;
+    judged.push_back({std::move(*stored), std::move(*j)});
   }
-  if (judged > 0) {
-    spdlog::info("probe {}: {} stored runs on {} judged again: their verdicts were not stored",
-                 run.job, judged, run.device);
+  if (!judged.empty()) {
+    spdlog::info("probe {}: {} stored runs on {} judged again: a stop had left them unjudged",
+                 run.job, judged.size(), run.device);
   }
-  return {};
+  return judged;
 }
 
-Status SeriesBook::Save(probes::Store& store, const probes::RunRecord& run) {
+Status SeriesBook::Save(probes::Store& store, const probes::RunRecord& run,
+                        std::span<const JudgedRun> judged) {
   const auto it = series_.find(KeyOf(run.job, run.fingerprint, run.device));
   if (it == series_.end()) return {};
-  it->second.through_run_id = run.id;
   probes::StoredSeriesState stored;
   stored.job = run.job;
   stored.fingerprint = run.fingerprint;
   stored.device = run.device;
   stored.through_run_id = run.id;
   stored.state = it->second.state;
-  return store.PutSeriesState(stored);
+  std::vector<probes::RunVerdictRow> verdicts;
+  for (const JudgedRun& r : judged) {
+    verdicts.push_back(
+        {r.run.id, r.judgement.judged, std::string(probes::ToString(r.judgement.reason))});
+  }
+  if (Status saved = store.PutSeriesState(stored, verdicts); !saved) return saved;
+  it->second.through_run_id = run.id;
+  return {};
 }
 
 const probes::SeriesState* SeriesBook::Find(const probes::RunRecord& run) const {

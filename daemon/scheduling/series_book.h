@@ -9,9 +9,12 @@
 // moved to another disk), the job's other series are dropped, here and in the
 // store: a stale series would otherwise keep its standing regression and
 // stop every band of every job on its disk from learning. A series' state is
-// stored after each of its runs (through_run_id); runs stored after that (a
-// kill between the run and its state) are judged again, in order, before
-// the series' next run (CatchUp), so a kill -9 at any moment loses nothing.
+// stored after each of its runs (through_run_id), in one transaction with
+// the verdicts of the runs it went through (run_verdicts); runs stored after
+// that (a kill between the run and its state) are judged again, in order,
+// before the series' next run (CatchUp), as they were live: from the runs
+// stored up to each (JudgeRun), their verdicts stored with the next state.
+// So a kill -9 at any moment loses nothing, and counts no run twice.
 //
 // Thread-safety: none; the recorder calls it with its store mutex held.
 #pragma once
@@ -19,13 +22,22 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "probes/baseline/job_judge.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {
+
+// A run of a series and its judgement, for the recorder to log, publish and
+// store.
+struct JudgedRun {
+  probes::RunRecord run;
+  probes::RunJudgement judgement;
+};
 
 class SeriesBook {
  public:
@@ -39,17 +51,24 @@ class SeriesBook {
   // named in one warning (the store file, the row's key, what was expected).
   void Load(probes::Store& store, int64_t now_unix_ms);
 
-  // The run's series, created if new; the job's other series are dropped
-  // (and their stored states deleted).
+  // The run's series, created if new (and stored at once, as of the run
+  // before `run`, so that a kill before its first state is stored leaves
+  // `run` to CatchUp); the job's other series are dropped (and their stored
+  // states deleted).
   Result<probes::SeriesState*> Open(probes::Store& store, const probes::RunRecord& run);
   // What the other series on the run's disk say.
   probes::DeviceSuspicion Beside(const probes::RunRecord& run) const;
   // Judges again the series' stored successful runs between its state and
-  // `run` (left out by a kill), so that its state is as of the run before.
-  Status CatchUp(const probes::RunRecord& run, probes::BaselineSource& source,
-                 const probes::BaselinePolicy& policy, int64_t now_ms);
-  // Stores the series' state as of `run` (its id set).
-  Status Save(probes::Store& store, const probes::RunRecord& run);
+  // `run` (left out by a kill), in the order they were stored, so that its
+  // state is as of the run before; returns them with their judgements.
+  Result<std::vector<JudgedRun>> CatchUp(const probes::RunRecord& run,
+                                         probes::BaselineSource& source,
+                                         const probes::BaselinePolicy& policy, int64_t now_ms);
+  // Stores the series' state as of `run` (its id set) and, in the same
+  // transaction, the verdicts of `judged`: the runs judged since the state
+  // stored last (those CatchUp judged again, then `run`).
+  Status Save(probes::Store& store, const probes::RunRecord& run,
+              std::span<const JudgedRun> judged);
 
   const probes::SeriesState* Find(const probes::RunRecord& run) const;
 

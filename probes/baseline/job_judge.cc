@@ -316,6 +316,19 @@ void SetAsideTailsUnderLoad(const RunJudgement& j, const ContentionPolicy& polic
   }
 }
 
+// The series' runs stored up to `run` (its id) only: a run judged again
+// after a kill (daemon/scheduling/series_book.h) has later runs in the
+// source, and a baseline (or model) made with them would know the future.
+Result<std::vector<LearningCandidate>> CandidatesUpTo(const RunRecord& run,
+                                                      BaselineSource& source) {
+  Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+  if (candidates) {
+    std::erase_if(*candidates,
+                  [&run](const LearningCandidate& later) { return later.id > run.id; });
+  }
+  return candidates;
+}
+
 }  // namespace
 
 void DeviceSuspicion::Add(const SeriesState& other) {
@@ -364,7 +377,7 @@ Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource&
   if (own != baselines->end()) {
     out.baseline = *own;
   } else {
-    Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+    Result<std::vector<LearningCandidate>> candidates = CandidatesUpTo(run, source);
     if (!candidates) return ErrorOf(candidates);
     const LearnableRuns learnable = LearnableOf(*baselines, state, device);
     if (Status learned =
@@ -430,7 +443,7 @@ Result<std::vector<DriftWatch::Change>> WatchDrift(const RunRecord& run, Baselin
   const int64_t pinned = NewestPinnedMs(baselines);
   if (pinned > drift.ReferenceAfterMs()) drift.Restart(pinned);
   if (drift.Reference().empty()) {
-    Result<std::vector<LearningCandidate>> candidates = source.Candidates();
+    Result<std::vector<LearningCandidate>> candidates = CandidatesUpTo(run, source);
     if (!candidates) return ErrorOf(candidates);
     const LearnableRuns learnable = LearnableOf(baselines, state, device);
     std::vector<int64_t> ids;

@@ -165,9 +165,11 @@ struct RunJudgement {
   std::vector<RegressionChange> changes;
 };
 
-// `run` must be a successful run already in the source (its id set); `device`
-// sums up the other series on its device; now_ms stamps a baseline it
-// completes.
+// `run` must be a successful run already in the source (its id set); it is
+// judged from the source's runs up to it (ids up to run.id), never later
+// ones, so a run judged again after later runs were stored is judged as it
+// was live. `device` sums up the other series on its device; now_ms stamps
+// a baseline it completes.
 Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, SeriesState& state,
                               const DeviceSuspicion& device, const BaselinePolicy& policy,
                               int64_t now_ms);

@@ -97,6 +97,14 @@ struct UnreadableSeriesState {
   std::string Describe() const;
 };
 
+// Whether a run was judged and, if not, why (NotJudged's word, "judged"
+// when it was), as PutSeriesState stores it in run_verdicts.
+struct RunVerdictRow {
+  int64_t run_id = 0;
+  bool judged = false;
+  std::string reason;
+};
+
 // Whether a stored run was judged (run_verdicts), with its job and start.
 struct StoredRunVerdict {
   std::string job;
@@ -230,8 +238,13 @@ class Store {
 
   // --- Verdict state per series (store_series.cc) ------------------------
 
-  // Stores (replaces) the series' state.
-  Status PutSeriesState(const StoredSeriesState& state);
+  // Stores (replaces) the series' state and, in the same transaction, the
+  // verdicts of the runs it was judged through since its last state: a kill
+  // leaves both or neither, so a run judged again after a kill (its state
+  // not stored) has no verdict yet, and one whose verdict is stored is not
+  // judged again.
+  Status PutSeriesState(const StoredSeriesState& state,
+                        std::span<const RunVerdictRow> verdicts = {});
   // Every readable series' state. A row whose JSON cannot be read is left
   // out and named in `unreadable` (one bad row never costs the other series
   // their state); the error is SQLite's alone. Each tracker is `rule` (its
@@ -247,6 +260,7 @@ class Store {
 
   // --- Whether each run was judged (store_verdicts.cc) -------------------
 
+  // One run's verdict alone (PutSeriesState stores the daemon's).
   Status PutRunVerdict(int64_t run_id, bool judged, std::string_view reason);
   // The verdicts of runs that started at or after since_unix_ms, oldest first.
   Result<std::vector<StoredRunVerdict>> RunVerdictsSince(int64_t since_unix_ms) const;

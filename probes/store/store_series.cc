@@ -111,16 +111,23 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
 
 }  // namespace
 
-Status Store::PutSeriesState(const StoredSeriesState& s) {
+Status Store::PutSeriesState(const StoredSeriesState& s, std::span<const RunVerdictRow> verdicts) {
+  constexpr std::string_view kWhat = "storing a series' verdict state";
+  Result<Transaction> transaction = Transaction::Begin(*connection_, kWhat);
+  if (!transaction) return ErrorOf(transaction);
+  for (const RunVerdictRow& v : verdicts) {
+    if (Status stored = PutRunVerdict(v.run_id, v.judged, v.reason); !stored) return stored;
+  }
   Result<Statement> upsert = connection_->Prepare(
       "INSERT OR REPLACE INTO series_states (job, fingerprint, device, through_run_id, "
       "state_json) VALUES (?1, ?2, ?3, ?4, ?5)",
-      "storing a series' verdict state");
+      kWhat);
   if (!upsert) return ErrorOf(upsert);
   const std::string text = ToJson(s.state).dump();
   upsert->Bind(1, s.job).Bind(2, s.fingerprint).Bind(3, s.device).Bind(4, s.through_run_id);
   upsert->Bind(5, text);
-  return upsert->Run();
+  if (Status done = upsert->Run(); !done) return done;
+  return transaction->Commit();
 }
 
 std::string UnreadableSeriesState::Describe() const {

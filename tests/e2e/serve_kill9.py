@@ -13,7 +13,14 @@ python's sqlite3 module, as another process would, and check that
   - no run committed before was lost: the row count only grows, and by at
     least the ok runs the daemon had counted before the kill, less the one
     it may have been storing at that moment (the counter moves first);
-  - at most one baseline per job, and it names runs that exist.
+  - at most one baseline per job, and it names runs that exist;
+  - every run the series' stored state went through has whether it was
+    judged in run_verdicts, and no later run has (the state and the verdicts
+    of the runs it went through are one transaction; runs a kill left
+    unjudged are judged again, verdict included, at the next run). Runs before
+    the first verdict are let off: a kill between a new series' first run
+    and its first state (stored as the series opens) leaves none to catch up
+    from.
 After the last round the daemon starts once more on the file and keeps
 probing (the store opens, new runs are added).
 
@@ -49,6 +56,9 @@ def check_file(db, results, label):
         baselines = con.execute("SELECT job, count(*) FROM baselines GROUP BY job").fetchall()
         orphans = con.execute("SELECT count(*) FROM baseline_runs WHERE run_id NOT IN "
                               "(SELECT id FROM runs)").fetchone()[0]
+        through = con.execute("SELECT max(through_run_id) FROM series_states WHERE job = ?",
+                              (JOB,)).fetchone()[0] or 0
+        verdicts = {i for (i,) in con.execute("SELECT run_id FROM run_verdicts")}
     finally:
         con.close()
     partial = [i for i in runs if ops.get(i, 0) != 2 or metrics.get(i, 0) == 0]
@@ -59,6 +69,12 @@ def check_file(db, results, label):
     results.check(all(n == 1 for _, n in baselines), f"{label}: at most one baseline per job",
                   str(baselines))
     results.check(orphans == 0, f"{label}: baselines name existing runs", f"{orphans} orphans")
+    first = min(verdicts, default=through + 1)
+    unjudged = sorted(i for i in runs if first <= i <= through and i not in verdicts)
+    ahead = sorted(i for i in verdicts if i > through)
+    results.check(not unjudged and not ahead,
+                  f"{label}: the runs up to the stored state's ({through}) have their verdicts, "
+                  f"later ones none", f"without: {unjudged[:20]}; ahead of the state: {ahead[:20]}")
     return len(runs)
 
 

@@ -6,7 +6,11 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <initializer_list>
+#include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "daemon/scheduling/probe_recorder.h"
 #include "probes/baseline/run_metrics.h"
@@ -17,8 +21,16 @@
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
+
+// For readable failures.
+void PrintTo(const JudgedSummary& s, std::ostream* out) {
+  *out << s.runs << " runs, " << s.judged << " judged, last judged at " << s.last_judged_unix_ms;
+  for (const auto& [reason, count] : s.not_judged) *out << ", " << reason << " " << count;
+}
+
 namespace {
 
+namespace fs = std::filesystem;
 using iowatch::testing::TempDir;
 using test_recorder::Contended;
 using test_recorder::FindVerdict;
@@ -29,6 +41,24 @@ using test_recorder::Outcome;
 bool Regressed(const ProbeRecorder& recorder) {
   const ProbeVerdict* v = FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds");
   return v != nullptr && v->regressed;
+}
+
+// What a daemon killed after storing the run, before judging it, leaves: the
+// run in the store and the series' state (and verdicts) as of the run before.
+void StoreUnjudged(const fs::path& dir, const ScheduledJob& job, const RunOutcome& outcome) {
+  auto store = probes::Store::OpenInStateDir(dir);
+  ASSERT_TRUE(store) << store.error().ToString();
+  probes::RunRecord run;
+  run.job = job.name;
+  run.fingerprint = probes::JobFingerprint(outcome.probe->spec);
+  run.device = "8:0";
+  run.start_unix_ms = outcome.start_unix_ms;
+  run.duration_ms = 1000;
+  run.ok = true;
+  run.result = *outcome.probe;
+  run.metrics = probes::ExtractMetrics(*outcome.probe);
+  run.conditions = outcome.conditions;
+  ASSERT_TRUE(store->AddRun(run));
 }
 
 TEST(ProbeRecorderRestart, AStandingRegressionIsNotRaisedAgainFromScratch) {
@@ -86,26 +116,140 @@ TEST(ProbeRecorderRestart, ARunStoredWithoutItsVerdictIsJudgedAgain) {
     for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
     first.Record(job, Outcome(job, RunResult::kOk, 1000, t += 1000));  // one bad of two
   }
-  {
-    // The run the killed daemon stored but never judged: the second bad one.
-    auto store = probes::Store::OpenInStateDir(tmp.path());
-    ASSERT_TRUE(store);
-    const RunOutcome bad = Outcome(job, RunResult::kOk, 1000, t += 1000);
-    probes::RunRecord run;
-    run.job = job.name;
-    run.fingerprint = probes::JobFingerprint(bad.probe->spec);
-    run.device = "8:0";
-    run.start_unix_ms = bad.start_unix_ms;
-    run.ok = true;
-    run.result = *bad.probe;
-    run.metrics = probes::ExtractMetrics(*bad.probe);
-    run.conditions = bad.conditions;
-    ASSERT_TRUE(store->AddRun(run));
-  }
+  // The run the killed daemon stored but never judged: the second bad one.
+  StoreUnjudged(tmp.path(), job, Outcome(job, RunResult::kOk, 1000, t += 1000));
   ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
   // Two bad runs raised it; this good one is the first of two that clear it.
   second.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
   EXPECT_TRUE(Regressed(second));
+}
+
+// Logs to a string while it lives.
+class CapturedLog {
+ public:
+  CapturedLog() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text_);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+
+  // The lines that say what judging found (baselines learned, regressions
+  // raised or cleared), from "probe " on: without the time.
+  std::vector<std::string> Findings() const {
+    std::vector<std::string> out;
+    std::istringstream lines(text_.str());
+    for (std::string line; std::getline(lines, line);) {
+      const size_t from = line.find("probe ");
+      const bool finding = line.find(" learned from ") != std::string::npos ||
+                           line.find(" regressed: ") != std::string::npos ||
+                           line.find(" recovered") != std::string::npos;
+      if (finding && from != std::string::npos) out.push_back(line.substr(from));
+    }
+    return out;
+  }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+// The same runs recorded by one daemon, and by one killed after the first
+// `live` of them were judged (the rest stored unjudged) and started again
+// for the last: the second must end as the first did.
+struct KilledAndNot {
+  TempDir uninterrupted;
+  TempDir killed;
+  std::optional<ProbeRecorder> first;     // over `uninterrupted`
+  std::optional<ProbeRecorder> second;    // over `killed`, after the kill
+  std::vector<std::string> first_found;   // CapturedLog::Findings
+  std::vector<std::string> second_found;  // before the kill and after
+};
+
+void Replay(KilledAndNot& k, const ScheduledJob& job, const std::vector<RunOutcome>& runs,
+            size_t live) {
+  {
+    CapturedLog log;
+    k.first.emplace(Options(k.uninterrupted.path(), 3, 2), std::vector<std::string>{job.name});
+    for (const RunOutcome& run : runs) k.first->Record(job, run);
+    k.first_found = log.Findings();
+  }
+  CapturedLog log;
+  {
+    ProbeRecorder before_kill(Options(k.killed.path(), 3, 2), {job.name});
+    for (size_t i = 0; i < live; ++i) before_kill.Record(job, runs[i]);
+  }
+  for (size_t i = live; i + 1 < runs.size(); ++i) StoreUnjudged(k.killed.path(), job, runs[i]);
+  k.second.emplace(Options(k.killed.path(), 3, 2), std::vector<std::string>{job.name});
+  k.second->Record(job, runs.back());
+  k.second_found = log.Findings();
+}
+
+constexpr int64_t kFirstRunMs = 1'699'999'000'000;  // within a day of the options' clock
+
+std::vector<RunOutcome> Runs(const ScheduledJob& job, std::initializer_list<double> clat_us) {
+  int64_t t = kFirstRunMs;
+  std::vector<RunOutcome> out;
+  for (double us : clat_us) out.push_back(Outcome(job, RunResult::kOk, us, t += 1000));
+  return out;
+}
+
+// The runs judged again after a kill count as if they had been judged live:
+// their verdicts in the store's run_verdicts, once each, and in the share of
+// runs judged, now and after the next start; what they found is logged; and
+// the last judged one's verdicts are published while the next run is not
+// judged.
+TEST(ProbeRecorderRestart, TheRunsJudgedAgainCountAsIfJudgedLive) {
+  const ScheduledJob job = Job("rr");
+  KilledAndNot k;
+  // Learning, learning, learned; two bad (raised); then one beside others'
+  // load, whose band has no baseline: not judged.
+  std::vector<RunOutcome> runs = Runs(job, {100, 100, 100, 1000, 1000});
+  runs.push_back(Contended(job, 1000, kFirstRunMs + 6000, 3000));
+  Replay(k, job, runs, 3);
+  const JudgedSummary& want = k.first->Snapshot()->jobs[0].judging;
+  ASSERT_EQ(want.runs, 6u);
+  ASSERT_EQ(want.judged, 3u);
+  EXPECT_EQ(k.second->Snapshot()->jobs[0].judging, want);
+  ASSERT_TRUE(Regressed(*k.first));
+  EXPECT_TRUE(Regressed(*k.second));
+  const std::vector<ProbeVerdict>& published = k.second->Snapshot()->jobs[0].verdicts;
+  const std::vector<ProbeVerdict>& live = k.first->Snapshot()->jobs[0].verdicts;
+  ASSERT_EQ(published.size(), live.size());
+  for (size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(published[i].verdict, live[i].verdict) << live[i].verdict.metric;
+    EXPECT_EQ(published[i].regressed, live[i].regressed) << live[i].verdict.metric;
+  }
+  ASSERT_FALSE(k.first_found.empty());
+  EXPECT_EQ(k.second_found, k.first_found);
+  const fs::path db = k.killed.path() / probes::Store::kFileName;
+  EXPECT_EQ(probes::test_store::QueryInt(db, "SELECT COUNT(*) FROM run_verdicts"), 6);
+  EXPECT_EQ(probes::test_store::QueryInt(db, "SELECT COUNT(*) FROM run_verdicts WHERE judged = 1"),
+            3);
+  k.second.reset();
+  ProbeRecorder third(Options(k.killed.path(), 3, 2), {"rr"});
+  EXPECT_EQ(third.Snapshot()->jobs[0].judging, want);
+}
+
+// A band that learns its baseline while runs are judged again learns it
+// from the runs up to the one judged, as live judging did: not from the runs
+// stored after it, nor from the run whose recording started the catch-up.
+TEST(ProbeRecorderRestart, ABaselineLearnedWhileCatchingUpIsTheOneLearnedLive) {
+  const ScheduledJob job = Job("rr");
+  KilledAndNot k;
+  Replay(k, job, Runs(job, {100, 110, 120, 130, 140, 150}), 1);
+  const std::string fingerprint = probes::JobFingerprint(job.spec);
+  auto live = probes::Store::OpenInStateDir(k.uninterrupted.path());
+  auto caught_up = probes::Store::OpenInStateDir(k.killed.path());
+  ASSERT_TRUE(live && caught_up);
+  const auto want = live->GetBaseline("rr", fingerprint, "8:0");
+  const auto got = caught_up->GetBaseline("rr", fingerprint, "8:0");
+  ASSERT_TRUE(want && *want && got && *got);
+  EXPECT_EQ((*want)->baseline.run_ids, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ((*got)->baseline.run_ids, (*want)->baseline.run_ids);
+  EXPECT_EQ((*got)->baseline, (*want)->baseline);
+  EXPECT_EQ(k.second->Snapshot()->jobs[0].judging, k.first->Snapshot()->jobs[0].judging);
 }
 
 TEST(ProbeRecorderRestart, AnEditedJobsOldSeriesNoLongerStopsItsDiskFromLearning) {

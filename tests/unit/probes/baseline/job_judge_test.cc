@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "probes/baseline/memory_baseline_source.h"
 #include "tests/unit/probes/baseline/synthetic_disk.h"
@@ -313,9 +314,9 @@ TEST(JudgeRunTest, NoBandLearnsWhileAnotherJobOnTheDiskIsSuspectOrRegressed) {
 }
 
 TEST(DeviceSuspicionTest, TheEarliestSuspicionAndAnyRegression) {
-  SeriesState a{RegressionTracker(3), {}, 5'000, {}};
-  SeriesState b{RegressionTracker(3), {}, 0, {}};
-  SeriesState c{RegressionTracker(3), {}, 3'000, {}};
+  SeriesState a{RegressionTracker(3), {}, 5'000, {}, {}};
+  SeriesState b{RegressionTracker(3), {}, 0, {}, {}};
+  SeriesState c{RegressionTracker(3), {}, 3'000, {}, {}};
   DeviceSuspicion d;
   d.Add(a);
   d.Add(b);
@@ -399,6 +400,47 @@ TEST(JudgeRunTest, RunsWithoutABaselineAreJudgedAgainstRunsAtLeastAsStressed) {
   EXPECT_NE(heaviest.why.find("fewer than 10 earlier runs at least as stressed over 15 min"),
             std::string::npos)
       << heaviest.why;
+}
+
+// A run judged again once later runs are stored (the daemon's catch-up after
+// a kill) is judged as it was live: its band learns from the runs up to it,
+// and runs of other conditions are judged against earlier runs only.
+TEST(JudgeRunTest, ARunJudgedAgainAfterLaterRunsWereStoredIsJudgedAsItWasLive) {
+  Series s(Policy());
+  std::vector<RunJudgement> live;
+  // Under steal (no band): judged against runs at least as stressed once
+  // there are ten over 15 minutes; then clean runs, whose band learns once
+  // ten span 15 minutes.
+  for (int i = 0; i < 16; ++i) live.push_back(s.Run(150 + i, 0, std::nullopt, 0.20));
+  for (int i = 0; i < 2; ++i) live.push_back(s.Run(120, 0, std::nullopt, 0.10));
+  for (int i = 0; i < 18; ++i) live.push_back(s.Run(100 + i));
+  MemoryBaselineSource later;  // every run stored, none judged
+  for (int64_t id = 1; id <= static_cast<int64_t>(live.size()); ++id) {
+    later.Add(*s.source.Load(id));
+  }
+  SeriesState state;
+  state.tracker = RegressionTracker::For(Policy());
+  for (size_t i = 0; i < live.size(); ++i) {
+    const RunRecord run = *later.Load(static_cast<int64_t>(i + 1));
+    const Result<RunJudgement> again =
+        JudgeRun(run, later, state, {}, Policy(), run.start_unix_ms + s.every_ms);
+    ASSERT_TRUE(again) << again.error().message;
+    const RunJudgement& want = live[i];
+    EXPECT_EQ(again->judged, want.judged) << "run " << run.id << ": " << again->why;
+    EXPECT_EQ(again->why, want.why) << "run " << run.id;
+    EXPECT_EQ(again->learned, want.learned) << "run " << run.id;
+    EXPECT_EQ(again->other_conditions, want.other_conditions) << "run " << run.id;
+    EXPECT_TRUE(again->verdicts == want.verdicts)
+        << "run " << run.id << ": its verdicts differ from those judged live";
+    ASSERT_EQ(again->baseline.has_value(), want.baseline.has_value()) << "run " << run.id;
+    if (!want.baseline) continue;
+    EXPECT_EQ(again->baseline->baseline.run_ids, want.baseline->baseline.run_ids)
+        << "run " << run.id;
+    for (int64_t id : again->baseline->baseline.run_ids) EXPECT_LE(id, run.id);
+  }
+  // Both paths were taken.
+  EXPECT_TRUE(live[16].other_conditions && live[16].judged) << live[16].why;
+  EXPECT_TRUE(live.back().judged && !live.back().other_conditions) << live.back().why;
 }
 
 TEST(JudgeRunTest, WithoutBandsContendedRunsAreNeverJudged) {

@@ -162,5 +162,38 @@ TEST(StoreRunVerdicts, JudgedOrWhyNotPerRunPrunedWithTheRun) {
   EXPECT_EQ(test_store::QueryInt(dir.Db(), "SELECT COUNT(*) FROM run_verdicts"), 3);
 }
 
+// A series' state and the verdicts of the runs it went through are stored
+// together or not at all: a kill between them would leave runs whose
+// verdicts are stored judged again (counted twice), or runs that are never
+// judged again without one.
+TEST(StoreRunVerdicts, AStateAndItsRunsVerdictsAreStoredTogetherOrNotAtAll) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  const auto a = store->AddRun(test_store::SeriesRun("randread", "8:0", 5000));
+  const auto b = store->AddRun(test_store::SeriesRun("randread", "8:0", 6000));
+  ASSERT_TRUE(a && b);
+  StoredSeriesState state = SampleState();
+  state.through_run_id = *b;
+  const std::vector<RunVerdictRow> verdicts = {{*a, false, "learning"}, {*b, true, "judged"}};
+  ASSERT_TRUE(store->PutSeriesState(state, verdicts));
+  const std::vector<StoredRunVerdict> want = {{"randread", 5000, false, "learning"},
+                                              {"randread", 6000, true, "judged"}};
+  EXPECT_EQ(*store->RunVerdictsSince(0), want);
+  // A verdict that cannot be stored (its run is gone): the state and the
+  // verdicts stored before it in the same call stay as they were.
+  StoredSeriesState later = state;
+  later.through_run_id = *b + 1;
+  const std::vector<RunVerdictRow> broken = {{*a, true, "judged"}, {*b + 1, true, "judged"}};
+  EXPECT_FALSE(store->PutSeriesState(later, broken));
+  std::vector<UnreadableSeriesState> unreadable;
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  ASSERT_TRUE(states) << states.error().ToString();
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ((*states)[0].through_run_id, *b);
+  EXPECT_EQ(*store->RunVerdictsSince(0), want);
+  EXPECT_EQ(test_store::QueryInt(dir.Db(), "SELECT COUNT(*) FROM run_verdicts"), 2);
+}
+
 }  // namespace
 }  // namespace iowatch::probes
