@@ -18,9 +18,9 @@ VictoriaMetrics.
 - Both reach deploy/alertmanager/alertmanager.yml's Alertmanager (group_wait and
   group_interval 1 s) and a webhook receiver here.
 The rules as shipped, but: Debian's vmalert (1.79) does not know `keep_firing_for` (later
-ones do), so those lines are removed; the peer alerts' hour (every input of the last hour
-slower than the peers, from at least two runs) is 10 s (ten runs, so one slow run of a
-healthy host does not fire). The model-wide alert keeps its
+ones do), so those lines are removed; the peer alerts' 90 minutes (every input of the last
+90 minutes slower than the peers, from at least three runs) are 10 s (ten runs, so one slow
+run of a healthy host does not fire). The model-wide alert keeps its
 `for: 1h` (it needs a week of history to mean anything; promtool tests and the simulation
 cover it).
 Each host's reads are held at the same cap by its own cgroup's io.max (identical disks). The
@@ -85,15 +85,15 @@ def scrape_config(deploy, instances):
 
 def vmalert_rules(deploy, work):
     """fleet.rules.yml and alerts.yml as vmalert 1.79 takes them: without keep_firing_for, the
-    peer alerts' hour (every input slow, at least two runs) 10 s. Returns the two paths."""
+    peer alerts' 90 minutes (every input slow, at least three runs) 10 s. Returns the two paths."""
     paths = []
     for name in ("fleet.rules.yml", "alerts.yml"):
         with open(os.path.join(deploy, "prometheus", name)) as f:
             text = re.sub(r"^ *keep_firing_for: .*\n", "", f.read(), flags=re.M)
         if name == "fleet.rules.yml":
-            if text.count("[1h]) ") != 4:
-                raise RuntimeError(f"{name}: the two peer alerts no longer look back 1h")
-            text = text.replace("[1h]) ", "[10s]) ")
+            if text.count("[90m]) ") != 4:
+                raise RuntimeError(f"{name}: the two peer alerts no longer look back 90m")
+            text = text.replace("[90m]) ", "[10s]) ")
         paths.append(os.path.join(work, name))
         with open(paths[-1], "w") as f:
             f.write(text)
