@@ -142,6 +142,19 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
            "weighted requests/s in [32 x 2^(n-1), 32 x 2^n) (band 1 from 0), -1 a wait for "
            "the CPU.",
            LoadBand},
+          {"iowatch_probe_judged", "gauge",
+           "1 when the job's last successful run was judged against a baseline; 0 when not "
+           "(conditions unknown, no baseline for its band yet, a wait for the CPU, too few "
+           "I/Os).",
+           Judged},
+      });
+}
+
+// The last uncontended run's figures and start: the fleet rules' peer input.
+void AddUncontendedFamilies(std::vector<ProbeFamily>& f) {
+  f.insert(
+      f.end(),
+      {
           {"iowatch_probe_uncontended_iops", "gauge",
            "I/O operations per second of the job's last uncontended run (iowatch_probe_contended "
            "0), kept until the next one: the fleet rules' peer input.",
@@ -151,11 +164,6 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
            UncontendedMetric<kLatMean>},
           {"iowatch_probe_uncontended_run_timestamp_seconds", "gauge",
            "Start of the job's last uncontended run, seconds since the epoch.", UncontendedStart},
-          {"iowatch_probe_judged", "gauge",
-           "1 when the job's last successful run was judged against a baseline; 0 when not "
-           "(conditions unknown, no baseline for its band yet, a wait for the CPU, too few "
-           "I/Os).",
-           Judged},
       });
 }
 

@@ -41,9 +41,11 @@ struct ProbeFamily {
 };
 
 // The last run's conditions: foreign load, utilisation, pressure, steal,
-// CPU wait, contended, load band, judged; the last uncontended run's figures
-// (probe_condition_families.cc).
+// CPU wait, contended, load band, judged (probe_condition_families.cc).
 void AddConditionFamilies(std::vector<ProbeFamily>& families);
+// The last uncontended run's IOPS, mean latency and start, kept through the
+// contended runs after it (probe_condition_families.cc).
+void AddUncontendedFamilies(std::vector<ProbeFamily>& families);
 // Whether the last day's runs were judged, why not, and the last judged run
 // (probe_judging_families.cc).
 void AddJudgingFamilies(std::vector<ProbeFamily>& families);

@@ -243,6 +243,7 @@ std::vector<ProbeFamily> Sorted() {
        StoreUp, true},
   };
   AddConditionFamilies(f);
+  AddUncontendedFamilies(f);
   AddJudgingFamilies(f);
   AddBaselineFamilies(f);
   std::sort(f.begin(), f.end(),
