@@ -1,5 +1,6 @@
 // The probe families of the last run's conditions: what else the disk and
-// the host did while it measured, and how the run was classified.
+// the host did while it measured, and how the run was classified; and the
+// figures of the last run that was not contended.
 #include <optional>
 
 #include "daemon/metrics/probe_families.h"
@@ -59,6 +60,24 @@ void LoadBand(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
     if (job.last_class.run_class == probes::RunClass::kUnknown) continue;
     w.Sample({{kProbe, job.name}}, job.last_class.band);
+  }
+}
+// The last uncontended run's figure `kMetric` per (job, op), and its start:
+// kept across contended runs (ProbeJobSnapshot::uncontended_metrics), so a
+// disk that is seldom quiet still has a figure to set beside its peers'.
+template <const char* kMetric>
+void UncontendedMetric(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    for (const probes::MetricSample& m : job.uncontended_metrics) {
+      if (m.metric == kMetric) w.Sample({{kProbe, job.name}, {"op", m.op}}, m.value);
+    }
+  }
+}
+void UncontendedStart(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
+  for (const ProbeJobSnapshot& job : in.recorded.jobs) {
+    if (job.uncontended_run_timestamp_seconds > 0) {
+      w.Sample({{kProbe, job.name}}, job.uncontended_run_timestamp_seconds);
+    }
   }
 }
 void Judged(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
@@ -128,6 +147,23 @@ void AddConditionFamilies(std::vector<ProbeFamily>& f) {
            "(conditions unknown, no baseline for its band yet, a wait for the CPU, too few "
            "I/Os).",
            Judged},
+      });
+}
+
+// The last uncontended run's figures and start: the fleet rules' peer input.
+void AddUncontendedFamilies(std::vector<ProbeFamily>& f) {
+  f.insert(
+      f.end(),
+      {
+          {"iowatch_probe_uncontended_iops", "gauge",
+           "I/O operations per second of the job's last uncontended run (iowatch_probe_contended "
+           "0), kept until the next one: the fleet rules' peer input.",
+           UncontendedMetric<kIops>},
+          {"iowatch_probe_uncontended_lat_mean_seconds", "gauge",
+           "Mean total latency of the job's last uncontended run, kept until the next one.",
+           UncontendedMetric<kLatMean>},
+          {"iowatch_probe_uncontended_run_timestamp_seconds", "gauge",
+           "Start of the job's last uncontended run, seconds since the epoch.", UncontendedStart},
       });
 }
 

@@ -20,6 +20,11 @@ namespace iowatch::daemon {
 // series it scrapes and would rename ours to "exported_job".
 constexpr std::string_view kProbe = "probe";
 
+// Names of a run's metrics (probes::ExtractMetrics) that families select, as
+// template arguments.
+inline constexpr char kIops[] = "iops";
+inline constexpr char kLatMean[] = "lat_mean_seconds";
+
 struct ProbeFamilyInput {
   const ProbeSnapshot& recorded;
   const SchedulerStatus& scheduler;
@@ -38,6 +43,9 @@ struct ProbeFamily {
 // The last run's conditions: foreign load, utilisation, pressure, steal,
 // CPU wait, contended, load band, judged (probe_condition_families.cc).
 void AddConditionFamilies(std::vector<ProbeFamily>& families);
+// The last uncontended run's IOPS, mean latency and start, kept through the
+// contended runs after it (probe_condition_families.cc).
+void AddUncontendedFamilies(std::vector<ProbeFamily>& families);
 // Whether the last day's runs were judged, why not, and the last judged run
 // (probe_judging_families.cc).
 void AddJudgingFamilies(std::vector<ProbeFamily>& families);

@@ -22,9 +22,7 @@ void LastMetric(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   }
 }
 
-constexpr char kIops[] = "iops";
 constexpr char kBandwidth[] = "bandwidth_bytes";
-constexpr char kLatMean[] = "lat_mean_seconds";
 constexpr char kClatPrefix[] = "clat_";
 constexpr char kLatPrefix[] = "lat_";
 constexpr char kSlatMean[] = "slat_mean_seconds";
@@ -262,6 +260,7 @@ std::vector<ProbeFamily> Sorted() {
        StoreUp, true},
   };
   AddConditionFamilies(f);
+  AddUncontendedFamilies(f);
   AddJudgingFamilies(f);
   AddBaselineFamilies(f);
   std::sort(f.begin(), f.end(),

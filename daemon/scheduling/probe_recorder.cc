@@ -403,6 +403,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   if (stored.looked_up) {
     const ProbeJobSnapshot before = p;
     ApplyBaseline(stored, state);
+    KeepIfUncontended(p);
     const bool contended = p.last_class.run_class == probes::RunClass::kContended;
     p.last_foreign_who = contended && options_.name_foreign_load
                              ? options_.name_foreign_load(outcome.target_device)

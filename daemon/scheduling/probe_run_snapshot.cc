@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "probes/baseline/run_class.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
 
@@ -19,6 +20,12 @@ void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_
   job.target_major = major(device);
   job.target_minor = minor(device);
   job.workload = probes::WorkloadFingerprint(result.spec);
+}
+
+void KeepIfUncontended(ProbeJobSnapshot& job) {
+  if (job.last_class.run_class != probes::RunClass::kClean) return;
+  job.uncontended_metrics = job.last_metrics;
+  job.uncontended_run_timestamp_seconds = job.last_run_timestamp_seconds;
 }
 
 ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& histogram,

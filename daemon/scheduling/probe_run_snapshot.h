@@ -21,6 +21,11 @@ namespace iowatch::daemon {
 void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_t start_unix_ms,
                 dev_t device);
 
+// After the last run's classification is set: keeps its figures and start
+// as the last uncontended run's when it was clean; a contended or unknown
+// run leaves the previous clean one's in place.
+void KeepIfUncontended(ProbeJobSnapshot& job);
+
 // A latency histogram as iowatch_probe_clat_seconds' buckets.
 ProbeClatHistogram Cumulative(const std::string& op, const probes::LatencyHistogram& histogram,
                               double sum_seconds);

@@ -85,6 +85,11 @@ struct ProbeJobSnapshot {
   // Who did the foreign I/O during a contended last run (ProbeRecorderOptions::
   // name_foreign_load), "" when clean or unknown.
   std::string last_foreign_who;
+  // The last uncontended (clean) run's figures and start, kept across the
+  // contended runs after it until the next clean one: the fleet rules' peer
+  // input, which a busy disk's last run seldom is (none yet: empty, 0).
+  std::vector<probes::MetricSample> uncontended_metrics;
+  double uncontended_run_timestamp_seconds = 0;
   // The baseline the last successful run was compared with, if any.
   bool has_baseline = false;
   int baseline_band = 0;

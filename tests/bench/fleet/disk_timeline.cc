@@ -45,6 +45,11 @@ class Published {
     now_.iops = static_cast<float>(MetricOf(run, "iops"));
     now_.lat_mean_seconds = static_cast<float>(MetricOf(run, "lat_mean_seconds"));
     now_.contended = j.classification.run_class == probes::RunClass::kContended;
+    if (j.classification.run_class == probes::RunClass::kClean) {  // as KeepIfUncontended
+      now_.uncontended_iops = now_.iops;
+      now_.uncontended_lat_mean_seconds = now_.lat_mean_seconds;
+      now_.uncontended_start_ms = run.start_unix_ms;
+    }
     if (j.judged) last_ = j.verdicts;
     if (j.baselines == 0) last_.clear();
     now_.verdicts = now_.regressed = 0;

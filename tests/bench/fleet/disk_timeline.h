@@ -5,10 +5,10 @@
 // machine's recorded run-to-run noise; each run goes through the daemon's own
 // judge (JudgeRun, the default BaselinePolicy). What /metrics would say is
 // sampled at every scrape point (a multiple of the interval): the last
-// successful run's IOPS and mean latency, whether it was contended, and the
-// last judged run's verdicts with the regressions the hysteresis holds now
-// (daemon/scheduling/probe_recorder.cc publishes them so).
-// Thread-safety: SimulateDisk is reentrant; one call per disk.
+// successful run's IOPS and mean latency, whether it was contended, those of
+// the last uncontended run with its start, and the last judged run's verdicts with the regressions
+// the hysteresis holds now (daemon/scheduling/probe_recorder.cc publishes them so). Thread-safety:
+// SimulateDisk is reentrant; one call per disk.
 #pragma once
 
 #include <array>
@@ -37,6 +37,11 @@ struct Scrape {
   uint8_t regressed = 0;  // bit i: kJudgedMetrics[i] regressed
   float iops = 0;
   float lat_mean_seconds = 0;
+  // The last uncontended run's, kept through the contended runs after it
+  // (iowatch_probe_uncontended_*); start 0: none since the daemon started.
+  float uncontended_iops = 0;
+  float uncontended_lat_mean_seconds = 0;
+  int64_t uncontended_start_ms = 0;
   std::array<float, kJudgedMetrics.size()> ratio{};
 };
 

@@ -17,15 +17,18 @@ class SeriesWriter {
   SeriesWriter(const Fleet& fleet, const DiskTimeline& t, std::string& out, LineCounts& counts)
       : fleet_(fleet), timeline_(t), out_(out), counts_(counts) {}
 
+  // `digits`: significant digits of each value (6 for a measured figure; a
+  // timestamp in seconds needs 13 to keep its milliseconds).
   void Write(std::string_view name, const Labels& labels,
              const std::function<bool(size_t, const Scrape&)>& keep,
-             const std::function<double(const Scrape&)>& value) {
+             const std::function<double(const Scrape&)>& value, int digits = 6) {
     values_.clear();
     stamps_.clear();
     for (size_t i = 0; i < timeline_.scrapes.size(); ++i) {
       const Scrape& s = timeline_.scrapes[i];
       if (!keep(i, s)) continue;
-      fmt::format_to(std::back_inserter(values_), "{}{:.6g}", values_.empty() ? "" : ",", value(s));
+      fmt::format_to(std::back_inserter(values_), "{}{:.{}g}", values_.empty() ? "" : ",", value(s),
+                     digits);
       fmt::format_to(std::back_inserter(stamps_), "{}{}", stamps_.empty() ? "" : ",",
                      fleet_.start_ms + static_cast<int64_t>(i) * kIntervalMs);
       ++counts_.samples;
@@ -95,6 +98,16 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
           [](const Scrape& s) { return double{s.lat_mean_seconds}; });
   w.Write("iowatch_probe_contended", probe, up,
           [](const Scrape& s) { return s.contended ? 1.0 : 0.0; });
+  const auto uncontended = [](size_t, const Scrape& s) {
+    return s.up && s.uncontended_start_ms > 0;
+  };
+  w.Write("iowatch_probe_uncontended_iops", op, uncontended,
+          [](const Scrape& s) { return double{s.uncontended_iops}; });
+  w.Write("iowatch_probe_uncontended_lat_mean_seconds", op, uncontended,
+          [](const Scrape& s) { return double{s.uncontended_lat_mean_seconds}; });
+  w.Write(
+      "iowatch_probe_uncontended_run_timestamp_seconds", probe, uncontended,
+      [](const Scrape& s) { return static_cast<double>(s.uncontended_start_ms) / 1000; }, 13);
   Labels target = probe;
   target.insert(target.end(), {{"major", "8"}, {"minor", std::to_string(16 * disk.slot)}});
   w.Write("iowatch_probe_target_info", target, up, one);

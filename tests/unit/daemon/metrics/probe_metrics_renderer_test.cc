@@ -46,6 +46,11 @@ ProbeSnapshot Small() {
   job.baseline_runs = 5;
   job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true}};
   job.last_judged = true;
+  // The last uncontended run, an earlier one than the last run.
+  job.uncontended_metrics = {{"read", "iops", 1200},
+                             {"read", "clat_mean_seconds", 0.00008},
+                             {"read", "lat_mean_seconds", 0.00009}};
+  job.uncontended_run_timestamp_seconds = 1699999100;
   s.jobs = {job};
   return s;
 }
@@ -153,6 +158,15 @@ iowatch_probe_store_up 1
 # HELP iowatch_probe_target_info The whole disk the job's last successful run measured (always 1); join with iowatch_disk_info on major and minor.
 # TYPE iowatch_probe_target_info gauge
 iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
+# HELP iowatch_probe_uncontended_iops I/O operations per second of the job's last uncontended run (iowatch_probe_contended 0), kept until the next one: the fleet rules' peer input.
+# TYPE iowatch_probe_uncontended_iops gauge
+iowatch_probe_uncontended_iops{probe="rr",op="read"} 1200
+# HELP iowatch_probe_uncontended_lat_mean_seconds Mean total latency of the job's last uncontended run, kept until the next one.
+# TYPE iowatch_probe_uncontended_lat_mean_seconds gauge
+iowatch_probe_uncontended_lat_mean_seconds{probe="rr",op="read"} 9e-05
+# HELP iowatch_probe_uncontended_run_timestamp_seconds Start of the job's last uncontended run, seconds since the epoch.
+# TYPE iowatch_probe_uncontended_run_timestamp_seconds gauge
+iowatch_probe_uncontended_run_timestamp_seconds{probe="rr"} 1699999100
 )";
   EXPECT_EQ(out, expected);
 }
@@ -160,7 +174,7 @@ iowatch_probe_target_info{probe="rr",major="8",minor="0"} 1
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 39u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 42u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // Silence made visible: the share of the last day's runs judged, the runs

@@ -10,6 +10,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "probes/store/store.h"
 #include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
@@ -173,6 +176,47 @@ TEST(ProbeRecorder, ARunNotJudgedKeepsTheRegressionPublished) {
   ASSERT_NE(v, nullptr);
   EXPECT_TRUE(v->regressed);
   EXPECT_NEAR(v->verdict.ratio, 1001.0 / 101, 1e-9);  // the last judged run's
+}
+
+// One figure of a run's metrics, NaN when absent.
+double Figure(const std::vector<probes::MetricSample>& metrics, const std::string& metric) {
+  for (const probes::MetricSample& m : metrics) {
+    if (m.op == "read" && m.metric == metric) return m.value;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// The fleet rules' peer input on a busy disk: the last clean run's figures
+// and start stay published across the contended runs (and a run of unknown
+// conditions) after it, and move at the next clean one.
+TEST(ProbeRecorder, TheLastUncontendedRunOutlivesContendedOnes) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  EXPECT_TRUE(recorder.Snapshot()->jobs[0].uncontended_metrics.empty());
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 2000));
+  {
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    EXPECT_DOUBLE_EQ(j.uncontended_run_timestamp_seconds, 2.0);
+    EXPECT_NEAR(Figure(j.uncontended_metrics, "lat_mean_seconds"), 101e-6, 1e-12);
+  }
+  recorder.Record(job, Contended(job, 500, 3000, 3000));
+  recorder.Record(job, Contended(job, 700, 4000, 3000));
+  RunOutcome unknown = Outcome(job, RunResult::kOk, 900, 5000);
+  unknown.conditions.reset();
+  recorder.Record(job, unknown);
+  {
+    const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+    EXPECT_DOUBLE_EQ(j.last_run_timestamp_seconds, 5.0);
+    EXPECT_NEAR(Figure(j.last_metrics, "lat_mean_seconds"), 901e-6, 1e-12);
+    EXPECT_DOUBLE_EQ(j.uncontended_run_timestamp_seconds, 2.0);
+    EXPECT_NEAR(Figure(j.uncontended_metrics, "lat_mean_seconds"), 101e-6, 1e-12);
+    EXPECT_NEAR(Figure(j.uncontended_metrics, "iops"), Figure(j.last_metrics, "iops"), 1e-9);
+  }
+  recorder.Record(job, Outcome(job, RunResult::kOk, 200, 6000));
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  EXPECT_DOUBLE_EQ(j.uncontended_run_timestamp_seconds, 6.0);
+  EXPECT_NEAR(Figure(j.uncontended_metrics, "lat_mean_seconds"), 201e-6, 1e-12);
 }
 
 TEST(ProbeRecorder, RunsOfUnknownConditionsAreNeverJudged) {
