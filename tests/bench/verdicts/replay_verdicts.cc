@@ -194,7 +194,7 @@ Tally Replay(const Recording& rec, const Variant& variant) {
     auto& [source, state] =
         series
             .try_emplace(key, MemoryBaselineSource(),
-                         SeriesState{RegressionTracker::For(variant.policy), {}, 0, {}})
+                         SeriesState{RegressionTracker::For(variant.policy), {}, 0, {}, {}})
             .first->second;
     source.Add(run);
     // The detector before issue 13 had no device-wide rule.

@@ -44,7 +44,7 @@ ProbeSnapshot Small() {
   job.baseline = {{"read", "iops", 1250, 10}};
   job.baseline_created_seconds = 1699999000;
   job.baseline_runs = 5;
-  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true}};
+  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true, 0.93}};
   job.last_judged = true;
   // The last uncontended run, an earlier one than the last run.
   job.uncontended_metrics = {{"read", "iops", 1200},
@@ -115,6 +115,9 @@ iowatch_probe_clat_seconds_count{probe="rr",op="read"} 3
 # HELP iowatch_probe_cpu_seconds User and system CPU time of the job's last successful run.
 # TYPE iowatch_probe_cpu_seconds gauge
 iowatch_probe_cpu_seconds{probe="rr"} 0.25
+# HELP iowatch_probe_drift_ratio The metric's value divided by its reference of the series' first day (the load model of that day at each run's stress), smoothed over about half a day of runs: 0.95 is 5 % fewer IOPS or a 5 % shorter mean.
+# TYPE iowatch_probe_drift_ratio gauge
+iowatch_probe_drift_ratio{probe="rr",op="read",metric="iops"} 0.93
 # HELP iowatch_probe_interval_seconds The job's configured interval (every).
 # TYPE iowatch_probe_interval_seconds gauge
 iowatch_probe_interval_seconds{probe="rr"} 900
@@ -143,7 +146,7 @@ iowatch_probe_last_run_timestamp_seconds{probe="rr"} 1700000000
 # HELP iowatch_probe_lat_mean_seconds Mean total latency (submission + completion) of the last successful run.
 # TYPE iowatch_probe_lat_mean_seconds gauge
 iowatch_probe_lat_mean_seconds{probe="rr",op="read"} 0.00011
-# HELP iowatch_probe_regression 1 while the metric is regressed against the baseline (after hysteresis).
+# HELP iowatch_probe_regression 1 while the metric is regressed: against the baseline (after hysteresis), or by the evidence of many runs against the series' first day (drift).
 # TYPE iowatch_probe_regression gauge
 iowatch_probe_regression{probe="rr",op="read",metric="iops"} 1
 # HELP iowatch_probe_run_duration_seconds Measured time of the job's last successful run.
@@ -174,7 +177,7 @@ iowatch_probe_uncontended_run_timestamp_seconds{probe="rr"} 1699999100
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 42u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 43u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // Silence made visible: the share of the last day's runs judged, the runs

@@ -58,7 +58,7 @@ ProbeSnapshot Probes() {
   iops_verdict.metric = "iops";
   probes::MetricVerdict p99_verdict = iops_verdict;
   p99_verdict.metric = "lat_p99_seconds";
-  slow.verdicts = {{iops_verdict, true}, {p99_verdict, false}};
+  slow.verdicts = {{iops_verdict, true, {}}, {p99_verdict, false, {}}};
   slow.recent = {{"read", {0.001, 0.0011, 0.001, 0.002}}};
   ProbeJobSnapshot learning;
   learning.name = "seqread";

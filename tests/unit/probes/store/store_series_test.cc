@@ -30,6 +30,14 @@ StoredSeriesState SampleState() {
   s.state.baseline_ids = {3, 9};
   s.state.suspect_since_ms = 1'700'000'000'000;
   s.state.suspect_spans = {{1'600'000'000'000, 1'600'000'060'000}};
+  DriftWatch::Evidence drifted;
+  drifted.worse = 30.5;
+  drifted.level = 0.14;
+  drifted.runs = 400;
+  drifted.raised = true;
+  drifted.since_ms = 1'650'000'000'000;
+  drifted.raised_ms = 1'650'100'000'000;
+  s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, {{{"read", "iops"}, drifted}});
   return s;
 }
 
@@ -58,6 +66,8 @@ TEST(StoreSeriesStates, AStateIsReadBackWhole) {
   EXPECT_EQ(got.state.baseline_ids, SampleState().state.baseline_ids);
   EXPECT_EQ(got.state.suspect_since_ms, SampleState().state.suspect_since_ms);
   EXPECT_EQ(got.state.suspect_spans, SampleState().state.suspect_spans);
+  EXPECT_EQ(got.state.drift, SampleState().state.drift);  // a drift stands across restarts
+  EXPECT_TRUE(got.state.Regressed("read", "iops"));
   EXPECT_TRUE((*states)[0].state.tracker.Entries().empty());
   ASSERT_TRUE(store->DeleteSeriesState("randread", "fp1", "8:0"));
   EXPECT_EQ(store->SeriesStates(RegressionTracker(3), unreadable)->size(), 1u);
