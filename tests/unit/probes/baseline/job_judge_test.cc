@@ -528,5 +528,42 @@ TEST(JudgeRunTest, ARunOutsideTheModelWithNoHeavierRunsIsNotJudgedOutsideModel) 
             kNotJudgedReasons.end());
 }
 
+TEST(JudgeRunTest, ASlowDriftIsRaisedByTheEvidenceOfManyRunsBeforeAnyRunIsBad) {
+  // A mean latency that grows 4 % a day, every 15 minutes, on a quiet disk:
+  // no run is bad for the per-run judge (50 % tolerance) before day 12; the
+  // drift watch against the first day raises it once the level passes 30 %
+  // (0.6 of the tolerance), marks the series regressed and suspect.
+  BaselinePolicy policy = Policy();
+  Series s(policy);
+  s.every_ms = 15 * kMinute;
+  constexpr int kPerDay = 96;
+  std::optional<RegressionChange> drift;
+  int drift_run = -1;
+  for (int i = 0; i < 14 * kPerDay && !drift; ++i) {
+    const double noise = 1 + 0.03 * ((i % 3) - 1);
+    const double grown = i < 2 * kPerDay ? 1 : 1 + 0.04 * (i - 2 * kPerDay) / kPerDay;
+    const RunJudgement j = s.Run(100 * noise * grown);
+    for (const RegressionChange& c : j.changes) {
+      ASSERT_TRUE(c.drift) << "run " << i << ": the per-run judge raised " << c.metric
+                           << " first, at " << c.verdict.ratio;
+      drift = c;
+      drift_run = i;
+    }
+  }
+  ASSERT_TRUE(drift) << "a 4 %/day drift was not raised in 14 days";
+  EXPECT_EQ(drift->metric, "lat_mean_seconds");
+  EXPECT_TRUE(drift->regressed);
+  EXPECT_GE(drift->verdict.ratio, 1.3);
+  const double grown_by = 0.04 * (drift_run - 2 * kPerDay) / kPerDay;
+  EXPECT_GE(grown_by, 0.30);
+  EXPECT_LT(grown_by, 0.45);  // before the per-run judge's 50 %
+  EXPECT_GT(drift->since_ms, 0);
+  EXPECT_TRUE(s.state().Regressed("read", "lat_mean_seconds"));
+  EXPECT_FALSE(s.state().tracker.Regressed("read", "lat_mean_seconds"));
+  EXPECT_NE(s.state().suspect_since_ms, 0);  // no band learns from the drifted runs
+  ASSERT_TRUE(s.state().drift.Ratio("read", "lat_mean_seconds"));
+  EXPECT_NEAR(*s.state().drift.Ratio("read", "lat_mean_seconds"), drift->verdict.ratio, 1e-9);
+}
+
 }  // namespace
 }  // namespace iowatch::probes
