@@ -20,8 +20,11 @@ double MaterialLevel(const MetricSpec& spec, const BaselinePolicy& policy) {
 bool DriftWatch::ChooseReference(std::span<const int64_t> ids, std::span<const int64_t> starts,
                                  int64_t after_ms) {
   if (starts.empty() || starts.back() - starts.front() < kReferenceSpanMs) return false;
+  // The first day, or as much more as makes kMinReferenceRuns (a run left
+  // out, a slower schedule).
   std::vector<size_t> day;
-  for (size_t i = 0; i < starts.size() && starts[i] - starts.front() <= kReferenceSpanMs; ++i) {
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (starts[i] - starts.front() > kReferenceSpanMs && day.size() >= kMinReferenceRuns) break;
     day.push_back(i);
   }
   if (day.size() < kMinReferenceRuns) return false;

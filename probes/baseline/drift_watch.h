@@ -50,8 +50,9 @@ class DriftWatch {
   // sat 1-9 % off their first day's reference: the load model fitted on one
   // day predicts other days' stresses only that well.
   static constexpr double kMaterialShare = 0.6;
-  // The reference: the learnable runs of the series' first day, at least
-  // kMinReferenceRuns of them, thinned evenly to kMaxReferenceRuns.
+  // The reference: the learnable runs of the series' first day (or its first
+  // kMinReferenceRuns, when the day had fewer), thinned evenly to
+  // kMaxReferenceRuns.
   static constexpr int64_t kReferenceSpanMs = int64_t{24} * 3600 * 1000;
   static constexpr size_t kMinReferenceRuns = 96;
   static constexpr size_t kMaxReferenceRuns = 200;
@@ -108,6 +109,7 @@ class DriftWatch {
 
   // The reference's points as last loaded (not stored: reloaded by ids).
   std::vector<ModelPoint>& PointsCache() { return points_; }
+  const std::vector<ModelPoint>& Points() const { return points_; }
 
   bool operator==(const DriftWatch& other) const {
     return reference_ == other.reference_ && reference_after_ms_ == other.reference_after_ms_ &&

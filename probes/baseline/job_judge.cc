@@ -358,12 +358,85 @@ std::string DescribeBand(int band) {
 
 namespace {
 
+// The reference's points, loaded once per daemon life (the ids are stored).
+Status LoadReference(BaselineSource& source, DriftWatch& drift) {
+  std::vector<ModelPoint>& points = drift.PointsCache();
+  if (points.size() == drift.Reference().size()) return {};
+  points.clear();
+  for (const int64_t id : drift.Reference()) {
+    Result<RunRecord> run = source.Load(id);
+    if (!run) return ErrorOf(run);
+    if (!run->conditions) continue;
+    points.push_back({id, run->start_unix_ms, StressOf(*run->conditions), std::move(run->metrics)});
+  }
+  return {};
+}
+
+// The drift watch's reference (drift_watch.h) at the run's stress: chosen
+// once the series' learnable runs before this one span a day; nullopt before
+// that, or where the reference's day did not cover the run's stress.
+Result<std::optional<Baseline>> ReferenceAt(const RunRecord& run, BaselineSource& source,
+                                            SeriesState& state, const DeviceSuspicion& device,
+                                            const std::vector<StoredBaseline>& baselines,
+                                            const BaselinePolicy& policy) {
+  if (!run.conditions) return std::nullopt;
+  DriftWatch& drift = state.drift;
+  const int64_t pinned = NewestPinnedMs(baselines);
+  if (pinned > drift.ReferenceAfterMs()) drift.Restart(pinned);
+  if (drift.Reference().empty()) {
+    Result<std::vector<LearningCandidate>> candidates = CandidatesUpTo(run, source);
+    if (!candidates) return ErrorOf(candidates);
+    const LearnableRuns learnable = LearnableOf(baselines, state, device);
+    std::vector<int64_t> ids;
+    std::vector<int64_t> starts;
+    for (const LearningCandidate& c : *candidates) {
+      if (c.id >= run.id || !c.conditions || !learnable.Allows(c.start_unix_ms)) continue;
+      if (Classify(c.conditions, policy.contention).run_class == RunClass::kUnknown) continue;
+      ids.push_back(c.id);
+      starts.push_back(c.start_unix_ms);
+    }
+    if (!drift.ChooseReference(ids, starts, pinned)) return std::nullopt;
+  }
+  if (Status loaded = LoadReference(source, drift); !loaded) return ErrorOf(loaded);
+  return ModelBaselineAt(StressOf(*run.conditions), drift.PointsCache(), policy).baseline;
+}
+
+// The disk's run-to-run noise as the reference knows it: its prediction at
+// the run's stress, else (a stress its day did not cover) at its first
+// run's, whose spread is the same residuals' (the noise, not the level, is
+// what a band's baseline borrows).
+std::optional<Baseline> NoiseOf(const std::optional<Baseline>& at_run, const DriftWatch& drift,
+                                const BaselinePolicy& policy) {
+  if (at_run || drift.Points().empty()) return at_run;
+  return ModelBaselineAt(drift.Points().front().stress, drift.Points(), policy).baseline;
+}
+
+// A band's baseline is learned from policy.runs runs (10): its spread can be
+// half the disk's run-to-run noise, and then ordinary runs are bad three in
+// a row now and then (on the simulated fleet, 14 of 18 raises on healthy
+// disks were of band baselines with spreads of 5-8 % on disks whose runs
+// scatter by 10 %). Where the drift watch's reference (a day of runs, 96 or
+// more) says what the disk's noise is at the run's stress, the spread is at
+// least that share of the baseline's median.
+Baseline WidenedToNoise(const Baseline& baseline, const Baseline& noise) {
+  Baseline widened = baseline;
+  for (MetricBaseline& m : widened.metrics) {
+    const auto same = std::ranges::find_if(noise.metrics, [&](const MetricBaseline& r) {
+      return r.op == m.op && r.metric == m.metric && r.median > 0;
+    });
+    if (same == noise.metrics.end()) continue;
+    m.spread = std::max(m.spread, same->spread / same->median * m.median);
+  }
+  return widened;
+}
+
 // The run's verdicts against its band's baseline, or other conditions' runs,
 // and the hysteresis they feed.
 Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource& source,
                                            SeriesState& state, const DeviceSuspicion& device,
                                            const std::vector<StoredBaseline>& stored,
-                                           const BaselinePolicy& policy, int64_t now_ms) {
+                                           const Baseline* noise, const BaselinePolicy& policy,
+                                           int64_t now_ms) {
   RunJudgement out;
   const std::vector<StoredBaseline>* baselines = &stored;
   out.baselines = baselines->size();
@@ -399,7 +472,9 @@ Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource&
     if (!out.baseline) return out;
   }
   const Baseline& baseline = out.baseline->baseline;
-  out.verdicts = Compare(baseline, run.metrics, policy, &run.result);
+  out.verdicts = noise != nullptr && !out.other_conditions
+                     ? Compare(WidenedToNoise(baseline, *noise), run.metrics, policy, &run.result)
+                     : Compare(baseline, run.metrics, policy, &run.result);
   SetAsideTailsUnderLoad(out, policy.contention, out.verdicts);
   out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
   if (out.judged) {
@@ -414,54 +489,6 @@ Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource&
   }
   Track(run, state, out);
   return out;
-}
-
-// The reference's points, loaded once per daemon life (the ids are stored).
-Status LoadReference(BaselineSource& source, DriftWatch& drift) {
-  std::vector<ModelPoint>& points = drift.PointsCache();
-  if (points.size() == drift.Reference().size()) return {};
-  points.clear();
-  for (const int64_t id : drift.Reference()) {
-    Result<RunRecord> run = source.Load(id);
-    if (!run) return ErrorOf(run);
-    if (!run->conditions) continue;
-    points.push_back({id, run->start_unix_ms, StressOf(*run->conditions), std::move(run->metrics)});
-  }
-  return {};
-}
-
-// The drift watch (drift_watch.h): its reference chosen once the series'
-// learnable runs before this one span a day, then the run compared with the
-// reference's prediction at its stress where the reference covers it.
-Result<std::vector<DriftWatch::Change>> WatchDrift(const RunRecord& run, BaselineSource& source,
-                                                   SeriesState& state,
-                                                   const DeviceSuspicion& device,
-                                                   const std::vector<StoredBaseline>& baselines,
-                                                   const BaselinePolicy& policy) {
-  if (!run.conditions) return std::vector<DriftWatch::Change>{};
-  DriftWatch& drift = state.drift;
-  const int64_t pinned = NewestPinnedMs(baselines);
-  if (pinned > drift.ReferenceAfterMs()) drift.Restart(pinned);
-  if (drift.Reference().empty()) {
-    Result<std::vector<LearningCandidate>> candidates = CandidatesUpTo(run, source);
-    if (!candidates) return ErrorOf(candidates);
-    const LearnableRuns learnable = LearnableOf(baselines, state, device);
-    std::vector<int64_t> ids;
-    std::vector<int64_t> starts;
-    for (const LearningCandidate& c : *candidates) {
-      if (c.id >= run.id || !c.conditions || !learnable.Allows(c.start_unix_ms)) continue;
-      if (Classify(c.conditions, policy.contention).run_class == RunClass::kUnknown) continue;
-      ids.push_back(c.id);
-      starts.push_back(c.start_unix_ms);
-    }
-    if (!drift.ChooseReference(ids, starts, pinned)) return std::vector<DriftWatch::Change>{};
-  }
-  if (Status loaded = LoadReference(source, drift); !loaded) return ErrorOf(loaded);
-  const ModelPrediction predicted =
-      ModelBaselineAt(StressOf(*run.conditions), drift.PointsCache(), policy);
-  if (!predicted.baseline) return std::vector<DriftWatch::Change>{};
-  return drift.Update(*predicted.baseline, run.metrics, policy, run.start_unix_ms,
-                      run.start_unix_ms + run.duration_ms);
 }
 
 // One change per change of the combined state (SeriesState::Regressed): a
@@ -501,17 +528,23 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   for (const auto& [key, evidence] : state.drift.All()) {
     if (evidence.raised) drift_before.insert(key);
   }
-  Result<RunJudgement> out =
-      JudgeAgainstBaselines(run, source, state, device, *baselines, policy, now_ms);
+  Result<std::optional<Baseline>> reference =
+      ReferenceAt(run, source, state, device, *baselines, policy);
+  if (!reference) return ErrorOf(reference);
+  const std::optional<Baseline> noise = NoiseOf(*reference, state.drift, policy);
+  Result<RunJudgement> out = JudgeAgainstBaselines(run, source, state, device, *baselines,
+                                                   noise ? &*noise : nullptr, policy, now_ms);
   if (!out) return out;
   if (out->reason == NotJudged::kUnknownConditions || out->reason == NotJudged::kBandsOff) {
     return out;
   }
-  Result<std::vector<DriftWatch::Change>> drift =
-      WatchDrift(run, source, state, device, *baselines, policy);
-  if (!drift) return ErrorOf(drift);
-  MergeDriftChanges(state, drift_before, *drift, *out);
-  for (const DriftWatch::Change& d : *drift) {
+  std::vector<DriftWatch::Change> drift;
+  if (*reference) {
+    drift = state.drift.Update(**reference, run.metrics, policy, run.start_unix_ms,
+                               run.start_unix_ms + run.duration_ms);
+  }
+  MergeDriftChanges(state, drift_before, drift, *out);
+  for (const DriftWatch::Change& d : drift) {
     // No band learns from a drifted disk's runs.
     if (d.raised && state.suspect_since_ms == 0) state.suspect_since_ms = d.since_ms;
   }

@@ -144,14 +144,32 @@ TEST(DriftWatch, TheReferenceIsTheFirstDayThinnedEvenly) {
   EXPECT_LT(reference.back(), 1000);       // the first day's only
   EXPECT_GT(reference.back(), 100 + 280);  // spread to its end
 
-  DriftWatch sparse;  // a day of hourly runs: too few to fit a day's stresses
+  // Hourly runs: a day is too few to fit its stresses; the first 96 are taken.
+  DriftWatch sparse;
   std::vector<int64_t> hourly_ids;
   std::vector<int64_t> hourly;
-  for (int i = 0; i < 30; ++i) {
+  for (int i = 0; i < 95; ++i) {
     hourly_ids.push_back(i + 1);
     hourly.push_back(int64_t{i} * 3600 * 1000);
   }
   EXPECT_FALSE(sparse.ChooseReference(hourly_ids, hourly, 0));
+  hourly_ids.push_back(96);
+  hourly.push_back(int64_t{95} * 3600 * 1000);
+  ASSERT_TRUE(sparse.ChooseReference(hourly_ids, hourly, 0));
+  EXPECT_EQ(sparse.Reference().size(), DriftWatch::kMinReferenceRuns);
+
+  // A 15-minute schedule with one run of the first day left out (a suspect
+  // one): 95 in the day, the 96th the next day's first.
+  DriftWatch gap;
+  std::vector<int64_t> quarter_ids;
+  std::vector<int64_t> quarter;
+  for (int i = 0; i < 100; ++i) {
+    if (i == 40) continue;
+    quarter_ids.push_back(i + 1);
+    quarter.push_back(int64_t{i} * 15 * 60 * 1000);
+  }
+  ASSERT_TRUE(gap.ChooseReference(quarter_ids, quarter, 0));
+  EXPECT_EQ(gap.Reference().size(), DriftWatch::kMinReferenceRuns);
 }
 
 TEST(DriftWatch, ANewerPinnedBaselineStartsAfresh) {

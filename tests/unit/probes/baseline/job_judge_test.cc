@@ -565,5 +565,29 @@ TEST(JudgeRunTest, ASlowDriftIsRaisedByTheEvidenceOfManyRunsBeforeAnyRunIsBad) {
   EXPECT_NEAR(*s.state().drift.Ratio("read", "lat_mean_seconds"), drift->verdict.ratio, 1e-9);
 }
 
+TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseItsFewRunsDidNotSee) {
+  // The quiet band learns from its first 10 runs, which happen to be calm
+  // (spread at the 10 % floor); the disk's runs then scatter by a third. Once
+  // a day of runs says so, a band's allowed distance is at least the disk's
+  // noise: an ordinary run 1.6x the median is no longer bad, a 3x one is.
+  Series s(Policy());
+  s.every_ms = 15 * kMinute;
+  for (int i = 0; i < 16; ++i) s.Run(100);
+  constexpr double kScatter[] = {0.75, 1.0, 1.33};
+  for (int i = 0; i < 110; ++i) s.Run(100 * kScatter[i % 3]);
+  ASSERT_FALSE(s.state().drift.Reference().empty()) << "a day of runs chose no reference";
+  const auto mean_verdict = [](const RunJudgement& j) {
+    const auto v =
+        std::ranges::find(j.verdicts, std::string("lat_mean_seconds"), &MetricVerdict::metric);
+    EXPECT_NE(v, j.verdicts.end());
+    return v == j.verdicts.end() ? MetricVerdict{} : *v;
+  };
+  const MetricVerdict ordinary = mean_verdict(s.Run(160));
+  EXPECT_FALSE(ordinary.bad) << "threshold " << ordinary.threshold << " of " << ordinary.baseline;
+  EXPECT_GT(ordinary.threshold, 0.6 * ordinary.baseline);  // the band's own: 0.5
+  const MetricVerdict slow = mean_verdict(s.Run(300));
+  EXPECT_TRUE(slow.bad) << "threshold " << slow.threshold << " of " << slow.baseline;
+}
+
 }  // namespace
 }  // namespace iowatch::probes
