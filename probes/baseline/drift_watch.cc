@@ -32,6 +32,7 @@ bool DriftWatch::ChooseReference(std::span<const int64_t> ids, std::span<const i
   const size_t keep = std::min(day.size(), kMaxReferenceRuns);
   for (size_t k = 0; k < keep; ++k) reference_.push_back(ids[day[k * day.size() / keep]]);
   reference_after_ms_ = after_ms;
+  calibrate_until_ms_ = starts[day.back()] + kCalibrationMs;
   points_.clear();
   return true;
 }
@@ -41,6 +42,7 @@ void DriftWatch::Restart(int64_t after_ms) {
   evidence_.clear();
   points_.clear();
   reference_after_ms_ = after_ms;
+  calibrate_until_ms_ = 0;
 }
 
 std::vector<DriftWatch::Change> DriftWatch::Update(const Baseline& predicted,
@@ -54,32 +56,76 @@ std::vector<DriftWatch::Change> DriftWatch::Update(const Baseline& predicted,
     const auto sample = std::ranges::find_if(
         metrics, [&](const MetricSample& s) { return s.op == m.op && s.metric == m.metric; });
     if (sample == metrics.end() || !(sample->value > 0) || !std::isfinite(sample->value)) continue;
-    const double r = Orientation(*spec) * std::log(sample->value / m.median);
     const double sigma = std::log1p(m.spread / m.median);
-    const double z = std::clamp(r / sigma, -kClip, kClip);
+    const double u = Orientation(*spec) * std::log(sample->value / m.median) / sigma;
     Evidence& e = evidence_[{m.op, m.metric}];
-    e.level = e.runs == 0 ? r : e.level + kLevelWeight * (r - e.level);
-    ++e.runs;
-    if (e.worse == 0 && z > kSlack) e.since_ms = start_ms;
-    e.worse = std::max(0.0, e.worse + z - kSlack);
-    const double material = MaterialLevel(*spec, policy);
-    if (!e.raised && e.worse >= kRaise && e.level >= material) {
-      e.raised = true;
-      e.raised_ms = end_ms;
-      e.recovery = 0;
-      changes.push_back({m.op, m.metric, true, *Ratio(m.op, m.metric), e.since_ms});
-    } else if (e.raised) {
-      // Runs back within k of the reference add up to a clear as a shift did to the raise.
-      e.recovery = std::max(0.0, e.recovery + kSlack - z);
-      if (e.recovery >= kRaise || e.level < material / 2) {
-        e.raised = false;
-        e.worse = 0;
-        e.recovery = 0;
-        changes.push_back({m.op, m.metric, false, *Ratio(m.op, m.metric), e.since_ms});
-      }
+    if (Calibrating(e, start_ms)) {
+      Calibrate(e, u, sigma);
+      continue;
+    }
+    if (std::optional<Change> change =
+            Judge(e, u, sigma, MaterialLevel(*spec, policy), start_ms, end_ms)) {
+      change->op = m.op;
+      change->metric = m.metric;
+      change->ratio = *Ratio(m.op, m.metric);
+      changes.push_back(std::move(*change));
     }
   }
   return changes;
+}
+
+bool DriftWatch::Calibrating(const Evidence& e, int64_t start_ms) const {
+  return start_ms < calibrate_until_ms_ || e.calibration_runs < kMinCalibrationRuns;
+}
+
+void DriftWatch::Calibrate(Evidence& e, double u, double sigma) {
+  const double clipped = std::clamp(u, -kCalibrationClip, kCalibrationClip);
+  ++e.calibration_runs;
+  e.calibration_sum += clipped;
+  e.calibration_sum_sq += clipped * clipped;
+  Follow(e, (u - CalibratedMean(e)) * sigma);
+}
+
+double DriftWatch::CalibratedMean(const Evidence& e) {
+  return e.calibration_runs == 0 ? 0 : e.calibration_sum / static_cast<double>(e.calibration_runs);
+}
+
+double DriftWatch::CalibratedSigma(const Evidence& e) {
+  const auto n = static_cast<double>(e.calibration_runs);
+  if (n < 2) return 1;
+  const double mean = e.calibration_sum / n;
+  const double variance = std::max(0.0, e.calibration_sum_sq / n - mean * mean) * n / (n - 1);
+  return std::max(kMinCalibratedSigma, std::sqrt(variance));
+}
+
+void DriftWatch::Follow(Evidence& e, double shift) {
+  e.level = e.runs == 0 ? shift : e.level + kLevelWeight * (shift - e.level);
+  ++e.runs;
+}
+
+std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, double sigma,
+                                                    double material, int64_t start_ms,
+                                                    int64_t end_ms) {
+  const double mean = CalibratedMean(e);
+  const double z = std::clamp((u - mean) / CalibratedSigma(e), -kClip, kClip);
+  Follow(e, (u - mean) * sigma);
+  if (e.worse == 0 && z > kSlack) e.since_ms = start_ms;
+  e.worse = std::max(0.0, e.worse + z - kSlack);
+  if (!e.raised && e.worse >= kRaise && e.level >= material) {
+    e.raised = true;
+    e.raised_ms = end_ms;
+    e.recovery = 0;
+    return Change{.op = {}, .metric = {}, .raised = true, .ratio = 0, .since_ms = e.since_ms};
+  }
+  if (!e.raised) return std::nullopt;
+  // Runs back within k of the commissioning level add up to a clear as a
+  // shift did to the raise.
+  e.recovery = std::max(0.0, e.recovery + kSlack - z);
+  if (e.recovery < kRaise && e.level >= material / 2) return std::nullopt;
+  e.raised = false;
+  e.worse = 0;
+  e.recovery = 0;
+  return Change{.op = {}, .metric = {}, .raised = false, .ratio = 0, .since_ms = e.since_ms};
 }
 
 bool DriftWatch::Raised(std::string_view op, std::string_view metric) const {
@@ -99,10 +145,11 @@ std::optional<double> DriftWatch::Ratio(std::string_view op, std::string_view me
 }
 
 void DriftWatch::Restore(
-    std::vector<int64_t> reference, int64_t after_ms,
+    std::vector<int64_t> reference, int64_t after_ms, int64_t calibrate_until_ms,
     std::map<std::pair<std::string, std::string>, Evidence, std::less<>> evidence) {
   reference_ = std::move(reference);
   reference_after_ms_ = after_ms;
+  calibrate_until_ms_ = calibrate_until_ms;
   evidence_ = std::move(evidence);
   points_.clear();
 }

@@ -32,10 +32,14 @@ json DriftToJson(const DriftWatch& drift) {
                         {"runs", e.runs},
                         {"raised", e.raised},
                         {"since_ms", e.since_ms},
-                        {"raised_ms", e.raised_ms}});
+                        {"raised_ms", e.raised_ms},
+                        {"calibration_runs", e.calibration_runs},
+                        {"calibration_sum", e.calibration_sum},
+                        {"calibration_sum_sq", e.calibration_sum_sq}});
   }
   return {{"reference", drift.Reference()},
           {"reference_after_ms", drift.ReferenceAfterMs()},
+          {"calibrate_until_ms", drift.CalibrateUntilMs()},
           {"evidence", evidence}};
 }
 
@@ -52,12 +56,17 @@ void DriftFromJson(const json& doc, DriftWatch& drift) {
     x.raised = e.at("raised").get<bool>();
     x.since_ms = e.at("since_ms").get<int64_t>();
     x.raised_ms = e.at("raised_ms").get<int64_t>();
-    if (!std::isfinite(x.worse) || !std::isfinite(x.recovery) || !std::isfinite(x.level)) {
+    x.calibration_runs = e.at("calibration_runs").get<uint64_t>();
+    x.calibration_sum = e.at("calibration_sum").get<double>();
+    x.calibration_sum_sq = e.at("calibration_sum_sq").get<double>();
+    if (!std::isfinite(x.worse) || !std::isfinite(x.recovery) || !std::isfinite(x.level) ||
+        !std::isfinite(x.calibration_sum) || !std::isfinite(x.calibration_sum_sq)) {
       throw std::invalid_argument("a drift's evidence is not a finite number");
     }
   }
   drift.Restore(doc.at("reference").get<std::vector<int64_t>>(),
-                doc.at("reference_after_ms").get<int64_t>(), std::move(evidence));
+                doc.at("reference_after_ms").get<int64_t>(),
+                doc.at("calibrate_until_ms").get<int64_t>(), std::move(evidence));
 }
 
 json ToJson(const SeriesState& state) {
@@ -104,8 +113,12 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
   for (const json& span : doc.at("suspect_spans")) {
     state.suspect_spans.emplace_back(span.at(0).get<int64_t>(), span.at(1).get<int64_t>());
   }
-  // Absent in states stored before the drift watch: it starts afresh.
-  if (const auto drift = doc.find("drift"); drift != doc.end()) DriftFromJson(*drift, state.drift);
+  // Absent in states stored before the drift watch, or before it calibrated
+  // its reference: it starts afresh (a day of reference, three of calibration).
+  if (const auto drift = doc.find("drift");
+      drift != doc.end() && drift->contains("calibrate_until_ms")) {
+    DriftFromJson(*drift, state.drift);
+  }
   return state;
 }
 

@@ -1,7 +1,7 @@
-// DriftWatch: evidence that adds up against a series' first day. A healthy
-// series never raises in a year of runs; a loss of a few percent a day that
-// no single run shows is raised once it is material, and cleared when the
-// runs are back.
+// DriftWatch: evidence that adds up against a series' commissioning. A
+// healthy series never raises in a year of runs, nor one its reference
+// mispredicts by a constant; a loss of a few percent a day that no single
+// run shows is raised within days, and cleared when the runs are back.
 #include "probes/baseline/drift_watch.h"
 
 #include <gtest/gtest.h>
@@ -46,15 +46,17 @@ TEST(DriftWatch, AHealthySeriesNeverRaisesInAYearOfRuns) {
   EXPECT_NEAR(*drift.Ratio("read", "iops"), 1.0, 0.06);
 }
 
-TEST(DriftWatch, ASlowLossNoRunShowsIsRaisedOnceMaterialAndClearedWhenBack) {
+TEST(DriftWatch, ASlowLossNoRunShowsIsRaisedWithinDaysAndClearedWhenBack) {
   DriftWatch drift;
   std::mt19937_64 rng(11);
   const BaselinePolicy policy;
   constexpr double kLossPerDay = 0.03;
+  constexpr int kHealthyDays = 3;  // the calibration's day and two more
   int raised_at = -1;
   int64_t since_ms = 0;
   for (int i = 0; i < 20 * kRunsPerDay && raised_at < 0; ++i) {
-    const double factor = 1 - kLossPerDay * i / kRunsPerDay;
+    const double days_lost = std::max(0.0, double(i) / kRunsPerDay - kHealthyDays);
+    const double factor = 1 - kLossPerDay * days_lost;
     for (const DriftWatch::Change& c :
          drift.Update(Reference(), RunAt(factor, rng), policy, i * kRunMs, i * kRunMs + 1000)) {
       if (c.raised && c.metric == "iops") {
@@ -65,18 +67,18 @@ TEST(DriftWatch, ASlowLossNoRunShowsIsRaisedOnceMaterialAndClearedWhenBack) {
     }
   }
   ASSERT_GE(raised_at, 0) << "a 3 % a day loss was never raised";
-  const double lost = kLossPerDay * raised_at / kRunsPerDay;
-  // The level must be material (12 % at the default tolerance), smoothed
-  // over half a day: raised with 12-17 % lost, where the per-run judge
-  // (20 % tolerance, 3 runs in a row) found the same loss at 25-30 %.
-  EXPECT_GE(lost, 0.12);
-  EXPECT_LE(lost, 0.17);
-  EXPECT_GT(since_ms, 0);
+  const double lost = kLossPerDay * (double(raised_at) / kRunsPerDay - kHealthyDays);
+  // Two to three days of evidence at 10 % noise (the simulated fleet's
+  // median: 7.6 % lost), where the per-run judge (20 % tolerance, 3 runs in
+  // a row) finds the same loss at 25-30 % and a watch that needed the level
+  // 12 % off found it at 12-17 %.
+  EXPECT_GE(lost, 0.04);
+  EXPECT_LE(lost, 0.10);
+  EXPECT_GE(since_ms, int64_t{kHealthyDays} * kRunsPerDay * kRunMs);
   EXPECT_LT(since_ms, static_cast<int64_t>(raised_at) * kRunMs);
   EXPECT_TRUE(drift.Raised("read", "iops"));
-  EXPECT_TRUE(drift.Raised("read", "lat_mean_seconds") || lost < 0.24);
 
-  // Replaced: the runs are the reference's again; cleared within two days.
+  // Replaced: the runs are the commissioning's again; cleared within two days.
   int cleared_after = -1;
   for (int i = 0; i < 4 * kRunsPerDay && cleared_after < 0; ++i) {
     const int64_t at = (raised_at + 1 + i) * kRunMs;
@@ -89,20 +91,45 @@ TEST(DriftWatch, ASlowLossNoRunShowsIsRaisedOnceMaterialAndClearedWhenBack) {
   EXPECT_FALSE(drift.AnyRaised());
 }
 
+TEST(DriftWatch, AnOffsetTheReferenceDayMissedIsNotADrift) {
+  // The reference's model predicts this disk 8 % too fast at every stress
+  // (fitted on one day's runs): its runs sit there for two months. The
+  // calibration learns the offset; nothing is raised, and the exported
+  // ratio says the disk has not moved.
+  DriftWatch drift;
+  std::mt19937_64 rng(5);
+  const BaselinePolicy policy;
+  size_t changes = 0;
+  for (int i = 0; i < 60 * kRunsPerDay; ++i) {
+    changes +=
+        drift.Update(Reference(), RunAt(0.92, rng), policy, i * kRunMs, i * kRunMs + 1000).size();
+  }
+  EXPECT_EQ(changes, 0u);
+  ASSERT_TRUE(drift.Ratio("read", "iops"));
+  EXPECT_NEAR(*drift.Ratio("read", "iops"), 1.0, 0.05);
+}
+
 TEST(DriftWatch, ALongerMeanIsWorseAFasterDiskIsNot) {
   const BaselinePolicy policy;
+  // Calibrated on runs as the reference predicts them, then faster.
+  const std::vector<MetricSample> as_predicted = {{"read", "iops", 1000},
+                                                  {"read", "lat_mean_seconds", 1e-4}};
   DriftWatch faster;
   for (int i = 0; i < 10 * kRunsPerDay; ++i) {
     const std::vector<MetricSample> run = {{"read", "iops", 1500},
                                            {"read", "lat_mean_seconds", 1e-4 / 1.5}};
-    EXPECT_TRUE(faster.Update(Reference(), run, policy, i * kRunMs, i * kRunMs).empty());
+    EXPECT_TRUE(faster
+                    .Update(Reference(), i < kRunsPerDay ? as_predicted : run, policy, i * kRunMs,
+                            i * kRunMs)
+                    .empty());
   }
   EXPECT_NEAR(*faster.Ratio("read", "iops"), 1.5, 1e-6);
   EXPECT_NEAR(*faster.Ratio("read", "lat_mean_seconds"), 1 / 1.5, 1e-6);
 
   DriftWatch slower_mean;  // only the mean is measured: 40 % longer
   for (int i = 0; i < 10 * kRunsPerDay; ++i) {
-    const std::vector<MetricSample> run = {{"read", "lat_mean_seconds", 1.4e-4}};
+    const std::vector<MetricSample> run = {
+        {"read", "lat_mean_seconds", i < kRunsPerDay ? 1e-4 : 1.4e-4}};
     slower_mean.Update(Reference(), run, policy, i * kRunMs, i * kRunMs);
   }
   EXPECT_TRUE(slower_mean.Raised("read", "lat_mean_seconds"));
@@ -143,6 +170,8 @@ TEST(DriftWatch, TheReferenceIsTheFirstDayThinnedEvenly) {
   EXPECT_TRUE(std::ranges::is_sorted(reference));
   EXPECT_LT(reference.back(), 1000);       // the first day's only
   EXPECT_GT(reference.back(), 100 + 280);  // spread to its end
+  // Calibrated on the three days after the day's last run.
+  EXPECT_EQ(drift.CalibrateUntilMs(), starts[287] + DriftWatch::kCalibrationMs);
 
   // Hourly runs: a day is too few to fit its stresses; the first 96 are taken.
   DriftWatch sparse;
@@ -174,12 +203,13 @@ TEST(DriftWatch, TheReferenceIsTheFirstDayThinnedEvenly) {
 
 TEST(DriftWatch, ANewerPinnedBaselineStartsAfresh) {
   DriftWatch drift;
-  drift.Restore({1, 2, 3}, 10, {{{"read", "iops"}, {.worse = 30, .raised = true}}});
+  drift.Restore({1, 2, 3}, 10, 500, {{{"read", "iops"}, {.worse = 30, .raised = true}}});
   EXPECT_TRUE(drift.AnyRaised());
   drift.Restart(20);
   EXPECT_FALSE(drift.AnyRaised());
   EXPECT_TRUE(drift.Reference().empty());
   EXPECT_EQ(drift.ReferenceAfterMs(), 20);
+  EXPECT_EQ(drift.CalibrateUntilMs(), 0);
   EXPECT_FALSE(drift.Ratio("read", "iops"));
 }
 

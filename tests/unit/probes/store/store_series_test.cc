@@ -37,7 +37,11 @@ StoredSeriesState SampleState() {
   drifted.raised = true;
   drifted.since_ms = 1'650'000'000'000;
   drifted.raised_ms = 1'650'100'000'000;
-  s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, {{{"read", "iops"}, drifted}});
+  drifted.calibration_runs = 288;
+  drifted.calibration_sum = -12.25;
+  drifted.calibration_sum_sq = 301.5;
+  s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, 1'500'300'000'000,
+                        {{{"read", "iops"}, drifted}});
   return s;
 }
 
@@ -102,6 +106,31 @@ TEST(StoreSeriesStates, AMalformedRowCostsOnlyItsOwnSeries) {
                 "the verdict state's JSON ({\"tracker\": [...], "),
             std::string::npos)
       << unreadable[1].Describe();
+}
+
+TEST(StoreSeriesStates, ADriftStoredBeforeItsCalibrationStartsAfresh) {
+  // A state written before the drift watch calibrated its reference: its
+  // evidence was judged against the uncalibrated reference, so it is not
+  // carried on; the rest of the state is.
+  test_store::ScratchDir dir;
+  {
+    Result<Store> store = Store::OpenInStateDir(dir.Path());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->PutSeriesState(SampleState()));
+  }
+  test_store::Exec(dir.Db(),
+                   "UPDATE series_states SET state_json = "
+                   "json_remove(state_json, '$.drift.calibrate_until_ms')");
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  std::vector<UnreadableSeriesState> unreadable;
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  ASSERT_TRUE(states) << states.error().ToString();
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_TRUE(unreadable.empty());
+  EXPECT_TRUE((*states)[0].state.tracker.Regressed("read", "iops"));
+  EXPECT_TRUE((*states)[0].state.drift.Reference().empty());
+  EXPECT_FALSE((*states)[0].state.drift.AnyRaised());
 }
 
 TEST(StoreSeriesStates, AnUnreadableRowIsMovedToTheQuarantineWhole) {
