@@ -98,7 +98,7 @@ void PrintSummary(const Fleet& fleet, const RecordedSpread& noise, const FleetRe
     return t.runs == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(t.runs);
   };
   std::fprintf(out,
-               "fleet_simulation: %d hosts, %zu disks, %d days, seed %llu, %s load, %s steal; "
+               "fleet_simulation: %d hosts, %zu disks, %d days, seed %llu, load %s, steal %s; "
                "noise from %zu recorded runs (robust σ of log latency %.3f, %.2f-%.2f × median)\n"
                "  %zu runs judged by JudgeRun in %.1f s: %.0f %% judged, %.0f %% contended\n"
                "  emitted %zu series, %zu samples\n",
