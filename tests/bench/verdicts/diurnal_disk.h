@@ -63,8 +63,8 @@ inline constexpr int64_t kBatchRampMs = 10 * 60'000;
 
 struct DiurnalShape {
   double base_latency_us = 100;  // the quiet, healthy disk's mean
-  double peak_load = 3000;       // others' requests/s at the afternoon peak
-  double night_load = 30;        // and at night
+  double peak_load = 3000;       // others' requests/s at the peak (afternoon or batch)
+  double night_load = 30;        // and at the quietest
   double load_noise = 0.35;      // lognormal σ of the load from run to run
   double burst_chance = 0.05;    // a run beside a burst of 4× the load
   double peak_steal = 0.25;      // the hypervisor's steal at the peak
@@ -75,13 +75,13 @@ struct DiurnalShape {
   double steal_slope = 2;
   LoadShape load = LoadShape::kAfternoon;
   StealShape steal = StealShape::kDiurnal;
-  // StealShape::kBursts: bursts every burst_gap_hours on average
-  // (exponential gaps), each lasting between burst_min_minutes and
-  // burst_max_minutes (log-uniform) at a level between a quarter of
+  // StealShape::kBursts: bursts every steal_burst_gap_hours on average
+  // (exponential gaps), each lasting between steal_burst_min_minutes and
+  // steal_burst_max_minutes (log-uniform) at a level between a quarter of
   // peak_steal and peak_steal (uniform); DrawStealBursts fills steal_bursts.
-  double burst_gap_hours = 4;
-  double burst_min_minutes = 2;
-  double burst_max_minutes = 60;
+  double steal_burst_gap_hours = 4;
+  double steal_burst_min_minutes = 2;
+  double steal_burst_max_minutes = 60;
   std::vector<StealBurst> steal_bursts;  // sorted, disjoint
 };
 
@@ -130,13 +130,13 @@ inline double StealLevel(const DiurnalShape& shape, int64_t ms) {
 }
 
 // Bursts of steal over [from_ms, to_ms) drawn from `seed` by `shape`'s
-// burst_* and peak_steal: the same seed, the same bursts.
+// steal_burst_* and peak_steal: the same seed, the same bursts.
 inline std::vector<StealBurst> DrawStealBursts(uint64_t seed, int64_t from_ms, int64_t to_ms,
                                                const DiurnalShape& shape) {
   std::mt19937_64 rng(seed);
-  std::exponential_distribution<double> gap_hours(1 / shape.burst_gap_hours);
-  std::uniform_real_distribution<double> log_minutes(std::log(shape.burst_min_minutes),
-                                                     std::log(shape.burst_max_minutes));
+  std::exponential_distribution<double> gap_hours(1 / shape.steal_burst_gap_hours);
+  std::uniform_real_distribution<double> log_minutes(std::log(shape.steal_burst_min_minutes),
+                                                     std::log(shape.steal_burst_max_minutes));
   std::uniform_real_distribution<double> level(0.25 * shape.peak_steal, shape.peak_steal);
   std::vector<StealBurst> bursts;
   for (int64_t at = from_ms;;) {
