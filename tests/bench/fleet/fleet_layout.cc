@@ -27,10 +27,14 @@ std::vector<ModelSpec> Models() {
 // foreign requests/s and 25 % steal, this VM's): busyness u uniform in
 // [0, 1] scales others' load by 100^-u (3,000 to 30 requests/s at the peak,
 // the night a hundredth of it) and the peak steal by 1 - u. A fleet holds
-// idle hosts and busy ones; the busiest are as this VM under load.
-probes::test_data::DiurnalShape HostShape(std::mt19937_64& rng) {
+// idle hosts and busy ones; the busiest are as this VM under load. The
+// fleet's load and steal shapes move the peaks (a night batch, bursts of
+// steal) at the same levels.
+probes::test_data::DiurnalShape HostShape(std::mt19937_64& rng, const FleetSpec& spec) {
   const double u = std::uniform_real_distribution<double>(0, 1)(rng);
   probes::test_data::DiurnalShape shape;
+  shape.load = spec.load;
+  shape.steal = spec.steal;
   const double scale = std::pow(100.0, -u);
   shape.peak_load *= scale;
   shape.night_load *= scale;
@@ -39,6 +43,16 @@ probes::test_data::DiurnalShape HostShape(std::mt19937_64& rng) {
   // (recorded_spread.h); lognormal_distribution needs σ > 0.
   shape.run_noise = 1e-9;
   return shape;
+}
+
+// A host's seed for what only some shapes draw (its bursts of steal): from
+// the fleet's seed and the host, not from the fleet's stream, so that the
+// disks and faults of a seed stay the same under every shape.
+uint64_t HostSeed(uint64_t fleet_seed, int host) {
+  std::seed_seq seq{static_cast<uint32_t>(fleet_seed), static_cast<uint32_t>(fleet_seed >> 32),
+                    static_cast<uint32_t>(host), 0x57ea1u};
+  std::mt19937_64 rng(seq);
+  return rng();
 }
 
 int64_t UniformMs(std::mt19937_64& rng, int64_t from_ms, int64_t to_ms) {
@@ -122,7 +136,12 @@ Fleet MakeFleet(const FleetSpec& spec) {
   std::uniform_real_distribution<double> unit(0, 1);
   const int models = static_cast<int>(fleet.models.size());
   for (int h = 0; h < spec.hosts; ++h) {
-    fleet.hosts.push_back(HostShape(rng));
+    fleet.hosts.push_back(HostShape(rng, spec));
+    probes::test_data::DiurnalShape& host = fleet.hosts.back();
+    if (host.steal == probes::test_data::StealShape::kBursts) {
+      host.steal_bursts = probes::test_data::DrawStealBursts(HostSeed(spec.seed, h), fleet.start_ms,
+                                                             spec.end_ms, host);
+    }
     const int model = h % models;  // a host holds one model, as bought
     for (int slot = 0; slot < kDisksPerHost; ++slot) {
       DiskSpec d;

@@ -2,8 +2,11 @@
 // from one seed so that the series and the ground truth agree: hosts of five
 // disk models (some with two firmware revisions), each disk a little faster
 // or slower than its model (the spread between disks of one batch), each host
-// a share of diurnal_disk.h's load and steal, and the injected faults:
-// gradual degradations, abrupt failures and one model's firmware update.
+// a share of diurnal_disk.h's load and steal (of the fleet's shapes: an
+// afternoon or night-time load; steal with the day, in bursts, or none), and
+// the injected faults: gradual degradations, abrupt failures and one model's
+// firmware update. The shapes change no other draw: a seed's disks, faults
+// and run noise are the same whatever the load and steal.
 // Thread-safety: a plain value once made.
 #pragma once
 
@@ -69,6 +72,8 @@ struct FleetSpec {
   int64_t rollout_ms = 36 * kHourMs;  // hosts updated at random times over this
   int64_t reboot_ms = kHourMs;        // each host down this long for its update
   double disk_spread = 0.03;          // σ of the disks' log speed around their model's
+  probes::test_data::LoadShape load = probes::test_data::LoadShape::kAfternoon;
+  probes::test_data::StealShape steal = probes::test_data::StealShape::kDiurnal;
 };
 
 struct Fleet {

@@ -8,7 +8,14 @@
 //
 //   fleet_simulation --recording=IOWATCH_DB [--hosts=1000] [--days=30] [--seed=28]
 //       [--end=UNIX_SECONDS] [--gradual=20] [--abrupt=5] [--gradual-loss=0.02,0.05]
+//       [--load=afternoon|night] [--steal=diurnal|bursts|none]
 //       [--threads=2] [--out=FILE|-] [--truth=FILE]
+//
+// --load: others' load peaks in the afternoon (default) or is a batch job
+// from 01:00 to 05:00 UTC; --steal: the hypervisor's steal rises with the
+// afternoon (default), comes in bursts of minutes to an hour at random times
+// (each host its own, from the seed), or is none (diurnal_disk.h). Another
+// seed or shape is another fleet the judge was not tuned on.
 //
 // IOWATCH_DB: a copy of a recording's store (it is migrated when opened), e.g.
 // tests/bench/verdicts/recordings/quiet/iowatch.db.xz unpacked.
@@ -34,6 +41,9 @@
 namespace {
 
 using namespace iowatch::fleet;
+
+using iowatch::probes::test_data::kLoadShapes;
+using iowatch::probes::test_data::kStealShapes;
 
 struct Options {
   FleetSpec fleet;
@@ -74,6 +84,14 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
       if (std::sscanf(v.c_str(), "%lf,%lf", &o.fleet.gradual_min, &o.fleet.gradual_max) != 2) {
         return std::nullopt;
       }
+    } else if (Parse(arg, "--load", v)) {
+      const auto load = iowatch::ValueIn<iowatch::probes::test_data::LoadShape>(kLoadShapes, v);
+      if (!load) return std::nullopt;
+      o.fleet.load = *load;
+    } else if (Parse(arg, "--steal", v)) {
+      const auto steal = iowatch::ValueIn<iowatch::probes::test_data::StealShape>(kStealShapes, v);
+      if (!steal) return std::nullopt;
+      o.fleet.steal = *steal;
     } else if (Parse(arg, "--threads", v)) {
       o.threads = std::max(1, std::atoi(v.c_str()));
     } else if (Parse(arg, "--recording", v)) {
@@ -132,10 +150,17 @@ FleetResult Simulate(const Fleet& fleet, const RecordedSpread& noise, int thread
 int main(int argc, char** argv) {
   const std::optional<Options> options = ParseArgs(argc, argv);
   if (!options) {
+    using iowatch::NamesIn;
     std::fprintf(stderr,
                  "usage: fleet_simulation --recording=IOWATCH_DB [--hosts=N] [--days=N] [--seed=N] "
                  "[--end=UNIX_SECONDS] [--gradual=N] [--abrupt=N] [--gradual-loss=MIN,MAX] "
-                 "[--threads=N] [--out=FILE|-] [--truth=FILE]\n");
+                 "[--load=%s] [--steal=%s] [--threads=N] [--out=FILE|-] [--truth=FILE]\n"
+                 "  --load: others' load, an afternoon peak (default) or a night batch "
+                 "01:00-05:00 UTC\n"
+                 "  --steal: the hypervisor's steal, with the afternoon (default), in random "
+                 "bursts of minutes to an hour, or none\n",
+                 NamesIn<iowatch::probes::test_data::LoadShape>(kLoadShapes, "|").c_str(),
+                 NamesIn<iowatch::probes::test_data::StealShape>(kStealShapes, "|").c_str());
     return 2;
   }
   iowatch::Result<RecordedSpread> noise =

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string>
 
 namespace iowatch::fleet {
 namespace {
@@ -90,17 +91,21 @@ Totals Sum(const FleetResult& result) {
 void PrintSummary(const Fleet& fleet, const RecordedSpread& noise, const FleetResult& result,
                   double seconds, FILE* out) {
   const Totals t = Sum(result);
+  using probes::test_data::kLoadShapes, probes::test_data::kStealShapes;
+  const std::string load(NameIn<probes::test_data::LoadShape>(kLoadShapes, fleet.spec.load));
+  const std::string steal(NameIn<probes::test_data::StealShape>(kStealShapes, fleet.spec.steal));
   const auto share = [&](size_t n) {
     return t.runs == 0 ? 0.0 : 100.0 * static_cast<double>(n) / static_cast<double>(t.runs);
   };
   std::fprintf(out,
-               "fleet_simulation: %d hosts, %zu disks, %d days; noise from %zu recorded runs "
-               "(robust σ of log latency %.3f, %.2f-%.2f × median)\n"
+               "fleet_simulation: %d hosts, %zu disks, %d days, seed %llu, load %s, steal %s; "
+               "noise from %zu recorded runs (robust σ of log latency %.3f, %.2f-%.2f × median)\n"
                "  %zu runs judged by JudgeRun in %.1f s: %.0f %% judged, %.0f %% contended\n"
                "  emitted %zu series, %zu samples\n",
-               fleet.spec.hosts, fleet.disks.size(), fleet.spec.days, noise.Runs(),
-               noise.LogSigma(), noise.Min(), noise.Max(), t.runs, seconds, share(t.judged),
-               share(t.contended), result.lines.series, result.lines.samples);
+               fleet.spec.hosts, fleet.disks.size(), fleet.spec.days,
+               static_cast<unsigned long long>(fleet.spec.seed), load.c_str(), steal.c_str(),
+               noise.Runs(), noise.LogSigma(), noise.Min(), noise.Max(), t.runs, seconds,
+               share(t.judged), share(t.contended), result.lines.series, result.lines.samples);
 }
 
 bool WriteTruth(const Fleet& fleet, const RecordedSpread& noise, const FleetResult& result,
