@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/enum_names.h"
+#include "probes/baseline/corroboration.h"
 #include "probes/baseline/load_model.h"
 #include "probes/baseline/run_stress.h"
 
@@ -431,12 +432,14 @@ Baseline WidenedToNoise(const Baseline& baseline, const Baseline& noise) {
 }
 
 // The run's verdicts against its band's baseline, or other conditions' runs,
-// and the hysteresis they feed.
+// each bad one checked against the drift watch's reference at the run's
+// stress where there is one (`reference`: corroboration.h), and the
+// hysteresis they feed.
 Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource& source,
                                            SeriesState& state, const DeviceSuspicion& device,
                                            const std::vector<StoredBaseline>& stored,
-                                           const Baseline* noise, const BaselinePolicy& policy,
-                                           int64_t now_ms) {
+                                           const Baseline* reference, const Baseline* noise,
+                                           const BaselinePolicy& policy, int64_t now_ms) {
   RunJudgement out;
   const std::vector<StoredBaseline>* baselines = &stored;
   out.baselines = baselines->size();
@@ -476,6 +479,7 @@ Result<RunJudgement> JudgeAgainstBaselines(const RunRecord& run, BaselineSource&
                      ? Compare(WidenedToNoise(baseline, *noise), run.metrics, policy, &run.result)
                      : Compare(baseline, run.metrics, policy, &run.result);
   SetAsideTailsUnderLoad(out, policy.contention, out.verdicts);
+  if (reference != nullptr) SetAsideUncorroborated(*reference, run.metrics, policy, out.verdicts);
   out.judged = std::ranges::any_of(out.verdicts, &MetricVerdict::judged);
   if (out.judged) {
     out.why.clear();
@@ -533,6 +537,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   if (!reference) return ErrorOf(reference);
   const std::optional<Baseline> noise = NoiseOf(*reference, state.drift, policy);
   Result<RunJudgement> out = JudgeAgainstBaselines(run, source, state, device, *baselines,
+                                                   *reference ? &**reference : nullptr,
                                                    noise ? &*noise : nullptr, policy, now_ms);
   if (!out) return out;
   if (out->reason == NotJudged::kUnknownConditions || out->reason == NotJudged::kBandsOff) {
