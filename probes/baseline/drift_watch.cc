@@ -103,6 +103,21 @@ void DriftWatch::Follow(Evidence& e, double shift) {
   ++e.runs;
 }
 
+bool DriftWatch::Stepped(Evidence& e, double u, double mean, double sigma, double material,
+                         int64_t start_ms) {
+  const double z = std::clamp((u - mean) / CalibratedSigma(e), -kStepClip, kStepClip);
+  if (e.step == 0 && z > kStepSlack) e.step_since_ms = start_ms;
+  e.step = std::max(0.0, e.step + z - kStepSlack);
+  if (e.step == 0) {
+    e.step_runs = 0;
+    e.step_shift = 0;
+    return false;
+  }
+  ++e.step_runs;
+  e.step_shift += (u - mean) * sigma;
+  return e.step >= kStepRaise && e.step_runs >= kStepRuns && e.step_shift / e.step_runs >= material;
+}
+
 std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, double sigma,
                                                     double material, int64_t start_ms,
                                                     int64_t end_ms) {
@@ -111,7 +126,14 @@ std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, doubl
   Follow(e, (u - mean) * sigma);
   if (e.worse == 0 && z > kSlack) e.since_ms = start_ms;
   e.worse = std::max(0.0, e.worse + z - kSlack);
-  if (!e.raised && e.worse >= kRaise && e.level >= material) {
+  const bool stepped = Stepped(e, u, mean, sigma, material, start_ms);
+  const bool drifted = e.worse >= kRaise && e.level >= material;
+  if (!e.raised && (drifted || stepped)) {
+    if (!drifted) {
+      // A step is its runs' level from its first run, not the slow average's.
+      e.level = e.step_shift / e.step_runs;
+      e.since_ms = e.step_since_ms;
+    }
     e.raised = true;
     e.raised_ms = end_ms;
     e.recovery = 0;
@@ -125,6 +147,9 @@ std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, doubl
   e.raised = false;
   e.worse = 0;
   e.recovery = 0;
+  e.step = 0;
+  e.step_runs = 0;
+  e.step_shift = 0;
   return Change{.op = {}, .metric = {}, .raised = false, .ratio = 0, .since_ms = e.since_ms};
 }
 

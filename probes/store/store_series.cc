@@ -33,6 +33,10 @@ json DriftToJson(const DriftWatch& drift) {
                         {"raised", e.raised},
                         {"since_ms", e.since_ms},
                         {"raised_ms", e.raised_ms},
+                        {"step", e.step},
+                        {"step_runs", e.step_runs},
+                        {"step_shift", e.step_shift},
+                        {"step_since_ms", e.step_since_ms},
                         {"calibration_runs", e.calibration_runs},
                         {"calibration_sum", e.calibration_sum},
                         {"calibration_sum_sq", e.calibration_sum_sq}});
@@ -56,11 +60,16 @@ void DriftFromJson(const json& doc, DriftWatch& drift) {
     x.raised = e.at("raised").get<bool>();
     x.since_ms = e.at("since_ms").get<int64_t>();
     x.raised_ms = e.at("raised_ms").get<int64_t>();
+    x.step = e.at("step").get<double>();
+    x.step_runs = e.at("step_runs").get<uint32_t>();
+    x.step_shift = e.at("step_shift").get<double>();
+    x.step_since_ms = e.at("step_since_ms").get<int64_t>();
     x.calibration_runs = e.at("calibration_runs").get<uint64_t>();
     x.calibration_sum = e.at("calibration_sum").get<double>();
     x.calibration_sum_sq = e.at("calibration_sum_sq").get<double>();
     if (!std::isfinite(x.worse) || !std::isfinite(x.recovery) || !std::isfinite(x.level) ||
-        !std::isfinite(x.calibration_sum) || !std::isfinite(x.calibration_sum_sq)) {
+        !std::isfinite(x.calibration_sum) || !std::isfinite(x.calibration_sum_sq) ||
+        !std::isfinite(x.step) || !std::isfinite(x.step_shift)) {
       throw std::invalid_argument("a drift's evidence is not a finite number");
     }
   }

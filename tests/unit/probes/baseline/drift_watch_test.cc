@@ -109,6 +109,55 @@ TEST(DriftWatch, AnOffsetTheReferenceDayMissedIsNotADrift) {
   EXPECT_NEAR(*drift.Ratio("read", "iops"), 1.0, 0.05);
 }
 
+TEST(DriftWatch, AThirtyPercentStepIsRaisedInThreeToFiveRuns) {
+  // 30 % fewer IOPS at 10 % noise: no run is bad against a baseline whose
+  // threshold is three spreads (35 %), and the slow CUSUM needs ten runs.
+  const BaselinePolicy policy;
+  std::vector<int> raised_after;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    DriftWatch drift;
+    std::mt19937_64 rng(seed);
+    int i = 0;
+    for (; i < 2 * kRunsPerDay; ++i) {
+      ASSERT_TRUE(
+          drift.Update(Reference(), RunAt(1.0, rng), policy, i * kRunMs, i * kRunMs).empty());
+    }
+    const int64_t step_ms = int64_t{i} * kRunMs;
+    for (int n = 1; n <= 12; ++n, ++i) {
+      const auto changes =
+          drift.Update(Reference(), RunAt(0.7, rng), policy, i * kRunMs, i * kRunMs);
+      if (std::ranges::any_of(changes,
+                              [](const auto& c) { return c.raised && c.metric == "iops"; })) {
+        raised_after.push_back(n);
+        const auto& all = drift.All();
+        // The evidence may start a run early (an ordinary run from the slow side).
+        EXPECT_GE(all.at({"read", "iops"}).since_ms, step_ms - 2 * kRunMs) << "seed " << seed;
+        EXPECT_LE(all.at({"read", "iops"}).since_ms, step_ms) << "seed " << seed;
+        EXPECT_NEAR(*drift.Ratio("read", "iops"), 0.7, 0.1) << "seed " << seed;
+        break;
+      }
+    }
+  }
+  ASSERT_EQ(raised_after.size(), 20u) << "a 30 % step not raised within 12 runs";
+  std::ranges::sort(raised_after);
+  EXPECT_GE(raised_after.front(), int{DriftWatch::kStepRuns});
+  EXPECT_LE(raised_after[10], 4);  // the median: within the hour at 15 minutes
+  EXPECT_LE(raised_after.back(), 6);
+}
+
+TEST(DriftWatch, TwoStalledRunsInARowAreNotAStep) {
+  DriftWatch drift;
+  std::mt19937_64 rng(9);
+  const BaselinePolicy policy;
+  for (int i = 0; i < 10 * kRunsPerDay; ++i) {
+    const bool stalled = i > kRunsPerDay && i % 50 < 2;
+    EXPECT_TRUE(
+        drift.Update(Reference(), RunAt(stalled ? 0.02 : 1.0, rng), policy, i * kRunMs, i * kRunMs)
+            .empty())
+        << "run " << i;
+  }
+}
+
 TEST(DriftWatch, ALongerMeanIsWorseAFasterDiskIsNot) {
   const BaselinePolicy policy;
   // Calibrated on runs as the reference predicts them, then faster.

@@ -37,6 +37,10 @@ StoredSeriesState SampleState() {
   drifted.raised = true;
   drifted.since_ms = 1'650'000'000'000;
   drifted.raised_ms = 1'650'100'000'000;
+  drifted.step = 2.5;
+  drifted.step_runs = 2;
+  drifted.step_shift = 0.61;
+  drifted.step_since_ms = 1'650'000'900'000;
   drifted.calibration_runs = 288;
   drifted.calibration_sum = -12.25;
   drifted.calibration_sum_sq = 301.5;
