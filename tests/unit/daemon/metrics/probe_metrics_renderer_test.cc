@@ -44,7 +44,12 @@ ProbeSnapshot Small() {
   job.baseline = {{"read", "iops", 1250, 10}};
   job.baseline_created_seconds = 1699999000;
   job.baseline_runs = 5;
-  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true, 0.93}};
+  job.verdicts = {
+      {{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true, 0.93, 1699990000500}};
+  // Judged against runs of 2023-11-03 (load 12.5, 1 % stolen), its first day the day before.
+  job.judged_baseline_runs = probes::RunsSummary{5, 1699000000000, 1699003600000, 5, 12.5, 0.01};
+  job.reference_runs = probes::RunsSummary{96, 1698900000000, 1698986400000, 96, 3, 0.005};
+  job.judged_load = probes::RunLoad{850, 0.03};
   job.last_judged = true;
   // The last uncontended run, an earlier one than the last run.
   job.uncontended_metrics = {{"read", "iops", 1200},
@@ -219,6 +224,39 @@ TEST(ProbeMetricsRenderer, TheShareOfRunsJudgedWhyNotAndTheLastJudgedRun) {
 
 // One series per fallback of the last successful run, none without: a
 // dashboard can tell a run that measured something else than asked.
+// A metric not regressed says 0 for since; a baseline imported (no runs
+// here) and a reference not chosen yet have no time range nor load; a job
+// whose verdicts went (a reset) explains nothing.
+TEST(ProbeMetricsRenderer, WhatIsNotKnownIsNotExplained) {
+  ProbeSnapshot s = Small();
+  ProbeJobSnapshot& job = s.jobs[0];
+  job.verdicts[0].regressed = false;
+  job.judged_baseline_runs = probes::RunsSummary{5, 1699000000000, 1699003600000, 0, {}, {}};
+  job.reference_runs.reset();
+  job.judged_load.reset();
+  ProbeJobSnapshot reset = job;
+  reset.name = "gone";
+  reset.verdicts.clear();
+  reset.judged_baseline_runs = probes::RunsSummary{5, 1, 2, 5, 1, 0};
+  s.jobs.push_back(reset);
+  std::string out;
+  RenderProbeMetrics(s, Status(), 1700000000, out);
+  EXPECT_NE(out.find("iowatch_probe_regression_since_timestamp_seconds{probe=\"rr\",op=\"read\","
+                     "metric=\"iops\"} 0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("iowatch_probe_baseline_first_run_timestamp_seconds{probe=\"rr\"} "
+                     "1699000000\n"),
+            std::string::npos)
+      << out;
+  for (const char* absent :
+       {"iowatch_probe_baseline_foreign_load{", "iowatch_probe_baseline_cpu_steal_ratio{",
+        "iowatch_probe_drift_reference_first_run_timestamp_seconds{",
+        "iowatch_probe_judged_run_foreign_load{", "probe=\"gone\",op", "{probe=\"gone\"} 1\n"}) {
+    EXPECT_EQ(out.find(absent), std::string::npos) << absent << "\n" << out;
+  }
+}
+
 TEST(ProbeMetricsRenderer, EngineFallbacksAreOneSeriesEach) {
   ProbeSnapshot s;
   s.jobs.resize(2);
