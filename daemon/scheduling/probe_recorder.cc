@@ -44,20 +44,6 @@ void AppendRecent(std::vector<ProbeRecentSeries>& recent,
   }
 }
 
-// Since when a standing regression stands: the first bad run of the streak
-// that raised it, or of the drift's evidence; the earlier when both stand.
-int64_t RegressedSince(const probes::SeriesState& series, const std::string& op,
-                       const std::string& metric) {
-  int64_t since = series.tracker.RegressedSinceMs(op, metric);
-  if (series.drift.Raised(op, metric)) {
-    const auto it = series.drift.All().find(std::make_pair(op, metric));
-    if (it != series.drift.All().end() && it->second.since_ms > 0) {
-      since = since > 0 ? std::min(since, it->second.since_ms) : it->second.since_ms;
-    }
-  }
-  return since;
-}
-
 // What explains a regression `c` raised by judging `r`: its ratios, start,
 // the runs it was judged against and their load beside the run's.
 probes::RegressionFacts FactsOf(const probes::RegressionChange& c, const JudgedRun& r,
@@ -309,7 +295,8 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   for (ProbeVerdict& v : last.verdicts) {
     v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
     v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
-    v.since_ms = v.regressed ? RegressedSince(series, v.verdict.op, v.verdict.metric) : 0;
+    v.since_ms =
+        v.regressed ? probes::RegressedSinceMs(series, v.verdict.op, v.verdict.metric) : 0;
   }
   out.verdicts = last.verdicts;
   out.judged_baseline_runs = last.baseline_runs;

@@ -114,6 +114,21 @@ struct ProbeJobSnapshot {
   JudgedSummary judging;
 };
 
+// What explains the verdict `v` of `job` (a regressed one, for the status
+// page): its ratios, start, and what its run was judged against and under.
+inline probes::RegressionFacts FactsOf(const ProbeJobSnapshot& job, const ProbeVerdict& v) {
+  probes::RegressionFacts f;
+  f.op = v.verdict.op;
+  f.metric = v.verdict.metric;
+  f.ratio = v.verdict.ratio;
+  f.drift_ratio = v.drift_ratio;
+  f.since_ms = v.since_ms;
+  f.baseline = job.judged_baseline_runs;
+  f.reference = job.reference_runs;
+  f.run = job.judged_load;
+  return f;
+}
+
 struct ProbeSnapshot {
   std::vector<ProbeJobSnapshot> jobs;  // configuration order
   bool store_up = false;               // the last store operation succeeded

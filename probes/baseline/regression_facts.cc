@@ -31,6 +31,18 @@ std::string DescribeRuns(const RunsSummary& s, const std::function<std::string(i
 
 }  // namespace
 
+int64_t RegressedSinceMs(const SeriesState& series, const std::string& op,
+                         const std::string& metric) {
+  int64_t since = series.tracker.RegressedSinceMs(op, metric);
+  if (series.drift.Raised(op, metric)) {
+    const auto it = series.drift.All().find(std::make_pair(op, metric));
+    if (it != series.drift.All().end() && it->second.since_ms > 0) {
+      since = since > 0 ? std::min(since, it->second.since_ms) : it->second.since_ms;
+    }
+  }
+  return since;
+}
+
 std::optional<RunLoad> LoadOf(const std::optional<RunConditions>& conditions) {
   if (!conditions) return std::nullopt;
   return RunLoad{ForeignLoad(*conditions), conditions->cpu_steal};

@@ -39,6 +39,12 @@ struct RunsSummary {
 std::optional<RunsSummary> SummarizeRuns(std::span<const int64_t> ids,
                                          std::span<const LearningCandidate> candidates);
 
+// Since when the metric's standing regression stands: the first bad run of
+// the streak that raised it, or of a drift's evidence; the earlier when both
+// stand; 0 when none stands, or its start is unknown.
+int64_t RegressedSinceMs(const SeriesState& series, const std::string& op,
+                         const std::string& metric);
+
 // One run's load and steal, as the summaries count them.
 struct RunLoad {
   double foreign_load = 0;  // ForeignLoad, weighted requests/s

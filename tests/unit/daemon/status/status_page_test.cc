@@ -217,6 +217,53 @@ TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {
   }));
 }
 
+// Under a regressed metric, one row explains it: how much worse, since
+// when, against which runs under what load beside the judged run's, and what
+// else its disk shows now (its problems but the regression itself, SMART,
+// the busiest other cgroup on it: never the daemon's own).
+TEST(StatusPage, ARegressionExplainsItselfUnderItsProbe) {
+  Snapshot s = Sample();
+  collectors::BlockDevice sda;
+  sda.name = "sda";
+  sda.major = 8;
+  sda.transport = "scsi";
+  s.block_devices =
+      std::make_shared<const std::vector<collectors::BlockDevice>>(std::vector{sda});
+  s.collectors.push_back({"smart", 0, true, 0, {}, {}});
+  collectors::SmartReport passed;
+  passed.passed = true;
+  s.smart.devices = {{"sda", passed, ""}};
+  s.kmsg.errors = {{"sda", "read", "I/O", false, 3}};
+  s.cgroups.series = {
+      {"/system.slice/iowatch.service", "iowatch.service", "sda", {}, true, {}, {9e8, 0, 0, 0}},
+      {"/system.slice/pg.service", "pg.service", "sda", {}, true, {}, {2e7, 5e6, 0, 0}},
+  };
+  ProbeSnapshot probes = Probes();
+  ProbeJobSnapshot& job = probes.jobs[0];  // randread-4k, regressed on its IOPS, on sda
+  job.target_major = 8;
+  job.verdicts[0].verdict.ratio = 0.5;
+  job.verdicts[0].drift_ratio = 0.87;
+  job.verdicts[0].since_ms = 1'796'379'300'000;  // 2026-12-04T10:15:00Z
+  job.judged_baseline_runs =
+      probes::RunsSummary{10, 1'796'112'000'000, 1'796'119'200'000, 10, 12.4, 0.01};
+  job.judged_load = probes::RunLoad{850, 0.03};
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = &probes,
+                                             .listen_endpoint = "x",
+                                             .now_seconds = 1000,
+                                             .own_cgroup = "/system.slice/iowatch.service"});
+  EXPECT_EQ(Count(html, "<tr class=\"explain\">"), 1u) << "one row per regressed metric";
+  EXPECT_NE(html.find("<tr class=\"explain\"><td></td><td colspan=\"11\"><span "
+                      "class=\"bad\">read iops</span> 0.50x its baseline, 0.87x its first day; "
+                      "bad since 2026-12-04T10:15:00Z; judged against 10 runs of "
+                      "2026-12-01T08:00:00Z to 2026-12-01T10:00:00Z (load 12/s, steal 1.0 %); "
+                      "the judged run: load 850/s, steal 3.0 %; sda now: 3 I/O error(s) on read "
+                      "requests in the kernel log (SMART passed); others in the last 60 s: "
+                      "pg.service up to 25.0 MB/s</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
   Snapshot s = Sample();
   EXPECT_EQ(Count(RenderStatusPage(
