@@ -33,9 +33,7 @@ void RunsFigure(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
     }
   }
 }
-std::optional<double> FirstStart(const probes::RunsSummary& s) {
-  return Seconds(s.first_start_ms);
-}
+std::optional<double> FirstStart(const probes::RunsSummary& s) { return Seconds(s.first_start_ms); }
 std::optional<double> LastStart(const probes::RunsSummary& s) { return Seconds(s.last_start_ms); }
 std::optional<double> MedianLoad(const probes::RunsSummary& s) { return s.foreign_load; }
 std::optional<double> MedianSteal(const probes::RunsSummary& s) { return s.cpu_steal; }

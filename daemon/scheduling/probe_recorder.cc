@@ -67,7 +67,6 @@ probes::RegressionFacts FactsOf(const probes::RegressionChange& c, const JudgedR
   return f;
 }
 
-
 // Counts and logs the I/Os a run left on the device. Record calls it with the
 // state mutex held.
 void ReportAbandonedIos(ProbeCounters& counters, const std::string& job,
@@ -295,8 +294,7 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   for (ProbeVerdict& v : last.verdicts) {
     v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
     v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
-    v.since_ms =
-        v.regressed ? probes::RegressedSinceMs(series, v.verdict.op, v.verdict.metric) : 0;
+    v.since_ms = v.regressed ? probes::RegressedSinceMs(series, v.verdict.op, v.verdict.metric) : 0;
   }
   out.verdicts = last.verdicts;
   out.judged_baseline_runs = last.baseline_runs;
@@ -318,9 +316,8 @@ void ProbeRecorder::KeepVerdicts(const JudgedRun& r,
   if (j.judged) {
     last.verdicts.clear();
     for (const probes::MetricVerdict& v : j.verdicts) last.verdicts.push_back({v, false, {}, 0});
-    last.baseline_runs = j.baseline
-                             ? probes::SummarizeRuns(j.baseline->baseline.run_ids, candidates)
-                             : std::nullopt;
+    last.baseline_runs =
+        j.baseline ? probes::SummarizeRuns(j.baseline->baseline.run_ids, candidates) : std::nullopt;
     last.load = probes::LoadOf(r.run.conditions);
   }
   if (j.baselines == 0) last = {};

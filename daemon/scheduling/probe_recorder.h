@@ -150,8 +150,7 @@ class ProbeRecorder {
   // Keeps a judged run's verdicts, and what they were judged against and
   // under, as the series' last (store mutex held).
   static void KeepVerdicts(const JudgedRun& r,
-                           std::span<const probes::LearningCandidate> candidates,
-                           LastJudged& last);
+                           std::span<const probes::LearningCandidate> candidates, LastJudged& last);
   // Publishes the baseline the run was judged against, the verdicts and why
   // it was or was not judged (state mutex held).
   static void ApplyBaseline(const Stored& stored, JobState& state);

@@ -10,12 +10,12 @@
 #include "common/markup.h"
 #include "common/units.h"
 #include "common/version.h"
-#include "probes/baseline/regression_facts.h"
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/foreign_load.h"
 #include "daemon/sampling/snapshot_advice.h"
 #include "daemon/sampling/snapshot_health.h"
+#include "probes/baseline/regression_facts.h"
 
 namespace iowatch::daemon {
 namespace {

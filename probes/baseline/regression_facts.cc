@@ -71,7 +71,8 @@ std::optional<RunsSummary> SummarizeRuns(std::span<const int64_t> ids,
 }
 
 std::string FormatUtcIso(int64_t unix_ms) {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(unix_ms / 1000)));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(static_cast<std::time_t>(unix_ms / 1000)));
 }
 
 std::string DescribeLoad(const RunLoad& load) {

@@ -27,9 +27,9 @@ struct RunsSummary {
   size_t runs = 0;  // of the ids, those found among the series' runs
   int64_t first_start_ms = 0;
   int64_t last_start_ms = 0;
-  size_t with_conditions = 0;             // runs whose conditions were measured
-  std::optional<double> foreign_load;     // median ForeignLoad, weighted requests/s
-  std::optional<double> cpu_steal;        // median share of the CPUs' time stolen
+  size_t with_conditions = 0;          // runs whose conditions were measured
+  std::optional<double> foreign_load;  // median ForeignLoad, weighted requests/s
+  std::optional<double> cpu_steal;     // median share of the CPUs' time stolen
   bool operator==(const RunsSummary&) const = default;
 };
 
@@ -60,7 +60,7 @@ struct RegressionFacts {
   double ratio = 0;
   // The metric's smoothed value / the commissioning reference's (drift).
   std::optional<double> drift_ratio;
-  int64_t since_ms = 0;  // the first bad run's start; 0 unknown
+  int64_t since_ms = 0;                  // the first bad run's start; 0 unknown
   std::optional<RunsSummary> baseline;   // the runs the baseline was made of
   std::optional<RunsSummary> reference;  // the drift watch's first day
   std::optional<RunLoad> run;            // the last judged run's

@@ -155,6 +155,8 @@ def left_out(text):
         return "no smartctl or no disk here that may have SMART"
     if "iowatch_kernel_" in text and not KMSG:
         return "no root here: no I/O error made, no kernel log read"
+    if "iowatch_probe_drift_" in text:
+        return "the drift watch's reference is a probe series' first day of runs"
     return None
 
 

@@ -78,9 +78,8 @@ Result<std::vector<RegressionFacts>> FactsOf(const probes::Store& store,
     RegressionFacts f;
     f.op = op;
     f.metric = metric;
-    const auto v = std::ranges::find_if(verdicts, [&](const probes::MetricVerdict& x) {
-      return x.op == op && x.metric == metric;
-    });
+    const auto v = std::ranges::find_if(
+        verdicts, [&](const probes::MetricVerdict& x) { return x.op == op && x.metric == metric; });
     if (v != verdicts.end()) f.ratio = v->ratio;
     f.drift_ratio = s.state.drift.Ratio(op, metric);
     f.since_ms = probes::RegressedSinceMs(s.state, op, metric);

@@ -82,8 +82,11 @@ ProbeSnapshot Probes() {
 
 TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
   const Snapshot s = Sample();
-  const std::string html = RenderStatusPage(
-      {.sample = s, .probes = nullptr, .listen_endpoint = "127.0.0.1:9860", .now_seconds = 0});
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = nullptr,
+                                             .listen_endpoint = "127.0.0.1:9860",
+                                             .now_seconds = 0,
+                                             .own_cgroup = ""});
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<meta http-equiv=\"refresh\" content=\"10\">"), std::string::npos);
   EXPECT_NE(html.find("<h2>Devices (3)</h2>"), std::string::npos);
@@ -127,8 +130,11 @@ TEST(StatusPage, EachDiskHasItsHealthItsFirstProblemAndTheRestInTheTitle) {
   s.kmsg.errors = {{"sda", "write", "I/O", false, 3}};
   ProbeSnapshot probes = Probes();
   probes.jobs[0].target_major = 8;  // randread-4k, regressed on its IOPS, ran on sda
-  const std::string html = RenderStatusPage(
-      {.sample = s, .probes = &probes, .listen_endpoint = "x", .now_seconds = 1000});
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = &probes,
+                                             .listen_endpoint = "x",
+                                             .now_seconds = 1000,
+                                             .own_cgroup = ""});
   EXPECT_NE(html.find("<th>health</th>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"bad\" title=\"SMART overall-health self-assessment: FAILED; "
                       "3 I/O error(s) on write requests in the kernel log; probe randread-4k: "
@@ -145,8 +151,11 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
   namespace bpf = collectors::bpf;
   Snapshot s = Sample();
   const auto page = [&] {
-    return RenderStatusPage(
-        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
   };
   EXPECT_EQ(Count(page(), "id=\"block-latency\""), 0u);  // collector off: no table
   s.block_io.latency = {
@@ -166,8 +175,11 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
 
 TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
   const auto page = [](const Snapshot& s) {
-    return RenderStatusPage(
-        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
   };
   EXPECT_EQ(page(Sample()).find("<h2>Advice</h2>"), std::string::npos);  // nothing to say
   Snapshot s = Sample();
@@ -207,8 +219,8 @@ TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
 TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {
   Snapshot s = Sample();
   s.devices = {Device("sd\x1b]0;PWNED\a\xff\xc2\x85<", 0.5)};
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   EXPECT_NE(html.find("<td>sd\\x1B]0;PWNED\\x07\xef\xbf\xbd\\u0085&lt;</td>"), std::string::npos)
       << html;
   EXPECT_TRUE(IsValidUtf8(html));
@@ -227,8 +239,7 @@ TEST(StatusPage, ARegressionExplainsItselfUnderItsProbe) {
   sda.name = "sda";
   sda.major = 8;
   sda.transport = "scsi";
-  s.block_devices =
-      std::make_shared<const std::vector<collectors::BlockDevice>>(std::vector{sda});
+  s.block_devices = std::make_shared<const std::vector<collectors::BlockDevice>>(std::vector{sda});
   s.collectors.push_back({"smart", 0, true, 0, {}, {}});
   collectors::SmartReport passed;
   passed.passed = true;
@@ -266,8 +277,11 @@ TEST(StatusPage, ARegressionExplainsItselfUnderItsProbe) {
 
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
   Snapshot s = Sample();
-  EXPECT_EQ(Count(RenderStatusPage(
-                      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0}),
+  EXPECT_EQ(Count(RenderStatusPage({.sample = s,
+                                    .probes = nullptr,
+                                    .listen_endpoint = "",
+                                    .now_seconds = 0,
+                                    .own_cgroup = ""}),
                   "id=\"top-io\""),
             0u);  // no cgroup series: no table
   s.cgroups.series = {
@@ -275,8 +289,8 @@ TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
       {"system.slice/pg.service", "pg.service", "sda", {}, true, {1048576, 4096, 256, 1}, {}},
   };
   s.cgroups.pressure = {{"system.slice/pg.service", "pg.service", {{12.5, 0, 0, 0}, {}}}};
-  const std::string page =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string page = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   const size_t table = page.find("id=\"top-io\"");
   ASSERT_NE(table, std::string::npos);
   const size_t pg = page.find("system.slice/pg.service", table);
@@ -290,8 +304,8 @@ TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
 
 TEST(StatusPage, VmstatLine) {
   const Snapshot s = Sample();
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   EXPECT_NE(html.find("<table id=\"vmstat\"><tr><th>r</th><th>b</th>"), std::string::npos);
   EXPECT_NE(html.find("<tr><td class=\"n\">3</td><td class=\"n\">0</td>"), std::string::npos)
       << html;
@@ -305,8 +319,8 @@ TEST(StatusPage, HowMuchOfTheLastDayWasJudged) {
   ProbeSnapshot p = Probes();
   p.jobs[0].judging = {96, 24, {{"cpu_contended", 60}, {"learning", 12}}, 1000 * (86400 - 8000)};
   p.jobs[1].judging = {10, 0, {{"learning", 10}}, 0};
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 86400});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 86400, .own_cgroup = ""});
   EXPECT_NE(html.find("<td class=\"dim\">25 % of 96 runs; last 2h13m ago; mostly "
                       "cpu_contended</td>"),
             std::string::npos)
@@ -326,8 +340,8 @@ TEST(StatusPage, ARunJudgedAgainstOtherConditionsSaysAgainstWhat) {
   job.last_judged = true;
   job.last_class = {probes::RunClass::kContended, probes::kNoBand, "the hypervisor took 20 %"};
   job.last_against = "the load model at its stress (200 runs)";
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000, .own_cgroup = ""});
   EXPECT_NE(html.find("<td class=\"good\">ok (against the load model at its stress (200 runs): "
                       "the hypervisor took 20 %)</td>"),
             std::string::npos)
@@ -337,8 +351,8 @@ TEST(StatusPage, ARunJudgedAgainstOtherConditionsSaysAgainstWhat) {
 TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   const Snapshot s = Sample();
   const ProbeSnapshot p = Probes();
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000, .own_cgroup = ""});
   EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 4u);
   // Why the last run of a busy disk was not judged.
   EXPECT_NE(html.find("<td class=\"dim\">not judged: contended (others did 1200 IOPS): load band "

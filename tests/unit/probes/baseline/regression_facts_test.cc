@@ -24,9 +24,11 @@ LearningCandidate Candidate(int64_t id, int64_t start_ms, double foreign, double
 
 TEST(RegressionFacts, SummarizesOnlyTheBaselinesRuns) {
   const std::vector<LearningCandidate> candidates = {
-      Candidate(1, 1'000'000, 0, 0.01), Candidate(2, 2'000'000, 100, 0.03),
+      Candidate(1, 1'000'000, 0, 0.01),
+      Candidate(2, 2'000'000, 100, 0.03),
       Candidate(3, 3'000'000, 5000, 0.40),  // not the baseline's
-      Candidate(4, 4'000'000, 20, 0.02), {5, 5'000'000, std::nullopt}};
+      Candidate(4, 4'000'000, 20, 0.02),
+      {5, 5'000'000, std::nullopt}};
   const std::vector<int64_t> ids = {4, 2, 1, 5, 99};  // 99: pruned
   const std::optional<RunsSummary> s = SummarizeRuns(ids, candidates);
   ASSERT_TRUE(s.has_value());
@@ -39,8 +41,7 @@ TEST(RegressionFacts, SummarizesOnlyTheBaselinesRuns) {
   EXPECT_NEAR(*s->foreign_load, 20 * (1 + 4096.0 / 65536), 1e-9);
   EXPECT_NEAR(*s->cpu_steal, 0.02, 1e-12);
   EXPECT_FALSE(SummarizeRuns(std::vector<int64_t>{99}, candidates).has_value());
-  const std::optional<RunsSummary> unknown =
-      SummarizeRuns(std::vector<int64_t>{5}, candidates);
+  const std::optional<RunsSummary> unknown = SummarizeRuns(std::vector<int64_t>{5}, candidates);
   ASSERT_TRUE(unknown.has_value());
   EXPECT_FALSE(unknown->foreign_load.has_value());
 }
@@ -66,8 +67,7 @@ TEST(RegressionFacts, OneLineSaysWhatHowMuchSinceWhenAndAgainstWhat) {
   bare.op = "write";
   bare.metric = "lat_mean_seconds";
   bare.ratio = 3;
-  EXPECT_EQ(ExplainRegression(bare),
-            "3.00x its baseline; bad since an unknown time");
+  EXPECT_EQ(ExplainRegression(bare), "3.00x its baseline; bad since an unknown time");
   EXPECT_EQ(ExplainRegression(f, [](int64_t ms) { return std::to_string(ms / 1000); }),
             "0.50x its baseline, 0.93x its first day; bad since 1796379300; "
             "judged against 10 runs of 1796112000 to 1796119200 (load 12/s, steal 1.0 %), "
