@@ -125,6 +125,8 @@ def check_explained(r, alert, d, ratios, throttled_at, device):
             annotations.get("baseline", ""))
     r.check(annotations.get("disk", "").startswith(f"On {device} since the first bad run: "),
             "`disk` says what else its disk did since then", annotations.get("disk", ""))
+    for key in ("description", "since", "baseline", "disk"):
+        print(f"note: {key}: {annotations.get(key, '')}")
 
 
 def main():
