@@ -12,10 +12,9 @@
 #include "common/version.h"
 #include "daemon/sampling/cgroup_top.h"
 #include "daemon/sampling/derived_series.h"
-#include "daemon/sampling/foreign_load.h"
 #include "daemon/sampling/snapshot_advice.h"
 #include "daemon/sampling/snapshot_health.h"
-#include "probes/baseline/regression_facts.h"
+#include "daemon/status/regression_rows.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -301,44 +300,6 @@ std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
   return fmt::format("<td class=\"{}\">{}</td>", silent ? "bad" : "dim", text);
 }
 
-// What else the job's disk shows now: its problems other than the probes'
-// regressions (I/O errors, filesystems, SMART attributes), its SMART state,
-// and the busiest other cgroup on it.
-std::string DiskNow(const ProbeJobSnapshot& job, const StatusPageInput& in,
-                    const HostHealth& health) {
-  const auto disk = std::ranges::find_if(health.disks, [&](const DiskHealth& d) {
-    return std::ranges::find(d.probes, job.name, &ProbeSeriesVerdict::job) != d.probes.end();
-  });
-  if (disk == health.disks.end()) return "its disk is not among the reported devices";
-  std::string problems;
-  for (const std::string& p : disk->problems) {
-    if (p.starts_with("probe ")) continue;  // the regressions themselves
-    problems += (problems.empty() ? "" : "; ") + p;
-  }
-  std::string out = fmt::format("{} now: {} (SMART {})", disk->name,
-                                problems.empty() ? "no error or filesystem problem" : problems,
-                                disk->smart.state);
-  const std::string others =
-      NameForeignLoad(in.sample, job.target_major, job.target_minor, in.own_cgroup, 1);
-  return out + "; " + (others.empty() ? "no other cgroup's I/O on it" : "others " + others);
-}
-
-// One row under the job's per regressed metric: what explains it.
-std::string ExplainRows(const ProbeJobSnapshot& job, const StatusPageInput& in,
-                        const HostHealth& health) {
-  std::string rows;
-  for (const ProbeVerdict& v : job.verdicts) {
-    if (!v.regressed) continue;
-    rows += fmt::format(
-        "<tr class=\"explain\"><td></td><td colspan=\"11\"><span class=\"bad\">{} {}</span> "
-        "{}; {}</td></tr>\n",
-        HtmlEscape(v.verdict.op), HtmlEscape(v.verdict.metric),
-        HtmlEscape(probes::ExplainRegression(FactsOf(job, v))),
-        HtmlEscape(DiskNow(job, in, health)));
-  }
-  return rows;
-}
-
 std::string ProbesSection(const ProbeSnapshot& p, const StatusPageInput& in,
                           const HostHealth& health) {
   const double now_seconds = in.now_seconds;
@@ -369,7 +330,7 @@ std::string ProbesSection(const ProbeSnapshot& p, const StatusPageInput& in,
           HtmlEscape(job.name), HtmlEscape(op), age, figures, ProbeState(job, op),
           JudgedCell(job, now_seconds), Sparkline(series.clat_p99_seconds, 160, 28));
     }
-    rows += ExplainRows(job, in, health);
+    rows += RegressionRows(job, in, health);
   }
   return fmt::format(
       "<h2>Probes</h2>\n<p>Store: {}.</p>\n<table id=\"probes\"><tr><th>probe</th><th>op</th>"
