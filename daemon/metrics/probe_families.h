@@ -49,5 +49,8 @@ void AddUncontendedFamilies(std::vector<ProbeFamily>& families);
 // Whether the last day's runs were judged, why not, and the last judged run
 // (probe_judging_families.cc).
 void AddJudgingFamilies(std::vector<ProbeFamily>& families);
+// Since when each regression stands, and what its run was judged against and
+// under (probe_explain_families.cc).
+void AddExplainFamilies(std::vector<ProbeFamily>& families);
 
 }  // namespace iowatch::daemon

@@ -262,6 +262,7 @@ std::vector<ProbeFamily> Sorted() {
   AddConditionFamilies(f);
   AddUncontendedFamilies(f);
   AddJudgingFamilies(f);
+  AddExplainFamilies(f);
   AddBaselineFamilies(f);
   std::sort(f.begin(), f.end(),
             [](const ProbeFamily& a, const ProbeFamily& b) { return a.name < b.name; });

@@ -1,6 +1,5 @@
 #include "daemon/scheduling/probe_recorder.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
@@ -12,7 +11,9 @@
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
+#include "daemon/scheduling/judgement_log.h"
 #include "daemon/scheduling/probe_run_snapshot.h"
+#include "probes/baseline/regression_facts.h"
 #include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store_baseline_source.h"
@@ -43,77 +44,27 @@ void AppendRecent(std::vector<ProbeRecentSeries>& recent,
   }
 }
 
-// The load a contended run was judged under, for the log: " (load band 7:
-// others did 1,200 IOPS …)"; "" for a clean run.
-std::string UnderLoad(const probes::Classification& c) {
-  if (c.run_class != probes::RunClass::kContended) return "";
-  return fmt::format(" ({}: {})", probes::DescribeBand(c.band), c.load);
-}
-
-// A drift (probes::DriftWatch) is no one run's verdict: its ratio is the
-// smoothed one to the series' first day, and it began at `since_ms`.
-void LogDriftChange(const std::string& job, const probes::RegressionChange& c) {
-  const std::string since =
-      fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<time_t>(c.since_ms / 1000)));
-  if (c.regressed) {
-    spdlog::warn(
-        "probe {}: {} {} regressed: {:.3f} of its first day's level (smoothed), the runs since {} "
-        "adding up to a shift no single run showed",
-        job, c.op, c.metric, c.verdict.ratio, since);
-  } else {
-    spdlog::info("probe {}: {} {} recovered: back to {:.3f} of its first day's level", job, c.op,
-                 c.metric, c.verdict.ratio);
+// What explains a regression `c` raised by judging `r`: its ratios, start,
+// the runs it was judged against and their load beside the run's.
+probes::RegressionFacts FactsOf(const probes::RegressionChange& c, const JudgedRun& r,
+                                const probes::SeriesState& series,
+                                std::span<const probes::LearningCandidate> candidates) {
+  probes::RegressionFacts f;
+  f.op = c.op;
+  f.metric = c.metric;
+  // A drift's verdict is the smoothed one; the run's own, if it was judged.
+  const auto own = std::ranges::find_if(r.judgement.verdicts, [&](const probes::MetricVerdict& v) {
+    return v.op == c.op && v.metric == c.metric;
+  });
+  f.ratio = !c.drift ? c.verdict.ratio : own != r.judgement.verdicts.end() ? own->ratio : 0;
+  f.drift_ratio = series.drift.Ratio(c.op, c.metric);
+  f.since_ms = c.since_ms;
+  if (r.judgement.baseline) {
+    f.baseline = probes::SummarizeRuns(r.judgement.baseline->baseline.run_ids, candidates);
   }
-}
-
-void LogChange(const std::string& job, const probes::RegressionChange& c,
-               const probes::Classification& under) {
-  const probes::MetricVerdict& v = c.verdict;
-  if (c.drift) {
-    LogDriftChange(job, c);
-    return;
-  }
-  if (c.regressed) {
-    spdlog::warn(
-        "probe {}: {} {} regressed: {:.6g} against a baseline of {:.6g} (ratio {:.3f}, allowed "
-        "distance {:.6g}){}",
-        job, c.op, c.metric, v.value, v.baseline, v.ratio, v.threshold, UnderLoad(under));
-  } else if (!c.with.empty()) {
-    spdlog::info(
-        "probe {}: {} {} recovered with {} {} ({:.6g} against a baseline of {:.6g}, ratio "
-        "{:.3f}): a quantile is judged in clean runs only, and it was raised in the same slowdown",
-        job, c.op, c.metric, c.op, c.with, v.value, v.baseline, v.ratio);
-  } else {
-    spdlog::info("probe {}: {} {} recovered: {:.6g} against a baseline of {:.6g} (ratio {:.3f})",
-                 job, c.op, c.metric, v.value, v.baseline, v.ratio);
-  }
-}
-
-// What judging a run learned, the regressions it raised or cleared, and
-// (debug) the load it was judged under.
-void LogJudgement(const probes::RunRecord& run, const probes::RunJudgement& j) {
-  if (j.learned) {
-    spdlog::info("probe {}: baseline of {} learned from {} runs on {}", run.job,
-                 probes::DescribeBand(j.baseline->baseline.band), j.baseline->run_count,
-                 run.device);
-  }
-  for (const probes::RegressionChange& c : j.changes) LogChange(run.job, c, j.classification);
-  if (j.classification.run_class == probes::RunClass::kContended) {
-    spdlog::debug("probe {}: contended: {}", run.job,
-                  j.why.empty() ? j.classification.load : j.why);
-  }
-}
-
-// The verdicts published for a series: a run that was not judged leaves the
-// last judged run's (their regression states as the hysteresis has them
-// now): the series must not vanish (and an alert reset) because one run was
-// contended. None once no baseline is left (a reset).
-void KeepVerdicts(const probes::RunJudgement& j, std::vector<ProbeVerdict>& last) {
-  if (j.judged) {
-    last.clear();
-    for (const probes::MetricVerdict& v : j.verdicts) last.push_back({v, false, {}});
-  }
-  if (j.baselines == 0) last.clear();
+  f.reference = probes::SummarizeRuns(series.drift.Reference(), candidates);
+  f.run = probes::LoadOf(r.run.conditions);
+  return f;
 }
 
 // Counts and logs the I/Os a run left on the device. Record calls it with the
@@ -327,21 +278,49 @@ Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
   if (Status saved = book_.Save(*store_, judged->back().run, *judged); !saved) {
     return ErrorOf(saved);
   }
+  // The series' runs, for what the runs judged against were like.
+  Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
+  if (!candidates) return ErrorOf(candidates);
   Stored out;
   out.looked_up = true;
-  std::vector<ProbeVerdict>& last = last_verdicts_[key];
+  LastJudged& last = last_verdicts_[key];
   for (const JudgedRun& r : *judged) {
     out.judging = windows_.Note(r.run, r.judgement, NowMs());
-    LogJudgement(r.run, r.judgement);
-    KeepVerdicts(r.judgement, last);
+    LogJudgement(r.run, r.judgement, [&](const probes::RegressionChange& c) {
+      return FactsOf(c, r, series, *candidates);
+    });
+    KeepVerdicts(r, *candidates, last);
   }
-  for (ProbeVerdict& v : last) {
+  for (ProbeVerdict& v : last.verdicts) {
     v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
     v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
+    v.since_ms = v.regressed ? probes::RegressedSinceMs(series, v.verdict.op, v.verdict.metric) : 0;
   }
-  out.verdicts = last;
+  out.verdicts = last.verdicts;
+  out.judged_baseline_runs = last.baseline_runs;
+  out.judged_load = last.load;
+  out.reference_runs = probes::SummarizeRuns(series.drift.Reference(), *candidates);
   out.judgement = std::move(judged->back().judgement);
   return out;
+}
+
+// The verdicts published for a series: a run that was not judged leaves the
+// last judged run's (their regression states as the hysteresis has them
+// now), with what they were judged against and under: the series must not
+// vanish (and an alert reset) because one run was contended. None once no
+// baseline is left (a reset).
+void ProbeRecorder::KeepVerdicts(const JudgedRun& r,
+                                 std::span<const probes::LearningCandidate> candidates,
+                                 LastJudged& last) {
+  const probes::RunJudgement& j = r.judgement;
+  if (j.judged) {
+    last.verdicts.clear();
+    for (const probes::MetricVerdict& v : j.verdicts) last.verdicts.push_back({v, false, {}, 0});
+    last.baseline_runs =
+        j.baseline ? probes::SummarizeRuns(j.baseline->baseline.run_ids, candidates) : std::nullopt;
+    last.load = probes::LoadOf(r.run.conditions);
+  }
+  if (j.baselines == 0) last = {};
 }
 
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
@@ -452,6 +431,9 @@ void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
   p.last_not_judged = j.why;
   p.last_against = j.judged ? j.against : std::string();
   p.verdicts = stored.verdicts;
+  p.judged_baseline_runs = stored.judged_baseline_runs;
+  p.reference_runs = stored.reference_runs;
+  p.judged_load = stored.judged_load;
   p.judging = stored.judging;
   // The baseline series follow the baseline of the run's band, else the
   // last judged run's; they go only when no baseline is left (a reset).

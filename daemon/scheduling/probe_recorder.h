@@ -39,6 +39,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,10 @@ class ProbeRecorder {
     probes::RunJudgement judgement;
     std::vector<ProbeVerdict> verdicts;  // with the hysteresis state after the run
     JudgedSummary judging;               // the job's runs of the last 24 h, this one included
+    // What the verdicts' run was judged against and under (ProbeJobSnapshot's).
+    std::optional<probes::RunsSummary> judged_baseline_runs;
+    std::optional<probes::RunsSummary> reference_runs;
+    std::optional<probes::RunLoad> judged_load;
   };
 
   int64_t NowMs() const;
@@ -141,6 +146,11 @@ class ProbeRecorder {
   // the regressions it raised or cleared and, when it was contended, what
   // the foreign load was (store mutex held).
   Result<Stored> Judge(const ScheduledJob& job, const probes::RunRecord& run, int64_t id);
+  struct LastJudged;
+  // Keeps a judged run's verdicts, and what they were judged against and
+  // under, as the series' last (store mutex held).
+  static void KeepVerdicts(const JudgedRun& r,
+                           std::span<const probes::LearningCandidate> candidates, LastJudged& last);
   // Publishes the baseline the run was judged against, the verdicts and why
   // it was or was not judged (state mutex held).
   static void ApplyBaseline(const Stored& stored, JobState& state);
@@ -175,7 +185,12 @@ class ProbeRecorder {
     std::string device;
     auto operator<=>(const SeriesKey&) const = default;
   };
-  std::map<SeriesKey, std::vector<ProbeVerdict>> last_verdicts_;
+  struct LastJudged {
+    std::vector<ProbeVerdict> verdicts;
+    std::optional<probes::RunsSummary> baseline_runs;  // of the baseline they were judged against
+    std::optional<probes::RunLoad> load;               // of their run
+  };
+  std::map<SeriesKey, LastJudged> last_verdicts_;
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

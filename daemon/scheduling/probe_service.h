@@ -52,6 +52,8 @@ class ProbeService {
   SchedulerStatus Scheduled() const;
   // What the recorder published last, for the status page.
   std::shared_ptr<const ProbeSnapshot> Recorded() const;
+  // The daemon's own cgroup (its I/O is the probes'), "" when unknown.
+  const std::string& OwnCgroup() const { return own_cgroup_; }
   void Shutdown();
   void Join();
 

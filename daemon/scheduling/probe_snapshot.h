@@ -18,6 +18,7 @@
 
 #include "daemon/scheduling/judged_window.h"
 #include "probes/baseline/baseline.h"
+#include "probes/baseline/regression_facts.h"
 #include "probes/baseline/run_class.h"
 #include "probes/baseline/run_conditions.h"
 #include "probes/baseline/run_metrics.h"
@@ -48,6 +49,10 @@ struct ProbeVerdict {
   // The metric's value / its reference of the series' first day, smoothed
   // (probes::DriftWatch); none before the reference judged a run.
   std::optional<double> drift_ratio;
+  // While regressed: the start of the first bad run (of the streak that
+  // raised it, or of a drift's evidence), ms since the epoch; 0 otherwise,
+  // or unknown (raised before iowatch kept it).
+  int64_t since_ms = 0;
 };
 
 // A metric over the job's recent successful runs, oldest first (at most
@@ -97,10 +102,32 @@ struct ProbeJobSnapshot {
   double baseline_created_seconds = 0;  // seconds since the epoch
   int64_t baseline_runs = 0;
   std::vector<ProbeVerdict> verdicts;
+  // What the verdicts' run was judged against and under, to explain a
+  // regression (probes/baseline/regression_facts.h): the runs its baseline
+  // or prediction was made of (none for an imported baseline), the drift
+  // watch's first day once chosen, and the judged run's own load and steal.
+  std::optional<probes::RunsSummary> judged_baseline_runs;
+  std::optional<probes::RunsSummary> reference_runs;
+  std::optional<probes::RunLoad> judged_load;
   // Whether the runs of the last 24 h were judged, why not, and the last
   // judged run (across restarts: the store keeps it).
   JudgedSummary judging;
 };
+
+// What explains the verdict `v` of `job` (a regressed one, for the status
+// page): its ratios, start, and what its run was judged against and under.
+inline probes::RegressionFacts FactsOf(const ProbeJobSnapshot& job, const ProbeVerdict& v) {
+  probes::RegressionFacts f;
+  f.op = v.verdict.op;
+  f.metric = v.verdict.metric;
+  f.ratio = v.verdict.ratio;
+  f.drift_ratio = v.drift_ratio;
+  f.since_ms = v.since_ms;
+  f.baseline = job.judged_baseline_runs;
+  f.reference = job.reference_runs;
+  f.run = job.judged_load;
+  return f;
+}
 
 struct ProbeSnapshot {
   std::vector<ProbeJobSnapshot> jobs;  // configuration order

@@ -277,7 +277,8 @@ class App {
           RenderStatusPage({.sample = *snapshot_,
                             .probes = probes.get(),
                             .listen_endpoint = server_ ? server_->local_endpoint() : "",
-                            .now_seconds = WallUnixSeconds()}),
+                            .now_seconds = WallUnixSeconds(),
+                            .own_cgroup = probes_ ? probes_->OwnCgroup() : ""}),
           {},
           true};
     }

@@ -14,6 +14,7 @@
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/snapshot_advice.h"
 #include "daemon/sampling/snapshot_health.h"
+#include "daemon/status/regression_rows.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -102,10 +103,13 @@ std::string HealthCell(const DiskHealth* disk) {
                      HtmlEscape(disk->problems.front()), more);
 }
 
-std::string DevicesSection(const Snapshot& s, const ProbeSnapshot* probes) {
+HostHealth HealthOf(const Snapshot& s, const ProbeSnapshot* probes) {
   const bool smart_ran =
       std::ranges::any_of(s.collectors, [](const CollectorStatus& c) { return c.name == "smart"; });
-  const HostHealth health = BuildHostHealth(s, ProbeVerdictsOf(probes), "", smart_ran);
+  return BuildHostHealth(s, ProbeVerdictsOf(probes), "", smart_ran);
+}
+
+std::string DevicesSection(const Snapshot& s, const HostHealth& health) {
   std::string headers;
   for (const PageColumn& column : kDeviceColumns)
     headers += fmt::format("<th>{}</th>", column.header);
@@ -296,7 +300,9 @@ std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
   return fmt::format("<td class=\"{}\">{}</td>", silent ? "bad" : "dim", text);
 }
 
-std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
+std::string ProbesSection(const ProbeSnapshot& p, const StatusPageInput& in,
+                          const HostHealth& health) {
+  const double now_seconds = in.now_seconds;
   std::string rows;
   for (const ProbeJobSnapshot& job : p.jobs) {
     if (job.last_metrics.empty()) {
@@ -324,6 +330,7 @@ std::string ProbesSection(const ProbeSnapshot& p, double now_seconds) {
           HtmlEscape(job.name), HtmlEscape(op), age, figures, ProbeState(job, op),
           JudgedCell(job, now_seconds), Sparkline(series.clat_p99_seconds, 160, 28));
     }
+    rows += RegressionRows(job, in, health);
   }
   return fmt::format(
       "<h2>Probes</h2>\n<p>Store: {}.</p>\n<table id=\"probes\"><tr><th>probe</th><th>op</th>"
@@ -371,12 +378,13 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       "</p>\n",
       kRefreshSeconds, kVersion, HtmlEscape(in.listen_endpoint), in.sample.interval_seconds,
       in.sample.window_seconds);
-  body += DevicesSection(in.sample, in.probes);
+  const HostHealth health = HealthOf(in.sample, in.probes);
+  body += DevicesSection(in.sample, health);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
   body += AdviceSection(in.sample);
   body += VmstatSection(in.sample);
-  if (in.probes != nullptr) body += ProbesSection(*in.probes, in.now_seconds);
+  if (in.probes != nullptr) body += ProbesSection(*in.probes, in, health);
   body += "</body></html>\n";
   return body;
 }

@@ -1,10 +1,11 @@
 // The HTML status page served at "/": what an operator reads at a glance.
 // Each device with its current iostat -x columns (and %util's window
 // maximum) and its health (daemon/sampling/snapshot_health.h: its first
-// problem, all of them in the cell's title), the host's vmstat line, and each probe job's last result beside
-// its baseline, its regression state and a sparkline of its recent p99
-// completion latency. One self-contained document (inline CSS and SVG, no
-// script, no external asset) that reloads itself every 10 s; every value
+// problem, all of them in the cell's title), the host's vmstat line, and each probe job's last
+// result beside its baseline, its regression state and a sparkline of its recent p99 completion
+// latency; under a regressed one, what explains it (probes::ExplainRegression, and what else its
+// disk shows now: problems, SMART, the busiest other cgroup on it). One self-contained document
+// (inline CSS and SVG, no script, no external asset) that reloads itself every 10 s; every value
 // from the system is escaped.
 // Thread-safety: pure functions.
 #pragma once
@@ -23,6 +24,9 @@ struct StatusPageInput {
   const ProbeSnapshot* probes = nullptr;  // null when no probe job is configured
   std::string_view listen_endpoint;
   double now_seconds = 0;  // wall clock, for the age of the last probe runs
+  // The daemon's own cgroup, whose I/O is the probes': never named as
+  // another's load on a regressed probe's disk ("" when unknown).
+  std::string_view own_cgroup;
 };
 
 std::string RenderStatusPage(const StatusPageInput& input);

@@ -277,11 +277,13 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
     if (!flip) continue;
     const int64_t was_raised_ms = s.raised_ms;
     s.regressed = !s.regressed;
+    s.since_ms = s.regressed ? s.bad_since_ms : 0;
     s.bad_streak = s.good_streak = 0;
     s.bad_since_ms = 0;
     s.raised_ms = s.regressed ? end_ms : 0;
     if (!s.regressed) s.shift = kNoShift;
-    changes.push_back(RegressionChange{verdict.op, verdict.metric, s.regressed, verdict, {}});
+    changes.push_back(
+        RegressionChange{verdict.op, verdict.metric, s.regressed, verdict, {}, false, s.since_ms});
     const MetricSpec* spec = FindMetric(verdict.metric);
     if (!s.regressed && spec != nullptr && spec->quantile == 0) {
       ClearQuantilesWith(RegressionChange(changes.back()), was_raised_ms, verdicts, changes);
@@ -317,6 +319,11 @@ bool RegressionTracker::AnyPending() const {
   return std::ranges::any_of(states_, [](const auto& entry) {
     return !entry.second.regressed && entry.second.bad_streak > 0;
   });
+}
+
+int64_t RegressionTracker::RegressedSinceMs(std::string_view op, std::string_view metric) const {
+  const auto it = states_.find(std::make_pair(std::string(op), std::string(metric)));
+  return it != states_.end() && it->second.regressed ? it->second.since_ms : 0;
 }
 
 bool RegressionTracker::Regressed(std::string_view op, std::string_view metric) const {

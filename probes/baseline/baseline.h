@@ -185,7 +185,10 @@ struct RegressionChange {
   // over many runs against the series' first day), not by one run's
   // hysteresis; `verdict.ratio` is then the smoothed ratio to that reference.
   bool drift = false;
-  int64_t since_ms = 0;  // a drift's start: the run where its evidence began
+  // On a raise, when the slowdown began: the start of the first bad run of
+  // the streak that raised it (hysteresis), or of the run where a drift's
+  // evidence began; 0 when unknown. A drift's clear keeps its start.
+  int64_t since_ms = 0;
   bool operator==(const RegressionChange&) const = default;
 };
 
@@ -234,6 +237,10 @@ class RegressionTracker {
     // When the standing regression was raised (the raising run's end); 0
     // when none stands, or for one stored before it was kept.
     int64_t raised_ms = 0;
+    // The start of the first bad run of the streak that raised the standing
+    // regression: since when the metric is bad (alerts and logs say it); 0
+    // when none stands, or for one stored before it was kept.
+    int64_t since_ms = 0;
     bool operator==(const Streaks&) const = default;
   };
   // One (op, metric)'s state, as the store keeps it across restarts.
@@ -256,6 +263,9 @@ class RegressionTracker {
   std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts,
                                        int64_t start_ms = 0, int64_t end_ms = 0);
   bool Regressed(std::string_view op, std::string_view metric) const;
+  // Streaks::since_ms of the metric's standing regression; 0 when none
+  // stands (or its start is unknown).
+  int64_t RegressedSinceMs(std::string_view op, std::string_view metric) const;
   bool AnyRegressed() const;
   // A bad streak not yet raised nor broken by an informative good verdict.
   bool AnyPending() const;

@@ -89,7 +89,8 @@ json ToJson(const SeriesState& state) {
                        {"good_streak", s.good_streak},
                        {"shift", std::isfinite(s.shift) ? json(s.shift) : json(nullptr)},
                        {"bad_since_ms", s.bad_since_ms},
-                       {"raised_ms", s.raised_ms}});
+                       {"raised_ms", s.raised_ms},
+                       {"since_ms", s.since_ms}});
   }
   json spans = json::array();
   for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
@@ -114,7 +115,8 @@ SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
                         e.at("good_streak").get<uint32_t>(),
                         shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
                         // Absent in states stored before they were kept.
-                        e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0})}});
+                        e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0}),
+                        e.value("since_ms", int64_t{0})}});
   }
   state.tracker.Restore(entries);
   state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();

@@ -127,6 +127,20 @@ SMART_UP = shutil.which("smartctl") is not None and any(
     for name in os.listdir("/sys/block"))
 
 
+def cgroup_v2_io():
+    """Whether this host counts every cgroup's I/O per disk: cgroup v2 with the io controller.
+    v1's blkio.throttle counts a cgroup only where a throttle rule exists for the disk, so a
+    v1 host (this VM) has no iowatch_cgroup_io_* series unless something set one."""
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            return "io" in f.read().split()
+    except OSError:
+        return False
+
+
+CGROUP_IO = cgroup_v2_io()
+
+
 def needs_bpf(text):
     return "iowatch_block_" in text
 
@@ -155,6 +169,10 @@ def left_out(text):
         return "no smartctl or no disk here that may have SMART"
     if "iowatch_kernel_" in text and not KMSG:
         return "no root here: no I/O error made, no kernel log read"
+    if "iowatch_cgroup_io_" in text and not CGROUP_IO:
+        return "cgroup v1 here: blkio counts a cgroup's I/O only under a throttle rule"
+    if "iowatch_probe_drift_" in text:
+        return "the drift watch's reference is a probe series' first day of runs"
     return None
 
 

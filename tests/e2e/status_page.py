@@ -268,6 +268,14 @@ def main():
                          row[9][2].get("class") == "good") or
                         (cells[9].startswith("regressed: ") and row[9][2].get("class") == "bad"))
             r.check(state_ok, f"the probe row's state is judged ({cells[9]})", str(cells))
+            if cells[9].startswith("regressed: "):
+                # Each regressed metric explains itself in a row under the job's.
+                after = probes[probes.index(row) + 1:]
+                told = [c[1] for c in after[0]] if after else []
+                r.check(len(told) == 2 and told[0] == "" and "bad since " in told[1]
+                        and " now: " in told[1],
+                        "the regression's row says since when, against what and what its "
+                        "disk shows now", str(told))
             r.check(len(cells) > 10 and re.match(r"\d+ % of \d+ runs; last ", cells[10]),
                     f"the share of the last day's runs judged ({cells[10] if len(cells) > 10 else ''})",
                     str(cells))

@@ -21,6 +21,7 @@
 #include "config/config.h"
 #include "daemon/cli/baseline/baseline_table.h"
 #include "daemon/cli/baseline/conditions_table.h"
+#include "daemon/cli/baseline/regressions_text.h"
 #include "daemon/cli/cli_output.h"
 #include "probes/baseline/job_judge.h"
 #include "probes/store/store_json.h"
@@ -173,6 +174,9 @@ Status BaselineShow(const Store& store, std::string_view job, uint32_t runs,
     Result<std::map<int64_t, probes::StoredRunVerdict>> stored = store.RunVerdictsOf(*recent);
     if (!stored) return ErrorOf(stored);
     text += FormatRunConditions(*recent, policy.contention, {}, *stored);
+  }
+  if (Status regressions = AppendRegressions(store, job, policy, text); !regressions) {
+    return regressions;
   }
   if (!mine.empty()) text += FormatBaselineLegend(policy);
   out += text;

@@ -44,7 +44,12 @@ ProbeSnapshot Small() {
   job.baseline = {{"read", "iops", 1250, 10}};
   job.baseline_created_seconds = 1699999000;
   job.baseline_runs = 5;
-  job.verdicts = {{{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true, 0.93}};
+  job.verdicts = {
+      {{"read", "iops", 1000, 1250, 0.8, 250, true, true, ""}, true, 0.93, 1699990000500}};
+  // Judged against runs of 2023-11-03 (load 12.5, 1 % stolen), its first day the day before.
+  job.judged_baseline_runs = probes::RunsSummary{5, 1699000000000, 1699003600000, 5, 12.5, 0.01};
+  job.reference_runs = probes::RunsSummary{96, 1698900000000, 1698986400000, 96, 3, 0.005};
+  job.judged_load = probes::RunLoad{850, 0.03};
   job.last_judged = true;
   // The last uncontended run, an earlier one than the last run.
   job.uncontended_metrics = {{"read", "iops", 1200},
@@ -76,6 +81,18 @@ iowatch_probe_bandwidth_bytes_per_second{probe="rr",op="read"} 4096000
 # HELP iowatch_probe_baseline_age_seconds Time since the job's baseline was made.
 # TYPE iowatch_probe_baseline_age_seconds gauge
 iowatch_probe_baseline_age_seconds{probe="rr"} 1000
+# HELP iowatch_probe_baseline_cpu_steal_ratio Median share of CPU time the hypervisor took during the runs that baseline was made of.
+# TYPE iowatch_probe_baseline_cpu_steal_ratio gauge
+iowatch_probe_baseline_cpu_steal_ratio{probe="rr"} 0.01
+# HELP iowatch_probe_baseline_first_run_timestamp_seconds Start of the first run the baseline (or prediction) of the last judged run was made of; none for an imported baseline.
+# TYPE iowatch_probe_baseline_first_run_timestamp_seconds gauge
+iowatch_probe_baseline_first_run_timestamp_seconds{probe="rr"} 1699000000
+# HELP iowatch_probe_baseline_foreign_load Median foreign load (others' requests/s weighted 1 + bytes / 64 KiB) of the runs that baseline was made of.
+# TYPE iowatch_probe_baseline_foreign_load gauge
+iowatch_probe_baseline_foreign_load{probe="rr"} 12.5
+# HELP iowatch_probe_baseline_last_run_timestamp_seconds Start of the last run that baseline was made of.
+# TYPE iowatch_probe_baseline_last_run_timestamp_seconds gauge
+iowatch_probe_baseline_last_run_timestamp_seconds{probe="rr"} 1699003600
 # HELP iowatch_probe_baseline_ratio The last successful run's value divided by the baseline.
 # TYPE iowatch_probe_baseline_ratio gauge
 iowatch_probe_baseline_ratio{probe="rr",op="read",metric="iops"} 0.8
@@ -118,6 +135,12 @@ iowatch_probe_cpu_seconds{probe="rr"} 0.25
 # HELP iowatch_probe_drift_ratio The metric's value divided by its reference of the series' first day (the load model of that day at each run's stress), smoothed over about half a day of runs: 0.95 is 5 % fewer IOPS or a 5 % shorter mean.
 # TYPE iowatch_probe_drift_ratio gauge
 iowatch_probe_drift_ratio{probe="rr",op="read",metric="iops"} 0.93
+# HELP iowatch_probe_drift_reference_first_run_timestamp_seconds Start of the first run of the drift watch's reference (the series' first day, its commissioning); none before it is chosen.
+# TYPE iowatch_probe_drift_reference_first_run_timestamp_seconds gauge
+iowatch_probe_drift_reference_first_run_timestamp_seconds{probe="rr"} 1698900000
+# HELP iowatch_probe_drift_reference_last_run_timestamp_seconds Start of the last run of the drift watch's reference.
+# TYPE iowatch_probe_drift_reference_last_run_timestamp_seconds gauge
+iowatch_probe_drift_reference_last_run_timestamp_seconds{probe="rr"} 1698986400
 # HELP iowatch_probe_interval_seconds The job's configured interval (every).
 # TYPE iowatch_probe_interval_seconds gauge
 iowatch_probe_interval_seconds{probe="rr"} 900
@@ -130,6 +153,12 @@ iowatch_probe_job_info{probe="rr",fingerprint="0123456789abcdef"} 1
 # HELP iowatch_probe_judged 1 when the job's last successful run was judged against a baseline; 0 when not (conditions unknown, no baseline for its band yet, a wait for the CPU, too few I/Os).
 # TYPE iowatch_probe_judged gauge
 iowatch_probe_judged{probe="rr"} 1
+# HELP iowatch_probe_judged_run_cpu_steal_ratio Share of CPU time the hypervisor took during the last judged run.
+# TYPE iowatch_probe_judged_run_cpu_steal_ratio gauge
+iowatch_probe_judged_run_cpu_steal_ratio{probe="rr"} 0.03
+# HELP iowatch_probe_judged_run_foreign_load Foreign load (weighted requests/s) of the last judged run, the one iowatch_probe_baseline_ratio is of.
+# TYPE iowatch_probe_judged_run_foreign_load gauge
+iowatch_probe_judged_run_foreign_load{probe="rr"} 850
 # HELP iowatch_probe_last_clat_seconds Completion latency of the last successful run: mean and percentiles.
 # TYPE iowatch_probe_last_clat_seconds gauge
 iowatch_probe_last_clat_seconds{probe="rr",op="read",stat="mean"} 0.0001
@@ -149,6 +178,9 @@ iowatch_probe_lat_mean_seconds{probe="rr",op="read"} 0.00011
 # HELP iowatch_probe_regression 1 while the metric is regressed: against the baseline (after hysteresis), or by the evidence of many runs against the series' first day (drift).
 # TYPE iowatch_probe_regression gauge
 iowatch_probe_regression{probe="rr",op="read",metric="iops"} 1
+# HELP iowatch_probe_regression_since_timestamp_seconds While the metric is regressed, the start of its first bad run (of the streak that raised it, or of a drift's evidence), seconds since the epoch; 0 otherwise.
+# TYPE iowatch_probe_regression_since_timestamp_seconds gauge
+iowatch_probe_regression_since_timestamp_seconds{probe="rr",op="read",metric="iops"} 1699990000.5
 # HELP iowatch_probe_run_duration_seconds Measured time of the job's last successful run.
 # TYPE iowatch_probe_run_duration_seconds gauge
 iowatch_probe_run_duration_seconds{probe="rr"} 1
@@ -177,7 +209,7 @@ iowatch_probe_uncontended_run_timestamp_seconds{probe="rr"} 1699999100
 TEST(ProbeMetricsRenderer, FamiliesAreSortedByName) {
   const auto names = ProbeMetricFamilyNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
-  EXPECT_EQ(names.size(), 43u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
+  EXPECT_EQ(names.size(), 52u);  // runs, skips and store errors: ProbeCounters (prometheus-cpp)
 }
 
 // Silence made visible: the share of the last day's runs judged, the runs
@@ -219,6 +251,41 @@ TEST(ProbeMetricsRenderer, TheShareOfRunsJudgedWhyNotAndTheLastJudgedRun) {
 
 // One series per fallback of the last successful run, none without: a
 // dashboard can tell a run that measured something else than asked.
+// A metric not regressed says 0 for since; a baseline imported (no runs
+// here) and a reference not chosen yet have no time range nor load; a job
+// whose verdicts went (a reset) explains nothing.
+TEST(ProbeMetricsRenderer, WhatIsNotKnownIsNotExplained) {
+  ProbeSnapshot s = Small();
+  ProbeJobSnapshot& job = s.jobs[0];
+  job.verdicts[0].regressed = false;
+  job.judged_baseline_runs = probes::RunsSummary{5, 1699000000000, 1699003600000, 0, {}, {}};
+  job.reference_runs.reset();
+  job.judged_load.reset();
+  ProbeJobSnapshot reset = job;
+  reset.name = "gone";
+  reset.verdicts.clear();
+  reset.judged_baseline_runs = probes::RunsSummary{5, 1, 2, 5, 1, 0};
+  s.jobs.push_back(reset);
+  std::string out;
+  RenderProbeMetrics(s, Status(), 1700000000, out);
+  EXPECT_NE(out.find("iowatch_probe_regression_since_timestamp_seconds{probe=\"rr\",op=\"read\","
+                     "metric=\"iops\"} 0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("iowatch_probe_baseline_first_run_timestamp_seconds{probe=\"rr\"} "
+                     "1699000000\n"),
+            std::string::npos)
+      << out;
+  for (const char* absent :
+       {"iowatch_probe_baseline_foreign_load{", "iowatch_probe_baseline_cpu_steal_ratio{",
+        "iowatch_probe_drift_reference_first_run_timestamp_seconds{",
+        "iowatch_probe_judged_run_foreign_load{",
+        "iowatch_probe_regression_since_timestamp_seconds{probe=\"gone\"",
+        "iowatch_probe_baseline_first_run_timestamp_seconds{probe=\"gone\"}"}) {
+    EXPECT_EQ(out.find(absent), std::string::npos) << absent << "\n" << out;
+  }
+}
+
 TEST(ProbeMetricsRenderer, EngineFallbacksAreOneSeriesEach) {
   ProbeSnapshot s;
   s.jobs.resize(2);

@@ -32,6 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using iowatch::testing::TempDir;
+using test_recorder::CapturedLog;
 using test_recorder::Contended;
 using test_recorder::FindVerdict;
 using test_recorder::Job;
@@ -123,37 +124,6 @@ TEST(ProbeRecorderRestart, ARunStoredWithoutItsVerdictIsJudgedAgain) {
   second.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
   EXPECT_TRUE(Regressed(second));
 }
-
-// Logs to a string while it lives.
-class CapturedLog {
- public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text_);
-    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  CapturedLog(const CapturedLog&) = delete;
-  CapturedLog& operator=(const CapturedLog&) = delete;
-
-  // The lines that say what judging found (baselines learned, regressions
-  // raised or cleared), from "probe " on: without the time.
-  std::vector<std::string> Findings() const {
-    std::vector<std::string> out;
-    std::istringstream lines(text_.str());
-    for (std::string line; std::getline(lines, line);) {
-      const size_t from = line.find("probe ");
-      const bool finding = line.find(" learned from ") != std::string::npos ||
-                           line.find(" regressed: ") != std::string::npos ||
-                           line.find(" recovered") != std::string::npos;
-      if (finding && from != std::string::npos) out.push_back(line.substr(from));
-    }
-    return out;
-  }
-
- private:
-  std::ostringstream text_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
 
 // The same runs recorded by one daemon, and by one killed after the first
 // `live` of them were judged (the rest stored unjudged) and started again

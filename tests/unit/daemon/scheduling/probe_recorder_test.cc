@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,57 @@ TEST(ProbeRecorder, LearnsABaselineAfterNRunsAndRaisesARegressionAfterKBadOnes) 
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
   recorder.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
   EXPECT_FALSE(FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds")->regressed);
+}
+
+// A raised regression explains itself: since its first bad run, against the
+// runs its baseline was made of (when they ran, their load and steal) and
+// under the judged run's own load and steal; published and in one journal
+// line.
+TEST(ProbeRecorder, ARaisedRegressionSaysSinceWhenAndAgainstWhat) {
+  TempDir tmp;
+  const ScheduledJob job = Job("rr");
+  ProbeRecorder recorder(Options(tmp.path(), 3, 2), {"rr"});
+  const auto with_steal = [](RunOutcome o, double steal) {
+    o.conditions->cpu_steal = steal;
+    return o;
+  };
+  test_recorder::CapturedLog log;
+  recorder.Record(job, with_steal(Outcome(job, RunResult::kOk, 100, 2'000), 0.01));
+  recorder.Record(job, with_steal(Outcome(job, RunResult::kOk, 100, 3'000), 0.03));
+  recorder.Record(job, with_steal(Outcome(job, RunResult::kOk, 100, 4'000), 0.02));
+  recorder.Record(job, with_steal(Outcome(job, RunResult::kOk, 1000, 5'000, 20), 0.04));
+  recorder.Record(job, with_steal(Outcome(job, RunResult::kOk, 1000, 6'000, 20), 0.045));
+  const ProbeJobSnapshot& j = recorder.Snapshot()->jobs[0];
+  const ProbeVerdict* v = FindVerdict(j, "lat_mean_seconds");
+  ASSERT_NE(v, nullptr);
+  ASSERT_TRUE(v->regressed);
+  EXPECT_EQ(v->since_ms, 5'000);  // the first bad run, not the one that raised it
+  ASSERT_TRUE(j.judged_baseline_runs.has_value());
+  EXPECT_EQ(j.judged_baseline_runs->runs, 3u);
+  EXPECT_EQ(j.judged_baseline_runs->first_start_ms, 2'000);
+  EXPECT_EQ(j.judged_baseline_runs->last_start_ms, 4'000);
+  EXPECT_DOUBLE_EQ(j.judged_baseline_runs->cpu_steal.value_or(-1), 0.02);
+  EXPECT_DOUBLE_EQ(j.judged_baseline_runs->foreign_load.value_or(-1), 0);
+  ASSERT_TRUE(j.judged_load.has_value());
+  EXPECT_DOUBLE_EQ(j.judged_load->cpu_steal, 0.045);
+  EXPECT_FALSE(j.reference_runs.has_value());  // no first day yet
+  const std::vector<std::string> raised = log.Findings();
+  ASSERT_FALSE(raised.empty());
+  const auto line = std::ranges::find_if(raised, [](const std::string& l) {
+    return l.find("read lat_mean_seconds regressed") != std::string::npos;
+  });
+  ASSERT_NE(line, raised.end()) << ::testing::PrintToString(raised);
+  EXPECT_NE(line->find("9.91x its baseline; bad since 1970-01-01T00:00:05Z; judged against 3 runs "
+                       "of 1970-01-01T00:00:02Z to 1970-01-01T00:00:04Z (load 0/s, steal 2.0 %); "
+                       "the judged run: load 0/s, steal 4.5 %"),
+            std::string::npos)
+      << *line;
+  // Cleared: since goes back to 0.
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 7'000));
+  recorder.Record(job, Outcome(job, RunResult::kOk, 100, 8'000));
+  const ProbeVerdict* cleared = FindVerdict(recorder.Snapshot()->jobs[0], "lat_mean_seconds");
+  EXPECT_FALSE(cleared->regressed);
+  EXPECT_EQ(cleared->since_ms, 0);
 }
 
 // Issue 13: a run slowed by others' I/O is stored and shown, never judged

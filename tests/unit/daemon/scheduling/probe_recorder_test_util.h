@@ -4,11 +4,16 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "daemon/scheduling/probe_recorder.h"
 
@@ -87,5 +92,36 @@ inline const ProbeVerdict* FindVerdict(const ProbeJobSnapshot& job, std::string_
   }
   return nullptr;
 }
+
+// Logs to a string while it lives.
+class CapturedLog {
+ public:
+  CapturedLog() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text_);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+
+  // The lines that say what judging found (baselines learned, regressions
+  // raised or cleared), from "probe " on: without the time.
+  std::vector<std::string> Findings() const {
+    std::vector<std::string> out;
+    std::istringstream lines(text_.str());
+    for (std::string line; std::getline(lines, line);) {
+      const size_t from = line.find("probe ");
+      const bool finding = line.find(" learned from ") != std::string::npos ||
+                           line.find(" regressed: ") != std::string::npos ||
+                           line.find(" recovered") != std::string::npos;
+      if (finding && from != std::string::npos) out.push_back(line.substr(from));
+    }
+    return out;
+  }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
 
 }  // namespace iowatch::daemon::test_recorder

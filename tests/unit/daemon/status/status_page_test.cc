@@ -82,8 +82,11 @@ ProbeSnapshot Probes() {
 
 TEST(StatusPage, DevicesWithTheirIostatColumnsEscaped) {
   const Snapshot s = Sample();
-  const std::string html = RenderStatusPage(
-      {.sample = s, .probes = nullptr, .listen_endpoint = "127.0.0.1:9860", .now_seconds = 0});
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = nullptr,
+                                             .listen_endpoint = "127.0.0.1:9860",
+                                             .now_seconds = 0,
+                                             .own_cgroup = ""});
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<meta http-equiv=\"refresh\" content=\"10\">"), std::string::npos);
   EXPECT_NE(html.find("<h2>Devices (3)</h2>"), std::string::npos);
@@ -127,8 +130,11 @@ TEST(StatusPage, EachDiskHasItsHealthItsFirstProblemAndTheRestInTheTitle) {
   s.kmsg.errors = {{"sda", "write", "I/O", false, 3}};
   ProbeSnapshot probes = Probes();
   probes.jobs[0].target_major = 8;  // randread-4k, regressed on its IOPS, ran on sda
-  const std::string html = RenderStatusPage(
-      {.sample = s, .probes = &probes, .listen_endpoint = "x", .now_seconds = 1000});
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = &probes,
+                                             .listen_endpoint = "x",
+                                             .now_seconds = 1000,
+                                             .own_cgroup = ""});
   EXPECT_NE(html.find("<th>health</th>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"bad\" title=\"SMART overall-health self-assessment: FAILED; "
                       "3 I/O error(s) on write requests in the kernel log; probe randread-4k: "
@@ -145,8 +151,11 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
   namespace bpf = collectors::bpf;
   Snapshot s = Sample();
   const auto page = [&] {
-    return RenderStatusPage(
-        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
   };
   EXPECT_EQ(Count(page(), "id=\"block-latency\""), 0u);  // collector off: no table
   s.block_io.latency = {
@@ -166,8 +175,11 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
 
 TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
   const auto page = [](const Snapshot& s) {
-    return RenderStatusPage(
-        {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
   };
   EXPECT_EQ(page(Sample()).find("<h2>Advice</h2>"), std::string::npos);  // nothing to say
   Snapshot s = Sample();
@@ -207,8 +219,8 @@ TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
 TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {
   Snapshot s = Sample();
   s.devices = {Device("sd\x1b]0;PWNED\a\xff\xc2\x85<", 0.5)};
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   EXPECT_NE(html.find("<td>sd\\x1B]0;PWNED\\x07\xef\xbf\xbd\\u0085&lt;</td>"), std::string::npos)
       << html;
   EXPECT_TRUE(IsValidUtf8(html));
@@ -217,10 +229,59 @@ TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {
   }));
 }
 
+// Under a regressed metric, one row explains it: how much worse, since
+// when, against which runs under what load beside the judged run's, and what
+// else its disk shows now (its problems but the regression itself, SMART,
+// the busiest other cgroup on it: never the daemon's own).
+TEST(StatusPage, ARegressionExplainsItselfUnderItsProbe) {
+  Snapshot s = Sample();
+  collectors::BlockDevice sda;
+  sda.name = "sda";
+  sda.major = 8;
+  sda.transport = "scsi";
+  s.block_devices = std::make_shared<const std::vector<collectors::BlockDevice>>(std::vector{sda});
+  s.collectors.push_back({"smart", 0, true, 0, {}, {}});
+  collectors::SmartReport passed;
+  passed.passed = true;
+  s.smart.devices = {{"sda", passed, ""}};
+  s.kmsg.errors = {{"sda", "read", "I/O", false, 3}};
+  s.cgroups.series = {
+      {"/system.slice/iowatch.service", "iowatch.service", "sda", {}, true, {}, {9e8, 0, 0, 0}},
+      {"/system.slice/pg.service", "pg.service", "sda", {}, true, {}, {2e7, 5e6, 0, 0}},
+  };
+  ProbeSnapshot probes = Probes();
+  ProbeJobSnapshot& job = probes.jobs[0];  // randread-4k, regressed on its IOPS, on sda
+  job.target_major = 8;
+  job.verdicts[0].verdict.ratio = 0.5;
+  job.verdicts[0].drift_ratio = 0.87;
+  job.verdicts[0].since_ms = 1'796'379'300'000;  // 2026-12-04T10:15:00Z
+  job.judged_baseline_runs =
+      probes::RunsSummary{10, 1'796'112'000'000, 1'796'119'200'000, 10, 12.4, 0.01};
+  job.judged_load = probes::RunLoad{850, 0.03};
+  const std::string html = RenderStatusPage({.sample = s,
+                                             .probes = &probes,
+                                             .listen_endpoint = "x",
+                                             .now_seconds = 1000,
+                                             .own_cgroup = "/system.slice/iowatch.service"});
+  EXPECT_EQ(Count(html, "<tr class=\"explain\">"), 1u) << "one row per regressed metric";
+  EXPECT_NE(html.find("<tr class=\"explain\"><td></td><td colspan=\"11\"><span "
+                      "class=\"bad\">read iops</span> 0.50x its baseline, 0.87x its first day; "
+                      "bad since 2026-12-04T10:15:00Z; judged against 10 runs of "
+                      "2026-12-01T08:00:00Z to 2026-12-01T10:00:00Z (load 12/s, steal 1.0 %); "
+                      "the judged run: load 850/s, steal 3.0 %; sda now: 3 I/O error(s) on read "
+                      "requests in the kernel log (SMART passed); others in the last 60 s: "
+                      "pg.service up to 25.0 MB/s</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
 TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
   Snapshot s = Sample();
-  EXPECT_EQ(Count(RenderStatusPage(
-                      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0}),
+  EXPECT_EQ(Count(RenderStatusPage({.sample = s,
+                                    .probes = nullptr,
+                                    .listen_endpoint = "",
+                                    .now_seconds = 0,
+                                    .own_cgroup = ""}),
                   "id=\"top-io\""),
             0u);  // no cgroup series: no table
   s.cgroups.series = {
@@ -228,8 +289,8 @@ TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
       {"system.slice/pg.service", "pg.service", "sda", {}, true, {1048576, 4096, 256, 1}, {}},
   };
   s.cgroups.pressure = {{"system.slice/pg.service", "pg.service", {{12.5, 0, 0, 0}, {}}}};
-  const std::string page =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string page = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   const size_t table = page.find("id=\"top-io\"");
   ASSERT_NE(table, std::string::npos);
   const size_t pg = page.find("system.slice/pg.service", table);
@@ -243,8 +304,8 @@ TEST(StatusPage, TopIoListsTheBusiestCgroupsEscapedWithoutAnEmptyTable) {
 
 TEST(StatusPage, VmstatLine) {
   const Snapshot s = Sample();
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
   EXPECT_NE(html.find("<table id=\"vmstat\"><tr><th>r</th><th>b</th>"), std::string::npos);
   EXPECT_NE(html.find("<tr><td class=\"n\">3</td><td class=\"n\">0</td>"), std::string::npos)
       << html;
@@ -258,8 +319,8 @@ TEST(StatusPage, HowMuchOfTheLastDayWasJudged) {
   ProbeSnapshot p = Probes();
   p.jobs[0].judging = {96, 24, {{"cpu_contended", 60}, {"learning", 12}}, 1000 * (86400 - 8000)};
   p.jobs[1].judging = {10, 0, {{"learning", 10}}, 0};
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 86400});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 86400, .own_cgroup = ""});
   EXPECT_NE(html.find("<td class=\"dim\">25 % of 96 runs; last 2h13m ago; mostly "
                       "cpu_contended</td>"),
             std::string::npos)
@@ -279,8 +340,8 @@ TEST(StatusPage, ARunJudgedAgainstOtherConditionsSaysAgainstWhat) {
   job.last_judged = true;
   job.last_class = {probes::RunClass::kContended, probes::kNoBand, "the hypervisor took 20 %"};
   job.last_against = "the load model at its stress (200 runs)";
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000, .own_cgroup = ""});
   EXPECT_NE(html.find("<td class=\"good\">ok (against the load model at its stress (200 runs): "
                       "the hypervisor took 20 %)</td>"),
             std::string::npos)
@@ -290,8 +351,8 @@ TEST(StatusPage, ARunJudgedAgainstOtherConditionsSaysAgainstWhat) {
 TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   const Snapshot s = Sample();
   const ProbeSnapshot p = Probes();
-  const std::string html =
-      RenderStatusPage({.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000});
+  const std::string html = RenderStatusPage(
+      {.sample = s, .probes = &p, .listen_endpoint = "", .now_seconds = 1000, .own_cgroup = ""});
   EXPECT_EQ(Count(html, "<tr class=\"probe\">"), 4u);
   // Why the last run of a busy disk was not judged.
   EXPECT_NE(html.find("<td class=\"dim\">not judged: contended (others did 1200 IOPS): load band "

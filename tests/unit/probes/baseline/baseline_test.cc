@@ -262,6 +262,33 @@ TEST(RegressionTrackerTest, ChangeCarriesTheFlippingVerdict) {
   EXPECT_DOUBLE_EQ(cleared[0].verdict.value, 97);
 }
 
+// The raise says since when the metric is bad: the first bad run of the
+// streak that raised it, not the run that completed the streak; a good run
+// in between starts it again, and a clear forgets it.
+TEST(RegressionTrackerTest, ARaiseCarriesTheFirstBadRunsStart) {
+  RegressionTracker t(2);
+  const std::vector<MetricVerdict> bad = {Verdict(true)};
+  const std::vector<MetricVerdict> good = {Verdict(false)};
+  t.Update(bad, 1'000, 1'500);
+  t.Update(good, 2'000, 2'500);
+  EXPECT_TRUE(t.Update(bad, 3'000, 3'500).empty());
+  const auto raised = t.Update(bad, 4'000, 4'500);
+  ASSERT_EQ(raised.size(), 1u);
+  EXPECT_EQ(raised[0].since_ms, 3'000);
+  EXPECT_EQ(t.RegressedSinceMs("read", "iops"), 3'000);
+  t.Update(bad, 5'000, 5'500);  // later bad runs do not move it
+  EXPECT_EQ(t.RegressedSinceMs("read", "iops"), 3'000);
+  RegressionTracker restored(2);
+  restored.Restore(t.Entries());
+  EXPECT_EQ(restored.RegressedSinceMs("read", "iops"), 3'000);
+  t.Update(good, 6'000, 6'500);
+  const auto cleared = t.Update(good, 7'000, 7'500);
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_EQ(cleared[0].since_ms, 0);
+  EXPECT_EQ(t.RegressedSinceMs("read", "iops"), 0);
+  EXPECT_EQ(t.RegressedSinceMs("write", "iops"), 0);
+}
+
 // A good verdict whose allowed distance is wider than the bad runs' shift
 // could not have seen it: it neither breaks a bad streak nor counts towards
 // clearing. One that is itself shifted as far is no evidence either.

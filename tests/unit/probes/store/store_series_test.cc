@@ -25,8 +25,8 @@ StoredSeriesState SampleState() {
   bad.threshold = 20;
   bad.bad = true;
   const std::vector<MetricVerdict> run = {bad};
-  // Raised, then one more bad (a streak since its start, 3 s).
-  for (int i = 0; i < 4; ++i) s.state.tracker.Update(run, 1000 * i, 1000 * i + 500);
+  // Raised (since the first bad run, at 1 s), then one more bad (a streak since its start, 4 s).
+  for (int i = 1; i <= 4; ++i) s.state.tracker.Update(run, 1000 * i, 1000 * i + 500);
   s.state.baseline_ids = {3, 9};
   s.state.suspect_since_ms = 1'700'000'000'000;
   s.state.suspect_spans = {{1'600'000'000'000, 1'600'000'060'000}};

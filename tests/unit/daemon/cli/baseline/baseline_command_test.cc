@@ -293,6 +293,56 @@ TEST_F(BaselineCommandTest, ShowPutsRunsBesideTheBaseline) {
   EXPECT_NE(out.find("20% for\nIOPS and MiB/s"), std::string::npos) << out;
 }
 
+// A standing regression explains itself under `show` as the daemon's journal
+// does: the newest run's ratio to its band's baseline, since when (the
+// series state the daemon stored), the baseline's runs and their load and
+// steal beside that run's.
+TEST_F(BaselineCommandTest, ShowExplainsEachStandingRegression) {
+  probes::RunConditions quiet;
+  quiet.seconds = 1;
+  quiet.device_ios = quiet.own_requests = 100;
+  quiet.device_bytes = quiet.own_bytes = 100 * 4096;
+  quiet.cpu_steal = 0.01;
+  const auto add = [&](int64_t start_ms, double iops, double steal) {
+    RunRecord run = SeriesRun("j", "259:0", start_ms);
+    run.metrics = {{"read", "iops", iops}};
+    run.conditions = quiet;
+    run.conditions->cpu_steal = steal;
+    auto id = store_->AddRun(run);
+    EXPECT_TRUE(id) << id.error().ToString();
+    return id.value_or(0);
+  };
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) ids.push_back(add(kT0 + i * kMinute, 4000, 0.01 * (i + 1)));
+  PutLearned("j", "259:0", ids, 4000, 100, 4e-4, 2e-5);
+  add(kT0 + 15 * kMinute, 2000, 0.04);
+  add(kT0 + 30 * kMinute, 1000, 0.04);
+  std::string out;
+  ASSERT_TRUE(BaselineShow(*store_, "j", 10, {}, out)) << out;
+  EXPECT_EQ(out.find("regressions of"), std::string::npos) << "none stands yet:\n" << out;
+
+  // The daemon raised read iops with the runs of 12:15 and 12:30.
+  probes::StoredSeriesState state;
+  state.job = "j";
+  state.fingerprint = Fingerprint("j");
+  state.device = "259:0";
+  state.state.tracker = probes::RegressionTracker(2);
+  probes::MetricVerdict bad{"read", "iops", 2000, 4000, 0.5, 800, true, true, ""};
+  const std::vector<probes::MetricVerdict> run = {bad};
+  state.state.tracker.Update(run, kT0 + 15 * kMinute, kT0 + 15 * kMinute + 1000);
+  state.state.tracker.Update(run, kT0 + 30 * kMinute, kT0 + 30 * kMinute + 1000);
+  ASSERT_TRUE(store_->PutSeriesState(state));
+  out.clear();
+  ASSERT_TRUE(BaselineShow(*store_, "j", 10, {}, out)) << out;
+  EXPECT_NE(out.find("regressions of j on 259:0 (params " + ShortFingerprint(state.fingerprint) +
+                     "):\n  read iops: 0.25x its baseline; bad since 2024-06-01T12:15:00+00:00; "
+                     "judged against 3 runs of 2024-06-01T12:00:00+00:00 to "
+                     "2024-06-01T12:02:00+00:00 (load 0/s, steal 2.0 %); the judged run: load "
+                     "0/s, steal 4.0 %\n\n"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(BaselineCommandTest, ShowWrapsManyRunsIntoBlocksWithin100Columns) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 12; ++i) {
