@@ -5,7 +5,7 @@
 // (the runs, their conditions and histograms) and events.json (the scenario
 // and its throttle windows).
 //
-//   replay_verdicts [--min-age=DURATION] [--runs=N] [--tsv] DIR...
+//   replay_verdicts [--min-age=DURATION] [--runs=N] [--metrics=A,B,...] [--tsv] DIR...
 //
 // A regression raised by a run that started inside a throttle window is a
 // detection; any other is a false alarm. For each window and job: the judged
@@ -14,7 +14,8 @@
 // recording never reaches; 20 minutes is the shortest span at which the
 // quiet recording, whose virtual disk drifted between 11,000 and 15,800 QD1
 // IOPS with nothing else on the machine, raises nothing (README). --runs
-// (default 10) replaces the runs a baseline is learned from. A window with
+// (default 10) replaces the runs a baseline is learned from, --metrics the
+// metrics judged (probes.baseline.metrics; default: the daemon's). A window with
 // no end (busyloop's: the disk stays slow) lasts to the recording's end, and
 // its clearing is not measured.
 //
@@ -40,6 +41,7 @@
 #include "common/units.h"
 #include "probes/baseline/job_judge.h"
 #include "probes/baseline/memory_baseline_source.h"
+#include "probes/baseline/run_metrics.h"
 #include "probes/store/store.h"
 
 namespace {
@@ -375,6 +377,7 @@ void Print(const Recording& rec, const std::vector<Variant>& variants) {
 int main(int argc, char** argv) {
   int64_t min_age_ms = int64_t{20} * 60 * 1000;
   uint32_t runs = BaselinePolicy{}.runs;
+  std::vector<std::string> metrics;
   bool tsv = false;
   std::vector<fs::path> dirs;
   for (int i = 1; i < argc; ++i) {
@@ -397,6 +400,16 @@ int main(int argc, char** argv) {
         return 2;
       }
       runs = static_cast<uint32_t>(n);
+    } else if (arg.starts_with("--metrics=")) {
+      std::stringstream list(arg.substr(10));
+      for (std::string name; std::getline(list, name, ',');) {
+        if (FindMetric(name) == nullptr) {
+          std::fprintf(stderr, "--metrics: \"%s\" is not a metric a baseline learns\n",
+                       name.c_str());
+          return 2;
+        }
+        metrics.push_back(name);
+      }
     } else {
       dirs.emplace_back(arg);
     }
@@ -404,12 +417,14 @@ int main(int argc, char** argv) {
   if (dirs.empty()) {
     std::fprintf(
         stderr,
-        "usage: replay_verdicts [--min-age=DURATION] [--runs=N] [--tsv] RECORDING_DIR...\n");
+        "usage: replay_verdicts [--min-age=DURATION] [--runs=N] [--metrics=A,B,...] [--tsv] "
+        "RECORDING_DIR...\n");
     return 2;
   }
   BaselinePolicy after;
   after.min_age_ms = min_age_ms;
   after.runs = runs;
+  after.metrics = metrics;
   BaselinePolicy no_bands = after;
   no_bands.contention.bands = false;
   const std::vector<Variant> variants = {{"before", "before (issue 12)", BeforePolicy()},
