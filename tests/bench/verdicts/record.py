@@ -5,6 +5,7 @@ the scenario's load runs; the store it fills is the recording that
 `iowatch-replay-verdicts` replays through the old and the new judge.
 
   record.py BINARY SCENARIO --minutes=M --out=DIR [--throttle=ON:OFF,...]
+            [--switch-after=M] [--slowdown=dio|cap] [--cap-share=F]
 
 Scenarios:
   quiet     nothing else on the disk;
@@ -29,10 +30,14 @@ Scenarios:
             IOPS, no CPU burners), the daemon probing the filesystem with one
             job, 4 KiB randread QD4 every 5 s, baselines learned in the run
             (runs: 5, min_age: 60s, every other key at its default); after
-            --switch-after minutes `losetup --direct-io=on` on the loop device
-            (its users' I/O no longer served from the backing file's page
-            cache: 40-45 % fewer IOPS here), the slowdown window's start in
-            events.json, with no end.
+            --switch-after minutes the loop device slows down for good (the
+            window's start in events.json, with no end): --slowdown=dio,
+            `losetup --direct-io=on` (the reviewer's: its reads no longer
+            page-cache copies; here 46 % fewer IOPS quiet, 66-86 % under
+            this load), or --slowdown=cap, every user of the loop device
+            capped at --cap-share (0.6) of the probe's median IOPS so far
+            (cgroup v1: the root blkio group's throttle; v2: a group holding
+            the daemon and this script).
   --seed    the random draws' seed (default 27), so a recording can be made
             again with the same schedule of load and burners.
 
@@ -378,6 +383,8 @@ def main():
                  "no --throttle, no --state-from")
     if args.scenario == "busyloop" and not 0 < args.switch_after < args.minutes:
         sys.exit("busyloop needs 0 < --switch-after < --minutes")
+    if not 0 < args.cap_share < 1:
+        sys.exit(f"--cap-share: expected a share between 0 and 1, got {args.cap_share}")
     THROTTLE_IOPS, THROTTLE_BPS = args.throttle_iops, args.throttle_bps
 
     out = os.path.abspath(args.out)
