@@ -167,7 +167,8 @@ class LoopDisk:
         through the page cache; its users see it as a slower disk."""
         subprocess.run(["losetup", "--direct-io=on", self.dev], check=True)
         if self.sysfs("loop/dio") != "1":
-            sys.exit(f"{self.dev}: losetup --direct-io=on left loop/dio at {self.sysfs('loop/dio')}")
+            sys.exit(f"{self.dev}: losetup --direct-io=on left loop/dio at "
+                     f"{self.sysfs('loop/dio')}")
 
     def close(self):
         if self.mnt:
@@ -319,7 +320,8 @@ class Irregular:
             if self.loop:
                 iops, bs = self.rng.randint(100, 1000), "--bsrange=4k-16k"
             else:
-                iops, bs = self.rng.choice([0, 0, 100, 300, 600, 1000, 1500, 2000, 2500]), "--bs=16k"
+                iops = self.rng.choice([0, 0, 100, 300, 600, 1000, 1500, 2000, 2500])
+                bs = "--bs=16k"
             self.fio_until = now + seconds
             self.log.append({"at_unix_ms": now_ms(), "foreign_iops": 2 * iops,
                              "seconds": round(seconds, 1)})
@@ -418,7 +420,8 @@ def record(args, out, events, loop):
         probe_dir = os.path.join(loop.mnt, "probes")
         os.makedirs(probe_dir)
     with open(config, "w") as f:
-        f.write(loop_config(state, port, probe_dir) if loop else fast_config(state, port, probe_dir))
+        f.write(loop_config(state, port, probe_dir) if loop
+                else fast_config(state, port, probe_dir))
     majmin = loop.majmin() if loop else whole_disk(device_of(out))
     seconds = args.minutes * 60
     events["device"] = majmin
@@ -484,7 +487,8 @@ def record(args, out, events, loop):
                 else:
                     median = median_read_iops(os.path.join(state, "iowatch.db"), LOOP_JOB)
                     iops = int(median * args.cap_share)
-                    pids = [daemon.pid, os.getpid()] + ([irregular.fio.pid] if irregular.fio else [])
+                    pids = [daemon.pid, os.getpid()]
+                    pids += [irregular.fio.pid] if irregular.fio else []
                     cap = LoopCap(majmin, iops, pids)
                     events["loop"].update(median_read_iops=median, cap_iops=iops)
                     print(f"minute {minute:.1f}: {loop.dev} capped at {iops} IOPS "
