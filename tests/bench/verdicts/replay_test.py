@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The recorded verdict scenarios (recordings/: quiet, load, slowdown, busy, busyslow; record.py
-made them on this project's VM) replayed through the daemon's classifier and judge
+"""The recorded verdict scenarios (recordings/: quiet, load, slowdown, busy, busyslow, busyloop;
+record.py made them on this project's VM) replayed through the daemon's classifier and judge
 (replay_verdicts), with what README's "Regression verdicts" tables state checked:
   - the current judge raises nothing on the quiet, the load and the busy recordings but the
     known false alarms, and nothing outside the throttle windows of the slowdown ones;
@@ -8,7 +8,10 @@ made them on this project's VM) replayed through the daemon's classifier and jud
     each within hysteresis + 2 judged runs after the window;
   - on the busy recording, with baselines learned inside the run (min_age 90 s, issue 27's
     trial), at least 60 % of runs are judged;
-  - the detector before issue 13 raised false alarms on the load recording (the point of it).
+  - the detector before issue 13 raised false alarms on the load recording (the point of it);
+  - busyloop, replayed with the baselines it was recorded with (runs: 5, min_age: 60s): nothing
+    raised before its loop device slowed down, and the slowdown raised within min_bad_span + 2
+    judged runs (BUSYLOOP_GOAL_RUNS).
 The gaps README states are listed in KNOWN_GAPS by name: the check is that the misses and
 false alarms are exactly those, so a new one fails, and so does one that closes (update the
 list and README with it).
@@ -55,6 +58,18 @@ KNOWN_GAPS = {
     # disk from a slow one and does not count (the tracker's informative rule), so a raise
     # stands until runs with a tighter baseline come: randread-4k-qd1's first after 10 judged
     # runs, seqread-1m-qd8's second not in the recording's last two minutes.
+    # busyloop: the goal (raised within min_bad_span + 2 judged runs) is not met: in 6 minutes
+    # after the cap, 70 judged runs of 70, nothing is raised (2 bad runs, not in a row). The
+    # load bands' 5-run baselines were learned from runs that the shared CPU slowed by up to 4x
+    # (the buffered loop's reads are page-cache copies: 4,000-129,000 IOPS before the cap,
+    # median 30,758), so their spreads are 60 % and 115 % of the median: 3 spreads put the IOPS
+    # threshold below zero (never bad) and the mean latency's at 2.8x and 3.1x; the capped runs
+    # were at IOPS 0.42-0.84x and mean latency 1.2-2.4x. The load model allowed 3.4-5.1x its
+    # prediction; band 3's baseline, learned from the slowest runs, found capped runs faster.
+    "busyloop": {
+        "missed": ["randread-4k-qd4/w1"],
+        "false_alarms": [],
+    },
     "busyslow": {
         "missed": ["seqread-1m-qd8/w1"],
         "false_alarms": [],
@@ -63,6 +78,23 @@ KNOWN_GAPS = {
         "uncleared": ["seqread-1m-qd8/w2"],
     },
 }
+# Recordings replayed with the policy they were recorded with rather than the tests' (20 min,
+# 10 runs), and the judged runs their windows must be raised within.
+# busyloop's slowdown is an IOPS cap on the loop device (blk-throttle), which holds a request
+# back to its next time slice: the probe's median p99.9 latency went from 7.5 ms to 70 ms (x9)
+# while its mean rose 1.6x, a tail the reviewer's slowdown (the loop switched to direct I/O,
+# nothing raised) did not have, and on which today's judge raised it. The replay judges every
+# metric the daemon does but p99.9, so that what it checks is what the reviewer saw: IOPS 40 %
+# lower and the mean latency 1.6x.
+BUSYLOOP_METRICS = ("iops,bandwidth_bytes,lat_mean_seconds,lat_p50_seconds,lat_p90_seconds,"
+                    "lat_p99_seconds")
+POLICIES = {"busyloop": ["--min-age=60s", "--runs=5", f"--metrics={BUSYLOOP_METRICS}"]}
+# busyloop: one job every 5 s, 3 s long; bad runs must span min_bad_span (45 s) from the first's
+# start to the last's end, which takes 10 runs ((10 - 1) x 5 s + 3 s = 48 s); the goal is those
+# and 2 more judged runs after the loop device slowed down.
+MIN_BAD_SPAN_S, BUSYLOOP_EVERY_S, BUSYLOOP_RUNTIME_S = 45, 5, 3
+BUSYLOOP_GOAL_RUNS = -(-(MIN_BAD_SPAN_S - BUSYLOOP_RUNTIME_S) // BUSYLOOP_EVERY_S) + 1 + 2
+GOAL_RUNS = {"busyloop": BUSYLOOP_GOAL_RUNS}
 # Issue 27's goal on a busy disk beside a CPU the hypervisor takes from, with baselines learned
 # inside the run (runs: 10, min_age: 90s, the issue's own trial): at least 60 % of runs judged.
 BUSY_MIN_AGE = "90s"
@@ -101,7 +133,11 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="iowatch-replay-") as workdir:
         dirs = unpack(workdir)
+        own = [d for d in dirs if os.path.basename(d) in POLICIES]
+        dirs = [d for d in dirs if d not in own]
         rows = replay(binary, dirs)
+        for d in own:
+            rows += replay(binary, [d], *POLICIES[os.path.basename(d)])
         busy_dirs = [d for d in dirs if os.path.basename(d).startswith("busy")]
         busy_rows = replay(binary, busy_dirs, f"--min-age={BUSY_MIN_AGE}") if busy_dirs else []
 
@@ -128,9 +164,17 @@ def main():
             check(row["windows"] > 0 and row["missed"] == missed,
                   f"{where}: every window flagged{' but the known ' + str(missed) if missed else ''}"
                   f" ({row['detected']:.0f} of {row['windows']:.0f}; missed {row['missed']})")
-            bound = gaps.get("worst_runs", HYSTERESIS + 2)
+            goal = GOAL_RUNS.get(row["name"], HYSTERESIS + 2)
+            bound = gaps.get("worst_runs", goal)
             check(row["worst_runs"] <= bound,
-                  f"{where}: within {bound} judged runs (worst {row['worst_runs']:.0f})")
+                  f"{where}: within {bound} judged runs"
+                  f"{f' (the known gap: the goal is {goal})' if bound != goal else ''}"
+                  f" (worst {row['worst_runs']:.0f})")
+            if row["name"] in GOAL_RUNS:
+                inside = row["judged"] - row["judged_outside"]
+                print(f"      {where}: {inside:.0f} judged runs in the window; "
+                      + (f"raised at judged run {row['worst_runs']:.0f}"
+                         if row["detected"] else "not raised"))
             uncleared = gaps.get("uncleared", [])
             check(row["uncleared"] == uncleared,
                   f"{where}: every raise cleared after its window"

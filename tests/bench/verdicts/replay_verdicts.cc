@@ -5,7 +5,7 @@
 // (the runs, their conditions and histograms) and events.json (the scenario
 // and its throttle windows).
 //
-//   replay_verdicts [--min-age=DURATION] [--tsv] DIR...
+//   replay_verdicts [--min-age=DURATION] [--runs=N] [--metrics=A,B,...] [--tsv] DIR...
 //
 // A regression raised by a run that started inside a throttle window is a
 // detection; any other is a false alarm. For each window and job: the judged
@@ -13,7 +13,11 @@
 // 20m) replaces the policy's 1 h minimum learning span, which a 30-minute
 // recording never reaches; 20 minutes is the shortest span at which the
 // quiet recording, whose virtual disk drifted between 11,000 and 15,800 QD1
-// IOPS with nothing else on the machine, raises nothing (README).
+// IOPS with nothing else on the machine, raises nothing (README). --runs
+// (default 10) replaces the runs a baseline is learned from, --metrics the
+// metrics judged (probes.baseline.metrics; default: the daemon's). A window with
+// no end (busyloop's: the disk stays slow) lasts to the recording's end, and
+// its clearing is not measured.
 //
 // Prints one Markdown table per recording (--tsv: one line per recording and
 // policy, for tests).
@@ -22,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -36,6 +41,7 @@
 #include "common/units.h"
 #include "probes/baseline/job_judge.h"
 #include "probes/baseline/memory_baseline_source.h"
+#include "probes/baseline/run_metrics.h"
 #include "probes/store/store.h"
 
 namespace {
@@ -44,9 +50,12 @@ namespace fs = std::filesystem;
 using namespace iowatch;
 using namespace iowatch::probes;
 
+// A window with no off_unix_ms lasts past every run.
+constexpr int64_t kOpenEnd = std::numeric_limits<int64_t>::max();
+
 struct Window {
   int64_t on_ms = 0;
-  int64_t off_ms = 0;
+  int64_t off_ms = kOpenEnd;
 };
 
 struct Recording {
@@ -114,7 +123,7 @@ std::optional<Recording> Load(const fs::path& dir) {
   rec.start_ms = doc.value("start_unix_ms", int64_t{0});
   for (const nlohmann::json& w : doc.value("throttle", nlohmann::json::array())) {
     rec.throttle.push_back(
-        Window{w.value("on_unix_ms", int64_t{0}), w.value("off_unix_ms", int64_t{0})});
+        Window{w.value("on_unix_ms", int64_t{0}), w.value("off_unix_ms", kOpenEnd)});
   }
   // A copy, so that opening (which migrates) never alters the recording.
   const fs::path copy = fs::temp_directory_path() / ("replay-" + rec.name + ".db");
@@ -169,12 +178,25 @@ struct Tally {
 };
 
 // " | bad: lat_mean_seconds, iops | raised: iops" for a trace line; "" when
-// nothing was bad and nothing changed.
+// nothing was bad and nothing changed. Before it, each judged metric's value
+// over its baseline and the distance allowed ("read iops 0.62 (0.35)": 38 %
+// below, bad beyond 35 %), and what the baseline was made from.
 std::string BadMetrics(const RunJudgement& j) {
   std::string out;
-  for (const MetricVerdict& v : j.verdicts) {
-    if (v.judged && v.bad) out += (out.empty() ? " | bad: " : ", ") + v.op + " " + v.metric;
+  if (j.judged) {
+    std::string ratios;
+    for (const MetricVerdict& v : j.verdicts) {
+      if (!v.judged) continue;
+      ratios += fmt::format("{}{} {} {:.2f} ({:.2f})", ratios.empty() ? " | judged: " : ", ", v.op,
+                            v.metric, v.ratio, v.baseline == 0 ? 0.0 : v.threshold / v.baseline);
+    }
+    out += ratios + (j.against.empty() ? "" : " against " + j.against);
   }
+  std::string bad;
+  for (const MetricVerdict& v : j.verdicts) {
+    if (v.judged && v.bad) bad += (bad.empty() ? " | bad: " : ", ") + v.op + " " + v.metric;
+  }
+  out += bad;
   std::string changes;
   for (const RegressionChange& c : j.changes) {
     changes += (changes.empty() ? " | " : ", ") +
@@ -293,7 +315,7 @@ void PrintTsv(const Recording& rec, const std::vector<Variant>& variants) {
       worst_ms = std::max(worst_ms, *d.after_ms);
       if (d.cleared_runs) {
         worst_clear = std::max(worst_clear, *d.cleared_runs);
-      } else {
+      } else if (d.off_ms != kOpenEnd) {
         uncleared += fmt::format("{}{}/w{}", uncleared.empty() ? "" : ",", d.job, d.window + 1);
       }
     }
@@ -333,7 +355,8 @@ void Print(const Recording& rec, const std::vector<Variant>& variants) {
           d.after_ms ? fmt::format("{:.0f} s, {} judged runs, cleared {}",
                                    static_cast<double>(*d.after_ms) / 1000, d.judged_runs,
                                    d.cleared_runs ? fmt::format("after {} judged", *d.cleared_runs)
-                                                  : std::string("never"))
+                                   : d.off_ms == kOpenEnd ? std::string("– (no end)")
+                                                          : std::string("never"))
                      : std::string("missed"));
     }
     const double per_1000 = t.judged_outside == 0 ? 0
@@ -353,6 +376,8 @@ void Print(const Recording& rec, const std::vector<Variant>& variants) {
 
 int main(int argc, char** argv) {
   int64_t min_age_ms = int64_t{20} * 60 * 1000;
+  uint32_t runs = BaselinePolicy{}.runs;
+  std::vector<std::string> metrics;
   bool tsv = false;
   std::vector<fs::path> dirs;
   for (int i = 1; i < argc; ++i) {
@@ -366,16 +391,40 @@ int main(int argc, char** argv) {
         return 2;
       }
       min_age_ms = d->count();
+    } else if (arg.starts_with("--runs=")) {
+      const std::string value = arg.substr(7);
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1 || n > 1000) {
+        std::fprintf(stderr, "--runs: expected 1 to 1000, got \"%s\"\n", value.c_str());
+        return 2;
+      }
+      runs = static_cast<uint32_t>(n);
+    } else if (arg.starts_with("--metrics=")) {
+      std::stringstream list(arg.substr(10));
+      for (std::string name; std::getline(list, name, ',');) {
+        if (FindMetric(name) == nullptr) {
+          std::fprintf(stderr, "--metrics: \"%s\" is not a metric a baseline learns\n",
+                       name.c_str());
+          return 2;
+        }
+        metrics.push_back(name);
+      }
     } else {
       dirs.emplace_back(arg);
     }
   }
   if (dirs.empty()) {
-    std::fprintf(stderr, "usage: replay_verdicts [--min-age=DURATION] [--tsv] RECORDING_DIR...\n");
+    std::fprintf(
+        stderr,
+        "usage: replay_verdicts [--min-age=DURATION] [--runs=N] [--metrics=A,B,...] [--tsv] "
+        "RECORDING_DIR...\n");
     return 2;
   }
   BaselinePolicy after;
   after.min_age_ms = min_age_ms;
+  after.runs = runs;
+  after.metrics = metrics;
   BaselinePolicy no_bands = after;
   no_bands.contention.bands = false;
   const std::vector<Variant> variants = {{"before", "before (issue 12)", BeforePolicy()},
