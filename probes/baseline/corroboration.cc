@@ -21,32 +21,24 @@ const MetricBaseline* CheckedAgainst(const Baseline& reference, const MetricVerd
   return it == reference.metrics.end() ? nullptr : &*it;
 }
 
-const MetricSample* ValueOf(std::span<const MetricSample> run, const MetricBaseline& m) {
-  const auto it = std::ranges::find_if(
-      run, [&](const MetricSample& s) { return s.op == m.op && s.metric == m.metric; });
-  return it == run.end() || !(it->value > 0) ? nullptr : &*it;
-}
-
 }  // namespace
 
 void SetAsideUncorroborated(const Baseline& reference, std::span<const MetricSample> run,
                             const BaselinePolicy& policy, std::vector<MetricVerdict>& verdicts) {
+  const std::vector<MetricVerdict> against_reference = Compare(reference, run, policy);
   for (MetricVerdict& v : verdicts) {
     if (!v.bad) continue;
     const MetricBaseline* expected = CheckedAgainst(reference, v);
     if (expected == nullptr) continue;
-    const MetricSample* value = ValueOf(run, *expected);
-    const MetricSpec* spec = FindMetric(expected->metric);
-    if (value == nullptr || spec == nullptr) continue;
-    const double ratio = value->value / expected->median;
-    const double tolerance = ToleranceFor(*spec, policy);
-    const bool worse = spec->worse == Worse::kLower ? ratio < 1 - tolerance : ratio > 1 + tolerance;
-    if (worse) continue;
+    const auto checked = std::ranges::find_if(against_reference, [&](const MetricVerdict& r) {
+      return r.op == expected->op && r.metric == expected->metric;
+    });
+    if (checked == against_reference.end() || checked->bad) continue;
     v.bad = false;
     v.note = fmt::format(
         "worse than its baseline, not than the series' first day at the run's stress ({} {:.2f}x "
         "of it, {:.0f} % allowed)",
-        expected->metric, ratio, 100 * tolerance);
+        expected->metric, checked->ratio, 100 * checked->threshold / expected->median);
   }
 }
 
