@@ -8,6 +8,7 @@
 //
 //   fleet_simulation --recording=IOWATCH_DB [--hosts=1000] [--days=30] [--seed=28]
 //       [--end=UNIX_SECONDS] [--gradual=20] [--abrupt=5] [--gradual-loss=0.02,0.05]
+//       [--abrupt-loss=0.40,0.60]
 //       [--load=afternoon|night] [--steal=diurnal|bursts|none]
 //       [--threads=2] [--out=FILE|-] [--truth=FILE]
 //
@@ -84,6 +85,10 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
       if (std::sscanf(v.c_str(), "%lf,%lf", &o.fleet.gradual_min, &o.fleet.gradual_max) != 2) {
         return std::nullopt;
       }
+    } else if (Parse(arg, "--abrupt-loss", v)) {
+      if (std::sscanf(v.c_str(), "%lf,%lf", &o.fleet.abrupt_min, &o.fleet.abrupt_max) != 2) {
+        return std::nullopt;
+      }
     } else if (Parse(arg, "--load", v)) {
       const auto load = iowatch::ValueIn<iowatch::probes::test_data::LoadShape>(kLoadShapes, v);
       if (!load) return std::nullopt;
@@ -154,6 +159,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: fleet_simulation --recording=IOWATCH_DB [--hosts=N] [--days=N] [--seed=N] "
                  "[--end=UNIX_SECONDS] [--gradual=N] [--abrupt=N] [--gradual-loss=MIN,MAX] "
+                 "[--abrupt-loss=MIN,MAX] "
                  "[--load=%s] [--steal=%s] [--threads=N] [--out=FILE|-] [--truth=FILE]\n"
                  "  --load: others' load, an afternoon peak (default) or a night batch "
                  "01:00-05:00 UTC\n"

@@ -7,7 +7,7 @@ bundled 15 min interval, writing the recorded series and ALERTS back; the alerts
 against the ground truth of the injected faults (fleet_score.py) and printed as Markdown.
 
   run.py FLEET_SIMULATION [--hosts 1000] [--days 30] [--seed 28] [--gradual 20] [--abrupt 5]
-         [--gradual-loss 0.02,0.05] [--load afternoon|night] [--steal diurnal|bursts|none]
+         [--gradual-loss 0.02,0.05] [--abrupt-loss 0.40,0.60] [--load afternoon|night] [--steal diurnal|bursts|none]
          [--threads 2] [--short] [--check]
 
 --load, --steal: the fleet's mix of others' load and the hypervisor's steal (fleet_simulation's
@@ -87,6 +87,8 @@ def parse_args():
     p.add_argument("--gradual", type=int, default=20)
     p.add_argument("--abrupt", type=int, default=5)
     p.add_argument("--gradual-loss", default="0.02,0.05")
+    p.add_argument("--abrupt-loss", default="0.40,0.60",
+                   help="IOPS lost at once by an abrupt fault, drawn uniformly between")
     p.add_argument("--load", choices=("afternoon", "night"), default="afternoon",
                    help="others' load: an afternoon peak, or a night batch 01:00-05:00 UTC")
     p.add_argument("--steal", choices=("diurnal", "bursts", "none"), default="diurnal",
@@ -371,7 +373,8 @@ def run(args, work):
     gen_cmd = [args.generator, f"--recording={unpack_recording(work)}", f"--hosts={args.hosts}",
                f"--days={args.days}", f"--seed={args.seed}", f"--end={end_time()}",
                f"--gradual={args.gradual}", f"--abrupt={args.abrupt}",
-               f"--gradual-loss={args.gradual_loss}", f"--load={args.load}",
+               f"--gradual-loss={args.gradual_loss}", f"--abrupt-loss={args.abrupt_loss}",
+               f"--load={args.load}",
                f"--steal={args.steal}", f"--threads={args.threads}",
                f"--out={series_path}", f"--truth={truth_path}"]
     cmd_path = os.path.join(data_dir, "generate.cmd")
