@@ -48,7 +48,7 @@ void DriftWatch::Restart(int64_t after_ms) {
 std::vector<DriftWatch::Change> DriftWatch::Update(const Baseline& predicted,
                                                    std::span<const MetricSample> metrics,
                                                    const BaselinePolicy& policy, int64_t start_ms,
-                                                   int64_t end_ms) {
+                                                   int64_t end_ms, bool clean) {
   std::vector<Change> changes;
   for (const MetricBaseline& m : predicted.metrics) {
     const MetricSpec* spec = FindMetric(m.metric);
@@ -64,7 +64,7 @@ std::vector<DriftWatch::Change> DriftWatch::Update(const Baseline& predicted,
       continue;
     }
     if (std::optional<Change> change =
-            Judge(e, u, sigma, MaterialLevel(*spec, policy), start_ms, end_ms)) {
+            Judge(e, u, sigma, MaterialLevel(*spec, policy), start_ms, end_ms, clean)) {
       change->op = m.op;
       change->metric = m.metric;
       change->ratio = *Ratio(m.op, m.metric);
@@ -120,13 +120,13 @@ bool DriftWatch::Stepped(Evidence& e, double u, double mean, double sigma, doubl
 
 std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, double sigma,
                                                     double material, int64_t start_ms,
-                                                    int64_t end_ms) {
+                                                    int64_t end_ms, bool clean) {
   const double mean = CalibratedMean(e);
   const double z = std::clamp((u - mean) / CalibratedSigma(e), -kClip, kClip);
   Follow(e, (u - mean) * sigma);
   if (e.worse == 0 && z > kSlack) e.since_ms = start_ms;
   e.worse = std::max(0.0, e.worse + z - kSlack);
-  const bool stepped = Stepped(e, u, mean, sigma, material, start_ms);
+  const bool stepped = clean && Stepped(e, u, mean, sigma, material, start_ms);
   const bool drifted = e.worse >= kRaise && e.level >= material;
   if (!e.raised && (drifted || stepped)) {
     if (!drifted) {

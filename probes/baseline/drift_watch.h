@@ -76,7 +76,10 @@ class DriftWatch {
   // kStepRaise σ once kStepRuns of its runs were beyond the slack. The slow CUSUM takes ten
   // runs (2.5 hours at the bundled schedule) to raise a disk 30 % slower,
   // which the per-run judge does not see when the disk's noise is 12 % (its
-  // threshold is 3 spreads: 35 %); this one raises it in three or four runs.
+  // threshold is 3 spreads: 35 %); this one raises it in three or four
+  // clean runs. Contended runs do not feed it: on a simulated fleet with
+  // steal in bursts of up to an hour, runs under one burst shared the
+  // reference's error at that steal and raised 8 healthy disks in 30 days.
   // Its average run length on a healthy series is 1.6 million runs
   // (Siegmund's approximation; a fleet paged at most once in 1,000 host-days
   // needs 400,000 with four disks a host), and replayed on the simulated
@@ -135,9 +138,12 @@ class DriftWatch {
 
   // Compares a run's metrics with the reference's prediction at its stress
   // (`predicted`: ModelBaselineAt over the reference's points); the changes
-  // of raised state it caused.
+  // of raised state it caused. Only a `clean` run (run_class.h: nothing else
+  // on the disk or the CPU) feeds the step CUSUM: three runs in a row under
+  // the same burst of steal share the reference's error at that stress.
   std::vector<Change> Update(const Baseline& predicted, std::span<const MetricSample> metrics,
-                             const BaselinePolicy& policy, int64_t start_ms, int64_t end_ms);
+                             const BaselinePolicy& policy, int64_t start_ms, int64_t end_ms,
+                             bool clean = true);
 
   bool Raised(std::string_view op, std::string_view metric) const;
   bool AnyRaised() const;
@@ -172,7 +178,7 @@ class DriftWatch {
   // A calibrated run's evidence; the change of raised state it made (op,
   // metric and ratio are the caller's to set).
   static std::optional<Change> Judge(Evidence& e, double u, double sigma, double material,
-                                     int64_t start_ms, int64_t end_ms);
+                                     int64_t start_ms, int64_t end_ms, bool clean);
 
   std::vector<int64_t> reference_;
   int64_t reference_after_ms_ = 0;

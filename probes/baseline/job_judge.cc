@@ -546,7 +546,8 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   std::vector<DriftWatch::Change> drift;
   if (*reference) {
     drift = state.drift.Update(**reference, run.metrics, policy, run.start_unix_ms,
-                               run.start_unix_ms + run.duration_ms);
+                               run.start_unix_ms + run.duration_ms,
+                               out->classification.run_class == RunClass::kClean);
   }
   MergeDriftChanges(state, drift_before, drift, *out);
   for (const DriftWatch::Change& d : drift) {

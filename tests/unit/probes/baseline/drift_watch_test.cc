@@ -145,6 +145,26 @@ TEST(DriftWatch, AThirtyPercentStepIsRaisedInThreeToFiveRuns) {
   EXPECT_LE(raised_after.back(), 6);
 }
 
+TEST(DriftWatch, ContendedRunsDoNotFeedTheStep) {
+  // Runs under a burst of steal share the reference's error at that stress:
+  // the same 30 % as above, contended, is left to the slow CUSUM.
+  const BaselinePolicy policy;
+  DriftWatch drift;
+  std::mt19937_64 rng(4);
+  int i = 0;
+  for (; i < 2 * kRunsPerDay; ++i) {
+    drift.Update(Reference(), RunAt(1.0, rng), policy, i * kRunMs, i * kRunMs);
+  }
+  const double step_before = drift.All().at({"read", "iops"}).step;
+  for (int n = 0; n < 6; ++n, ++i) {
+    EXPECT_TRUE(
+        drift.Update(Reference(), RunAt(0.7, rng), policy, i * kRunMs, i * kRunMs, false).empty())
+        << "contended run " << n;
+  }
+  EXPECT_EQ(drift.All().at({"read", "iops"}).step, step_before);
+  EXPECT_GT(drift.All().at({"read", "iops"}).worse, 0);  // the slow CUSUM saw them
+}
+
 TEST(DriftWatch, TwoStalledRunsInARowAreNotAStep) {
   DriftWatch drift;
   std::mt19937_64 rng(9);
