@@ -215,6 +215,20 @@ def alert_timing(text):
     return {k: tuple(v) for k, v in timing.items()}
 
 
+def without_annotations(rule):
+    """A rule's lines without its `annotations:` block: vmalert's replay mode cannot run their
+    `query` templates (the alerts' explanations), and the score reads only when alerts fire."""
+    kept, skipping = [], False
+    for line in rule:
+        if re.match(r"^        annotations:", line):
+            skipping = True
+        elif skipping and not re.match(r"^         ", line):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return kept
+
+
 def split_rules(text, work, file_name):
     """The file's rules one per file, in order, each under its own group's name. The files'
     layout: `  - name:` per group, `    rules:`, then `      - record:` / `      - alert:`."""
@@ -224,7 +238,7 @@ def split_rules(text, work, file_name):
         if rule and group:
             path = os.path.join(work, f"{len(out):03d}-{file_name}")
             with open(path, "w") as f:
-                f.write(f"groups:\n  - name: {group}\n    rules:\n" + "".join(rule))
+                f.write(f"groups:\n  - name: {group}\n    rules:\n" + "".join(without_annotations(rule)))
             out.append(path)
 
     for line in text.splitlines(keepends=True):
