@@ -8,7 +8,9 @@ store holds the probe's series), then:
    inodes used % are df's and df -i's Use%; the loop device has no SMART of its own ("none");
    the probe's series is listed, not regressed;
 2. a real I/O error (the backing file cut short, a block past the cut read with O_DIRECT): exit
-   1; the disk's kernel-log errors are the "I/O error, dev loopN," lines /dev/kmsg holds;
+   1; the disk's kernel-log errors grow by the "I/O error, dev loopN," lines /dev/kmsg got
+   (counted by sequence number: the ring drops its oldest lines while tests log, and the
+   daemon's counts since boot keep the ones it saw);
 3. a real ext4 error (trigger_fs_error): exit 1 and "ext4 recorded 1 error(s)";
 4. SMART through smartctl on the VM's own disk, smartctl replaced on PATH: a failing NVMe
    document (exit status 8) reads "failed" with its critical warning as problems and exit 1; a
@@ -16,8 +18,8 @@ store holds the probe's series), then:
 5. -d naming no disk: exit 2 and the message;
 6. mkfs.ext4 on a loop device over tmpfs, which refuses the WRITE_ZEROES mkfs zeroes its
    journal with (the kernel logs "operation not supported error, dev loopN, … (WRITE_ZEROES)"
-   and mkfs falls back): the error is listed, not a problem, and exits 0 unless the loop
-   device's name had other errors earlier in the boot.
+   and mkfs falls back): the count grows by the lines logged, is not a problem, and exits 0
+   unless the loop device's name had other errors earlier in the boot.
 Everything is unmounted, detached and removed at the end.
 
 Usage: health.py IOWATCH_BINARY SOURCE_DIR
@@ -59,10 +61,26 @@ def df_use(flag, mount):
     return int(re.search(r"(\d+)%", out.splitlines()[1]).group(1))
 
 
-def kmsg_errors(device):
-    """The "I/O error, dev DEVICE," lines the kernel log holds (the kernel's own records)."""
-    return sum(1 for _, facility, text in daemon.kernel_log() if facility == 0 and
-               re.match(rf"(blk_update_request: )?I/O error, dev {device},", text))
+IO_ERROR = r"(blk_update_request: )?I/O error, dev {device},"
+WRITE_ZEROES = r"operation not supported error, dev {device}, .*\(WRITE_ZEROES\)"
+
+
+def kernel_lines(pattern, device, after=-1):
+    """The kernel's own records (facility 0) matching `pattern` about `device`, newer than
+    sequence `after`, that /dev/kmsg holds now. The ring drops its oldest records while tests
+    log, so a count since boot is compared by what is new since a sequence, never whole."""
+    return sum(1 for sequence, facility, text in daemon.kernel_log() if facility == 0 and
+               sequence > after and re.match(pattern.format(device=device), text))
+
+
+def newest_sequence():
+    return max((sequence for sequence, _, _ in daemon.kernel_log()), default=-1)
+
+
+def listed_errors(doc, op, error):
+    """The disk's count of kernel-log errors of one op and kind, as `iowatch health` lists it."""
+    return sum(e["count"] for e in doc["disks"][0]["io_errors"]
+               if not e["buffer"] and e["op"] == op and e["error"] == error) if doc else None
 
 
 def failing_read(disk, cut):
@@ -99,9 +117,9 @@ def check_healthy(r, binary, disk, state, device):
     problems = d["problems"]
     earlier = [p for p in problems if p.endswith("in the kernel log") or
                p.endswith("(kernel log)")]
-    logged = kmsg_errors(device)
+    logged = kernel_lines(IO_ERROR, device)
     r.check(problems == earlier and code == (1 if problems else 0) and
-            any("I/O error(s)" in p for p in earlier) == (logged > 0),
+            (logged == 0 or any("I/O error(s)" in p for p in earlier)),
             f"healthy: exit {code}, no problem but the kernel log's earlier ones on {device} "
             f"({len(earlier)}; {logged} error lines)", json.dumps(problems))
     fs = [f for f in d["filesystems"] if f["mountpoint"] == disk.mnt]
@@ -115,17 +133,19 @@ def check_healthy(r, binary, disk, state, device):
 
 
 def check_io_error(r, binary, disk, state, device, cut):
+    _, doc, _, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
+    counted, since = listed_errors(doc, "read", "I/O"), newest_sequence()
     failing_read(disk, cut)
     code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
-    logged = kmsg_errors(device)
+    logged = kernel_lines(IO_ERROR, device, since)
     # The I/O kind only: the name's earlier lines of other kinds (an unsupported WRITE_ZEROES
     # of a mkfs on a loop device of the same name) are not the ones counted here.
-    got = sum(e["count"] for e in doc["disks"][0]["io_errors"]
-              if not e["buffer"] and e["error"] == "I/O") if doc else None
-    r.check(code == 1 and got == logged and logged > 0 and
+    got = listed_errors(doc, "read", "I/O")
+    r.check(code == 1 and counted is not None and got is not None and
+            got - counted == logged and logged > 0 and
             any("I/O error(s) on read requests" in p for p in doc["disks"][0]["problems"]),
-            f"an I/O error: exit {code}, {got} errors as the kernel log's {logged} lines",
-            err + (json.dumps(doc["disks"][0]["problems"]) if doc else ""))
+            f"an I/O error: exit {code}, {got} errors, {logged} more as the kernel log's "
+            f"{logged} new lines", err + (json.dumps(doc["disks"][0]["problems"]) if doc else ""))
 
 
 def check_fs_error(r, binary, disk, state, device):
@@ -158,12 +178,6 @@ def check_smart(r, binary, work, source_dir):
             f"a smartctl that never answers: killed, {smart}, returned in {seconds:.1f} s", err)
 
 
-def unsupported_write_zeroes(device):
-    """The kernel log's "operation not supported" WRITE_ZEROES lines about `device`."""
-    return sum(1 for _, facility, text in daemon.kernel_log() if facility == 0 and
-               re.match(rf"operation not supported error, dev {device}, .*\(WRITE_ZEROES\)", text))
-
-
 def check_mkfs_on_tmpfs(r, binary, work):
     tmpfs = os.path.join(work, "tmpfs")
     os.makedirs(tmpfs)
@@ -176,22 +190,24 @@ def check_mkfs_on_tmpfs(r, binary, work):
         loop = subprocess.run(["losetup", "-f", "--show", image], check=True, capture_output=True,
                               text=True).stdout.strip()
         device = os.path.basename(loop)
-        before = unsupported_write_zeroes(device)
+        state = os.path.join(work, "state")
+        _, doc, _, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
+        counted, since = listed_errors(doc, "write_zeroes", "operation not supported"), \
+            newest_sequence()
         subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True, capture_output=True)
-        logged = unsupported_write_zeroes(device)
-        if not r.check(logged > before, f"mkfs.ext4 on {device} over tmpfs: the kernel logged "
-                       f"{logged - before} unsupported WRITE_ZEROES"):
+        logged = kernel_lines(WRITE_ZEROES, device, since)
+        if not r.check(logged > 0, f"mkfs.ext4 on {device} over tmpfs: the kernel logged "
+                       f"{logged} unsupported WRITE_ZEROES"):
             return
-        code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir",
-                                        os.path.join(work, "state"))
+        code, doc, err, _ = health_json(binary, "-d", device, "--no-smart", "--state.dir", state)
         d = doc["disks"][0] if doc and doc["disks"] else {"io_errors": [], "problems": []}
-        listed = [e for e in d["io_errors"] if e["op"] == "write_zeroes" and
-                  e["error"] == "operation not supported"]
+        listed = listed_errors(doc, "write_zeroes", "operation not supported")
         problems = d["problems"]
-        r.check(listed and listed[0]["count"] == logged and
+        r.check(counted is not None and listed == counted + logged and
                 not any("operation not supported" in p for p in problems) and
                 code == (1 if problems else 0),
-                f"mkfs.ext4's unsupported WRITE_ZEROES: listed ({listed}), not a problem, "
+                f"mkfs.ext4's unsupported WRITE_ZEROES: listed ({counted} + {logged}: {listed}), "
+                f"not a problem, "
                 f"exit {code}", err + json.dumps(problems))
     finally:
         if loop:
