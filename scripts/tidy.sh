@@ -23,7 +23,7 @@ CC=clang-19 CXX=clang++-19 cmake -S . -B "$dir" -G Ninja -DIOWATCH_UNITY_BUILD=O
 # The one generated header a production file includes: the BPF skeleton.
 ninja -C "$dir" iowatch_bpf_skeleton > /dev/null
 mapfile -t all < <(git ls-files 'common/*.cc' 'collectors/*.cc' 'config/*.cc' 'probes/*.cc' \
-  'daemon/*.cc')
+  'daemon/*.cc' 'cli/*.cc')
 mode=files
 if (($# == 0)); then
   mode=all

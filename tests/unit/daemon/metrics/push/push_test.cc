@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "daemon/cli/push_options.h"
+#include "cli/shared/push_options.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/push/pushgateway.h"
 #include "daemon/metrics/sweep_metrics_renderer.h"

@@ -1,0 +1,137 @@
+#include "cli/health/health_command.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/terminal_text.h"
+#include "config/config.h"
+#include "cli/shared/cli_output.h"
+#include "cli/health/health_format.h"
+#include "cli/health/health_options.h"
+#include "daemon/sampling/snapshot_health.h"
+#include "daemon/sources/sampler.h"
+#include "probes/store/store.h"
+
+namespace iowatch::daemon {
+namespace {
+
+// A pattern matching exactly `name` (punctuation escaped: "cciss/c0d0").
+std::string ExactPattern(const std::string& name) {
+  std::string pattern = "^";
+  for (const char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) pattern += '\\';
+    pattern += c;
+  }
+  return pattern + "$";
+}
+
+Result<SamplerOptions> OptionsFor(const HealthOptions& o) {
+  SamplerOptions options;
+  const config::DeviceConfig devices;
+  auto filter = o.device.empty() ? collectors::DeviceFilter::Create("", devices.exclude)
+                                 : collectors::DeviceFilter::Create(ExactPattern(o.device), "");
+  if (!filter) return ErrorOf(filter);
+  options.filter = std::move(*filter);
+  options.partitions = true;  // a partition's buffer errors belong to its disk
+  options.cgroups.enabled = false;
+  options.process_interval_seconds = 0;
+  options.kmsg.enabled = true;
+  // The daemon's counts since boot, read and never written: the ring buffer
+  // may no longer hold every error they counted.
+  options.kmsg.state_file = (std::filesystem::path(o.state_dir) / "kmsg-errors.json").string();
+  options.kmsg.save = false;
+  options.smart.enabled = o.smart;
+  options.smart.interval_seconds = 1e9;  // one run per disk
+  options.smart.timeout_seconds = o.smart_timeout_seconds;
+  return options;
+}
+
+// Whether every disk that may have SMART has had its run end.
+bool SmartDone(const Snapshot& s) {
+  const auto may = std::ranges::count_if(*s.block_devices, MayHaveSmart);
+  return static_cast<size_t>(may) <= s.smart.devices.size();
+}
+
+// The kernel log counts' warning (a state file not to be trusted), which
+// only the first sample reports.
+void NoteKmsgWarning(const Snapshot& s, std::vector<std::string>& notes) {
+  const auto kmsg = std::ranges::find(s.collectors, "kmsg", &CollectorStatus::name);
+  if (kmsg != s.collectors.end() && !kmsg->parse_error.empty()) {
+    notes.push_back("kernel log errors: " + kmsg->parse_error);
+  }
+}
+
+std::shared_ptr<const Snapshot> Sample(const GlobalOptions& global, const HealthOptions& o,
+                                       Sampler& sampler, std::vector<std::string>& notes) {
+  const FileTree procfs(global.procfs);
+  const FileTree sysfs(global.sysfs);
+  auto snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
+  NoteKmsgWarning(*snapshot, notes);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(o.smart_timeout_seconds + 1);
+  while (o.smart && !SmartDone(*snapshot) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
+  }
+  return snapshot;
+}
+
+// The probe series' verdicts in the daemon's store; a store that cannot be
+// read is a note, not a failure: the disks' health stands without it.
+std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
+                                               std::vector<std::string>& notes) {
+  const std::filesystem::path path = std::filesystem::path(o.state_dir) / probes::Store::kFileName;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  auto store = probes::Store::OpenReadOnly(path);
+  if (!store) {
+    notes.push_back("probe verdicts: " + store.error().ToString());
+    return {};
+  }
+  std::vector<probes::UnreadableSeriesState> unreadable;
+  auto states = store->SeriesStates(probes::RegressionTracker(), unreadable);
+  if (!states) {
+    notes.push_back("probe verdicts: " + states.error().ToString());
+    return {};
+  }
+  // Read-only here: the daemon moves such a row aside at its next start.
+  for (const probes::UnreadableSeriesState& row : unreadable) {
+    notes.push_back(
+        fmt::format("probe verdicts: {}: {}; that series left out", store->Path(), row.Describe()));
+  }
+  std::vector<ProbeSeriesVerdict> verdicts;
+  for (const probes::StoredSeriesState& s : *states) {
+    verdicts.push_back({s.job, s.device, s.state.AnyRegressed()});
+  }
+  return verdicts;
+}
+
+}  // namespace
+
+int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args) {
+  auto opts = ParseHealthArgs(args, config::Config{}.state_dir);
+  if (!opts) return ReportError("health", opts.error());
+  auto options = OptionsFor(*opts);
+  if (!options) return ReportError("health", options.error());
+  Sampler sampler(std::move(*options));
+  std::vector<std::string> notes;
+  const auto snapshot = Sample(global, *opts, sampler, notes);
+  const std::vector<ProbeSeriesVerdict> verdicts = StoredVerdicts(*opts, notes);
+  HostHealth health = BuildHostHealth(*snapshot, verdicts, opts->device, opts->smart);
+  if (!opts->device.empty() && health.disks.empty()) {
+    return ReportError("health",
+                       Error::NotFound("no whole disk named " + TerminalText(opts->device),
+                                       global.sysfs + "/block"));
+  }
+  health.notes.insert(health.notes.end(), notes.begin(), notes.end());
+  const Status written =
+      WriteStdout(opts->json ? FormatHealthJson(health) : FormatHealthText(health));
+  if (!written) return ReportError("health", written.error());
+  return health.Problems() > 0 ? 1 : 0;
+}
+
+}  // namespace iowatch::daemon

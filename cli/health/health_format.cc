@@ -1,0 +1,138 @@
+// `iowatch health`'s two outputs: a screen per host (names through
+// TerminalText: they come from the system) and JSON.
+#include "cli/health/health_format.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "common/terminal_text.h"
+
+namespace iowatch::daemon {
+namespace {
+
+std::string Percent(const std::optional<double>& p) {
+  return p ? fmt::format("{:.0f} %", *p) : "-";
+}
+
+void AppendIdentity(std::string& out, const DiskHealth& d) {
+  fmt::format_to(std::back_inserter(out), "{}  {:.1f} GB", TerminalText(d.name),
+                 static_cast<double>(d.size_bytes) / 1e9);
+  for (const std::string* field : {&d.transport, &d.model, &d.serial}) {
+    if (!field->empty()) out += "  " + TerminalText(*field);
+  }
+  out += "\n";
+}
+
+void AppendSmart(std::string& out, const SmartHealth& s) {
+  fmt::format_to(std::back_inserter(out), "  SMART        {}", s.state);
+  if (!s.detail.empty()) out += ": " + TerminalText(s.detail);
+  out += "\n";
+  for (const auto& [label, value] : s.facts) {
+    fmt::format_to(std::back_inserter(out), "    {:<22} {}\n", label, value);
+  }
+}
+
+void AppendErrors(std::string& out, const DiskHealth& d) {
+  if (d.io_errors.empty()) {
+    out += "  I/O errors   none in the kernel log since boot\n";
+    return;
+  }
+  out += "  I/O errors   since boot (kernel log)\n";
+  for (const IoErrorSeries& e : d.io_errors) {
+    fmt::format_to(std::back_inserter(out), "    {:<22} {} {} {}\n", TerminalText(e.device),
+                   e.count, e.buffer ? "buffer I/O errors on" : e.error + " errors on",
+                   TerminalText(e.op));
+  }
+}
+
+void AppendFilesystems(std::string& out, const DiskHealth& d) {
+  if (d.filesystems.empty()) return;
+  out += "  filesystems  mount point                     type    used  inodes  state\n";
+  for (const FilesystemHealth& f : d.filesystems) {
+    std::string state = f.unreadable ? "unreadable" : f.readonly ? "ro" : "rw";
+    if (f.errors > 0) state += fmt::format(", {} errors", f.errors);
+    fmt::format_to(std::back_inserter(out), "    {:<42} {:<7} {:>5} {:>7}  {}\n",
+                   TerminalText(f.mount_point), TerminalText(f.fstype), Percent(f.used_percent),
+                   Percent(f.inodes_used_percent), state);
+  }
+}
+
+void AppendProbes(std::string& out, const DiskHealth& d) {
+  for (const ProbeSeriesVerdict& p : d.probes) {
+    fmt::format_to(std::back_inserter(out), "  probe        {}: {}\n", TerminalText(p.job),
+                   p.regressed ? "regressed" : "no regression");
+  }
+}
+
+nlohmann::json FilesystemJson(const FilesystemHealth& f) {
+  const auto optional = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"mountpoint", f.mount_point},
+          {"device", f.device},
+          {"fstype", f.fstype},
+          {"used_percent", optional(f.used_percent)},
+          {"inodes_used_percent", optional(f.inodes_used_percent)},
+          {"readonly", f.readonly},
+          {"unreadable", f.unreadable},
+          {"errors", f.errors}};
+}
+
+nlohmann::json DiskJson(const DiskHealth& d) {
+  nlohmann::json smart = {{"state", d.smart.state}, {"detail", d.smart.detail}};
+  for (const auto& [label, value] : d.smart.facts) smart["facts"][label] = value;
+  nlohmann::json errors = nlohmann::json::array();
+  for (const IoErrorSeries& e : d.io_errors) {
+    errors.push_back({{"device", e.device},
+                      {"op", e.op},
+                      {"error", e.error},
+                      {"buffer", e.buffer},
+                      {"count", e.count}});
+  }
+  nlohmann::json filesystems = nlohmann::json::array();
+  for (const FilesystemHealth& f : d.filesystems) filesystems.push_back(FilesystemJson(f));
+  nlohmann::json probes = nlohmann::json::array();
+  for (const ProbeSeriesVerdict& p : d.probes) {
+    probes.push_back({{"job", p.job}, {"regressed", p.regressed}});
+  }
+  return {{"device", d.name},         {"model", d.model},           {"serial", d.serial},
+          {"transport", d.transport}, {"size_bytes", d.size_bytes}, {"smart", smart},
+          {"io_errors", errors},      {"filesystems", filesystems}, {"probes", probes},
+          {"problems", d.problems}};
+}
+
+}  // namespace
+
+std::string FormatHealthText(const HostHealth& health) {
+  std::string out;
+  for (const DiskHealth& d : health.disks) {
+    AppendIdentity(out, d);
+    AppendSmart(out, d.smart);
+    AppendErrors(out, d);
+    AppendFilesystems(out, d);
+    AppendProbes(out, d);
+    if (d.problems.empty()) {
+      out += "  problems     none\n";
+    } else {
+      for (const std::string& p : d.problems) out += "  PROBLEM      " + TerminalText(p) + "\n";
+    }
+    out += "\n";
+  }
+  for (const std::string& note : health.notes) out += "note: " + TerminalText(note) + "\n";
+  fmt::format_to(std::back_inserter(out), "{} disk(s), {} problem(s)\n", health.disks.size(),
+                 health.Problems());
+  return out;
+}
+
+std::string FormatHealthJson(const HostHealth& health) {
+  nlohmann::json disks = nlohmann::json::array();
+  for (const DiskHealth& d : health.disks) disks.push_back(DiskJson(d));
+  const nlohmann::json doc = {
+      {"disks", disks}, {"notes", health.notes}, {"problems", health.Problems()}};
+  // Names are the system's bytes: invalid UTF-8 is replaced, never an exception.
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace iowatch::daemon
