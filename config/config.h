@@ -25,7 +25,7 @@
 
 #include "common/filesystem_defaults.h"
 #include "common/result.h"
-#include "probes/baseline/baseline.h"
+#include "probes/verdicts/baseline.h"
 #include "probes/spec/job_spec.h"
 
 namespace iowatch::config {

@@ -23,7 +23,7 @@
 #include "cli/baseline/conditions_table.h"
 #include "cli/baseline/regressions_text.h"
 #include "cli/shared/cli_output.h"
-#include "probes/baseline/job_judge.h"
+#include "probes/verdicts/job_judge.h"
 #include "probes/store/store_json.h"
 
 namespace iowatch::daemon {

@@ -34,7 +34,7 @@
 #include "config/config.h"
 #include "cli/baseline/baseline_golden.h"
 #include "cli/baseline/baseline_options.h"
-#include "probes/baseline/baseline.h"
+#include "probes/verdicts/baseline.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

@@ -16,7 +16,7 @@
 #include "common/file_tree.h"
 #include "common/result.h"
 #include "config/config.h"
-#include "probes/baseline/job_judge.h"
+#include "probes/verdicts/job_judge.h"
 
 namespace iowatch::daemon {
 

@@ -16,7 +16,7 @@
 #include "common/terminal_text.h"
 #include "config/config.h"
 #include "cli/shared/cli_output.h"
-#include "probes/baseline/baseline.h"
+#include "probes/verdicts/baseline.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

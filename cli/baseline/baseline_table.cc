@@ -12,8 +12,8 @@
 #include "common/terminal_text.h"
 #include "cli/baseline/baseline_text.h"
 #include "cli/shared/local_time.h"
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/run_metrics.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/run_metrics.h"
 
 namespace iowatch::daemon {
 namespace {

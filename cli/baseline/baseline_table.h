@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "probes/baseline/baseline.h"
+#include "probes/verdicts/baseline.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

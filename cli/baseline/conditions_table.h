@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "probes/baseline/run_class.h"
-#include "probes/baseline/run_record.h"
+#include "probes/verdicts/run_class.h"
+#include "probes/verdicts/run_record.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

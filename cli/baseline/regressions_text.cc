@@ -10,8 +10,8 @@
 
 #include "common/terminal_text.h"
 #include "cli/baseline/baseline_table.h"
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/run_class.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/run_class.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "probes/baseline/baseline.h"
-#include "probes/baseline/regression_facts.h"
+#include "probes/verdicts/baseline.h"
+#include "probes/verdicts/regression_facts.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {

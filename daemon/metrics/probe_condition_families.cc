@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "daemon/metrics/probe_families.h"
-#include "probes/baseline/run_class.h"
+#include "probes/verdicts/run_class.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -10,7 +10,7 @@ namespace {
 
 void JudgedRatio(const ProbeFamilyInput& in, ExpositionWriter& w, std::string&) {
   for (const ProbeJobSnapshot& job : in.recorded.jobs) {
-    const JudgedSummary& s = job.judging;
+    const probes::JudgedSummary& s = job.judging;
     if (s.runs == 0) continue;
     w.Sample({{kProbe, job.name}}, static_cast<double>(s.judged) / static_cast<double>(s.runs));
   }

@@ -12,7 +12,7 @@
 #include "collectors/proc_stat.h"
 #include "common/file_tree.h"
 #include "daemon/scheduling/device_busy.h"
-#include "probes/baseline/run_conditions.h"
+#include "probes/verdicts/run_conditions.h"
 #include "probes/run/probe_result.h"
 
 namespace iowatch::daemon {

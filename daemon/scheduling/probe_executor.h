@@ -23,7 +23,7 @@
 
 #include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
-#include "probes/baseline/run_class.h"
+#include "probes/verdicts/run_class.h"
 #include "probes/target/probe_target.h"
 
 namespace iowatch::daemon {

@@ -11,12 +11,9 @@
 
 #include "collectors/block_devices.h"
 #include "common/clock.h"
-#include "daemon/scheduling/judgement_log.h"
 #include "daemon/scheduling/probe_run_snapshot.h"
-#include "probes/baseline/regression_facts.h"
-#include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
-#include "probes/store/store_baseline_source.h"
+#include "probes/verdicts/run_metrics.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -44,29 +41,6 @@ void AppendRecent(std::vector<ProbeRecentSeries>& recent,
   }
 }
 
-// What explains a regression `c` raised by judging `r`: its ratios, start,
-// the runs it was judged against and their load beside the run's.
-probes::RegressionFacts FactsOf(const probes::RegressionChange& c, const JudgedRun& r,
-                                const probes::SeriesState& series,
-                                std::span<const probes::LearningCandidate> candidates) {
-  probes::RegressionFacts f;
-  f.op = c.op;
-  f.metric = c.metric;
-  // A drift's verdict is the smoothed one; the run's own, if it was judged.
-  const auto own = std::ranges::find_if(r.judgement.verdicts, [&](const probes::MetricVerdict& v) {
-    return v.op == c.op && v.metric == c.metric;
-  });
-  f.ratio = !c.drift ? c.verdict.ratio : own != r.judgement.verdicts.end() ? own->ratio : 0;
-  f.drift_ratio = series.drift.Ratio(c.op, c.metric);
-  f.since_ms = c.since_ms;
-  if (r.judgement.baseline) {
-    f.baseline = probes::SummarizeRuns(r.judgement.baseline->baseline.run_ids, candidates);
-  }
-  f.reference = probes::SummarizeRuns(series.drift.Reference(), candidates);
-  f.run = probes::LoadOf(r.run.conditions);
-  return f;
-}
-
 // Counts and logs the I/Os a run left on the device. Record calls it with the
 // state mutex held.
 void ReportAbandonedIos(ProbeCounters& counters, const std::string& job,
@@ -88,7 +62,7 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
       own_counters_(options_.counters == nullptr ? std::make_unique<ProbeCounters>() : nullptr),
       counters_(options_.counters != nullptr ? options_.counters : own_counters_.get()),
       kernel_(KernelRelease()),
-      book_(probes::RegressionTracker::For(options_.baseline), {jobs.begin(), jobs.end()}) {
+      judge_(options_.baseline, jobs) {
   for (const std::string& name : jobs) {
     if (jobs_.contains(name)) continue;
     order_.push_back(name);
@@ -102,7 +76,7 @@ ProbeRecorder::ProbeRecorder(ProbeRecorderOptions options, const std::vector<std
   if (!EnsureStore()) return;
   SetStoreState(true, "", false);
   std::lock_guard state(state_mutex_);
-  for (auto& [name, job] : jobs_) job.published.judging = windows_.Summarize(name, NowMs());
+  for (auto& [name, job] : jobs_) job.published.judging = judge_.Summarize(name, NowMs());
   Publish();
 }
 
@@ -192,8 +166,7 @@ bool ProbeRecorder::EnsureStore() {
   retention_clock_.emplace(NowMs(), SteadyMs(), *newest);
   last_prune_ms_ = 0;
   store_.emplace(std::move(*store));
-  book_.Load(*store_, NowMs());
-  windows_.Load(*store_, NowMs());
+  judge_.Load(*store_, NowMs());
   return true;
 }
 
@@ -252,77 +225,6 @@ probes::RunRecord ProbeRecorder::ToRecord(const ScheduledJob& job, const RunOutc
   return run;
 }
 
-Result<ProbeRecorder::Stored> ProbeRecorder::Judge(const ScheduledJob& job,
-                                                   const probes::RunRecord& run, int64_t id) {
-  probes::RunRecord stored_run = run;
-  stored_run.id = id;
-  probes::StoreBaselineSource source(*store_, run.job, run.fingerprint, run.device);
-  const SeriesKey key{run.job, run.fingerprint, run.device};
-  Result<probes::SeriesState*> opened = book_.Open(*store_, stored_run);
-  if (!opened) return ErrorOf(opened);
-  probes::SeriesState& series = **opened;
-  // The job's other series (its options or its disk changed) are gone.
-  std::erase_if(last_verdicts_, [&](const auto& entry) {
-    return entry.first != key && entry.first.job == run.job;
-  });
-  probes::BaselinePolicy policy = options_.baseline;
-  if (!job.judge.empty()) policy.metrics = job.judge;
-  // The runs a kill left unjudged first, then this one; each is logged,
-  // counted and its verdict stored as if it had been judged live.
-  Result<std::vector<JudgedRun>> judged = book_.CatchUp(stored_run, source, policy, NowMs());
-  if (!judged) return ErrorOf(judged);
-  Result<probes::RunJudgement> now =
-      probes::JudgeRun(stored_run, source, series, book_.Beside(stored_run), policy, NowMs());
-  if (!now) return ErrorOf(now);
-  judged->push_back({std::move(stored_run), std::move(*now)});
-  if (Status saved = book_.Save(*store_, judged->back().run, *judged); !saved) {
-    return ErrorOf(saved);
-  }
-  // The series' runs, for what the runs judged against were like.
-  Result<std::vector<probes::LearningCandidate>> candidates = source.Candidates();
-  if (!candidates) return ErrorOf(candidates);
-  Stored out;
-  out.looked_up = true;
-  LastJudged& last = last_verdicts_[key];
-  for (const JudgedRun& r : *judged) {
-    out.judging = windows_.Note(r.run, r.judgement, NowMs());
-    LogJudgement(r.run, r.judgement, [&](const probes::RegressionChange& c) {
-      return FactsOf(c, r, series, *candidates);
-    });
-    KeepVerdicts(r, *candidates, last);
-  }
-  for (ProbeVerdict& v : last.verdicts) {
-    v.regressed = series.Regressed(v.verdict.op, v.verdict.metric);
-    v.drift_ratio = series.drift.Ratio(v.verdict.op, v.verdict.metric);
-    v.since_ms = v.regressed ? probes::RegressedSinceMs(series, v.verdict.op, v.verdict.metric) : 0;
-  }
-  out.verdicts = last.verdicts;
-  out.judged_baseline_runs = last.baseline_runs;
-  out.judged_load = last.load;
-  out.reference_runs = probes::SummarizeRuns(series.drift.Reference(), *candidates);
-  out.judgement = std::move(judged->back().judgement);
-  return out;
-}
-
-// The verdicts published for a series: a run that was not judged leaves the
-// last judged run's (their regression states as the hysteresis has them
-// now), with what they were judged against and under: the series must not
-// vanish (and an alert reset) because one run was contended. None once no
-// baseline is left (a reset).
-void ProbeRecorder::KeepVerdicts(const JudgedRun& r,
-                                 std::span<const probes::LearningCandidate> candidates,
-                                 LastJudged& last) {
-  const probes::RunJudgement& j = r.judgement;
-  if (j.judged) {
-    last.verdicts.clear();
-    for (const probes::MetricVerdict& v : j.verdicts) last.verdicts.push_back({v, false, {}, 0});
-    last.baseline_runs =
-        j.baseline ? probes::SummarizeRuns(j.baseline->baseline.run_ids, candidates) : std::nullopt;
-    last.load = probes::LoadOf(r.run.conditions);
-  }
-  if (j.baselines == 0) last = {};
-}
-
 ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const RunOutcome& outcome,
                                               const std::vector<probes::MetricSample>& metrics) {
   Stored stored;
@@ -337,13 +239,13 @@ ProbeRecorder::Stored ProbeRecorder::StoreRun(const ScheduledJob& job, const Run
     // Corruption found while writing: moved aside now, a new store next run.
     if (probes::Store::IsDamagedStore(error)) QuarantineStore(error);
     SetStoreState(false, error.ToString(), true);
-    return Stored{};
+    return Stored();
   };
   const probes::RunRecord run = ToRecord(job, outcome, metrics);
   const auto id = store_->AddRun(run);
   if (!id) return fail(id.error());
   if (run.ok) {
-    Result<Stored> judged = Judge(job, run, *id);
+    Result<probes::RunVerdicts> judged = judge_.Judge(*store_, run, *id, job.judge, NowMs());
     if (!judged) return fail(judged.error());
     stored = std::move(*judged);
   }
@@ -369,7 +271,7 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   JobState& state = JobStateFor(job.name);
   ProbeJobSnapshot& p = state.published;
   p.name = job.name;
-  SetLastRun(p, result, outcome.start_unix_ms, outcome.target_device);
+  SetLastRun(p, result, metrics, outcome.start_unix_ms, outcome.target_device);
   p.last_conditions = outcome.conditions;
   ReportAbandonedIos(*counters_, job.name, result);
   NoteFallbacks(job.name, result, state);
@@ -379,15 +281,15 @@ void ProbeRecorder::Record(const ScheduledJob& job, const RunOutcome& outcome) {
   for (const auto& [op, histogram] : state.clat) {
     p.clat.push_back(Cumulative(op, histogram, state.clat_sum_seconds[op]));
   }
-  if (stored.looked_up) {
+  if (stored) {
     const ProbeJobSnapshot before = p;
-    ApplyBaseline(stored, state);
+    ApplyBaseline(*stored, state);
     KeepIfUncontended(p);
     const bool contended = p.last_class.run_class == probes::RunClass::kContended;
     p.last_foreign_who = contended && options_.name_foreign_load
                              ? options_.name_foreign_load(outcome.target_device)
                              : std::string();
-    NoteContention(job.name, FormatDevice(outcome.target_device), stored, before, metrics);
+    NoteContention(job.name, FormatDevice(outcome.target_device), *stored, before, metrics);
   }
   Publish();
 }
@@ -423,7 +325,7 @@ void ProbeRecorder::MergeLatencies(const probes::ProbeResult& result, JobState& 
   }
 }
 
-void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
+void ProbeRecorder::ApplyBaseline(const probes::RunVerdicts& stored, JobState& state) {
   ProbeJobSnapshot& p = state.published;
   const probes::RunJudgement& j = stored.judgement;
   p.last_class = j.classification;
@@ -449,7 +351,8 @@ void ProbeRecorder::ApplyBaseline(const Stored& stored, JobState& state) {
 }
 
 void ProbeRecorder::NoteContention(const std::string& job, const std::string& device,
-                                   const Stored& stored, const ProbeJobSnapshot& before,
+                                   const probes::RunVerdicts& stored,
+                                   const ProbeJobSnapshot& before,
                                    const std::vector<probes::MetricSample>& metrics) const {
   const probes::Classification& now = stored.judgement.classification;
   const bool was = before.last_class.run_class == probes::RunClass::kContended;

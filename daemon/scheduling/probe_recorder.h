@@ -1,13 +1,11 @@
 // ProbeRecorder: the one place a probe outcome goes. For each outcome the
 // scheduler reports it stores the run (ok and error runs that measured
 // something; never a cancelled run, whose results are partial, nor a skip),
-// learns the job's baseline once N successful runs of the same job,
-// parameter fingerprint and device exist, compares the run with that
-// baseline, feeds the job's RegressionTracker (logging each state change
-// once, with the numbers), logs each engine fallback of a successful run
-// once per job (the snapshot carries them every run), prunes runs older than
-// the retention once a day, and publishes a new immutable ProbeSnapshot for
-// scrapes.
+// hands a successful one to the judge (probes::RunJudge: baselines,
+// hysteresis, drift, the judged share, the journal lines of what changed),
+// logs each engine fallback of a successful run once per job (the snapshot
+// carries them every run), prunes runs older than the retention once a day,
+// and publishes a new immutable ProbeSnapshot for scrapes.
 //
 // The baseline is read back from the store on every run, so `iowatch baseline
 // reset` and `capture` (another process) take effect at the next run; a new
@@ -44,15 +42,14 @@
 #include <vector>
 
 #include "common/file_tree.h"
-#include "daemon/scheduling/judged_window.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_run.h"
 #include "daemon/scheduling/probe_snapshot.h"
 #include "daemon/scheduling/retention_clock.h"
-#include "daemon/scheduling/series_book.h"
-#include "probes/baseline/baseline.h"
 #include "probes/stats/latency_histogram.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/baseline.h"
+#include "probes/verdicts/book/run_judge.h"
 
 namespace iowatch::daemon {
 
@@ -94,18 +91,9 @@ class ProbeRecorder {
     std::map<std::string, double> clat_sum_seconds;
     std::set<std::string> logged_fallbacks;  // engine fallbacks already logged
   };
-  // What the store side found out about one run, for the published state.
-  struct Stored {
-    bool looked_up =
-        false;  // the run was judged (or not) against the store: what follows is current
-    probes::RunJudgement judgement;
-    std::vector<ProbeVerdict> verdicts;  // with the hysteresis state after the run
-    JudgedSummary judging;               // the job's runs of the last 24 h, this one included
-    // What the verdicts' run was judged against and under (ProbeJobSnapshot's).
-    std::optional<probes::RunsSummary> judged_baseline_runs;
-    std::optional<probes::RunsSummary> reference_runs;
-    std::optional<probes::RunLoad> judged_load;
-  };
+  // What the store side found out about one run, for the published state:
+  // nothing when the run was not judged (an error run, a store down).
+  using Stored = std::optional<probes::RunVerdicts>;
 
   int64_t NowMs() const;
   int64_t SteadyMs() const;
@@ -140,25 +128,14 @@ class ProbeRecorder {
   // Adds the run's completion latencies to the job's totals since start
   // (state mutex held).
   static void MergeLatencies(const probes::ProbeResult& result, JobState& state);
-  // Judges a stored successful run (JudgeRun), after the runs of its series
-  // a kill left unjudged (SeriesBook::CatchUp); stores the series' state with
-  // their verdicts, counts them in the judged window, logs what each learned,
-  // the regressions it raised or cleared and, when it was contended, what
-  // the foreign load was (store mutex held).
-  Result<Stored> Judge(const ScheduledJob& job, const probes::RunRecord& run, int64_t id);
-  struct LastJudged;
-  // Keeps a judged run's verdicts, and what they were judged against and
-  // under, as the series' last (store mutex held).
-  static void KeepVerdicts(const JudgedRun& r,
-                           std::span<const probes::LearningCandidate> candidates, LastJudged& last);
   // Publishes the baseline the run was judged against, the verdicts and why
   // it was or was not judged (state mutex held).
-  static void ApplyBaseline(const Stored& stored, JobState& state);
+  static void ApplyBaseline(const probes::RunVerdicts& stored, JobState& state);
   // Logs, once per change, that a job's runs became contended (what the
   // foreign load was, and whether a band baseline still judged them) or
   // clean again (state mutex held).
-  void NoteContention(const std::string& job, const std::string& device, const Stored& stored,
-                      const ProbeJobSnapshot& before,
+  void NoteContention(const std::string& job, const std::string& device,
+                      const probes::RunVerdicts& stored, const ProbeJobSnapshot& before,
                       const std::vector<probes::MetricSample>& metrics) const;
 
   const ProbeRecorderOptions options_;
@@ -171,26 +148,9 @@ class ProbeRecorder {
   std::optional<probes::Store> store_;
   std::optional<RetentionClock> retention_clock_;  // anchored when store_ opens
   int64_t last_prune_ms_ = 0;                      // by retention_clock_
-  // The verdict state per series (job, fingerprint, device), kept across
-  // runs and restarts, and the last judged run's verdicts, published while
-  // runs are not judged.
-  SeriesBook book_;
-  // Per job, whether its runs of the last 24 h were judged (from the store
-  // when it opens, then each run).
-  JudgedWindows windows_;
-  // A probe series: the job, its options' fingerprint and its device.
-  struct SeriesKey {
-    std::string job;
-    std::string fingerprint;
-    std::string device;
-    auto operator<=>(const SeriesKey&) const = default;
-  };
-  struct LastJudged {
-    std::vector<ProbeVerdict> verdicts;
-    std::optional<probes::RunsSummary> baseline_runs;  // of the baseline they were judged against
-    std::optional<probes::RunLoad> load;               // of their run
-  };
-  std::map<SeriesKey, LastJudged> last_verdicts_;
+  // Judges the stored runs: the verdict state per series, kept across runs
+  // and restarts, and each job's judged share.
+  probes::RunJudge judge_;
 
   mutable std::mutex state_mutex_;  // everything below
   std::vector<std::string> order_;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "daemon/scheduling/device_busy.h"
-#include "probes/baseline/run_conditions.h"
+#include "probes/verdicts/run_conditions.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
 
@@ -70,7 +70,7 @@ struct ProbeRun {
 };
 
 // kContended: completed, but others' I/O on the disk was above the
-// contention policy's level (probes/baseline/run_class.h): stored and judged
+// contention policy's level (probes/verdicts/run_class.h): stored and judged
 // only against runs of a comparable load, and counted apart from ok.
 enum class RunResult { kOk, kError, kSkipped, kCancelled, kContended };
 // "ok", "error", "skipped", "cancelled", "contended"

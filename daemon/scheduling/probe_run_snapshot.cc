@@ -5,15 +5,15 @@
 #include <utility>
 
 #include "common/clock.h"
-#include "probes/baseline/run_class.h"
-#include "probes/baseline/run_metrics.h"
 #include "probes/spec/job_spec.h"
+#include "probes/verdicts/run_class.h"
+#include "probes/verdicts/run_metrics.h"
 
 namespace iowatch::daemon {
 
-void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_t start_unix_ms,
-                dev_t device) {
-  job.last_metrics = probes::ExtractMetrics(result);
+void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result,
+                std::vector<probes::MetricSample> metrics, int64_t start_unix_ms, dev_t device) {
+  job.last_metrics = std::move(metrics);
   job.last_run_timestamp_seconds = static_cast<double>(start_unix_ms) / 1000;
   job.run_duration_seconds = ToSeconds(result.elapsed);
   job.cpu_seconds = result.cpu.user_seconds + result.cpu.system_seconds;
@@ -48,7 +48,7 @@ ProbeJobSnapshot OneRunSnapshot(const std::string& name, const probes::ProbeResu
                                 int64_t start_unix_ms, dev_t device) {
   ProbeJobSnapshot job;
   job.name = name;
-  SetLastRun(job, result, start_unix_ms, device);
+  SetLastRun(job, result, probes::ExtractMetrics(result), start_unix_ms, device);
   for (const auto& [op, d] : {std::pair{"read", &result.read}, std::pair{"write", &result.write}}) {
     if (d->clat_histogram.Count() == 0) continue;
     job.clat.push_back(Cumulative(op, d->clat_histogram, ClatSumSeconds(*d)));

@@ -10,16 +10,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "daemon/scheduling/probe_snapshot.h"
 #include "probes/run/probe_result.h"
+#include "probes/verdicts/run_metrics.h"
 
 namespace iowatch::daemon {
 
-// Sets the last successful run's fields: its metrics (probes::ExtractMetrics),
-// start, measured time, CPU time and the disk it measured.
-void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result, int64_t start_unix_ms,
-                dev_t device);
+// Sets the last successful run's fields: its metrics (probes::ExtractMetrics
+// of `result`, extracted once by the caller), start, measured time, CPU time
+// and the disk it measured.
+void SetLastRun(ProbeJobSnapshot& job, const probes::ProbeResult& result,
+                std::vector<probes::MetricSample> metrics, int64_t start_unix_ms, dev_t device);
 
 // After the last run's classification is set: keeps its figures and start
 // as the last uncontended run's when it was clean; a contended or unknown

@@ -60,7 +60,7 @@
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_run.h"
-#include "probes/baseline/run_conditions.h"
+#include "probes/verdicts/run_conditions.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
 

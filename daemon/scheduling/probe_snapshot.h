@@ -16,12 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "daemon/scheduling/judged_window.h"
-#include "probes/baseline/baseline.h"
-#include "probes/baseline/regression_facts.h"
-#include "probes/baseline/run_class.h"
-#include "probes/baseline/run_conditions.h"
-#include "probes/baseline/run_metrics.h"
+#include "probes/verdicts/baseline.h"
+#include "probes/verdicts/book/judged_window.h"
+#include "probes/verdicts/book/run_judge.h"
+#include "probes/verdicts/regression_facts.h"
+#include "probes/verdicts/run_class.h"
+#include "probes/verdicts/run_conditions.h"
+#include "probes/verdicts/run_metrics.h"
 
 namespace iowatch::daemon {
 
@@ -43,17 +44,8 @@ struct ProbeClatHistogram {
   double sum_seconds = 0;            // sum of their completion latencies
 };
 
-struct ProbeVerdict {
-  probes::MetricVerdict verdict;  // the last successful run against the baseline
-  bool regressed = false;         // the hysteresis state after that run
-  // The metric's value / its reference of the series' first day, smoothed
-  // (probes::DriftWatch); none before the reference judged a run.
-  std::optional<double> drift_ratio;
-  // While regressed: the start of the first bad run (of the streak that
-  // raised it, or of a drift's evidence), ms since the epoch; 0 otherwise,
-  // or unknown (raised before iowatch kept it).
-  int64_t since_ms = 0;
-};
+// A metric's verdict as published (the judge's, probes/verdicts/book).
+using ProbeVerdict = probes::SeriesVerdict;
 
 // A metric over the job's recent successful runs, oldest first (at most
 // kRecentRuns), for the status page's sparklines.
@@ -103,7 +95,7 @@ struct ProbeJobSnapshot {
   int64_t baseline_runs = 0;
   std::vector<ProbeVerdict> verdicts;
   // What the verdicts' run was judged against and under, to explain a
-  // regression (probes/baseline/regression_facts.h): the runs its baseline
+  // regression (probes/verdicts/regression_facts.h): the runs its baseline
   // or prediction was made of (none for an imported baseline), the drift
   // watch's first day once chosen, and the judged run's own load and steal.
   std::optional<probes::RunsSummary> judged_baseline_runs;
@@ -111,7 +103,7 @@ struct ProbeJobSnapshot {
   std::optional<probes::RunLoad> judged_load;
   // Whether the runs of the last 24 h were judged, why not, and the last
   // judged run (across restarts: the store keeps it).
-  JudgedSummary judging;
+  probes::JudgedSummary judging;
 };
 
 // What explains the verdict `v` of `job` (a regressed one, for the status

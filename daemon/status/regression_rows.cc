@@ -6,7 +6,7 @@
 
 #include "common/markup.h"
 #include "daemon/sampling/foreign_load.h"
-#include "probes/baseline/regression_facts.h"
+#include "probes/verdicts/regression_facts.h"
 
 namespace iowatch::daemon {
 namespace {

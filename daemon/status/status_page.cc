@@ -276,7 +276,7 @@ std::string ProbeState(const ProbeJobSnapshot& job, std::string_view op) {
 // How much of the last day was judged: "40 % of 96 runs; last 2 h ago;
 // mostly cpu_contended"; marked bad when nothing was judged for a day.
 std::string JudgedCell(const ProbeJobSnapshot& job, double now_seconds) {
-  const JudgedSummary& s = job.judging;
+  const probes::JudgedSummary& s = job.judging;
   if (s.runs == 0) return "<td class=\"dim\">no run in 24 h</td>";
   std::string text =
       fmt::format("{:.0f} % of {} runs",

@@ -50,10 +50,10 @@
 #include <vector>
 
 #include "common/result.h"
-#include "probes/baseline/baseline.h"
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/run_metrics.h"
-#include "probes/baseline/run_record.h"
+#include "probes/verdicts/baseline.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/run_metrics.h"
+#include "probes/verdicts/run_record.h"
 #include "probes/run/probe_result.h"
 
 namespace iowatch::probes {

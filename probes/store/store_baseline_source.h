@@ -1,5 +1,5 @@
 // StoreBaselineSource: one probe series' baselines and runs in the store,
-// as JudgeRun (probes/baseline/job_judge.h) reads and writes them: the
+// as JudgeRun (probes/verdicts/job_judge.h) reads and writes them: the
 // daemon's way of judging a run, so that `iowatch baseline reset`, `capture`
 // and `import` from another process take effect at the series' next run.
 // Thread-safety: as the Store's (one owner).
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/baseline/job_judge.h"
+#include "probes/verdicts/job_judge.h"
 #include "probes/store/store.h"
 
 namespace iowatch::probes {

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "probes/baseline/run_record.h"
+#include "probes/verdicts/run_record.h"
 #include "probes/store/store_sqlite.h"
 
 namespace iowatch::probes::internal {

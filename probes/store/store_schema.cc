@@ -140,7 +140,7 @@ CREATE TABLE run_conditions (
 )sql";
 
 // Baselines per load band (issue 13: a contended run is judged against runs
-// that saw a comparable foreign load, probes/baseline/run_class.h): band
+// that saw a comparable foreign load, probes/verdicts/run_class.h): band
 // joins the key, so the three baseline tables are rebuilt (SQLite cannot
 // alter a UNIQUE constraint). The children are copied and dropped before
 // the parent, so the parent's implicit DELETE cascades into nothing, and the

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "probes/baseline/baseline.h"
-#include "tests/unit/probes/baseline/synthetic_disk.h"
+#include "probes/verdicts/baseline.h"
+#include "tests/unit/probes/verdicts/synthetic_disk.h"
 
 namespace {
 

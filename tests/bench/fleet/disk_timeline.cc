@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/memory_baseline_source.h"
-#include "probes/baseline/run_stress.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/memory_baseline_source.h"
+#include "probes/verdicts/run_stress.h"
 #include "tests/bench/fleet/full_resolution_run.h"
 
 namespace iowatch::fleet {

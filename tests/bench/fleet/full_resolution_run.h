@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "probes/baseline/run_record.h"
+#include "probes/verdicts/run_record.h"
 
 namespace iowatch::fleet {
 

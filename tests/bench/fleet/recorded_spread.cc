@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "probes/baseline/run_class.h"
+#include "probes/verdicts/run_class.h"
 #include "probes/store/store.h"
 
 namespace iowatch::fleet {

@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "common/enum_names.h"
-#include "probes/baseline/run_metrics.h"
-#include "probes/baseline/run_record.h"
-#include "tests/unit/probes/baseline/synthetic_disk.h"
+#include "probes/verdicts/run_metrics.h"
+#include "probes/verdicts/run_record.h"
+#include "tests/unit/probes/verdicts/synthetic_disk.h"
 
 namespace iowatch::probes::test_data {
 

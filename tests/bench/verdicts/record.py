@@ -78,7 +78,7 @@ THROTTLE_BPS = 400 * 1000 * 1000
 # else runs on the machine while recording (a developer's compiler) takes
 # CPU from neither the probes nor the load: the scenarios are about the disk.
 # (The runs record how long the probe waited for a CPU, and the judge sets
-# aside runs that waited long: probes/baseline/run_class.h.)
+# aside runs that waited long: probes/verdicts/run_class.h.)
 CPUS = os.cpu_count() or 1
 PIN_DAEMON = ["taskset", "-c", "0"] if CPUS > 1 else []
 PIN_LOAD = ["taskset", "-c", f"1-{CPUS - 1}"] if CPUS > 1 else []

@@ -1,5 +1,5 @@
 // Replays recorded probe runs through the real classifier and judge
-// (probes/baseline/job_judge.h, the daemon's) under two policies, the
+// (probes/verdicts/job_judge.h, the daemon's) under two policies, the
 // detector before issue 13 and the current one, and counts false alarms and
 // detections. A recording is a directory written by record.py: state/iowatch.db
 // (the runs, their conditions and histograms) and events.json (the scenario
@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "common/units.h"
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/memory_baseline_source.h"
-#include "probes/baseline/run_metrics.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/memory_baseline_source.h"
+#include "probes/verdicts/run_metrics.h"
 #include "probes/store/store.h"
 
 namespace {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/baseline/job_judge.h"
-#include "probes/baseline/memory_baseline_source.h"
+#include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/memory_baseline_source.h"
 #include "tests/bench/verdicts/diurnal_disk.h"
 
 namespace {

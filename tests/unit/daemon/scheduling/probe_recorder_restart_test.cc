@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "daemon/scheduling/probe_recorder.h"
-#include "probes/baseline/run_metrics.h"
+#include "probes/verdicts/run_metrics.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store.h"
 #include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
@@ -23,7 +23,7 @@
 namespace iowatch::daemon {
 
 // For readable failures.
-void PrintTo(const JudgedSummary& s, std::ostream* out) {
+void PrintTo(const probes::JudgedSummary& s, std::ostream* out) {
   *out << s.runs << " runs, " << s.judged << " judged, last judged at " << s.last_judged_unix_ms;
   for (const auto& [reason, count] : s.not_judged) *out << ", " << reason << " " << count;
 }
@@ -178,7 +178,7 @@ TEST(ProbeRecorderRestart, TheRunsJudgedAgainCountAsIfJudgedLive) {
   std::vector<RunOutcome> runs = Runs(job, {100, 100, 100, 1000, 1000});
   runs.push_back(Contended(job, 1000, kFirstRunMs + 6000, 3000));
   Replay(k, job, runs, 3);
-  const JudgedSummary& want = k.first->Snapshot()->jobs[0].judging;
+  const probes::JudgedSummary& want = k.first->Snapshot()->jobs[0].judging;
   ASSERT_EQ(want.runs, 6u);
   ASSERT_EQ(want.judged, 3u);
   EXPECT_EQ(k.second->Snapshot()->jobs[0].judging, want);
@@ -294,13 +294,13 @@ TEST(ProbeRecorderRestart, TheShareOfRunsJudgedSurvivesARestart) {
     ProbeRecorder first(Options(tmp.path(), 3, 2), {"rr"});
     for (int i = 0; i < 3; ++i) first.Record(job, Outcome(job, RunResult::kOk, 100, t += 1000));
     first.Record(job, Contended(job, 500, t += 1000, 3000));  // band 7 learning
-    const JudgedSummary& s = first.Snapshot()->jobs[0].judging;
+    const probes::JudgedSummary& s = first.Snapshot()->jobs[0].judging;
     EXPECT_EQ(s.runs, 4u);
     EXPECT_EQ(s.judged, 1u);  // the third, which completed the baseline
     EXPECT_EQ(s.last_judged_unix_ms, t - 1000);
   }
   ProbeRecorder second(Options(tmp.path(), 3, 2), {"rr"});
-  const JudgedSummary& s = second.Snapshot()->jobs[0].judging;
+  const probes::JudgedSummary& s = second.Snapshot()->jobs[0].judging;
   EXPECT_EQ(s.runs, 4u);
   EXPECT_EQ(s.judged, 1u);
   EXPECT_EQ(s.last_judged_unix_ms, t - 1000);
