@@ -1,5 +1,5 @@
 // `iowatch probe`'s command line and reports: fio's option spelling, jobs
-// per run, --help from the option table (and README showing the same text),
+// per run, --help from the option table (and docs/commands.md showing the same text),
 // fio's JSON layout and arithmetic for what we measure, and engine fallbacks
 // in both outputs.
 #include <gtest/gtest.h>
@@ -108,21 +108,21 @@ TEST(ProbeUsage, ListsEveryOptionOfTheTableAndTheCliFlags) {
   }
 }
 
-// README's usage block is the help text itself, so neither can drift.
-TEST(ProbeUsage, ReadmeShowsItVerbatim) {
-  std::ifstream in(iowatch::testing::SourceDir() + "/README.md");
-  ASSERT_TRUE(in) << "README.md not found";
+// docs/commands.md's usage block is the help text itself, so neither can drift.
+TEST(ProbeUsage, CommandsDocShowsItVerbatim) {
+  std::ifstream in(iowatch::testing::SourceDir() + "/docs/commands.md");
+  ASSERT_TRUE(in) << "docs/commands.md not found";
   std::stringstream text;
   text << in.rdbuf();
-  const std::string readme = text.str();
-  const std::string heading = "### `iowatch probe`\n\n```\n";
-  const size_t start = readme.find(heading);
+  const std::string doc = text.str();
+  const std::string heading = "## `iowatch probe`\n\n```\n";
+  const size_t start = doc.find(heading);
   ASSERT_NE(start, std::string::npos) << "no `iowatch probe` section with a usage block";
   const size_t body = start + heading.size();
-  const size_t end = readme.find("```\n", body);
+  const size_t end = doc.find("```\n", body);
   ASSERT_NE(end, std::string::npos);
-  EXPECT_EQ(readme.substr(body, end - body), ProbeUsage())
-      << "update README.md's `iowatch probe` block with `iowatch probe --help`";
+  EXPECT_EQ(doc.substr(body, end - body), ProbeUsage())
+      << "update docs/commands.md's `iowatch probe` block with `iowatch probe --help`";
 }
 
 ProbeResult SyntheticResult() {
