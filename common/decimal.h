@@ -2,7 +2,7 @@
 // (command-line values, job options, its own marker files, sysfs
 // attributes): digits only — no sign, space, "0x" or suffix — the whole
 // text, overflow rejected. The procfs parsers' hot loop is
-// collectors/text_scan.h's ParseU64, which means the same.
+// collectors/text/text_scan.h's ParseU64, which means the same.
 // Thread-safety: pure functions.
 #pragma once
 

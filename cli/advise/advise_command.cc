@@ -9,11 +9,11 @@
 #include <optional>
 #include <thread>
 
+#include "cli/shared/cli_output.h"
 #include "collectors/advice/advice.h"
-#include "collectors/disk_util.h"
+#include "collectors/disk/disk_util.h"
 #include "common/file_tree.h"
 #include "common/terminal_text.h"
-#include "cli/shared/cli_output.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "common/terminal_text.h"
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_executor.h"

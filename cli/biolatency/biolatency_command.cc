@@ -4,14 +4,14 @@
 #include <chrono>
 #include <cstdio>
 
-#include "collectors/block_devices.h"
-#include "collectors/bpf/block_io_program.h"
-#include "common/terminal_text.h"
 #include "cli/biolatency/biolatency_options.h"
 #include "cli/biolatency/biolatency_report.h"
 #include "cli/shared/cli_output.h"
 #include "cli/shared/local_time.h"
 #include "cli/shared/sleeper.h"
+#include "collectors/bpf/block_io_program.h"
+#include "collectors/disk/block_devices.h"
+#include "common/terminal_text.h"
 
 namespace iowatch::daemon {
 namespace {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "collectors/iostat.h"
-#include "cli/shared/host_info.h"
 #include "cli/iostat/iostat_report.h"
+#include "cli/shared/host_info.h"
+#include "collectors/disk/iostat.h"
 
 namespace iowatch::daemon {
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "collectors/block_devices.h"
-#include "collectors/disk_sample.h"
-#include "collectors/iostat.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/disk_sample.h"
+#include "collectors/disk/iostat.h"
 
 namespace iowatch::daemon {
 

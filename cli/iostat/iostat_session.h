@@ -11,12 +11,12 @@
 #include <optional>
 #include <string>
 
-#include "collectors/disk_sample.h"
-#include "collectors/proc_stat.h"
-#include "cli/shared/host_info.h"
 #include "cli/iostat/iostat_format.h"
 #include "cli/iostat/iostat_options.h"
 #include "cli/iostat/iostat_report.h"
+#include "cli/shared/host_info.h"
+#include "collectors/disk/disk_sample.h"
+#include "collectors/vm/proc_stat.h"
 
 namespace iowatch::daemon {
 

@@ -5,13 +5,13 @@
 
 #include <chrono>
 
-#include "collectors/device_filter.h"
-#include "common/clock.h"
-#include "cli/shared/cli_output.h"
 #include "cli/iotop/iotop_options.h"
 #include "cli/iotop/iotop_report.h"
+#include "cli/shared/cli_output.h"
 #include "cli/shared/local_time.h"
 #include "cli/shared/sleeper.h"
+#include "collectors/disk/device_filter.h"
+#include "common/clock.h"
 #include "daemon/sources/sampler.h"
 
 namespace iowatch::daemon {

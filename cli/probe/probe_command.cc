@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "collectors/block_devices.h"
-#include "collectors/disk_util.h"
-#include "common/clock.h"
-#include "common/file_tree.h"
-#include "cli/shared/cli_output.h"
 #include "cli/probe/probe_format.h"
 #include "cli/probe/probe_options.h"
 #include "cli/probe/probe_push.h"
 #include "cli/probe/probe_report.h"
+#include "cli/shared/cli_output.h"
 #include "cli/shared/stop_signal.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/disk_util.h"
+#include "common/clock.h"
+#include "common/file_tree.h"
 #include "probes/pipeline/run_job_set.h"
 
 namespace iowatch::daemon {

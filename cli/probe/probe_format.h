@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/disk_util.h"
+#include "collectors/disk/disk_util.h"
 #include "probes/run/job_runner.h"
 #include "probes/run/probe_result.h"
 

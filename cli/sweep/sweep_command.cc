@@ -10,16 +10,16 @@
 #include <fstream>
 #include <optional>
 
-#include "collectors/block_devices.h"
-#include "common/clock.h"
-#include "common/file_tree.h"
-#include "common/terminal_text.h"
-#include "config/config.h"
 #include "cli/shared/cli_output.h"
 #include "cli/shared/local_time.h"
 #include "cli/shared/stop_signal.h"
 #include "cli/sweep/sweep_options.h"
 #include "cli/sweep/sweep_output.h"
+#include "collectors/disk/block_devices.h"
+#include "common/clock.h"
+#include "common/file_tree.h"
+#include "common/terminal_text.h"
+#include "config/config.h"
 #include "daemon/metrics/sweep_metrics_renderer.h"
 #include "probes/pipeline/run_probe.h"
 #include "probes/store/store.h"

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "collectors/vmstat.h"
+#include "collectors/vm/vmstat.h"
 
 namespace iowatch::daemon {
 

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "collectors/vmstat.h"
 #include "cli/vmstat/vmstat_format.h"
 #include "cli/vmstat/vmstat_options.h"
+#include "collectors/vm/vmstat.h"
 
 namespace iowatch::daemon {
 

@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "collectors/advice/fs_stripe_hints.h"
-#include "collectors/block_devices.h"
-#include "collectors/diskstats.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/diskstats.h"
 
 namespace iowatch::collectors {
 

@@ -6,7 +6,7 @@
 
 #include "collectors/cgroup/cgroup_mounts.h"
 #include "collectors/cgroup/cgroup_names.h"
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
 
 namespace iowatch::collectors {
 namespace {

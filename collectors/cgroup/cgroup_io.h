@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "collectors/cgroup/cgroup_io_stat.h"
-#include "collectors/device_filter.h"
-#include "collectors/pressure.h"
+#include "collectors/disk/device_filter.h"
+#include "collectors/pressure/pressure.h"
 #include "common/file_tree.h"
 #include "common/result.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
 
 namespace iowatch::collectors {
 namespace {

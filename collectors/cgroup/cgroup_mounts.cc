@@ -1,6 +1,6 @@
 #include "collectors/cgroup/cgroup_mounts.h"
 
-#include "collectors/mountinfo.h"
+#include "collectors/filesystem/mountinfo.h"
 
 namespace iowatch::collectors {
 

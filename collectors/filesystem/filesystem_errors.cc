@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
 
 namespace iowatch::collectors {
 namespace {

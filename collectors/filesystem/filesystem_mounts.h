@@ -1,5 +1,5 @@
 // Which filesystems the filesystem collector reports, from the mount table
-// (collectors/mountinfo.h): node_exporter's selection (pseudo and virtual
+// (collectors/filesystem/mountinfo.h): node_exporter's selection (pseudo and virtual
 // filesystem types and the mount points under /dev, /proc, /sys, the
 // container stores excluded by default, both filters RE2 on the whole name),
 // then ONE mount per filesystem. A filesystem is its device number
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/device_filter.h"
-#include "collectors/mountinfo.h"
+#include "collectors/disk/device_filter.h"
+#include "collectors/filesystem/mountinfo.h"
 #include "common/filesystem_defaults.h"
 #include "common/result.h"
 

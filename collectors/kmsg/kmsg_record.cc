@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
 #include "common/block_status.h"
 
 namespace iowatch::collectors {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
 #include "common/file_tree.h"
 #include "common/json_integer.h"
 

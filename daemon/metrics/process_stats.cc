@@ -3,8 +3,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "collectors/proc_stat.h"
-#include "collectors/text_scan.h"
+#include "collectors/text/text_scan.h"
+#include "collectors/vm/proc_stat.h"
 
 namespace iowatch::daemon {
 

@@ -10,8 +10,8 @@
 #include <span>
 #include <string_view>
 
-#include "collectors/iostat.h"
-#include "collectors/vmstat.h"
+#include "collectors/disk/iostat.h"
+#include "collectors/vm/vmstat.h"
 
 namespace iowatch::daemon {
 

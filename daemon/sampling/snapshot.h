@@ -17,17 +17,17 @@
 #include <vector>
 
 #include "collectors/advice/advice.h"
-#include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
-#include "collectors/diskstats.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/diskstats.h"
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_usage.h"
-#include "collectors/meminfo.h"
-#include "collectors/named_values.h"
-#include "collectors/pressure.h"
-#include "collectors/proc_stat.h"
+#include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
+#include "collectors/text/named_values.h"
+#include "collectors/vm/meminfo.h"
+#include "collectors/vm/proc_stat.h"
 #include "common/memo.h"
 
 namespace iowatch::daemon {

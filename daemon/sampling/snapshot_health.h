@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "daemon/sampling/snapshot.h"
 
 namespace iowatch::daemon {

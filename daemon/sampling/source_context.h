@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "collectors/block_devices.h"
 #include "collectors/bpf/block_io_counters.h"
-#include "collectors/device_filter.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/device_filter.h"
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/filesystem/filesystem_usage.h"

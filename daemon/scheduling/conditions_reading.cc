@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <sys/sysmacros.h>
 
-#include "collectors/disk_util.h"
-#include "collectors/iostat.h"
+#include "collectors/disk/disk_util.h"
+#include "collectors/disk/iostat.h"
 #include "common/clock.h"
 #include "common/decimal.h"
 

@@ -7,13 +7,13 @@
 
 #include <optional>
 
-#include "collectors/diskstats.h"
-#include "collectors/pressure.h"
-#include "collectors/proc_stat.h"
+#include "collectors/disk/diskstats.h"
+#include "collectors/pressure/pressure.h"
+#include "collectors/vm/proc_stat.h"
 #include "common/file_tree.h"
 #include "daemon/scheduling/device_busy.h"
-#include "probes/verdicts/run_conditions.h"
 #include "probes/run/probe_result.h"
+#include "probes/verdicts/run_conditions.h"
 
 namespace iowatch::daemon {
 

@@ -12,7 +12,7 @@
 #include <system_error>
 #include <thread>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "common/clock.h"
 #include "daemon/scheduling/conditions_reading.h"
 #include "probes/pipeline/run_probe.h"

@@ -23,8 +23,8 @@
 
 #include "common/file_tree.h"
 #include "daemon/scheduling/probe_scheduler.h"
-#include "probes/verdicts/run_class.h"
 #include "probes/target/probe_target.h"
+#include "probes/verdicts/run_class.h"
 
 namespace iowatch::daemon {
 
@@ -119,7 +119,7 @@ class ThreadJobExecutor final : public JobExecutor {
 // The device a job's I/O lands on: the node's own device for a block device,
 // else the st_dev of the target file, or of its nearest existing ancestor
 // before the file exists. A partition is mapped to its whole disk through
-// the sysfs walker (collectors/block_devices.h), since production I/O on a
+// the sysfs walker (collectors/disk/block_devices.h), since production I/O on a
 // sibling partition loads the same disk. nullopt when nothing on the path
 // can be stat()ed.
 std::optional<DeviceId> ResolveProbeDevice(const probes::JobSpec& spec, const FileTree& sysfs);

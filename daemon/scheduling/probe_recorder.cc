@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "common/clock.h"
 #include "daemon/scheduling/probe_run_snapshot.h"
 #include "probes/spec/job_spec.h"

@@ -16,7 +16,7 @@
 #include <filesystem>
 
 #include "collectors/bpf/block_io_program.h"
-#include "collectors/device_filter.h"
+#include "collectors/disk/device_filter.h"
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/smart/smartctl_run.h"
 #include "common/clock.h"

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "collectors/diskstats.h"
-#include "collectors/iostat.h"
+#include "collectors/disk/diskstats.h"
+#include "collectors/disk/iostat.h"
 #include "common/file_tree.h"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "collectors/diskstats.h"
-#include "collectors/iostat.h"
+#include "collectors/disk/diskstats.h"
+#include "collectors/disk/iostat.h"
 #include "daemon/sampling/derived_series.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "common/utf8.h"
 #include "tests/fuzz/fuzz_input.h"
 

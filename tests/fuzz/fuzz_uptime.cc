@@ -1,5 +1,5 @@
 // /proc/uptime.
-#include "collectors/uptime.h"
+#include "collectors/vm/uptime.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

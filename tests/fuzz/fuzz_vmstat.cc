@@ -3,10 +3,10 @@
 // between two fuzzed samples: every rate finite and >= 0.
 #include <cmath>
 
-#include "collectors/meminfo.h"
-#include "collectors/proc_stat.h"
-#include "collectors/proc_vmstat.h"
-#include "collectors/vmstat.h"
+#include "collectors/vm/meminfo.h"
+#include "collectors/vm/proc_stat.h"
+#include "collectors/vm/proc_vmstat.h"
+#include "collectors/vm/vmstat.h"
 #include "daemon/sampling/derived_series.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/block_devices.h"
 #include "collectors/cgroup/cgroup_io.h"
-#include "collectors/uptime.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/vm/uptime.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/source_context.h"

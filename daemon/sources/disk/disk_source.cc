@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "collectors/block_devices.h"
-#include "collectors/disk_sample.h"
-#include "collectors/diskstats.h"
-#include "collectors/iostat.h"
+#include "collectors/disk/block_devices.h"
+#include "collectors/disk/disk_sample.h"
+#include "collectors/disk/diskstats.h"
+#include "collectors/disk/iostat.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/source_context.h"

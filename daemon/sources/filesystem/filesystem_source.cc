@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/block_devices.h"
+#include "collectors/disk/block_devices.h"
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/filesystem/mountinfo.h"
 #include "collectors/filesystem/statfs_helpers.h"
-#include "collectors/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
 
 namespace iowatch::daemon {

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdint>
 
-#include "collectors/pressure.h"
+#include "collectors/pressure/pressure.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/source_context.h"

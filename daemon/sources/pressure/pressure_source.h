@@ -1,5 +1,5 @@
 // PressureSource: the host's pressure stall information, once per sample.
-// Reads <procfs>/pressure/{cpu,io,memory} (collectors/pressure.h), keeps the
+// Reads <procfs>/pressure/{cpu,io,memory} (collectors/pressure/pressure.h), keeps the
 // maxima of each avg10 over the sampling window, and reports one collector,
 // "pressure": it fails, with the file and errno, when any of the three is
 // unreadable (a kernel without CONFIG_PSI, or booted with psi=0), and the

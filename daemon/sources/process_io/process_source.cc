@@ -8,8 +8,8 @@
 #include <string>
 
 #include "collectors/cgroup/cgroup_names.h"
-#include "collectors/process_io.h"
-#include "collectors/uptime.h"
+#include "collectors/process_io/process_io.h"
+#include "collectors/vm/uptime.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/source_context.h"
 #include "daemon/sources/process_io/reaped_io.h"

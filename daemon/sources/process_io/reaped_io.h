@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <map>
 
-#include "collectors/process_io.h"
+#include "collectors/process_io/process_io.h"
 
 namespace iowatch::daemon {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "collectors/scsi_counters.h"
+#include "collectors/scsi/scsi_counters.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/source_context.h"

@@ -4,9 +4,9 @@
 #include <optional>
 #include <vector>
 
-#include "collectors/proc_vmstat.h"
-#include "collectors/uptime.h"
-#include "collectors/vmstat.h"
+#include "collectors/vm/proc_vmstat.h"
+#include "collectors/vm/uptime.h"
+#include "collectors/vm/vmstat.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/source_context.h"

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "collectors/mountinfo.h"
+#include "collectors/filesystem/mountinfo.h"
 
 namespace iowatch::collectors {
 namespace {

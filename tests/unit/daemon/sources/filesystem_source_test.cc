@@ -13,7 +13,7 @@
 #include <mutex>
 
 #include "collectors/filesystem/filesystem_errors.h"
-#include "collectors/mountinfo.h"
+#include "collectors/filesystem/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/source_tree.h"
