@@ -12,7 +12,7 @@
 // start lines below).
 // AppendToFile opens the file with O_APPEND|O_CREAT|O_NONBLOCK|O_NOCTTY|
 // O_CLOEXEC — a FIFO without a reader fails at once instead of holding the
-// program's exit (item 23) — and writes with SIGPIPE blocked in the calling
+// program's exit — and writes with SIGPIPE blocked in the calling
 // thread: a reader that went away makes the write fail with EPIPE, and the
 // SIGPIPE it raised is taken back before the mask is restored, so the
 // program's exit status stays its own. A pipe that does not drain is given

@@ -181,7 +181,7 @@ TEST(ConfigErrors, TlsNeedsBothFiles) {
             ErrorCode::kInvalidArgument);
 }
 
-// Issue 26 item 21: a NUL byte cut the path, and the error named "/etc/ssl".
+// A NUL byte cut the path, and the error named "/etc/ssl".
 TEST(ConfigErrors, TlsPathsHoldNoNulByte) {
   EXPECT_EQ(MessageOf("web: {tls: {cert_file: \"/etc/ssl\\0x\", key_file: k.pem}}"),
             "t.yaml:1:24: web.tls.cert_file: expected a path without NUL bytes, found "

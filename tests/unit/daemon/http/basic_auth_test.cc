@@ -86,7 +86,7 @@ TEST(BasicAuthenticator, VerifiesWithBcryptAndCachesOnlySuccess) {
 }
 
 // Adversarial test finding 12: an unknown user was checked against the first
-// user's hash; then (issue 26 item 26) against the costliest one, which still
+// user's hash; then against the costliest one, which still
 // left a name behind a cheaper hash answering 45 times faster (cost 4: 1.4 ms
 // against 64 ms). Every check now runs bcrypt once at each configured cost:
 // the cheap user, the dear one and an unknown name cost the same. Timing, the

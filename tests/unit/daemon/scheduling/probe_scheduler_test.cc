@@ -585,7 +585,7 @@ std::unique_ptr<probes::HeldIo> HeldUntil(std::shared_ptr<bool> completed) {
                                           std::move(*buffers), 8);
 }
 
-// Issue 26, item 15: a device that holds I/Os of a run that gave up on it is
+// A device that holds I/Os of a run that gave up on it is
 // not probed again (each run would leave its context, buffers and aio-nr
 // behind) until they complete; other devices are; nothing at all beyond
 // AbandonedIoPool::kMaxHeldIos.

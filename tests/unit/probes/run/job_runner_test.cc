@@ -723,7 +723,7 @@ TEST(RunJobTest, BuffersOfAbandonedIosAreNeverFreed) {
 // Adversarial review ("check and settle"): a partial submission marked the
 // whole batch in flight, and the runner waited for completions of requests
 // that were never started until the hard limit.
-// Issue 26, item 15: the abandoned I/Os go to the caller with their context
+// The abandoned I/Os go to the caller with their context
 // and buffers, which stay valid (ASan: written to) until every I/O
 // completed; then they are freed, the context first.
 TEST(RunJobTest, AbandonedIosGoToTheCallerAndAreFreedOnceTheyComplete) {
