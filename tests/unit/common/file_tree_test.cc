@@ -54,7 +54,7 @@ TEST(ReadFile, AFileLongerThanTheLimitIsRefusedWithAClearError) {
   EXPECT_EQ(ReadFile(big, {.max_bytes = (1 << 20) + 1})->size(), (1u << 20) + 1);
 }
 
-// Adversarial test findings 5 and 6: /dev/zero grew a reader to gigabytes, a
+// Adversarial tests: /dev/zero grew a reader to gigabytes, a
 // FIFO in place of diskstats, a sysfs attribute or the config blocked forever.
 TEST(ReadFile, FifosAndDevicesAreRefusedBeforeTheFirstRead) {
   ScratchDir dir;

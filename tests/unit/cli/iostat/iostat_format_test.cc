@@ -9,7 +9,7 @@
 namespace iowatch::daemon {
 namespace {
 
-// Adversarial test finding 8: a quote or backslash in a device name (or the
+// Adversarial test: a quote or backslash in a device name (or the
 // host name) made `iostat -o JSON` invalid. sysstat 12.6 has the same bug;
 // iowatch escapes (docs/commands.md lists it as a deliberate difference).
 TEST(IostatJson, NamesAreEscapedSoTheDocumentStaysJson) {

@@ -285,7 +285,7 @@ TEST(ProbeRecorder, RunsOfUnknownConditionsAreNeverJudged) {
   EXPECT_NE(j.last_not_judged.find("conditions are unknown"), std::string::npos);
 }
 
-// Adversarial review finding 19: the learner took the first runs ever, which
+// Adversarial review: the learner took the first runs ever, which
 // outlive a reset, so a reset job (a replaced disk with the same major:minor)
 // got its old baseline back. It learns from the runs after the reset.
 TEST(ProbeRecorder, ABaselineResetElsewhereIsLearnedFromLaterRuns) {

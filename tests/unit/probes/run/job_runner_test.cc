@@ -696,7 +696,7 @@ TEST(RunJobTest, HungEngineTimesOutAtHardLimit) {
   EXPECT_TRUE(engine.closed_);
 }
 
-// Adversarial review finding 15: when the drain after a hard limit gave up,
+// Adversarial review: when the drain after a hard limit gave up,
 // the buffers were freed while a device that recovers later could still
 // complete reads into them. They are kept for good: writing into them after
 // RunJob returned is what such a device would do, and ASan (the sanitizer
