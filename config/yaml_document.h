@@ -1,7 +1,8 @@
 // The one YAML document of a configuration, read without yaml-cpp 0.7's
 // LoadAll: on a stream that starts with a flow entry (",") LoadAll's loop
-// never ends and grows by a null document per turn (yaml-cpp issue #1040,
-// fixed upstream in 2024 after Debian 12's 0.7.0; fuzz_config found it:
+// never ends and grows by a null document per turn
+// (https://github.com/jbeder/yaml-cpp/issues/1040, fixed upstream in 2024
+// after Debian 12's 0.7.0; fuzz_config found it:
 // 240 bytes took check-config past 60 s and 14 GB). Internal to
 // iowatch_config.
 #pragma once

@@ -1,4 +1,4 @@
-// Golden baselines (issue 28): a baseline exported on one host pinned on
+// Golden baselines, one per hardware class for a fleet: a baseline exported on one host pinned on
 // another host's job that runs the same workload (WorkloadFingerprint) on a
 // disk of the same model and firmware, whatever the job is called there, where
 // its file lies and what the disk's device number is. A baseline whose

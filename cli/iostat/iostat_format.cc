@@ -174,7 +174,8 @@ std::string IostatJsonFormatter::Report(const IostatReport& report) {
       const IostatRow& r = report.devices[i].row;
       if (i > 0) out += ",\n";
       // sysstat 12.6 prints the name raw (a quote in it breaks the document);
-      // escaped here, a deliberate difference (README).
+      // escaped here, a deliberate difference (docs/commands.md, "Deliberate
+      // differences from the reference tools").
       out +=
           fmt::format("\t\t\t\t\t\t{{\"disk_device\": {}, ", JsonString(report.display_names[i]));
       if (layout_.extended) {

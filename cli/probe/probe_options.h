@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/result.h"
 #include "cli/shared/push_options.h"
+#include "common/result.h"
 #include "probes/spec/job_set.h"
 #include "probes/target/probe_target.h"
 
@@ -36,8 +36,8 @@ Result<ProbeOptions> ParseProbeArgs(const std::vector<std::string>& args,
                                     const probes::TargetPolicy& policy = {});
 
 // `iowatch probe --help`: the synopsis, every job option (name, alias,
-// syntax, default, help) and iowatch's own flags. README's `iowatch probe`
-// block is this text.
+// syntax, default, help) and iowatch's own flags. docs/commands.md's
+// `iowatch probe` block is this text.
 std::string ProbeUsage();
 
 }  // namespace iowatch::daemon

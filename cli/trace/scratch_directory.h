@@ -1,12 +1,13 @@
-// The what-if's scratch directory, made and used through descriptors only
-// (issue 26 item 19): its parent is opened once (O_DIRECTORY), the directory
-// made in it with mkdirat under a random name (.iowatch-what-if.XXXXXX) and
-// opened with O_NOFOLLOW, and the probe is given /proc/self/fd/N: the
-// directory itself, whatever its name comes to point at. Swapping the name
-// for a symlink while the replays run leads no probe file elsewhere, as the
-// probe target's own files are reached through their directory's descriptor
-// (probes/target/posix_file.h). On destruction its entries are removed
-// through its descriptor, then its name, if that still names it.
+// The what-if's scratch directory, made and used through descriptors only (so
+// that no name on the way can be swapped under it): its parent is opened once
+// (O_DIRECTORY), the directory made in it with mkdirat under a random name
+// (.iowatch-what-if.XXXXXX) and opened with O_NOFOLLOW, and the probe is
+// given /proc/self/fd/N: the directory itself, whatever its name comes to
+// point at. Swapping the name for a symlink while the replays run leads no
+// probe file elsewhere, as the probe target's own files are reached through
+// their directory's descriptor (probes/target/posix_file.h). On destruction
+// its entries are removed through its descriptor, then its name, if that
+// still names it.
 // Thread-safety: one owner.
 #pragma once
 

@@ -8,7 +8,7 @@
 // own read time is kept beside the cold replay's of the same reads, and a
 // traced run that read in under half that time was served from the page
 // cache, which the report says, lest the ratio of two cold replays be read as
-// the program's own speed-up (issue 26 item 18).
+// the program's own speed-up.
 // Thread-safety: main thread only (runs probes).
 #pragma once
 
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "collectors/trace/process_trace.h"
 #include "cli/trace/trace_options.h"
+#include "collectors/trace/process_trace.h"
 #include "probes/what_if/what_if.h"
 
 namespace iowatch::daemon {

@@ -42,7 +42,7 @@ inline std::string ClientAddress(std::string_view remote) {
 
 // bcrypt verifications queued for or running on the one verify thread, per
 // client address. With one queue for all, 60 connections sending wrong
-// passwords delayed a legitimate login by 3.3 s (adversarial finding 12);
+// passwords delayed a legitimate login by 3.3 s (found by adversarial testing);
 // bounded, a client waits for at most kTotal verifications, one per client.
 // A request over a bound is answered 429 at once, without bcrypt.
 class VerificationQueue {

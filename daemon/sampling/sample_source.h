@@ -5,7 +5,7 @@
 // The Sampler runs the sources it lists, the metrics renderer adds their
 // families, `check-config` asks each whether it can run here, and
 // docs/metrics.md's collector list is tested against it: a new source is a
-// folder and one line there (README, "Adding a collector"), as
+// folder and one line there (docs/development.md, "Adding a source"), as
 // node_exporter's registerCollector.
 // Thread-safety: a SampleSource is used by one job at a time (its worker's);
 // descriptors are constants.

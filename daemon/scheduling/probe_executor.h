@@ -82,7 +82,7 @@ class ThreadJobExecutor final : public JobExecutor {
     std::filesystem::path procfs = "/proc";
     // At least 1 run can go at once: with one, a second run the scheduler
     // started waited in the queue while its timeout clock ran, and was
-    // written off as timed out (adversarial review finding 17).
+    // written off as timed out (found by adversarial review).
     uint32_t workers = 1;
     // How long Stop waits for a running run: one blocked in a read the
     // device never answers (psync's pread in the kernel's uninterruptible

@@ -288,7 +288,7 @@ bool ProbeScheduler::OnFinished(uint64_t run_id, RunOutcome outcome) {
     if (run_id == 0 || it == jobs_.end()) {
       // Written off as timed out, and counted so: what it measured until the
       // device let go is still the record of the hang (adversarial review
-      // finding 20), so it goes to the store, counted no second time.
+      // found it dropped), so it goes to the store, counted no second time.
       const auto late = written_off_.find(run_id);
       if (late == written_off_.end() || !outcome.probe) {
         spdlog::debug("probe run {}: result ({}) arrived after it was written off; dropped", run_id,

@@ -14,7 +14,7 @@
 namespace iowatch::daemon {
 
 std::span<const SourceDescriptor> RegisteredSources() {
-  // One line per source (README, "Adding a collector").
+  // One line per source (docs/development.md, "Adding a source").
   static const SourceDescriptor kSources[] = {
       DiskSourceDescriptor(),        //
       CgroupSourceDescriptor(),      //

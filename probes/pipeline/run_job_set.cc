@@ -47,7 +47,8 @@ struct CloneRun {
   // Empty until the clone ends (or fails to start). Not a default
   // ProbeResult: that holds four 16 KiB histograms, and every fork copies
   // the parent's page tables, so 4,000 clones' worth of them made starting
-  // the clones quadratic (60 s and 804 MB for 4,000 jobs; README).
+  // the clones quadratic (60 s and 804 MB for 4,000 jobs; docs/benchmarks.md,
+  // "`iowatch probe` against fio 3.33").
   std::optional<Result<ProbeResult>> result;
 };
 

@@ -3,7 +3,7 @@
 // it into a JobSpec and how to print it back. ApplyJobOption (parsing, alias
 // → option), JobOptionNames (and so the did-you-mean), ToJobOptions (and so
 // JobFingerprint, which keys stored baselines) and JobOptionsHelp (`iowatch
-// probe --help`, README) all read it, so an option added here is parsed,
+// probe --help`, docs/commands.md) all read it, so an option added here is parsed,
 // printed, fingerprinted and documented at once.
 // Not part of the probes API: only probes/spec and its tests include it.
 // Thread-safety: constant data and pure functions.

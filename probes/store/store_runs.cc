@@ -225,7 +225,7 @@ Status ReadMetrics(const Connection& db, RunRecord& run) {
 }
 
 // Adds the metrics a run stored by an older iowatch lacks (the lat
-// percentiles came with issue 13), computed from its stored figures and
+// percentiles came with the load-band verdicts, schema v4), computed from its stored figures and
 // histograms; a run stored without any gets them all.
 void CompleteMetrics(RunRecord& run) {
   for (MetricSample& computed : ExtractMetrics(run.result)) {

@@ -118,7 +118,7 @@ CREATE TABLE baseline_resets (
 ) STRICT;
 )sql";
 
-// What else the device and host did during each run (issue 13: a run slowed
+// What else the device and host did during each run (a run slowed
 // by others' I/O is not a slower disk). Runs stored before have no row:
 // their conditions are unknown and they are never judged on them.
 constexpr std::string_view kSchemaV3 = R"sql(
@@ -139,18 +139,18 @@ CREATE TABLE run_conditions (
 ) STRICT;
 )sql";
 
-// Baselines per load band (issue 13: a contended run is judged against runs
-// that saw a comparable foreign load, probes/verdicts/run_class.h): band
-// joins the key, so the three baseline tables are rebuilt (SQLite cannot
-// alter a UNIQUE constraint). The children are copied and dropped before
-// the parent, so the parent's implicit DELETE cascades into nothing, and the
-// renames carry the new tables' foreign keys along, and the id sequence goes
-// on where it was (ids are never reused). Learned baselines are dropped:
-// they came from a job's first 5 runs whatever the load (the false alarms
-// issue 13 measured), and the daemon relearns them from clean runs; pinned
-// ones (captured, imported: an operator's word) become the clean band's.
-// Metrics gain the pooled quantile interval (0: unknown, as for imported
-// baselines).
+// Baselines per load band (a contended run is judged against runs that saw a
+// comparable foreign load, probes/verdicts/run_class.h): band joins the key,
+// so the three baseline tables are rebuilt (SQLite cannot alter a UNIQUE
+// constraint). The children are copied and dropped before the parent, so the
+// parent's implicit DELETE cascades into nothing, and the renames carry the
+// new tables' foreign keys along, and the id sequence goes on where it was
+// (ids are never reused). Learned baselines are dropped: they came from a
+// job's first 5 runs whatever the load (the false alarms the replay harness
+// measured on the load recording), and the daemon relearns them from clean
+// runs; pinned ones (captured, imported: an operator's word) become the clean
+// band's. Metrics gain the pooled quantile interval (0: unknown, as for
+// imported baselines).
 constexpr std::string_view kSchemaV4 = R"sql(
 CREATE TABLE baselines_v4 (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

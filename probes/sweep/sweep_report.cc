@@ -56,7 +56,7 @@ SweepSample SampleFrom(const json& j) {
   SweepSample s{PointFrom(j), {}};
   s.measure.iops = j.at("iops").get<double>();
   s.measure.bytes_per_second = j.at("bw_bytes").get<double>();
-  // lat since issue 26; a sweep stored before has clat only.
+  // lat since the sweep judges total latency; a sweep stored before has clat only.
   s.measure.lat_p50_ns = j.contains("lat_p50_ns") ? IntegerOf<uint64_t>(j.at("lat_p50_ns")) : 0;
   s.measure.lat_p99_ns = j.contains("lat_p99_ns") ? IntegerOf<uint64_t>(j.at("lat_p99_ns")) : 0;
   s.measure.clat_p50_ns = IntegerOf<uint64_t>(j.at("clat_p50_ns"));

@@ -24,8 +24,8 @@
 // (measured on synthetic lognormal series, tests/bench/baseline_false_alarms:
 // 10 runs cut the false alarms of a noisy disk ~5× against 5), and why runs
 // slowed by others' I/O are never compared with a clean baseline. The
-// figures on recorded runs of this machine are in README ("Regression
-// verdicts").
+// figures on recorded runs of this machine are in docs/benchmarks.md
+// ("Regression verdicts: false alarms and detections").
 //
 // Thread-safety: plain values and pure functions; RegressionTracker has one owner.
 #pragma once
@@ -59,8 +59,9 @@ struct BaselinePolicy {
   uint32_t hysteresis = 3;             // K consecutive bad (good) runs raise (clear)
   // ... and the bad runs span at least this, from the first's start to the
   // last's end: a host's stall under a virtual disk lasts tens of seconds
-  // (issue 27's busy recording: three runs 2-3x slower over 35 s, fine
-  // after), and probes every 10-15 s would take it for a regression.
+  // (the busy recording of docs/benchmarks.md, "A busy disk on a shared CPU":
+  // three runs 2-3x slower over 35 s, fine after), and probes every 10-15 s
+  // would take it for a regression.
   int64_t min_bad_span_ms = 45'000;
   // The spread is at least this share of the median, by kind of metric: ten
   // calm runs would otherwise give a spread that the next ordinary one beats.
@@ -90,7 +91,7 @@ struct MetricBaseline {
   double spread = 0;  // 1.4826 × MAD, at least the policy's floor × median
   // For a quantile: the I/Os of its runs pooled and the order-statistic
   // interval of the quantile over them (quantile_rules.h); 0 when not known
-  // (another metric, an imported baseline, one stored before issue 13).
+  // (another metric, an imported baseline, one stored before the load bands).
   uint64_t samples = 0;
   double interval_low = 0;
   double interval_high = 0;

@@ -1,7 +1,8 @@
 // JudgeRun: the verdict on one run of a probe series (a job's runs with one
 // parameter fingerprint on one device), in one place for the daemon
 // (ProbeRecorder, over the store) and the replay harness (tests/bench/
-// verdicts, over recorded runs), so the figures in README are the daemon's.
+// verdicts, over recorded runs), so the figures in docs/benchmarks.md are the
+// daemon's.
 //
 // For a successful run: classify it (run_class.h); a run whose conditions are
 // unknown is never judged nor learned from, a contended one never against the

@@ -2,7 +2,7 @@
 // the run's stress (run_stress.h), learned from its earlier runs, so that a
 // run in conditions no band has learned yet (a load band never seen, a CPU
 // the hypervisor keeps taking) is judged against what the disk does at *its*
-// stress on day one (issue 27).
+// stress on day one (a busy disk on a shared CPU would otherwise go unjudged).
 //
 // Per judged metric that is not a quantile, least squares on
 //   log(value) = a + b·log2(1 + load / 64) + b'·load / 4096 + c·steal + d·wait
@@ -30,7 +30,7 @@
 // them by as many I/Os as it overlapped, which no load figure says.
 //
 // Why a model and not only bands: on a busy disk with a shared CPU the
-// stress changes faster than bands fill (issue 27's run: 6 of 120 runs
+// stress changes faster than bands fill (the busy recording: 6 of 120 runs
 // judged under an irregular load), and a run judged only against heavier
 // ones misses what is lost in the gap between them; a line through all of
 // them has the spread of the disk, not of the conditions.

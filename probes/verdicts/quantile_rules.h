@@ -1,4 +1,4 @@
-// What a latency quantile from n samples can carry (issue 13). Two rules keep
+// What a latency quantile from n samples can carry. Two rules keep
 // a tail figure that rests on a handful of I/Os from raising anything:
 //
 // Sample count: a quantile q is judged only from at least k / (1 − q) I/Os,

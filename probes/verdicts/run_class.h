@@ -1,4 +1,4 @@
-// Run classification (issue 13): whether a probe run measured the disk alone
+// Run classification: whether a probe run measured the disk alone
 // or shared it, decided from the run's conditions (run_conditions.h), so that
 // a run slowed by someone else's I/O is never taken for a slower disk.
 //
@@ -83,14 +83,14 @@ struct ContentionPolicy {
   // happened to overlap the run, so a contended run's quantiles measure the
   // neighbours' timing: on the recordings every false alarm the load bands
   // left was a quantile (p99, p90, then p50 beside a 1 GB/s burst), while
-  // IOPS and the mean flagged every throttle window as soon (README,
-  // "Regression verdicts").
+  // IOPS and the mean flagged every throttle window as soon
+  // (docs/benchmarks.md, "Regression verdicts: false alarms and detections").
   double max_quantile = 0;
   // Judge contended runs against baselines of their load band; false: never
   // judge them (a disk that is never idle then gets no verdict).
   bool bands = true;
   // False: every run is clean, whatever its conditions, known or not: the
-  // detector before issue 13, for the replay harness's comparison (not a
+  // detector before runs were classified, for the replay harness's comparison (not a
   // configuration key).
   bool classify = true;
 

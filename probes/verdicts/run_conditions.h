@@ -1,6 +1,6 @@
 // RunConditions: what the probe's device and host did while a run measured,
 // besides the probe itself, so that a run slowed by someone else's I/O is
-// not taken for a slower disk (issue 13). Measured by the daemon from the
+// not taken for a slower disk. Measured by the daemon from the
 // whole disk's counters (/sys/dev/block/M:m/stat, the diskstats fields),
 // /proc/pressure/io and /proc/stat over the run's measured phase, and over a
 // short window just before the run (LoadBefore), and stored with the run;

@@ -4,8 +4,8 @@
 // thread's wait for a CPU, and another probe measuring meanwhile. More of
 // any of them never makes a healthy probe faster, so a run can be judged
 // against runs that were at least as stressed in every dimension: if it is
-// worse than they were, the disk got slower (issue 27: the verdicts of a
-// busy disk on a shared CPU).
+// worse than they were, the disk got slower (so that a busy disk on a
+// shared CPU still gets verdicts).
 //
 // On this project's VM the hypervisor's steal slows the virtual disk itself,
 // not only the probe's thread: a clean 4 KiB QD1 read's mean kernel request

@@ -17,7 +17,7 @@ Prints per job the median IOPS off and on and their ratio, the added CPU per req
 busy ns on - off) and the program's ns per request. --check (CI's short run) fails when a run
 with the collector on did not count its requests: neither IOPS nor times are bounded there, the
 hypervisor's steal moving both by more than the collector's cost between two short runs; the
-figures are README's, from the long run.
+figures are docs/benchmarks.md's ("The BPF collector's cost"), from the long run.
 
 --against OLD_IOWATCH adds another iowatch binary (an earlier commit's build) as a mode of its
 own, its daemon beside the first, each turned on in turn: a change's cost against the program

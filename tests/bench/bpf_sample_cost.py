@@ -9,7 +9,7 @@ collectors.bpf.enabled on them, and reports over S samples (default 60) the medi
 iowatch_collector_duration_seconds for "bpf" and "diskstats", with the series per scrape.
 
 Usage: bpf_sample_cost.py IOWATCH [--devices 64] [--samples 60]
-Run by hand; the figures go to README.md.
+Run by hand; the figures go to docs/benchmarks.md ("The BPF collector's cost").
 """
 import argparse
 import os

@@ -3,7 +3,7 @@
 
 Six jobs: 4k randread QD32 io_uring, 4k randwrite QD1 psync, 1M sequential read
 QD8 io_uring, 4k randread libaio at QD1 and QD32, and four clones of 4k randread libaio
-QD8 with group_reporting (issue 16), all O_DIRECT on 256 MiB files (one per clone)
+QD8 with group_reporting (fio parity for job sets), all O_DIRECT on 256 MiB files (one per clone)
 under --dir (default /var/tmp). iowatch lays the file out first (it never
 writes to a file it did not create; fio then reuses it as it is), and each
 round runs fio then iowatch with identical options. Reported per job: the
@@ -17,7 +17,8 @@ defaults (nothing registered).
 
 Usage: probe_vs_fio.py IOWATCH [--rounds 3] [--runtime 5] [--dir /var/tmp] [--jobs A,B] [--control]
                        [--uring-options fixedbufs,registerfiles,sqthread_poll,hipri]
-Run by hand (a benchmark, not a test); figures go to README.md.
+Run by hand (a benchmark, not a test); figures go to docs/benchmarks.md
+("`iowatch probe` against fio 3.33").
 """
 import argparse
 import json
@@ -32,7 +33,7 @@ JOBS = [
     ("randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=io_uring"], "read"),
     ("randwrite-4k-qd1", ["--rw=randwrite", "--bs=4k", "--iodepth=1", "--ioengine=psync"], "write"),
     ("seqread-1m-qd8", ["--rw=read", "--bs=1m", "--iodepth=8", "--ioengine=io_uring"], "read"),
-    # Issue 16: the engine most published fio jobs use.
+    # libaio: the engine most published fio jobs use.
     ("libaio-randread-4k-qd1", ["--rw=randread", "--bs=4k", "--iodepth=1", "--ioengine=libaio"],
      "read"),
     ("libaio-randread-4k-qd32", ["--rw=randread", "--bs=4k", "--iodepth=32", "--ioengine=libaio"],

@@ -15,7 +15,8 @@ real mounts). SMART stays off: smartctl on 1,000 made-up disks measures
 smartctl, and node_exporter has no SMART of its own.
 
 Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200] [--all-sources]
-Run by hand (a benchmark, not a test); figures go to README.md.
+Run by hand (a benchmark, not a test); figures go to docs/benchmarks.md
+("`iowatch serve` against prometheus-node-exporter 1.5").
 """
 import argparse
 import os

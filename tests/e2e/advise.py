@@ -135,7 +135,7 @@ def check_fixture(r, binary, workdir):
 
 def check_escapes(r, binary, workdir):
     """A device whose name holds terminal escapes (a fixture tree: --path.sysfs) is printed with
-    them shown, never sent to the terminal (issue 26, item 22)."""
+    them shown, never sent to the terminal (a name is bytes whoever made the device chose)."""
     sysfs = os.path.join(workdir, "sys-escapes")
     name = "sd\x1b]0;PWNED\x07\x1b[2J"
     write_tree(sysfs, {f"block/{name}/{k}": v for k, v in {

@@ -127,8 +127,8 @@ def check_config_command(r, binary, tmp):
 
 
 def check_config_fails_where_serve_would(r, binary, tmp):
-    """check-config refuses what serve would refuse at start (adversarial
-    findings 5, 6 and 13): TLS files that are missing or not PEM, a config
+    """check-config refuses what serve would refuse at start (found by
+    adversarial testing): TLS files that are missing or not PEM, a config
     that is /dev/zero or a FIFO (refused at once, never read forever)."""
     garbage = os.path.join(tmp, "garbage.pem")
     with open(garbage, "w") as f:

@@ -4,10 +4,11 @@
 A loop device over a new file, nothing mounted on it, is watched by `iowatch serve` with every
 source on (devices.exclude "" so loops are reported, cgroups and /proc/PID/io read every
 sample) at a 100 ms interval for --seconds (default 30 s: 300 samples; `--seconds=360` is an
-hour of 1 s sampling in fast-forward, README "Hardening"). Its /sys/block/loopN/stat must be
-the same before and after: iowatch reads only kernel-generated text in /proc and /sys, which
-issues no I/O to the device. The daemon must have served the device meanwhile, and placed it
-on the disk holding its backing file (iowatch_disk_holder_info{holder="loopN"}).
+hour of 1 s sampling in fast-forward, docs/hardening.md "Never waking a disk"). Its
+/sys/block/loopN/stat must be the same before and after: iowatch reads only kernel-generated
+text in /proc and /sys, which issues no I/O to the device. The daemon must have served the
+device meanwhile, and placed it on the disk holding its backing file
+(iowatch_disk_holder_info{holder="loopN"}).
 
 Usage: serve_idle_disk.py IOWATCH_BINARY [--seconds=N]
 """

@@ -9,8 +9,8 @@ roots, and for each measures: the time of a full scrape of /metrics (best of
 daemon's peak RSS (VmHWM). Required: every device served; the large tree's
 scrape time per device within 3x of the small tree's, and its memory per
 device (above the tiny tree's) within 3x: a quadratic step would be ~10x at
-the default sizes. Prints the figures (README records the by-hand run with
---sizes 10,10000,100000).
+the default sizes. Prints the figures (docs/benchmarks.md, "Scale", records
+the by-hand run with --sizes 10,10000,100000).
 
 Usage: serve_scale.py IOWATCH_BINARY [--sizes TINY,SMALL,LARGE]
 """

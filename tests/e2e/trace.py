@@ -17,7 +17,8 @@
    file untouched (same bytes and mtime) and no scratch directory left.
 6. Errors: no command, a command that does not exist: exit 2 and a message naming it.
 7. Overhead smoke check: a 4 KiB read loop under the library costs less than 1.5x the loop
-   alone (the benchmark's figure, 5 % or less, is in README; timing has no place in CI).
+   alone (the benchmark's figure, 5 % or less, is in docs/benchmarks.md, "The trace library's
+   cost"; timing has no place in CI).
 
 Usage: trace.py IOWATCH TRACE_WORKLOAD LIBRARY
 """

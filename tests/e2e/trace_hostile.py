@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""libiowatch-trace.so and `iowatch trace` against programs that break their assumptions (issue 26,
-items 8-12, 18, 19, 23), on trace_workload's hostile modes (trace_workload_hostile.cc):
+"""libiowatch-trace.so and `iowatch trace` against programs that break their assumptions, on
+trace_workload's hostile modes (trace_workload_hostile.cc):
 
 1. vfork: a vfork child's dup2/close run in the parent's memory; the parent's 20 writes are its
    file's, its standard output is no file's; CPython's subprocess (vfork, close_range) between

@@ -1,5 +1,5 @@
 // trace_workload's programs that do what traced programs do to the library's
-// assumptions (issue 26), each run by e2e.trace_hostile:
+// assumptions, each run by e2e.trace_hostile:
 //   vfork FILE           10 writes; a vfork child dup2()s the file onto
 //                        standard output and closes it (posix_spawn's and
 //                        CPython's file actions) then _exits; 10 more writes

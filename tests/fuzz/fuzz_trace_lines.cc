@@ -1,5 +1,5 @@
 // The trace's JSON lines as `iowatch trace` reads them back from a file the
-// traced program can write to (issue 26): reports and start lines. Every
+// traced program can write to, so hostile: reports and start lines. Every
 // report read is written again as a line that reads back.
 #include "collectors/trace/trace_json_read.h"
 #include "tests/fuzz/fuzz_input.h"

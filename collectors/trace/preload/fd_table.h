@@ -9,7 +9,7 @@
 // lookup: a call that looked a slot up, then went into the kernel while
 // another thread closed the descriptor and opened another file on its
 // number, finds on its return that the generation moved on, and is counted
-// as the file it was made on, not as the new one (issue 26 item 12).
+// as the file it was made on, not as the new one.
 // Thread-safety: FindTraced from any thread; Map, and changes of a slot's
 // state under the tracer's mutex and the slot's lock.
 #pragma once

@@ -2,7 +2,7 @@
 // opens of it did), in storage mapped once at the start and never from the
 // program's allocator. An open() in a signal handler that interrupted the
 // program inside malloc reaches Find, which therefore allocates nothing
-// (issue 26 item 10): names go into a mapped arena, entries into a mapped
+// (malloc is not async-signal-safe): names go into a mapped arena, entries into a mapped
 // array, the lookup is an open-addressing index; the name of a descriptor is
 // read (readlink of /proc/self/fd/N) into a mapped scratch buffer too, not
 // onto a stack that may be a small signal stack. Pages are touched as they

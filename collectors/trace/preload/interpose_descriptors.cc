@@ -1,5 +1,6 @@
 // libiowatch-trace.so's calls that close, copy and make descriptors, which
-// keep its descriptor table true to the kernel's (issue 26 item 9):
+// keep its descriptor table true to the kernel's (a number reused after a
+// close it missed would be counted as the old file):
 //   closing  close, close_range, closefrom, fclose and freopen (stdio closes
 //            inside itself, where the tracer cannot see: fclose(fdopen(fd))),
 //            syscall(SYS_close / SYS_close_range): the slot is retired before

@@ -5,10 +5,11 @@
 // an allocator the program brings may do I/O in malloc: that I/O comes back
 // here while the table is being filled. Such a re-entrant call (same thread)
 // gets the table as it is, unresolved entries null; other threads wait for
-// the resolution to end (issue 26 item 12). Names that a C library may lack
-// (close_range and closefrom since glibc 2.34, fcntl64 since 2.28) are looked
-// up last, so that the calls an allocator makes are found before any lookup
-// can fail. CallReal turns a null entry into -1 and ENOSYS.
+// the resolution to end rather than call through a half-filled table. Names
+// that a C library may lack (close_range and closefrom since glibc 2.34,
+// fcntl64 since 2.28) are looked up last, so that the calls an allocator
+// makes are found before any lookup can fail. CallReal turns a null entry
+// into -1 and ENOSYS.
 // Thread-safety: Real() from any thread.
 #pragma once
 

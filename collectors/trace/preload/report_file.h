@@ -1,7 +1,8 @@
 // Where the trace library writes, and how: only to the files the environment
 // names (IOWATCH_TRACE_OUTPUT, IOWATCH_TRACE_REPORT), never to standard
 // error or any other descriptor of the program's, which may be a data file it
-// reopened as 2 or a pipe nobody reads (issue 26 item 11). A program that
+// reopened as 2 or a pipe nobody reads (a write there corrupts or blocks it).
+// A program that
 // ends holding every descriptor its limit allows leaves none to open the
 // report with: ReportFile keeps a regular file open from the start, at a
 // high number, and writes there when the path cannot be opened at exit. A
@@ -11,7 +12,7 @@
 // start lines below).
 // AppendToFile opens the file with O_APPEND|O_CREAT|O_NONBLOCK|O_NOCTTY|
 // O_CLOEXEC — a FIFO without a reader fails at once instead of holding the
-// program's exit (item 23) — and writes with SIGPIPE blocked in the calling
+// program's exit — and writes with SIGPIPE blocked in the calling
 // thread: a reader that went away makes the write fail with EPIPE, and the
 // SIGPIPE it raised is taken back before the mask is restored, so the
 // program's exit status stays its own. A pipe that does not drain is given

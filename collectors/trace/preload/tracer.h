@@ -34,7 +34,8 @@
 // Changes to the tables are made only by the process they belong to: a vfork
 // child (or a clone sharing its parent's memory) runs with the parent's
 // tables but its own descriptors, and InOwnProcess() tells the interposed
-// functions to pass its opens, closes and dups through (issue 26 item 8).
+// functions to pass its opens, closes and dups through, lest the child's
+// descriptors be written into the parent's tables.
 // Thread-safety: any thread; the file table under a mutex, slots under their
 // locks. The process has one Tracer, made by the library's constructor and
 // never destroyed (interpose.cc): the interposed functions have no other

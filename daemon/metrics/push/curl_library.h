@@ -2,8 +2,8 @@
 // only `iowatch probe` and `iowatch sweep --push-gateway` push, and linking
 // it mapped libcurl and the 25 libraries under it (GnuTLS, Kerberos, LDAP,
 // SSH, RTMP, …) into every process, `iowatch serve` included: about 4 MiB
-// of the daemon's resident memory (README, "iowatch serve against
-// prometheus-node-exporter"). The headers still give the types and constants.
+// of the daemon's resident memory (docs/benchmarks.md, "`iowatch serve`
+// against prometheus-node-exporter"). The headers still give the types and constants.
 // Thread-safety: LoadCurl() may be called from any thread; the library is
 // loaded and initialised (curl_global_init) once, and never unloaded.
 #pragma once

@@ -90,7 +90,8 @@ std::string Base64Url(std::string_view value) {
   return out;
 }
 
-// One "/NAME/VALUE" of the path, as the gateway's README asks.
+// One "/NAME/VALUE" of the path, as the Pushgateway's own README
+// (github.com/prometheus/pushgateway) asks.
 std::string PathSegment(std::string_view name, std::string_view value) {
   if (value.find('/') != std::string_view::npos || value == "." || value == "..") {
     return fmt::format("/{}@base64/{}", name, Base64Url(value));

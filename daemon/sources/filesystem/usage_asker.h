@@ -2,14 +2,15 @@
 // mount that does not answer in time (a stale NFS server, a FUSE daemon that
 // hangs) is stuck: its call keeps the thread it runs on, and the mount is not
 // asked again until that call returns (node_exporter's mount-timeout rule,
-// after its issue #244). The other mounts are asked on a fresh thread, so a
-// stuck mount costs one thread, never one per sample, and at most
-// kMaxStuck are kept per pool: past that, no mount of that pool is asked
-// until one returns. A pool is a kind of filesystem (PoolOf: FUSE is one,
-// whatever its subtype), so that mounts any user can make hang (FUSE through
-// fusermount3) never starve the others of their turn. (The
-// serve reader makes the call in a helper process, collectors/filesystem/
-// statfs_helpers.h: the thread then waits on a socket, which exit ends.)
+// after https://github.com/prometheus/node_exporter/issues/244). The other
+// mounts are asked on a fresh thread, so a stuck mount costs one thread,
+// never one per sample, and at most kMaxStuck are kept per pool: past that,
+// no mount of that pool is asked until one returns. A pool is a kind of
+// filesystem (PoolOf: FUSE is one, whatever its subtype), so that mounts any
+// user can make hang (FUSE through fusermount3) never starve the others of
+// their turn. (The serve reader makes the call in a helper process,
+// collectors/filesystem/statfs_helpers.h: the thread then waits on a socket,
+// which exit ends.)
 // Thread-safety: not thread-safe; one owner (the filesystem source's job).
 #pragma once
 

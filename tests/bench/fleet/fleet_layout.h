@@ -1,4 +1,4 @@
-// FleetLayout: the synthetic fleet of issue 28's simulation (section 4), drawn
+// FleetLayout: the synthetic fleet of the fleet simulation, drawn
 // from one seed so that the series and the ground truth agree: hosts of five
 // disk models (some with two firmware revisions), each disk a little faster
 // or slower than its model (the spread between disks of one batch), each host

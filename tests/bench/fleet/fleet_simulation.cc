@@ -1,10 +1,11 @@
-// The fleet in simulation (issue 28, section 4): a synthetic fleet's probe
+// The fleet in simulation: a synthetic fleet's probe
 // series, each disk judged by the daemon's own judge, written in
 // VictoriaMetrics' JSON line import format for the fleet rules
 // (deploy/prometheus/fleet.rules.yml) and IowatchProbeRegression (alerts.yml)
 // to be evaluated over; and the ground truth of the injected faults. run.py
 // beside it drives VictoriaMetrics and vmalert and scores the alerts. Not a
-// check, a program run by hand (README); run.py --short is the ctest.
+// check, a program run by hand (docs/benchmarks.md, "The fleet in
+// simulation"); run.py --short is the ctest.
 //
 //   fleet_simulation --recording=IOWATCH_DB [--hosts=1000] [--days=30] [--seed=28]
 //       [--end=UNIX_SECONDS] [--gradual=20] [--abrupt=5] [--gradual-loss=0.02,0.05]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The fleet in simulation (issue 28, section 4), end to end on Debian's VictoriaMetrics 1.79:
+"""The fleet in simulation, end to end on Debian's VictoriaMetrics 1.79:
 fleet_simulation writes a synthetic fleet's probe series (each disk judged by the daemon's own
 judge), which are imported into a `victoria-metrics` server on a temporary directory; `vmalert
 -replay` evaluates deploy/prometheus/fleet.rules.yml and alerts.yml over the whole span at the
@@ -74,7 +74,7 @@ RULE_FILES = ("fleet.rules.yml", "alerts.yml")
 INTERVAL = "15m"
 # --short --check: the goals the short fleet misses, each with its cause. The check is that the
 # goals missed are exactly these: a new miss fails, and so does one that closes (update the
-# list, and README with it).
+# list, and docs/benchmarks.md's "The fleet in simulation" with it).
 SHORT_KNOWN_GAPS = {}  # every goal met at the short scale
 
 
@@ -434,7 +434,8 @@ def check(s, known):
     for goal in sorted(new):
         print(f"FAIL: goal not met: {goal}")
     for goal in sorted(closed):
-        print(f"FAIL: a known gap closed (update SHORT_KNOWN_GAPS and README): {goal}")
+        print(f"FAIL: a known gap closed (update SHORT_KNOWN_GAPS and docs/benchmarks.md): "
+              f"{goal}")
     return 1 if new or closed else 0
 
 

@@ -1,5 +1,6 @@
 // DiurnalDisk: a synthetic probe series on a disk whose neighbours follow a
-// day (issue 27's schedule question; the fleet simulation can share it).
+// day (how long the bundled schedule takes to a verdict, schedule_simulation.cc;
+// the fleet simulation shares it).
 // Others' load follows the hours (by default quiet at night, a peak in the
 // afternoon; or a batch job at night) with run-to-run noise and bursts; the
 // hypervisor's steal rises with the day (or comes in bursts at random

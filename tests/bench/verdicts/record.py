@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Records one live verdict scenario (issue 13): the daemon on the bundled
-config, its schedule made fast, probing the disk under OUT for MINUTES while
-the scenario's load runs; the store it fills is the recording that
+"""Records one live verdict scenario (docs/benchmarks.md, "Regression
+verdicts: false alarms and detections"): the daemon on the bundled config, its
+schedule made fast, probing the disk under OUT for MINUTES while the
+scenario's load runs; the store it fills is the recording that
 `iowatch-replay-verdicts` replays through the old and the new judge.
 
   record.py BINARY SCENARIO --minutes=M --out=DIR [--throttle=ON:OFF,...]
@@ -16,7 +17,7 @@ Scenarios:
             start: "4:12,20:28" slows the probes from minute 4 to 12 and
             20 to 28; --state-from=LOADDIR continues the load recording's
             store, so the baselines were learned under the same load.
-  busy      issue 27's conditions: an irregular competing load (16 KiB random
+  busy      a busy disk on a shared CPU: an irregular competing load (16 KiB random
             reads and writes at a rate drawn anew every 15-45 s, from none to
             2,500 + 2,500 IOPS) and 0, 1 or 2 CPU burners drawn anew every
             20-60 s, nothing pinned: the hypervisor's steal on this VM goes
@@ -292,8 +293,9 @@ class Throttle:
 
 
 class Irregular:
-    """issue 27's busy scenario: fio jobs whose rate is drawn anew every 15-45 s and CPU
-    burners whose number is drawn anew every 20-60 s, each phase logged to events."""
+    """The busy scenario (a busy disk on a shared CPU): fio jobs whose rate is drawn anew every
+    15-45 s and CPU burners whose number is drawn anew every 20-60 s, each phase logged to
+    events."""
 
     def __init__(self, loaddir, rng, log, loop=False):
         # loop (busyloop): 200-2,000 IOPS in all, 4-16 KiB, never idle, no burners.

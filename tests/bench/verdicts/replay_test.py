@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """The recorded verdict scenarios (recordings/: quiet, load, slowdown, busy, busyslow, busyloop;
 record.py made them on this project's VM) replayed through the daemon's classifier and judge
-(replay_verdicts), with what README's "Regression verdicts" tables state checked:
+(replay_verdicts), with what docs/benchmarks.md's "Regression verdicts" tables state checked:
   - the current judge raises nothing on the quiet, the load and the busy recordings but the
     known false alarms, and nothing outside the throttle windows of the slowdown ones;
   - it flags every throttle window of every job within hysteresis + 2 judged runs, and clears
     each within hysteresis + 2 judged runs after the window;
-  - on the busy recording, with baselines learned inside the run (min_age 90 s, issue 27's
-    trial), at least 60 % of runs are judged;
-  - the detector before issue 13 raised false alarms on the load recording (the point of it);
+  - on the busy recording, with baselines learned inside the run (min_age 90 s, the busy-disk
+    trial's setting), at least 60 % of runs are judged;
+  - the first detector (every run judged, whatever its conditions) raised false alarms on the
+    load recording (the point of classifying runs);
   - busyloop, replayed with the baselines it was recorded with (runs: 5, min_age: 60s): nothing
     raised before its loop device slowed down, and the slowdown raised within min_bad_span + 2
     judged runs (BUSYLOOP_GOAL_RUNS).
-The gaps README states are listed in KNOWN_GAPS by name: the check is that the misses and
-false alarms are exactly those, so a new one fails, and so does one that closes (update the
-list and README with it).
+The gaps docs/benchmarks.md states are listed in KNOWN_GAPS by name: the check is that the
+misses and false alarms are exactly those, so a new one fails, and so does one that closes
+(update the list and docs/benchmarks.md with it).
 
   replay_test.py REPLAY_VERDICTS_BINARY
 """
@@ -32,14 +33,15 @@ FIELDS = ("name", "scenario", "variant", "runs", "judged", "contended", "false_r
           "judged_outside", "windows", "detected", "worst_runs", "worst_seconds", "missed",
           "false_alarms", "worst_clear", "uncleared")
 NUMERIC = FIELDS[3:12] + ("worst_clear",)
-# README, Benchmarks, "Regression verdicts". The one gap issue 13 left, seqread-1m-qd8's
-# second window (its runs under the hypervisor's steal, or in a load band whose baseline held
-# the job near the throttle's cap), closed with issue 27: such runs are judged against earlier
-# runs at least as stressed. Sorted lists, as replay_verdicts prints them sorted.
-# busy (issue 27): the one false alarm it had, randwrite-4k-qd1's mean latency twice its
-# prediction for three runs over 35 s right after a 5,000-IOPS random read/write phase (a
-# host's write stall behind the virtual disk, which the guest's counters do not show), is gone
-# since bad runs must span probes.baseline.min_bad_span (45 s) to raise.
+# docs/benchmarks.md, "Regression verdicts: false alarms and detections". The one gap the
+# load-band judge left, seqread-1m-qd8's second window (its runs under the hypervisor's steal,
+# or in a load band whose baseline held the job near the throttle's cap), is closed: such runs
+# are judged against earlier runs at least as stressed. Sorted lists, as replay_verdicts prints
+# them sorted.
+# busy (a busy disk on a shared CPU): the one false alarm it had, randwrite-4k-qd1's mean
+# latency twice its prediction for three runs over 35 s right after a 5,000-IOPS random
+# read/write phase (a host's write stall behind the virtual disk, which the guest's counters do
+# not show), is gone since bad runs must span probes.baseline.min_bad_span (45 s) to raise.
 KNOWN_GAPS = {
     "slowdown": {
         "missed": [],
@@ -49,15 +51,15 @@ KNOWN_GAPS = {
         "missed": [],
         "false_alarms": [],
     },
-    # busyslow (issue 27): the daemon capped at 8,000 IOPS and 500 MB/s beside the irregular
-    # load. The cap binds only where the job would go faster: under the heavier phases a
-    # healthy run is below it anyway, and such runs are rightly good, so the bad runs come
-    # between good ones: some windows need more judged runs (up to 12) and seqread-1m-qd8's
+    # busyslow (busy's store, slowed down): the daemon capped at 8,000 IOPS and 500 MB/s beside
+    # the irregular load. The cap binds only where the job would go faster: under the heavier
+    # phases a healthy run is below it anyway, and such runs are rightly good, so the bad runs
+    # come between good ones: some windows need more judged runs (up to 12) and seqread-1m-qd8's
     # first is not raised at min_age 20 min. Clearing: a good run judged against a baseline
-    # wider than the slowdown was (the load model under 30 % steal) cannot tell a recovered
-    # disk from a slow one and does not count (the tracker's informative rule), so a raise
-    # stands until runs with a tighter baseline come: randread-4k-qd1's first after 10 judged
-    # runs, seqread-1m-qd8's second not in the recording's last two minutes.
+    # wider than the slowdown was (the load model under 30 % steal) cannot tell a recovered disk
+    # from a slow one and does not count (the tracker's informative rule), so a raise stands
+    # until runs with a tighter baseline come: randread-4k-qd1's first after 10 judged runs,
+    # seqread-1m-qd8's second not in the recording's last two minutes.
     # busyloop: the goal (raised within min_bad_span + 2 judged runs) is not met: in 6 minutes
     # after the cap, 70 judged runs of 70, nothing is raised (2 bad runs, not in a row). The
     # load bands' 5-run baselines were learned from runs that the shared CPU slowed by up to 4x
@@ -95,8 +97,9 @@ POLICIES = {"busyloop": ["--min-age=60s", "--runs=5", f"--metrics={BUSYLOOP_METR
 MIN_BAD_SPAN_S, BUSYLOOP_EVERY_S, BUSYLOOP_RUNTIME_S = 45, 5, 3
 BUSYLOOP_GOAL_RUNS = -(-(MIN_BAD_SPAN_S - BUSYLOOP_RUNTIME_S) // BUSYLOOP_EVERY_S) + 1 + 2
 GOAL_RUNS = {"busyloop": BUSYLOOP_GOAL_RUNS}
-# Issue 27's goal on a busy disk beside a CPU the hypervisor takes from, with baselines learned
-# inside the run (runs: 10, min_age: 90s, the issue's own trial): at least 60 % of runs judged.
+# The goal on a busy disk beside a CPU the hypervisor takes from, with baselines learned
+# inside the run (runs: 10, min_age: 90s, the busy-disk trial's setting): at least 60 % of runs
+# judged.
 BUSY_MIN_AGE = "90s"
 BUSY_JUDGED_SHARE = 0.60
 
@@ -197,7 +200,7 @@ def main():
               f"({row['false_alarms'] or 'none'})")
     before = [r for r in rows if r["variant"] == "before" and r["scenario"] == "load"]
     check(before and before[0]["false_raises"] > 0,
-          "the detector before issue 13 raised false alarms on the load recording")
+          "the first detector raised false alarms on the load recording")
     if failures:
         print(f"{len(failures)} checks failed")
         return 1

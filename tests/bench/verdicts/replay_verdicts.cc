@@ -1,6 +1,7 @@
 // Replays recorded probe runs through the real classifier and judge
 // (probes/verdicts/job_judge.h, the daemon's) under two policies, the
-// detector before issue 13 and the current one, and counts false alarms and
+// first detector (every run judged, before runs were classified by their
+// conditions) and the current one, and counts false alarms and
 // detections. A recording is a directory written by record.py: state/iowatch.db
 // (the runs, their conditions and histograms) and events.json (the scenario
 // and its throttle windows).
@@ -13,7 +14,8 @@
 // 20m) replaces the policy's 1 h minimum learning span, which a 30-minute
 // recording never reaches; 20 minutes is the shortest span at which the
 // quiet recording, whose virtual disk drifted between 11,000 and 15,800 QD1
-// IOPS with nothing else on the machine, raises nothing (README). --runs
+// IOPS with nothing else on the machine, raises nothing (docs/benchmarks.md,
+// "Regression verdicts: false alarms and detections"). --runs
 // (default 10) replaces the runs a baseline is learned from, --metrics the
 // metrics judged (probes.baseline.metrics; default: the daemon's). A window with
 // no end (busyloop's: the disk stays slow) lasts to the recording's end, and
@@ -39,10 +41,10 @@
 #include <vector>
 
 #include "common/units.h"
+#include "probes/store/store.h"
 #include "probes/verdicts/job_judge.h"
 #include "probes/verdicts/memory_baseline_source.h"
 #include "probes/verdicts/run_metrics.h"
-#include "probes/store/store.h"
 
 namespace {
 
@@ -75,7 +77,7 @@ struct Variant {
   BaselinePolicy policy;
 };
 
-// The detector as it was before issue 13: the first 5 successful runs,
+// The first detector, before runs were classified: the first 5 successful runs,
 // every metric judged (clat included), every run judged whatever its
 // conditions, no floors, no quantile rules.
 BaselinePolicy BeforePolicy() {
@@ -219,7 +221,7 @@ Tally Replay(const Recording& rec, const Variant& variant) {
                          SeriesState{RegressionTracker::For(variant.policy), {}, 0, {}, {}})
             .first->second;
     source.Add(run);
-    // The detector before issue 13 had no device-wide rule.
+    // The first detector had no device-wide rule.
     DeviceSuspicion device;
     for (const auto& [other_key, other] : series) {
       if (variant.policy.contention.classify && other_key != key &&
@@ -264,7 +266,7 @@ Tally Replay(const Recording& rec, const Variant& variant) {
       if (!d.after_ms && j.judged) ++d.judged_runs;
     }
     // After a window: the judged runs until the job's regressions are all
-    // cleared (issue 27: cleared as fast as raised).
+    // cleared (the goal: cleared as fast as raised).
     for (auto& [detection_key, d] : detections) {
       if (detection_key.first != run.job || !d.after_ms || d.cleared_runs ||
           run.start_unix_ms < d.off_ms) {
@@ -427,7 +429,7 @@ int main(int argc, char** argv) {
   after.metrics = metrics;
   BaselinePolicy no_bands = after;
   no_bands.contention.bands = false;
-  const std::vector<Variant> variants = {{"before", "before (issue 12)", BeforePolicy()},
+  const std::vector<Variant> variants = {{"before", "first detector", BeforePolicy()},
                                          {"clean-only", "after: clean runs only", no_bands},
                                          {"bands", "after: clean + load bands (default)", after}};
   for (const fs::path& dir : dirs) {

@@ -3,12 +3,12 @@
 // steal (diurnal_disk.h), through the daemon's judge (JudgeRun): how long a
 // new host's disk waits for its first verdict, and how long a 30 % slowdown
 // takes to be raised, for each hour of the day it starts at; and the false
-// alarms of the healthy days. Issue 27 asks for under a day and under an
-// hour. Then issue 27's trial on a busy disk (BusyHost): how many judged
+// alarms of the healthy days. The goals: a first verdict within a day, a
+// slowdown raised within the hour. Then a trial on a busy disk (BusyHost): how many judged
 // runs a uniform 30 % slowdown takes to be raised, which a disk this kernel
 // cannot slow uniformly (no device-mapper delay target, no null_blk) shows
-// only here. Not a check, a program run by hand (README, "Regression
-// verdicts"):
+// only here. Not a check, a program run by hand (docs/benchmarks.md,
+// "Regression verdicts: false alarms and detections"):
 //
 //   schedule_simulation [hosts per start hour]    (default 10)
 #include <algorithm>
@@ -134,7 +134,7 @@ void Table(int seeds, double slowdown) {
   }
 }
 
-// Issue 27's trial, simulated: a probe every 15 s (± 2 s), baselines learned
+// A trial on a busy disk, simulated: a probe every 15 s (± 2 s), baselines learned
 // inside the run (runs: 10, min_age: 90 s), others' load drawn anew every
 // 15-45 s from none to 5,000 requests/s and 0, 1 or 2 CPU burners anew every
 // 20-60 s (steal about 1 %, 15 % or 30 %), as record.py's busy scenario;
@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   Table(seeds, 1.5);
   const int hosts = 20 * seeds;
   std::printf(
-      "\nIssue 27's trial on a busy disk (every 15 s, min_age 90 s), %d hosts:\n\n"
+      "\nA trial on a busy disk (every 15 s, min_age 90 s), %d hosts:\n\n"
       "| slowdown | judged | false alarms per 1,000 healthy judged (of) | raised after judged "
       "runs: median (max) | within hysteresis + 2 | cleared after: median (max) |\n"
       "|---|---|---|---|---|---|\n",

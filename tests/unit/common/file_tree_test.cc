@@ -54,7 +54,7 @@ TEST(ReadFile, AFileLongerThanTheLimitIsRefusedWithAClearError) {
   EXPECT_EQ(ReadFile(big, {.max_bytes = (1 << 20) + 1})->size(), (1u << 20) + 1);
 }
 
-// Adversarial test findings 5 and 6: /dev/zero grew a reader to gigabytes, a
+// Adversarial tests: /dev/zero grew a reader to gigabytes, a
 // FIFO in place of diskstats, a sysfs attribute or the config blocked forever.
 TEST(ReadFile, FifosAndDevicesAreRefusedBeforeTheFirstRead) {
   ScratchDir dir;
@@ -71,7 +71,7 @@ TEST(ReadFile, FifosAndDevicesAreRefusedBeforeTheFirstRead) {
             "/dev/zero: cannot read: expected a regular file, found a character device");
 }
 
-// Issue 26 item 21: the kernel reads a path up to its first NUL byte, so
+// The kernel reads a path up to its first NUL byte, so
 // "/proc/self/status\0x" read /proc/self/status (and a TLS cert_file of
 // "/etc/ssl\0x" was refused as "/etc/ssl").
 TEST(ReadFile, APathWithANulByteIsRefusedNotCut) {
@@ -164,7 +164,7 @@ TEST(ReadFile, ASymlinkIsRefusedNotFollowedWhenTheCallerSaysSo) {
 }
 
 // What `iowatch trace` reads back, which the traced program may have filled
-// with junk (issue 26 item 23: 256 MB made it hold 800 MB): a line at a time,
+// with junk (256 MB of it made the reader hold 800 MB): a line at a time,
 // an over-long line neither held nor passed, the lines after it read.
 TEST(ForEachLineOfFile, LongLinesAreSkippedAndTheOthersPassed) {
   ScratchDir dir;

@@ -1,5 +1,5 @@
 // TerminalText: what no terminal may receive raw, shown as "\xHH"; the rest
-// kept (issue 26 item 22).
+// kept.
 #include "common/terminal_text.h"
 
 #include <gtest/gtest.h>

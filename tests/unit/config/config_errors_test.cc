@@ -109,7 +109,7 @@ TEST(ConfigErrors, Durations) {
   EXPECT_EQ(ErrorOf("web: {idle_timeout: -1s}").code, ErrorCode::kParse);
 }
 
-// Adversarial test finding 7: 8000w passed check-config and overflowed the
+// Adversarial test: 8000w passed check-config and overflowed the
 // sampler's and the server's nanosecond arithmetic (a spinning sampler, empty
 // replies). Every duration has an upper bound, named in the error.
 TEST(ConfigErrors, DurationsHaveAnUpperBound) {
@@ -157,7 +157,7 @@ TEST(ConfigErrors, InvalidRegularExpressions) {
             "\"^(?!sd)\" (invalid perl operator: (?!)");
 }
 
-// Adversarial test finding 1: std::regex's recursive compiler crashed on
+// Adversarial test: std::regex's recursive compiler crashed on
 // ~50,000 nested groups (check-config SIGSEGV, the daemon killed by SIGHUP).
 TEST(ConfigErrors, HugeAndDeeplyNestedPatternsAreRefusedNotCrashedOn) {
   const std::string nested = std::string(50'000, '(') + "a" + std::string(50'000, ')');
@@ -181,7 +181,7 @@ TEST(ConfigErrors, TlsNeedsBothFiles) {
             ErrorCode::kInvalidArgument);
 }
 
-// Issue 26 item 21: a NUL byte cut the path, and the error named "/etc/ssl".
+// A NUL byte cut the path, and the error named "/etc/ssl".
 TEST(ConfigErrors, TlsPathsHoldNoNulByte) {
   EXPECT_EQ(MessageOf("web: {tls: {cert_file: \"/etc/ssl\\0x\", key_file: k.pem}}"),
             "t.yaml:1:24: web.tls.cert_file: expected a path without NUL bytes, found "

@@ -299,7 +299,7 @@ TEST(ProbesConfig, AJobMayComeFromAFioJobFile) {
                 ":2: bs: expected a size such as \"4k\", \"64KiB\" or \"1m\", found \"4q\"");
 }
 
-// Issue 26 item 20: job_file read the whole of /dev/zero (2.1 GB in 4 s)
+// job_file read the whole of /dev/zero (2.1 GB in 4 s)
 // and blocked on a FIFO, in check-config and in the daemon's event loop at
 // SIGHUP.
 TEST(ProbesConfig, AJobFileIsARegularFileOfBoundedSize) {
@@ -321,7 +321,7 @@ TEST(ProbesConfig, AJobFileIsARegularFileOfBoundedSize) {
                                ": cannot read the job file: expected a regular file, found a FIFO");
 }
 
-// Issue 26 item 21: "D/x\0y" passed check-config and the probe acted on "D/x".
+// "D/x\0y" passed check-config and the probe acted on "D/x".
 TEST(ProbesConfig, ANulByteInAPathIsRefusedNotCut) {
   EXPECT_EQ(MessageOf("probes: {jobs: [{name: a, options: {directory: \"D/x\\0y\"}}]}"),
             "t.yaml:1:48: probes.jobs[0].options.directory: expected no NUL byte, found "

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "common/terminal_text.h"
 #include "cli/baseline/baseline_table.h"
 #include "cli/baseline/baseline_text.h"
+#include "common/terminal_text.h"
 #include "tests/unit/probes/store/store_test_util.h"
 
 namespace iowatch::daemon {
@@ -216,7 +216,7 @@ TEST(BaselineText, NumbersAndUnits) {
   EXPECT_EQ(UnitFor("lat_mean_seconds", 12).label, "lat mean s");
 }
 
-// Adversarial test finding 9: names and models with escape sequences or
+// Adversarial test: names and models with escape sequences or
 // newlines were printed raw by `baseline list/show` (TerminalText's own
 // cases: tests/unit/common/terminal_text_test.cc).
 TEST(BaselineText, StoredTextCannotReachTheTerminalRaw) {

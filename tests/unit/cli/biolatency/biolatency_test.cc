@@ -74,7 +74,7 @@ TEST(BiolatencyReport, TextShowsTheStagesSlotsFromFirstToLastWithBars) {
             std::string::npos);
 }
 
-// Issue 26 item 22: disk names (sysfs', or a fixture tree's) printed escaped.
+// Disk names (sysfs', or a fixture tree's) printed escaped.
 TEST(BiolatencyReport, TextNamesTheDiskEscaped) {
   const std::string text =
       FormatBiolatencyText(Sample(), BlockStage::kDevice, {{{254, 0}, "vd\x1b[2J"}}, "T");

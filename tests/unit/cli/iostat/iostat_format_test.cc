@@ -9,9 +9,9 @@
 namespace iowatch::daemon {
 namespace {
 
-// Adversarial test finding 8: a quote or backslash in a device name (or the
+// Adversarial test: a quote or backslash in a device name (or the
 // host name) made `iostat -o JSON` invalid. sysstat 12.6 has the same bug;
-// iowatch escapes (README lists it as a deliberate difference).
+// iowatch escapes (docs/commands.md lists it as a deliberate difference).
 TEST(IostatJson, NamesAreEscapedSoTheDocumentStaysJson) {
   IostatJsonFormatter json(IostatLayout{.extended = true});
   const HostInfo host{"Linux", "we\"ird\\host", "6.1", "x86_64", 2};

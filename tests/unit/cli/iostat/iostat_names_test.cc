@@ -1,4 +1,4 @@
-// Device names reach the terminal escaped (issue 26 item 22): a kernel
+// Device names reach the terminal escaped: a kernel
 // device or a device-mapper name is bytes another user chose ("sd\e]0;PWNED\a"
 // sets a terminal's title, "\e[2J" clears it). A fixture tree of one sample
 // through the whole session, as `iostat -x -p ALL` and `iostat -N` read it.

@@ -97,7 +97,7 @@ TEST(IotopFormat, TextTableAndJson) {
             "\n");
 }
 
-// Issue 26 item 22: a cgroup is named by whoever can make one (a container,
+// A cgroup is named by whoever can make one (a container,
 // `systemd-run --unit`): its name reaches the terminal escaped, systemd's own
 // escapes with their backslash doubled so that "\x1b" can only be a byte.
 TEST(IotopFormat, CgroupNamesArePrintedEscaped) {

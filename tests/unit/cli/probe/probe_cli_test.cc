@@ -262,7 +262,7 @@ TEST(ProbeNormal, SummaryInFioUnits) {
   EXPECT_EQ(text.find("write:"), std::string::npos) << text;
 }
 
-// Issue 26 item 22: a job file's section names the job, and the target and
+// A job file's section names the job, and the target and
 // the disk are named by whoever made them: printed escaped, JSON as JSON.
 TEST(ProbeNormal, NamesArePrintedEscaped) {
   ProbeResult result = SyntheticResult();

@@ -85,7 +85,7 @@ probes::SweepReport SmallReport() {
   return r;
 }
 
-// Issue 26 item 17: the table showed clat, so a device completing inside
+// The table showed clat, so a device completing inside
 // the submission read "64 KiB random reads take 1 µs". Total latency (fio's
 // lat) by default, clat when asked, the column saying which.
 TEST(SweepOutputTest, TheTableHasEveryPointAndFindingWithTotalLatency) {
@@ -127,7 +127,7 @@ TEST(SweepOutputTest, TheChartIsSelfContainedWithALinePerDepthAndPanel) {
   EXPECT_NE(svg.find("direct randread: lat p99 µs against bs"), std::string::npos);
 }
 
-// Issue 26 item 17: no legend, no point markers, ticks at quarters of
+// The chart had no legend, no point markers, and ticks at quarters of
 // 1.05 × the peak (e.g. 2100.0 MiB/s).
 TEST(SweepOutputTest, TheChartHasALegendPointMarkersAndRoundTicks) {
   const std::string svg = SweepSvg(SmallReport());

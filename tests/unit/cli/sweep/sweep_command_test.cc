@@ -1,7 +1,7 @@
 // `iowatch sweep` run whole (RunSweep) against a state directory of its own:
 // a sweep that measured nothing is not stored, and the names a sweep
 // prints (its target, device and identity, from the user and from sysfs)
-// reach the terminal escaped (issue 26 items 28 and 22).
+// reach the terminal escaped.
 #include "cli/sweep/sweep_command.h"
 
 #include <gtest/gtest.h>

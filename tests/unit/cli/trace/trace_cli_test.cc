@@ -1,8 +1,8 @@
-// `iowatch trace`'s report and its what-if's scratch directory (issue 26):
-// the processes that wrote no report (item 11), the JSON document of a
-// command that is not UTF-8 (item 23), the traced run's reads beside their
-// cold replay (item 18), and the scratch directory swapped for a symlink
-// while the replays run (item 19).
+// `iowatch trace`'s report and its what-if's scratch directory, against what
+// a traced program can do to them: the processes that wrote no report, the
+// JSON document of a command that is not UTF-8, the traced run's reads beside
+// their cold replay, and the scratch directory swapped for a symlink while
+// the replays run.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>

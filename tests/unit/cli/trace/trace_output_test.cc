@@ -1,5 +1,5 @@
 // `iowatch trace`'s text report names files and programs as a terminal may
-// show them (issue 26 item 22): a traced program chooses its file names, and
+// show them: a traced program chooses its file names, and
 // "\e]0;PWNED\a" in one set the reader's terminal title.
 #include "cli/trace/trace_output.h"
 

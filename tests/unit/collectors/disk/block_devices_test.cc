@@ -176,7 +176,7 @@ TEST(DeviceFilter, InvalidPatternIsReportedWithThePattern) {
             "(missing ): ()");
 }
 
-// Adversarial test findings 1 and 2: a backtracking engine took 9 s for
+// Adversarial tests: a backtracking engine took 9 s for
 // `(a+)+$` on a 28-character name and overflowed its stack on a 50,000-byte
 // name. RE2 is linear; the margin here is three orders of magnitude.
 TEST(DeviceFilter, MatchingIsLinearInTheName) {

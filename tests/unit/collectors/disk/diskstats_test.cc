@@ -120,7 +120,7 @@ TEST(ParseDiskstats, NegativeNumbersAreRejected) {
   EXPECT_EQ(parsed.skipped.size(), 1u);
 }
 
-// Adversarial test finding 2: a 50,000-byte name overflowed std::regex's
+// Adversarial test: a 50,000-byte name overflowed std::regex's
 // stack in the device filter. Names longer than NAME_MAX are no kernel's.
 TEST(ParseDiskstats, NamesLongerThanNameMaxAreMalformed) {
   const std::string longest(255, 'n');

@@ -43,7 +43,7 @@ TEST(ProcessTrace, JsonLinesRoundTrip) {
 }
 
 // A name that is not UTF-8 made the library write a line no JSON reader
-// takes: the process's whole report was dropped (issue 26 item 23).
+// takes: the process's whole report was dropped.
 TEST(ProcessTrace, ANameThatIsNotUtf8StillMakesALine) {
   ProcessTrace p = Sample();
   p.files[0].path = "/data/\xff\xfe-\xc3.dat";

@@ -1,6 +1,6 @@
 // What `iowatch trace` reads back (trace_json_read.h): the start lines that
 // name the processes that wrote no report, and the file read a bounded line
-// at a time (issue 26 items 11 and 23).
+// at a time (the traced program may have filled it with junk).
 #include "collectors/trace/trace_json_read.h"
 
 #include <gtest/gtest.h>

@@ -83,7 +83,7 @@ TEST(ReadVmSample, MissingFileIsAnErrorNamingIt) {
   EXPECT_EQ(r.error().path, "/nonexistent/stat");
 }
 
-// Adversarial test finding 8: an empty meminfo printed zeros and exit 0;
+// Adversarial test: an empty meminfo printed zeros and exit 0;
 // procps 4.0.2 fails ("Unable to create meminfo structure"), as iowatch now.
 TEST(ReadVmSample, AMeminfoWithoutASingleLineIsAnError) {
   const std::filesystem::path root =

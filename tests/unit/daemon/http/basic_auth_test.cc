@@ -85,12 +85,12 @@ TEST(BasicAuthenticator, VerifiesWithBcryptAndCachesOnlySuccess) {
   EXPECT_FALSE(a.IsCached("prometheu", "sright"));
 }
 
-// Adversarial test finding 12: an unknown user was checked against the first
-// user's hash; then (issue 26 item 26) against the costliest one, which still
-// left a name behind a cheaper hash answering 45 times faster (cost 4: 1.4 ms
-// against 64 ms). Every check now runs bcrypt once at each configured cost:
-// the cheap user, the dear one and an unknown name cost the same. Timing, the
-// fastest of 5 each, within a factor of 2 (the work is equal).
+// Adversarial test: an unknown user was checked against the first user's
+// hash; then against the costliest one, which still left a name behind a
+// cheaper hash answering 45 times faster (cost 4: 1.4 ms against 64 ms).
+// Every check now runs bcrypt once at each configured cost: the cheap user,
+// the dear one and an unknown name cost the same. Timing, the fastest of 5
+// each, within a factor of 2 (the work is equal).
 TEST(BasicAuthenticator, EveryUserKnownOrNotCostsTheSame) {
   const auto cheap = BcryptHash("x", 4);
   const auto dear = BcryptHash("y", 10);
@@ -175,7 +175,7 @@ TEST(VerificationQueue, BoundsEachClientAndTheWhole) {
   EXPECT_EQ(queue.Pending(), internal::VerificationQueue::kTotal);
 }
 
-// Adversarial test finding 12: wrong passwords from one client queued without
+// Adversarial test: wrong passwords from one client queued without
 // bound in front of everyone's bcrypt. A second check from a client whose
 // first is still running is answered 429 at once.
 TEST(ServerBasicAuth, AClientCannotQueueASecondPasswordCheck) {

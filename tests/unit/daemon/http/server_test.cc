@@ -215,7 +215,7 @@ TEST_F(ServerTest, ConnectionLimitAnswers503AndRecovers) {
   EXPECT_EQ(ok.response.result_int(), 200u);
 }
 
-// Issue 26 item 27: the cap was only global, so one address holding every
+// The cap was only global, so one address holding every
 // connection (1,000 slow-header clients reconnecting) turned 58 of 60 scrapes
 // from another address away with 503. One address now gets three quarters of
 // max_connections; the global cap still holds (slow_clients_test.cc: who

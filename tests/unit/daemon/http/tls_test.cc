@@ -86,7 +86,7 @@ TEST_F(TlsTest, StreamsOverHttps) {
   EXPECT_EQ(testing::Gunzip(reply.response.body()), expected);
 }
 
-// Adversarial finding 14: a TLS client over max_connections got a TLS EOF;
+// Adversarial test: a TLS client over max_connections got a TLS EOF;
 // it now gets a readable 503 with Retry-After, after a handshake.
 TEST_F(TlsTest, OverTheConnectionLimitATlsClientReadsA503) {
   testing::ServerHarness harness;

@@ -340,7 +340,7 @@ TEST(Exposition, NumbersPrintAsFmtsShortestForm) {
             "x{a=\"q\\\"uo\\\\te\\nd\"} 18446744073709551615\n");
 }
 
-// Adversarial test finding 8: one device name or model with a byte that is
+// Adversarial test: one device name or model with a byte that is
 // not UTF-8 made Prometheus refuse the whole scrape ("invalid label value").
 TEST(Exposition, LabelValuesAreAlwaysValidUtf8) {
   std::string out;

@@ -14,7 +14,7 @@ CollectorStatus Failed(std::string error) {
   return s;
 }
 
-// Adversarial test finding 8: a missing diskstats logged the same warning
+// Adversarial test: a missing diskstats logged the same warning
 // every sample, without the path or errno.
 TEST(CollectorLog, AFailureIsLoggedOncePerChangeWithItsCause) {
   std::vector<std::string> lines;

@@ -152,7 +152,7 @@ TEST_F(ProbeExecutorTest, WorkerReportsEachRunOnItsThread) {
   EXPECT_NE(worker, std::this_thread::get_id());
 }
 
-// Adversarial review finding 17: with max_concurrent 2 the scheduler started
+// Adversarial review: with max_concurrent 2 the scheduler started
 // two runs, but one worker ran them one after the other while the second's
 // timeout ran. Two workers run them at once: each run's start lies before
 // the other's end.

@@ -1,4 +1,4 @@
-// ProbeRecorder across restarts and job edits (issue 27): a standing
+// ProbeRecorder across restarts and job edits: a standing
 // regression and the suspect spans survive a restart, the runs a kill left
 // without their verdict are judged again, and an edited job's old series no
 // longer keeps its disk from learning.
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "daemon/scheduling/probe_recorder.h"
-#include "probes/verdicts/run_metrics.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/run_metrics.h"
 #include "tests/unit/daemon/scheduling/probe_recorder_test_util.h"
 #include "tests/unit/probes/store/store_test_util.h"
 #include "tests/unit/test_files.h"

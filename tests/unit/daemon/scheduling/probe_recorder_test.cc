@@ -169,7 +169,7 @@ TEST(ProbeRecorder, ARaisedRegressionSaysSinceWhenAndAgainstWhat) {
   EXPECT_EQ(cleared->since_ms, 0);
 }
 
-// Issue 13: a run slowed by others' I/O is stored and shown, never judged
+// A run slowed by others' I/O is stored and shown, never judged
 // against the clean baseline; runs of its load band learn a baseline of
 // their own, which judges the next ones. Runs of unknown conditions are
 // never judged.
@@ -285,7 +285,7 @@ TEST(ProbeRecorder, RunsOfUnknownConditionsAreNeverJudged) {
   EXPECT_NE(j.last_not_judged.find("conditions are unknown"), std::string::npos);
 }
 
-// Adversarial review finding 19: the learner took the first runs ever, which
+// Adversarial review: the learner took the first runs ever, which
 // outlive a reset, so a reset job (a replaced disk with the same major:minor)
 // got its old baseline back. It learns from the runs after the reset.
 TEST(ProbeRecorder, ABaselineResetElsewhereIsLearnedFromLaterRuns) {
@@ -381,7 +381,7 @@ TEST(ProbeRecorder, ADamagedStoreIsMovedAsideAndANewOneStarted) {
   EXPECT_EQ(kept, garbage) << "the damaged file is kept as it was";
 }
 
-// Issue 26 item 28: `rm` or `truncate -s0` of iowatch.db under the daemon
+// `rm` or `truncate -s0` of iowatch.db under the daemon
 // left store_up at 1 with nothing logged while SQLite wrote every later run
 // into the removed or truncated file, all of them lost at the next start.
 // The recorder checks the file before each run: a removed or replaced file

@@ -418,7 +418,7 @@ TEST(ProbeScheduler, TimeoutFreesTheDevice) {
   EXPECT_FALSE(h.scheduler->OnFinished(0, RunOutcome::Of(RunResult::kOk)));
 }
 
-// Adversarial review finding 18: a first fill of a large file counted against
+// Adversarial review: a first fill of a large file counted against
 // the run's timeout, so the run was written off while it filled. Preparing is
 // timed apart: while it goes on, the fill may take until the file is written
 // at 4 MiB/s; once done, its duration moves the write-off by as much.
@@ -457,7 +457,7 @@ TEST(ProbeScheduler, AFillSlowerThanItsAllowanceIsWrittenOff) {
   EXPECT_TRUE(run.cancel->cancelled());
 }
 
-// Adversarial review finding 20: the partial result of a hung run always
+// Adversarial review: the partial result of a hung run always
 // arrived after the write-off and was dropped, so the store never held the
 // run that showed the hang. It is passed on, counted no second time.
 TEST(ProbeScheduler, ALateMeasurementOfAWrittenOffRunIsStillRecorded) {
@@ -585,7 +585,7 @@ std::unique_ptr<probes::HeldIo> HeldUntil(std::shared_ptr<bool> completed) {
                                           std::move(*buffers), 8);
 }
 
-// Issue 26, item 15: a device that holds I/Os of a run that gave up on it is
+// A device that holds I/Os of a run that gave up on it is
 // not probed again (each run would leave its context, buffers and aio-nr
 // behind) until they complete; other devices are; nothing at all beyond
 // AbandonedIoPool::kMaxHeldIos.

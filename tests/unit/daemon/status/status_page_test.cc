@@ -213,7 +213,7 @@ TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
             std::string::npos);
 }
 
-// Issue 26 item 26: a label with control bytes (a terminal escape, a C1
+// A label with control bytes (a terminal escape, a C1
 // control) or bytes that are not UTF-8 reached the page raw. It is shown
 // visibly, the page stays valid UTF-8 with no control byte but its newlines.
 TEST(StatusPage, ControlBytesAndInvalidUtf8InNamesAreShownVisibly) {

@@ -167,7 +167,7 @@ TEST_F(UringOptionsTest, HipriMakesAPolledRing) {
   EXPECT_EQ(DoOne(plain, IoOp::kFsync), 0);
 }
 
-// Adversarial test finding 16: without EXT_ARG liburing queues its own
+// Adversarial test: without EXT_ARG liburing queues its own
 // timeout request tagged ~0 (then also iowatch's cancel tag) and the runner
 // ended on a completion it never asked for. Such a kernel is refused.
 TEST_F(UringOptionsTest, AKernelWithoutExtArgIsRefusedWithAHint) {

@@ -696,7 +696,7 @@ TEST(RunJobTest, HungEngineTimesOutAtHardLimit) {
   EXPECT_TRUE(engine.closed_);
 }
 
-// Adversarial review finding 15: when the drain after a hard limit gave up,
+// Adversarial review: when the drain after a hard limit gave up,
 // the buffers were freed while a device that recovers later could still
 // complete reads into them. They are kept for good: writing into them after
 // RunJob returned is what such a device would do, and ASan (the sanitizer
@@ -723,7 +723,7 @@ TEST(RunJobTest, BuffersOfAbandonedIosAreNeverFreed) {
 // Adversarial review ("check and settle"): a partial submission marked the
 // whole batch in flight, and the runner waited for completions of requests
 // that were never started until the hard limit.
-// Issue 26, item 15: the abandoned I/Os go to the caller with their context
+// The abandoned I/Os go to the caller with their context
 // and buffers, which stay valid (ASan: written to) until every I/O
 // completed; then they are freed, the context first.
 TEST(RunJobTest, AbandonedIosGoToTheCallerAndAreFreedOnceTheyComplete) {

@@ -148,7 +148,7 @@ TEST(JobFileTest, ReadJobFileSaysWhichFileIsMissing) {
   EXPECT_EQ(set.error().path, "/nonexistent/jobs.fio");
 }
 
-// Issue 26 item 20: a job file of /dev/zero grew the reader (the daemon at
+// A job file of /dev/zero grew the reader (the daemon at
 // SIGHUP, check-config, iowatch probe) to gigabytes, and a FIFO blocked it
 // forever (the daemon's event loop with it).
 TEST(JobFileTest, ReadJobFileReadsOnlyARegularFileOfBoundedSize) {
@@ -186,7 +186,7 @@ TEST(JobFileTest, ReadJobFileReadsOnlyARegularFileOfBoundedSize) {
             fifo + ": cannot read the job file: expected a regular file, found a FIFO");
 }
 
-// Issue 26 item 21: the kernel sees a path cut at its first NUL byte, so
+// The kernel sees a path cut at its first NUL byte, so
 // "/x\0y" would probe /x.
 TEST(JobFileTest, ANulByteInAValueIsRefusedNotCut) {
   using namespace std::string_view_literals;
@@ -199,7 +199,7 @@ TEST(JobFileTest, ANulByteInAValueIsRefusedNotCut) {
   }
 }
 
-// Issue 26 item 24: fio stops at 4,096 jobs in a run (its MAX_JOBS); sections
+// fio stops at 4,096 jobs in a run (its MAX_JOBS); sections
 // times numjobs had no bound here.
 TEST(JobFileTest, ARunHasAtMostFioMaxJobs) {
   std::string text = "[global]\nfilename=/x\nnumjobs=256\n";

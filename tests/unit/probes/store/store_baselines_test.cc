@@ -102,7 +102,7 @@ TEST_F(StoreBaselines, PutGetReplaceListDelete) {
   EXPECT_EQ(store_->RecentRuns("a", "", "", 100)->size(), ids_.size());
 }
 
-// Adversarial review finding 19: after a reset the learner must not find the
+// Adversarial review: after a reset the learner must not find the
 // runs of before it, even older-looking new ones (a clock set back).
 TEST_F(StoreBaselines, AfterAResetOnlyLaterRunsAreLearnedFrom) {
   const auto fingerprint = store_->GetRun(ids_[0])->fingerprint;
@@ -144,7 +144,7 @@ TEST_F(StoreBaselines, ABaselineMustReferToStoredRunsAndFiniteValues) {
   ASSERT_FALSE(put);
   EXPECT_EQ(put.error().code, ErrorCode::kInvalidArgument);
   // What the store holds, an export writes and an import must take back:
-  // no control characters in names (adversarial finding 9).
+  // no control characters in names (found by adversarial testing).
   Baseline tab = MakeBaseline("a", "8:0", {});
   tab.model = "Model\tX";
   put = store_->PutBaseline(tab);
@@ -359,7 +359,7 @@ TEST(StoreBaselinesJson, ErrorsSayWhereAndWhatWasExpected) {
       {Document("median", "1e999"),
        "golden.json:6:61: baselines[0].metrics[0].median: expected a finite number > 0, found "
        "1e999"},
-      // Adversarial test findings 9 and 10: escape sequences reached the
+      // Adversarial tests: escape sequences reached the
       // terminal through `baseline list`, and a median of 0 was imported.
       {Document("median", "0"),
        "golden.json:6:61: baselines[0].metrics[0].median: expected a finite number > 0, found 0"},

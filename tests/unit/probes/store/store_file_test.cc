@@ -1,7 +1,7 @@
 // The store's file: only a regular file is opened (a FIFO blocked `sweep
 // --list` and `baseline list` forever), and CheckFile tells when the file
-// the store has open is no longer the one at its path, whole (issue 26
-// items 20 and 28).
+// the store has open is no longer the one at its path, whole (`rm` or
+// `truncate -s0` under the daemon).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>

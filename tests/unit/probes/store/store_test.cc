@@ -110,7 +110,7 @@ TEST(StoreOpen, AFileThatIsNotADatabaseIsRefused) {
       << store.error().ToString();
 }
 
-// Adversarial test finding 10: `baseline list` on a foreign SQLite file added
+// Adversarial test: `baseline list` on a foreign SQLite file added
 // iowatch's tables and switched it to WAL.
 TEST(StoreOpen, AnotherProgramsDatabaseIsRefusedUntouched) {
   ScratchDir dir;

@@ -139,7 +139,7 @@ TEST(SweepFindingsTest, KneeLatencyOptimalDepthAndBufferedVsDirect) {
   EXPECT_NE(buffered.text.find("at 9 of 9 points"), std::string::npos) << buffered.text;
 }
 
-// Issue 26 item 17: judged on clat, which is flat where the device completes
+// Judged on clat, which is flat where the device completes
 // inside the submission, the deepest queue looked free.
 TEST(SweepFindingsTest, TheLatencyOptimalDepthOnClatOnlyWhenAsked) {
   const auto samples = MadeUpDevice();

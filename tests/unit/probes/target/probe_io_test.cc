@@ -456,7 +456,7 @@ TEST_F(PrepareTargetTest, SidecarMarkerWhereXattrsAreUnsupported) {
   EXPECT_EQ(code, 0);
 }
 
-// Adversarial test finding 3: on a filesystem without xattrs, a sidecar
+// Adversarial test: on a filesystem without xattrs, a sidecar
 // planted beside a foreign file made `--rw=write` overwrite it without
 // --destructive. A sidecar counts only when it names the file's device and
 // inode, is owned by this user and writable by it alone.
@@ -497,7 +497,7 @@ TEST_F(PrepareTargetTest, APlantedSidecarProvesNothing) {
   EXPECT_EQ(code, 0);
 }
 
-// Adversarial test finding 4: the sidecar was opened O_CREAT|O_TRUNC and
+// Adversarial test: the sidecar was opened O_CREAT|O_TRUNC and
 // followed a symlink planted in its place, truncating its target even for a
 // read-only job. It is now written beside and renamed over the link.
 TEST_F(PrepareTargetTest, ASymlinkPlantedAsTheSidecarIsReplacedNotFollowed) {
@@ -523,7 +523,7 @@ TEST_F(PrepareTargetTest, ASymlinkPlantedAsTheSidecarIsReplacedNotFollowed) {
   EXPECT_EQ(text, "precious");
 }
 
-// Adversarial findings 11 and 18: a SIGINT or a daemon shutdown during the
+// Adversarial review: a SIGINT or a daemon shutdown during the
 // first fill of a large file waited for the whole fill. The fill stops
 // between two chunks; the file and its marker stay for the next run.
 TEST_F(PrepareTargetTest, ACancelledFillStopsAndKeepsTheFileForTheNextRun) {
@@ -545,7 +545,7 @@ TEST_F(PrepareTargetTest, ACancelledFillStopsAndKeepsTheFileForTheNextRun) {
   EXPECT_EQ(GetXattr(path), std::to_string(8 * kMiB));
 }
 
-// Adversarial test finding 11: `--filename=/sys/...` with --destructive
+// Adversarial test: `--filename=/sys/...` with --destructive
 // attempted a write. Kernel interfaces are refused whatever the flags.
 TEST_F(PrepareTargetTest, PseudoFilesystemsAreRefusedWhateverTheFlags) {
   const TargetPolicy everything{.allow_block_device = true, .destructive = true};

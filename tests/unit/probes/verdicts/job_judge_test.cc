@@ -359,7 +359,7 @@ TEST(JudgeRunTest, RunsThatWaitedForTheCpuAreNotJudged) {
       << j.why;
 }
 
-// Issue 27: a run under the hypervisor's steal, or in a band with no
+// A run under the hypervisor's steal, or in a band with no
 // baseline yet, is judged against the nearest earlier runs that were at
 // least as stressed: healthy, it is no worse than they were; slower, it is.
 TEST(JudgeRunTest, RunsWithoutABaselineAreJudgedAgainstRunsAtLeastAsStressed) {

@@ -53,7 +53,7 @@ std::vector<std::string> Names(const std::vector<MetricSample>& samples, std::st
 TEST(BaselineMetricsTest, FixedOrderAndDirections) {
   std::vector<std::string> names;
   for (const MetricSpec& spec : BaselineMetrics()) names.emplace_back(spec.name);
-  // The first nine in the order stores before issue 13 kept them.
+  // The first nine in the order stores before the load bands (schema v4) kept them.
   EXPECT_EQ(names, (std::vector<std::string>{
                        "iops", "bandwidth_bytes", "clat_mean_seconds", "clat_p50_seconds",
                        "clat_p90_seconds", "clat_p99_seconds", "clat_p99_9_seconds",

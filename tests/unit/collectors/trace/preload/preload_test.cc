@@ -1,10 +1,9 @@
 // The trace library's own parts, outside a traced process: the mapped file
-// table (issue 26 item 10: nothing allocated where a signal handler may
-// be), the guard on the real calls' resolution (item 12), the report's
-// writing (item 11: a FIFO without reader, a reader gone; a program that
-// ends holding every descriptor), and the tracer's checks that a number is
-// still the file it was opened or copied as (the program's threads racing
-// close, dup2 and pipe on it).
+// table (nothing allocated where a signal handler may be), the guard on the
+// real calls' resolution, the report's writing (a FIFO without reader, a
+// reader gone; a program that ends holding every descriptor), and the
+// tracer's checks that a number is still the file it was opened or copied as
+// (the program's threads racing close, dup2 and pipe on it).
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -84,7 +84,7 @@ size_t ThreadCount() {
 
 constexpr std::string_view kText = "# TYPE x gauge\nx{a=\"b\"} 1\n";
 
-// Issue 26 item 25: prometheus-cpp's Gateway sent POST (the group's other
+// prometheus-cpp's Gateway sent POST (the group's other
 // metrics stayed) with the values in the path raw.
 TEST(PushExposition, PutsTheExpositionAsItIsUnderTheEncodedPath) {
   OneShotServer server("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
@@ -103,7 +103,7 @@ TEST(PushExposition, PutsTheExpositionAsItIsUnderTheEncodedPath) {
   EXPECT_TRUE(request.ends_with(std::string("\r\n\r\n") + std::string(kText))) << request;
 }
 
-// Issue 26 item 25: prometheus-cpp reported every status below 400 as 200, so
+// prometheus-cpp reported every status below 400 as 200, so
 // a redirect (nothing pushed) looked like success.
 TEST(PushExposition, OnlyA2xxAnswerIsSuccess) {
   OneShotServer redirect(
@@ -127,7 +127,7 @@ TEST(PushExposition, OnlyA2xxAnswerIsSuccess) {
                 "invalid");
 }
 
-// Issue 26 item 16: the push ran on a detached thread that a timed-out wait
+// The push ran on a detached thread that a timed-out wait
 // left behind, still in curl while static destructors ran at exit. curl's
 // own timeout bounds the request now: when the call returns, no thread of it
 // is left.

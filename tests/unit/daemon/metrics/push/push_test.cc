@@ -101,7 +101,7 @@ TEST(PushTarget, UrlJobAndLabels) {
             "not empty), found \"a=\\xff\"");
 }
 
-// Issue 26 item 25: values went into the path raw: `x#` cut the URL (the
+// Values went into the path raw: `x#` cut the URL (the
 // rest became a fragment: instance dropped), `?` started a query, `..` ate
 // the segment before it, a space made the URL invalid. Percent-encoded now,
 // base64 (the gateway's NAME@base64 form) for a '/' and the dot segments.
