@@ -25,8 +25,8 @@
 
 #include "common/filesystem_defaults.h"
 #include "common/result.h"
-#include "probes/verdicts/baseline.h"
 #include "probes/spec/job_spec.h"
+#include "probes/verdicts/baseline.h"
 
 namespace iowatch::config {
 

@@ -66,12 +66,16 @@ void Reader::Users(const Value& v, std::map<std::string, std::string>& out) {
 
 namespace {
 
+using internal::BoolKey;
 using internal::BuildProbeJobs;
+using internal::DurationKey;
+using internal::IntegerKey;
 using internal::Join;
 using internal::Key;
 using internal::kProbesKeys;
 using internal::Reader;
 using internal::ReadOneDocument;
+using internal::RegexKey;
 using internal::Section;
 using internal::Value;
 using internal::YamlDocument;
@@ -105,18 +109,10 @@ constexpr Key kWebKeys[] = {
        };
        r.Read(v, R"("host:port")", check, c.web.listen_address);
      }},
-    {"read_timeout", [](Reader& r, const Value& v,
-                        Config& c) { r.Duration(v, milliseconds(1), c.web.read_timeout); }},
-    {"write_timeout", [](Reader& r, const Value& v,
-                         Config& c) { r.Duration(v, milliseconds(1), c.web.write_timeout); }},
-    {"idle_timeout", [](Reader& r, const Value& v,
-                        Config& c) { r.Duration(v, milliseconds(1), c.web.idle_timeout); }},
-    {"max_connections",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(
-           v, "an integer from 1 to 65535",
-           [](std::string_view s) { return ParseInteger(s, 1, 65535); }, c.web.max_connections);
-     }},
+    DurationKey<1, &Config::web, &WebConfig::read_timeout>("read_timeout"),
+    DurationKey<1, &Config::web, &WebConfig::write_timeout>("write_timeout"),
+    DurationKey<1, &Config::web, &WebConfig::idle_timeout>("idle_timeout"),
+    IntegerKey<1, 65535, &Config::web, &WebConfig::max_connections>("max_connections"),
     {"max_header_bytes",
      [](Reader& r, const Value& v, Config& c) {
        r.Read(
@@ -129,92 +125,47 @@ constexpr Key kWebKeys[] = {
      [](Reader& r, const Value& v, Config& c) { r.Users(v, c.web.basic_auth_users); }},
 };
 constexpr Key kSamplingKeys[] = {
-    {"interval", [](Reader& r, const Value& v,
-                    Config& c) { r.Duration(v, milliseconds(100), c.sampling.interval); }},
-    {"window", [](Reader& r, const Value& v,
-                  Config& c) { r.Duration(v, milliseconds(100), c.sampling.window); }},
+    DurationKey<100, &Config::sampling, &SamplingConfig::interval>("interval"),
+    DurationKey<100, &Config::sampling, &SamplingConfig::window>("window"),
 };
 constexpr Key kDeviceKeys[] = {
-    {"include", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "a string", ParseRegex, c.devices.include); }},
-    {"exclude", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "a string", ParseRegex, c.devices.exclude); }},
-    {"partitions", [](Reader& r, const Value& v,
-                      Config& c) { r.Read(v, "true or false", ParseBool, c.devices.partitions); }},
+    RegexKey<&Config::devices, &DeviceConfig::include>("include"),
+    RegexKey<&Config::devices, &DeviceConfig::exclude>("exclude"),
+    BoolKey<&Config::devices, &DeviceConfig::partitions>("partitions"),
 };
 constexpr Key kCgroupKeys[] = {
-    {"enabled", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "true or false", ParseBool, c.cgroups.enabled); }},
-    {"depth",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(
-           v, "an integer from 1 to 16", [](std::string_view s) { return ParseInteger(s, 1, 16); },
-           c.cgroups.depth);
-     }},
-    {"include", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "a string", ParseRegex, c.cgroups.include); }},
-    {"exclude", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "a string", ParseRegex, c.cgroups.exclude); }},
-    {"max_series",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(
-           v, "an integer from 1 to 1000000",
-           [](std::string_view s) { return ParseInteger(s, 1, 1000000); }, c.cgroups.max_series);
-     }},
-    {"process_interval",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Duration(v, milliseconds(0), c.cgroups.process_interval);
-     }},
+    BoolKey<&Config::cgroups, &CgroupConfig::enabled>("enabled"),
+    IntegerKey<1, 16, &Config::cgroups, &CgroupConfig::depth>("depth"),
+    RegexKey<&Config::cgroups, &CgroupConfig::include>("include"),
+    RegexKey<&Config::cgroups, &CgroupConfig::exclude>("exclude"),
+    IntegerKey<1, 1000000, &Config::cgroups, &CgroupConfig::max_series>("max_series"),
+    DurationKey<0, &Config::cgroups, &CgroupConfig::process_interval>("process_interval"),
 };
+constexpr auto kBpf = &CollectorsConfig::bpf;
 constexpr Key kBpfKeys[] = {
-    {"enabled", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "true or false", ParseBool, c.collectors.bpf.enabled); }},
-    {"queue_stage",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "true or false", ParseBool, c.collectors.bpf.queue_stage);
-     }},
+    BoolKey<&Config::collectors, kBpf, &BpfConfig::enabled>("enabled"),
+    BoolKey<&Config::collectors, kBpf, &BpfConfig::queue_stage>("queue_stage"),
 };
+constexpr auto kFs = &CollectorsConfig::filesystem;
 constexpr Key kFilesystemKeys[] = {
-    {"enabled",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "true or false", ParseBool, c.collectors.filesystem.enabled);
-     }},
-    {"fs_types_include",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.fs_types_include);
-     }},
-    {"fs_types_exclude",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.fs_types_exclude);
-     }},
-    {"mount_points_include",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.mount_points_include);
-     }},
-    {"mount_points_exclude",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "a string", ParseRegex, c.collectors.filesystem.mount_points_exclude);
-     }},
-    {"mount_timeout",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Duration(v, milliseconds(1), c.collectors.filesystem.mount_timeout);
-     }},
+    BoolKey<&Config::collectors, kFs, &FilesystemConfig::enabled>("enabled"),
+    RegexKey<&Config::collectors, kFs, &FilesystemConfig::fs_types_include>("fs_types_include"),
+    RegexKey<&Config::collectors, kFs, &FilesystemConfig::fs_types_exclude>("fs_types_exclude"),
+    RegexKey<&Config::collectors, kFs, &FilesystemConfig::mount_points_include>(
+        "mount_points_include"),
+    RegexKey<&Config::collectors, kFs, &FilesystemConfig::mount_points_exclude>(
+        "mount_points_exclude"),
+    DurationKey<1, &Config::collectors, kFs, &FilesystemConfig::mount_timeout>("mount_timeout"),
 };
+constexpr auto kKmsg = &CollectorsConfig::kmsg;
 constexpr Key kKmsgKeys[] = {
-    {"enabled",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "true or false", ParseBool, c.collectors.kmsg.enabled);
-     }},
+    BoolKey<&Config::collectors, kKmsg, &KmsgConfig::enabled>("enabled"),
 };
+constexpr auto kSmart = &CollectorsConfig::smart;
 constexpr Key kSmartKeys[] = {
-    {"enabled",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "true or false", ParseBool, c.collectors.smart.enabled);
-     }},
-    {"interval", [](Reader& r, const Value& v,
-                    Config& c) { r.Duration(v, milliseconds(1000), c.collectors.smart.interval); }},
-    {"timeout", [](Reader& r, const Value& v,
-                   Config& c) { r.Duration(v, milliseconds(1000), c.collectors.smart.timeout); }},
+    BoolKey<&Config::collectors, kSmart, &SmartConfig::enabled>("enabled"),
+    DurationKey<1000, &Config::collectors, kSmart, &SmartConfig::interval>("interval"),
+    DurationKey<1000, &Config::collectors, kSmart, &SmartConfig::timeout>("timeout"),
 };
 constexpr Key kCollectorKeys[] = {
     Section("bpf", kBpfKeys),

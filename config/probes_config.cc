@@ -17,6 +17,10 @@
 namespace iowatch::config {
 namespace {
 
+using internal::BoolKey;
+using internal::DurationKey;
+using internal::IntegerKey;
+using internal::NumberKey;
 using internal::ProbeJobDraft;
 using internal::ProbesDraft;
 using std::chrono::milliseconds;
@@ -185,25 +189,6 @@ Status CheckJobOption(std::string_view name, std::string_view value) {
   return MakeError(ok.error().code, std::move(message));
 }
 
-// A decimal number in [min, max], or (min, max] when !min_inclusive; read
-// with from_chars, so the locale cannot change it; no inf, nan, hex or sign.
-Result<double> ParseNumber(std::string_view text, double min, double max, bool min_inclusive) {
-  const std::string message =
-      fmt::format("expected a number {} {} and at most {}, found {:?}",
-                  min_inclusive ? "at least" : "greater than", min, max, text);
-  double n = 0;
-  const char* end = text.data() + text.size();
-  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE-") == text.npos;
-  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (!plain || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(n)) {
-    return MakeError(ErrorCode::kParse, message);
-  }
-  if (n < min || (n == min && !min_inclusive) || n > max) {
-    return MakeError(ErrorCode::kInvalidArgument, message);
-  }
-  return n;
-}
-
 // A job name also names its probe file and a metric label: short and plain,
 // a safe file name everywhere that needs no quoting.
 Result<std::string> ParseNonEmpty(std::string_view text) {
@@ -278,60 +263,49 @@ void Reader::JobOptions(const Value& v, std::vector<probes::JobOption>& out) {
 
 namespace {
 
-void Integer(Reader& r, const Value& v, uint32_t min, uint32_t max, uint32_t& out) {
-  r.Read(
-      v, fmt::format("an integer from {} to {}", min, max),
-      [=](std::string_view s) { return ParseInteger(s, min, max); }, out);
-}
-void Number(Reader& r, const Value& v, double min, double max, double& out) {
-  r.Read(
-      v, "a number", [=](std::string_view s) { return ParseNumber(s, min, max, true); }, out);
-}
 void Timing(Reader& r, const Value& v, milliseconds min, milliseconds& out, bool& set) {
   r.Duration(v, min, out);
   set = true;
 }
 
-// A number or integer key of the baseline policy (or its contention
-// policy): the field and its range are the row's, as fio's minval/maxval.
-template <auto kField, double kMin, double kMax>
-void BaselineNumber(Reader& r, const Value& v, Config& c) {
-  Number(r, v, kMin, kMax, c.probes.baseline.*kField);
-}
-template <auto kField, double kMin, double kMax>
-void ContentionNumber(Reader& r, const Value& v, Config& c) {
-  Number(r, v, kMin, kMax, c.probes.baseline.contention.*kField);
-}
+// The baseline policy and its contention policy, as the rows' paths begin:
+// a number key's field and range are its row's, as fio's minval/maxval.
+constexpr auto kProbes = &Config::probes;
+constexpr auto kBaseline = &ProbesConfig::baseline;
+constexpr auto kContention = &probes::BaselinePolicy::contention;
 
 constexpr Key kContentionKeys[] = {
-    {"max_foreign_share", ContentionNumber<&probes::ContentionPolicy::max_foreign_share, 0.0, 1.0>},
-    {"max_foreign_iops_ratio",
-     ContentionNumber<&probes::ContentionPolicy::max_foreign_iops_ratio, 0.0, 1000.0>},
-    {"min_foreign_load", ContentionNumber<&probes::ContentionPolicy::min_foreign_load, 0.0, 1e9>},
-    {"max_cpu_wait", ContentionNumber<&probes::ContentionPolicy::max_cpu_wait, 0.0, 1.0>},
-    {"max_cpu_steal", ContentionNumber<&probes::ContentionPolicy::max_cpu_steal, 0.0, 1.0>},
-    {"max_quantile", ContentionNumber<&probes::ContentionPolicy::max_quantile, 0.0, 1.0>},
+    NumberKey<0.0, 1.0, kProbes, kBaseline, kContention,
+              &probes::ContentionPolicy::max_foreign_share>("max_foreign_share"),
+    NumberKey<0.0, 1000.0, kProbes, kBaseline, kContention,
+              &probes::ContentionPolicy::max_foreign_iops_ratio>("max_foreign_iops_ratio"),
+    NumberKey<0.0, 1e9, kProbes, kBaseline, kContention,
+              &probes::ContentionPolicy::min_foreign_load>("min_foreign_load"),
+    NumberKey<0.0, 1.0, kProbes, kBaseline, kContention, &probes::ContentionPolicy::max_cpu_wait>(
+        "max_cpu_wait"),
+    NumberKey<0.0, 1.0, kProbes, kBaseline, kContention, &probes::ContentionPolicy::max_cpu_steal>(
+        "max_cpu_steal"),
+    NumberKey<0.0, 1.0, kProbes, kBaseline, kContention, &probes::ContentionPolicy::max_quantile>(
+        "max_quantile"),
     {"before",
      [](Reader& r, const Value& v, Config& c) {
        milliseconds window{std::lround(c.probes.baseline.contention.before_seconds * 1000)};
        r.Duration(v, milliseconds(0), window, std::chrono::minutes(1));
        c.probes.baseline.contention.before_seconds = ToSeconds(window);
      }},
-    {"bands",
-     [](Reader& r, const Value& v, Config& c) {
-       r.Read(v, "true or false", ParseBool, c.probes.baseline.contention.bands);
-     }},
+    BoolKey<kProbes, kBaseline, kContention, &probes::ContentionPolicy::bands>("bands"),
 };
 constexpr Key kBaselineKeys[] = {
-    {"runs",
-     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.runs); }},
-    {"throughput_tolerance",
-     BaselineNumber<&probes::BaselinePolicy::throughput_tolerance, 0.0, 1.0>},
-    {"latency_tolerance", BaselineNumber<&probes::BaselinePolicy::latency_tolerance, 0.0, 100.0>},
-    {"tail_tolerance", BaselineNumber<&probes::BaselinePolicy::tail_tolerance, 0.0, 100.0>},
-    {"spread_factor", BaselineNumber<&probes::BaselinePolicy::spread_factor, 0.0, 100.0>},
-    {"hysteresis", [](Reader& r, const Value& v,
-                      Config& c) { Integer(r, v, 1, 1000, c.probes.baseline.hysteresis); }},
+    IntegerKey<1, 1000, kProbes, kBaseline, &probes::BaselinePolicy::runs>("runs"),
+    NumberKey<0.0, 1.0, kProbes, kBaseline, &probes::BaselinePolicy::throughput_tolerance>(
+        "throughput_tolerance"),
+    NumberKey<0.0, 100.0, kProbes, kBaseline, &probes::BaselinePolicy::latency_tolerance>(
+        "latency_tolerance"),
+    NumberKey<0.0, 100.0, kProbes, kBaseline, &probes::BaselinePolicy::tail_tolerance>(
+        "tail_tolerance"),
+    NumberKey<0.0, 100.0, kProbes, kBaseline, &probes::BaselinePolicy::spread_factor>(
+        "spread_factor"),
+    IntegerKey<1, 1000, kProbes, kBaseline, &probes::BaselinePolicy::hysteresis>("hysteresis"),
     {"min_bad_span",
      [](Reader& r, const Value& v, Config& c) {
        milliseconds span{c.probes.baseline.min_bad_span_ms};
@@ -344,17 +318,16 @@ constexpr Key kBaselineKeys[] = {
        r.Duration(v, milliseconds(0), age, std::chrono::weeks(52));
        c.probes.baseline.min_age_ms = age.count();
      }},
-    {"throughput_spread_floor",
-     BaselineNumber<&probes::BaselinePolicy::throughput_spread_floor, 0.0, 1.0>},
-    {"latency_spread_floor",
-     BaselineNumber<&probes::BaselinePolicy::latency_spread_floor, 0.0, 100.0>},
-    {"tail_spread_floor", BaselineNumber<&probes::BaselinePolicy::tail_spread_floor, 0.0, 100.0>},
-    {"quantile_samples",
-     [](Reader& r, const Value& v, Config& c) {
-       Integer(r, v, 0, 1000000, c.probes.baseline.quantile_samples);
-     }},
-    {"quantile_confidence",
-     BaselineNumber<&probes::BaselinePolicy::quantile_confidence, 0.0, 0.9999>},
+    NumberKey<0.0, 1.0, kProbes, kBaseline, &probes::BaselinePolicy::throughput_spread_floor>(
+        "throughput_spread_floor"),
+    NumberKey<0.0, 100.0, kProbes, kBaseline, &probes::BaselinePolicy::latency_spread_floor>(
+        "latency_spread_floor"),
+    NumberKey<0.0, 100.0, kProbes, kBaseline, &probes::BaselinePolicy::tail_spread_floor>(
+        "tail_spread_floor"),
+    IntegerKey<0, 1000000, kProbes, kBaseline, &probes::BaselinePolicy::quantile_samples>(
+        "quantile_samples"),
+    NumberKey<0.0, 0.9999, kProbes, kBaseline, &probes::BaselinePolicy::quantile_confidence>(
+        "quantile_confidence"),
     {"metrics",
      [](Reader& r, const Value& v, Config& c) { r.MetricNames(v, c.probes.baseline.metrics); }},
     Section("contention", kContentionKeys),
@@ -409,22 +382,17 @@ constexpr Key kJobKeys[] = {
 // constinit: constant-initialized, nothing runs (or throws) at start-up.
 // NOLINTNEXTLINE(cert-err58-cpp)
 constinit const Key kProbesKeys[kProbesKeyCount] = {
-    {"enabled", [](Reader& r, const Value& v,
-                   Config& c) { r.Read(v, "true or false", ParseBool, c.probes.enabled); }},
-    {"max_concurrent",
-     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 64, c.probes.max_concurrent); }},
+    BoolKey<kProbes, &ProbesConfig::enabled>("enabled"),
+    IntegerKey<1, 64, kProbes, &ProbesConfig::max_concurrent>("max_concurrent"),
     {"busy_threshold",
      [](Reader& r, const Value& v, Config& c) {
        r.Read(
            v, "a number", [](std::string_view s) { return ParseNumber(s, 0, 1, false); },
            c.probes.busy_threshold);
      }},
-    {"busy_window", [](Reader& r, const Value& v,
-                       Config& c) { r.Duration(v, milliseconds(1000), c.probes.busy_window); }},
-    {"busy_retry", [](Reader& r, const Value& v,
-                      Config& c) { r.Duration(v, milliseconds(1000), c.probes.busy_retry); }},
-    {"max_skips",
-     [](Reader& r, const Value& v, Config& c) { Integer(r, v, 1, 10000, c.probes.max_skips); }},
+    DurationKey<1000, kProbes, &ProbesConfig::busy_window>("busy_window"),
+    DurationKey<1000, kProbes, &ProbesConfig::busy_retry>("busy_retry"),
+    IntegerKey<1, 10000, kProbes, &ProbesConfig::max_skips>("max_skips"),
     {"retention",
      [](Reader& r, const Value& v, Config& c) {
        // Retention is compared with wall-clock milliseconds only: ten years is safe.

@@ -1,7 +1,10 @@
 #include "config/values.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
+#include <cmath>
 
 #include "common/name_pattern.h"
 #include "common/units.h"
@@ -119,6 +122,25 @@ Result<std::string> ParseLogLevel(std::string_view text) {
     if (text == level) return std::string(text);
   }
   return Expected(ErrorCode::kInvalidArgument, "one of trace, debug, info, warn, error, off", text);
+}
+
+// A decimal number in [min, max], or (min, max] when !min_inclusive; read
+// with from_chars, so the locale cannot change it; no inf, nan, hex or sign.
+Result<double> ParseNumber(std::string_view text, double min, double max, bool min_inclusive) {
+  const std::string message =
+      fmt::format("expected a number {} {} and at most {}, found {:?}",
+                  min_inclusive ? "at least" : "greater than", min, max, text);
+  double n = 0;
+  const char* end = text.data() + text.size();
+  const bool plain = !text.empty() && text.find_first_not_of("0123456789.eE-") == text.npos;
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (!plain || parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(n)) {
+    return MakeError(ErrorCode::kParse, message);
+  }
+  if (n < min || (n == min && !min_inclusive) || n > max) {
+    return MakeError(ErrorCode::kInvalidArgument, message);
+  }
+  return n;
 }
 
 }  // namespace iowatch::config

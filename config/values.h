@@ -22,6 +22,8 @@ Result<bool> ParseBool(std::string_view text);
 
 // Decimal digits only (no sign, no "0x", no suffix), within [min, max].
 Result<uint32_t> ParseInteger(std::string_view text, uint32_t min, uint32_t max);
+// A decimal number in [min, max], or (min, max] when !min_inclusive.
+Result<double> ParseNumber(std::string_view text, double min, double max, bool min_inclusive);
 
 // A size in ParseSize's syntax ("8192", "8k"), within [min, max] bytes.
 Result<uint32_t> ParseSizeBetween(std::string_view text, uint32_t min, uint32_t max);

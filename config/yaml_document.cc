@@ -1,11 +1,10 @@
 #include "config/yaml_document.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <sstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace iowatch::config::internal {
 namespace {
@@ -67,9 +66,8 @@ YamlDocument ReadOneDocument(std::string_view yaml_text) {
     const size_t at = static_cast<size_t>(documents[0].start.pos);
     const char token = at < yaml_text.size() ? yaml_text[at] : ' ';
     return YamlRefusal{documents[0].start,
-                       token == ','
-                           ? std::string("invalid YAML: ',' outside a flow list or map")
-                           : fmt::format("invalid YAML: unexpected '{}'", token)};
+                       token == ',' ? std::string("invalid YAML: ',' outside a flow list or map")
+                                    : fmt::format("invalid YAML: unexpected '{}'", token)};
   }
   if (documents.size() == 2) {
     const YAML::Mark at =

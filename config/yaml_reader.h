@@ -146,6 +146,15 @@ class Reader {
     Read(
         v, "a string", [](std::string_view s) { return Result<std::string>(s); }, out);
   }
+  void Integer(const Value& v, uint32_t min, uint32_t max, uint32_t& out) {
+    Read(
+        v, fmt::format("an integer from {} to {}", min, max),
+        [=](std::string_view s) { return ParseInteger(s, min, max); }, out);
+  }
+  void Number(const Value& v, double min, double max, double& out) {
+    Read(
+        v, "a number", [=](std::string_view s) { return ParseNumber(s, min, max, true); }, out);
+  }
   void Duration(const Value& v, std::chrono::milliseconds min, std::chrono::milliseconds& out,
                 std::chrono::milliseconds max = kMaxConfigDuration) {
     Read(
@@ -174,6 +183,47 @@ class Reader {
   ProbesDraft probes_;
   ProbeJobDraft* job_ = nullptr;  // the job being walked
 };
+
+// The setting a key reads into: a member of Config through its sections,
+// e.g. At<&Config::collectors, &CollectorsConfig::kmsg, &KmsgConfig::enabled>.
+template <auto... kPath>
+constexpr auto& At(Config& c) {
+  return (c.*....*kPath);
+}
+
+// A key's row by the kind of value it takes, each one line in a schema table
+// (config_loader.cc): the reading and its error message are the kind's.
+template <auto... kPath>
+constexpr Key BoolKey(std::string_view name) {
+  return {name, [](Reader& r, const Value& v, Config& c) {
+            r.Read(v, "true or false", ParseBool, At<kPath...>(c));
+          }};
+}
+template <auto... kPath>
+constexpr Key RegexKey(std::string_view name) {
+  return {name, [](Reader& r, const Value& v, Config& c) {
+            r.Read(v, "a string", ParseRegex, At<kPath...>(c));
+          }};
+}
+// A duration of at least kMinMs milliseconds.
+template <int64_t kMinMs, auto... kPath>
+constexpr Key DurationKey(std::string_view name) {
+  return {name, [](Reader& r, const Value& v, Config& c) {
+            r.Duration(v, std::chrono::milliseconds(kMinMs), At<kPath...>(c));
+          }};
+}
+// An integer from kMin to kMax.
+template <uint32_t kMin, uint32_t kMax, auto... kPath>
+constexpr Key IntegerKey(std::string_view name) {
+  return {name,
+          [](Reader& r, const Value& v, Config& c) { r.Integer(v, kMin, kMax, At<kPath...>(c)); }};
+}
+// A number from kMin to kMax.
+template <double kMin, double kMax, auto... kPath>
+constexpr Key NumberKey(std::string_view name) {
+  return {name,
+          [](Reader& r, const Value& v, Config& c) { r.Number(v, kMin, kMax, At<kPath...>(c)); }};
+}
 
 // The probes section's keys (probes_config.cc), in documentation order.
 inline constexpr size_t kProbesKeyCount = 10;
