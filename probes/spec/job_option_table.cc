@@ -136,11 +136,11 @@ constexpr std::array<JobOptionDef, 33> kTable{{
      .print = PrintSize<&JobSpec::block_size>},
     {.name = "ioengine",
      .type = OptionType::kChoice,
-     .default_text = "psync",
+     .default_text = NameIn<EngineKind>(kEngines, EngineKind::kPsync),
      .accepted = kEngineChoices,
      .help = "how I/O is issued: io_uring or libaio (asynchronous), psync (pread/pwrite), null "
              "(no I/O)",
-     .example = "io_uring",
+     .example = NameIn<EngineKind>(kEngines, EngineKind::kIoUring),
      .always_printed = true,
      .parse = ParseEngine,
      .print = [](const JobSpec& s) -> PrintedValue { return std::string(ToString(s.engine)); }},

@@ -88,6 +88,8 @@ std::string_view ToString(RwMode mode) { return NameIn<RwMode>(kRwModes, mode); 
 
 std::string_view EngineChoices() { return internal::kEngineChoices; }
 
+std::span<const EnumName<EngineKind>> Engines() { return kEngines; }
+
 std::string_view ToString(EngineKind engine) { return NameIn<EngineKind>(kEngines, engine); }
 
 std::string JobSpec::TargetPath() const {
