@@ -47,7 +47,7 @@ std::optional<double> AsDouble(const std::optional<T>& value, double scale = 1.0
 }
 
 using ScalarOf = std::optional<double> (*)(const SmartReport&);
-const FamilyRow<ScalarOf> kScalars[] = {
+constexpr FamilyRow<ScalarOf> kScalars[] = {
     {"iowatch_smart_status_passed", "gauge",
      "1 when the device's overall SMART self-assessment passes, 0 when it says FAILING.",
      [](const SmartReport& r) { return AsDouble(r.passed); }},
@@ -93,7 +93,7 @@ struct NvmeValue {
   std::optional<uint64_t> NvmeHealth::*field;
   double scale;
 };
-const FamilyRow<NvmeValue> kNvme[] = {
+constexpr FamilyRow<NvmeValue> kNvme[] = {
     {"iowatch_smart_nvme_critical_warning",
      "gauge",
      "NVMe critical warning bits: 0x1 spare below threshold, 0x2 temperature, 0x4 reliability "
