@@ -229,8 +229,12 @@ probes::JobSpec ResolveProbeTarget(probes::JobSpec spec, const std::filesystem::
 namespace internal {
 
 std::vector<probes::JobOption> DefaultProbeOptions() {
-  return {{"directory", "probes"}, {"size", "64M"},   {"ioengine", "io_uring"},
-          {"direct", "1"},         {"runtime", "3s"}, {"time_based", "1"}};
+  return {{"directory", "probes"},
+          {"size", "64M"},
+          {"ioengine", std::string(probes::ToString(probes::EngineKind::kIoUring))},
+          {"direct", "1"},
+          {"runtime", "3s"},
+          {"time_based", "1"}};
 }
 
 // Each option is checked alone as it is read, so an error points at it; the

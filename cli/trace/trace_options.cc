@@ -1,8 +1,12 @@
 #include "cli/trace/trace_options.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "common/units.h"
+#include "probes/engines/engine.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -22,6 +26,16 @@ Result<std::string> ValueOf(const std::vector<std::string>& args, size_t& i,
   if (i + 1 >= args.size())
     return std::unexpected(Usage(fmt::format("{}: expected a value", name)));
   return args[++i];
+}
+
+// The what-if's larger requests are asynchronous, several in flight: its
+// engines are the asynchronous ones, named as --ioengine names them.
+std::vector<std::string_view> WhatIfEngineNames() {
+  std::vector<std::string_view> names;
+  for (const probes::EngineKind kind : probes::AsynchronousEngines()) {
+    names.push_back(probes::ToString(kind));
+  }
+  return names;
 }
 
 bool Is(const std::string& a, std::string_view name) {
@@ -49,12 +63,12 @@ Status ApplyValue(TraceOptions& o, std::string_view name, const std::string& val
     }
     o.what_if_max_size = *size;
   } else if (name == "--what-if-engine") {
-    if (value != "io_uring" && value != "libaio") {
-      return std::unexpected(
-          Usage(fmt::format("--what-if-engine: expected io_uring or libaio, found {:?}", value)));
+    const std::vector<std::string_view> names = WhatIfEngineNames();
+    if (std::ranges::find(names, value) == names.end()) {
+      return std::unexpected(Usage(fmt::format("--what-if-engine: expected {}, found {:?}",
+                                               fmt::join(names, " or "), value)));
     }
-    o.what_if_engine =
-        value == "io_uring" ? probes::EngineKind::kIoUring : probes::EngineKind::kLibaio;
+    o.what_if_engine = *ValueIn<probes::EngineKind>(probes::Engines(), value);
   }
   return {};
 }
@@ -110,7 +124,7 @@ Result<TraceOptions> ParseTraceArgs(const std::vector<std::string>& args) {
 }
 
 std::string TraceUsage() {
-  return R"(Usage: iowatch trace [OPTION]... [--] COMMAND [ARG]...
+  return std::string(R"(Usage: iowatch trace [OPTION]... [--] COMMAND [ARG]...
 
 Runs COMMAND with libiowatch-trace.so preloaded (LD_PRELOAD, inherited by its children) and,
 when it has exited, reports per process and file what it did to its files: calls, bytes
@@ -135,9 +149,12 @@ Options:
   --what-if-max-size=SIZE  do not replay files larger than SIZE (default 4g)
   --no-times               count calls and bytes without timing them: two TSC reads
                            less per call, half the library's cost (IOWATCH_TRACE_TIMES=0)
-  --what-if-engine=io_uring|libaio
-                           the larger requests' engine (default io_uring)
-  --library=PATH           the trace library (default: beside iowatch, or
+)") +
+         fmt::format(
+             "  --what-if-engine={}\n"
+             "                           the larger requests' engine (default {})\n",
+             fmt::join(WhatIfEngineNames(), "|"), probes::ToString(TraceOptions{}.what_if_engine)) +
+         R"(  --library=PATH           the trace library (default: beside iowatch, or
                            ../lib/iowatch/ from it)
   --help                   this text
 

@@ -32,17 +32,12 @@ void CollectorParseErrors(const Snapshot& s, size_t i, size_t, ExpositionWriter&
   w.SampleInt({{"collector", s.collectors[i].name}}, s.collectors[i].parse_errors_total);
 }
 
-struct SnapshotField {
-  const char* name;
-  const char* help;
-  double Snapshot::*value;
-};
-const SnapshotField kSnapshotFields[] = {
-    {"iowatch_sample_timestamp_seconds", "When the sample served was taken.",
+const FamilyRow<double Snapshot::*> kSnapshotFields[] = {
+    {"iowatch_sample_timestamp_seconds", "gauge", "When the sample served was taken.",
      &Snapshot::timestamp_seconds},
-    {"iowatch_sampling_interval_seconds", "Configured sampling interval.",
+    {"iowatch_sampling_interval_seconds", "gauge", "Configured sampling interval.",
      &Snapshot::interval_seconds},
-    {"iowatch_sampling_window_seconds",
+    {"iowatch_sampling_window_seconds", "gauge",
      "Window over which the *_window_max series take their maximum.", &Snapshot::window_seconds},
 };
 
@@ -62,9 +57,7 @@ void AddSelfFamilies(TableBuilder& t) {
         "Samples in which the source did not answer within the read deadline (its previous "
         "values were served).",
         {Collectors, CollectorTimeouts});
-  for (size_t i = 0; i < std::size(kSnapshotFields); ++i) {
-    t.Add(kSnapshotFields[i].name, "gauge", kSnapshotFields[i].help, {Once, SnapshotValue, i});
-  }
+  AddRowFamilies(t, kSnapshotFields, Once, SnapshotValue);
 }
 
 std::vector<FamilyDef> BuildFamilies() {

@@ -47,6 +47,19 @@ size_t IfCollectorRan(const Snapshot& s) {
                                                                                                : 0;
 }
 
+// A row of a table of families that differ only in which value of an item
+// they write: the family's name, TYPE and HELP beside `value`, what picks
+// the value out (a pointer to a member, a function of the item, or a small
+// struct of them). The source's write function reads rows[arg].value, so a
+// family's text and its value are one row and cannot be paired wrong.
+template <typename Value>
+struct FamilyRow {
+  const char* name;
+  const char* type;
+  const char* help;
+  Value value;
+};
+
 // Collects parts per family name; a name added twice gets the parts of both
 // calls in call order (the iostat table has one row per op of a family).
 class TableBuilder {
@@ -67,5 +80,14 @@ class TableBuilder {
   std::vector<FamilyDef> families_;
   std::map<std::string, size_t, std::less<>> index_;
 };
+
+// One family per row, in the rows' order: its part counts items with `count`
+// and writes item i with `write`, the row's index as arg.
+template <typename Value, size_t N>
+void AddRowFamilies(TableBuilder& t, const FamilyRow<Value> (&rows)[N],
+                    size_t (*count)(const Snapshot&),
+                    void (*write)(const Snapshot&, size_t, size_t, ExpositionWriter&)) {
+  for (size_t i = 0; i < N; ++i) t.Add(rows[i].name, rows[i].type, rows[i].help, {count, write, i});
+}
 
 }  // namespace iowatch::daemon

@@ -43,10 +43,10 @@ Status AioEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
   io_context_t context = nullptr;
   if (const int ret = io_setup(static_cast<int>(depth), &context); ret < 0) {
     if (ret == -ENOSYS)
-      return EngineUnavailable("libaio", "the kernel has no AIO (CONFIG_AIO)", -ret);
+      return EngineUnavailable(Name(), "the kernel has no AIO (CONFIG_AIO)", -ret);
     if (ret == -EAGAIN) {
       return EngineUnavailable(
-          "libaio",
+          Name(),
           "every AIO slot of the system is in use: /proc/sys/fs/aio-nr reached fs.aio-max-nr",
           -ret);
     }

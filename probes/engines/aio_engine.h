@@ -41,7 +41,7 @@ class AioEngine final : public ProbeEngine {
   uint32_t AbandonedIos() const override { return abandoned_; }
   std::unique_ptr<AbandonedIo> TakeAbandoned() override { return std::move(abandoned_context_); }
   bool IsSynchronous() const override { return false; }
-  std::string_view Name() const override { return "libaio"; }
+  std::string_view Name() const override { return ToString(EngineKind::kLibaio); }
 
  private:
   Status DoOpen(const EngineTarget& target, uint32_t depth) override;

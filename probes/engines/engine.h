@@ -138,4 +138,8 @@ std::unexpected<Error> EngineUnavailable(std::string_view engine, std::string_vi
 // other engines have no options).
 std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& uring = {});
 
+// The engines whose requests are in flight together (not IsSynchronous:
+// io_uring, libaio), in Engines()' order: what an asynchronous replay takes.
+std::vector<EngineKind> AsynchronousEngines();
+
 }  // namespace iowatch::probes

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <vector>
 
 #include "probes/engines/aio_engine.h"
 #include "probes/engines/engine.h"
@@ -16,7 +17,8 @@ std::unexpected<Error> EngineUnavailable(std::string_view engine, std::string_vi
                                          int err) {
   Error error;
   error.code = ErrorCode::kUnsupported;
-  error.message = fmt::format("{} is not available ({}); use --ioengine=psync", engine, reason);
+  error.message = fmt::format("{} is not available ({}); use --ioengine={}", engine, reason,
+                              ToString(EngineKind::kPsync));
   error.os_errno = err;
   return std::unexpected<Error>(std::move(error));
 }
@@ -33,6 +35,14 @@ std::unique_ptr<ProbeEngine> MakeEngine(EngineKind kind, const IoUringOptions& u
       return std::make_unique<AioEngine>();
   }
   return nullptr;
+}
+
+std::vector<EngineKind> AsynchronousEngines() {
+  std::vector<EngineKind> kinds;
+  for (const EnumName<EngineKind>& engine : Engines()) {
+    if (!MakeEngine(engine.value)->IsSynchronous()) kinds.push_back(engine.value);
+  }
+  return kinds;
 }
 
 }  // namespace iowatch::probes

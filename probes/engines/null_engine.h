@@ -13,7 +13,7 @@ namespace iowatch::probes {
 class NullEngine final : public ProbeEngine {
  public:
   bool IsSynchronous() const override { return true; }
-  std::string_view Name() const override { return "null"; }
+  std::string_view Name() const override { return ToString(EngineKind::kNull); }
 
   // Every request seen since Open, in order (for tests of the runner).
   const std::vector<IoRequest>& History() const { return history_; }

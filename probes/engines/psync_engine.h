@@ -19,7 +19,7 @@ namespace iowatch::probes {
 class PsyncEngine final : public ProbeEngine {
  public:
   bool IsSynchronous() const override { return true; }
-  std::string_view Name() const override { return "psync"; }
+  std::string_view Name() const override { return ToString(EngineKind::kPsync); }
 
  private:
   Status DoOpen(const EngineTarget& target, uint32_t depth) override;

@@ -95,8 +95,7 @@ Status UringEngine::DoOpen(const EngineTarget& target, uint32_t depth) {
 Status UringEngine::SetUpRing(uint32_t entries) {
   const int disabled = IoUringDisabledSysctl();
   if (disabled >= 2)
-    return EngineUnavailable("io_uring", "disabled by the sysctl kernel.io_uring_disabled=2",
-                             EPERM);
+    return EngineUnavailable(Name(), "disabled by the sysctl kernel.io_uring_disabled=2", EPERM);
   // SUBMIT_ALL (5.18) keeps submitting after a request fails at submission,
   // so Submit starts the whole batch; older kernels reject the flag.
   uint32_t flags = IORING_SETUP_SUBMIT_ALL;
@@ -122,10 +121,10 @@ Status UringEngine::SetUpRing(uint32_t entries) {
     }
   }
   if (ret == -ENOSYS)
-    return EngineUnavailable("io_uring", "the kernel was built without io_uring", ENOSYS);
+    return EngineUnavailable(Name(), "the kernel was built without io_uring", ENOSYS);
   if (ret == -EPERM) {
     return EngineUnavailable(
-        "io_uring",
+        Name(),
         disabled == 1 ? "the sysctl kernel.io_uring_disabled=1 limits it to "
                         "members of kernel.io_uring_group"
         : options_.sqthread_poll
@@ -142,7 +141,7 @@ Status UringEngine::SetUpRing(uint32_t entries) {
   if ((params.features & ~hidden_features_ & IORING_FEAT_EXT_ARG) == 0) {
     io_uring_queue_exit(ring.get());
     return EngineUnavailable(
-        "io_uring", "the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or newer is needed", ENOSYS);
+        Name(), "the kernel lacks IORING_FEAT_EXT_ARG, Linux 5.11 or newer is needed", ENOSYS);
   }
   ring_ = std::move(ring);
   cqes_.resize(params.cq_entries);

@@ -48,7 +48,7 @@ class UringEngine final : public ProbeEngine {
   ~UringEngine() override;
 
   bool IsSynchronous() const override { return false; }
-  std::string_view Name() const override { return "io_uring"; }
+  std::string_view Name() const override { return ToString(EngineKind::kIoUring); }
   std::span<const EngineFallback> Fallbacks() const override { return fallbacks_; }
 
   // Whether the open ring uses registered buffers (READ_FIXED/WRITE_FIXED)

@@ -83,6 +83,8 @@ OptionCheck ParseRandseed(JobSpec& spec, std::string_view value) {
   return {};
 }
 
+// RequiredEngine reads the engine from it: the check that refuses the option
+// with another engine (ValidateJobSpec) and the help's "needs" are this text.
 constexpr std::string_view kIoUringOnly = "ioengine=io_uring";
 
 // The order is the canonical one: ToJobOptions writes in it, so it is part
@@ -134,11 +136,11 @@ constexpr std::array<JobOptionDef, 33> kTable{{
      .print = PrintSize<&JobSpec::block_size>},
     {.name = "ioengine",
      .type = OptionType::kChoice,
-     .default_text = "psync",
+     .default_text = NameIn<EngineKind>(kEngines, EngineKind::kPsync),
      .accepted = kEngineChoices,
      .help = "how I/O is issued: io_uring or libaio (asynchronous), psync (pread/pwrite), null "
              "(no I/O)",
-     .example = "io_uring",
+     .example = NameIn<EngineKind>(kEngines, EngineKind::kIoUring),
      .always_printed = true,
      .parse = ParseEngine,
      .print = [](const JobSpec& s) -> PrintedValue { return std::string(ToString(s.engine)); }},
@@ -378,6 +380,23 @@ const JobOptionDef* FindJobOption(std::string_view name) {
   const auto it = std::ranges::find_if(
       kTable, [&](const JobOptionDef& def) { return def.name == name || def.alias == name; });
   return it == kTable.end() ? nullptr : &*it;
+}
+
+bool SetsOption(const JobOptionDef& def, const JobSpec& spec) {
+  if (def.print == nullptr) return false;
+  const PrintedValue value = def.print(spec);
+  return value && *value != def.default_text;
+}
+
+std::optional<EngineKind> RequiredEngine(const JobOptionDef& def) {
+  constexpr std::string_view kKey = "ioengine=";
+  // `needs` is "name=value" pairs separated by spaces.
+  for (std::string_view rest = def.needs; !rest.empty();) {
+    const std::string_view pair = rest.substr(0, rest.find(' '));
+    rest.remove_prefix(std::min(rest.size(), pair.size() + 1));
+    if (pair.starts_with(kKey)) return ValueIn<EngineKind>(kEngines, pair.substr(kKey.size()));
+  }
+  return std::nullopt;
 }
 
 std::string RangeText(const OptionRange& range) {

@@ -78,6 +78,15 @@ std::span<const JobOptionDef> JobOptionTable();
 // The option `name` is or is an alias of; null when none.
 const JobOptionDef* FindJobOption(std::string_view name);
 
+// Whether `spec` sets the option: its printed value is there and is not the
+// default's (ToJobOptions writes just those, and the engine check refuses
+// just those: an io_uring option left at 0 is no option).
+bool SetsOption(const JobOptionDef& def, const JobSpec& spec);
+
+// The engine the option's `needs` names ("ioengine=io_uring" → kIoUring);
+// nullopt when it names none, and so goes with every engine.
+std::optional<EngineKind> RequiredEngine(const JobOptionDef& def);
+
 // The help's text of a range: "0 (= iodepth) to 4096".
 std::string RangeText(const OptionRange& range);
 // `value` (the text given, or a number a spec holds) within the option's

@@ -43,9 +43,9 @@ std::string_view Placeholder(const JobOptionDef& def) {
 std::vector<JobOption> ToJobOptions(const JobSpec& spec) {
   std::vector<JobOption> out;
   for (const JobOptionDef& def : JobOptionTable()) {
-    if (def.print == nullptr) continue;
+    if (def.print == nullptr || (!def.always_printed && !internal::SetsOption(def, spec))) continue;
     std::optional<std::string> value = def.print(spec);
-    if (!value || (!def.always_printed && *value == def.default_text)) continue;
+    if (!value) continue;
     out.push_back(JobOption{std::string(def.name), std::move(*value)});
   }
   return out;

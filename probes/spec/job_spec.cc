@@ -88,6 +88,8 @@ std::string_view ToString(RwMode mode) { return NameIn<RwMode>(kRwModes, mode); 
 
 std::string_view EngineChoices() { return internal::kEngineChoices; }
 
+std::span<const EnumName<EngineKind>> Engines() { return kEngines; }
+
 std::string_view ToString(EngineKind engine) { return NameIn<EngineKind>(kEngines, engine); }
 
 std::string JobSpec::TargetPath() const {
@@ -126,23 +128,26 @@ namespace {
 
 // fio registers io_uring's options only with ioengine=io_uring and refuses
 // them otherwise ("unrecognized option"), even "=0"; iowatch sees values, not
-// spellings, so an option left at 0 passes. Unlike fio's command line,
-// ioengine may come after them (a daemon job sets it in defaults.options).
+// spellings, so an option left at its default passes. Unlike fio's command
+// line, ioengine may come after them (a daemon job sets it in
+// defaults.options). The table's `needs` says which options are an engine's.
+Status ValidateEngineOptions(const JobSpec& spec) {
+  for (const JobOptionDef& def : JobOptionTable()) {
+    const std::optional<EngineKind> engine = internal::RequiredEngine(def);
+    if (engine && *engine != spec.engine && internal::SetsOption(def, spec)) {
+      return Invalid(fmt::format("{}: an option of ioengine={}, not of ioengine={}", def.name,
+                                 ToString(*engine), ToString(spec.engine)));
+    }
+  }
+  return {};
+}
+
 // hipri is checked beyond fio, which runs it and fails: polled completions
 // exist only for O_DIRECT (the kernel fails buffered reads with EOPNOTSUPP)
 // and a polled ring refuses fsync (EINVAL).
 Status ValidateIoUringOptions(const JobSpec& spec) {
+  if (auto ok = ValidateEngineOptions(spec); !ok) return ok;
   const IoUringOptions& uring = spec.uring;
-  if (spec.engine != EngineKind::kIoUring) {
-    for (const auto& [option, on] :
-         {std::pair{"fixedbufs", uring.fixedbufs}, std::pair{"registerfiles", uring.registerfiles},
-          std::pair{"sqthread_poll", uring.sqthread_poll}, std::pair{"hipri", uring.hipri}}) {
-      if (on) {
-        return Invalid(fmt::format("{}: an option of ioengine=io_uring, not of ioengine={}", option,
-                                   ToString(spec.engine)));
-      }
-    }
-  }
   if (uring.hipri && !spec.direct) {
     return Invalid(
         "hipri: needs direct=1 (polled completions exist only for O_DIRECT; buffered I/O fails "

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/result.h"
 
 namespace iowatch::probes {
@@ -48,6 +49,9 @@ bool WritesData(RwMode mode);                  // write, randwrite, rw, randrw
 std::string_view ToString(RwMode mode);        // fio's spelling: "randread", "rw", "randrw", ...
 std::string_view ToString(EngineKind engine);  // "io_uring", "psync", "null", "libaio"
 std::string_view EngineChoices();              // "io_uring|libaio|psync|null", for help
+// Every engine with its fio name, in the help's order: the one list of them
+// (each engine's Name() and every command's choices read it).
+std::span<const EnumName<EngineKind>> Engines();
 
 struct JobSpec {
   std::string name = "iowatch";  // fio: name

@@ -15,23 +15,18 @@ size_t CgroupPairs(const Snapshot& s) { return s.cgroups.series.size(); }
 size_t CgroupPressures(const Snapshot& s) { return s.cgroups.pressure.size(); }
 constexpr char kCgroupCollector[] = "cgroup";
 
-struct CounterField {
-  const char* name;
-  const char* help;
-  uint64_t collectors::CgroupDeviceIo::*value;
-};
-const CounterField kCounters[] = {
-    {"iowatch_cgroup_io_read_bytes_total", "Bytes the cgroup read from the device.",
+const FamilyRow<uint64_t collectors::CgroupDeviceIo::*> kCounters[] = {
+    {"iowatch_cgroup_io_read_bytes_total", "counter", "Bytes the cgroup read from the device.",
      &collectors::CgroupDeviceIo::read_bytes},
-    {"iowatch_cgroup_io_write_bytes_total", "Bytes the cgroup wrote to the device.",
+    {"iowatch_cgroup_io_write_bytes_total", "counter", "Bytes the cgroup wrote to the device.",
      &collectors::CgroupDeviceIo::write_bytes},
-    {"iowatch_cgroup_io_reads_total", "Read requests of the cgroup on the device.",
+    {"iowatch_cgroup_io_reads_total", "counter", "Read requests of the cgroup on the device.",
      &collectors::CgroupDeviceIo::reads},
-    {"iowatch_cgroup_io_writes_total", "Write requests of the cgroup on the device.",
+    {"iowatch_cgroup_io_writes_total", "counter", "Write requests of the cgroup on the device.",
      &collectors::CgroupDeviceIo::writes},
-    {"iowatch_cgroup_io_discard_bytes_total", "Bytes the cgroup discarded on the device.",
-     &collectors::CgroupDeviceIo::discard_bytes},
-    {"iowatch_cgroup_io_discards_total", "Discard requests of the cgroup on the device.",
+    {"iowatch_cgroup_io_discard_bytes_total", "counter",
+     "Bytes the cgroup discarded on the device.", &collectors::CgroupDeviceIo::discard_bytes},
+    {"iowatch_cgroup_io_discards_total", "counter", "Discard requests of the cgroup on the device.",
      &collectors::CgroupDeviceIo::discards},
 };
 
@@ -68,13 +63,7 @@ void CgroupDropped(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
   w.SampleInt({}, s.cgroups.dropped_series);
 }
 
-struct ControllerField {
-  const char* name;
-  const char* type;
-  const char* help;
-  std::optional<uint64_t> collectors::CgroupIoControllers::*value;
-};
-const ControllerField kControllers[] = {
+const FamilyRow<std::optional<uint64_t> collectors::CgroupIoControllers::*> kControllers[] = {
     {"iowatch_cgroup_io_cost_usage_seconds_total", "counter",
      "Device time io.cost charged to the cgroup (io.stat cost.usage).",
      &collectors::CgroupIoControllers::cost_usage_us},
@@ -103,13 +92,8 @@ void CgroupController(const Snapshot& s, size_t i, size_t field, ExpositionWrite
 }  // namespace
 
 void AddCgroupFamilies(TableBuilder& t) {
-  for (size_t i = 0; i < std::size(kControllers); ++i) {
-    t.Add(kControllers[i].name, kControllers[i].type, kControllers[i].help,
-          {CgroupPairs, CgroupController, i});
-  }
-  for (size_t i = 0; i < std::size(kCounters); ++i) {
-    t.Add(kCounters[i].name, "counter", kCounters[i].help, {CgroupPairs, CgroupCounter, i});
-  }
+  AddRowFamilies(t, kControllers, CgroupPairs, CgroupController);
+  AddRowFamilies(t, kCounters, CgroupPairs, CgroupCounter);
   const char* kRates[][2] = {
       {"iowatch_cgroup_io_bytes_per_second", "Bytes per second the cgroup read or wrote"},
       {"iowatch_cgroup_io_requests_per_second", "Requests per second the cgroup read or wrote"}};

@@ -13,11 +13,8 @@ namespace {
 
 using collectors::DiskCounters;
 
-struct RawDiskSeries {
-  const char* name;
-  const char* type;
-  const char* help;
-  double (*value)(const DiskCounters&);
+struct RawDiskValue {
+  double (*of)(const DiskCounters&);
   // Whether the device's line has the field (discards and flushes are newer
   // than the rest): a field it lacks is left out, as node_exporter does.
   bool (*reported)(const DiskCounters&) = [](const DiskCounters&) { return true; };
@@ -30,38 +27,66 @@ constexpr auto kSectorBytes = static_cast<double>(collectors::kSectorBytes);
 constexpr auto kDiscard = [](const DiskCounters& c) { return c.HasDiscardFields(); };
 constexpr auto kFlush = [](const DiskCounters& c) { return c.HasFlushFields(); };
 // node_exporter's node_disk_* names; discarded sectors are exported in bytes.
-const RawDiskSeries kRawDisk[] = {
-    {"iowatch_disk_reads_completed_total", "counter", "Reads completed successfully.",
-     C(reads, *1)},
-    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", C(reads_merged, *1)},
-    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", C(read_sectors, *kSectorBytes)},
-    {"iowatch_disk_read_time_seconds_total", "counter", "Time spent by all reads.",
-     C(read_ms, / 1000)},
-    {"iowatch_disk_writes_completed_total", "counter", "Writes completed successfully.",
-     C(writes, *1)},
-    {"iowatch_disk_writes_merged_total", "counter", "Adjacent writes merged.",
-     C(writes_merged, *1)},
-    {"iowatch_disk_written_bytes_total", "counter", "Bytes written.",
-     C(write_sectors, *kSectorBytes)},
-    {"iowatch_disk_write_time_seconds_total", "counter", "Time spent by all writes.",
-     C(write_ms, / 1000)},
-    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", C(in_flight, *1)},
-    {"iowatch_disk_io_time_seconds_total", "counter", "Time with at least one I/O in progress.",
-     C(io_ms, / 1000)},
-    {"iowatch_disk_io_time_weighted_seconds_total", "counter",
-     "Time spent doing I/Os, weighted by the number in progress.", C(weighted_io_ms, / 1000)},
-    {"iowatch_disk_discards_completed_total", "counter", "Discards completed successfully.",
-     C(discards, *1), kDiscard},
-    {"iowatch_disk_discards_merged_total", "counter", "Adjacent discards merged.",
-     C(discards_merged, *1), kDiscard},
-    {"iowatch_disk_discarded_bytes_total", "counter", "Bytes discarded.",
-     C(discard_sectors, *kSectorBytes), kDiscard},
-    {"iowatch_disk_discard_time_seconds_total", "counter", "Time spent by all discards.",
-     C(discard_ms, / 1000), kDiscard},
-    {"iowatch_disk_flush_requests_total", "counter", "Flush requests completed successfully.",
-     C(flushes, *1), kFlush},
-    {"iowatch_disk_flush_requests_time_seconds_total", "counter",
-     "Time spent by all flush requests.", C(flush_ms, / 1000), kFlush},
+const FamilyRow<RawDiskValue> kRawDisk[] = {
+    {"iowatch_disk_reads_completed_total",
+     "counter",
+     "Reads completed successfully.",
+     {C(reads, *1)}},
+    {"iowatch_disk_reads_merged_total", "counter", "Adjacent reads merged.", {C(reads_merged, *1)}},
+    {"iowatch_disk_read_bytes_total", "counter", "Bytes read.", {C(read_sectors, *kSectorBytes)}},
+    {"iowatch_disk_read_time_seconds_total",
+     "counter",
+     "Time spent by all reads.",
+     {C(read_ms, / 1000)}},
+    {"iowatch_disk_writes_completed_total",
+     "counter",
+     "Writes completed successfully.",
+     {C(writes, *1)}},
+    {"iowatch_disk_writes_merged_total",
+     "counter",
+     "Adjacent writes merged.",
+     {C(writes_merged, *1)}},
+    {"iowatch_disk_written_bytes_total",
+     "counter",
+     "Bytes written.",
+     {C(write_sectors, *kSectorBytes)}},
+    {"iowatch_disk_write_time_seconds_total",
+     "counter",
+     "Time spent by all writes.",
+     {C(write_ms, / 1000)}},
+    {"iowatch_disk_io_now", "gauge", "I/Os currently in progress.", {C(in_flight, *1)}},
+    {"iowatch_disk_io_time_seconds_total",
+     "counter",
+     "Time with at least one I/O in progress.",
+     {C(io_ms, / 1000)}},
+    {"iowatch_disk_io_time_weighted_seconds_total",
+     "counter",
+     "Time spent doing I/Os, weighted by the number in progress.",
+     {C(weighted_io_ms, / 1000)}},
+    {"iowatch_disk_discards_completed_total",
+     "counter",
+     "Discards completed successfully.",
+     {C(discards, *1), kDiscard}},
+    {"iowatch_disk_discards_merged_total",
+     "counter",
+     "Adjacent discards merged.",
+     {C(discards_merged, *1), kDiscard}},
+    {"iowatch_disk_discarded_bytes_total",
+     "counter",
+     "Bytes discarded.",
+     {C(discard_sectors, *kSectorBytes), kDiscard}},
+    {"iowatch_disk_discard_time_seconds_total",
+     "counter",
+     "Time spent by all discards.",
+     {C(discard_ms, / 1000), kDiscard}},
+    {"iowatch_disk_flush_requests_total",
+     "counter",
+     "Flush requests completed successfully.",
+     {C(flushes, *1), kFlush}},
+    {"iowatch_disk_flush_requests_time_seconds_total",
+     "counter",
+     "Time spent by all flush requests.",
+     {C(flush_ms, / 1000), kFlush}},
 };
 #undef C
 
@@ -70,8 +95,9 @@ size_t BlockDevices(const Snapshot& s) { return s.block_devices->size(); }
 
 void RawDisk(const Snapshot& s, size_t i, size_t column, ExpositionWriter& w) {
   const DeviceSnapshot& d = s.devices[i];
-  if (!kRawDisk[column].reported(d.counters)) return;
-  w.Sample({{"device", d.name}}, kRawDisk[column].value(d.counters));
+  const RawDiskValue& value = kRawDisk[column].value;
+  if (!value.reported(d.counters)) return;
+  w.Sample({{"device", d.name}}, value.of(d.counters));
 }
 
 template <bool kWindow>
@@ -152,9 +178,7 @@ void MdRaidDisks(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
 }  // namespace
 
 void AddDiskFamilies(TableBuilder& t) {
-  for (size_t i = 0; i < std::size(kRawDisk); ++i) {
-    t.Add(kRawDisk[i].name, kRawDisk[i].type, kRawDisk[i].help, {Devices, RawDisk, i});
-  }
+  AddRowFamilies(t, kRawDisk, Devices, RawDisk);
   const auto iostat = IostatSeriesTable();
   for (size_t i = 0; i < iostat.size(); ++i) {
     const std::string metric = iostat[i].metric;

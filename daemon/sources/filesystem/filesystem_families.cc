@@ -15,23 +15,19 @@ size_t Filesystems(const Snapshot& s) { return s.filesystems.series.size(); }
 
 constexpr char kFilesystemCollector[] = "filesystem";
 
-struct UsageField {
-  const char* name;
-  const char* help;
-  uint64_t collectors::FilesystemUsage::*value;
-};
-constexpr UsageField kUsageFields[] = {
-    {"iowatch_filesystem_size_bytes", "Filesystem size in bytes (statvfs f_blocks × f_frsize).",
+constexpr FamilyRow<uint64_t collectors::FilesystemUsage::*> kUsageFields[] = {
+    {"iowatch_filesystem_size_bytes", "gauge",
+     "Filesystem size in bytes (statvfs f_blocks × f_frsize).",
      &collectors::FilesystemUsage::size_bytes},
-    {"iowatch_filesystem_free_bytes",
+    {"iowatch_filesystem_free_bytes", "gauge",
      "Filesystem free space in bytes, the space reserved for root included (f_bfree).",
      &collectors::FilesystemUsage::free_bytes},
-    {"iowatch_filesystem_avail_bytes",
+    {"iowatch_filesystem_avail_bytes", "gauge",
      "Filesystem space available to unprivileged users in bytes (f_bavail).",
      &collectors::FilesystemUsage::avail_bytes},
-    {"iowatch_filesystem_files", "Filesystem total inodes (f_files).",
+    {"iowatch_filesystem_files", "gauge", "Filesystem total inodes (f_files).",
      &collectors::FilesystemUsage::files},
-    {"iowatch_filesystem_files_free", "Filesystem free inodes (f_ffree).",
+    {"iowatch_filesystem_files_free", "gauge", "Filesystem free inodes (f_ffree).",
      &collectors::FilesystemUsage::files_free},
 };
 
@@ -97,9 +93,7 @@ void Stuck(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
 }  // namespace
 
 void AddFilesystemFamilies(TableBuilder& t) {
-  for (size_t i = 0; i < std::size(kUsageFields); ++i) {
-    t.Add(kUsageFields[i].name, "gauge", kUsageFields[i].help, {Filesystems, UsageSample, i});
-  }
+  AddRowFamilies(t, kUsageFields, Filesystems, UsageSample);
   t.Add("iowatch_filesystem_readonly", "gauge",
         "1 when the filesystem is read-only: its superblock's state (super options ro, or "
         "ext4's emergency_ro), which a remount after errors (errors=remount-ro) sets.",

@@ -11,20 +11,15 @@ namespace {
 size_t ProcessSeries(const Snapshot& s) { return s.process_io.series.size(); }
 constexpr char kProcessCollector[] = "process_io";
 
-struct ProcessField {
-  const char* name;
-  const char* help;
-  uint64_t ProcessIoSeries::*value;
-};
-const ProcessField kProcessCounters[] = {
-    {"iowatch_cgroup_process_read_bytes_total",
+const FamilyRow<uint64_t ProcessIoSeries::*> kProcessCounters[] = {
+    {"iowatch_cgroup_process_read_bytes_total", "counter",
      "Bytes the cgroup's processes caused to be read from storage (/proc/PID/io read_bytes), "
      "while they lived.",
      &ProcessIoSeries::read_bytes_total},
-    {"iowatch_cgroup_process_write_bytes_total",
+    {"iowatch_cgroup_process_write_bytes_total", "counter",
      "Bytes the cgroup's processes caused to be written to storage (/proc/PID/io write_bytes).",
      &ProcessIoSeries::write_bytes_total},
-    {"iowatch_cgroup_process_cancelled_write_bytes_total",
+    {"iowatch_cgroup_process_cancelled_write_bytes_total", "counter",
      "Dirty bytes the cgroup's processes truncated before writeback (cancelled_write_bytes).",
      &ProcessIoSeries::cancelled_write_bytes_total},
 };
@@ -52,10 +47,7 @@ void ProcessDropped(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
 }  // namespace
 
 void AddProcessFamilies(TableBuilder& t) {
-  for (size_t i = 0; i < std::size(kProcessCounters); ++i) {
-    t.Add(kProcessCounters[i].name, "counter", kProcessCounters[i].help,
-          {ProcessSeries, ProcessCounter, i});
-  }
+  AddRowFamilies(t, kProcessCounters, ProcessSeries, ProcessCounter);
   t.Add("iowatch_cgroup_process_bytes_per_second", "gauge",
         "Bytes per second the cgroup's processes read or wrote, over the last /proc/PID/io "
         "reading's interval.",

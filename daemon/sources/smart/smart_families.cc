@@ -40,33 +40,33 @@ void ExitStatus(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   }
 }
 
-// One optional number of the report: arg selects it.
-std::optional<double> Scalar(const SmartReport& r, size_t arg) {
-  switch (arg) {
-    case 0:
-      return r.passed ? std::optional<double>(*r.passed ? 1 : 0) : std::nullopt;
-    case 1:
-      return r.temperature_celsius
-                 ? std::optional<double>(static_cast<double>(*r.temperature_celsius))
-                 : std::nullopt;
-    case 2:
-      return r.temperature_limit_celsius
-                 ? std::optional<double>(static_cast<double>(*r.temperature_limit_celsius))
-                 : std::nullopt;
-    case 3:
-      return r.power_on_hours
-                 ? std::optional<double>(3600.0 * static_cast<double>(*r.power_on_hours))
-                 : std::nullopt;
-    default:
-      return r.power_cycles ? std::optional<double>(static_cast<double>(*r.power_cycles))
-                            : std::nullopt;
-  }
+// An optional number of the report as a double: one of a row's values.
+template <typename T>
+std::optional<double> AsDouble(const std::optional<T>& value, double scale = 1.0) {
+  return value ? std::optional<double>(scale * static_cast<double>(*value)) : std::nullopt;
 }
+
+using ScalarOf = std::optional<double> (*)(const SmartReport&);
+constexpr FamilyRow<ScalarOf> kScalars[] = {
+    {"iowatch_smart_status_passed", "gauge",
+     "1 when the device's overall SMART self-assessment passes, 0 when it says FAILING.",
+     [](const SmartReport& r) { return AsDouble(r.passed); }},
+    {"iowatch_smart_temperature_celsius", "gauge", "Current temperature, °C.",
+     [](const SmartReport& r) { return AsDouble(r.temperature_celsius); }},
+    {"iowatch_smart_temperature_limit_celsius", "gauge",
+     "The device's own temperature limit, °C: NVMe's warning threshold, ATA SCT's "
+     "operating maximum, SCSI's trip point.",
+     [](const SmartReport& r) { return AsDouble(r.temperature_limit_celsius); }},
+    {"iowatch_smart_power_on_seconds", "counter", "Power-on time (hours x 3600).",
+     [](const SmartReport& r) { return AsDouble(r.power_on_hours, 3600.0); }},
+    {"iowatch_smart_power_cycles_total", "counter", "Power cycles.",
+     [](const SmartReport& r) { return AsDouble(r.power_cycles); }},
+};
 
 void ScalarSample(const Snapshot& s, size_t i, size_t arg, ExpositionWriter& w) {
   const SmartReport* r = ReportOf(s, i);
   if (r == nullptr) return;
-  if (const auto v = Scalar(*r, arg)) w.Sample({{"device", s.smart.devices[i].device}}, *v);
+  if (const auto v = kScalars[arg].value(*r)) w.Sample({{"device", s.smart.devices[i].device}}, *v);
 }
 
 void Attributes(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
@@ -88,25 +88,60 @@ void Attributes(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   }
 }
 
-// NVMe's health log: arg selects the field, with its scale.
+using collectors::NvmeHealth;
+struct NvmeValue {
+  std::optional<uint64_t> NvmeHealth::*field;
+  double scale;
+};
+constexpr FamilyRow<NvmeValue> kNvme[] = {
+    {"iowatch_smart_nvme_critical_warning",
+     "gauge",
+     "NVMe critical warning bits: 0x1 spare below threshold, 0x2 temperature, 0x4 reliability "
+     "degraded, 0x8 read-only, 0x10 volatile backup failed; 0 when none.",
+     {&NvmeHealth::critical_warning, 1.0}},
+    {"iowatch_smart_available_spare_ratio",
+     "gauge",
+     "NVMe available spare (0..1).",
+     {&NvmeHealth::available_spare, 0.01}},
+    {"iowatch_smart_available_spare_threshold_ratio",
+     "gauge",
+     "NVMe available spare threshold (0..1): below it the device warns.",
+     {&NvmeHealth::available_spare_threshold, 0.01}},
+    {"iowatch_smart_percentage_used_ratio",
+     "gauge",
+     "NVMe's estimate of its life used (0..1; may exceed 1).",
+     {&NvmeHealth::percentage_used, 0.01}},
+    {"iowatch_smart_media_errors_total",
+     "counter",
+     "NVMe media and data integrity errors (unrecovered) since manufacture.",
+     {&NvmeHealth::media_errors, 1.0}},
+    {"iowatch_smart_error_log_entries_total",
+     "counter",
+     "NVMe error information log entries.",
+     {&NvmeHealth::error_log_entries, 1.0}},
+    {"iowatch_smart_unsafe_shutdowns_total",
+     "counter",
+     "NVMe unsafe shutdowns.",
+     {&NvmeHealth::unsafe_shutdowns, 1.0}},
+    {"iowatch_smart_read_bytes_total",
+     "counter",
+     "Bytes the NVMe device reports read (data units of 512,000 bytes).",
+     {&NvmeHealth::data_units_read, 512000.0}},
+    {"iowatch_smart_written_bytes_total",
+     "counter",
+     "Bytes the NVMe device reports written (data units of 512,000 bytes).",
+     {&NvmeHealth::data_units_written, 512000.0}},
+};
+
+// NVMe's health log: arg selects the field, with its scale; a field
+// smartctl gave out of range is absent.
 void Nvme(const Snapshot& s, size_t i, size_t arg, ExpositionWriter& w) {
   const SmartReport* r = ReportOf(s, i);
   if (r == nullptr || !r->nvme) return;
-  const collectors::NvmeHealth& h = *r->nvme;
-  // Each field with its scale; a field smartctl gave out of range is absent.
-  const std::pair<const std::optional<uint64_t>*, double> fields[] = {
-      {&h.critical_warning, 1.0},
-      {&h.available_spare, 0.01},
-      {&h.available_spare_threshold, 0.01},
-      {&h.percentage_used, 0.01},
-      {&h.media_errors, 1.0},
-      {&h.error_log_entries, 1.0},
-      {&h.unsafe_shutdowns, 1.0},
-      {&h.data_units_read, 512000.0},
-      {&h.data_units_written, 512000.0}};
-  const auto& [value, scale] = fields[arg];
-  if (*value)
-    w.Sample({{"device", s.smart.devices[i].device}}, scale * static_cast<double>(**value));
+  const auto [field, scale] = kNvme[arg].value;
+  if (const auto v = AsDouble((*r->nvme).*field, scale)) {
+    w.Sample({{"device", s.smart.devices[i].device}}, *v);
+  }
 }
 
 void ScsiDefects(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
@@ -128,30 +163,6 @@ void ScsiUncorrected(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   }
 }
 
-struct NvmeFamily {
-  const char* name;
-  const char* type;
-  const char* help;
-};
-constexpr NvmeFamily kNvme[] = {
-    {"iowatch_smart_nvme_critical_warning", "gauge",
-     "NVMe critical warning bits: 0x1 spare below threshold, 0x2 temperature, 0x4 reliability "
-     "degraded, 0x8 read-only, 0x10 volatile backup failed; 0 when none."},
-    {"iowatch_smart_available_spare_ratio", "gauge", "NVMe available spare (0..1)."},
-    {"iowatch_smart_available_spare_threshold_ratio", "gauge",
-     "NVMe available spare threshold (0..1): below it the device warns."},
-    {"iowatch_smart_percentage_used_ratio", "gauge",
-     "NVMe's estimate of its life used (0..1; may exceed 1)."},
-    {"iowatch_smart_media_errors_total", "counter",
-     "NVMe media and data integrity errors (unrecovered) since manufacture."},
-    {"iowatch_smart_error_log_entries_total", "counter", "NVMe error information log entries."},
-    {"iowatch_smart_unsafe_shutdowns_total", "counter", "NVMe unsafe shutdowns."},
-    {"iowatch_smart_read_bytes_total", "counter",
-     "Bytes the NVMe device reports read (data units of 512,000 bytes)."},
-    {"iowatch_smart_written_bytes_total", "counter",
-     "Bytes the NVMe device reports written (data units of 512,000 bytes)."},
-};
-
 }  // namespace
 
 void AddSmartFamilies(TableBuilder& t) {
@@ -167,26 +178,12 @@ void AddSmartFamilies(TableBuilder& t) {
         "smartctl's exit status bits at the last read (smartctl(8)): 8 failing, 16 prefail "
         "attribute at threshold, 32 past threshold before, 64 error log, 128 self-test errors.",
         {SmartDevices, ExitStatus});
-  constexpr NvmeFamily kScalars[] = {
-      {"iowatch_smart_status_passed", "gauge",
-       "1 when the device's overall SMART self-assessment passes, 0 when it says FAILING."},
-      {"iowatch_smart_temperature_celsius", "gauge", "Current temperature, °C."},
-      {"iowatch_smart_temperature_limit_celsius", "gauge",
-       "The device's own temperature limit, °C: NVMe's warning threshold, ATA SCT's "
-       "operating maximum, SCSI's trip point."},
-      {"iowatch_smart_power_on_seconds", "counter", "Power-on time (hours x 3600)."},
-      {"iowatch_smart_power_cycles_total", "counter", "Power cycles."},
-  };
-  for (size_t i = 0; i < std::size(kScalars); ++i) {
-    t.Add(kScalars[i].name, kScalars[i].type, kScalars[i].help, {SmartDevices, ScalarSample, i});
-  }
+  AddRowFamilies(t, kScalars, SmartDevices, ScalarSample);
   t.Add("iowatch_smart_attribute", "gauge",
         "ATA SMART attributes: the normalized value, the worst, the threshold (at or below it the "
         "attribute failed) and the raw value (vendor units).",
         {SmartDevices, Attributes});
-  for (size_t i = 0; i < std::size(kNvme); ++i) {
-    t.Add(kNvme[i].name, kNvme[i].type, kNvme[i].help, {SmartDevices, Nvme, i});
-  }
+  AddRowFamilies(t, kNvme, SmartDevices, Nvme);
   t.Add("iowatch_smart_scsi_grown_defects", "gauge",
         "SCSI grown defect list: sectors remapped since the disk left the factory.",
         {SmartDevices, ScsiDefects});

@@ -65,13 +65,7 @@ void CpuGuestSeconds(const Snapshot& s, size_t cpu, size_t, ExpositionWriter& w)
   w.Sample({{"cpu", id}, {"mode", "nice"}}, static_cast<double>(t.guest_nice) / CpuHz(s));
 }
 
-struct StatField {
-  const char* name;
-  const char* type;
-  const char* help;
-  uint64_t collectors::ProcStat::*value;
-};
-const StatField kStatFields[] = {
+const FamilyRow<uint64_t collectors::ProcStat::*> kStatFields[] = {
     {"iowatch_intr_total", "counter", "Interrupts serviced since boot.",
      &collectors::ProcStat::interrupts},
     {"iowatch_context_switches_total", "counter", "Context switches since boot.",
@@ -113,10 +107,7 @@ void AddVmFamilies(TableBuilder& t) {
   t.Add("iowatch_cpu_guest_seconds_total", "counter",
         "Seconds the CPU spent running guests, also counted in user and nice.",
         {Cpus, CpuGuestSeconds});
-  for (size_t i = 0; i < std::size(kStatFields); ++i) {
-    t.Add(kStatFields[i].name, kStatFields[i].type, kStatFields[i].help,
-          {IfStat, ProcStatField, i});
-  }
+  AddRowFamilies(t, kStatFields, IfStat, ProcStatField);
 }
 
 }  // namespace iowatch::daemon

@@ -120,6 +120,52 @@ TEST(JobOptionTable, NamesAndAliasesAreUniqueAndFound) {
   EXPECT_EQ(FindJobOption("norandommap"), nullptr);
 }
 
+// Every row whose `needs` names an engine is refused with each other engine,
+// in the words users see, and taken with its own: a new row is covered as
+// soon as it says what it needs.
+TEST(JobOptionTable, AnEngineOnlyOptionIsRefusedWithEveryOtherEngine) {
+  size_t engine_only = 0;
+  for (const JobOptionDef& def : JobOptionTable()) {
+    const std::optional<EngineKind> required = internal::RequiredEngine(def);
+    if (!required) continue;
+    ++engine_only;
+    for (const auto& engine : internal::kEngines) {
+      SCOPED_TRACE(fmt::format("{} with ioengine={}", def.name, engine.name));
+      std::vector<JobOption> options = Companions(def);
+      options.push_back({std::string(def.name), std::string(def.example)});
+      options.push_back({"ioengine", std::string(engine.name)});  // after the needs: the last wins
+      const auto spec = ParseJobOptions(options);
+      if (engine.value == *required) {
+        EXPECT_TRUE(spec) << spec.error().message;
+      } else {
+        ASSERT_FALSE(spec);
+        EXPECT_EQ(spec.error().message,
+                  fmt::format("{}: an option of ioengine={}, not of ioengine={}", def.name,
+                              ToString(*required), engine.name));
+      }
+    }
+  }
+  EXPECT_GE(engine_only, 4u) << "fixedbufs, registerfiles, sqthread_poll, hipri";
+}
+
+// `needs` is "option=value" pairs of the table's options; an ioengine among
+// them names an engine (else the check above would skip the row silently).
+TEST(JobOptionTable, NeedsNameOptionsAndEngines) {
+  for (const JobOptionDef& def : JobOptionTable()) {
+    SCOPED_TRACE(def.name);
+    const std::vector<JobOption> companions = Companions(def);
+    for (const JobOption& need : companions) {
+      if (need.name == "filename" || need.name == "size" || need.name == "runtime") continue;
+      EXPECT_NE(FindJobOption(need.name), nullptr) << need.name;
+      if (need.name == "ioengine") {
+        EXPECT_TRUE(internal::RequiredEngine(def)) << need.value;
+      }
+    }
+  }
+  EXPECT_EQ(internal::RequiredEngine(*FindJobOption("hipri")), EngineKind::kIoUring);
+  EXPECT_EQ(internal::RequiredEngine(*FindJobOption("bs")), std::nullopt);
+}
+
 TEST(JobOptionTable, HelpListsEveryOptionWithAliasAndDefault) {
   const std::string help = JobOptionsHelp();
   for (const JobOptionDef& def : JobOptionTable()) {
