@@ -39,7 +39,10 @@ json DriftToJson(const DriftWatch& drift) {
                         {"step_since_ms", e.step_since_ms},
                         {"calibration_runs", e.calibration_runs},
                         {"calibration_sum", e.calibration_sum},
-                        {"calibration_sum_sq", e.calibration_sum_sq}});
+                        {"calibration_sum_sq", e.calibration_sum_sq},
+                        {"contended_runs", e.contended_runs},
+                        {"contended_sum", e.contended_sum},
+                        {"contended_sum_sq", e.contended_sum_sq}});
   }
   return {{"reference", drift.Reference()},
           {"reference_after_ms", drift.ReferenceAfterMs()},
@@ -67,9 +70,14 @@ void DriftFromJson(const json& doc, DriftWatch& drift) {
     x.calibration_runs = e.at("calibration_runs").get<uint64_t>();
     x.calibration_sum = e.at("calibration_sum").get<double>();
     x.calibration_sum_sq = e.at("calibration_sum_sq").get<double>();
+    // Absent in a state stored before contended runs fed the step: none.
+    x.contended_runs = e.value("contended_runs", uint64_t{0});
+    x.contended_sum = e.value("contended_sum", 0.0);
+    x.contended_sum_sq = e.value("contended_sum_sq", 0.0);
     if (!std::isfinite(x.worse) || !std::isfinite(x.recovery) || !std::isfinite(x.level) ||
         !std::isfinite(x.calibration_sum) || !std::isfinite(x.calibration_sum_sq) ||
-        !std::isfinite(x.step) || !std::isfinite(x.step_shift)) {
+        !std::isfinite(x.step) || !std::isfinite(x.step_shift) || !std::isfinite(x.contended_sum) ||
+        !std::isfinite(x.contended_sum_sq)) {
       throw std::invalid_argument("a drift's evidence is not a finite number");
     }
   }

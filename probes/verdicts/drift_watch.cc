@@ -9,6 +9,17 @@ namespace {
 // +1 when a larger value is worse (latency), −1 when smaller is (throughput).
 double Orientation(const MetricSpec& spec) { return spec.worse == Worse::kHigher ? 1 : -1; }
 
+// The mean and standard deviation (at least `floor`) of `n` values summing
+// to `sum`, their squares to `sum_sq`; a σ of 1 below two values.
+std::pair<double, double> MeanAndSigma(uint64_t n, double sum, double sum_sq, double floor) {
+  if (n == 0) return {0, 1};
+  const auto count = static_cast<double>(n);
+  const double mean = sum / count;
+  if (n < 2) return {mean, 1};
+  const double variance = std::max(0.0, sum_sq / count - mean * mean) * count / (count - 1);
+  return {mean, std::max(floor, std::sqrt(variance))};
+}
+
 // The smoothed log-ratio a drift must reach to be raised.
 double MaterialLevel(const MetricSpec& spec, const BaselinePolicy& policy) {
   const double share = DriftWatch::kMaterialShare * ToleranceFor(spec, policy);
@@ -60,7 +71,7 @@ std::vector<DriftWatch::Change> DriftWatch::Update(const Baseline& predicted,
     const double u = Orientation(*spec) * std::log(sample->value / m.median) / sigma;
     Evidence& e = evidence_[{m.op, m.metric}];
     if (Calibrating(e, start_ms)) {
-      Calibrate(e, u, sigma);
+      Calibrate(e, u, sigma, clean);
       continue;
     }
     if (std::optional<Change> change =
@@ -78,24 +89,36 @@ bool DriftWatch::Calibrating(const Evidence& e, int64_t start_ms) const {
   return start_ms < calibrate_until_ms_ || e.calibration_runs < kMinCalibrationRuns;
 }
 
-void DriftWatch::Calibrate(Evidence& e, double u, double sigma) {
+void DriftWatch::Calibrate(Evidence& e, double u, double sigma, bool clean) {
   const double clipped = std::clamp(u, -kCalibrationClip, kCalibrationClip);
   ++e.calibration_runs;
   e.calibration_sum += clipped;
   e.calibration_sum_sq += clipped * clipped;
+  if (!clean) {
+    ++e.contended_runs;
+    e.contended_sum += clipped;
+    e.contended_sum_sq += clipped * clipped;
+  }
   Follow(e, (u - CalibratedMean(e)) * sigma);
 }
 
 double DriftWatch::CalibratedMean(const Evidence& e) {
-  return e.calibration_runs == 0 ? 0 : e.calibration_sum / static_cast<double>(e.calibration_runs);
+  return MeanAndSigma(e.calibration_runs, e.calibration_sum, e.calibration_sum_sq,
+                      kMinCalibratedSigma)
+      .first;
 }
 
 double DriftWatch::CalibratedSigma(const Evidence& e) {
-  const auto n = static_cast<double>(e.calibration_runs);
-  if (n < 2) return 1;
-  const double mean = e.calibration_sum / n;
-  const double variance = std::max(0.0, e.calibration_sum_sq / n - mean * mean) * n / (n - 1);
-  return std::max(kMinCalibratedSigma, std::sqrt(variance));
+  return MeanAndSigma(e.calibration_runs, e.calibration_sum, e.calibration_sum_sq,
+                      kMinCalibratedSigma)
+      .second;
+}
+
+std::optional<std::pair<double, double>> DriftWatch::StepScale(const Evidence& e, bool clean) {
+  const double sigma = CalibratedSigma(e);
+  if (clean) return std::make_pair(CalibratedMean(e), sigma);
+  if (e.contended_runs < kMinContendedCalibrationRuns) return std::nullopt;
+  return MeanAndSigma(e.contended_runs, e.contended_sum, e.contended_sum_sq, sigma);
 }
 
 void DriftWatch::Follow(Evidence& e, double shift) {
@@ -103,9 +126,10 @@ void DriftWatch::Follow(Evidence& e, double shift) {
   ++e.runs;
 }
 
-bool DriftWatch::Stepped(Evidence& e, double u, double mean, double sigma, double material,
-                         int64_t start_ms) {
-  const double z = std::clamp((u - mean) / CalibratedSigma(e), -kStepClip, kStepClip);
+bool DriftWatch::Stepped(Evidence& e, double u, std::pair<double, double> scale, double sigma,
+                         double material, int64_t start_ms) {
+  const auto [mean, spread] = scale;
+  const double z = std::clamp((u - mean) / spread, -kStepClip, kStepClip);
   if (e.step == 0 && z > kStepSlack) e.step_since_ms = start_ms;
   e.step = std::max(0.0, e.step + z - kStepSlack);
   if (e.step == 0) {
@@ -126,7 +150,8 @@ std::optional<DriftWatch::Change> DriftWatch::Judge(Evidence& e, double u, doubl
   Follow(e, (u - mean) * sigma);
   if (e.worse == 0 && z > kSlack) e.since_ms = start_ms;
   e.worse = std::max(0.0, e.worse + z - kSlack);
-  const bool stepped = clean && Stepped(e, u, mean, sigma, material, start_ms);
+  const std::optional<std::pair<double, double>> scale = StepScale(e, clean);
+  const bool stepped = scale && Stepped(e, u, *scale, sigma, material, start_ms);
   const bool drifted = e.worse >= kRaise && e.level >= material;
   if (!e.raised && (drifted || stepped)) {
     if (!drifted) {

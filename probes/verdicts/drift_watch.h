@@ -73,22 +73,37 @@ class DriftWatch {
   static constexpr size_t kMaxReferenceRuns = 200;
   // A step: the same calibrated runs in a second CUSUM that only a large
   // shift feeds (k = kStepSlack σ, each z clipped at kStepClip), raised at
-  // kStepRaise σ once kStepRuns of its runs were beyond the slack. The slow CUSUM takes ten
-  // runs (2.5 hours at the bundled schedule) to raise a disk 30 % slower,
-  // which the per-run judge does not see when the disk's noise is 12 % (its
-  // threshold is 3 spreads: 35 %); this one raises it in three or four
-  // clean runs. Contended runs do not feed it: on a simulated fleet with
-  // steal in bursts of up to an hour, runs under one burst shared the
-  // reference's error at that steal and raised 8 healthy disks in 30 days.
-  // Its average run length on a healthy series is 1.6 million runs
-  // (Siegmund's approximation; a fleet paged at most once in 1,000 host-days
-  // needs 400,000 with four disks a host), and replayed on the simulated
-  // fleet's 1.1 million healthy runs it raised none; two stalled runs in a
-  // row (3 σ each at most) need a third run 2.75 σ slow to raise.
+  // kStepRaise σ once kStepRuns of its runs were beyond the slack. The slow
+  // CUSUM takes ten runs (2.5 hours at the bundled schedule) to raise a disk
+  // 30 % slower, which the per-run judge does not see when the disk's noise
+  // is 12 % (its threshold is 3 spreads: 35 %); this one raises it in three
+  // or four runs. Its average run length on a healthy series is 1.6 million
+  // runs (Siegmund's approximation; a fleet paged at most once in 1,000
+  // host-days needs 400,000 with four disks a host), and replayed on the
+  // simulated fleet's 1.1 million healthy runs it raised none; two stalled
+  // runs in a row (3 σ each at most) need a third run 2.75 σ slow to raise.
+  //
+  // A contended run (others' I/O or steal beside it) feeds it in its own
+  // units: where the series sits and how far it scatters in the contended
+  // runs of the calibration (at least kMinContendedCalibrationRuns of them),
+  // never narrower than all runs' scatter. Runs under one burst of steal
+  // share the reference's error at that steal, which that scatter holds
+  // (the calibration saw bursts too): replayed on a simulated fleet with
+  // steal in bursts of up to an hour, contended runs scaled as clean ones
+  // raised 5 healthy disks of 400 in 30 days, scaled on their own none. On
+  // the fleet with an afternoon's load (44 % of runs contended; 47 of 100
+  // disks had all four runs after a 30 % step contended) they took the
+  // step's median delay from 1.5 h to 1.1 h, and the share raised within two
+  // hours from 53 to 99 %. Within the hour on nearly all is not in four runs
+  // at this noise: a 30 % step is about 2.8 calibrated σ a run, and the
+  // largest sums of four healthy runs' z on that fleet (9.2) exceed those of
+  // a third of the steps' first four. A series whose calibration had too few
+  // contended runs steps on its clean runs only.
   static constexpr double kStepSlack = 1.25;
   static constexpr double kStepRaise = 5;
   static constexpr double kStepClip = 3;
   static constexpr uint32_t kStepRuns = 3;
+  static constexpr uint64_t kMinContendedCalibrationRuns = 20;
   // How fast the exported level follows the runs: a weight of 1/48 per run
   // (half a day at the bundled schedule).
   static constexpr double kLevelWeight = 1.0 / 48;
@@ -109,6 +124,10 @@ class DriftWatch {
     uint64_t calibration_runs = 0;
     double calibration_sum = 0;
     double calibration_sum_sq = 0;
+    // The same of the calibration's contended runs alone (among the above).
+    uint64_t contended_runs = 0;
+    double contended_sum = 0;
+    double contended_sum_sq = 0;
     bool raised = false;
     int64_t since_ms = 0;   // the start of the run where `worse` last left 0
     int64_t raised_ms = 0;  // the raising run's end
@@ -138,9 +157,9 @@ class DriftWatch {
 
   // Compares a run's metrics with the reference's prediction at its stress
   // (`predicted`: ModelBaselineAt over the reference's points); the changes
-  // of raised state it caused. Only a `clean` run (run_class.h: nothing else
-  // on the disk or the CPU) feeds the step CUSUM: three runs in a row under
-  // the same burst of steal share the reference's error at that stress.
+  // of raised state it caused. A run not `clean` (run_class.h: others' I/O
+  // or steal beside it) feeds the step CUSUM in the units of the calibration's
+  // contended runs, or not at all when it had too few.
   std::vector<Change> Update(const Baseline& predicted, std::span<const MetricSample> metrics,
                              const BaselinePolicy& policy, int64_t start_ms, int64_t end_ms,
                              bool clean = true);
@@ -167,14 +186,17 @@ class DriftWatch {
 
  private:
   bool Calibrating(const Evidence& e, int64_t start_ms) const;
-  static void Calibrate(Evidence& e, double u, double sigma);
+  static void Calibrate(Evidence& e, double u, double sigma, bool clean);
   static double CalibratedMean(const Evidence& e);
   static double CalibratedSigma(const Evidence& e);
+  // Where a run of its class sits and how far such runs scatter, for the
+  // step CUSUM: (mean, σ) of u; nullopt when it does not feed it.
+  static std::optional<std::pair<double, double>> StepScale(const Evidence& e, bool clean);
   // The smoothed level follows a run's log-ratio beyond the commissioning level.
   static void Follow(Evidence& e, double shift);
   // Feeds the step CUSUM; true when it says a step is raised.
-  static bool Stepped(Evidence& e, double u, double mean, double sigma, double material,
-                      int64_t start_ms);
+  static bool Stepped(Evidence& e, double u, std::pair<double, double> scale, double sigma,
+                      double material, int64_t start_ms);
   // A calibrated run's evidence; the change of raised state it made (op,
   // metric and ratio are the caller's to set).
   static std::optional<Change> Judge(Evidence& e, double u, double sigma, double material,

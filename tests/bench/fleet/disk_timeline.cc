@@ -1,14 +1,19 @@
 #include "tests/bench/fleet/disk_timeline.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "probes/verdicts/job_judge.h"
+#include "probes/verdicts/load_model.h"
 #include "probes/verdicts/memory_baseline_source.h"
 #include "probes/verdicts/run_stress.h"
 #include "tests/bench/fleet/full_resolution_run.h"
@@ -162,6 +167,102 @@ void TraceHealthyRaise(const DiskSpec& disk, const RunRecord& run, const RunJudg
                stress.steal, stress.wait, j.against.c_str());
 }
 
+// IOWATCH_FLEET_FAULT_TRACE=1: each run of a faulted disk from its fault's
+// start to the judge's first raise after it (at most a day of runs), on
+// stderr: its class, what judged it, and the drift watch's step evidence.
+bool TraceFaults() {
+  static const bool on = std::getenv("IOWATCH_FLEET_FAULT_TRACE") != nullptr;
+  return on;
+}
+
+void TraceFaultRun(const DiskSpec& disk, const RunRecord& run, const RunJudgement& j,
+                   const probes::SeriesState& state, uint64_t drift_runs_before,
+                   int64_t fleet_start_ms) {
+  std::string bad;
+  for (const MetricVerdict& v : j.verdicts) {
+    if (v.judged && v.bad) bad += " " + v.metric;
+    if (!v.note.empty() && v.metric == "iops") bad += " [iops set aside]";
+  }
+  for (const probes::RegressionChange& c : j.changes) {
+    bad +=
+        (c.regressed ? " RAISED" : " cleared") + std::string(c.drift ? "(drift) " : " ") + c.metric;
+  }
+  const auto& all = state.drift.All();
+  const auto it = all.find(std::make_pair(std::string("read"), std::string("iops")));
+  const bool has = it != all.end();
+  const probes::RunStress stress =
+      run.conditions ? probes::StressOf(*run.conditions) : probes::RunStress{};
+  std::fprintf(stderr,
+               "FAULT %s/%s %s +%.0f min day %.2f class %d band %d judged %d other %d ref %d "
+               "calib_until_day %.2f cal_runs %llu drift_fed %d step %.2f step_runs %u worse %.2f "
+               "load %.0f steal %.4f wait %.4f |%s\n",
+               InstanceOf(disk.host).c_str(), ProbeOf(disk.slot).c_str(), ToString(disk.fault.kind),
+               static_cast<double>(run.start_unix_ms - disk.fault.start_ms) / kMinuteMs,
+               static_cast<double>(run.start_unix_ms - fleet_start_ms) / kDayMs,
+               static_cast<int>(j.classification.run_class), j.classification.band,
+               j.judged ? 1 : 0, j.other_conditions ? 1 : 0,
+               state.drift.Reference().empty() ? 0 : 1,
+               static_cast<double>(state.drift.CalibrateUntilMs() - fleet_start_ms) / kDayMs,
+               static_cast<unsigned long long>(has ? it->second.calibration_runs : 0),
+               has && it->second.runs > drift_runs_before ? 1 : 0, has ? it->second.step : 0.0,
+               has ? it->second.step_runs : 0u, has ? it->second.worse : 0.0, stress.load,
+               stress.steal, stress.wait, bad.c_str());
+}
+
+// IOWATCH_FLEET_DUMP=FILE: every run of every disk as the drift watch saw
+// its read IOPS, one line each, for replaying variants of its rules offline:
+// "disk minute class u sigma calibrating steal load per_run_raise drift_raise"
+// (u: the log-ratio to the reference's prediction in its σ, worse-positive;
+// nan where the reference predicts nothing), after a line "H disk kind
+// fault_minute" per disk.
+FILE* DumpFile() {
+  static FILE* const file = [] {
+    const char* path = std::getenv("IOWATCH_FLEET_DUMP");
+    return path == nullptr ? nullptr : std::fopen(path, "w");
+  }();
+  return file;
+}
+
+void DumpRun(const probes::SeriesState& state, const RunRecord& run, const RunJudgement& j,
+             const probes::BaselinePolicy& policy, size_t disk, int64_t fleet_start_ms,
+             std::string& lines) {
+  double u = std::nan("");
+  double sigma = std::nan("");
+  const probes::RunStress stress =
+      run.conditions ? probes::StressOf(*run.conditions) : probes::RunStress{};
+  if (!state.drift.Points().empty() && run.conditions) {
+    const std::optional<probes::Baseline> ref =
+        probes::ModelBaselineAt(stress, state.drift.Points(), policy).baseline;
+    if (ref) {
+      for (const probes::MetricBaseline& m : ref->metrics) {
+        if (m.op != "read" || m.metric != "iops" || m.median <= 0) continue;
+        sigma = std::log1p(m.spread / m.median);
+        u = -std::log(MetricOf(run, "iops") / m.median) / sigma;
+      }
+    }
+  }
+  const auto& all = state.drift.All();
+  const auto it = all.find(std::make_pair(std::string("read"), std::string("iops")));
+  // Calibrating when this run was: it added to the calibration's runs.
+  const bool calibrating = it != all.end() && run.start_unix_ms < state.drift.CalibrateUntilMs();
+  bool per_run = false;
+  bool drift = false;
+  for (const probes::RegressionChange& c : j.changes) {
+    if (!c.regressed) continue;
+    (c.drift ? drift : per_run) = true;
+  }
+  lines += fmt::format("{} {} {} {:.4f} {:.4f} {} {:.4f} {:.0f} {} {}\n", disk,
+                       (run.start_unix_ms - fleet_start_ms) / kMinuteMs,
+                       static_cast<int>(j.classification.run_class), u, sigma, calibrating ? 1 : 0,
+                       stress.steal, stress.load, per_run ? 1 : 0, drift ? 1 : 0);
+}
+
+uint64_t DriftRuns(const probes::SeriesState& state) {
+  const auto& all = state.drift.All();
+  const auto it = all.find(std::make_pair(std::string("read"), std::string("iops")));
+  return it == all.end() ? 0 : it->second.runs;
+}
+
 }  // namespace
 
 size_t ScrapeCount(const Fleet& fleet) {
@@ -195,6 +296,14 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
     }
   };
   const bool trace = Traced(disk);
+  std::string dump;
+  const size_t disk_index = static_cast<size_t>(disk.host * kDisksPerHost + disk.slot);
+  if (DumpFile() != nullptr) {
+    dump = fmt::format("H {} {} {}\n", disk_index, ToString(disk.fault.kind),
+                       disk.fault.kind == FaultKind::kNone
+                           ? int64_t{-1}
+                           : (disk.fault.start_ms - fleet.start_ms) / kMinuteMs);
+  }
   int64_t id = 0;
   for (const int64_t start : RunStarts(fleet, disk, rng)) {
     const double slowdown = noise.Draw(rng) / SpeedAt(disk, start);
@@ -202,6 +311,7 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
     if (id == 1) CheckFirstRun(run, direct.Run(id, start, slowdown));
     fill_until(run.start_unix_ms + run.duration_ms);
     source.Add(run);
+    const uint64_t drift_runs_before = DriftRuns(state);
     iowatch::Result<RunJudgement> j = probes::JudgeRun(run, source, state, {}, policy, start);
     if (!j) std::abort();  // the memory source never fails
     published.Note(run, *j, state);
@@ -214,8 +324,21 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
       }
     }
     if (trace) Trace(run, *j, slowdown);
+    if (DumpFile() != nullptr) DumpRun(state, run, *j, policy, disk_index, fleet.start_ms, dump);
+    if (TraceFaults() && disk.fault.kind != FaultKind::kNone &&
+        disk.fault.kind != FaultKind::kFirmware && start >= disk.fault.start_ms &&
+        start < disk.fault.start_ms + kDayMs &&
+        (out.counts.first_raise_ms < 0 || out.counts.first_raise_ms >= start)) {
+      TraceFaultRun(disk, run, *j, state, drift_runs_before, fleet.start_ms);
+    }
   }
   fill_until(fleet.spec.end_ms + 1);
+  if (DumpFile() != nullptr) {
+    static std::mutex mutex;
+    const std::lock_guard lock(mutex);
+    std::fwrite(dump.data(), 1, dump.size(), DumpFile());
+    std::fflush(DumpFile());
+  }
   return out;
 }
 

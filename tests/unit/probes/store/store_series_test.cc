@@ -44,6 +44,9 @@ StoredSeriesState SampleState() {
   drifted.calibration_runs = 288;
   drifted.calibration_sum = -12.25;
   drifted.calibration_sum_sq = 301.5;
+  drifted.contended_runs = 40;
+  drifted.contended_sum = 3.5;
+  drifted.contended_sum_sq = 61.25;
   s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, 1'500'300'000'000,
                         {{{"read", "iops"}, drifted}});
   return s;
@@ -135,6 +138,34 @@ TEST(StoreSeriesStates, ADriftStoredBeforeItsCalibrationStartsAfresh) {
   EXPECT_TRUE((*states)[0].state.tracker.Regressed("read", "iops"));
   EXPECT_TRUE((*states)[0].state.drift.Reference().empty());
   EXPECT_FALSE((*states)[0].state.drift.AnyRaised());
+}
+
+TEST(StoreSeriesStates, ADriftStoredBeforeContendedRunsWereCalibratedHasNone) {
+  // A state written before the calibration kept its contended runs apart:
+  // the drift reads back whole, with none (its contended runs then feed the
+  // step only after a new calibration).
+  test_store::ScratchDir dir;
+  {
+    Result<Store> store = Store::OpenInStateDir(dir.Path());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->PutSeriesState(SampleState()));
+  }
+  test_store::Exec(dir.Db(),
+                   "UPDATE series_states SET state_json = json_remove(state_json, "
+                   "'$.drift.evidence[0].contended_runs', '$.drift.evidence[0].contended_sum', "
+                   "'$.drift.evidence[0].contended_sum_sq')");
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  std::vector<UnreadableSeriesState> unreadable;
+  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  ASSERT_TRUE(states) << states.error().ToString();
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_TRUE(unreadable.empty());
+  const DriftWatch::Evidence& e = (*states)[0].state.drift.All().at({"read", "iops"});
+  EXPECT_EQ(e.contended_runs, 0u);
+  EXPECT_EQ(e.contended_sum, 0);
+  EXPECT_EQ(e.calibration_runs, 288u);
+  EXPECT_TRUE((*states)[0].state.drift.Raised("read", "iops"));
 }
 
 TEST(StoreSeriesStates, AnUnreadableRowIsMovedToTheQuarantineWhole) {
