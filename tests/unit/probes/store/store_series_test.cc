@@ -3,6 +3,8 @@
 // version-6 store migrated.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "probes/store/store.h"
 #include "probes/store/store_schema.h"
 #include "tests/unit/probes/store/store_test_util.h"
@@ -48,7 +50,7 @@ StoredSeriesState SampleState() {
   drifted.contended_sum = 3.5;
   drifted.contended_sum_sq = 61.25;
   s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, 1'500'300'000'000,
-                        {{{"read", "iops"}, drifted}});
+                         {{{"read", "iops"}, drifted}});
   return s;
 }
 
@@ -115,57 +117,52 @@ TEST(StoreSeriesStates, AMalformedRowCostsOnlyItsOwnSeries) {
       << unreadable[1].Describe();
 }
 
+// SampleState() stored, then edited in place by `update` (SQL on the
+// series_states table, as an older iowatch would have left the row), and
+// read back: the one state, none when it was not read back alone.
+std::optional<SeriesState> StoredThenEdited(const std::string& update) {
+  test_store::ScratchDir dir;
+  {
+    Result<Store> store = Store::OpenInStateDir(dir.Path());
+    if (!store || !store->PutSeriesState(SampleState())) return std::nullopt;
+  }
+  test_store::Exec(dir.Db(), update);
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  if (!store) return std::nullopt;
+  std::vector<UnreadableSeriesState> unreadable;
+  auto states = store->SeriesStates(RegressionTracker(3), unreadable);
+  if (!states || states->size() != 1u || !unreadable.empty()) return std::nullopt;
+  return std::move((*states)[0].state);
+}
+
 TEST(StoreSeriesStates, ADriftStoredBeforeItsCalibrationStartsAfresh) {
   // A state written before the drift watch calibrated its reference: its
   // evidence was judged against the uncalibrated reference, so it is not
   // carried on; the rest of the state is.
-  test_store::ScratchDir dir;
-  {
-    Result<Store> store = Store::OpenInStateDir(dir.Path());
-    ASSERT_TRUE(store);
-    ASSERT_TRUE(store->PutSeriesState(SampleState()));
-  }
-  test_store::Exec(dir.Db(),
-                   "UPDATE series_states SET state_json = "
-                   "json_remove(state_json, '$.drift.calibrate_until_ms')");
-  Result<Store> store = Store::OpenInStateDir(dir.Path());
-  ASSERT_TRUE(store);
-  std::vector<UnreadableSeriesState> unreadable;
-  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
-  ASSERT_TRUE(states) << states.error().ToString();
-  ASSERT_EQ(states->size(), 1u);
-  EXPECT_TRUE(unreadable.empty());
-  EXPECT_TRUE((*states)[0].state.tracker.Regressed("read", "iops"));
-  EXPECT_TRUE((*states)[0].state.drift.Reference().empty());
-  EXPECT_FALSE((*states)[0].state.drift.AnyRaised());
+  const std::optional<SeriesState> state = StoredThenEdited(
+      "UPDATE series_states SET state_json = "
+      "json_remove(state_json, '$.drift.calibrate_until_ms')");
+  ASSERT_TRUE(state);
+  EXPECT_TRUE(state->tracker.Regressed("read", "iops"));
+  EXPECT_TRUE(state->drift.Reference().empty());
+  EXPECT_FALSE(state->drift.AnyRaised());
 }
 
 TEST(StoreSeriesStates, ADriftStoredBeforeContendedRunsWereCalibratedHasNone) {
   // A state written before the calibration kept its contended runs apart:
   // the drift reads back whole, with none (its contended runs then feed the
   // step only after a new calibration).
-  test_store::ScratchDir dir;
-  {
-    Result<Store> store = Store::OpenInStateDir(dir.Path());
-    ASSERT_TRUE(store);
-    ASSERT_TRUE(store->PutSeriesState(SampleState()));
-  }
-  test_store::Exec(dir.Db(),
-                   "UPDATE series_states SET state_json = json_remove(state_json, "
-                   "'$.drift.evidence[0].contended_runs', '$.drift.evidence[0].contended_sum', "
-                   "'$.drift.evidence[0].contended_sum_sq')");
-  Result<Store> store = Store::OpenInStateDir(dir.Path());
-  ASSERT_TRUE(store);
-  std::vector<UnreadableSeriesState> unreadable;
-  const auto states = store->SeriesStates(RegressionTracker(3), unreadable);
-  ASSERT_TRUE(states) << states.error().ToString();
-  ASSERT_EQ(states->size(), 1u);
-  EXPECT_TRUE(unreadable.empty());
-  const DriftWatch::Evidence& e = (*states)[0].state.drift.All().at({"read", "iops"});
+  const std::optional<SeriesState> state = StoredThenEdited(
+      "UPDATE series_states SET state_json = json_remove(state_json, "
+      "'$.drift.evidence[0].contended_runs', '$.drift.evidence[0].contended_sum', "
+      "'$.drift.evidence[0].contended_sum_sq')");
+  ASSERT_TRUE(state);
+  ASSERT_TRUE(state->drift.All().contains({"read", "iops"}));
+  const DriftWatch::Evidence& e = state->drift.All().at({"read", "iops"});
   EXPECT_EQ(e.contended_runs, 0u);
   EXPECT_EQ(e.contended_sum, 0);
   EXPECT_EQ(e.calibration_runs, 288u);
-  EXPECT_TRUE((*states)[0].state.drift.Raised("read", "iops"));
+  EXPECT_TRUE(state->drift.Raised("read", "iops"));
 }
 
 TEST(StoreSeriesStates, AnUnreadableRowIsMovedToTheQuarantineWhole) {
