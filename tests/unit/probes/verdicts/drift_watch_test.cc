@@ -31,16 +31,22 @@ std::vector<MetricSample> RunAt(double factor, std::mt19937_64& rng) {
   return {{"read", "iops", 1000 * speed}, {"read", "lat_mean_seconds", 1e-4 / speed}};
 }
 
-TEST(DriftWatch, AHealthySeriesNeverRaisesInAYearOfRuns) {
-  DriftWatch drift;
-  std::mt19937_64 rng(7);
+// The changes a series whose runs sit at `factor` of the reference raises
+// in `days` days of runs.
+size_t ChangesAtOneLevel(DriftWatch& drift, double factor, int days, uint64_t seed) {
+  std::mt19937_64 rng(seed);
   const BaselinePolicy policy;
   size_t changes = 0;
-  for (int i = 0; i < 365 * kRunsPerDay; ++i) {
+  for (int i = 0; i < days * kRunsPerDay; ++i) {
     changes +=
-        drift.Update(Reference(), RunAt(1.0, rng), policy, i * kRunMs, i * kRunMs + 1000).size();
+        drift.Update(Reference(), RunAt(factor, rng), policy, i * kRunMs, i * kRunMs + 1000).size();
   }
-  EXPECT_EQ(changes, 0u);
+  return changes;
+}
+
+TEST(DriftWatch, AHealthySeriesNeverRaisesInAYearOfRuns) {
+  DriftWatch drift;
+  EXPECT_EQ(ChangesAtOneLevel(drift, 1.0, 365, 7), 0u);
   EXPECT_FALSE(drift.AnyRaised());
   ASSERT_TRUE(drift.Ratio("read", "iops"));
   EXPECT_NEAR(*drift.Ratio("read", "iops"), 1.0, 0.06);
@@ -97,14 +103,7 @@ TEST(DriftWatch, AnOffsetTheReferenceDayMissedIsNotADrift) {
   // calibration learns the offset; nothing is raised, and the exported
   // ratio says the disk has not moved.
   DriftWatch drift;
-  std::mt19937_64 rng(5);
-  const BaselinePolicy policy;
-  size_t changes = 0;
-  for (int i = 0; i < 60 * kRunsPerDay; ++i) {
-    changes +=
-        drift.Update(Reference(), RunAt(0.92, rng), policy, i * kRunMs, i * kRunMs + 1000).size();
-  }
-  EXPECT_EQ(changes, 0u);
+  EXPECT_EQ(ChangesAtOneLevel(drift, 0.92, 60, 5), 0u);
   ASSERT_TRUE(drift.Ratio("read", "iops"));
   EXPECT_NEAR(*drift.Ratio("read", "iops"), 1.0, 0.05);
 }
