@@ -73,8 +73,7 @@ auto TracedDup(int old_fd, Call&& call) {
   Tracer* tracer = Active();
   if (tracer == nullptr || new_fd < 0) return new_fd;
   const int copy = static_cast<int>(new_fd);
-  if ((tracer->Traced(old_fd) || tracer->Traced(copy) || tracer->Opening()) &&
-      tracer->InOwnProcess()) {
+  if ((tracer->MayMeetSlot(copy) || tracer->Traced(old_fd)) && tracer->InOwnProcess()) {
     Busy busy;
     tracer->Duplicated(old_fd, copy);
   }
@@ -86,7 +85,7 @@ void Created(std::initializer_list<int> fds) {
   Tracer* tracer = Active();
   if (tracer == nullptr) return;
   for (const int fd : fds) {
-    if (fd >= 0 && (tracer->Traced(fd) || tracer->Opening()) && tracer->InOwnProcess()) {
+    if (fd >= 0 && tracer->MayMeetSlot(fd) && tracer->InOwnProcess()) {
       Busy busy;
       tracer->Created(fd);
     }

@@ -76,6 +76,14 @@ class Tracer {
   // (> 0: a child forked from a handler during an open counts from zero and
   // may end that open below it.)
   bool Opening() const { return opening_.load() > 0; }
+  // Whether a descriptor just made on `fd` (a dup's copy, a pipe's end) may
+  // meet a slot: one traced there, or one an open under way may trace there.
+  // The open count is read first: an open that registers `fd`'s slot ends
+  // after it, so a count read as 0 makes that slot's state visible to the
+  // lookup that follows. Read the other way round, the slot could be seen
+  // untraced just before the open registered it and the count 0 just after
+  // it ended, and the pipe's traffic would be counted as the file's.
+  bool MayMeetSlot(int fd) const { return Opening() || Traced(fd); }
   // `fd` was returned by an open of `path` (relative to `dir`).
   void Opened(int fd, int dir, const char* path, int flags, uint64_t ticks);
   void Transfer(TracedSlot slot, Direction direction, uint64_t offset, uint64_t requested,

@@ -287,6 +287,23 @@ TEST_F(TracerTest, ALateCreatedLeavesTheFileNowOnTheNumber) {
   for (const int end : {fd, ends[0], ends[1]}) close(end);
 }
 
+// A pipe's end, untraced, is still handed to the tracer while any open is
+// under way: that open may register the number's slot after the pipe's
+// call looked it up.
+TEST_F(TracerTest, ANewDescriptorMayMeetASlotWhileAnOpenIsUnderWay) {
+  int ends[2];
+  ASSERT_EQ(pipe(ends), 0);
+  EXPECT_FALSE(tracer_.MayMeetSlot(ends[0]));
+  tracer_.BeginOpen();
+  EXPECT_TRUE(tracer_.MayMeetSlot(ends[0]));
+  tracer_.EndOpen();
+  EXPECT_FALSE(tracer_.MayMeetSlot(ends[0]));
+  const int fd = Open(a_);
+  tracer_.Opened(fd, AT_FDCWD, a_.c_str(), O_RDONLY, 0);
+  EXPECT_TRUE(tracer_.MayMeetSlot(fd));
+  for (const int end : {fd, ends[0], ends[1]}) close(end);
+}
+
 TEST(ReportFile, StartLine) {
   char line[128];
   const size_t n = FormatStartLine(1234, 1, "\"/bin/prog\"", line);
