@@ -15,6 +15,7 @@
 #include "cli/sweep/sweep_command.h"
 #include "cli/trace/trace_command.h"
 #include "cli/vmstat/vmstat_command.h"
+#include "daemon/sources/registry.h"
 #include "probes/spec/job_spec.h"
 
 namespace iowatch::daemon {
@@ -83,7 +84,7 @@ int RunTraceCommand(const CLI::App& sub, CommandLine& line) {
 }
 
 int RunBaselineCommand(const CLI::App& /*sub*/, CommandLine& line) {
-  return RunBaseline(line.baseline_args);
+  return RunBaseline(line.baseline_args, RegisteredSettings());
 }
 
 int RunCheckConfigCommand(const CLI::App& /*sub*/, CommandLine& line) {

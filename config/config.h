@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/filesystem_defaults.h"
 #include "common/result.h"
+#include "config/settings.h"
 #include "probes/spec/job_spec.h"
 #include "probes/verdicts/baseline.h"
 
@@ -174,33 +176,42 @@ struct Config {
   std::string state_dir = "/var/lib/iowatch";
   std::string log_level = "info";  // yaml: log.level; trace|debug|info|warn|error|off
   ProbesConfig probes;
+  // The values of the settings declared outside this file (settings.h) that
+  // the file set.
+  SettingValues settings;
   std::string source;  // the file it was read from, "" for the defaults
 
   bool operator==(const Config&) const = default;
 };
 
 // Parses a whole document. `source_name` names it in errors and becomes
-// Config::source. Paths are kept as written.
-Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name);
+// Config::source. Paths are kept as written. `settings` are the keys
+// declared outside this file (the sources' rows: daemon::RegisteredSettings),
+// read beside the schema's own; a key neither knows is an error.
+Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name,
+                           std::span<const Setting> settings = {});
 
 // Reads and parses a file. Relative paths in it (paths.*, state_dir,
 // web.tls.*) are resolved against the file's directory, as Prometheus does;
 // a probe job's relative directory or filename stays relative to state_dir.
 // An unreadable file is an error carrying the path and the errno text.
-Result<Config> LoadConfigFile(const std::filesystem::path& path);
+Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const Setting> settings);
 
 // The job's spec with a relative directory or filename placed under
 // `state_dir` ("probes" -> "<state_dir>/probes"); absolute paths unchanged.
 probes::JobSpec ResolveProbeTarget(probes::JobSpec spec, const std::filesystem::path& state_dir);
 
 // Every key a config file may hold, dotted ("web.tls.cert_file"), in
-// documentation order. Sections ("web", "web.tls") are not listed.
-std::vector<std::string> AllConfigKeys();
+// documentation order: each of `settings` after the last key of its
+// deepest section the schema has ("collectors.scsi.enabled" after the last
+// "collectors." key). Sections ("web", "web.tls") are not listed.
+std::vector<std::string> AllConfigKeys(std::span<const Setting> settings = {});
 
 // The keys of AllConfigKeys() that `yaml_text` sets, in file order, or the
 // error ParseConfig would give. For `check-config` and for tests that the
 // bundled file and the reference are complete.
 Result<std::vector<std::string>> ConfigKeysIn(std::string_view yaml_text,
-                                              std::string_view source_name);
+                                              std::string_view source_name,
+                                              std::span<const Setting> settings = {});
 
 }  // namespace iowatch::config

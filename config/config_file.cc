@@ -13,13 +13,14 @@ void ResolveAgainst(const std::filesystem::path& dir, std::string& path) {
 
 }  // namespace
 
-Result<Config> LoadConfigFile(const std::filesystem::path& path) {
+Result<Config> LoadConfigFile(const std::filesystem::path& path,
+                              std::span<const Setting> settings) {
   // A config file is a few kB; the limit keeps `check-config /dev/zero` bounded.
   const auto text = ReadFile(path, {.open_error = "cannot read config file",
                                     .read_error = "cannot read config file",
                                     .max_bytes = 4 << 20});
   if (!text) return ErrorOf(text);
-  auto config = ParseConfig(*text, path.string());
+  auto config = ParseConfig(*text, path.string(), settings);
   if (!config) return config;
   const std::filesystem::path dir = path.parent_path();
   for (std::string* p : {&config->procfs, &config->sysfs, &config->state_dir,

@@ -1,6 +1,7 @@
 // The Reader's walk, the schema of every section but probes (which is
 // probes_config.cc's), and the parse of a whole document. yaml_reader.h says
 // how the walk works.
+#include <algorithm>
 #include <set>
 
 #include "common/listen_address.h"
@@ -13,7 +14,9 @@ namespace internal {
 
 void Reader::Walk(const Value& v, const Key* keys, size_t count, Config& config) {
   if (failed() || v.node.IsNull()) return;
-  if (!v.node.IsMap()) return Expected(v, fmt::format("a map with keys {}", KeyNames(keys, count)));
+  if (!v.node.IsMap()) {
+    return Expected(v, fmt::format("a map with keys {}", NamesAt(v.path, keys, count)));
+  }
   std::set<std::string> seen;
   for (const auto& entry : v.node) {
     if (!entry.first.IsScalar()) {
@@ -26,15 +29,23 @@ void Reader::Walk(const Value& v, const Key* keys, size_t count, Config& config)
     for (size_t i = 0; i < count; ++i) {
       if (keys[i].name == name) key = &keys[i];
     }
-    if (key == nullptr) {
+    const Setting* setting = key == nullptr ? SettingAt(child.path) : nullptr;
+    const bool setting_section =
+        key == nullptr && setting == nullptr && !SettingNamesUnder(child.path).empty();
+    if (key == nullptr && setting == nullptr && !setting_section) {
       return Fail(ErrorCode::kParse, entry.first.Mark(), child.path,
-                  fmt::format("unknown key; expected one of {}", KeyNames(keys, count)));
+                  fmt::format("unknown key; expected one of {}", NamesAt(v.path, keys, count)));
     }
     if (!seen.insert(name).second) {
       return Fail(ErrorCode::kParse, entry.first.Mark(), child.path, "duplicate key");
     }
     marks_[child.path] = child.mark;
-    if (key->read != nullptr) {
+    if (setting != nullptr) {
+      keys_seen_.push_back(child.path);
+      ReadSetting(*setting, child, config);
+    } else if (setting_section) {
+      Walk(child, nullptr, 0, config);
+    } else if (key->read != nullptr) {
       // A job's keys are not config keys ("probes.jobs" is).
       if (child.path.find('[') == std::string::npos) keys_seen_.push_back(child.path);
       key->read(*this, child, config);
@@ -43,6 +54,66 @@ void Reader::Walk(const Value& v, const Key* keys, size_t count, Config& config)
     }
     if (failed()) return;
   }
+}
+
+std::vector<std::string> Reader::SettingNamesUnder(std::string_view path) const {
+  std::vector<std::string> names;
+  for (const Setting& setting : settings_) {
+    const std::string_view key = setting.key;
+    if (!path.empty() &&
+        !(key.starts_with(path) && key.size() > path.size() && key[path.size()] == '.')) {
+      continue;
+    }
+    std::string_view rest = path.empty() ? key : key.substr(path.size() + 1);
+    std::string name(rest.substr(0, rest.find('.')));
+    if (std::ranges::find(names, name) == names.end()) names.push_back(std::move(name));
+  }
+  return names;
+}
+
+const Setting* Reader::SettingAt(std::string_view path) const {
+  const auto it = std::ranges::find(settings_, path, &Setting::key);
+  return it == settings_.end() ? nullptr : &*it;
+}
+
+std::string Reader::NamesAt(std::string_view path, const Key* keys, size_t count) const {
+  std::string names = KeyNames(keys, count);
+  for (const std::string& name : SettingNamesUnder(path)) {
+    const bool in_schema =
+        std::any_of(keys, keys + count, [&](const Key& k) { return k.name == name; });
+    if (!in_schema) names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+  }
+  return names;
+}
+
+// What a setting's type expects, as the schema's own keys of that type say it.
+std::string SettingWhat(const Setting& setting) {
+  switch (setting.type) {
+    case SettingType::kBool:
+      return "true or false";
+    case SettingType::kDuration:
+      return kDurationWhat;
+    case SettingType::kRegex:
+      return "a string";
+    case SettingType::kInteger:
+      return fmt::format("an integer from {} to {}", setting.min, setting.max);
+    case SettingType::kNumber:
+      return "a number";
+  }
+  return "a value";
+}
+
+void Reader::ReadSetting(const Setting& setting, const Value& v, Config& config) {
+  std::optional<SettingValue> value;
+  Read(
+      v, SettingWhat(setting),
+      [&](std::string_view text) -> Result<std::optional<SettingValue>> {
+        auto parsed = ParseSetting(setting, text);
+        if (!parsed) return ErrorOf(parsed);
+        return std::optional<SettingValue>(std::move(*parsed));
+      },
+      value);
+  if (value) config.settings.Set(setting, std::move(*value));
 }
 
 void Reader::Users(const Value& v, std::map<std::string, std::string>& out) {
@@ -232,10 +303,10 @@ void CheckCombinations(Reader& r, const Config& c) {
 }
 
 Result<Config> Parse(std::string_view yaml_text, std::string_view source_name,
-                     std::vector<std::string>* keys_seen) {
+                     std::span<const Setting> settings, std::vector<std::string>* keys_seen) {
   Config config;
   config.source = std::string(source_name);
-  Reader reader(config.source);
+  Reader reader(config.source, settings);
   try {
     const YamlDocument document = ReadOneDocument(yaml_text);
     if (const auto* refusal = std::get_if<YamlRefusal>(&document)) {
@@ -262,22 +333,41 @@ void CollectKeys(const Key* keys, size_t count, const std::string& path,
   }
 }
 
-}  // namespace
-
-Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name) {
-  return Parse(yaml_text, source_name, nullptr);
+// Where `key` goes among `keys`: after the last one under its deepest
+// section that any of them is under; at the end when none is.
+size_t PlaceOf(std::string_view key, const std::vector<std::string>& keys) {
+  for (size_t dot = key.rfind('.'); dot != std::string_view::npos && dot > 0;
+       dot = key.rfind('.', dot - 1)) {
+    const std::string_view section = key.substr(0, dot + 1);  // "collectors."
+    for (size_t i = keys.size(); i-- > 0;) {
+      if (keys[i].starts_with(section)) return i + 1;
+    }
+  }
+  return keys.size();
 }
 
-std::vector<std::string> AllConfigKeys() {
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_name,
+                           std::span<const Setting> settings) {
+  return Parse(yaml_text, source_name, settings, nullptr);
+}
+
+std::vector<std::string> AllConfigKeys(std::span<const Setting> settings) {
   std::vector<std::string> keys;
   CollectKeys(kRootKeys, kRootCount, "", keys);
+  for (const Setting& setting : settings) {
+    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(PlaceOf(setting.key, keys)),
+                std::string(setting.key));
+  }
   return keys;
 }
 
 Result<std::vector<std::string>> ConfigKeysIn(std::string_view yaml_text,
-                                              std::string_view source_name) {
+                                              std::string_view source_name,
+                                              std::span<const Setting> settings) {
   std::vector<std::string> keys;
-  const auto config = Parse(yaml_text, source_name, &keys);
+  const auto config = Parse(yaml_text, source_name, settings, &keys);
   if (!config) return ErrorOf(config);
   return keys;
 }

@@ -12,11 +12,13 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "config/config.h"
+#include "config/settings.h"
 #include "config/values.h"
 
 namespace iowatch::config::internal {
@@ -102,7 +104,8 @@ struct ProbesDraft {
 // Reads values into a Config, keeping the first error (later reads do nothing).
 class Reader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  explicit Reader(std::string source, std::span<const Setting> settings = {})
+      : source_(std::move(source)), settings_(settings) {}
 
   bool failed() const { return error_.has_value(); }
   const Error& error() const { return *error_; }
@@ -164,6 +167,8 @@ class Reader {
 
   // Visits the entries of a map in file order; null (a section with every
   // key commented out) means all defaults.
+  // Keys the schema does not have are looked up among the settings: a leaf
+  // whose key is one, or a section some of them are under.
   void Walk(const Value& v, const Key* keys, size_t count, Config& config);
   void Users(const Value& v, std::map<std::string, std::string>& out);
 
@@ -176,7 +181,16 @@ class Reader {
   const std::string& source() const { return source_; }
 
  private:
+  // The settings' own keys right under `path`, in their order ("scsi" under
+  // "collectors").
+  std::vector<std::string> SettingNamesUnder(std::string_view path) const;
+  const Setting* SettingAt(std::string_view path) const;
+  void ReadSetting(const Setting& setting, const Value& v, Config& config);
+  // The schema's names and the settings' at this level, for errors.
+  std::string NamesAt(std::string_view path, const Key* keys, size_t count) const;
+
   std::string source_;
+  std::span<const Setting> settings_;
   std::optional<Error> error_;
   std::map<std::string, YAML::Mark> marks_;
   std::vector<std::string> keys_seen_;

@@ -15,16 +15,16 @@
 #include <span>
 #include <utility>
 
-#include "common/file_tree.h"
-#include "common/terminal_text.h"
-#include "common/whole_file.h"
-#include "config/config.h"
 #include "cli/baseline/baseline_table.h"
 #include "cli/baseline/conditions_table.h"
 #include "cli/baseline/regressions_text.h"
 #include "cli/shared/cli_output.h"
-#include "probes/verdicts/job_judge.h"
+#include "common/file_tree.h"
+#include "common/terminal_text.h"
+#include "common/whole_file.h"
+#include "config/config.h"
 #include "probes/store/store_json.h"
+#include "probes/verdicts/job_judge.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -340,11 +340,11 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   return {};
 }
 
-int RunBaseline(const BaselineArgs& given) {
+int RunBaseline(const BaselineArgs& given, std::span<const config::Setting> settings) {
   BaselineArgs args = given;
   config::Config config;
   if (!args.config_file.empty()) {
-    auto loaded = config::LoadConfigFile(args.config_file);
+    auto loaded = config::LoadConfigFile(args.config_file, settings);
     if (!loaded) return ReportError("baseline", loaded.error());
     config = std::move(*loaded);
   }

@@ -26,16 +26,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "common/result.h"
-#include "config/config.h"
 #include "cli/baseline/baseline_golden.h"
 #include "cli/baseline/baseline_options.h"
-#include "probes/verdicts/baseline.h"
+#include "common/result.h"
+#include "config/config.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/baseline.h"
 
 namespace iowatch::daemon {
 
@@ -78,7 +79,8 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
 
 // The command table's entry, after app.parse() chose `baseline`
 // (DefineBaselineCommand): execute and print; the exit status. (A parse that
-// threw is ExitBaseline's, baseline_options.h.)
-int RunBaseline(const BaselineArgs& args);
+// threw is ExitBaseline's, baseline_options.h.) `settings`: the keys the
+// config file may hold beside the loader's own (RegisteredSettings).
+int RunBaseline(const BaselineArgs& args, std::span<const config::Setting> settings);
 
 }  // namespace iowatch::daemon

@@ -57,6 +57,10 @@ struct SourceDescriptor {
   std::span<const std::string_view> collectors;
   // The config key that switches it off; "" when it always runs.
   std::string_view config_switch = {};
+  // Its settings, declared in its folder (config/settings.h): the loader
+  // reads them, the bundled config and docs/configuration.md list them, and
+  // the source reads their values from SamplerOptions::settings.
+  std::span<const config::Setting> settings = {};
   bool (*enabled)(const SamplerOptions& options) = AlwaysEnabled;
   std::unique_ptr<SampleSource> (*make)() = nullptr;
   // Its fields of the snapshot (SnapshotFields<…>::Move and ::Copy).

@@ -22,6 +22,7 @@
 #include "collectors/filesystem/filesystem_usage.h"
 #include "collectors/kmsg/kmsg_stream.h"
 #include "common/result.h"
+#include "config/settings.h"
 #include "daemon/sampling/snapshot.h"
 
 namespace iowatch::daemon {
@@ -90,6 +91,9 @@ struct SamplerOptions {
   SmartSourceOptions smart;
   // How often /proc/PID/io of every process is read (process_source.h); 0: never.
   double process_interval_seconds = 10;
+  // The sources' own settings (SourceDescriptor::settings) as the config
+  // file set them; a key it does not hold has its row's default.
+  config::SettingValues settings;
   uint64_t page_bytes = 4096;
   double user_hz = 100;  // sysconf(_SC_CLK_TCK)
   // How long a sample waits for each source's reads (serve: half the

@@ -29,6 +29,7 @@
 #include "daemon/sampling/collector_log.h"
 #include "daemon/scheduling/probe_service.h"
 #include "daemon/serve/systemd_notify.h"
+#include "daemon/sources/registry.h"
 #include "daemon/sources/sampler.h"
 #include "daemon/status/status_page.h"
 
@@ -71,6 +72,7 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.smart.enabled = c.collectors.smart.enabled;
   options.smart.interval_seconds = ToSeconds(c.collectors.smart.interval);
   options.smart.timeout_seconds = ToSeconds(c.collectors.smart.timeout);
+  options.settings = c.settings;
   options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
@@ -379,7 +381,7 @@ void SayWhatCannotRunHere(const SamplerOptions& options, const std::filesystem::
 }
 
 int RunCheckConfig(const std::filesystem::path& file) {
-  auto loaded = config::LoadConfigFile(file);
+  auto loaded = config::LoadConfigFile(file, RegisteredSettings());
   Status startable = loaded ? CheckStartable(*loaded) : Status(std::unexpected(loaded.error()));
   if (!startable) {
     (void)std::fprintf(stderr, "%s\n", startable.error().ToString().c_str());
@@ -392,7 +394,8 @@ int RunCheckConfig(const std::filesystem::path& file) {
 
 Result<config::Config> EffectiveConfig(const ServeFlags& flags) {
   Result<config::Config> loaded =
-      flags.config_file ? config::LoadConfigFile(*flags.config_file) : config::Config{};
+      flags.config_file ? config::LoadConfigFile(*flags.config_file, RegisteredSettings())
+                        : config::Config{};
   if (!loaded) return loaded;
   config::Config& c = *loaded;
   if (flags.listen_address) c.web.listen_address = *flags.listen_address;

@@ -30,4 +30,12 @@ std::span<const SourceDescriptor> RegisteredSources() {
   return kSources;
 }
 
+std::vector<config::Setting> RegisteredSettings() {
+  std::vector<config::Setting> settings;
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    settings.insert(settings.end(), source.settings.begin(), source.settings.end());
+  }
+  return settings;
+}
+
 }  // namespace iowatch::daemon

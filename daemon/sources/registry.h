@@ -8,11 +8,16 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "daemon/sampling/sample_source.h"
 
 namespace iowatch::daemon {
 
 std::span<const SourceDescriptor> RegisteredSources();
+
+// The settings the registered sources declare, in registry order: what
+// config::LoadConfigFile reads beside its own schema.
+std::vector<config::Setting> RegisteredSettings();
 
 }  // namespace iowatch::daemon

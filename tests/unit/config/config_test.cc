@@ -17,6 +17,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
+using testing::BundledSettings;
 using testing::kBundled;
 using testing::Parsed;
 const std::string kReference = iowatch::testing::SourceDir() + "/docs/configuration.md";
@@ -64,7 +65,7 @@ TEST(Config, EmptyAndCommentOnlyDocumentsMeanDefaults) {
     expected.source = "empty.yaml";
     EXPECT_EQ(*c, expected) << '"' << text << '"';
   }
-  const auto file = LoadConfigFile(kFixtures + "/comments_only.yaml");
+  const auto file = LoadConfigFile(kFixtures + "/comments_only.yaml", {});
   ASSERT_TRUE(file.has_value()) << file.error().ToString();
   EXPECT_EQ(file->source, kFixtures + "/comments_only.yaml");
   EXPECT_EQ(file->web, WebConfig{});
@@ -79,7 +80,7 @@ TEST(Config, SectionsWithoutKeysMeanDefaults) {
 }
 
 TEST(Config, BundledFileParsesToExactlyTheDefaults) {
-  const auto c = LoadConfigFile(kBundled);
+  const auto c = LoadConfigFile(kBundled, BundledSettings());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   Config expected;
   expected.source = kBundled;
@@ -87,9 +88,9 @@ TEST(Config, BundledFileParsesToExactlyTheDefaults) {
 }
 
 TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
-  const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled);
+  const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
-  EXPECT_EQ(*keys, AllConfigKeys());
+  EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
   EXPECT_EQ(AllConfigKeys().size(), 70u);
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
@@ -97,7 +98,7 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
 
 TEST(Config, ReferenceDocumentHasARowForEveryKey) {
   const std::string doc = ReadText(kReference);
-  for (const std::string& key : AllConfigKeys()) {
+  for (const std::string& key : AllConfigKeys(BundledSettings())) {
     EXPECT_NE(doc.find("| `" + key + "` |"), std::string::npos) << key;
   }
 }
@@ -145,7 +146,7 @@ TEST(Config, EveryKeyIsRead) {
 }
 
 TEST(Config, LoadConfigFileResolvesRelativePathsAgainstTheFilesDirectory) {
-  const auto c = LoadConfigFile(kFixtures + "/every_key.yaml");
+  const auto c = LoadConfigFile(kFixtures + "/every_key.yaml", {});
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->state_dir, kFixtures + "/state");
   EXPECT_EQ(c->web.tls_cert_file, kFixtures + "/tls/server.crt");
@@ -188,13 +189,13 @@ TEST(Config, BoundaryValuesAreAccepted) {
 
 TEST(Config, UnreadableFileNamesPathAndErrno) {
   const std::string missing = kFixtures + "/no_such_file.yaml";
-  const auto r = LoadConfigFile(missing);
+  const auto r = LoadConfigFile(missing, {});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::kNotFound);
   EXPECT_EQ(r.error().os_errno, ENOENT);
   EXPECT_EQ(r.error().ToString(), missing + ": cannot read config file: No such file or directory");
 
-  const auto dir = LoadConfigFile(kFixtures);
+  const auto dir = LoadConfigFile(kFixtures, {});
   ASSERT_FALSE(dir.has_value());
   EXPECT_EQ(dir.error().ToString(),
             kFixtures + ": cannot read config file: expected a regular file, found a directory");
@@ -202,7 +203,7 @@ TEST(Config, UnreadableFileNamesPathAndErrno) {
 
 TEST(Config, SyntaxErrorInAFileHasItsPosition) {
   const std::string path = kFixtures + "/bad_syntax.yaml";
-  const auto r = LoadConfigFile(path);
+  const auto r = LoadConfigFile(path, {});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, ErrorCode::kParse);
   EXPECT_EQ(r.error().ToString(), path + ":3:4: invalid YAML: end of map not found");

@@ -6,13 +6,18 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
+#include "daemon/sources/registry.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::config::testing {
 
 inline const std::string kBundled = iowatch::testing::SourceDir() + "/config/iowatch.yaml";
+// The keys the bundled file holds beside config.h's: the registered
+// sources' settings (the one dependency of these tests on the daemon).
+inline std::vector<Setting> BundledSettings() { return daemon::RegisteredSettings(); }
 inline constexpr char kTestFile[] = "t.yaml";
 
 inline Config Parsed(std::string_view yaml) {

@@ -22,6 +22,7 @@ using std::chrono::minutes;
 using std::chrono::seconds;
 
 using testing::ErrorOf;
+using testing::BundledSettings;
 using testing::kBundled;
 using testing::MessageOf;
 using testing::Parsed;
@@ -65,7 +66,7 @@ TEST(ProbesConfig, Defaults) {
 }
 
 TEST(ProbesConfig, BundledFileHasTheThreeDefaultJobs) {
-  const auto c = LoadConfigFile(kBundled);
+  const auto c = LoadConfigFile(kBundled, BundledSettings());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->probes, ProbesConfig{});
   ASSERT_EQ(c->probes.jobs.size(), 3u);
@@ -270,7 +271,7 @@ TEST(ProbesConfig, AJobMayComeFromAFioJobFile) {
          "    - {name: a, job_file: nvme.fio, job_section: randread, options: {iodepth: 4}}\n"
          "    - {name: b, job_file: "
       << dir.File("nvme.fio") << ", job_section: seqread}\n";
-  const auto c = LoadConfigFile(dir.File("iowatch.yaml"));
+  const auto c = LoadConfigFile(dir.File("iowatch.yaml"), {});
   ASSERT_TRUE(c) << c.error().ToString();
   ASSERT_EQ(c->probes.jobs.size(), 2u);
   const probes::JobSpec& a = c->probes.jobs[0].spec;

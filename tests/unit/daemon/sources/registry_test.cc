@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/source_tree.h"
 
@@ -81,6 +82,30 @@ TEST(Registry, TheReferenceListsExactlyTheRegisteredCollectorsInOrder) {
     for (const std::string_view collector : source.collectors) registered.emplace_back(collector);
   }
   EXPECT_EQ(DocumentedCollectors(), registered);
+}
+
+// A source's settings are read by the loader beside config.h's keys: each
+// is registered once, its default parses as its type, and a switch that is
+// a setting is a boolean one.
+TEST(Registry, EachSettingIsRegisteredOnceAndItsDefaultParses) {
+  std::set<std::string_view> keys;
+  for (const config::Setting& setting : RegisteredSettings()) {
+    SCOPED_TRACE(setting.key);
+    EXPECT_TRUE(keys.insert(setting.key).second) << "registered twice";
+    const auto value = config::ParseSetting(setting, setting.default_value);
+    EXPECT_TRUE(value.has_value()) << value.error().ToString();
+  }
+  for (const SourceDescriptor& source : RegisteredSources()) {
+    for (const config::Setting& setting : source.settings) {
+      if (setting.key == source.config_switch) {
+        EXPECT_EQ(setting.type, config::SettingType::kBool) << setting.key;
+      }
+    }
+  }
+  const std::vector<std::string> schema = config::AllConfigKeys();
+  for (const std::string_view key : keys) {
+    EXPECT_EQ(std::ranges::count(schema, key), 0) << key << " is config.h's too";
+  }
 }
 
 TEST(Registry, EachSwitchIsAKeyOfTheBundledConfig) {

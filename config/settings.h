@@ -1,0 +1,71 @@
+// Settings that a part of the daemon declares in its own folder rather than
+// in config.h: each is one row (its dotted key, its type, its default as the
+// bundled config/iowatch.yaml writes it, its bounds), and the loader reads
+// the rows it is given beside its own schema, with the same strictness and
+// the same file:line:column errors. A source of the sample lists its rows
+// in its descriptor (daemon/sources/), so adding a source with settings
+// edits neither config.h nor the loader.
+// A SettingValues holds what a file set; a key it does not hold has its
+// row's default.
+// Thread-safety: plain values; safe from any thread once built.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "common/result.h"
+
+namespace iowatch::config {
+
+enum class SettingType {
+  kBool,      // true or false
+  kDuration,  // "500ms", "15m": from `min` milliseconds to kMaxConfigDuration
+  kRegex,     // an RE2 pattern, "" for none (ParseRegex)
+  kInteger,   // decimal digits from `min` to `max`
+  kNumber,    // a decimal number from `min` to `max`
+};
+
+struct Setting {
+  std::string_view key;  // "collectors.scsi.enabled"
+  SettingType type = SettingType::kBool;
+  std::string_view default_value;  // as the bundled file writes it: "true", "10m"
+  double min = 0;
+  double max = 0;
+};
+
+// bool, a duration, a pattern, an integer or a number, by the row's type.
+using SettingValue = std::variant<bool, std::chrono::milliseconds, std::string, uint32_t, double>;
+
+// `text` as the row's type reads it, or what was expected.
+Result<SettingValue> ParseSetting(const Setting& setting, std::string_view text);
+
+class SettingValues {
+ public:
+  // What the file set for `setting`, else its default. The row's type
+  // decides T: bool for kBool, std::chrono::milliseconds for kDuration,
+  // std::string for kRegex, uint32_t for kInteger, double for kNumber.
+  template <typename T>
+  T Get(const Setting& setting) const {
+    const auto it = values_.find(setting.key);
+    if (it != values_.end()) return std::get<T>(it->second);
+    return std::get<T>(DefaultOf(setting));
+  }
+  void Set(const Setting& setting, SettingValue value) {
+    values_.insert_or_assign(std::string(setting.key), std::move(value));
+  }
+  bool operator==(const SettingValues&) const = default;
+
+ private:
+  // The row's default, parsed (a row whose default does not parse is a
+  // programming error: every registered row is tested).
+  static SettingValue DefaultOf(const Setting& setting);
+
+  std::map<std::string, SettingValue, std::less<>> values_;
+};
+
+}  // namespace iowatch::config
