@@ -21,8 +21,8 @@ using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-using testing::ErrorOf;
 using testing::BundledSettings;
+using testing::ErrorOf;
 using testing::kBundled;
 using testing::MessageOf;
 using testing::Parsed;
