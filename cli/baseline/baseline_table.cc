@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/terminal_text.h"
 #include "cli/baseline/baseline_text.h"
 #include "cli/shared/local_time.h"
+#include "common/terminal_text.h"
 #include "probes/verdicts/job_judge.h"
 #include "probes/verdicts/run_metrics.h"
 
@@ -382,6 +382,13 @@ std::string FormatBaselineRuns(const Baseline* baseline, std::span<const RunReco
     out += RenderTable(BlockRows(runs, first, last, grid, fixed, layout),
                        BlockColumns(first, last, layout));
     out += '\n';
+  }
+  // A run the store could not read whole: what is missing from its column.
+  for (const RunRecord& run : runs) {
+    for (const std::string& damage : run.damage) {
+      out += fmt::format("  run {}: {}; the rest of the run is as stored\n", run.id,
+                         TerminalText(damage));
+    }
   }
   return out;
 }

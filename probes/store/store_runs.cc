@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "common/terminal_text.h"
@@ -199,14 +200,17 @@ Status ReadOps(const Connection& db, RunRecord& run) {
                                          row.Real(column + 4));
       column += 5;
     }
-    for (auto [index, histogram] : {std::pair{21, &d.clat_histogram}, {22, &d.lat_histogram}}) {
+    // A histogram that does not decode (a damaged page, a file edited by
+    // hand) costs the run its percentiles, not the whole read: one such row
+    // failed every listing and relearn of its job.
+    for (auto [index, name, histogram] :
+         {std::tuple{21, "clat", &d.clat_histogram}, std::tuple{22, "lat", &d.lat_histogram}}) {
       Result<LatencyHistogram> decoded = DecodeHistogram(row.Blob(index));
-      if (!decoded) {
-        return MakeError(ErrorCode::kParse,
-                         fmt::format("run {} {}: {}", run.id, op, decoded.error().message),
-                         db.Path());
+      if (decoded) {
+        *histogram = std::move(*decoded);
+      } else {
+        run.damage.push_back(fmt::format("{} {} histogram: {}", op, name, decoded.error().message));
       }
-      *histogram = std::move(*decoded);
     }
     return {};
   });

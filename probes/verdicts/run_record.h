@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "probes/run/probe_result.h"
 #include "probes/verdicts/run_conditions.h"
 #include "probes/verdicts/run_metrics.h"
-#include "probes/run/probe_result.h"
 
 namespace iowatch::probes {
 
@@ -37,6 +37,10 @@ struct RunRecord {
   // What else the device and host did during the run; nullopt when not
   // measured (a run stored before iowatch measured them, `iowatch probe`).
   std::optional<RunConditions> conditions;
+  // What of it could not be read back, one line each (a stored histogram that
+  // no longer decodes: "read clat histogram: ..."), the rest of the run being
+  // kept: its figures and stored metrics still count. Empty when whole.
+  std::vector<std::string> damage;
 };
 
 }  // namespace iowatch::probes

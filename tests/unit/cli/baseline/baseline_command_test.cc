@@ -382,6 +382,18 @@ TEST_F(BaselineCommandTest, ShowRunsWithoutABaselineYet) {
   EXPECT_EQ(out.find("median"), std::string::npos) << out;
 }
 
+// A run whose stored histogram no longer decodes is still shown, with what
+// the store could not read under the table.
+TEST_F(BaselineCommandTest, ShowNamesARunTheStoreCouldNotReadWhole) {
+  const int64_t id = AddRun("learning", "259:0", kT0, 5000, 2e-2);
+  ASSERT_GT(probes::test_store::QueryInt(store_->Path(), "SELECT count(*) FROM run_ops"), 0);
+  probes::test_store::Exec(store_->Path(), "UPDATE run_ops SET lat_histogram = x'ffffffff0102'");
+  std::string out;
+  ASSERT_TRUE(BaselineShow(*store_, "learning", 10, probes::BaselinePolicy{}, out));
+  EXPECT_NE(out.find("5000"), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format("  run {}: read lat histogram: ", id)), std::string::npos) << out;
+}
+
 TEST_F(BaselineCommandTest, ShowOfAnUnknownJobIsAnError) {
   std::vector<int64_t> ids{AddRun("known", "259:0", kT0, 1, 1e-4)};
   PutLearned("known", "259:0", ids, 1, 0, 1e-4, 0);

@@ -403,6 +403,34 @@ TEST(StoreRuns, ADirectionThatDidNothingHasNoRowAndComesBackEmpty) {
   EXPECT_FALSE(got->result.error.has_value());
 }
 
+// A stored histogram that no longer decodes loses that histogram, not the
+// run, nor the other runs read with it.
+TEST(StoreRuns, ADamagedHistogramIsReportedAndTheRestOfTheRunKept) {
+  ScratchDir dir;
+  Result<Store> store = Store::Open(dir.Db());
+  ASSERT_TRUE(store);
+  const RunRecord run = SampleRun(11);
+  Result<int64_t> id = store->AddRun(run);
+  ASSERT_TRUE(id) << id.error().ToString();
+  ASSERT_TRUE(store->AddRun(SampleRun(12)));
+  Exec(dir.Db(), fmt::format("UPDATE run_ops SET clat_histogram = x'ffffffff0102' "
+                             "WHERE op = 'read' AND run_id = {}",
+                             *id));
+  Result<RunRecord> got = store->GetRun(*id);
+  ASSERT_TRUE(got) << got.error().ToString();
+  ASSERT_EQ(got->damage.size(), 1u);
+  EXPECT_TRUE(got->damage[0].starts_with("read clat histogram: ")) << got->damage[0];
+  EXPECT_EQ(got->result.read.clat_histogram.Count(), 0u);
+  EXPECT_EQ(got->result.read.lat_histogram.Count(), run.result.read.lat_histogram.Count());
+  EXPECT_EQ(got->result.read.ios, run.result.read.ios);
+  test_store::ExpectSameDirection(got->result.write, run.result.write);
+  EXPECT_EQ(got->metrics, run.metrics);  // stored: the percentiles too
+  Result<std::vector<RunRecord>> recent = store->RecentRuns(run.job, "", "", 10, false);
+  ASSERT_TRUE(recent) << recent.error().ToString();
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_TRUE(std::ranges::any_of(*recent, [](const RunRecord& r) { return r.damage.empty(); }));
+}
+
 TEST(StoreRuns, MissingRunIsNotFound) {
   ScratchDir dir;
   Result<Store> store = Store::Open(dir.Db());
