@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <re2/re2.h>
 
+#include "common/utf8.h"
+
 namespace iowatch {
 namespace {
 
@@ -40,7 +42,14 @@ Result<NamePattern> NamePattern::Compile(std::string_view pattern) {
 }
 
 bool NamePattern::FullMatch(std::string_view name) const {
-  return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *compiled_);
+  if (IsValidUtf8(name))
+    return RE2::FullMatch(re2::StringPiece(name.data(), name.size()), *compiled_);
+  // RE2 reads UTF-8, where `.` never matches a byte that is not part of a
+  // valid sequence: "/dev/\xff" escaped `^/(dev|proc|sys)(/.*)?$`. Go's
+  // regexp (Prometheus, node_exporter) reads each such byte as U+FFFD, which
+  // `.` and `[^/]` match; so is it matched here.
+  const std::string valid = ToValidUtf8(name);
+  return RE2::FullMatch(re2::StringPiece(valid.data(), valid.size()), *compiled_);
 }
 
 const std::string& NamePattern::pattern() const { return compiled_->pattern(); }

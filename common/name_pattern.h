@@ -30,6 +30,8 @@ class NamePattern {
   // at most its first 64 bytes.
   static Result<NamePattern> Compile(std::string_view pattern);
 
+  // A name that is not valid UTF-8 (a mount point is any bytes) is matched
+  // with each stray byte read as U+FFFD, as Go's regexp reads it.
   bool FullMatch(std::string_view name) const;
   const std::string& pattern() const;
 

@@ -17,6 +17,21 @@ TEST(NamePattern, MatchesTheWholeName) {
   EXPECT_EQ(p->pattern(), "sd[a-z]|nvme\\d+n\\d+");
 }
 
+// Paths are bytes: a byte outside valid UTF-8 is one character, as Go's
+// regexp (node_exporter's mount point filter) reads it.
+TEST(NamePattern, AByteThatIsNotUtf8IsOneCharacter) {
+  const auto dev = NamePattern::Compile("^/(dev|proc|sys)(/.*)?$");
+  ASSERT_TRUE(dev.has_value());
+  EXPECT_TRUE(dev->FullMatch("/dev/\xff\xfe"));
+  EXPECT_TRUE(dev->FullMatch("/sys/fs/\xc3(x"));  // a sequence cut short
+  EXPECT_FALSE(dev->FullMatch("/data/\xff"));
+  const auto one = NamePattern::Compile("sd[^/]");
+  ASSERT_TRUE(one.has_value());
+  EXPECT_TRUE(one->FullMatch("sd\xff"));
+  EXPECT_FALSE(one->FullMatch("sd\xff\xff"));
+  EXPECT_TRUE(one->FullMatch("sd\xc3\xa9"));  // é: one character, valid
+}
+
 TEST(NamePattern, CopiesShareTheProgram) {
   const auto p = NamePattern::Compile("loop\\d+");
   ASSERT_TRUE(p.has_value());
