@@ -232,6 +232,20 @@ struct SmartSnapshot {
   std::vector<SmartSeries> devices;  // by device
 };
 
+// The SCSI midlayer's command counters per SCSI disk (daemon/sources/scsi/),
+// made 64-bit (they wrap at 2^32 in the kernel).
+struct ScsiSeries {
+  std::string device;
+  uint64_t requests = 0;
+  uint64_t done = 0;
+  uint64_t errors = 0;
+  std::optional<uint64_t> timeouts;
+};
+
+struct ScsiSnapshot {
+  std::vector<ScsiSeries> devices;  // by device
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -261,6 +275,7 @@ struct Snapshot {
   FilesystemSnapshot filesystems;
   KmsgSnapshot kmsg;
   SmartSnapshot smart;
+  ScsiSnapshot scsi;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

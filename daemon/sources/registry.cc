@@ -7,6 +7,7 @@
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
+#include "daemon/sources/scsi/scsi_source.h"
 #include "daemon/sources/smart/smart_source.h"
 #include "daemon/sources/vm/vm_source.h"
 
@@ -24,6 +25,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       FilesystemSourceDescriptor(),  //
       KmsgSourceDescriptor(),        //
       SmartSourceDescriptor(),       //
+      ScsiSourceDescriptor(),        //
   };
   return kSources;
 }
