@@ -114,12 +114,14 @@ def markers(region):
 
 
 def replace_region(text, region, body):
+    """The text with the region's lines, between its marker lines, made `body`;
+    the BEGIN line is rewritten too (it names the region's files)."""
     begin, end = markers(region)
-    first, last = text.find(begin + "\n"), text.find("\n" + end)
-    if first < 0 or last < first:
+    start = re.escape(begin[:begin.index(region.name) + len(region.name)])
+    found = re.search(rf"^{start}\b[^\n]*\n(.*?\n)?{re.escape(end)}$", text, re.M | re.S)
+    if not found:
         raise DocsError(f"{region.target}: no marker lines\n  {begin}\n  {end}")
-    inside = first + len(begin) + 1
-    return text[:inside] + body + text[last:]
+    return text[:found.start()] + f"{begin}\n{body}\n{end}" + text[found.end():]
 
 
 def generated(root):
