@@ -4,9 +4,10 @@
 // that in one value, and daemon/sources/registry.cc lists the descriptors.
 // The Sampler runs the sources it lists, the metrics renderer adds their
 // families, `check-config` asks each whether it can run here, and
-// docs/metrics.md's collector list is tested against it: a new source is a
-// folder and one line there (docs/development.md, "Adding a source"), as
-// node_exporter's registerCollector.
+// docs/metrics.md's collector list (written by scripts/docs.py from each
+// source's kCollectors) is tested against it: a new source is a folder, one
+// line there and its field of the Snapshot (docs/development.md, "Adding a
+// source"), as node_exporter's registerCollector.
 // Thread-safety: a SampleSource is used by one job at a time (its worker's);
 // descriptors are constants.
 #pragma once

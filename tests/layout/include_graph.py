@@ -3,8 +3,9 @@
 
 Headers: no header reaches itself through its #include "..." lines (a loop
 that include guards hide and a forward declaration papered over). Libraries:
-collapsing each file into its library (the nearest folder with a
-CMakeLists.txt: collectors/cgroup/ is part of collectors/' library), no
+collapsing each file into its library (the nearest folder whose
+CMakeLists.txt defines one: collectors/cgroup/'s only adds its files to
+collectors/' library), no
 library reaches itself either, so dependencies point one way ("no folder importing a
 folder above it", DESIGN.md). Both counted over common/, collectors/,
 probes/, config/, daemon/ and cli/ (tests and benchmarks may reach anywhere).
@@ -70,9 +71,17 @@ def cycles(edges):
     return found
 
 
+def defines_library(source, folder):
+    path = os.path.join(source, folder, "CMakeLists.txt")
+    if not os.path.exists(path):
+        return False
+    with open(path, errors="replace") as f:
+        return re.search(r"^\s*add_(library|executable)\(", f.read(), re.M) is not None
+
+
 def library_of(source, path):
     folder = os.path.dirname(path)
-    while folder and not os.path.exists(os.path.join(source, folder, "CMakeLists.txt")):
+    while folder and not defines_library(source, folder):
         folder = os.path.dirname(folder)
     return folder
 

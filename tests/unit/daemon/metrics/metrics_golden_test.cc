@@ -308,7 +308,9 @@ TEST(MetricsGolden, EveryFamilyIsInTheReference) {
       name.remove_suffix(std::string_view("_window_max").size());
       if (name.starts_with("iowatch_iostat_") || name.starts_with("iowatch_vm_")) continue;
     }
-    EXPECT_TRUE(documented(name)) << family << " has no row in docs/metrics.md";
+    EXPECT_TRUE(documented(name))
+        << family << " has no row in docs/metrics.md (a source's: in its "
+        << "daemon/sources/<name>/metrics.md, then python3 scripts/docs.py)";
   }
   for (const std::string_view family : ProbeMetricFamilyNames()) {
     EXPECT_TRUE(documented(family)) << family << " has no row in docs/metrics.md";

@@ -81,7 +81,8 @@ TEST(Registry, TheReferenceListsExactlyTheRegisteredCollectorsInOrder) {
   for (const SourceDescriptor& source : RegisteredSources()) {
     for (const std::string_view collector : source.collectors) registered.emplace_back(collector);
   }
-  EXPECT_EQ(DocumentedCollectors(), registered);
+  EXPECT_EQ(DocumentedCollectors(), registered)
+      << "docs/metrics.md's collector list is scripts/docs.py's: run python3 scripts/docs.py";
 }
 
 // A source's settings are read by the loader beside config.h's keys: each
