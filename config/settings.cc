@@ -54,6 +54,14 @@ Result<SettingValue> ParseSetting(const Setting& setting, std::string_view text)
   return MakeError(ErrorCode::kInvalidArgument, "unknown setting type");
 }
 
+void SettingValues::Set(const Setting& setting, SettingValue value) {
+  if (value == DefaultOf(setting)) {
+    values_.erase(std::string(setting.key));
+  } else {
+    values_.insert_or_assign(std::string(setting.key), std::move(value));
+  }
+}
+
 SettingValue SettingValues::DefaultOf(const Setting& setting) {
   auto value = ParseSetting(setting, setting.default_value);
   return value ? std::move(*value) : ZeroOf(setting.type);

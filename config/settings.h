@@ -5,8 +5,8 @@
 // the same file:line:column errors. A source of the sample lists its rows
 // in its descriptor (daemon/sources/), so adding a source with settings
 // edits neither config.h nor the loader.
-// A SettingValues holds what a file set; a key it does not hold has its
-// row's default.
+// A SettingValues holds the values a file set that differ from their rows'
+// defaults; a key it does not hold has its row's default.
 // Thread-safety: plain values; safe from any thread once built.
 #pragma once
 
@@ -55,9 +55,10 @@ class SettingValues {
     if (it != values_.end()) return std::get<T>(it->second);
     return std::get<T>(DefaultOf(setting));
   }
-  void Set(const Setting& setting, SettingValue value) {
-    values_.insert_or_assign(std::string(setting.key), std::move(value));
-  }
+  // A value equal to the row's default is not held: two SettingValues are
+  // equal when every setting has the same value (a reload that changes
+  // nothing compares equal).
+  void Set(const Setting& setting, SettingValue value);
   bool operator==(const SettingValues&) const = default;
 
  private:

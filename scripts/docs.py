@@ -43,6 +43,9 @@ class Region(NamedTuple):
 
 REGIONS = [
     Region("docs/metrics.md", "metric-families", "metrics.md", "daemon/metrics/metrics.md"),
+    Region("docs/configuration.md", "source-keys", "configuration.md",
+           "daemon/sources/configuration.md"),
+    Region("config/iowatch.yaml", "source-settings", "iowatch.yaml"),
 ]
 
 SOURCES_DIR = "daemon/sources"
@@ -97,7 +100,7 @@ def region_text(root, region, folders):
     if region.template is None:
         return body
     template = fragment_text(root / region.template)
-    if template.count("@SOURCES@\n") != 1:
+    if template.splitlines().count("@SOURCES@") != 1:
         raise DocsError(f"{region.template}: needs one line `@SOURCES@`")
     collectors = "\\|".join(c for folder in folders for c in collectors_of(root, folder))
     return template.replace("@SOURCES@", body).replace("@COLLECTORS@", collectors)

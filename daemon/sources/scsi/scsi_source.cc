@@ -11,6 +11,10 @@
 namespace iowatch::daemon {
 namespace {
 
+// The source's one setting (daemon/sources/scsi/iowatch.yaml documents it).
+constexpr config::Setting kEnabled{.key = "collectors.scsi.enabled", .default_value = "true"};
+constexpr config::Setting kSettings[] = {kEnabled};
+
 class ScsiSource final : public SampleSource {
  public:
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
@@ -30,6 +34,10 @@ class ScsiSource final : public SampleSource {
 
 void ScsiSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
+  if (!context.options->settings.Get<bool>(kEnabled)) {
+    disks_.clear();  // switched on again, the counters start over
+    return;
+  }
   const double start = context.now();
   CollectorStatus status{"scsi", 0, true, 0, {}, {}};
   std::map<std::string, Extenders, std::less<>> seen;
@@ -73,6 +81,9 @@ const SourceDescriptor& ScsiSourceDescriptor() {
       .reads = "<sysfs>/block/DISK/device/{iorequest,iodone,ioerr,iotmo}_cnt and "
                "<sysfs>/block/DISK/diskseq of SCSI disks, each sample",
       .collectors = kCollectors,
+      .config_switch = kEnabled.key,
+      .settings = kSettings,
+      .enabled = [](const SamplerOptions& o) { return o.settings.Get<bool>(kEnabled); },
       .add_families = AddScsiFamilies,
   });
   return kDescriptor;

@@ -66,6 +66,11 @@ TEST(Settings, UnsetOnesHaveTheirRowsDefaults) {
   EXPECT_EQ(c->settings.Get<uint32_t>(kDepth), 3u);
   EXPECT_DOUBLE_EQ(c->settings.Get<double>(kShare), 0.5);
   EXPECT_EQ(SettingValues().Get<uint32_t>(kDepth), 2u);
+  // Set to its default, a setting is as if never set: equal values compare
+  // equal (a reload that changes nothing).
+  const auto same = ParseWithRows("collectors:\n  foo:\n    depth: 2\n    share: 0.5\n");
+  ASSERT_TRUE(same.has_value()) << same.error().ToString();
+  EXPECT_EQ(same->settings, SettingValues());
   // A section of settings with every key commented out: all defaults.
   const auto empty = ParseWithRows("collectors:\n  foo:\n");
   ASSERT_TRUE(empty.has_value()) << empty.error().ToString();

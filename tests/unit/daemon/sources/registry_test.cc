@@ -54,6 +54,9 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     off.filesystems.enabled = false;
     off.kmsg.enabled = false;
     off.smart.enabled = false;
+    for (const config::Setting& setting : RegisteredSettings()) {
+      if (setting.key.ends_with(".enabled")) off.settings.Set(setting, false);
+    }
     EXPECT_EQ(source.enabled(off), source.config_switch.empty());
   }
 }

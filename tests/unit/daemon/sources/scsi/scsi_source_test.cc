@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "config/config.h"
+#include "daemon/sources/registry.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/test_files.h"
 
@@ -85,6 +87,28 @@ TEST_F(ScsiSourceTest, AnotherDiskOnAKernelWithoutDiskseqIsToldByItsWwid) {
   Write("sys/block/sdb/dev", "8:16\n");
   Write("sys/block/sdb/stat", "10 0 80 5 0 0 0 0 0 5 5 0 0 0 0 0 0\n");
   EXPECT_EQ(Commands(101, std::nullopt, "0x32"), 50u);
+}
+
+// collectors.scsi.enabled, a key the source declares in its folder: read by
+// the config loader with the registry's settings, and `false` keeps the
+// source from reading or reporting anything.
+TEST_F(ScsiSourceTest, TheSwitchInTheConfigTurnsTheSourceOff) {
+  Write("proc/uptime", "100.00 0.00\n");
+  Write("sys/block/sda/device/iorequest_cnt", "0x10\n");
+  const auto off = config::ParseConfig("collectors:\n  scsi:\n    enabled: false\n", "t.yaml",
+                                       RegisteredSettings());
+  ASSERT_TRUE(off.has_value()) << off.error().ToString();
+  for (const bool enabled : {true, false}) {
+    SamplerOptions options;
+    if (!enabled) options.settings = off->settings;
+    Sampler sampler(std::move(options));
+    const auto snapshot =
+        sampler.Collect(FileTree(dir_.File("proc")), FileTree(dir_.File("sys")), 1709647729);
+    EXPECT_EQ(snapshot->scsi.devices.size(), enabled ? 1u : 0u) << enabled;
+    EXPECT_EQ(std::ranges::count(snapshot->collectors, "scsi", &CollectorStatus::name),
+              enabled ? 1 : 0)
+        << enabled;
+  }
 }
 
 }  // namespace
