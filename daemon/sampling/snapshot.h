@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/advice/advice.h"
+#include "advice/advice.h"
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/disk/block_devices.h"
@@ -279,7 +279,7 @@ struct Snapshot {
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).
-  Memo<std::vector<collectors::AdviceFinding>> advice;
+  Memo<std::vector<advice::AdviceFinding>> advice;
 };
 
 }  // namespace iowatch::daemon

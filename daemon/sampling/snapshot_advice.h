@@ -11,11 +11,11 @@
 
 #include <vector>
 
-#include "collectors/advice/advice.h"
+#include "advice/advice.h"
 #include "daemon/sampling/snapshot.h"
 
 namespace iowatch::daemon {
 
-const std::vector<collectors::AdviceFinding>& SnapshotAdvice(const Snapshot& snapshot);
+const std::vector<advice::AdviceFinding>& SnapshotAdvice(const Snapshot& snapshot);
 
 }  // namespace iowatch::daemon

@@ -158,15 +158,15 @@ std::string TopIoSection(const Snapshot& s) {
 // `iowatch advise`'s findings for the disks (SnapshotAdvice), worst first;
 // nothing when there are none.
 std::string AdviceSection(const Snapshot& s) {
-  std::vector<collectors::AdviceFinding> findings = SnapshotAdvice(s);
+  std::vector<advice::AdviceFinding> findings = SnapshotAdvice(s);
   if (findings.empty()) return {};
-  std::ranges::stable_sort(findings, std::greater<>(), &collectors::AdviceFinding::severity);
+  std::ranges::stable_sort(findings, std::greater<>(), &advice::AdviceFinding::severity);
   std::string rows;
-  for (const collectors::AdviceFinding& f : findings) {
+  for (const advice::AdviceFinding& f : findings) {
     rows += fmt::format(
         "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}<br><span "
         "class=\"dim\">{}</span></td></tr>\n",
-        f.severity == collectors::Severity::kInfo ? "dim" : "bad", collectors::ToString(f.severity),
+        f.severity == advice::Severity::kInfo ? "dim" : "bad", advice::ToString(f.severity),
         HtmlEscape(f.device), f.finding, HtmlEscape(f.text), HtmlEscape(f.suggestion));
   }
   return "<h2>Advice</h2>\n<p class=\"dim\">iowatch advise: each disk's geometry and settings "
