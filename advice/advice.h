@@ -4,8 +4,8 @@
 // raid10 data disks = raid disks / copies from md/layout), else a hardware
 // RAID's stated minimum_io_size (chunk) and optimal_io_size (full stripe).
 // Observed: the average read and write request size (diskstats, since boot
-// or over an interval; the source is named), or, from the BPF collector's
-// histograms, the share of writes smaller than the full stripe or not
+// or over an interval; the source is named), or, from the block_io source's
+// BPF histograms, the share of writes smaller than the full stripe or not
 // aligned to it. Findings:
 //   full_stripe_over_max_sectors  parity RAID whose full stripe exceeds
 //                                 max_sectors_kb: no write can be a

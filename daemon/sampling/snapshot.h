@@ -105,7 +105,7 @@ struct ProcessIoSnapshot {
   uint64_t dropped_series = 0;          // cgroups with I/O not kept: over cgroups.max_series
 };
 
-// The block-layer BPF collector (daemon/sources/block_io/block_io_source.h):
+// The block_io source's BPF readings (daemon/sources/block_io/block_io_source.h):
 // counters since the program was loaded, per whole disk as the iostat series
 // name it. Series exist for the (disk, op) pairs the kernel has seen.
 struct BlockLatencySeries {
@@ -159,7 +159,7 @@ struct BlockIoSnapshot {
   uint64_t lost_recursion = 0;
 };
 
-// The filesystem collector (daemon/sources/filesystem/): one row per
+// The filesystem source (daemon/sources/filesystem/): one row per
 // filesystem (collectors/filesystem/filesystem_mounts.h), in mount table order.
 struct FilesystemSeries {
   std::string device;  // mountinfo's source: "/dev/sda1", "tmpfs"

@@ -10,14 +10,14 @@ namespace {
 using collectors::bpf::BlockOp;
 using collectors::bpf::RequestStats;
 
-// A disk's read and write request statistics from the BPF collector.
+// A disk's read and write request statistics from the block_io source's BPF program.
 using DiskRequests = std::pair<const RequestStats*, const RequestStats*>;
 
 double Average(uint64_t bytes, uint64_t requests) {
   return requests > 0 ? static_cast<double>(bytes) / static_cast<double>(requests) : 0.0;
 }
 
-// What the BPF collector saw since it was loaded: the exact average sizes,
+// What the BPF program saw since it was loaded: the exact average sizes,
 // the share of writes below the full stripe (at least: the size slot that
 // holds the full stripe also holds smaller writes, and is not counted) and
 // the share not aligned to the disk's alignment unit (the stripe's unit).

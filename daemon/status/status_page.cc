@@ -175,7 +175,7 @@ std::string AdviceSection(const Snapshot& s) {
          rows + "</table>\n";
 }
 
-// The eBPF collector's p50 and p99 over the last interval, from the kernel's
+// The block_io source's (eBPF) p50 and p99 over the last interval, from the kernel's
 // fine histogram (4 buckets per power of two: a quantile is its bucket's
 // upper bound), per disk and op, device and total stages side by side.
 std::string BlockLatencySection(const Snapshot& s) {
