@@ -1,7 +1,7 @@
 // The block layer's request statuses (include/linux/blk_types.h BLK_STS_*)
 // by the names block/blk-core.c's blk_errors[] gives them, which the kernel
-// log prints ("<name> error, dev <disk>, …") and the eBPF collector labels
-// its errors with; and which of them say that the device failed a request.
+// log prints ("<name> error, dev <disk>, …") and the block_io source (eBPF)
+// labels its errors with; and which of them say that the device failed a request.
 // Thread-safety: constants and pure functions.
 #pragma once
 

@@ -4,7 +4,7 @@
 // bound). Only regular files are read (procfs and sysfs files are regular):
 // a FIFO or a device planted in their place would block the reader forever
 // or never end, so it is refused before the first read. FileTree is read-only access to a tree such
-// as /proc or /sys rooted at an injectable path, so that collectors, the probe target's device
+// as /proc or /sys rooted at an injectable path, so that the parsers, the probe target's device
 // lookups and tests all run on fixtures (--path.procfs,
 // --path.sysfs): nothing reads procfs or sysfs but through one.
 // Thread-safety: ReadFile is a pure function of the filesystem; a FileTree is

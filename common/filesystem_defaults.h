@@ -2,7 +2,7 @@
 // filesystem_linux.go), RE2 on the whole name: pseudo and virtual filesystem
 // types, and the mount points of the kernel's trees and container stores.
 // Here, below both, because the config's defaults (config/config.h) and the
-// collector's own (collectors/filesystem/) are the same two patterns.
+// filesystem parser's own (collectors/filesystem/) are the same two patterns.
 // Thread-safety: constants.
 #pragma once
 

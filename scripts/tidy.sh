@@ -22,8 +22,8 @@ CC=clang-19 CXX=clang++-19 cmake -S . -B "$dir" -G Ninja -DIOWATCH_UNITY_BUILD=O
   -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF -DIOWATCH_UNIT_TESTS=OFF > /dev/null
 # The one generated header a production file includes: the BPF skeleton.
 ninja -C "$dir" iowatch_bpf_skeleton > /dev/null
-mapfile -t all < <(git ls-files 'common/*.cc' 'collectors/*.cc' 'config/*.cc' 'probes/*.cc' \
-  'daemon/*.cc' 'cli/*.cc')
+mapfile -t all < <(git ls-files 'common/*.cc' 'collectors/*.cc' 'advice/*.cc' 'trace/*.cc' 'config/*.cc' \
+  'probes/*.cc' 'daemon/*.cc' 'cli/*.cc')
 mode=files
 if (($# == 0)); then
   mode=all

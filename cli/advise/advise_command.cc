@@ -9,8 +9,8 @@
 #include <optional>
 #include <thread>
 
+#include "advice/advice.h"
 #include "cli/shared/cli_output.h"
-#include "collectors/advice/advice.h"
 #include "collectors/disk/disk_util.h"
 #include "common/file_tree.h"
 #include "common/terminal_text.h"
@@ -18,8 +18,8 @@
 namespace iowatch::daemon {
 namespace {
 
+using advice::DeviceFacts;
 using collectors::BlockDevice;
-using collectors::DeviceFacts;
 
 struct AdviseOptions {
   std::vector<std::string> devices;
@@ -62,10 +62,10 @@ struct Gathered {
   std::vector<std::string> notes;  // what could not be read, said in the output
 };
 
-std::optional<collectors::FsStripeHints> Superblock(const std::string& name, bool host,
-                                                    std::vector<std::string>& notes) {
+std::optional<advice::FsStripeHints> Superblock(const std::string& name, bool host,
+                                                std::vector<std::string>& notes) {
   if (!host) return std::nullopt;
-  auto hints = collectors::ReadFsStripeHints("/dev/" + name);
+  auto hints = advice::ReadFsStripeHints("/dev/" + name);
   if (!hints) {
     notes.push_back(fmt::format("{}: superblock not read: {}", name, hints.error().ToString()));
     return std::nullopt;
@@ -111,10 +111,10 @@ Result<Gathered> Gather(const GlobalOptions& global, const AdviseOptions& o) {
     if (!before[i]) continue;
     DeviceFacts& f = g.facts[i];
     if (o.interval_seconds == 0) {
-      f.observed = collectors::ObserveSizes({}, *before[i], "diskstats since boot");
+      f.observed = advice::ObserveSizes({}, *before[i], "diskstats since boot");
     } else if (auto after = collectors::ReadDeviceCounters(sysfs, f.disk)) {
-      f.observed = collectors::ObserveSizes(*before[i], *after,
-                                            fmt::format("diskstats over {} s", o.interval_seconds));
+      f.observed = advice::ObserveSizes(*before[i], *after,
+                                        fmt::format("diskstats over {} s", o.interval_seconds));
     }
   }
   return g;
@@ -129,12 +129,12 @@ std::string GeometryText(const DeviceFacts& f) {
       q.max_sectors_kb, q.max_hw_sectors_kb, q.read_ahead_kb,
       q.scheduler.empty() ? "-" : TerminalText(q.scheduler), q.nr_requests,
       q.rotational.value_or(false) ? "rotational" : "non-rotational");
-  if (const auto s = collectors::StripeOf(f.disk)) {
+  if (const auto s = advice::StripeOf(f.disk)) {
     out += fmt::format("  stripe: {} chunk {} KiB × {} data disks = full stripe {} KiB{}\n",
                        s->source, s->chunk / 1024, s->data_disks, s->full_stripe / 1024,
                        s->parity ? " (parity)" : "");
   }
-  for (const collectors::PartitionFacts& p : f.partitions) {
+  for (const advice::PartitionFacts& p : f.partitions) {
     out += fmt::format("  {}: start sector {}", TerminalText(p.partition.name),
                        p.partition.start_sector);
     if (p.filesystem) {
@@ -143,7 +143,7 @@ std::string GeometryText(const DeviceFacts& f) {
     }
     out += "\n";
   }
-  const collectors::ObservedSizes& o = f.observed;
+  const advice::ObservedSizes& o = f.observed;
   out += fmt::format(
       "  observed ({}): {} reads averaging {:.1f} KiB, {} writes averaging {:.1f} KiB\n", o.source,
       o.reads, o.average_read_bytes / 1024, o.writes, o.average_write_bytes / 1024);
@@ -154,9 +154,9 @@ std::string Text(const Gathered& g) {
   std::string out;
   for (const DeviceFacts& f : g.facts) {
     out += GeometryText(f);
-    for (const collectors::AdviceFinding& a : collectors::Advise(f)) {
+    for (const advice::AdviceFinding& a : advice::Advise(f)) {
       // The device's name is in the text and the suggestion too.
-      out += fmt::format("  {} {} {}: {}\n    suggestion: {}\n", collectors::ToString(a.severity),
+      out += fmt::format("  {} {} {}: {}\n    suggestion: {}\n", advice::ToString(a.severity),
                          a.finding, TerminalText(a.device), TerminalText(a.text),
                          TerminalText(a.suggestion));
     }
@@ -166,7 +166,7 @@ std::string Text(const Gathered& g) {
   return out;
 }
 
-nlohmann::json FilesystemJson(const collectors::FsStripeHints& fs) {
+nlohmann::json FilesystemJson(const advice::FsStripeHints& fs) {
   return {{"type", fs.filesystem},
           {"block_size", fs.block_size},
           {"stripe_unit_bytes", fs.stripe_unit},
@@ -185,24 +185,24 @@ std::string Json(const Gathered& g) {
                           {"average_write_bytes", f.observed.average_write_bytes}}},
                         {"partitions", nlohmann::json::array()},
                         {"findings", nlohmann::json::array()}};
-    if (const auto s = collectors::StripeOf(f.disk)) {
+    if (const auto s = advice::StripeOf(f.disk)) {
       d["stripe"] = {{"source", s->source},
                      {"chunk_bytes", s->chunk},
                      {"data_disks", s->data_disks},
                      {"full_stripe_bytes", s->full_stripe},
                      {"parity", s->parity}};
     }
-    for (const collectors::PartitionFacts& p : f.partitions) {
+    for (const advice::PartitionFacts& p : f.partitions) {
       nlohmann::json part = {{"name", p.partition.name},
                              {"start_sector", p.partition.start_sector}};
       if (p.filesystem) part["filesystem"] = FilesystemJson(*p.filesystem);
       d["partitions"].push_back(std::move(part));
     }
     if (f.filesystem) d["filesystem"] = FilesystemJson(*f.filesystem);
-    for (const collectors::AdviceFinding& a : collectors::Advise(f)) {
+    for (const advice::AdviceFinding& a : advice::Advise(f)) {
       d["findings"].push_back({{"device", a.device},
                                {"finding", a.finding},
-                               {"severity", collectors::ToString(a.severity)},
+                               {"severity", advice::ToString(a.severity)},
                                {"text", a.text},
                                {"suggestion", a.suggestion}});
     }

@@ -2,7 +2,7 @@
 // disk (or those named), its stripe geometry, queue settings, partitions and
 // filesystem stripe hints, what it received (diskstats' average request
 // sizes since boot, or over --interval), and the findings of
-// collectors/advice/advice.h. Superblocks are read from /dev/NAME only on
+// advice/advice.h. Superblocks are read from /dev/NAME only on
 // the host's sysfs (with --path.sysfs a fixture, they are not, and the
 // output says so). Exit 0, 2 on a usage error.
 #pragma once

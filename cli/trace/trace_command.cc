@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/trace/trace_json_read.h"
 #include "cli/shared/cli_output.h"
 #include "cli/shared/stop_signal.h"
 #include "cli/trace/trace_output.h"
 #include "cli/trace/traced_child.h"
+#include "trace/trace_json_read.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -54,11 +54,11 @@ class LinesFile {
 
 // What the processes wrote, a line at a time (the program may have written
 // there too); its bad lines reported, and the processes that wrote no report.
-Result<collectors::trace::TraceLines> ReadLines(const std::string& path) {
-  auto lines = collectors::trace::ReadTraceJsonFile(path);
+Result<trace::TraceLines> ReadLines(const std::string& path) {
+  auto lines = trace::ReadTraceJsonFile(path);
   if (!lines) return ErrorOf(lines);
   for (const Error& bad : lines->bad_lines) (void)ReportError("trace", bad);  // and go on
-  std::ranges::sort(lines->processes, {}, &collectors::trace::ProcessTrace::pid);
+  std::ranges::sort(lines->processes, {}, &trace::ProcessTrace::pid);
   return lines;
 }
 
@@ -101,14 +101,14 @@ int RunTrace(const std::vector<std::string>& args) {
   run.exit_status = *status;
   auto read = ReadLines(lines.path());
   if (!read) return ReportError("trace", read.error());
-  run.unreported = collectors::trace::Unreported(*read);
+  run.unreported = trace::Unreported(*read);
   run.processes = std::move(read->processes);
   run.what_if = options->what_if;
   run.what_if_settings = WhatIfSettingsOf(*options);
   bool what_if_failed = false;
   if (options->what_if) {
-    std::vector<collectors::trace::TracedFile> files = FilesAcrossProcesses(run.processes);
-    std::erase_if(files, [](const auto& f) { return f.path == collectors::trace::kOtherFiles; });
+    std::vector<trace::TracedFile> files = FilesAcrossProcesses(run.processes);
+    std::erase_if(files, [](const auto& f) { return f.path == trace::kOtherFiles; });
     run.what_if_files = RunWhatIfs(files, *options, &StopOnSignals());
     what_if_failed = std::ranges::any_of(run.what_if_files, [](const WhatIfOutcome& f) {
       return !f.skipped.empty() && !f.steps.empty();  // started and failed

@@ -69,9 +69,9 @@ void AppendWhatIfFile(std::string& out, const WhatIfOutcome& f) {
 
 // The traced program chose its file names (and the name of its binary):
 // the text report shows them escaped, the JSON as they are.
-collectors::trace::ProcessTrace ForTerminal(collectors::trace::ProcessTrace process) {
+trace::ProcessTrace ForTerminal(trace::ProcessTrace process) {
   process.program = TerminalText(process.program);
-  for (collectors::trace::TracedFile& file : process.files) file.path = TerminalText(file.path);
+  for (trace::TracedFile& file : process.files) file.path = TerminalText(file.path);
   return process;
 }
 
@@ -108,7 +108,7 @@ constexpr std::string_view kNoReportWhy =
     "set-user-ID), or could not write its report (no descriptor left, or the trace file out of "
     "its reach: a chroot, another mount namespace)";
 
-void AppendUnreported(std::string& out, const collectors::trace::StartedProcess& p) {
+void AppendUnreported(std::string& out, const trace::StartedProcess& p) {
   out += fmt::format("iowatch trace: pid {} (parent {}) {} wrote no report: {}\n", p.pid,
                      p.parent_pid, TerminalText(p.program), kNoReportWhy);
 }
@@ -118,7 +118,7 @@ void AppendUnreported(std::string& out, const collectors::trace::StartedProcess&
 std::string TraceText(const TraceRun& run) {
   std::string out;
   for (const auto& process : run.processes) {
-    out += collectors::trace::FormatTraceText(ForTerminal(process));
+    out += trace::FormatTraceText(ForTerminal(process));
   }
   for (const auto& missing : run.unreported) AppendUnreported(out, missing);
   if (run.processes.empty() && run.unreported.empty()) {
@@ -136,7 +136,7 @@ std::string TraceText(const TraceRun& run) {
 std::string TraceJson(const TraceRun& run) {
   json processes = json::array();
   for (const auto& process : run.processes) {
-    processes.push_back(json::parse(collectors::trace::TraceJsonLine(process)));
+    processes.push_back(json::parse(trace::TraceJsonLine(process)));
   }
   json unreported = json::array();
   for (const auto& p : run.unreported) {

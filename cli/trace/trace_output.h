@@ -1,5 +1,5 @@
 // What `iowatch trace` prints: each process's report (the library's own
-// text, collectors/trace/process_trace.h), a line per process that wrote
+// text, trace/process_trace.h), a line per process that wrote
 // none, and the what-if table, or one JSON document {"command",
 // "exit_status", "processes": [the library's lines], "unreported": [{"pid",
 // "parent_pid", "program", "why"}], "what_if": {"settings", "files": [...]}}.
@@ -9,17 +9,17 @@
 #include <string>
 #include <vector>
 
-#include "collectors/trace/process_trace.h"
-#include "collectors/trace/trace_json_read.h"
 #include "cli/trace/trace_what_if.h"
+#include "trace/process_trace.h"
+#include "trace/trace_json_read.h"
 
 namespace iowatch::daemon {
 
 struct TraceRun {
   std::vector<std::string> command;
   int exit_status = 0;
-  std::vector<collectors::trace::ProcessTrace> processes;     // by pid
-  std::vector<collectors::trace::StartedProcess> unreported;  // started, no report
+  std::vector<trace::ProcessTrace> processes;     // by pid
+  std::vector<trace::StartedProcess> unreported;  // started, no report
   bool what_if = false;
   probes::WhatIfSettings what_if_settings;
   std::vector<WhatIfOutcome> what_if_files;

@@ -12,11 +12,11 @@
 namespace iowatch::daemon {
 namespace {
 
-using collectors::trace::Access;
-using collectors::trace::Direction;
-using collectors::trace::FileTrace;
-using collectors::trace::TraceCall;
-using collectors::trace::TracedFile;
+using trace::Access;
+using trace::Direction;
+using trace::FileTrace;
+using trace::TraceCall;
+using trace::TracedFile;
 
 probes::TracedPattern PatternOf(Access access) {
   switch (access) {
@@ -86,8 +86,7 @@ WhatIfOutcome ReplayOne(const TracedFile& file, const TraceOptions& options,
 
 }  // namespace
 
-std::vector<TracedFile> FilesAcrossProcesses(
-    const std::vector<collectors::trace::ProcessTrace>& processes) {
+std::vector<TracedFile> FilesAcrossProcesses(const std::vector<trace::ProcessTrace>& processes) {
   std::map<std::string, FileTrace> by_path;
   for (const auto& process : processes) {
     for (const TracedFile& file : process.files) MergeInto(by_path[file.path], file.trace);

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "cli/trace/trace_options.h"
-#include "collectors/trace/process_trace.h"
 #include "probes/what_if/what_if.h"
+#include "trace/process_trace.h"
 
 namespace iowatch::daemon {
 
@@ -38,15 +38,15 @@ struct WhatIfOutcome {
 bool ServedFromPageCache(const WhatIfOutcome& outcome);
 
 // One entry per path, the processes' traces of it merged (MergeInto).
-std::vector<collectors::trace::TracedFile> FilesAcrossProcesses(
-    const std::vector<collectors::trace::ProcessTrace>& processes);
+std::vector<trace::TracedFile> FilesAcrossProcesses(
+    const std::vector<trace::ProcessTrace>& processes);
 
 // The file's accesses as the what-if replays them, in the order first used.
-probes::WhatIfFile WhatIfInput(const collectors::trace::TracedFile& file);
+probes::WhatIfFile WhatIfInput(const trace::TracedFile& file);
 
 probes::WhatIfSettings WhatIfSettingsOf(const TraceOptions& options);
 
-std::vector<WhatIfOutcome> RunWhatIfs(const std::vector<collectors::trace::TracedFile>& files,
+std::vector<WhatIfOutcome> RunWhatIfs(const std::vector<trace::TracedFile>& files,
                                       const TraceOptions& options, const std::atomic<bool>* cancel);
 
 }  // namespace iowatch::daemon

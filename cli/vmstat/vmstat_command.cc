@@ -9,6 +9,7 @@
 #include "cli/shared/local_time.h"
 #include "cli/shared/sleeper.h"
 #include "cli/vmstat/vmstat_session.h"
+#include "common/host_units.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -25,10 +26,8 @@ uint64_t HeaderInterval() {
 collectors::VmstatParams ParamsFor(uint64_t unit_bytes) {
   collectors::VmstatParams params;
   params.unit_bytes = unit_bytes;
-  const long hz = sysconf(_SC_CLK_TCK);
-  params.hz = hz > 0 ? static_cast<uint64_t>(hz) : 100;
-  const long page = sysconf(_SC_PAGESIZE);
-  params.page_kib = page > 0 ? static_cast<uint64_t>(page) / 1024 : 4;
+  params.hz = UserHz();
+  params.page_kib = PageBytes() / 1024;
   return params;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The block-layer collector's kernel half: every request the block layer
+/* The block-layer BPF program's kernel half: every request the block layer
  * serves, aggregated in per-CPU maps keyed by (disk, op), read by iowatch
  * once per sample (collectors/bpf/block_io_program.h). Nothing is sent per
  * event, and nothing is carried from a request's issue to its completion

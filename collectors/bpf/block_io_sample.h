@@ -83,7 +83,7 @@ struct BlockIoSample {
   std::map<std::pair<uint64_t, DiskOp>, CgroupIo> cgroups;
   std::map<BlockErrorKey, uint64_t> errors;
   // The kernel has block_rq_error, so errors are counted (5.x kernels
-  // before it: not counted; the kernel log's collector counts them).
+  // before it: not counted; the kmsg source counts them).
   bool counts_errors = false;
   uint64_t lost_issues = 0;  // requests that found the in-flight map full: no stages
   uint64_t lost_series = 0;  // updates that found a histogram or counter map full

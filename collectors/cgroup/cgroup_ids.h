@@ -1,8 +1,8 @@
 // Cgroups by id. The block layer's BPF program keys each request by the id
 // of its blkcg's cgroup: the kernfs node id, which readdir and stat report as
 // the cgroup directory's inode number (64-bit kernels). This names those ids
-// with paths relative to the hierarchy's root, as the cgroup-file collector
-// labels its series.
+// with paths relative to the hierarchy's root, as the cgroup source (from the
+// cgroup files) labels its series.
 // Thread-safety: pure functions of the tree they are given.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Which filesystems the filesystem collector reports, from the mount table
+// Which filesystems the filesystem source reports, from the mount table
 // (collectors/filesystem/mountinfo.h): node_exporter's selection (pseudo and virtual
 // filesystem types and the mount points under /dev, /proc, /sys, the
 // container stores excluded by default, both filters RE2 on the whole name),
@@ -9,7 +9,7 @@
 // iowatch can reach (a lookup of its mount point ends in it: decided on the
 // mount tree, mountinfo's parent ids, not on the table's order) and shows the
 // whole filesystem (root "/"), else the first reachable one, else the first
-// (then `reachable` is false: the collector says so rather than read what
+// (then `reachable` is false: the source says so rather than read what
 // covers it, as systemd's ProtectHome= does to /home inside a service). Two
 // filesystems with the same source and type stacked on one mount point are
 // one label set: only the one the mount point shows (the top) is kept.

@@ -118,7 +118,7 @@ Result<MountinfoText> ReadMountinfoText(const FileTree& procfs, std::string_view
 
 Mountinfo ParseMountinfoText(const MountinfoText& table, std::string_view path) {
   Mountinfo out = ParseMountinfo(table.text, path);
-  // First: the one a collector shows and logs.
+  // First: the one a source shows and logs.
   if (table.dropped) out.skipped.insert(out.skipped.begin(), *table.dropped);
   return out;
 }

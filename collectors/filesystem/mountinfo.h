@@ -3,7 +3,7 @@
 // rw,errors=continue"): every mount with its filesystem's device number, the
 // subtree of the filesystem it shows (root), where, with which per-mount and
 // superblock options. The one parser of the file: the cgroup hierarchies and
-// the filesystem collector both read it through here.
+// the filesystem source both read it through here.
 // Thread-safety: pure functions.
 #pragma once
 

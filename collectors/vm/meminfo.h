@@ -20,7 +20,7 @@ Meminfo ParseMeminfo(std::string_view text, std::string_view path);
 
 // An error unless at least one line parsed: procps' vmstat refuses such a
 // file ("Unable to create meminfo structure", exit 1) rather than printing
-// zeros, and so do `iowatch vmstat` and the sampler's meminfo collector.
+// zeros, and so do `iowatch vmstat` and the vm source (its meminfo collector).
 Status CheckMeminfoUsable(const Meminfo& meminfo, std::string_view path);
 
 }  // namespace iowatch::collectors

@@ -8,11 +8,10 @@ namespace iowatch::daemon {
 namespace {
 
 void AdviceFindings(const Snapshot& s, size_t, size_t, ExpositionWriter& w) {
-  for (const collectors::AdviceFinding& f : SnapshotAdvice(s)) {
-    w.Sample({{"device", f.device},
-              {"finding", f.finding},
-              {"severity", collectors::ToString(f.severity)}},
-             1);
+  for (const advice::AdviceFinding& f : SnapshotAdvice(s)) {
+    w.Sample(
+        {{"device", f.device}, {"finding", f.finding}, {"severity", advice::ToString(f.severity)}},
+        1);
   }
 }
 

@@ -1,10 +1,10 @@
 #include "daemon/metrics/process_stats.h"
 
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include "collectors/text/text_scan.h"
 #include "collectors/vm/proc_stat.h"
+#include "common/host_units.h"
 
 namespace iowatch::daemon {
 
@@ -21,14 +21,12 @@ Result<ProcessStats> ReadProcessStats(const FileTree& procfs) {
   if (fields.size() < 22) {
     return MakeError(ErrorCode::kParse, "expected at least 24 fields", "self/stat");
   }
-  const long hz = sysconf(_SC_CLK_TCK);
-  const double ticks = hz > 0 ? static_cast<double>(hz) : 100;
-  const long page = sysconf(_SC_PAGESIZE);
+  const auto ticks = static_cast<double>(UserHz());
   const auto field = [&](int n) { return collectors::ParseU64(fields[n - 3]).value_or(0); };
   ProcessStats stats;
   stats.cpu_seconds = static_cast<double>(field(14) + field(15)) / ticks;
   stats.virtual_bytes = field(23);
-  stats.resident_bytes = field(24) * static_cast<uint64_t>(page > 0 ? page : 4096);
+  stats.resident_bytes = field(24) * PageBytes();
   if (auto proc_stat = procfs.Read("stat")) {
     if (auto parsed = collectors::ParseProcStat(*proc_stat, "stat")) {
       stats.start_time_seconds =

@@ -20,7 +20,7 @@ struct ProcessStats {
   double start_time_seconds = 0;  // since the epoch
 };
 
-// `procfs` is the real /proc (not the injected collector root: iowatch
+// `procfs` is the real /proc (not the sources' injected root: iowatch
 // reports on itself, not on a fixture).
 Result<ProcessStats> ReadProcessStats(const FileTree& procfs);
 

@@ -1,7 +1,7 @@
 // The derived series the daemon exports: one row per metric of every iostat
 // -x column (per device) and every vmstat column (per host), in base units
 // (bytes, seconds, ratios 0..1), with the function that extracts it from the
-// collectors' structs. Sampler (which keeps their window maxima) and the
+// parsers' structs. Sampler (which keeps their window maxima) and the
 // metrics renderer both walk these tables, so a column is defined once.
 // Thread-safety: immutable tables.
 #pragma once

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/advice/advice.h"
+#include "advice/advice.h"
 #include "collectors/bpf/block_io_sample.h"
 #include "collectors/cgroup/cgroup_io_stat.h"
 #include "collectors/disk/block_devices.h"
@@ -105,7 +105,7 @@ struct ProcessIoSnapshot {
   uint64_t dropped_series = 0;          // cgroups with I/O not kept: over cgroups.max_series
 };
 
-// The block-layer BPF collector (daemon/sources/block_io/block_io_source.h):
+// The block_io source's BPF readings (daemon/sources/block_io/block_io_source.h):
 // counters since the program was loaded, per whole disk as the iostat series
 // name it. Series exist for the (disk, op) pairs the kernel has seen.
 struct BlockLatencySeries {
@@ -159,7 +159,7 @@ struct BlockIoSnapshot {
   uint64_t lost_recursion = 0;
 };
 
-// The filesystem collector (daemon/sources/filesystem/): one row per
+// The filesystem source (daemon/sources/filesystem/): one row per
 // filesystem (collectors/filesystem/filesystem_mounts.h), in mount table order.
 struct FilesystemSeries {
   std::string device;  // mountinfo's source: "/dev/sda1", "tmpfs"
@@ -279,7 +279,7 @@ struct Snapshot {
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).
-  Memo<std::vector<collectors::AdviceFinding>> advice;
+  Memo<std::vector<advice::AdviceFinding>> advice;
 };
 
 }  // namespace iowatch::daemon

@@ -10,29 +10,29 @@ namespace {
 using collectors::bpf::BlockOp;
 using collectors::bpf::RequestStats;
 
-// A disk's read and write request statistics from the BPF collector.
+// A disk's read and write request statistics from the block_io source's BPF program.
 using DiskRequests = std::pair<const RequestStats*, const RequestStats*>;
 
 double Average(uint64_t bytes, uint64_t requests) {
   return requests > 0 ? static_cast<double>(bytes) / static_cast<double>(requests) : 0.0;
 }
 
-// What the BPF collector saw since it was loaded: the exact average sizes,
+// What the BPF program saw since it was loaded: the exact average sizes,
 // the share of writes below the full stripe (at least: the size slot that
 // holds the full stripe also holds smaller writes, and is not counted) and
 // the share not aligned to the disk's alignment unit (the stripe's unit).
-collectors::ObservedSizes ObserveRequests(const collectors::BlockDevice& disk,
-                                          const DiskRequests& requests) {
+advice::ObservedSizes ObserveRequests(const collectors::BlockDevice& disk,
+                                      const DiskRequests& requests) {
   static const RequestStats kNone;
   const RequestStats& reads = requests.first != nullptr ? *requests.first : kNone;
   const RequestStats& writes = requests.second != nullptr ? *requests.second : kNone;
-  collectors::ObservedSizes o;
+  advice::ObservedSizes o;
   o.source = "BPF histograms since the collector was loaded";
   o.reads = reads.requests;
   o.writes = writes.requests;
   o.average_read_bytes = Average(reads.bytes, reads.requests);
   o.average_write_bytes = Average(writes.bytes, writes.requests);
-  const auto stripe = collectors::StripeOf(disk);
+  const auto stripe = advice::StripeOf(disk);
   if (stripe && writes.requests > 0) {
     uint64_t below = 0;
     for (size_t slot = 0; slot < writes.size_slots.size(); ++slot) {
@@ -49,7 +49,7 @@ collectors::ObservedSizes ObserveRequests(const collectors::BlockDevice& disk,
 
 // One pass to index partitions by disk, counters and BPF requests by name: a
 // scrape of 10,000 disks must not pay 10,000² comparisons (e2e.serve_scale).
-std::vector<collectors::AdviceFinding> ComputeAdvice(const Snapshot& s) {
+std::vector<advice::AdviceFinding> ComputeAdvice(const Snapshot& s) {
   std::unordered_map<std::string_view, std::vector<const collectors::BlockDevice*>> partitions;
   for (const collectors::BlockDevice& p : *s.block_devices) {
     if (p.is_partition) partitions[p.parent].push_back(&p);
@@ -61,10 +61,10 @@ std::vector<collectors::AdviceFinding> ComputeAdvice(const Snapshot& s) {
     if (r.op == BlockOp::kRead) requests[r.device].first = &r.stats;
     if (r.op == BlockOp::kWrite) requests[r.device].second = &r.stats;
   }
-  std::vector<collectors::AdviceFinding> findings;
+  std::vector<advice::AdviceFinding> findings;
   for (const collectors::BlockDevice& disk : *s.block_devices) {
     if (disk.is_partition) continue;
-    collectors::DeviceFacts facts;
+    advice::DeviceFacts facts;
     facts.disk = disk;
     if (const auto it = partitions.find(disk.name); it != partitions.end()) {
       for (const collectors::BlockDevice* p : it->second) facts.partitions.push_back({*p, {}});
@@ -73,18 +73,18 @@ std::vector<collectors::AdviceFinding> ComputeAdvice(const Snapshot& s) {
       facts.observed = ObserveRequests(disk, r->second);
     } else {
       const auto c = counters.find(disk.name);
-      facts.observed = collectors::ObserveSizes(
-          {}, c == counters.end() ? collectors::DiskCounters{} : *c->second,
-          "diskstats since boot");
+      facts.observed =
+          advice::ObserveSizes({}, c == counters.end() ? collectors::DiskCounters{} : *c->second,
+                               "diskstats since boot");
     }
-    for (collectors::AdviceFinding& f : collectors::Advise(facts)) findings.push_back(std::move(f));
+    for (advice::AdviceFinding& f : advice::Advise(facts)) findings.push_back(std::move(f));
   }
   return findings;
 }
 
 }  // namespace
 
-const std::vector<collectors::AdviceFinding>& SnapshotAdvice(const Snapshot& s) {
+const std::vector<advice::AdviceFinding>& SnapshotAdvice(const Snapshot& s) {
   return s.advice.Get([&s] { return ComputeAdvice(s); });
 }
 

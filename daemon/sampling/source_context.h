@@ -42,7 +42,7 @@ struct BlockIoSourceOptions {
   std::function<Result<std::unique_ptr<collectors::bpf::BlockIoCounters>>()> load;
 };
 
-// The filesystem collector (collectors/filesystem/): which mounts, and how
+// The filesystem source's options (collectors.filesystem): which mounts, and how
 // long one statvfs may take before its mount counts as stuck.
 struct FilesystemSourceOptions {
   bool enabled = true;
@@ -84,7 +84,7 @@ struct SamplerOptions {
   double window_seconds = 60;
   collectors::DeviceFilter filter;
   bool partitions = false;      // export partitions too
-  CgroupSourceOptions cgroups;  // the BPF collector's cgroup selection too
+  CgroupSourceOptions cgroups;  // the block_io source's cgroup selection too
   BlockIoSourceOptions block_io;
   FilesystemSourceOptions filesystems;
   KmsgSourceOptions kmsg;

@@ -367,7 +367,7 @@ Status CheckStartable(const config::Config& config) {
   return {};
 }
 
-// A collector that cannot run here leaves the config valid (serve runs
+// A source that cannot run here leaves the config valid (serve runs
 // without it), but the operator hears why now rather than from the log.
 void SayWhatCannotRunHere(const SamplerOptions& options, const std::filesystem::path& file) {
   for (const SourceDescriptor& source : RegisteredSources()) {

@@ -158,15 +158,15 @@ std::string TopIoSection(const Snapshot& s) {
 // `iowatch advise`'s findings for the disks (SnapshotAdvice), worst first;
 // nothing when there are none.
 std::string AdviceSection(const Snapshot& s) {
-  std::vector<collectors::AdviceFinding> findings = SnapshotAdvice(s);
+  std::vector<advice::AdviceFinding> findings = SnapshotAdvice(s);
   if (findings.empty()) return {};
-  std::ranges::stable_sort(findings, std::greater<>(), &collectors::AdviceFinding::severity);
+  std::ranges::stable_sort(findings, std::greater<>(), &advice::AdviceFinding::severity);
   std::string rows;
-  for (const collectors::AdviceFinding& f : findings) {
+  for (const advice::AdviceFinding& f : findings) {
     rows += fmt::format(
         "<tr><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}<br><span "
         "class=\"dim\">{}</span></td></tr>\n",
-        f.severity == collectors::Severity::kInfo ? "dim" : "bad", collectors::ToString(f.severity),
+        f.severity == advice::Severity::kInfo ? "dim" : "bad", advice::ToString(f.severity),
         HtmlEscape(f.device), f.finding, HtmlEscape(f.text), HtmlEscape(f.suggestion));
   }
   return "<h2>Advice</h2>\n<p class=\"dim\">iowatch advise: each disk's geometry and settings "
@@ -175,7 +175,7 @@ std::string AdviceSection(const Snapshot& s) {
          rows + "</table>\n";
 }
 
-// The eBPF collector's p50 and p99 over the last interval, from the kernel's
+// The block_io source's (eBPF) p50 and p99 over the last interval, from the kernel's
 // fine histogram (4 buckets per power of two: a quantile is its bucket's
 // upper bound), per disk and op, device and total stages side by side.
 std::string BlockLatencySection(const Snapshot& s) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "common/file_tree.h"
+#include "common/host_units.h"
 
 namespace iowatch::probes {
 namespace {
@@ -142,10 +143,9 @@ JobFileEnvironment JobFileEnvironment::Host() {
     if (value == nullptr) return std::nullopt;
     return std::string(value);
   };
-  const long page = sysconf(_SC_PAGESIZE);
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   const long pages = sysconf(_SC_PHYS_PAGES);
-  env.page_size = page > 0 ? static_cast<uint64_t>(page) : 4096;
+  env.page_size = PageBytes();
   env.cpus = cpus > 0 ? static_cast<uint32_t>(cpus) : 1;
   env.memory_mib = pages > 0 ? static_cast<uint64_t>(pages) * env.page_size >> 20 : 0;
   return env;

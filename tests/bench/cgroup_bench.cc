@@ -1,4 +1,4 @@
-// Cost of the per-cgroup I/O collector (collectors/cgroup/cgroup_io.h) with
+// Cost of the per-cgroup I/O parser (collectors/cgroup/cgroup_io.h) with
 // 1,000 cgroups, next to the kernel's cost of producing the files it reads.
 //
 //   BM_KernelProducesBlkioFiles   1,000 real cgroups made in this host's v1

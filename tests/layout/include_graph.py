@@ -7,8 +7,8 @@ collapsing each file into its library (the nearest folder whose
 CMakeLists.txt defines one: collectors/cgroup/'s only adds its files to
 collectors/' library), no
 library reaches itself either, so dependencies point one way ("no folder importing a
-folder above it", DESIGN.md). Both counted over common/, collectors/,
-probes/, config/, daemon/ and cli/ (tests and benchmarks may reach anywhere).
+folder above it", DESIGN.md). Both counted over common/, collectors/, advice/,
+trace/, probes/, config/, daemon/ and cli/ (tests and benchmarks may reach anywhere).
 
 Usage: include_graph.py SOURCE_DIR. Prints every loop found; exit 1 if any.
 """
@@ -16,7 +16,7 @@ import os
 import re
 import sys
 
-ROOTS = ("common", "collectors", "probes", "config", "daemon", "cli")
+ROOTS = ("common", "collectors", "advice", "trace", "probes", "config", "daemon", "cli")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -1,5 +1,5 @@
 // BlockIoCgroups: the BPF program's per-cgroup counters as the series of the
-// cgroup-file collector: named by path, summed into each selected ancestor
+// cgroup source: named by path, summed into each selected ancestor
 // (a cgroup counts its descendants, as io.stat and v1's _recursive files
 // do), within cgroups.depth, include/exclude and max_series.
 //

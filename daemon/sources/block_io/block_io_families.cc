@@ -1,4 +1,4 @@
-// The block-layer BPF collector's families (docs/metrics.md): latency and
+// The block_io source's families (docs/metrics.md): latency and
 // request-size histograms on the coarse, fixed buckets the program keeps
 // exactly, access pattern and alignment counters per disk and op, and
 // per-cgroup bytes and requests, labelled as the iostat and cgroup series.

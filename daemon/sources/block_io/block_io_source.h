@@ -1,4 +1,4 @@
-// BlockIoSource: the block-layer BPF collector (collectors/bpf/) in the
+// BlockIoSource: the block-layer BPF program (collectors/bpf/) in the
 // sampler. Loads the program when collectors.bpf.enabled (again after a
 // reload when loading failed, never per sample: a failure is a missing BTF,
 // capability or kernel feature, which only a change on the host or in the

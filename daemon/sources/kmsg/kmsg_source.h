@@ -10,7 +10,7 @@
 // persist in the state directory for this boot (boot_id): a restarted daemon
 // goes on from them instead of counting the ring buffer's errors again, which
 // a counter reset would report as new. The kernel rate-limits these lines: a
-// storm counts fewer than happened (the BPF collector's count is exact).
+// storm counts fewer than happened (the bpf collector's count is exact).
 // Reports the collector "kmsg"; it fails, with the cause, while the log
 // cannot be read (no CAP_SYSLOG where kernel.dmesg_restrict is 1).
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).

@@ -11,7 +11,7 @@ namespace {
 TEST(TraceText, FileAndProgramNamesArePrintedEscaped) {
   TraceRun run;
   run.command = {"prog"};
-  collectors::trace::ProcessTrace process;
+  trace::ProcessTrace process;
   process.pid = 42;
   process.program = "/usr/bin/p\x1b[2J";
   process.clock = "monotonic";

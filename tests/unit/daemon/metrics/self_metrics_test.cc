@@ -4,9 +4,15 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/metrics/process_stats.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_run.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -76,6 +82,30 @@ TEST(SelfMetrics, AnUnreadableProcLeavesOutOnlyTheProcessFamilies) {
   self.Render(0, text);
   EXPECT_EQ(text.find("process_"), std::string::npos);
   EXPECT_NE(text.find("iowatch_build_info"), std::string::npos);
+}
+
+// /proc/self/stat's ticks and pages in seconds and bytes with this host's
+// USER_HZ and page size (sysconf's), the start from /proc/stat's btime.
+TEST(ProcessStats, TicksAndPagesAreConvertedWithThisHostsUnits) {
+  const testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::create_directories(dir.path() / "self" / "fd");
+  for (const char* fd : {"0", "1", "2"}) std::ofstream(dir.path() / "self" / "fd" / fd) << "";
+  // Fields 14, 15 (utime, stime): 200 + 50 ticks; 22 (starttime): 5000 ticks;
+  // 23 (vsize): 123456789 bytes; 24 (rss): 300 pages. The name has a space and a ')'.
+  std::ofstream(dir.path() / "self" / "stat")
+      << "1234 (io) watch) S 1 1234 1234 0 -1 4194560 100 0 0 0 200 50 0 0 20 0 4 0 5000 "
+         "123456789 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n";
+  std::ofstream(dir.path() / "stat") << "cpu  1 2 3 4 5 6 7 0 0 0\ncpu0 1 2 3 4 5 6 7 0 0 0\n"
+                                        "btime 1700000000\n";
+  const auto stats = ReadProcessStats(FileTree(dir.path().string()));
+  ASSERT_TRUE(stats) << stats.error().ToString();
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  EXPECT_DOUBLE_EQ(stats->cpu_seconds, 250 / hz);
+  EXPECT_EQ(stats->resident_bytes, 300u * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(stats->virtual_bytes, 123456789u);
+  EXPECT_DOUBLE_EQ(stats->start_time_seconds, 1700000000 + 5000 / hz);
+  EXPECT_EQ(stats->open_fds, 3u);
 }
 
 }  // namespace

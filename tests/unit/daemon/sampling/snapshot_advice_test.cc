@@ -27,9 +27,9 @@ Snapshot Array() {
   return s;
 }
 
-const collectors::AdviceFinding* SmallWrites(const std::vector<collectors::AdviceFinding>& f) {
+const advice::AdviceFinding* SmallWrites(const std::vector<advice::AdviceFinding>& f) {
   const auto it =
-      std::ranges::find(f, "small_writes_on_parity_raid", &collectors::AdviceFinding::finding);
+      std::ranges::find(f, "small_writes_on_parity_raid", &advice::AdviceFinding::finding);
   return it == f.end() ? nullptr : &*it;
 }
 
@@ -53,7 +53,7 @@ TEST(SnapshotAdvice, BpfHistogramsWhenTheCollectorIsOn) {
   writes.stats.unaligned = 300;
   s.block_io.requests.push_back(writes);
   const auto& findings = SnapshotAdvice(s);
-  const collectors::AdviceFinding* f = SmallWrites(findings);
+  const advice::AdviceFinding* f = SmallWrites(findings);
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->text.find("80 % of 1000 writes are smaller than the full stripe, 1536 KiB (BPF "
                          "histograms since the collector was loaded); 30 % are not aligned to it"),

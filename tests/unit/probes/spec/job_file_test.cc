@@ -199,6 +199,20 @@ TEST(JobFileTest, ANulByteInAValueIsRefusedNotCut) {
   }
 }
 
+// $pagesize, $ncpus and $mb_memory on the real host: sysconf's answers, as fio's.
+TEST(JobFileTest, TheHostEnvironmentIsSysconfs) {
+  const JobFileEnvironment host = JobFileEnvironment::Host();
+  const long page = sysconf(_SC_PAGESIZE);
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  ASSERT_GT(page, 0);
+  ASSERT_GT(cpus, 0);
+  ASSERT_GT(pages, 0);
+  EXPECT_EQ(host.page_size, static_cast<uint64_t>(page));
+  EXPECT_EQ(host.cpus, static_cast<uint32_t>(cpus));
+  EXPECT_EQ(host.memory_mib, static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) >> 20);
+}
+
 // fio stops at 4,096 jobs in a run (its MAX_JOBS); sections
 // times numjobs had no bound here.
 TEST(JobFileTest, ARunHasAtMostFioMaxJobs) {

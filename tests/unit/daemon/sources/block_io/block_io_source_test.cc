@@ -1,4 +1,4 @@
-// The BPF collector in the sampler, on scripted readings of the program
+// The block_io source in the sampler, on scripted readings of the program
 // (a fake BlockIoCounters) over copies of the cgroup fixtures: what loads
 // and when, what a failed load reports, which disks and stages are exported,
 // the alignment units handed to the program, and per-cgroup attribution:
