@@ -77,16 +77,6 @@ struct CgroupConfig {
   bool operator==(const CgroupConfig&) const = default;
 };
 
-// The block-layer eBPF collector (collectors/bpf/): latency, size, pattern
-// and alignment histograms per disk and op, bytes per cgroup. Off by
-// default: it needs the kernel's BTF and CAP_BPF with CAP_PERFMON
-// (deploy/iowatch.service.d/bpf.conf).
-struct BpfConfig {
-  bool enabled = false;
-  bool queue_stage = false;  // export stage="queue" too (~44 series per disk)
-  bool operator==(const BpfConfig&) const = default;
-};
-
 // The filesystem collector (collectors/filesystem/): node_exporter's
 // selection, RE2 on the whole fstype and mount point ("" = no filter), and
 // how long one mount's statvfs may take before it counts as stuck.
@@ -100,28 +90,10 @@ struct FilesystemConfig {
   bool operator==(const FilesystemConfig&) const = default;
 };
 
-// The kernel log's block I/O errors (collectors/kmsg/): needs CAP_SYSLOG
-// where kernel.dmesg_restrict is 1 (deploy/iowatch.service.d/kmsg.conf).
-struct KmsgConfig {
-  bool enabled = true;
-  bool operator==(const KmsgConfig&) const = default;
-};
-
-// Device health from smartctl (collectors/smart/): every interval per disk,
-// a run killed after the timeout. Needs CAP_SYS_RAWIO (CAP_SYS_ADMIN for NVMe)
-// and the disks' device files (deploy/iowatch.service.d/smart.conf).
-struct SmartConfig {
-  bool enabled = true;
-  std::chrono::milliseconds interval{600'000};
-  std::chrono::milliseconds timeout{60'000};
-  bool operator==(const SmartConfig&) const = default;
-};
-
+// The sources' settings that config.h still holds (the others are rows of
+// their sources: settings.h).
 struct CollectorsConfig {
-  BpfConfig bpf;
   FilesystemConfig filesystem;
-  KmsgConfig kmsg;
-  SmartConfig smart;
   bool operator==(const CollectorsConfig&) const = default;
 };
 

@@ -212,11 +212,6 @@ constexpr Key kCgroupKeys[] = {
     IntegerKey<1, 1000000, &Config::cgroups, &CgroupConfig::max_series>("max_series"),
     DurationKey<0, &Config::cgroups, &CgroupConfig::process_interval>("process_interval"),
 };
-constexpr auto kBpf = &CollectorsConfig::bpf;
-constexpr Key kBpfKeys[] = {
-    BoolKey<&Config::collectors, kBpf, &BpfConfig::enabled>("enabled"),
-    BoolKey<&Config::collectors, kBpf, &BpfConfig::queue_stage>("queue_stage"),
-};
 constexpr auto kFs = &CollectorsConfig::filesystem;
 constexpr Key kFilesystemKeys[] = {
     BoolKey<&Config::collectors, kFs, &FilesystemConfig::enabled>("enabled"),
@@ -228,21 +223,8 @@ constexpr Key kFilesystemKeys[] = {
         "mount_points_exclude"),
     DurationKey<1, &Config::collectors, kFs, &FilesystemConfig::mount_timeout>("mount_timeout"),
 };
-constexpr auto kKmsg = &CollectorsConfig::kmsg;
-constexpr Key kKmsgKeys[] = {
-    BoolKey<&Config::collectors, kKmsg, &KmsgConfig::enabled>("enabled"),
-};
-constexpr auto kSmart = &CollectorsConfig::smart;
-constexpr Key kSmartKeys[] = {
-    BoolKey<&Config::collectors, kSmart, &SmartConfig::enabled>("enabled"),
-    DurationKey<1000, &Config::collectors, kSmart, &SmartConfig::interval>("interval"),
-    DurationKey<1000, &Config::collectors, kSmart, &SmartConfig::timeout>("timeout"),
-};
 constexpr Key kCollectorKeys[] = {
-    Section("bpf", kBpfKeys),
     Section("filesystem", kFilesystemKeys),
-    Section("kmsg", kKmsgKeys),
-    Section("smart", kSmartKeys),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

@@ -3,17 +3,21 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
+#include "cli/health/health_format.h"
+#include "cli/health/health_options.h"
+#include "cli/shared/cli_output.h"
 #include "common/clock.h"
 #include "common/terminal_text.h"
 #include "config/config.h"
-#include "cli/shared/cli_output.h"
-#include "cli/health/health_format.h"
-#include "cli/health/health_options.h"
+#include "config/values.h"
 #include "daemon/sampling/snapshot_health.h"
+#include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/sampler.h"
+#include "daemon/sources/smart/smart_source.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {
@@ -39,14 +43,16 @@ Result<SamplerOptions> OptionsFor(const HealthOptions& o) {
   options.partitions = true;  // a partition's buffer errors belong to its disk
   options.cgroups.enabled = false;
   options.process_interval_seconds = 0;
-  options.kmsg.enabled = true;
+  options.settings.Set(kKmsgEnabled, true);
   // The daemon's counts since boot, read and never written: the ring buffer
   // may no longer hold every error they counted.
   options.kmsg.state_file = (std::filesystem::path(o.state_dir) / "kmsg-errors.json").string();
   options.kmsg.save = false;
-  options.smart.enabled = o.smart;
-  options.smart.interval_seconds = 1e9;  // one run per disk
-  options.smart.timeout_seconds = o.smart_timeout_seconds;
+  options.settings.Set(kSmartEnabled, o.smart);
+  options.settings.Set(kSmartInterval,
+                       std::chrono::milliseconds(config::kMaxConfigDuration));  // one run
+  options.settings.Set(kSmartTimeout,
+                       std::chrono::milliseconds(std::llround(o.smart_timeout_seconds * 1000)));
   return options;
 }
 

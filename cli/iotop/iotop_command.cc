@@ -12,7 +12,9 @@
 #include "cli/shared/sleeper.h"
 #include "collectors/disk/device_filter.h"
 #include "common/clock.h"
+#include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/sampler.h"
+#include "daemon/sources/smart/smart_source.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -32,6 +34,9 @@ SamplerOptions OptionsFor(const IotopOptions& opts) {
   options.window_seconds = options.interval_seconds;
   options.cgroups.max_depth = opts.depth;
   options.cgroups.max_pairs = 1'000'000;  // a terminal tool: no cap
+  // Who does the I/O, nothing else: no kernel log, no smartctl runs.
+  options.settings.Set(kKmsgEnabled, false);
+  options.settings.Set(kSmartEnabled, false);
   return options;
 }
 

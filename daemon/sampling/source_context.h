@@ -34,9 +34,8 @@ struct CgroupSourceOptions {
   size_t max_pairs = 2000;
 };
 
+// The block-layer program (its settings: block_io_source.h).
 struct BlockIoSourceOptions {
-  bool enabled = false;
-  bool queue_stage = false;  // export stage="queue" too
   // Loads the block-layer program; BlockIoProgram::Load when empty (tests
   // inject a fake).
   std::function<Result<std::unique_ptr<collectors::bpf::BlockIoCounters>>()> load;
@@ -58,9 +57,9 @@ struct FilesystemSourceOptions {
   collectors::BlockDeviceOfPath device_of;
 };
 
-// The kernel log source (collectors/kmsg/): the block layer's I/O errors.
+// The kernel log source (collectors/kmsg/): the block layer's I/O errors
+// (its switch: kmsg_source.h).
 struct KmsgSourceOptions {
-  bool enabled = false;  // serve: collectors.kmsg.enabled (true); iowatch health reads it
   std::string path = "/dev/kmsg";
   // Where the counts and the last record counted are kept across restarts
   // (serve: <state_dir>/kmsg-errors.json); "" keeps nothing.
@@ -70,11 +69,9 @@ struct KmsgSourceOptions {
   std::function<Result<std::unique_ptr<collectors::KmsgStream>>()> open;
 };
 
-// Device health (collectors/smart/): smartctl per disk, every interval.
+// Device health (collectors/smart/): smartctl per disk (its settings, the
+// interval and the timeout: smart_source.h).
 struct SmartSourceOptions {
-  bool enabled = false;  // serve: collectors.smart.enabled (true); iowatch health runs it
-  double interval_seconds = 600;
-  double timeout_seconds = 60;  // a run still going then is killed
   // The command before "--json=c -x -n standby /dev/DEV"; tests put a script.
   std::vector<std::string> command = {"smartctl"};
 };

@@ -168,8 +168,7 @@ void BlockIoSource::Export(const bpf::BlockIoSample& sample,
 
 void BlockIoSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                             const SourceContext& context, Snapshot& out) {
-  const BlockIoSourceOptions& options = context.options->block_io;
-  if (!options.enabled) {
+  if (!context.options->settings.Get<bool>(kBpfEnabled)) {
     counters_.reset();  // unloads: the tracepoints cost nothing from here on
     load_error_.reset();
     loaded_for_.reset();
@@ -197,7 +196,7 @@ void BlockIoSource::Collect(const FileTree& procfs, const FileTree& sysfs,
     if (!d.is_partition && !d.malformed_dev)
       names.emplace(bpf::KernelDev(d.major, d.minor), d.name);
   }
-  Export(*sample, names, options.queue_stage, out.block_io);
+  Export(*sample, names, context.options->settings.Get<bool>(kBpfQueueStage), out.block_io);
   if (auto forgot = counters_->ForgetDisks(Unwanted(*sample, names)); !forgot) {
     status.parse_error = forgot.error().ToString();
   }
@@ -221,6 +220,8 @@ void BlockIoSource::Collect(const FileTree& procfs, const FileTree& sysfs,
 
 namespace {
 
+constexpr config::Setting kBpfSettings[] = {kBpfEnabled, kBpfQueueStage};
+
 // check-config: the program is loaded once, as serve would, and unloaded.
 std::optional<std::string> CannotLoad(const SamplerOptions& options) {
   auto counters = options.block_io.load ? options.block_io.load() : LoadProgram();
@@ -236,8 +237,9 @@ const SourceDescriptor& BlockIoSourceDescriptor() {
       .name = "block_io",
       .reads = "the block layer, through its BPF program (collectors/bpf/block_io.bpf.c)",
       .collectors = kCollectors,
-      .config_switch = "collectors.bpf.enabled",
-      .enabled = [](const SamplerOptions& o) { return o.block_io.enabled; },
+      .config_switch = kBpfEnabled.key,
+      .settings = kBpfSettings,
+      .enabled = [](const SamplerOptions& o) { return o.settings.Get<bool>(kBpfEnabled); },
       .add_families = AddBlockIoFamilies,
       .cannot_run_here = CannotLoad,
   });

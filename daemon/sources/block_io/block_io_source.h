@@ -18,6 +18,13 @@ namespace iowatch::daemon {
 // Its registration (daemon/sources/registry.cc).
 const SourceDescriptor& BlockIoSourceDescriptor();
 
+// Its settings (daemon/sources/block_io/iowatch.yaml documents them).
+inline constexpr config::Setting kBpfEnabled{.key = "collectors.bpf.enabled",
+                                             .default_value = "false"};
+// Also export stage="queue".
+inline constexpr config::Setting kBpfQueueStage{.key = "collectors.bpf.queue_stage",
+                                                .default_value = "false"};
+
 // The families it renders (block_io_families.cc).
 void AddBlockIoFamilies(TableBuilder& t);
 

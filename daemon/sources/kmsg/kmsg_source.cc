@@ -173,7 +173,7 @@ bool KmsgSource::ReadNew(const KmsgSourceOptions& options, const FileTree& sysfs
 void KmsgSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
   const KmsgSourceOptions& options = context.options->kmsg;
-  if (!options.enabled) return;
+  if (!context.options->settings.Get<bool>(kKmsgEnabled)) return;
   const double start = context.now();
   CollectorStatus status{"kmsg", 0, false, 0, {}, {}};
   if (!resumed_) Resume(procfs, options);
@@ -198,6 +198,8 @@ void KmsgSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   out.collectors.push_back(std::move(status));
 }
 
+constexpr config::Setting kKmsgSettings[] = {kKmsgEnabled};
+
 }  // namespace
 
 const SourceDescriptor& KmsgSourceDescriptor() {
@@ -206,8 +208,9 @@ const SourceDescriptor& KmsgSourceDescriptor() {
       .name = "kmsg",
       .reads = "/dev/kmsg: the kernel log's block I/O errors, filesystem shutdowns and SCSI sense",
       .collectors = kCollectors,
-      .config_switch = "collectors.kmsg.enabled",
-      .enabled = [](const SamplerOptions& o) { return o.kmsg.enabled; },
+      .config_switch = kKmsgEnabled.key,
+      .settings = kKmsgSettings,
+      .enabled = [](const SamplerOptions& o) { return o.settings.Get<bool>(kKmsgEnabled); },
       .add_families = AddKmsgFamilies,
       .cannot_run_here = [](const SamplerOptions& o) -> std::optional<std::string> {
         auto opened = OpenLog(o.kmsg);

@@ -23,6 +23,11 @@ namespace iowatch::daemon {
 // Its registration (daemon/sources/registry.cc).
 const SourceDescriptor& KmsgSourceDescriptor();
 
+// Its switch (daemon/sources/kmsg/iowatch.yaml documents it), here for the
+// commands that run it themselves (iowatch health).
+inline constexpr config::Setting kKmsgEnabled{.key = "collectors.kmsg.enabled",
+                                              .default_value = "true"};
+
 // The families it renders (kmsg_families.cc).
 void AddKmsgFamilies(TableBuilder& t);
 

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/smart/smartctl_run.h"
@@ -16,7 +18,23 @@
 namespace iowatch::daemon {
 namespace {
 
-std::string Killed(const std::string& device, const SmartSourceOptions& options);
+constexpr config::Setting kSmartSettings[] = {kSmartEnabled, kSmartInterval, kSmartTimeout};
+
+// How the disks are asked, as the settings and the command say.
+struct SmartRuns {
+  double interval_seconds = 0;
+  double timeout_seconds = 0;
+  std::vector<std::string> command;
+};
+
+SmartRuns RunsOf(const SamplerOptions& o) {
+  const auto seconds = [&](const config::Setting& s) {
+    return std::chrono::duration<double>(o.settings.Get<std::chrono::milliseconds>(s)).count();
+  };
+  return {seconds(kSmartInterval), seconds(kSmartTimeout), o.smart.command};
+}
+
+std::string Killed(const std::string& device, const SmartRuns& options);
 
 // What an exit status without health says, from smartctl(8)'s bits.
 std::string WhyNoHealth(const collectors::SmartReport& r) {
@@ -49,14 +67,13 @@ class SmartSource final : public SampleSource {
   };
   void Finish(const std::string& device, Disk& disk, collectors::SmartctlRun::Finished done);
   // Reaps the disk's killed run if it has died; true while it lives.
-  static bool Lingers(const std::string& device, const SmartSourceOptions& options, Disk& disk,
+  static bool Lingers(const std::string& device, const SmartRuns& options, Disk& disk,
                       size_t& running);
   // Whether `device`'s run is due and may start (fewer than kMaxRunning run).
-  static bool MayStart(const Disk& disk, const SmartSourceOptions& options, double now,
-                       size_t running);
+  static bool MayStart(const Disk& disk, const SmartRuns& options, double now, size_t running);
   // Polls the disk's run, or starts its next one when due and fewer than
   // kMaxRunning are running (`running` counts them).
-  void Advance(const std::string& device, const SmartSourceOptions& options, double now, Disk& disk,
+  void Advance(const std::string& device, const SmartRuns& options, double now, Disk& disk,
                size_t& running);
 
   // smartctl runs at once, at most: a host with 60 disks does not start 60
@@ -90,12 +107,12 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
   }
 }
 
-std::string Killed(const std::string& device, const SmartSourceOptions& options) {
+std::string Killed(const std::string& device, const SmartRuns& options) {
   return fmt::format("smartctl /dev/{} did not answer within {:.0f} s: killed", device,
                      options.timeout_seconds);
 }
 
-bool SmartSource::Lingers(const std::string& device, const SmartSourceOptions& options, Disk& disk,
+bool SmartSource::Lingers(const std::string& device, const SmartRuns& options, Disk& disk,
                           size_t& running) {
   if (!disk.killed) return false;
   disk.killed->Poll();
@@ -112,13 +129,12 @@ bool SmartSource::Lingers(const std::string& device, const SmartSourceOptions& o
   return false;
 }
 
-bool SmartSource::MayStart(const Disk& disk, const SmartSourceOptions& options, double now,
-                           size_t running) {
+bool SmartSource::MayStart(const Disk& disk, const SmartRuns& options, double now, size_t running) {
   if (disk.finished && now - *disk.finished < options.interval_seconds) return false;
   return running < kMaxRunning;  // its turn comes as others finish
 }
 
-void SmartSource::Advance(const std::string& device, const SmartSourceOptions& options, double now,
+void SmartSource::Advance(const std::string& device, const SmartRuns& options, double now,
                           Disk& disk, size_t& running) {
   if (Lingers(device, options, disk, running)) return;
   if (disk.run) {
@@ -153,8 +169,8 @@ void SmartSource::Advance(const std::string& device, const SmartSourceOptions& o
 
 void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
                           const SourceContext& context, Snapshot& out) {
-  const SmartSourceOptions& options = context.options->smart;
-  if (!options.enabled) return;
+  if (!context.options->settings.Get<bool>(kSmartEnabled)) return;
+  const SmartRuns options = RunsOf(*context.options);
   const double start = context.now();
   std::set<std::string, std::less<>> present;
   for (const collectors::BlockDevice& d : *context.devices) {
@@ -212,8 +228,9 @@ const SourceDescriptor& SmartSourceDescriptor() {
       .name = "smart",
       .reads = "smartctl --json=c -x -n standby /dev/DISK, every collectors.smart.interval",
       .collectors = kCollectors,
-      .config_switch = "collectors.smart.enabled",
-      .enabled = [](const SamplerOptions& o) { return o.smart.enabled; },
+      .config_switch = kSmartEnabled.key,
+      .settings = kSmartSettings,
+      .enabled = [](const SamplerOptions& o) { return o.settings.Get<bool>(kSmartEnabled); },
       .add_families = AddSmartFamilies,
   });
   return kDescriptor;

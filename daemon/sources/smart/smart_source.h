@@ -24,6 +24,19 @@ namespace iowatch::daemon {
 // Its registration (daemon/sources/registry.cc).
 const SourceDescriptor& SmartSourceDescriptor();
 
+// Its settings (daemon/sources/smart/iowatch.yaml documents them), here for
+// the commands that run it themselves (iowatch health).
+inline constexpr config::Setting kSmartEnabled{.key = "collectors.smart.enabled",
+                                               .default_value = "true"};
+inline constexpr config::Setting kSmartInterval{.key = "collectors.smart.interval",
+                                                .type = config::SettingType::kDuration,
+                                                .default_value = "10m",
+                                                .min = 1000};
+inline constexpr config::Setting kSmartTimeout{.key = "collectors.smart.timeout",
+                                               .type = config::SettingType::kDuration,
+                                               .default_value = "1m",
+                                               .min = 1000};
+
 // The families it renders (smart_families.cc).
 void AddSmartFamilies(TableBuilder& t);
 

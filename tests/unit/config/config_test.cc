@@ -8,6 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/sources/block_io/block_io_source.h"
+#include "daemon/sources/kmsg/kmsg_source.h"
+#include "daemon/sources/smart/smart_source.h"
 #include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
 #include "tests/unit/source_tree.h"
@@ -91,7 +94,8 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
-  EXPECT_EQ(AllConfigKeys().size(), 70u);
+  EXPECT_EQ(AllConfigKeys().size(), 64u);                   // config.h's
+  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 71u);  // and the sources'
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -107,11 +111,11 @@ TEST(Config, ReferenceDocumentHasARowForEveryKey) {
 // every probes key with its values.
 TEST(Config, EveryKeyIsRead) {
   const std::string path = kFixtures + "/every_key.yaml";
-  const auto keys = ConfigKeysIn(ReadText(path) + kEveryProbesKey, path);
+  const auto keys = ConfigKeysIn(ReadText(path) + kEveryProbesKey, path, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
-  EXPECT_EQ(*keys, AllConfigKeys());
+  EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
 
-  const auto c = ParseConfig(ReadText(path), "every_key.yaml");
+  const auto c = ParseConfig(ReadText(path), "every_key.yaml", BundledSettings());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->web.listen_address, "[::1]:19860");
   EXPECT_EQ(c->web.read_timeout, milliseconds(1500));
@@ -136,8 +140,12 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->cgroups.exclude, R"(\.scope$)");
   EXPECT_EQ(c->cgroups.max_series, 500u);
   EXPECT_EQ(c->cgroups.process_interval, milliseconds(30000));
-  EXPECT_TRUE(c->collectors.bpf.enabled);
-  EXPECT_TRUE(c->collectors.bpf.queue_stage);
+  EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfEnabled));
+  EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfQueueStage));
+  EXPECT_FALSE(c->settings.Get<bool>(daemon::kKmsgEnabled));
+  EXPECT_FALSE(c->settings.Get<bool>(daemon::kSmartEnabled));
+  EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kSmartInterval), milliseconds(3600000));
+  EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kSmartTimeout), milliseconds(30000));
   EXPECT_EQ(c->procfs, "/host/proc");
   EXPECT_EQ(c->sysfs, "/host/sys");
   EXPECT_EQ(c->state_dir, "state");
@@ -146,7 +154,7 @@ TEST(Config, EveryKeyIsRead) {
 }
 
 TEST(Config, LoadConfigFileResolvesRelativePathsAgainstTheFilesDirectory) {
-  const auto c = LoadConfigFile(kFixtures + "/every_key.yaml", {});
+  const auto c = LoadConfigFile(kFixtures + "/every_key.yaml", BundledSettings());
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->state_dir, kFixtures + "/state");
   EXPECT_EQ(c->web.tls_cert_file, kFixtures + "/tls/server.crt");

@@ -17,6 +17,7 @@
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/daemon/sources/fake_kmsg.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -49,7 +50,7 @@ std::shared_ptr<const Snapshot> TwoSamples(SamplerOptions options) {
 }
 
 SamplerOptions Defaults() {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.interval_seconds = 2;
   options.filter = *collectors::DeviceFilter::Create("", "^(loop|ram|zram|fd)\\d+$");
   auto ticks = std::make_shared<double>(0);
@@ -78,7 +79,7 @@ SamplerOptions Defaults() {
           "(fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.",
           1);
   log.Add(14, "sd 0:0:0:0: [sda] tag#5 Sense Key : Medium Error [current] ", 6);
-  options.kmsg.enabled = true;
+  options.settings.Set(kKmsgEnabled, true);
   options.kmsg.open = log.Opener();
   return options;
 }

@@ -13,6 +13,7 @@
 
 #include "daemon/metrics/metrics_renderer.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -72,7 +73,7 @@ std::map<std::string, double> Series(const std::string& text, bool rename) {
 }
 
 SamplerOptions NodeExporterDefaults() {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.partitions = true;
   options.filter = *collectors::DeviceFilter::Create("", kNodeExporterExclude);
   auto ticks = std::make_shared<double>(0);

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "config/config.h"
+#include "daemon/sources/block_io/block_io_source.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
@@ -50,10 +52,7 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     SamplerOptions off;
     off.cgroups.enabled = false;
     off.process_interval_seconds = 0;
-    off.block_io.enabled = false;
     off.filesystems.enabled = false;
-    off.kmsg.enabled = false;
-    off.smart.enabled = false;
     for (const config::Setting& setting : RegisteredSettings()) {
       if (setting.key.ends_with(".enabled")) off.settings.Set(setting, false);
     }
@@ -131,8 +130,8 @@ TEST(Registry, TheBpfAndKmsgSourcesSayWhyTheyCannotRunHere) {
   const auto bpf = std::ranges::find(RegisteredSources(), "block_io", &SourceDescriptor::name);
   ASSERT_NE(bpf, RegisteredSources().end());
   ASSERT_NE(bpf->cannot_run_here, nullptr);
-  SamplerOptions options;
-  options.block_io.enabled = true;
+  SamplerOptions options = TestSamplerOptions();
+  options.settings.Set(kBpfEnabled, true);
   options.block_io.load = []() -> Result<std::unique_ptr<collectors::bpf::BlockIoCounters>> {
     return MakeError(ErrorCode::kUnsupported, "/sys/kernel/btf/vmlinux: no BTF");
   };
@@ -142,7 +141,7 @@ TEST(Registry, TheBpfAndKmsgSourcesSayWhyTheyCannotRunHere) {
   const auto kmsg = std::ranges::find(RegisteredSources(), "kmsg", &SourceDescriptor::name);
   ASSERT_NE(kmsg, RegisteredSources().end());
   ASSERT_NE(kmsg->cannot_run_here, nullptr);
-  options.kmsg.enabled = true;
+  options.settings.Set(kKmsgEnabled, true);
   options.kmsg.path = "/nonexistent/kmsg";
   const auto kmsg_cause = kmsg->cannot_run_here(options);
   ASSERT_TRUE(kmsg_cause.has_value());
@@ -203,7 +202,7 @@ const FileTree kCcissSysfs(iowatch::testing::FixturesDir() + "/cciss/sys");
 
 TEST(Registry, ASourceRunsAndMergesFromItsDescriptorAlone) {
   TheGate().reads = 0;
-  Sampler sampler(SamplerOptions{}, kOnlyCounting);
+  Sampler sampler(TestSamplerOptions(), kOnlyCounting);
   sampler.Collect(kCcissProcfs, kCcissSysfs, 1000);
   const auto snapshot = sampler.Collect(kCcissProcfs, kCcissSysfs, 1001);
   ASSERT_EQ(snapshot->collectors.size(), 1u);
@@ -217,7 +216,7 @@ TEST(Registry, AStuckSourceIsServedFromThePreviousSampleAndTimedOut) {
   Gate& gate = TheGate();
   gate.reads = 0;
   gate.block_second = true;
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.read_deadline_seconds = 0.2;
   {
     Sampler sampler(std::move(options), kOnlyCounting);

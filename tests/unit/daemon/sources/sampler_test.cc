@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
@@ -26,7 +27,7 @@ std::vector<std::string> DeviceNames(const Snapshot& s) {
 }
 
 TEST(Sampler, ACcissDiskKeepsItsIdentityAndItsPartitionIsAPartition) {
-  Sampler sampler(SamplerOptions{});
+  Sampler sampler(TestSamplerOptions());
   const auto snapshot = sampler.Collect(kProcfs, kSysfs, 1000);
   EXPECT_EQ(DeviceNames(*snapshot), (std::vector<std::string>{"cciss/c0d0", "sda"}));
   ASSERT_TRUE(snapshot->block_devices);
@@ -38,7 +39,7 @@ TEST(Sampler, ACcissDiskKeepsItsIdentityAndItsPartitionIsAPartition) {
 }
 
 TEST(Sampler, PartitionsWhenAsked) {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.partitions = true;
   Sampler sampler(std::move(options));
   const auto snapshot = sampler.Collect(kProcfs, kSysfs, 1000);
@@ -52,7 +53,7 @@ const CollectorStatus* StatusOf(const Snapshot& s, std::string_view name) {
 }
 
 TEST(Sampler, AKernelWithoutPsiFailsThePressureCollectorByFileAndNothingElse) {
-  Sampler sampler(SamplerOptions{});
+  Sampler sampler(TestSamplerOptions());
   const auto snapshot = sampler.Collect(kProcfs, kSysfs, 1000);  // the cciss tree has no pressure/
   const CollectorStatus* pressure = StatusOf(*snapshot, "pressure");
   ASSERT_NE(pressure, nullptr);
@@ -78,7 +79,7 @@ TEST(Sampler, PressureAvg10KeepsItsMaximumOverTheWindowAsARatio) {
         << "some avg10=" << io_avg10 << " avg60=0.00 avg300=0.00 total=5\n"
         << "full avg10=1.00 avg60=0.00 avg300=0.00 total=2\n";
   };
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.interval_seconds = 1;
   options.window_seconds = 2;  // two samples
   Sampler sampler(std::move(options));
@@ -114,7 +115,7 @@ TEST(Sampler, ACgroupRecreatedUnderItsNameStartsAgainWithoutRates) {
   // In the second sample postgresql.service is new: its counters start low.
   std::ofstream(root / "s2/sys/fs/cgroup/system.slice/postgresql.service/io.stat")
       << "8:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n";
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.interval_seconds = 2;
   options.filter = *collectors::DeviceFilter::Create("", "^loop\\d+$");
   Sampler sampler(std::move(options));
@@ -133,14 +134,14 @@ TEST(Sampler, ACgroupRecreatedUnderItsNameStartsAgainWithoutRates) {
 }
 
 TEST(Sampler, DisabledCgroupsReportNoCollectorAndNoSeries) {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.cgroups.enabled = false;
   Sampler sampler(std::move(options));
   const auto snapshot = sampler.Collect(FileTree(kTwo + "/s1/proc"), FileTree(kTwo + "/s1/sys"), 1);
   EXPECT_EQ(StatusOf(*snapshot, "cgroup"), nullptr);
   EXPECT_TRUE(snapshot->cgroups.series.empty());
   // Enabled on a tree without cgroups: the collector fails and says why.
-  Sampler enabled(SamplerOptions{});
+  Sampler enabled(TestSamplerOptions());
   const auto none = enabled.Collect(kProcfs, kSysfs, 1);
   ASSERT_NE(StatusOf(*none, "cgroup"), nullptr);
   EXPECT_FALSE(StatusOf(*none, "cgroup")->success);
@@ -160,7 +161,7 @@ TEST(Sampler, ProcessIoGrowthIsSummedPerCgroupCutToTheDepth) {
         << "read_bytes: " << read << "\nwrite_bytes: " << write << "\ncancelled_write_bytes: 0\n";
   };
   const auto uptime = [&](const char* text) { std::ofstream(root / "proc/uptime") << text; };
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.interval_seconds = 1;
   options.process_interval_seconds = 1;
   options.cgroups.max_depth = 2;
@@ -227,7 +228,7 @@ std::shared_ptr<const Snapshot> ReadProcesses(Sampler& sampler, ProcessTree& tre
 }
 
 SamplerOptions ProcessOptions(size_t max_pairs = 2000) {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.process_interval_seconds = 1;
   options.cgroups.max_depth = 2;
   options.cgroups.max_pairs = max_pairs;

@@ -5,6 +5,8 @@
 // ids named by their directories' inodes, counts summed into selected
 // ancestors, a removed cgroup's counts kept by its parent and its entries
 // forgotten, an unnamed one counted as unresolved.
+#include "daemon/sources/block_io/block_io_source.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -14,6 +16,7 @@
 
 #include "daemon/sources/block_io/block_io_cgroups.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
@@ -85,8 +88,8 @@ class BlockIoSourceTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(root_); }
 
   SamplerOptions Options(bool enabled = true) {
-    SamplerOptions options;
-    options.block_io.enabled = enabled;
+    SamplerOptions options = TestSamplerOptions();
+    options.settings.Set(kBpfEnabled, enabled);
     options.block_io.load = [script = script_]() -> Result<std::unique_ptr<bpf::BlockIoCounters>> {
       ++script->loads;
       if (script->fail_load) {
@@ -192,7 +195,7 @@ TEST_F(BlockIoSourceTest, DisksAndStagesAsConfiguredWithIntervalQuantiles) {
     histogram.slots[bpf::LatencySlotOf(3'000'000)] += 10;
   }
   SamplerOptions with_queue = Options();
-  with_queue.block_io.queue_stage = true;
+  with_queue.settings.Set(kBpfQueueStage, true);
   sampler.Reconfigure(std::move(with_queue));
   snapshot = Collect(sampler);
   ASSERT_EQ(snapshot->block_io.latency.size(), 3u);

@@ -10,6 +10,7 @@
 
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
@@ -46,7 +47,7 @@ class DiskSourceTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  Sampler sampler_{SamplerOptions{}};
+  Sampler sampler_{TestSamplerOptions()};
   std::shared_ptr<const Snapshot> snapshot_;
 };
 

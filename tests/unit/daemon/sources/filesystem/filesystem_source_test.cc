@@ -16,6 +16,7 @@
 #include "collectors/filesystem/mountinfo.h"
 #include "daemon/sources/filesystem/usage_asker.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -113,7 +114,7 @@ const FilesystemSeries* FindMount(const Snapshot& s, std::string_view mount_poin
 
 TEST(FilesystemSource, AHungMountNeverDelaysASample) {
   HangingStatvfs statvfs("/var/lib/data");
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.read_deadline_seconds = 1;  // serve's: half the interval
   options.filesystems.mount_timeout_seconds = 0.05;
   options.filesystems.read_usage = statvfs.Reader();
@@ -152,7 +153,7 @@ TEST(FilesystemSource, AHungMountNeverDelaysASample) {
 }
 
 TEST(FilesystemSource, AnUnreadableMountTableFailsTheCollectorWithItsPath) {
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
     return collectors::FilesystemUsage{};
   };
@@ -214,7 +215,7 @@ TEST(FilesystemSource, AMountTableLargerThanProcfsReadsCapIsReadWhole) {
   }
   ASSERT_GT(text.size(), kMaxProcfsFileBytes);
   const MountTree tree(text);
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.read_usage = AnswerAtOnce();
   Sampler sampler(options);
   const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
@@ -258,7 +259,7 @@ TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
     text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
   }
   const MountTree tree(text);
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.read_deadline_seconds = 0.05;  // 40 ms of statvfs per sample
   options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
     std::this_thread::sleep_for(milliseconds(2));
@@ -292,7 +293,7 @@ TEST(FilesystemSource, StuckFuseMountsNeverStarveAMountOfAnotherKind) {
   // The FUSE calls hang until released; their threads may outlive the test.
   auto fuse = std::make_shared<HangingStatvfs>("");
   const auto hanging = fuse->Reader();
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.mount_timeout_seconds = 0.02;
   options.filesystems.read_usage = [fuse, hanging](const std::string& path) {
     return path.starts_with("/fuse/") ? hanging("") : AnswerAtOnce()(path);
@@ -323,7 +324,7 @@ TEST(FilesystemSource, BtrfsErrorsAreFoundByTheSourcesDeviceNumber) {
   tree.Write(fmt::format("sys/fs/btrfs/{}/devices/dm-0", fsid), "");
   tree.Write(fmt::format("sys/fs/btrfs/{}/devinfo/1/error_stats", fsid),
              "write_errs 3\nread_errs 7\nflush_errs 0\ncorruption_errs 1\ngeneration_errs 0\n");
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.read_usage = AnswerAtOnce();
   int stat_calls = 0;
   options.filesystems.device_of =
@@ -355,7 +356,7 @@ TEST(FilesystemSource, MountPointsThatDifferInInvalidBytesAreDistinctLabels) {
                        "41 21 0:46 / /m/x\xfe rw - tmpfs tmpfs rw\n"
                        "42 21 0:47 / /m/y rw - tmpfs tmpfs rw,size=1024k\n"
                        "43 42 0:48 / /m/y rw - tmpfs tmpfs rw,size=2048k\n");
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.read_usage = AnswerAtOnce();
   Sampler sampler(options);
   const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
@@ -384,7 +385,7 @@ TEST(FilesystemSource, AnUnchangedMountTableIsReusedAndEveryChangeIsSeenInTheNex
     tree.Write("sys/fs/ext4/sdb/last_error_time", "0\n");
   };
   write_errors(0);
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   uint64_t free_blocks = 100;
   options.filesystems.read_usage = [&](const std::string&) -> Result<collectors::FilesystemUsage> {
     return collectors::FilesystemUsage{4096 * 1000, 4096 * free_blocks, 4096 * free_blocks, 100,
@@ -436,7 +437,7 @@ TEST(FilesystemSource, AnUnchangedMountTableIsReusedAndEveryChangeIsSeenInTheNex
 
 TEST(FilesystemSource, NewOptionsChooseAgainFromAnUnchangedTable) {
   const MountTree tree(std::string(kRootLine) + "40 21 0:45 / /scratch rw - tmpfs tmpfs rw\n");
-  SamplerOptions options;
+  SamplerOptions options = TestSamplerOptions();
   options.filesystems.read_usage = AnswerAtOnce();
   Sampler sampler(options);
   auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);

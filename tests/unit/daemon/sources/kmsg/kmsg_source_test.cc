@@ -15,6 +15,7 @@
 #include "daemon/sources/kmsg/kmsg_counts.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/daemon/sources/fake_kmsg.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
@@ -39,9 +40,9 @@ class KmsgSourceTest : public ::testing::Test {
     std::ofstream(dir_ / "proc/sys/kernel/random/boot_id") << id << "\n";
   }
   SamplerOptions Options() {
-    SamplerOptions o;
+    SamplerOptions o = TestSamplerOptions();
     o.filesystems.enabled = false;
-    o.kmsg.enabled = true;
+    o.settings.Set(kKmsgEnabled, true);
     o.kmsg.open = log_.Opener();
     o.kmsg.state_file = (dir_ / "kmsg-errors.json").string();
     return o;

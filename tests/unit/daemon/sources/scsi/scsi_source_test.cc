@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "daemon/sources/registry.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/test_files.h"
 
 namespace iowatch::daemon {
@@ -61,7 +62,7 @@ class ScsiSourceTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  Sampler sampler_{SamplerOptions{}};
+  Sampler sampler_{TestSamplerOptions()};
 };
 
 TEST_F(ScsiSourceTest, TheSameDiskWrapsPast32Bits) {
@@ -99,7 +100,7 @@ TEST_F(ScsiSourceTest, TheSwitchInTheConfigTurnsTheSourceOff) {
                                        RegisteredSettings());
   ASSERT_TRUE(off.has_value()) << off.error().ToString();
   for (const bool enabled : {true, false}) {
-    SamplerOptions options;
+    SamplerOptions options = TestSamplerOptions();
     if (!enabled) options.settings = off->settings;
     Sampler sampler(std::move(options));
     const auto snapshot =

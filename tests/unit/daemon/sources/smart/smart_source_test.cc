@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
 
 namespace iowatch::daemon {
@@ -34,10 +35,10 @@ const SmartSeries* Find(const Snapshot& s, std::string_view device) {
 }
 
 SamplerOptions Options() {
-  SamplerOptions o;
+  SamplerOptions o = TestSamplerOptions();
   o.filesystems.enabled = false;
-  o.smart.enabled = true;
-  o.smart.timeout_seconds = 1;
+  o.settings.Set(kSmartEnabled, true);
+  o.settings.Set(kSmartTimeout, std::chrono::milliseconds(1000));
   o.smart.command = {"sh", iowatch::testing::FixturesDir() + "/smart/fake-smartctl.sh"};
   o.filter = *collectors::DeviceFilter::Create("", "^(loop|ram|zram|fd)\\d+$");
   return o;
@@ -96,7 +97,7 @@ size_t Children() {
 TEST(SmartSource, AtMostFourRunsAtOnceAndEveryDiskHasItsTurn) {
   SamplerOptions o = Options();
   // Every run takes 0.3 s, then answers as the fixture does (sdc never).
-  o.smart.timeout_seconds = 5;
+  o.settings.Set(kSmartTimeout, std::chrono::milliseconds(5000));
   o.smart.command = {
       "sh", "-c",
       "sleep 0.3; exec sh " + iowatch::testing::FixturesDir() + "/smart/fake-smartctl.sh \"$@\"",
@@ -161,7 +162,7 @@ TEST(SmartSource, ARunKilledAtTheTimeoutTakesItsChildrenWithIt) {
   const std::string dir = ::testing::TempDir() + "smart-grandchildren-" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   SamplerOptions o = Options();
-  o.smart.timeout_seconds = 1;
+  o.settings.Set(kSmartTimeout, std::chrono::milliseconds(1000));
   // Each hung smartctl leaves a child of its own (a helper it started), and
   // writes that child's pid to DIR/<disk>.
   o.smart.command = Fake("sda|sdb|sdc", "sleep 600 & echo $! > " + dir + "/$dev; exec sleep 600");
@@ -279,8 +280,9 @@ TEST(SmartSource, ARunStuckInTheKernelIsKeptCountedAndReapedWithoutBlockingTheSa
     ~RemovedAtTheEnd() { std::filesystem::remove(path); }
   } remove_starts{starts};
   SamplerOptions o = Options();
-  o.smart.timeout_seconds = 1;
-  o.smart.interval_seconds = 0.05;  // a disk is asked again as soon as its last run is over
+  o.settings.Set(kSmartTimeout, std::chrono::milliseconds(1000));
+  o.settings.Set(kSmartInterval, std::chrono::milliseconds(
+                                     50));  // a disk is asked again as soon as its last run is over
   // Four disks hang in the kernel (each start noted); the fifth answers.
   o.smart.command =
       Fake("sda|sdb|sdc|nvme0n1", "echo $dev >> " + starts + "; exec stat " + fuse.dir() + "/$dev");

@@ -1,0 +1,20 @@
+// SamplerOptions for a test's Sampler: the config's defaults (each source's
+// settings at their rows' defaults), but with the two sources that reach
+// outside the test's fixture tree switched off: the host's kernel log and
+// smartctl on the host's disks. A test of one of them switches it on.
+#pragma once
+
+#include "daemon/sampling/source_context.h"
+#include "daemon/sources/kmsg/kmsg_source.h"
+#include "daemon/sources/smart/smart_source.h"
+
+namespace iowatch::daemon {
+
+inline SamplerOptions TestSamplerOptions() {
+  SamplerOptions options;
+  options.settings.Set(kKmsgEnabled, false);
+  options.settings.Set(kSmartEnabled, false);
+  return options;
+}
+
+}  // namespace iowatch::daemon
