@@ -24,7 +24,6 @@
 #include <string_view>
 #include <vector>
 
-#include "common/filesystem_defaults.h"
 #include "common/result.h"
 #include "config/settings.h"
 #include "probes/spec/job_spec.h"
@@ -77,26 +76,6 @@ struct CgroupConfig {
   bool operator==(const CgroupConfig&) const = default;
 };
 
-// The filesystem collector (collectors/filesystem/): node_exporter's
-// selection, RE2 on the whole fstype and mount point ("" = no filter), and
-// how long one mount's statvfs may take before it counts as stuck.
-struct FilesystemConfig {
-  bool enabled = true;
-  std::string fs_types_include;
-  std::string fs_types_exclude = kDefaultFsTypesExclude;
-  std::string mount_points_include;
-  std::string mount_points_exclude = kDefaultMountPointsExclude;
-  std::chrono::milliseconds mount_timeout{1000};
-  bool operator==(const FilesystemConfig&) const = default;
-};
-
-// The sources' settings that config.h still holds (the others are rows of
-// their sources: settings.h).
-struct CollectorsConfig {
-  FilesystemConfig filesystem;
-  bool operator==(const CollectorsConfig&) const = default;
-};
-
 // One scheduled probe (probes.jobs[]) with probes.defaults applied.
 struct ProbeJobConfig {
   std::string name;  // unique; also names the probe file: <directory>/<name>.0.0
@@ -142,7 +121,6 @@ struct Config {
   SamplingConfig sampling;
   DeviceConfig devices;
   CgroupConfig cgroups;
-  CollectorsConfig collectors;
   std::string procfs = "/proc";  // yaml: paths.procfs
   std::string sysfs = "/sys";    // yaml: paths.sysfs
   std::string state_dir = "/var/lib/iowatch";
@@ -174,9 +152,10 @@ Result<Config> LoadConfigFile(const std::filesystem::path& path, std::span<const
 probes::JobSpec ResolveProbeTarget(probes::JobSpec spec, const std::filesystem::path& state_dir);
 
 // Every key a config file may hold, dotted ("web.tls.cert_file"), in
-// documentation order: each of `settings` after the last key of its
-// deepest section the schema has ("collectors.scsi.enabled" after the last
-// "collectors." key). Sections ("web", "web.tls") are not listed.
+// documentation order: each of `settings` at the end of the deepest section
+// of the schema it is under ("collectors.scsi.enabled" at the end of
+// "collectors"), in their order; one under none, last. Sections ("web",
+// "web.tls") are not listed.
 std::vector<std::string> AllConfigKeys(std::span<const Setting> settings = {});
 
 // The keys of AllConfigKeys() that `yaml_text` sets, in file order, or the

@@ -212,20 +212,6 @@ constexpr Key kCgroupKeys[] = {
     IntegerKey<1, 1000000, &Config::cgroups, &CgroupConfig::max_series>("max_series"),
     DurationKey<0, &Config::cgroups, &CgroupConfig::process_interval>("process_interval"),
 };
-constexpr auto kFs = &CollectorsConfig::filesystem;
-constexpr Key kFilesystemKeys[] = {
-    BoolKey<&Config::collectors, kFs, &FilesystemConfig::enabled>("enabled"),
-    RegexKey<&Config::collectors, kFs, &FilesystemConfig::fs_types_include>("fs_types_include"),
-    RegexKey<&Config::collectors, kFs, &FilesystemConfig::fs_types_exclude>("fs_types_exclude"),
-    RegexKey<&Config::collectors, kFs, &FilesystemConfig::mount_points_include>(
-        "mount_points_include"),
-    RegexKey<&Config::collectors, kFs, &FilesystemConfig::mount_points_exclude>(
-        "mount_points_exclude"),
-    DurationKey<1, &Config::collectors, kFs, &FilesystemConfig::mount_timeout>("mount_timeout"),
-};
-constexpr Key kCollectorKeys[] = {
-    Section("filesystem", kFilesystemKeys),
-};
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);
 }
@@ -242,7 +228,9 @@ constexpr Key kRootKeys[] = {
     Section("sampling", kSamplingKeys),
     Section("devices", kDeviceKeys),
     Section("cgroups", kCgroupKeys),
-    Section("collectors", kCollectorKeys),
+    // Every key below it is a source's setting (settings.h): the section
+    // places them among the others.
+    Key{"collectors"},
     Section("paths", kPathKeys),
     {"state_dir", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.state_dir); }},
     Section("log", kLogKeys),
@@ -306,26 +294,34 @@ Result<Config> Parse(std::string_view yaml_text, std::string_view source_name,
   return config;
 }
 
-void CollectKeys(const Key* keys, size_t count, const std::string& path,
-                 std::vector<std::string>& out) {
-  for (size_t i = 0; i < count; ++i) {
-    const std::string child = Join(path, keys[i].name);
-    if (keys[i].read != nullptr) out.push_back(child);
-    CollectKeys(keys[i].children, keys[i].child_count, child, out);
+// The settings under `section` not placed yet, in their order.
+void PlaceSettings(std::string_view section, std::span<const Setting> settings,
+                   std::vector<bool>& placed, std::vector<std::string>& out) {
+  for (size_t i = 0; i < settings.size(); ++i) {
+    const std::string_view key = settings[i].key;
+    if (placed[i] || !key.starts_with(section) || key.size() <= section.size() ||
+        key[section.size()] != '.') {
+      continue;
+    }
+    out.emplace_back(key);
+    placed[i] = true;
   }
 }
 
-// Where `key` goes among `keys`: after the last one under its deepest
-// section that any of them is under; at the end when none is.
-size_t PlaceOf(std::string_view key, const std::vector<std::string>& keys) {
-  for (size_t dot = key.rfind('.'); dot != std::string_view::npos && dot > 0;
-       dot = key.rfind('.', dot - 1)) {
-    const std::string_view section = key.substr(0, dot + 1);  // "collectors."
-    for (size_t i = keys.size(); i-- > 0;) {
-      if (keys[i].starts_with(section)) return i + 1;
+// The schema's keys in order, each section followed by the settings under it
+// that no deeper section of the schema holds.
+void CollectKeys(const Key* keys, size_t count, const std::string& path,
+                 std::span<const Setting> settings, std::vector<bool>& placed,
+                 std::vector<std::string>& out) {
+  for (size_t i = 0; i < count; ++i) {
+    const std::string child = Join(path, keys[i].name);
+    if (keys[i].read != nullptr) {
+      out.push_back(child);
+      continue;
     }
+    CollectKeys(keys[i].children, keys[i].child_count, child, settings, placed, out);
+    PlaceSettings(child, settings, placed, out);
   }
-  return keys.size();
 }
 
 }  // namespace
@@ -337,10 +333,10 @@ Result<Config> ParseConfig(std::string_view yaml_text, std::string_view source_n
 
 std::vector<std::string> AllConfigKeys(std::span<const Setting> settings) {
   std::vector<std::string> keys;
-  CollectKeys(kRootKeys, kRootCount, "", keys);
-  for (const Setting& setting : settings) {
-    keys.insert(keys.begin() + static_cast<std::ptrdiff_t>(PlaceOf(setting.key, keys)),
-                std::string(setting.key));
+  std::vector<bool> placed(settings.size(), false);
+  CollectKeys(kRootKeys, kRootCount, "", settings, placed, keys);
+  for (size_t i = 0; i < settings.size(); ++i) {
+    if (!placed[i]) keys.emplace_back(settings[i].key);  // under no section of the schema
   }
   return keys;
 }

@@ -41,12 +41,9 @@ struct BlockIoSourceOptions {
   std::function<Result<std::unique_ptr<collectors::bpf::BlockIoCounters>>()> load;
 };
 
-// The filesystem source's options (collectors.filesystem): which mounts, and how
-// long one statvfs may take before its mount counts as stuck.
+// The filesystem source's readers (its settings, collectors.filesystem.*:
+// filesystem_source.h).
 struct FilesystemSourceOptions {
-  bool enabled = true;
-  collectors::FilesystemFilter filter = collectors::DefaultFilesystemFilter();
-  double mount_timeout_seconds = 1;
   // statvfs; empty: statfs in helper processes (collectors/filesystem/
   // statfs_helpers.h), so that a call that never returns cannot keep iowatch
   // from exiting. Tests inject another (a fixture's mount points are not this

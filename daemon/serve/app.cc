@@ -59,13 +59,6 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.cgroups = {c.cgroups.enabled, c.cgroups.depth, std::move(*cgroup_filter),
                      c.cgroups.max_series};
   options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
-  const config::FilesystemConfig& fs = c.collectors.filesystem;
-  auto fs_filter = collectors::MakeFilesystemFilter(
-      fs.fs_types_include, fs.fs_types_exclude, fs.mount_points_include, fs.mount_points_exclude);
-  if (!fs_filter) return ErrorOf(fs_filter);
-  options.filesystems.enabled = fs.enabled;
-  options.filesystems.filter = std::move(*fs_filter);
-  options.filesystems.mount_timeout_seconds = ToSeconds(fs.mount_timeout);
   options.settings = c.settings;
   options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.

@@ -25,6 +25,19 @@ constexpr char kMountinfo[] = "self/mountinfo";
 
 using steady = std::chrono::steady_clock;
 
+constexpr config::Setting kFilesystemSettings[] = {kFilesystemEnabled,  kFsTypesInclude,
+                                                   kFsTypesExclude,     kMountPointsInclude,
+                                                   kMountPointsExclude, kMountTimeout};
+
+// The mounts the settings select (their patterns were checked when the
+// config was read).
+Result<collectors::FilesystemFilter> FilterOf(const SamplerOptions& o) {
+  const auto pattern = [&](const config::Setting& s) { return o.settings.Get<std::string>(s); };
+  return collectors::MakeFilesystemFilter(pattern(kFsTypesInclude), pattern(kFsTypesExclude),
+                                          pattern(kMountPointsInclude),
+                                          pattern(kMountPointsExclude));
+}
+
 class FilesystemSource final : public SampleSource {
  public:
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
@@ -56,10 +69,11 @@ class FilesystemSource final : public SampleSource {
     std::vector<Known> known;
   };
 
-  // The table of `text` read from `path`; each filesystem still mounted
-  // keeps what it knew.
-  void Rebuild(const FileTree& sysfs, collectors::MountinfoText text, std::string_view path,
-               const std::shared_ptr<const SamplerOptions>& options);
+  // The table of `text` read from `path`, selected by the options' filters;
+  // each filesystem still mounted keeps what it knew. Fails (the table kept
+  // as it was) when a filter does not compile.
+  Status Rebuild(const FileTree& sysfs, collectors::MountinfoText text, std::string_view path,
+                 const std::shared_ptr<const SamplerOptions>& options);
   // The names of each device number, walking sysfs again only when a
   // filesystem on a device not seen before appears.
   const DeviceNames& NamesOf(const FileTree& sysfs, uint32_t major, uint32_t minor);
@@ -77,7 +91,7 @@ class FilesystemSource final : public SampleSource {
   // the deadline; each mount's figures into `known` (kept when not reached).
   void AskUsage(const Selected& selected, std::vector<Known>& known, const SourceContext& context,
                 steady::time_point sample_start);
-  static steady::duration MountTimeout(const FilesystemSourceOptions& options);
+  static steady::duration MountTimeout(const SamplerOptions& options);
   // How long one mount may take: mount_timeout, and never past 80 % of the
   // sample's read deadline, which leaves the rest of the sample its time.
   static steady::time_point AskDeadline(const SamplerOptions& options,
@@ -149,9 +163,9 @@ void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount
   }
 }
 
-steady::duration FilesystemSource::MountTimeout(const FilesystemSourceOptions& options) {
+steady::duration FilesystemSource::MountTimeout(const SamplerOptions& options) {
   return std::chrono::duration_cast<steady::duration>(
-      std::chrono::duration<double>(options.mount_timeout_seconds));
+      options.settings.Get<std::chrono::milliseconds>(kMountTimeout));
 }
 
 steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
@@ -160,7 +174,7 @@ steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
   const auto after = [](double seconds) {
     return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
   };
-  auto deadline = now + MountTimeout(options.filesystems);
+  auto deadline = now + MountTimeout(options);
   if (options.read_deadline_seconds > 0) {
     deadline = std::min(deadline, sample_start + after(0.8 * options.read_deadline_seconds));
   }
@@ -188,7 +202,7 @@ void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known>& kn
     }
     UsageAsker::Answer answer =
         asker_.Ask(read, f.mount.mount_point, UsageAsker::PoolOf(f.mount.fstype), deadline,
-                   now + MountTimeout(options));
+                   now + MountTimeout(*context.options));
     if (answer.pending) {
       // Not judged yet (the sample's end came first): it keeps its figures.
       // Cut short now, it is asked first next sample.
@@ -209,14 +223,16 @@ void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& seri
   std::erase_if(names_, [&](const auto& entry) { return !mounted.contains(entry.first); });
 }
 
-void FilesystemSource::Rebuild(const FileTree& sysfs, collectors::MountinfoText text,
-                               std::string_view path,
-                               const std::shared_ptr<const SamplerOptions>& options) {
+Status FilesystemSource::Rebuild(const FileTree& sysfs, collectors::MountinfoText text,
+                                 std::string_view path,
+                                 const std::shared_ptr<const SamplerOptions>& options) {
+  const auto filter = FilterOf(*options);
+  if (!filter) return ErrorOf(filter);
   collectors::Mountinfo parsed = collectors::ParseMountinfoText(text, path);
   Table table{.text = std::move(text.text),
               .options = options,
               .skipped = std::move(parsed.skipped),
-              .selected = SelectFilesystems(std::move(parsed.mounts), options->filesystems.filter),
+              .selected = SelectFilesystems(std::move(parsed.mounts), *filter),
               .described = {},
               .known = {}};
   std::map<MountKey, Known> before;
@@ -239,22 +255,25 @@ void FilesystemSource::Rebuild(const FileTree& sysfs, collectors::MountinfoText 
   }
   table_ = std::move(table);
   ForgetUnmounted(table_->described);
+  return {};
 }
 
 void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
                                const SourceContext& context, Snapshot& out) {
-  const FilesystemSourceOptions& options = context.options->filesystems;
-  if (!options.enabled) return;
+  if (!context.options->settings.Get<bool>(kFilesystemEnabled)) return;
   const auto sample_start = steady::now();
   const double start = context.now();
   CollectorStatus status{"filesystem", 0, false, 0, {}, {}};
   auto text = collectors::ReadMountinfoText(procfs, kMountinfo);
-  if (!text) {
-    status.error = text.error().ToString();
+  const bool rebuild =
+      text && (!table_ || table_->text != text->text || table_->options != context.options);
+  Status built;
+  if (rebuild) {
+    built = Rebuild(sysfs, std::move(*text), procfs.PathOf(kMountinfo).string(), context.options);
+  }
+  if (!text || !built) {
+    status.error = text ? built.error().ToString() : text.error().ToString();
   } else {
-    if (!table_ || table_->text != text->text || table_->options != context.options) {
-      Rebuild(sysfs, std::move(*text), procfs.PathOf(kMountinfo).string(), context.options);
-    }
     Table& table = *table_;
     skipped_total_ += table.skipped.size();
     if (!table.skipped.empty()) status.parse_error = table.skipped.front().ToString();
@@ -283,8 +302,10 @@ const SourceDescriptor& FilesystemSourceDescriptor() {
           .name = "filesystem",
           .reads = "<procfs>/self/mountinfo, then statvfs(3) of one mount per filesystem",
           .collectors = kCollectors,
-          .config_switch = "collectors.filesystem.enabled",
-          .enabled = [](const SamplerOptions& o) { return o.filesystems.enabled; },
+          .config_switch = kFilesystemEnabled.key,
+          .settings = kFilesystemSettings,
+          .enabled =
+              [](const SamplerOptions& o) { return o.settings.Get<bool>(kFilesystemEnabled); },
           .add_families = AddFilesystemFamilies,
       });
   return kDescriptor;

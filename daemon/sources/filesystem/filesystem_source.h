@@ -15,12 +15,37 @@
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
+#include "common/filesystem_defaults.h"
 #include "daemon/sampling/sample_source.h"
 
 namespace iowatch::daemon {
 
 // Its registration (daemon/sources/registry.cc).
 const SourceDescriptor& FilesystemSourceDescriptor();
+
+// Its settings (daemon/sources/filesystem/iowatch.yaml documents them):
+// node_exporter's selection, RE2 on the whole fstype and mount point ("" =
+// no filter), and how long one mount's statvfs may take.
+inline constexpr config::Setting kFilesystemEnabled{.key = "collectors.filesystem.enabled",
+                                                    .default_value = "true"};
+inline constexpr config::Setting kFsTypesInclude{.key = "collectors.filesystem.fs_types_include",
+                                                 .type = config::SettingType::kRegex,
+                                                 .default_value = ""};
+inline constexpr config::Setting kFsTypesExclude{.key = "collectors.filesystem.fs_types_exclude",
+                                                 .type = config::SettingType::kRegex,
+                                                 .default_value = kDefaultFsTypesExclude};
+inline constexpr config::Setting kMountPointsInclude{
+    .key = "collectors.filesystem.mount_points_include",
+    .type = config::SettingType::kRegex,
+    .default_value = ""};
+inline constexpr config::Setting kMountPointsExclude{
+    .key = "collectors.filesystem.mount_points_exclude",
+    .type = config::SettingType::kRegex,
+    .default_value = kDefaultMountPointsExclude};
+inline constexpr config::Setting kMountTimeout{.key = "collectors.filesystem.mount_timeout",
+                                               .type = config::SettingType::kDuration,
+                                               .default_value = "1s",
+                                               .min = 1};
 
 // The families it renders (filesystem_families.cc).
 void AddFilesystemFamilies(TableBuilder& t);

@@ -45,12 +45,11 @@ std::string SettingsMessageOf(std::string_view yaml) {
 
 TEST(Settings, AFileSetsThemBesideTheSchemasKeys) {
   const auto c = ParseWithRows(
-      "sampling:\n  interval: 2s\ncollectors:\n  filesystem:\n    enabled: false\n  foo:\n"
+      "sampling:\n  interval: 2s\ncollectors:\n  foo:\n"
       "    enabled: false\n    interval: 90s\n    depth: 7\n    share: 0.25\n"
       "    include: \"^sd\"\n");
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->sampling.interval, milliseconds(2000));
-  EXPECT_FALSE(c->collectors.filesystem.enabled);
   EXPECT_FALSE(c->settings.Get<bool>(kEnabled));
   EXPECT_EQ(c->settings.Get<milliseconds>(kInterval), milliseconds(90000));
   EXPECT_EQ(c->settings.Get<uint32_t>(kDepth), 7u);
@@ -101,7 +100,7 @@ TEST(Settings, UnknownAndDuplicateKeysNameTheSettingsToo) {
             "t.yaml:3:5: collectors.foo.enabld: unknown key; expected one of enabled, interval, "
             "depth, share, include");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  fo:\n"),
-            "t.yaml:2:3: collectors.fo: unknown key; expected one of filesystem, foo");
+            "t.yaml:2:3: collectors.fo: unknown key; expected one of foo");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  foo:\n    depth: 3\n    depth: 4\n"),
             "t.yaml:4:5: collectors.foo.depth: duplicate key");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  foo: 3\n"),
@@ -117,7 +116,7 @@ TEST(Settings, AllConfigKeysListsThemAfterTheirSectionsLastKey) {
   const std::vector<std::string> plain = AllConfigKeys();
   const std::vector<std::string> keys = AllConfigKeys(kRows);
   ASSERT_EQ(keys.size(), plain.size() + std::size(kRows));
-  const auto last = std::ranges::find(keys, "collectors.filesystem.mount_timeout");
+  const auto last = std::ranges::find(keys, "cgroups.process_interval");
   ASSERT_NE(last, keys.end());
   for (size_t i = 0; i < std::size(kRows); ++i) EXPECT_EQ(last[1 + i], kRows[i].key);
   EXPECT_EQ(last[1 + std::size(kRows)], "paths.procfs");

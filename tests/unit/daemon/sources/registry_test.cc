@@ -52,7 +52,6 @@ TEST(Registry, EverySourceIsWholeAndNamesItsOwnCollectors) {
     SamplerOptions off;
     off.cgroups.enabled = false;
     off.process_interval_seconds = 0;
-    off.filesystems.enabled = false;
     for (const config::Setting& setting : RegisteredSettings()) {
       if (setting.key.ends_with(".enabled")) off.settings.Set(setting, false);
     }

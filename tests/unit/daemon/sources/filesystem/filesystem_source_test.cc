@@ -1,6 +1,8 @@
 // A mount whose statvfs hangs (a stale NFS server, a FUSE daemon that does
 // not answer) never delays a sample: it is asked once, marked, not asked
 // again while its call is pending, and read again once the call returns.
+#include "daemon/sources/filesystem/filesystem_source.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -116,7 +118,7 @@ TEST(FilesystemSource, AHungMountNeverDelaysASample) {
   HangingStatvfs statvfs("/var/lib/data");
   SamplerOptions options = TestSamplerOptions();
   options.read_deadline_seconds = 1;  // serve's: half the interval
-  options.filesystems.mount_timeout_seconds = 0.05;
+  options.settings.Set(kMountTimeout, std::chrono::milliseconds(50));
   options.filesystems.read_usage = statvfs.Reader();
   Sampler sampler(options);
 
@@ -294,7 +296,7 @@ TEST(FilesystemSource, StuckFuseMountsNeverStarveAMountOfAnotherKind) {
   auto fuse = std::make_shared<HangingStatvfs>("");
   const auto hanging = fuse->Reader();
   SamplerOptions options = TestSamplerOptions();
-  options.filesystems.mount_timeout_seconds = 0.02;
+  options.settings.Set(kMountTimeout, std::chrono::milliseconds(20));
   options.filesystems.read_usage = [fuse, hanging](const std::string& path) {
     return path.starts_with("/fuse/") ? hanging("") : AnswerAtOnce()(path);
   };
@@ -442,13 +444,28 @@ TEST(FilesystemSource, NewOptionsChooseAgainFromAnUnchangedTable) {
   Sampler sampler(options);
   auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
   EXPECT_NE(FindMount(*snapshot, "/scratch"), nullptr);
-  auto filter = collectors::MakeFilesystemFilter("", "", "", "^/scratch$");
-  ASSERT_TRUE(filter.has_value());
-  options.filesystems.filter = std::move(*filter);
+  options.settings.Set(kFsTypesExclude, std::string());
+  options.settings.Set(kMountPointsExclude, std::string("^/scratch$"));
   sampler.Reconfigure(options);
   snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1001);
   EXPECT_EQ(FindMount(*snapshot, "/scratch"), nullptr);
   EXPECT_NE(FindMount(*snapshot, "/"), nullptr);
+}
+
+// A pattern that does not compile (the config's reader refuses one; this is
+// the source's own guard) fails the collector with the pattern's error and
+// selects nothing from a table it cannot filter.
+TEST(FilesystemSource, APatternThatDoesNotCompileFailsTheCollectorNamingIt) {
+  const MountTree tree{std::string(kRootLine)};
+  SamplerOptions options = TestSamplerOptions();
+  options.filesystems.read_usage = AnswerAtOnce();
+  options.settings.Set(kMountPointsExclude, std::string("(unclosed"));
+  Sampler sampler(options);
+  const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  const CollectorStatus& status = FilesystemStatus(*snapshot);
+  EXPECT_FALSE(status.success);
+  EXPECT_NE(status.error.find("(unclosed"), std::string::npos) << status.error;
+  EXPECT_TRUE(snapshot->filesystems.series.empty());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/kmsg/kmsg_counts.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/daemon/sources/fake_kmsg.h"
@@ -41,7 +42,7 @@ class KmsgSourceTest : public ::testing::Test {
   }
   SamplerOptions Options() {
     SamplerOptions o = TestSamplerOptions();
-    o.filesystems.enabled = false;
+    o.settings.Set(kFilesystemEnabled, false);
     o.settings.Set(kKmsgEnabled, true);
     o.kmsg.open = log_.Opener();
     o.kmsg.state_file = (dir_ / "kmsg-errors.json").string();

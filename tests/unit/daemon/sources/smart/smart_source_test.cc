@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/sampler.h"
 #include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/source_tree.h"
@@ -36,7 +37,7 @@ const SmartSeries* Find(const Snapshot& s, std::string_view device) {
 
 SamplerOptions Options() {
   SamplerOptions o = TestSamplerOptions();
-  o.filesystems.enabled = false;
+  o.settings.Set(kFilesystemEnabled, false);
   o.settings.Set(kSmartEnabled, true);
   o.settings.Set(kSmartTimeout, std::chrono::milliseconds(1000));
   o.smart.command = {"sh", iowatch::testing::FixturesDir() + "/smart/fake-smartctl.sh"};
