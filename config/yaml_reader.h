@@ -199,7 +199,7 @@ class Reader {
 };
 
 // The setting a key reads into: a member of Config through its sections,
-// e.g. At<&Config::collectors, &CollectorsConfig::kmsg, &KmsgConfig::enabled>.
+// e.g. At<&Config::cgroups, &CgroupConfig::enabled>.
 template <auto... kPath>
 constexpr auto& At(Config& c) {
   return (c.*....*kPath);

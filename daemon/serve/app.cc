@@ -20,6 +20,7 @@
 #include "collectors/filesystem/filesystem_mounts.h"
 #include "collectors/smart/smartctl_run.h"
 #include "common/clock.h"
+#include "common/host_units.h"
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
 #include "daemon/http/tls_context.h"
@@ -63,10 +64,8 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
   options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
-  const long page = sysconf(_SC_PAGESIZE);
-  options.page_bytes = page > 0 ? static_cast<uint64_t>(page) : 4096;
-  const long hz = sysconf(_SC_CLK_TCK);
-  options.user_hz = hz > 0 ? static_cast<double>(hz) : 100;
+  options.page_bytes = PageBytes();
+  options.user_hz = static_cast<double>(UserHz());
   return options;
 }
 
