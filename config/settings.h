@@ -38,6 +38,20 @@ struct Setting {
   double max = 0;
 };
 
+// A row by its type, one line each where a source declares it.
+constexpr Setting BoolSetting(std::string_view key, std::string_view default_value) {
+  return {.key = key, .type = SettingType::kBool, .default_value = default_value};
+}
+// A duration of at least `min_ms` milliseconds.
+constexpr Setting DurationSetting(std::string_view key, std::string_view default_value,
+                                  double min_ms) {
+  return {
+      .key = key, .type = SettingType::kDuration, .default_value = default_value, .min = min_ms};
+}
+constexpr Setting RegexSetting(std::string_view key, std::string_view default_value = "") {
+  return {.key = key, .type = SettingType::kRegex, .default_value = default_value};
+}
+
 // bool, a duration, a pattern, an integer or a number, by the row's type.
 using SettingValue = std::variant<bool, std::chrono::milliseconds, std::string, uint32_t, double>;
 

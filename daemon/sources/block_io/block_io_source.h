@@ -19,11 +19,9 @@ namespace iowatch::daemon {
 const SourceDescriptor& BlockIoSourceDescriptor();
 
 // Its settings (daemon/sources/block_io/iowatch.yaml documents them).
-inline constexpr config::Setting kBpfEnabled{.key = "collectors.bpf.enabled",
-                                             .default_value = "false"};
+inline constexpr auto kBpfEnabled = config::BoolSetting("collectors.bpf.enabled", "false");
 // Also export stage="queue".
-inline constexpr config::Setting kBpfQueueStage{.key = "collectors.bpf.queue_stage",
-                                                .default_value = "false"};
+inline constexpr auto kBpfQueueStage = config::BoolSetting("collectors.bpf.queue_stage", "false");
 
 // The families it renders (block_io_families.cc).
 void AddBlockIoFamilies(TableBuilder& t);

@@ -26,26 +26,18 @@ const SourceDescriptor& FilesystemSourceDescriptor();
 // Its settings (daemon/sources/filesystem/iowatch.yaml documents them):
 // node_exporter's selection, RE2 on the whole fstype and mount point ("" =
 // no filter), and how long one mount's statvfs may take.
-inline constexpr config::Setting kFilesystemEnabled{.key = "collectors.filesystem.enabled",
-                                                    .default_value = "true"};
-inline constexpr config::Setting kFsTypesInclude{.key = "collectors.filesystem.fs_types_include",
-                                                 .type = config::SettingType::kRegex,
-                                                 .default_value = ""};
-inline constexpr config::Setting kFsTypesExclude{.key = "collectors.filesystem.fs_types_exclude",
-                                                 .type = config::SettingType::kRegex,
-                                                 .default_value = kDefaultFsTypesExclude};
-inline constexpr config::Setting kMountPointsInclude{
-    .key = "collectors.filesystem.mount_points_include",
-    .type = config::SettingType::kRegex,
-    .default_value = ""};
-inline constexpr config::Setting kMountPointsExclude{
-    .key = "collectors.filesystem.mount_points_exclude",
-    .type = config::SettingType::kRegex,
-    .default_value = kDefaultMountPointsExclude};
-inline constexpr config::Setting kMountTimeout{.key = "collectors.filesystem.mount_timeout",
-                                               .type = config::SettingType::kDuration,
-                                               .default_value = "1s",
-                                               .min = 1};
+inline constexpr auto kFilesystemEnabled =
+    config::BoolSetting("collectors.filesystem.enabled", "true");
+inline constexpr auto kFsTypesInclude =
+    config::RegexSetting("collectors.filesystem.fs_types_include");
+inline constexpr auto kFsTypesExclude =
+    config::RegexSetting("collectors.filesystem.fs_types_exclude", kDefaultFsTypesExclude);
+inline constexpr auto kMountPointsInclude =
+    config::RegexSetting("collectors.filesystem.mount_points_include");
+inline constexpr auto kMountPointsExclude =
+    config::RegexSetting("collectors.filesystem.mount_points_exclude", kDefaultMountPointsExclude);
+inline constexpr auto kMountTimeout =
+    config::DurationSetting("collectors.filesystem.mount_timeout", "1s", 1);
 
 // The families it renders (filesystem_families.cc).
 void AddFilesystemFamilies(TableBuilder& t);

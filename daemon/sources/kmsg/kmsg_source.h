@@ -25,8 +25,7 @@ const SourceDescriptor& KmsgSourceDescriptor();
 
 // Its switch (daemon/sources/kmsg/iowatch.yaml documents it), here for the
 // commands that run it themselves (iowatch health).
-inline constexpr config::Setting kKmsgEnabled{.key = "collectors.kmsg.enabled",
-                                              .default_value = "true"};
+inline constexpr auto kKmsgEnabled = config::BoolSetting("collectors.kmsg.enabled", "true");
 
 // The families it renders (kmsg_families.cc).
 void AddKmsgFamilies(TableBuilder& t);

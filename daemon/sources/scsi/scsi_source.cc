@@ -12,7 +12,7 @@ namespace iowatch::daemon {
 namespace {
 
 // The source's one setting (daemon/sources/scsi/iowatch.yaml documents it).
-constexpr config::Setting kEnabled{.key = "collectors.scsi.enabled", .default_value = "true"};
+constexpr auto kEnabled = config::BoolSetting("collectors.scsi.enabled", "true");
 constexpr config::Setting kSettings[] = {kEnabled};
 
 class ScsiSource final : public SampleSource {

@@ -26,16 +26,11 @@ const SourceDescriptor& SmartSourceDescriptor();
 
 // Its settings (daemon/sources/smart/iowatch.yaml documents them), here for
 // the commands that run it themselves (iowatch health).
-inline constexpr config::Setting kSmartEnabled{.key = "collectors.smart.enabled",
-                                               .default_value = "true"};
-inline constexpr config::Setting kSmartInterval{.key = "collectors.smart.interval",
-                                                .type = config::SettingType::kDuration,
-                                                .default_value = "10m",
-                                                .min = 1000};
-inline constexpr config::Setting kSmartTimeout{.key = "collectors.smart.timeout",
-                                               .type = config::SettingType::kDuration,
-                                               .default_value = "1m",
-                                               .min = 1000};
+inline constexpr auto kSmartEnabled = config::BoolSetting("collectors.smart.enabled", "true");
+inline constexpr auto kSmartInterval =
+    config::DurationSetting("collectors.smart.interval", "10m", 1000);
+inline constexpr auto kSmartTimeout =
+    config::DurationSetting("collectors.smart.timeout", "1m", 1000);
 
 // The families it renders (smart_families.cc).
 void AddSmartFamilies(TableBuilder& t);
