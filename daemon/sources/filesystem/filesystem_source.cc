@@ -92,9 +92,10 @@ class FilesystemSource final : public SampleSource {
   void AskUsage(const Selected& selected, std::vector<Known>& known, const SourceContext& context,
                 steady::time_point sample_start);
   static steady::duration MountTimeout(const SamplerOptions& options);
-  // How long one mount may take: mount_timeout, and never past 80 % of the
-  // sample's read deadline, which leaves the rest of the sample its time.
-  static steady::time_point AskDeadline(const SamplerOptions& options,
+  // How long one mount may take: `timeout` (mount_timeout), and never past
+  // 80 % of the sample's read deadline, which leaves the rest of the sample
+  // its time.
+  static steady::time_point AskDeadline(const SamplerOptions& options, steady::duration timeout,
                                         steady::time_point sample_start, steady::time_point now);
   // Forgets the device names of devices no longer mounted (a container's tmpfs).
   void ForgetUnmounted(const std::vector<FilesystemSeries>& series);
@@ -169,12 +170,13 @@ steady::duration FilesystemSource::MountTimeout(const SamplerOptions& options) {
 }
 
 steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
+                                                 steady::duration timeout,
                                                  steady::time_point sample_start,
                                                  steady::time_point now) {
   const auto after = [](double seconds) {
     return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
   };
-  auto deadline = now + MountTimeout(options);
+  auto deadline = now + timeout;
   if (options.read_deadline_seconds > 0) {
     deadline = std::min(deadline, sample_start + after(0.8 * options.read_deadline_seconds));
   }
@@ -185,6 +187,7 @@ void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known>& kn
                                 const SourceContext& context, steady::time_point sample_start) {
   const FilesystemSourceOptions& options = context.options->filesystems;
   const auto& read = options.read_usage ? options.read_usage : helper_reader_;
+  const steady::duration timeout = MountTimeout(*context.options);  // once a sample, not a mount
   const size_t count = selected.size();
   const size_t first = count == 0 ? 0 : next_ % count;
   for (size_t k = 0; k < count; ++k) {
@@ -195,14 +198,13 @@ void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known>& kn
       continue;
     }
     const auto now = steady::now();
-    const auto deadline = AskDeadline(*context.options, sample_start, now);
+    const auto deadline = AskDeadline(*context.options, timeout, sample_start, now);
     if (deadline <= now) {  // the sample's time ran out: the next one starts here
       next_ = i;
       return;
     }
-    UsageAsker::Answer answer =
-        asker_.Ask(read, f.mount.mount_point, UsageAsker::PoolOf(f.mount.fstype), deadline,
-                   now + MountTimeout(*context.options));
+    UsageAsker::Answer answer = asker_.Ask(
+        read, f.mount.mount_point, UsageAsker::PoolOf(f.mount.fstype), deadline, now + timeout);
     if (answer.pending) {
       // Not judged yet (the sample's end came first): it keeps its figures.
       // Cut short now, it is asked first next sample.

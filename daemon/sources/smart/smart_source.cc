@@ -20,11 +20,12 @@ namespace {
 
 constexpr config::Setting kSmartSettings[] = {kSmartEnabled, kSmartInterval, kSmartTimeout};
 
-// How the disks are asked, as the settings and the command say.
+// How the disks are asked, as the settings and the command say (the
+// options' command, not a copy of it each sample).
 struct SmartRuns {
   double interval_seconds = 0;
   double timeout_seconds = 0;
-  std::vector<std::string> command;
+  const std::vector<std::string>& command;
 };
 
 SmartRuns RunsOf(const SamplerOptions& o) {
