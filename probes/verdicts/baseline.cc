@@ -243,16 +243,21 @@ double RelativeShift(const MetricVerdict& verdict) {
 namespace {
 
 // A good verdict says the shift is gone only if it could have seen it: its
-// allowed distance and its own shift both below it (RegressionTracker).
-bool Informative(const MetricVerdict& good, double shift) {
+// allowed distance and its own shift both below it; or, for a clean run
+// against the clean baseline (`at_own_level`: a median no neighbour's load
+// moved), its own shift below half of it, whatever its spread allows
+// (RegressionTracker).
+bool Informative(const MetricVerdict& good, double shift, bool at_own_level) {
   const double allowed = good.baseline > 0 ? good.threshold / good.baseline : 0;
-  return allowed < shift && RelativeShift(good) < shift;
+  const double own = RelativeShift(good);
+  return own < shift && (allowed < shift || (at_own_level && own < shift / 2));
 }
 
 }  // namespace
 
 std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVerdict> verdicts,
-                                                        int64_t start_ms, int64_t end_ms) {
+                                                        int64_t start_ms, int64_t end_ms,
+                                                        bool at_own_level) {
   // K = 0 would raise without a single bad run; treat it as 1.
   const uint32_t k = std::max<uint32_t>(hysteresis_, 1);
   std::vector<RegressionChange> changes;
@@ -266,7 +271,7 @@ std::vector<RegressionChange> RegressionTracker::Update(std::span<const MetricVe
       ++s.bad_streak;
       s.good_streak = 0;
     } else {
-      if (!Informative(verdict, s.shift)) continue;
+      if (!Informative(verdict, s.shift, at_own_level)) continue;
       ++s.good_streak;
       s.bad_streak = 0;
       s.bad_since_ms = 0;

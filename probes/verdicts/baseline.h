@@ -207,8 +207,12 @@ struct RegressionChange {
 // therefore informative only when its allowed distance (threshold /
 // baseline) and its own shift are both below the smallest shift of the
 // streak it would break (the bad runs', or those that raised the regression);
-// an uninformative one leaves the streaks as they were. Bad verdicts always
-// count: any band's bad run is evidence.
+// an uninformative one leaves the streaks as they were. A clean run judged
+// against the clean baseline (a median no neighbour moved) whose own shift
+// is below half the streak's is informative too, however wide its spread:
+// otherwise a wide clean spread lets three bad runs of other bands, hours
+// apart, add up across a day of runs at the disk's normal level. Bad
+// verdicts always count: any band's bad run is evidence.
 //
 // A regression is a lasting state, not an episode: the K bad runs must also
 // span min_bad_span (BaselinePolicy), so that three runs in 35 s of a
@@ -260,9 +264,11 @@ class RegressionTracker {
   }
   // Feeds one run's verdicts (those not judged are passed over), the run
   // having measured from start_ms to end_ms; returns the state changes it
-  // caused.
+  // caused. `at_own_level`: a clean run's verdicts against the clean
+  // baseline, whose median is the disk's own level.
   std::vector<RegressionChange> Update(std::span<const MetricVerdict> verdicts,
-                                       int64_t start_ms = 0, int64_t end_ms = 0);
+                                       int64_t start_ms = 0, int64_t end_ms = 0,
+                                       bool at_own_level = false);
   bool Regressed(std::string_view op, std::string_view metric) const;
   // Streaks::since_ms of the metric's standing regression; 0 when none
   // stands (or its start is unknown).

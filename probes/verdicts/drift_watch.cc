@@ -187,6 +187,15 @@ bool DriftWatch::AnyRaised() const {
   return std::ranges::any_of(evidence_, [](const auto& e) { return e.second.raised; });
 }
 
+std::optional<double> DriftWatch::Scatter(std::string_view op, std::string_view metric,
+                                          int64_t start_ms, bool clean) const {
+  const auto it = evidence_.find(std::make_pair(std::string(op), std::string(metric)));
+  if (it == evidence_.end() || Calibrating(it->second, start_ms)) return std::nullopt;
+  const std::optional<std::pair<double, double>> scale = StepScale(it->second, clean);
+  if (!scale) return std::nullopt;
+  return scale->second;
+}
+
 std::optional<double> DriftWatch::Ratio(std::string_view op, std::string_view metric) const {
   const auto it = evidence_.find(std::make_pair(std::string(op), std::string(metric)));
   const MetricSpec* spec = FindMetric(metric);

@@ -166,6 +166,15 @@ class DriftWatch {
 
   bool Raised(std::string_view op, std::string_view metric) const;
   bool AnyRaised() const;
+  // How far runs of a class (`clean` or contended) scatter around the
+  // reference's prediction, in units of its spread (1: as its day said),
+  // once a run starting at `start_ms` is past the calibration; nullopt
+  // before, or for contended runs the calibration saw too few of. A day of
+  // 96 runs can make a disk look quieter than it is (on the simulated fleet
+  // a tenth of the healthy disks' references had spreads of 6-8.5 % where
+  // their runs scatter by 10 %); three more days say it better.
+  std::optional<double> Scatter(std::string_view op, std::string_view metric, int64_t start_ms,
+                                bool clean) const;
   // value / reference of the metric, smoothed (0.95: 5 % fewer IOPS, or a
   // mean 5 % shorter; 1.05 the reverse); nullopt before the first comparison.
   std::optional<double> Ratio(std::string_view op, std::string_view metric) const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <span>
 #include <string>
@@ -279,8 +280,11 @@ bool ClassRulesOutJudging(const Classification& c, const ContentionPolicy& polic
 // every bad streak (a good run in a band too wide to see the shift leaves
 // the series suspect: RegressionTracker).
 void Track(const RunRecord& run, SeriesState& state, RunJudgement& out) {
-  out.changes =
-      state.tracker.Update(out.verdicts, run.start_unix_ms, run.start_unix_ms + run.duration_ms);
+  const bool at_own_level = out.classification.run_class == RunClass::kClean &&
+                            !out.other_conditions && out.baseline &&
+                            out.baseline->baseline.band == kCleanBand;
+  out.changes = state.tracker.Update(out.verdicts, run.start_unix_ms,
+                                     run.start_unix_ms + run.duration_ms, at_own_level);
   const bool any_bad =
       std::ranges::any_of(out.verdicts, [](const MetricVerdict& v) { return v.judged && v.bad; });
   if (any_bad && state.suspect_since_ms == 0) state.suspect_since_ms = run.start_unix_ms;
@@ -405,11 +409,23 @@ Result<std::optional<Baseline>> ReferenceAt(const RunRecord& run, BaselineSource
 // The disk's run-to-run noise as the reference knows it: its prediction at
 // the run's stress, else (a stress its day did not cover) at its first
 // run's, whose spread is the same residuals' (the noise, not the level, is
-// what a band's baseline borrows).
-std::optional<Baseline> NoiseOf(const std::optional<Baseline>& at_run, const DriftWatch& drift,
-                                const BaselinePolicy& policy) {
-  if (at_run || drift.Points().empty()) return at_run;
-  return ModelBaselineAt(drift.Points().front().stress, drift.Points(), policy).baseline;
+// what a band's baseline borrows); each metric's spread scaled by how far
+// the calibration's runs of the run's class scattered (DriftWatch::Scatter),
+// where that is wider.
+std::optional<Baseline> NoiseOf(const RunRecord& run, const std::optional<Baseline>& at_run,
+                                const DriftWatch& drift, const BaselinePolicy& policy) {
+  std::optional<Baseline> noise = at_run;
+  if (!noise && !drift.Points().empty()) {
+    noise = ModelBaselineAt(drift.Points().front().stress, drift.Points(), policy).baseline;
+  }
+  if (!noise) return noise;
+  const bool clean = Classify(run.conditions, policy.contention).run_class == RunClass::kClean;
+  for (MetricBaseline& m : noise->metrics) {
+    const std::optional<double> scatter = drift.Scatter(m.op, m.metric, run.start_unix_ms, clean);
+    if (!scatter || *scatter <= 1 || m.median <= 0) continue;
+    m.spread = std::expm1(std::log1p(m.spread / m.median) * *scatter) * m.median;
+  }
+  return noise;
 }
 
 // A band's baseline is learned from policy.runs runs (10): its spread can be
@@ -535,7 +551,7 @@ Result<RunJudgement> JudgeRun(const RunRecord& run, BaselineSource& source, Seri
   Result<std::optional<Baseline>> reference =
       ReferenceAt(run, source, state, device, *baselines, policy);
   if (!reference) return ErrorOf(reference);
-  const std::optional<Baseline> noise = NoiseOf(*reference, state.drift, policy);
+  const std::optional<Baseline> noise = NoiseOf(run, *reference, state.drift, policy);
   Result<RunJudgement> out = JudgeAgainstBaselines(run, source, state, device, *baselines,
                                                    *reference ? &**reference : nullptr,
                                                    noise ? &*noise : nullptr, policy, now_ms);

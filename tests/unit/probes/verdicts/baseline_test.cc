@@ -320,6 +320,32 @@ TEST(RegressionTrackerTest, OnlyGoodVerdictsThatCouldSeeTheShiftCount) {
   EXPECT_FALSE(t.AnyPending());
 }
 
+// A clean run against the clean baseline whose spread allows more than the
+// streak's shift still breaks the streak when it sits nearer its median than
+// half that shift: hours of runs at the disk's own level are evidence
+// against three bad runs of other bands spread among them. The same verdict
+// of another band (a median a neighbour may have moved) breaks nothing.
+TEST(RegressionTrackerTest, ACleanRunNearItsOwnLevelBreaksAStreakWhateverItsSpreadAllows) {
+  MetricVerdict near = Verdict(false, 95);  // 5 % below, allowed 60 %
+  near.threshold = 60;
+  MetricVerdict halfway = Verdict(false, 70);  // 30 % below, allowed 60 %
+  halfway.threshold = 60;
+  const std::vector<MetricVerdict> bad = {Verdict(true)};  // 50 % below
+  const std::vector<MetricVerdict> near_run = {near};
+  const std::vector<MetricVerdict> halfway_run = {halfway};
+  RegressionTracker t(3);
+  t.Update(bad);
+  t.Update(bad);
+  t.Update(halfway_run, 0, 0, true);
+  EXPECT_TRUE(t.AnyPending()) << "a run 30 % below could not see a 50 % shift";
+  t.Update(near_run, 0, 0, false);
+  EXPECT_TRUE(t.AnyPending()) << "another band's median may have moved";
+  t.Update(near_run, 0, 0, true);
+  EXPECT_FALSE(t.AnyPending());
+  EXPECT_TRUE(t.Update(bad).empty());
+  EXPECT_FALSE(t.Regressed("read", "iops"));
+}
+
 // A regression lasts: K bad runs 15 s apart that span 35 s (a host's stall
 // under a virtual disk) do not raise with a 45 s span; a fourth does, and a
 // good run in between starts the span again. Restored, a streak keeps its

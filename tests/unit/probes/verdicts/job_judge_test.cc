@@ -593,5 +593,36 @@ TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseItsFewRunsDidNotSee) {
   EXPECT_TRUE(slow.bad) << "threshold " << slow.threshold << " of " << slow.baseline;
 }
 
+TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseTheCalibrationSaw) {
+  // A calm first day (runs within 6 %) makes a reference quieter than the
+  // disk: its next three days scatter by 40 %. Once they are calibrated, the
+  // band's allowed distance is the noise they showed: an ordinary run 1.6x
+  // the median is not bad (the first day alone would allow 50 %), a 3x one is.
+  Series s(Policy());
+  s.every_ms = 15 * kMinute;
+  constexpr int kPerDay = 96;
+  constexpr double kCalm[] = {0.94, 1.0, 1.06};
+  for (int i = 0; i < kPerDay + 4; ++i) s.Run(100 * kCalm[i % 3]);
+  ASSERT_FALSE(s.state().drift.Reference().empty()) << "a day of runs chose no reference";
+  constexpr double kScatter[] = {0.7, 1.0, 1.43};
+  for (int i = 0; i < 3 * kPerDay + 6; ++i) s.Run(100 * kScatter[i % 3]);
+  const std::optional<double> scatter =
+      s.state().drift.Scatter("read", "lat_mean_seconds", s.Now(), true);
+  ASSERT_TRUE(scatter) << "three days did not calibrate";
+  EXPECT_GT(*scatter, 2);
+  EXPECT_FALSE(s.state().drift.Scatter("read", "lat_mean_seconds", s.Now(), false))
+      << "no contended run was calibrated";
+  const auto mean_verdict = [](const RunJudgement& j) {
+    const auto v =
+        std::ranges::find(j.verdicts, std::string("lat_mean_seconds"), &MetricVerdict::metric);
+    EXPECT_NE(v, j.verdicts.end());
+    return v == j.verdicts.end() ? MetricVerdict{} : *v;
+  };
+  const MetricVerdict ordinary = mean_verdict(s.Run(160));
+  EXPECT_FALSE(ordinary.bad) << "threshold " << ordinary.threshold << " of " << ordinary.baseline;
+  const MetricVerdict slow = mean_verdict(s.Run(300));
+  EXPECT_TRUE(slow.bad) << "threshold " << slow.threshold << " of " << slow.baseline;
+}
+
 }  // namespace
 }  // namespace iowatch::probes
