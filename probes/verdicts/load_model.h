@@ -16,7 +16,7 @@
 // runs cover), at least the policy's floor; so Compare judges the run as
 // against a band's baseline.
 //
-// A stress gets a slope only where the runs spread over it (SlopeNeeds in
+// A stress gets a slope only where the runs spread over it (RunShape in
 // load_model.cc: a load band, two points of steal, four of wait, each with
 // five runs clearly away from the lightest): two odd runs at a steal one
 // clock tick above the rest would otherwise make a slope that multiplies
@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "probes/verdicts/baseline.h"
+#include "probes/verdicts/log_linear_fit.h"
 #include "probes/verdicts/run_stress.h"
 
 namespace iowatch::probes {
