@@ -103,10 +103,7 @@ bool NeverUsed(const DiskCounters& counters) {
 CpuUsage ComputeCpuUsage(const CpuTicks& prev, const CpuTicks& cur) {
   // sysstat 12.6: the total leaves guest and guest_nice out (user and nice
   // already contain them) and %user/%nice keep them in.
-  const auto jiffies = [](const CpuTicks& t) {
-    return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
-  };
-  uint64_t total = jiffies(cur) - jiffies(prev);
+  uint64_t total = TotalTicks(cur) - TotalTicks(prev);
   if (total == 0) total = 1;
   const auto pct = [total](uint64_t p, uint64_t c) {
     return c < p ? 0.0 : static_cast<double>(c - p) / static_cast<double>(total) * 100;

@@ -40,6 +40,12 @@ struct ProcStat {
   uint64_t procs_blocked = 0;
 };
 
+// All the CPU time the ticks account for: guest and guest_nice are left out,
+// being already inside user and nice (sysstat's total, the kernel's own).
+inline uint64_t TotalTicks(const CpuTicks& t) {
+  return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
+}
+
 // Fails only when the "cpu" line is missing or malformed; unknown lines are ignored.
 Result<ProcStat> ParseProcStat(std::string_view text, std::string_view path);
 

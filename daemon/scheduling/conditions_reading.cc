@@ -15,11 +15,6 @@ std::string DiskDir(DeviceId disk) {
   return fmt::format("dev/block/{}:{}/", major(disk), minor(disk));
 }
 
-uint64_t CpuTotal(const collectors::CpuTicks& t) {
-  // guest and guest_nice are already inside user and nice.
-  return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
-}
-
 // The probe's I/Os of one direction as the disk counts requests.
 uint64_t Requests(const probes::DirectionStats& d, uint64_t block_bytes, uint64_t max_request) {
   if (max_request == 0 || block_bytes <= max_request) return d.ios;
@@ -136,10 +131,12 @@ std::optional<probes::RunConditions> ComputeRunConditions(const ConditionsReadin
         1.0, static_cast<double>(*after.thread_run_delay_ns - *before.thread_run_delay_ns) / 1e9 /
                  seconds);
   }
-  if (before.cpu && after.cpu && CpuTotal(*after.cpu) > CpuTotal(*before.cpu) &&
+  if (before.cpu && after.cpu &&
+      collectors::TotalTicks(*after.cpu) > collectors::TotalTicks(*before.cpu) &&
       after.cpu->steal >= before.cpu->steal) {
     c.cpu_steal = static_cast<double>(after.cpu->steal - before.cpu->steal) /
-                  static_cast<double>(CpuTotal(*after.cpu) - CpuTotal(*before.cpu));
+                  static_cast<double>(collectors::TotalTicks(*after.cpu) -
+                                      collectors::TotalTicks(*before.cpu));
   }
   c.other_probe = other_probe;
   return c;

@@ -1,0 +1,163 @@
+#include "daemon/passive/passive_feed.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "collectors/disk/iostat.h"
+
+namespace iowatch::daemon {
+namespace {
+
+using collectors::bpf::BlockOp;
+using collectors::bpf::BlockStage;
+
+constexpr BlockOp kOps[2] = {BlockOp::kRead, BlockOp::kWrite};
+constexpr uint64_t kSectorBytes = 512;
+
+struct OpCounters {
+  uint64_t ios = 0;
+  uint64_t ms = 0;
+  uint64_t sectors = 0;
+};
+
+OpCounters OpOf(const collectors::DiskCounters& c, size_t op) {
+  return op == 0 ? OpCounters{c.reads, c.read_ms, c.read_sectors}
+                 : OpCounters{c.writes, c.write_ms, c.write_sectors};
+}
+
+double Share(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0 : static_cast<double>(part) / static_cast<double>(whole);
+}
+
+double PerSecond(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0; }
+
+// The share of `seconds` a millisecond tick counter grew by (32-bit: TickDelta).
+double TickShare(uint64_t before, uint64_t after, double seconds) {
+  return PerSecond(static_cast<double>(collectors::TickDelta(before, after)) / 1000.0, seconds);
+}
+
+}  // namespace
+
+PassiveFeed::Mark PassiveFeed::MarkOf(const Snapshot& snapshot, int64_t index) const {
+  Mark mark;
+  mark.index = index;
+  mark.wall_ms = std::llround(snapshot.timestamp_seconds * 1000);
+  mark.monotonic_seconds = snapshot.monotonic_seconds;
+  if (snapshot.stat) mark.cpu = snapshot.stat->total;
+  for (const DeviceSnapshot& d : snapshot.devices) mark.disks[d.name].counters = d.counters;
+  for (const BlockLatencySeries& s : snapshot.block_io.latency) {
+    if (s.stage != BlockStage::kDevice || (s.op != BlockOp::kRead && s.op != BlockOp::kWrite)) {
+      continue;
+    }
+    const auto it = mark.disks.find(s.device);
+    if (it == mark.disks.end()) continue;
+    it->second.stage[s.op == BlockOp::kRead ? 0 : 1] = DeviceStage{s.count, s.sum_ns};
+  }
+  for (const BlockRequestSeries& s : snapshot.block_io.requests) {
+    if (s.op != BlockOp::kRead && s.op != BlockOp::kWrite) continue;
+    const auto it = mark.disks.find(s.device);
+    if (it != mark.disks.end())
+      it->second.stage_bytes[s.op == BlockOp::kRead ? 0 : 1] = s.stats.bytes;
+  }
+  return mark;
+}
+
+std::vector<probes::PassiveWindow> PassiveFeed::Add(const Snapshot& snapshot,
+                                                    std::span<const std::string> probing) {
+  const auto index = static_cast<int64_t>(
+      std::floor(snapshot.timestamp_seconds * 1000 / static_cast<double>(options_.window_ms)));
+  std::vector<probes::PassiveWindow> out;
+  if (!open_ || index < open_->index) {  // the first sample, or the wall clock went back
+    open_ = MarkOf(snapshot, index);
+    return out;
+  }
+  for (const DeviceSnapshot& d : snapshot.devices) {
+    const auto it = open_->disks.find(d.name);
+    if (it == open_->disks.end()) continue;
+    it->second.counters_reset |= d.counters_reset;
+    it->second.probe |= std::ranges::find(probing, d.name) != probing.end();
+  }
+  if (index == open_->index) return out;
+  Mark next = MarkOf(snapshot, index);
+  Close(*open_, next, out);
+  open_ = std::move(next);
+  return out;
+}
+
+void PassiveFeed::Close(const Mark& from, const Mark& to,
+                        std::vector<probes::PassiveWindow>& out) const {
+  const double seconds = to.monotonic_seconds - from.monotonic_seconds;
+  if (seconds <= 0) return;
+  double steal = 0;
+  if (from.cpu && to.cpu && collectors::TotalTicks(*to.cpu) > collectors::TotalTicks(*from.cpu)) {
+    steal = Share(to.cpu->steal - std::min(to.cpu->steal, from.cpu->steal),
+                  collectors::TotalTicks(*to.cpu) - collectors::TotalTicks(*from.cpu));
+  }
+  for (const auto& [name, before] : from.disks) {
+    const auto after_it = to.disks.find(name);
+    if (after_it == to.disks.end()) continue;
+    const DiskMark& after = after_it->second;
+    const bool reset = before.counters_reset || after.counters_reset ||
+                       collectors::WentBackwards(before.counters, after.counters);
+    probes::PassiveWindow base;
+    base.device = name;
+    base.size = "all";
+    base.start_ms = from.wall_ms;
+    base.end_ms = to.wall_ms;
+    base.steal = steal;
+    base.probe = before.probe;
+    base.counters_reset = reset;
+    if (!reset) {
+      base.queue_depth =
+          TickShare(before.counters.weighted_io_ms, after.counters.weighted_io_ms, seconds);
+      base.utilization = TickShare(before.counters.io_ms, after.counters.io_ms, seconds);
+    }
+    for (size_t op = 0; op < 2; ++op) {
+      const OpCounters b = OpOf(before.counters, op);
+      const OpCounters a = OpOf(after.counters, op);
+      const OpCounters other_b = OpOf(before.counters, 1 - op);
+      const OpCounters other_a = OpOf(after.counters, 1 - op);
+      probes::PassiveWindow w = base;
+      w.op = collectors::bpf::ToString(kOps[op]);
+      const uint64_t sectors = reset ? 0 : a.sectors - b.sectors;
+      if (!reset) {
+        w.other_bytes_rate = PerSecond(
+            static_cast<double>((other_a.sectors - other_b.sectors) * kSectorBytes), seconds);
+      }
+      const bool staged = before.stage[op] && after.stage[op] &&
+                          after.stage[op]->count >= before.stage[op]->count &&
+                          after.stage[op]->sum_ns >= before.stage[op]->sum_ns;
+      if (staged) {
+        probes::PassiveWindow d = w;
+        d.source = probes::PassiveSource::kDevice;
+        d.requests = after.stage[op]->count - before.stage[op]->count;
+        const bool bytes_known = before.stage_bytes[op] && after.stage_bytes[op] &&
+                                 *after.stage_bytes[op] >= *before.stage_bytes[op];
+        const double bytes =
+            bytes_known ? static_cast<double>(*after.stage_bytes[op] - *before.stage_bytes[op])
+                        : static_cast<double>(sectors * kSectorBytes);
+        if (d.requests > 0) {
+          d.mean_seconds = static_cast<double>(after.stage[op]->sum_ns - before.stage[op]->sum_ns) /
+                           1e9 / static_cast<double>(d.requests);
+          d.mean_bytes = bytes / static_cast<double>(d.requests);
+        }
+        d.rate = PerSecond(static_cast<double>(d.requests), seconds);
+        out.push_back(std::move(d));
+        if (!options_.shadow_diskstats) continue;
+      }
+      w.source = probes::PassiveSource::kDiskstats;
+      if (!reset) {
+        w.requests = a.ios - b.ios;
+        if (w.requests > 0) {
+          w.mean_seconds = TickShare(b.ms, a.ms, 1.0) / static_cast<double>(w.requests);
+          w.mean_bytes =
+              static_cast<double>(sectors * kSectorBytes) / static_cast<double>(w.requests);
+        }
+        w.rate = PerSecond(static_cast<double>(w.requests), seconds);
+      }
+      out.push_back(std::move(w));
+    }
+  }
+}
+
+}  // namespace iowatch::daemon

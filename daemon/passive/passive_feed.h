@@ -1,0 +1,72 @@
+// PassiveFeed: cuts each disk's production I/O into windows for the passive
+// judge (probes/verdicts/passive/passive_window.h). Each sample costs a
+// comparison of window indices; a sample that crosses a multiple of the
+// window on the wall clock closes the open window, whose figures are the
+// growth of the disk's cumulative counters from the window's first sample
+// to this one, and opens the next at it. Windows are contiguous, and a lost
+// or late sample only makes one longer.
+//
+// Per disk and op (read, write): from the BPF collector's device stage when
+// it has the disk at both ends (source "device"), else from diskstats
+// (source "diskstats", queueing included); with `shadow_diskstats` both.
+// Thread-safety: one owner (the sampling thread).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collectors/disk/diskstats.h"
+#include "collectors/vm/proc_stat.h"
+#include "daemon/sampling/snapshot.h"
+#include "probes/verdicts/passive/passive_window.h"
+
+namespace iowatch::daemon {
+
+struct PassiveFeedOptions {
+  int64_t window_ms = 60'000;
+  bool shadow_diskstats = false;  // diskstats windows too where the device stage is known
+};
+
+class PassiveFeed {
+ public:
+  explicit PassiveFeed(PassiveFeedOptions options = {}) : options_(options) {}
+
+  // One sample. `probing`: the disks (kernel names) a probe of iowatch's
+  // ran on during the sample's interval. Returns the windows the sample
+  // closed, by device then op then source.
+  std::vector<probes::PassiveWindow> Add(const Snapshot& snapshot,
+                                         std::span<const std::string> probing);
+
+ private:
+  // A (count, summed ns) of the device stage per op, read and write.
+  struct DeviceStage {
+    uint64_t count = 0;
+    uint64_t sum_ns = 0;
+  };
+  struct DiskMark {
+    collectors::DiskCounters counters;
+    std::optional<DeviceStage> stage[2];
+    std::optional<uint64_t> stage_bytes[2];
+    bool probe = false;
+    bool counters_reset = false;
+  };
+  struct Mark {
+    int64_t index = 0;
+    int64_t wall_ms = 0;
+    double monotonic_seconds = 0;
+    std::optional<collectors::CpuTicks> cpu;
+    std::map<std::string, DiskMark, std::less<>> disks;
+  };
+
+  Mark MarkOf(const Snapshot& snapshot, int64_t index) const;
+  void Close(const Mark& from, const Mark& to, std::vector<probes::PassiveWindow>& out) const;
+
+  PassiveFeedOptions options_;
+  std::optional<Mark> open_;
+};
+
+}  // namespace iowatch::daemon

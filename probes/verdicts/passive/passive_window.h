@@ -1,0 +1,50 @@
+// PassiveWindow: a disk's own I/O over one window (a minute, wall-aligned),
+// for one op and size class, as the passive judge sees it: how many requests
+// completed, their mean latency, and the load they came under. The figures
+// are differences of cumulative counters between the window's two end
+// samples, so a lost or late sample loses no request: the window is longer.
+//
+// The latency is the BPF collector's device stage (issue to completion,
+// the disk's own time) where it is on, else diskstats' time per request
+// (await: insertion to completion, the scheduler's queue included, in whole
+// milliseconds summed by the kernel). `source` says which.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace iowatch::probes {
+
+enum class PassiveSource { kDevice, kDiskstats };
+std::string_view ToString(PassiveSource source);  // "device", "diskstats"
+
+struct PassiveWindow {
+  std::string device;  // kernel name, as iowatch_disk_* label it
+  std::string op;      // "read" or "write"
+  std::string size;    // "small", "medium", "large", or "all"
+  PassiveSource source = PassiveSource::kDiskstats;
+  int64_t start_ms = 0;  // the window's first and last samples (wall clock)
+  int64_t end_ms = 0;
+  uint64_t requests = 0;    // completed in the window
+  double mean_seconds = 0;  // per request; 0 without requests
+  // The load: this series' requests per second, the disk's other I/O
+  // (the other op's bytes per second), the mean request size, and the
+  // share of all CPU time the hypervisor took (steal).
+  double rate = 0;
+  double other_bytes_rate = 0;
+  double mean_bytes = 0;
+  double steal = 0;
+  // Context, never a regressor (a slower disk deepens its own queue):
+  // the disk's mean queue depth (aqu-sz) and busy share (%util).
+  double queue_depth = 0;
+  double utilization = 0;
+  // Why the window cannot be judged whatever the model says: a probe of
+  // iowatch's ran on the disk in it (its requests are inside the counts),
+  // or the counters went backwards (a device re-added, a program reloaded).
+  bool probe = false;
+  bool counters_reset = false;
+};
+
+}  // namespace iowatch::probes
