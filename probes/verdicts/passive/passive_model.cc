@@ -1,0 +1,186 @@
+#include "probes/verdicts/passive/passive_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "probes/verdicts/baseline.h"
+
+namespace iowatch::probes {
+namespace {
+
+constexpr double kOtherBytesUnit = 16.0 * 1024 * 1024;  // 16 MiB/s
+constexpr double kSizeUnit = 4096;
+
+// Regressors: the rate's band and the rate itself (a monotone curve that
+// may bend either way), the other I/O's band, steal, the size's octave.
+Regressors RegressorsOf(const PassiveWindow& w) {
+  return {std::log2(1 + w.rate / 64), w.rate / 4096,
+          std::log2(1 + w.other_bytes_rate / kOtherBytesUnit), w.steal,
+          std::log2(std::max(w.mean_bytes, 512.0) / kSizeUnit)};
+}
+
+// A stress gets a slope where the windows spread over a factor of two of it
+// (a point of steal for steal), with ten windows half of that inside either
+// end; windows are many and each says little, so ten rather than the
+// probes' five. Collinear: the rate's linear term goes first, then the size,
+// the other I/O, steal.
+const FitShape& WindowShape() {
+  static const FitShape shape{
+      .regressors = 5,
+      .stress_of = {0, 0, 1, 2, 3},
+      .needs = {{0, 1.0, 0.5}, {2, 1.0, 0.5}, {3, 0.02, 0.01}, {4, 1.0, 0.5}},
+      .stress_names = {"rate", "other I/O", "steal", "request size"},
+      .drop_when_collinear = {1, 4, 2, 3},
+      .points_away = 10,
+      .margin_share = 0.1,
+  };
+  return shape;
+}
+
+// Least squares of the squared residuals, each clipped at `clip` times its
+// window's σ under `terms` (none when clip is 0), on 1/n; both terms at
+// least 0.
+std::pair<double, double> FitVarianceTerms(std::span<const double> residuals,
+                                           std::span<const double> inverse_n,
+                                           std::pair<double, double> terms, double clip) {
+  const auto count = static_cast<double>(residuals.size());
+  std::vector<double> z;
+  z.reserve(residuals.size());
+  double mean_z = 0;
+  double mean_u = 0;
+  for (size_t i = 0; i < residuals.size(); ++i) {
+    const double limit = clip * std::sqrt(terms.first + terms.second * inverse_n[i]);
+    const double r = clip > 0 ? std::clamp(residuals[i], -limit, limit) : residuals[i];
+    z.push_back(r * r);
+    mean_z += r * r / count;
+    mean_u += inverse_n[i] / count;
+  }
+  double cov = 0;
+  double var = 0;
+  for (size_t i = 0; i < residuals.size(); ++i) {
+    cov += (z[i] - mean_z) * (inverse_n[i] - mean_u);
+    var += (inverse_n[i] - mean_u) * (inverse_n[i] - mean_u);
+  }
+  double c2 = var > 0 ? std::max(0.0, cov / var) : 0;
+  double sigma2 = mean_z - c2 * mean_u;
+  if (sigma2 < 0) {
+    sigma2 = 0;
+    c2 = mean_u > 0 ? mean_z / mean_u : 0;
+  }
+  return {sigma2, c2};
+}
+
+// The residual variance as σ² + c²/n (σ² the model's own, c² the requests'
+// coefficient of variation squared): fitted on all residuals, then again
+// with each clipped at 4 of its window's σ until the terms settle (a few
+// rounds: each shrinks what stalled minutes add), so that one stalled
+// minute in a hundred does not make the disk look noisy.
+std::pair<double, double> VarianceTerms(std::span<const double> residuals,
+                                        std::span<const double> inverse_n) {
+  constexpr int kRounds = 12;
+  std::pair<double, double> terms = FitVarianceTerms(residuals, inverse_n, {0, 0}, 0);
+  for (int round = 0; round < kRounds && terms.first + terms.second > 0; ++round) {
+    const std::pair<double, double> next = FitVarianceTerms(residuals, inverse_n, terms, 4);
+    const bool settled = std::abs(next.first - terms.first) <= 0.01 * terms.first &&
+                         std::abs(next.second - terms.second) <= 0.01 * terms.second;
+    terms = next;
+    if (settled) break;
+  }
+  return terms;
+}
+
+std::string DescribeOutside(size_t stress, const PassiveWindow& w, const Range& r, size_t windows) {
+  const FitShape& shape = WindowShape();
+  switch (stress) {
+    case 0:
+      return fmt::format("rate {:.0f}/s above the {:.0f}–{:.0f}/s its {} windows covered", w.rate,
+                         r.lo[1] * 4096, r.hi[1] * 4096, windows);
+    case 1:
+      return fmt::format(
+          "other I/O {:.1f} MB/s above the {:.1f}–{:.1f} MB/s its {} windows covered",
+          w.other_bytes_rate / 1e6, (std::exp2(r.lo[2]) - 1) * kOtherBytesUnit / 1e6,
+          (std::exp2(r.hi[2]) - 1) * kOtherBytesUnit / 1e6, windows);
+    case 2:
+      return fmt::format("steal {:.3g} % above the {:.3g}–{:.3g} % its {} windows covered",
+                         100 * w.steal, 100 * r.lo[3], 100 * r.hi[3], windows);
+    default:
+      return fmt::format("{} {:.0f} bytes above the {:.0f}–{:.0f} its {} windows covered",
+                         shape.stress_names[stress], w.mean_bytes, std::exp2(r.lo[4]) * kSizeUnit,
+                         std::exp2(r.hi[4]) * kSizeUnit, windows);
+  }
+}
+
+}  // namespace
+
+bool Learnable(const PassiveWindow& w, const PassivePolicy& policy) {
+  return w.requests >= std::max<uint64_t>(policy.min_requests, 1) && !w.probe &&
+         !w.counters_reset && w.mean_seconds > 0 && std::isfinite(w.mean_seconds);
+}
+
+std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassiveWindow> windows,
+                                                const PassivePolicy& policy) {
+  std::vector<Regressors> x;
+  std::vector<double> y;
+  std::vector<double> inverse_n;
+  PassiveModel model;
+  model.first_ms_ = INT64_MAX;
+  model.last_ms_ = INT64_MIN;
+  for (const PassiveWindow& w : windows) {
+    if (!Learnable(w, policy)) continue;
+    x.push_back(RegressorsOf(w));
+    y.push_back(std::log(w.mean_seconds));
+    inverse_n.push_back(1.0 / static_cast<double>(w.requests));
+    model.first_ms_ = std::min(model.first_ms_, w.start_ms);
+    model.last_ms_ = std::max(model.last_ms_, w.end_ms);
+  }
+  if (y.size() < std::max<size_t>(policy.min_windows, 2) ||
+      model.last_ms_ - model.first_ms_ < policy.min_span_ms) {
+    return std::nullopt;
+  }
+  const FitShape& shape = WindowShape();
+  model.range_ = RangeOf(x, shape);
+  const RegressorSet allowed = SlopesAllowed(x, model.range_, shape);
+  const std::optional<Fit> first = FitConstrained(x, y, {}, 1, allowed, shape);
+  if (!first) return std::nullopt;
+  std::vector<double> residuals;
+  for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(*first, x[i], shape));
+  const auto [sigma2, c2] = VarianceTerms(residuals, inverse_n);
+  // Each window weighted by its share of the model's own variance, so that
+  // a minute of 50 requests counts less than one of 5,000.
+  std::vector<double> weights;
+  for (double u : inverse_n) weights.push_back(sigma2 > 0 ? sigma2 / (sigma2 + c2 * u) : 1.0);
+  std::optional<Fit> fit = FitConstrained(x, y, weights, 1, allowed, shape);
+  if (!fit) return std::nullopt;
+  fit->spread = std::sqrt(sigma2);
+  model.fit_ = *fit;
+  model.c2_ = c2;
+  return model;
+}
+
+PassivePrediction PassiveModel::At(const PassiveWindow& w, const PassivePolicy& policy) const {
+  const FitShape& shape = WindowShape();
+  PassivePrediction out;
+  const PredictionPoint where = WhereToPredict(RegressorsOf(w), range_, fit_, shape);
+  if (where.outside) {
+    out.outside = DescribeOutside(*where.outside, w, range_, fit_.points);
+    return out;
+  }
+  const double mean = std::exp(Predict(fit_, where.at, shape));
+  const double line = UncertaintyAt(fit_, where.at, shape);  // σ·√(1 + h)
+  const double window = w.requests > 0 ? c2_ / static_cast<double>(w.requests) : 0;
+  const double sigma = std::sqrt(line * line + window);
+  if (!std::isfinite(mean) || mean <= 0 || !std::isfinite(sigma)) {
+    out.outside = fmt::format("its prediction there is not a finite figure ({:g})", mean);
+    return out;
+  }
+  out.mean_seconds = mean;
+  out.bound_ratio = 1 + std::max(policy.tolerance, policy.spread_factor * std::expm1(sigma));
+  return out;
+}
+
+}  // namespace iowatch::probes

@@ -1,0 +1,81 @@
+// PassiveModel: a disk's mean latency (one op and size class, one source)
+// as a function of its own load, learned from its past windows, so that a
+// window is judged against what the disk did at *that* load (Perseus,
+// FAST '23, fits a drive's latency against its throughput the same way).
+//
+//   log(latency) = a + b·log2(1 + rate/64) + b'·rate/4096
+//                    + c·log2(1 + other/16 MiB/s) + d·steal + e·log2(size/4 KiB)
+//
+// fitted by LogLinearFit with every slope ≥ 0 (more load never makes a
+// healthy disk faster: a slope of the wrong sign is noise), a slope only for
+// a load the windows spread over, and no prediction above the loads they
+// covered (a tenth of the range beyond where sloped): such a window is
+// `outside`, not judged. Queue depth, utilisation and iowait are left out on
+// purpose: a slower disk deepens its own queue, and a line through them
+// would explain the slowdown away. The rate is safe: a closed-loop workload
+// on a slower disk does fewer requests, which moves its point up and to the
+// left, above a rising line.
+//
+// A window's mean over n requests scatters more than one over thousands:
+// the residuals' variance is modelled as σ² + c²/n (c the requests' own
+// coefficient of variation, fitted on the squared residuals), windows are
+// weighted by 1/(σ² + c²/n), and the bound at a window is
+// 1 + max(tolerance, k·(e^(√(σ²(1 + h) + c²/n)) − 1)), h its leverage.
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "probes/verdicts/log_linear_fit.h"
+#include "probes/verdicts/passive/passive_window.h"
+
+namespace iowatch::probes {
+
+struct PassivePolicy {
+  uint64_t min_requests = 50;  // a window with fewer is not judged (nor learned)
+  double tolerance = 0.20;     // a mean 20 % above the prediction may be bad
+  double spread_factor = 3;    // k: k × the window's σ beats the tolerance when noisier
+  size_t min_windows = 60;     // a model learns from at least this many windows
+  int64_t min_span_ms = int64_t{3600} * 1000;  // ... spanning at least an hour
+  bool operator==(const PassivePolicy&) const = default;
+};
+
+// A window the model may learn from: enough requests, no probe of iowatch's
+// inside, counters that only grew, a positive mean.
+bool Learnable(const PassiveWindow& w, const PassivePolicy& policy);
+
+struct PassivePrediction {
+  double mean_seconds = 0;  // the predicted mean latency; 0 when `outside`
+  double bound_ratio = 0;   // observed / predicted above this is bad
+  std::string outside;      // why nothing is predicted ("rate 900/s above ...")
+};
+
+class PassiveModel {
+ public:
+  // The model of `windows` (learnable ones only are used); nullopt when
+  // there are fewer than policy.min_windows spanning less than min_span_ms,
+  // or nothing could be fitted.
+  static std::optional<PassiveModel> Learn(std::span<const PassiveWindow> windows,
+                                           const PassivePolicy& policy);
+
+  PassivePrediction At(const PassiveWindow& w, const PassivePolicy& policy) const;
+
+  size_t Windows() const { return fit_.points; }
+  double Sigma() const { return fit_.spread; }  // the model's own, log units
+  double RequestCv2() const { return c2_; }     // c²: the per-request term
+  int64_t FirstMs() const { return first_ms_; }
+  int64_t LastMs() const { return last_ms_; }
+
+ private:
+  Fit fit_;
+  Range range_;
+  double c2_ = 0;
+  int64_t first_ms_ = 0;
+  int64_t last_ms_ = 0;
+};
+
+}  // namespace iowatch::probes

@@ -1,0 +1,170 @@
+#include "probes/verdicts/passive/passive_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace iowatch::probes {
+namespace {
+
+// A disk whose mean latency is 200 µs × (1 + rate / 2,000), each request's
+// own time scattering with a coefficient of variation `cv`, and the minute
+// itself by `sigma` (log units); rates wander between `lo` and `hi`.
+struct Disk {
+  double lo = 100;
+  double hi = 1600;
+  double cv = 1.0;
+  double sigma = 0.03;
+  double slower = 1;  // a fault: every request this many times slower
+};
+
+double TrueMean(double rate) { return 200e-6 * (1 + rate / 2000); }
+
+std::vector<PassiveWindow> Minutes(const Disk& disk, int count, uint64_t seed,
+                                   int64_t from_ms = 0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> rate(std::log(disk.lo), std::log(disk.hi));
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<PassiveWindow> out;
+  for (int i = 0; i < count; ++i) {
+    PassiveWindow w;
+    w.device = "sda";
+    w.op = "read";
+    w.size = "all";
+    w.start_ms = from_ms + int64_t{60'000} * i;
+    w.end_ms = w.start_ms + 60'000;
+    w.rate = std::exp(rate(rng));
+    w.requests = static_cast<uint64_t>(w.rate * 60);
+    const double n = static_cast<double>(w.requests);
+    w.mean_seconds = TrueMean(w.rate) * disk.slower *
+                     std::exp(disk.sigma * normal(rng) + disk.cv / std::sqrt(n) * normal(rng));
+    w.mean_bytes = 4096;
+    out.push_back(w);
+  }
+  return out;
+}
+
+PassivePolicy Policy() { return PassivePolicy{}; }
+
+TEST(PassiveModel, PredictsTheLatencyAtTheWindowsLoad) {
+  const Disk disk;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(Minutes(disk, 600, 1), Policy());
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->Windows(), 600u);
+  EXPECT_NEAR(model->Sigma(), disk.sigma, 0.01);
+  for (double rate : {150.0, 500.0, 1500.0}) {
+    PassiveWindow w = Minutes(disk, 1, 2).front();
+    w.rate = rate;
+    w.requests = static_cast<uint64_t>(rate * 60);
+    const PassivePrediction p = model->At(w, Policy());
+    ASSERT_TRUE(p.outside.empty()) << p.outside;
+    EXPECT_NEAR(p.mean_seconds / TrueMean(rate), 1, 0.05) << rate;
+    EXPECT_DOUBLE_EQ(p.bound_ratio, 1.2);  // 3σ of 3 % is below the tolerance
+  }
+}
+
+// A stalled minute now and then (one in a hundred, 5x slower) does not make
+// the disk look noisy: the model's σ stays within a third of the disk's.
+TEST(PassiveModel, AFewStalledMinutesDoNotMakeTheDiskLookNoisy) {
+  const Disk disk;
+  std::vector<PassiveWindow> windows = Minutes(disk, 600, 1);
+  for (size_t i = 0; i < windows.size(); i += 100) windows[i].mean_seconds *= 5;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, Policy());
+  ASSERT_TRUE(model);
+  EXPECT_LT(model->Sigma(), disk.sigma * 4 / 3);
+}
+
+// Above the rates the windows covered (beyond a tenth of their range) the
+// line is not extrapolated: the window is outside, and says why.
+TEST(PassiveModel, NeverPredictsAboveTheLoadItCovered) {
+  const Disk disk;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(Minutes(disk, 600, 1), Policy());
+  ASSERT_TRUE(model);
+  PassiveWindow w = Minutes(disk, 1, 2).front();
+  w.rate = 5000;
+  w.requests = 300'000;
+  const PassivePrediction p = model->At(w, Policy());
+  EXPECT_EQ(p.mean_seconds, 0);
+  EXPECT_NE(p.outside.find("rate 5000/s above the"), std::string::npos) << p.outside;
+  // Lighter than every window: predicted at the lightest they covered.
+  w.rate = 10;
+  w.requests = 600;
+  EXPECT_TRUE(model->At(w, Policy()).outside.empty());
+  // Steal the windows never saw: no slope, so no margin either.
+  w.rate = 500;
+  w.requests = 30'000;
+  w.steal = 0.05;
+  EXPECT_NE(model->At(w, Policy()).outside.find("steal 5 %"), std::string::npos);
+}
+
+// A minute of 50 requests says less than one of 50,000: its bound is wider
+// when the requests scatter, and the model knows by how much (c²).
+TEST(PassiveModel, FewRequestsWidenTheBound) {
+  Disk disk;
+  disk.lo = 1;  // 60 to 96,000 requests a minute
+  disk.cv = 3;  // a disk whose requests scatter widely
+  PassivePolicy policy = Policy();
+  policy.tolerance = 0;  // the statistical bound alone
+  const std::optional<PassiveModel> model = PassiveModel::Learn(Minutes(disk, 2000, 3), policy);
+  ASSERT_TRUE(model);
+  EXPECT_NEAR(model->RequestCv2(), disk.cv * disk.cv, 0.3 * disk.cv * disk.cv);
+  PassiveWindow few = Minutes(disk, 1, 4).front();
+  few.rate = 1;
+  few.requests = 60;
+  PassiveWindow many = few;
+  many.requests = 60'000;
+  const PassivePrediction a = model->At(few, policy);
+  const PassivePrediction b = model->At(many, policy);
+  ASSERT_TRUE(a.outside.empty() && b.outside.empty());
+  EXPECT_GT(a.bound_ratio, b.bound_ratio + 0.5);
+}
+
+// A closed-loop workload on a disk 40 % slower does fewer requests: its
+// windows move up and to the left, above the rising line, and their ratio
+// to the prediction is beyond the bound.
+TEST(PassiveModel, AClosedLoopSlowdownStaysAboveTheLine) {
+  const Disk disk;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(Minutes(disk, 600, 1), Policy());
+  ASSERT_TRUE(model);
+  Disk slow = disk;
+  slow.slower = 1.4;
+  slow.lo = disk.lo / 1.4;
+  slow.hi = disk.hi / 1.4;
+  int bad = 0;
+  const std::vector<PassiveWindow> windows = Minutes(slow, 100, 5);
+  for (const PassiveWindow& w : windows) {
+    const PassivePrediction p = model->At(w, Policy());
+    ASSERT_TRUE(p.outside.empty()) << p.outside;
+    bad += w.mean_seconds / p.mean_seconds > p.bound_ratio;
+  }
+  EXPECT_GE(bad, 95);
+  // The same disk, healthy: none.
+  int healthy_bad = 0;
+  for (const PassiveWindow& w : Minutes(disk, 100, 6)) {
+    const PassivePrediction p = model->At(w, Policy());
+    healthy_bad += w.mean_seconds / p.mean_seconds > p.bound_ratio;
+  }
+  EXPECT_EQ(healthy_bad, 0);
+}
+
+// Windows that cannot teach: too few requests, a probe inside, counters
+// reset. Too few windows, or an hour not yet covered: no model.
+TEST(PassiveModel, LearnsOnlyFromWindowsThatCanTeach) {
+  const Disk disk;
+  std::vector<PassiveWindow> windows = Minutes(disk, 100, 7);
+  windows[0].requests = 10;
+  windows[1].probe = true;
+  windows[2].counters_reset = true;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, Policy());
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->Windows(), 97u);
+  EXPECT_FALSE(PassiveModel::Learn(Minutes(disk, 59, 7), Policy()));
+  PassivePolicy two_hours = Policy();
+  two_hours.min_span_ms = 2 * 3600 * 1000;
+  EXPECT_FALSE(PassiveModel::Learn(Minutes(disk, 100, 7), two_hours));
+}
+
+}  // namespace
+}  // namespace iowatch::probes
