@@ -3,48 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
+
+#include "tests/unit/probes/verdicts/synthetic_minutes.h"
 
 namespace iowatch::probes {
 namespace {
 
-// A disk whose mean latency is 200 µs × (1 + rate / 2,000), each request's
-// own time scattering with a coefficient of variation `cv`, and the minute
-// itself by `sigma` (log units); rates wander between `lo` and `hi`.
-struct Disk {
-  double lo = 100;
-  double hi = 1600;
-  double cv = 1.0;
-  double sigma = 0.03;
-  double slower = 1;  // a fault: every request this many times slower
-};
-
-double TrueMean(double rate) { return 200e-6 * (1 + rate / 2000); }
-
-std::vector<PassiveWindow> Minutes(const Disk& disk, int count, uint64_t seed,
-                                   int64_t from_ms = 0) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> rate(std::log(disk.lo), std::log(disk.hi));
-  std::normal_distribution<double> normal(0, 1);
-  std::vector<PassiveWindow> out;
-  for (int i = 0; i < count; ++i) {
-    PassiveWindow w;
-    w.device = "sda";
-    w.op = "read";
-    w.size = "all";
-    w.start_ms = from_ms + int64_t{60'000} * i;
-    w.end_ms = w.start_ms + 60'000;
-    w.rate = std::exp(rate(rng));
-    w.requests = static_cast<uint64_t>(w.rate * 60);
-    const double n = static_cast<double>(w.requests);
-    w.mean_seconds = TrueMean(w.rate) * disk.slower *
-                     std::exp(disk.sigma * normal(rng) + disk.cv / std::sqrt(n) * normal(rng));
-    w.mean_bytes = 4096;
-    out.push_back(w);
-  }
-  return out;
-}
+using test_data::Disk;
+using test_data::Minutes;
+using test_data::TrueMean;
 
 PassivePolicy Policy() { return PassivePolicy{}; }
 

@@ -1,0 +1,102 @@
+// PassiveJudge: one disk judged by the I/O it already does. Each series (op,
+// size class, source) has its own model of latency under load
+// (passive_model.h), learned from the disk's own earlier windows, and its
+// own hysteresis (RegressionTracker: K bad windows in a row raise, K
+// informative good ones clear, as for the probes).
+//
+// A window is judged only where it can be: enough requests, no probe of
+// iowatch's inside, counters that only grew, a model learned, its load
+// inside what the model covered. Each window not judged says why.
+//
+// Not learning the slowdown: a window learns only once it is known to be
+// good. Bad windows wait while their streak is undecided; if the streak
+// breaks, they were noise and are learned; if it raises, they are dropped,
+// and no series of the disk learns while any of them is regressed or has
+// a streak open (a slow disk is slow in every series). The model is refitted
+// from the newest `max_windows` learned windows every `refit_every` windows
+// (every window until the first model), so it follows a disk's slow
+// seasons but not a regression.
+// Thread-safety: one owner.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "probes/verdicts/baseline.h"
+#include "probes/verdicts/passive/passive_model.h"
+#include "probes/verdicts/passive/passive_window.h"
+
+namespace iowatch::probes {
+
+enum class PassiveReason {
+  kJudged,
+  kTooFewRequests,
+  kProbe,
+  kCountersReset,
+  kLearning,
+  kOutsideModel,
+};
+std::string_view ToString(PassiveReason reason);  // "judged", "too_few_requests", ...
+
+struct PassiveJudgePolicy {
+  PassivePolicy model;
+  uint32_t hysteresis = 3;
+  size_t max_windows = 2880;  // two days of minutes learned from
+  size_t refit_every = 60;    // windows learned between two fits
+  bool operator==(const PassiveJudgePolicy&) const = default;
+};
+
+struct PassiveVerdict {
+  PassiveWindow window;
+  PassiveReason reason = PassiveReason::kJudged;
+  std::string why;  // for kOutsideModel: where ("rate 900/s above ...")
+  double predicted_seconds = 0;
+  double ratio = 0;        // observed / predicted
+  double bound_ratio = 0;  // observed / predicted above this is bad
+  bool bad = false;
+  std::optional<RegressionChange> change;  // a raise or clear this window caused
+};
+
+// One series' key: op, size class, source.
+using PassiveSeriesKey = std::tuple<std::string, std::string, PassiveSource>;
+
+class PassiveJudge {
+ public:
+  explicit PassiveJudge(PassiveJudgePolicy policy = {}) : policy_(std::move(policy)) {}
+
+  // Judges a window of this disk (its series found or created), learning
+  // from what it may.
+  PassiveVerdict Judge(const PassiveWindow& window);
+
+  bool Regressed(const PassiveSeriesKey& key) const;
+  bool AnyRegressed() const;
+  // The series' model, if learned.
+  const PassiveModel* Model(const PassiveSeriesKey& key) const;
+  size_t LearnedWindows(const PassiveSeriesKey& key) const;
+
+ private:
+  struct Series {
+    RegressionTracker tracker;
+    std::deque<PassiveWindow> learned;   // oldest first, at most max_windows
+    std::vector<PassiveWindow> waiting;  // bad windows of an undecided streak
+    std::optional<PassiveModel> model;
+    size_t since_fit = 0;
+  };
+
+  Series& SeriesOf(const PassiveSeriesKey& key);
+  // Whether any series of the disk is regressed or has a streak open.
+  bool DiskSuspect() const;
+  void Learn(Series& series, const PassiveWindow& window);
+  PassiveVerdict Compare(Series& series, const PassiveWindow& window);
+
+  PassiveJudgePolicy policy_;
+  std::map<PassiveSeriesKey, Series> series_;
+};
+
+}  // namespace iowatch::probes

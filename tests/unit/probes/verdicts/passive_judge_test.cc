@@ -1,0 +1,145 @@
+#include "probes/verdicts/passive/passive_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/unit/probes/verdicts/synthetic_minutes.h"
+
+namespace iowatch::probes {
+namespace {
+
+using test_data::Disk;
+using test_data::Minutes;
+
+const PassiveSeriesKey kRead{"read", "all", PassiveSource::kDiskstats};
+constexpr int64_t kMinuteMs = 60'000;
+
+// Feeds `count` minutes of `disk` from minute `from`; returns the verdicts.
+std::vector<PassiveVerdict> Feed(PassiveJudge& judge, const Disk& disk, int count, int from,
+                                 uint64_t seed) {
+  std::vector<PassiveVerdict> out;
+  for (const PassiveWindow& w : Minutes(disk, count, seed, from * kMinuteMs)) {
+    out.push_back(judge.Judge(w));
+  }
+  return out;
+}
+
+// The index of the first verdict that raised (or cleared), or -1.
+int FirstChange(const std::vector<PassiveVerdict>& verdicts, bool raised) {
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (verdicts[i].change && verdicts[i].change->regressed == raised) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+TEST(PassiveJudge, LearnsForAnHourThenJudgesEveryMinuteWithEnoughRequests) {
+  PassiveJudge judge;
+  const Disk disk;
+  const std::vector<PassiveVerdict> first = Feed(judge, disk, 61, 0, 1);
+  for (size_t i = 0; i + 1 < first.size(); ++i) {
+    EXPECT_EQ(first[i].reason, PassiveReason::kLearning) << i;
+  }
+  ASSERT_NE(judge.Model(kRead), nullptr);
+  const std::vector<PassiveVerdict> day = Feed(judge, disk, 24 * 60, 61, 2);
+  size_t judged = 0;
+  for (const PassiveVerdict& v : day) {
+    judged += v.reason == PassiveReason::kJudged;
+    EXPECT_FALSE(v.change) << "a healthy day raised at minute " << v.window.start_ms / kMinuteMs;
+  }
+  EXPECT_GE(judged, day.size() * 95 / 100);
+  EXPECT_FALSE(judge.AnyRegressed());
+}
+
+// A disk 30 % slower under a steady load: raised in the third minute.
+TEST(PassiveJudge, AThirtyPercentStepUnderSteadyLoadIsRaisedInThreeWindows) {
+  PassiveJudge judge;
+  Disk disk;
+  Feed(judge, disk, 6 * 60, 0, 1);
+  disk.slower = 1.3;
+  disk.lo = disk.hi = 400;  // steady
+  const std::vector<PassiveVerdict> slow = Feed(judge, disk, 30, 6 * 60, 3);
+  EXPECT_EQ(FirstChange(slow, true), 2);
+  EXPECT_TRUE(judge.Regressed(kRead));
+  EXPECT_GT(slow[2].ratio, 1.2);
+}
+
+// One stalled minute (or two) is not a regression.
+TEST(PassiveJudge, AStalledMinuteIsNot) {
+  PassiveJudge judge;
+  const Disk disk;
+  Feed(judge, disk, 6 * 60, 0, 1);
+  std::vector<PassiveWindow> minutes = Minutes(disk, 60, 4, 6 * 60 * kMinuteMs);
+  minutes[10].mean_seconds *= 5;
+  minutes[11].mean_seconds *= 3;
+  for (const PassiveWindow& w : minutes) {
+    const PassiveVerdict v = judge.Judge(w);
+    EXPECT_FALSE(v.change) << v.window.start_ms / kMinuteMs;
+  }
+  EXPECT_FALSE(judge.AnyRegressed());
+}
+
+// Cleared after K good minutes once the disk is back; the slow minutes were
+// never learned, so the model still knows the healthy disk.
+TEST(PassiveJudge, ClearsAfterKGoodWindowsAndNeverLearnsTheSlowdown) {
+  PassiveJudge judge;
+  Disk disk;
+  Feed(judge, disk, 6 * 60, 0, 1);
+  const size_t learned = judge.LearnedWindows(kRead);
+  Disk slow = disk;
+  slow.slower = 1.5;
+  const std::vector<PassiveVerdict> bad = Feed(judge, slow, 3 * 60, 6 * 60, 5);
+  EXPECT_EQ(FirstChange(bad, true), 2);
+  EXPECT_EQ(FirstChange(bad, false), -1) << "three hours slower stayed raised";
+  EXPECT_EQ(judge.LearnedWindows(kRead), learned) << "a regressed disk learns nothing";
+  const std::vector<PassiveVerdict> back = Feed(judge, disk, 30, 9 * 60, 6);
+  EXPECT_EQ(FirstChange(back, false), 2);
+  EXPECT_FALSE(judge.AnyRegressed());
+}
+
+// A regressed series stops every series of the disk learning: a slow disk
+// is slow for its writes too, even before their own streak says so.
+TEST(PassiveJudge, ARegressedSeriesStopsTheDiskLearning) {
+  PassiveJudge judge;
+  Disk disk;
+  for (const PassiveWindow& w : Minutes(disk, 6 * 60, 1)) {
+    judge.Judge(w);
+    PassiveWindow write = w;
+    write.op = "write";
+    judge.Judge(write);
+  }
+  const PassiveSeriesKey write_key{"write", "all", PassiveSource::kDiskstats};
+  const size_t writes_learned = judge.LearnedWindows(write_key);
+  Disk slow = disk;
+  slow.slower = 2;
+  Feed(judge, slow, 5, 6 * 60, 7);  // reads only
+  ASSERT_TRUE(judge.Regressed(kRead));
+  for (const PassiveWindow& w : Minutes(disk, 10, 8, 6 * 60 * kMinuteMs)) {
+    PassiveWindow write = w;
+    write.op = "write";
+    judge.Judge(write);
+  }
+  EXPECT_EQ(judge.LearnedWindows(write_key), writes_learned);
+}
+
+// Every window not judged says why.
+TEST(PassiveJudge, AWindowNotJudgedSaysWhy) {
+  PassiveJudge judge;
+  const Disk disk;
+  Feed(judge, disk, 6 * 60, 0, 1);
+  std::vector<PassiveWindow> w = Minutes(disk, 4, 9, 6 * 60 * kMinuteMs);
+  w[0].requests = 20;
+  w[1].probe = true;
+  w[2].counters_reset = true;
+  w[3].rate = 50'000;
+  EXPECT_EQ(judge.Judge(w[0]).reason, PassiveReason::kTooFewRequests);
+  EXPECT_EQ(judge.Judge(w[1]).reason, PassiveReason::kProbe);
+  EXPECT_EQ(judge.Judge(w[2]).reason, PassiveReason::kCountersReset);
+  const PassiveVerdict outside = judge.Judge(w[3]);
+  EXPECT_EQ(outside.reason, PassiveReason::kOutsideModel);
+  EXPECT_NE(outside.why.find("rate"), std::string::npos) << outside.why;
+  EXPECT_EQ(ToString(PassiveReason::kTooFewRequests), "too_few_requests");
+}
+
+}  // namespace
+}  // namespace iowatch::probes
