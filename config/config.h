@@ -76,6 +76,15 @@ struct CgroupConfig {
   bool operator==(const CgroupConfig&) const = default;
 };
 
+// The passive judge (daemon/passive/): every whole disk of the device
+// selection judged by the I/O it already does, minute by minute, against
+// its own latency under its own load.
+struct PassiveConfig {
+  bool enabled = true;
+  std::string exclude = "(dm-|md).*";  // RE2, whole kernel name: not judged
+  bool operator==(const PassiveConfig&) const = default;
+};
+
 // One scheduled probe (probes.jobs[]) with probes.defaults applied.
 struct ProbeJobConfig {
   std::string name;  // unique; also names the probe file: <directory>/<name>.0.0
@@ -121,6 +130,7 @@ struct Config {
   SamplingConfig sampling;
   DeviceConfig devices;
   CgroupConfig cgroups;
+  PassiveConfig passive;
   std::string procfs = "/proc";  // yaml: paths.procfs
   std::string sysfs = "/sys";    // yaml: paths.sysfs
   std::string state_dir = "/var/lib/iowatch";

@@ -212,6 +212,10 @@ constexpr Key kCgroupKeys[] = {
     IntegerKey<1, 1000000, &Config::cgroups, &CgroupConfig::max_series>("max_series"),
     DurationKey<0, &Config::cgroups, &CgroupConfig::process_interval>("process_interval"),
 };
+constexpr Key kPassiveKeys[] = {
+    BoolKey<&Config::passive, &PassiveConfig::enabled>("enabled"),
+    RegexKey<&Config::passive, &PassiveConfig::exclude>("exclude"),
+};
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);
 }
@@ -228,6 +232,7 @@ constexpr Key kRootKeys[] = {
     Section("sampling", kSamplingKeys),
     Section("devices", kDeviceKeys),
     Section("cgroups", kCgroupKeys),
+    Section("passive", kPassiveKeys),
     // Every key below it is a source's setting (settings.h): the section
     // places them among the others.
     Key{"collectors"},

@@ -25,6 +25,7 @@
 #include "daemon/http/server.h"
 #include "daemon/http/tls_context.h"
 #include "daemon/metrics/metrics_renderer.h"
+#include "daemon/metrics/passive_metrics_renderer.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sampling/collector_log.h"
@@ -94,6 +95,20 @@ bool WebChanged(const config::WebConfig& a, const config::WebConfig& b) {
 
 void ApplyLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::from_str(level)); }
 
+// The passive judge as configured; null when it is off. The windows are a
+// minute, or the sampling interval when that is longer.
+std::unique_ptr<PassiveService> MakePassiveService(const config::PassiveConfig& config,
+                                                   milliseconds interval) {
+  if (!config.enabled) return nullptr;
+  PassiveOptions options;
+  options.feed.window_ms = std::max<int64_t>(60'000, interval.count());
+  if (!config.exclude.empty()) {
+    Result<NamePattern> exclude = NamePattern::Compile(config.exclude);
+    if (exclude) options.exclude = std::move(*exclude);
+  }
+  return std::make_unique<PassiveService>(std::move(options));
+}
+
 class App {
  public:
   App(config::Config config, ServeFlags flags, SamplerOptions sampler_options)
@@ -101,7 +116,8 @@ class App {
         flags_(std::move(flags)),
         procfs_(config_.procfs),
         sysfs_(config_.sysfs),
-        sampler_(std::move(sampler_options)) {}
+        sampler_(std::move(sampler_options)),
+        passive_(MakePassiveService(config_.passive, config_.sampling.interval)) {}
 
   int Run() {
     SampleNow();  // READY means "serving real data", so the first sample comes first
@@ -139,7 +155,9 @@ class App {
 
   // The first sample, on this thread: READY means "serving real data".
   void SampleNow() {
-    Publish(sampler_.Collect(procfs_, sysfs_, WallUnixSeconds()), Clock::now(), 0);
+    auto snapshot = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
+    if (passive_) passive_->OnSample(*snapshot, {});
+    Publish(std::move(snapshot), Clock::now(), 0);
   }
 
   // Later samples are taken on the sampling thread, so that a read that waits
@@ -151,13 +169,34 @@ class App {
     sampling_busy_ = true;
     const auto started = Clock::now();
     const double lag_s = ToSeconds(started - next_sample_);
-    boost::asio::post(sampling_, [this, started, lag_s] {
+    boost::asio::post(sampling_, [this, started, lag_s, probing = ProbingDisks()] {
       auto snapshot = sampler_.Collect(procfs_, sysfs_, WallUnixSeconds());
+      // The passive judge's minute closes here, off the event loop: a refit
+      // of its models takes milliseconds.
+      if (passive_) passive_->OnSample(*snapshot, probing);
       boost::asio::post(io_, [this, snapshot = std::move(snapshot), started, lag_s]() mutable {
         sampling_busy_ = false;
         if (!stopping_) Publish(std::move(snapshot), started, lag_s);
       });
     });
+  }
+
+  // The whole disks a probe ran on since the last sample (running now, or
+  // ended after it was taken), by kernel name: their I/O is in the
+  // sample's counters, so the passive judge leaves their minutes unjudged.
+  std::vector<std::string> ProbingDisks() const {
+    std::vector<std::string> disks;
+    if (!probes_ || !snapshot_ || !snapshot_->block_devices) return disks;
+    for (const JobStatus& job : probes_->Scheduled().jobs) {
+      if (!job.device) continue;
+      const bool recent = job.last_end_s && *job.last_end_s >= snapshot_->monotonic_seconds;
+      if (!job.running && !recent) continue;
+      for (const collectors::BlockDevice& d : *snapshot_->block_devices) {
+        if (MakeDeviceId(d.major, d.minor) != *job.device) continue;
+        disks.push_back(d.is_partition ? d.parent : d.name);
+      }
+    }
+    return disks;
   }
 
   void Publish(std::shared_ptr<const Snapshot> snapshot, Clock::time_point started, double lag_s) {
@@ -217,10 +256,13 @@ class App {
       systemd_.Ready();
       return;
     }
-    if (config->probes != config_.probes || config->state_dir != config_.state_dir) {
-      spdlog::warn("config reload: probes and state_dir settings take effect at the next restart");
+    if (config->probes != config_.probes || config->state_dir != config_.state_dir ||
+        config->passive != config_.passive) {
+      spdlog::warn(
+          "config reload: probes, passive and state_dir settings take effect at the next restart");
       config->probes = config_.probes;
       config->state_dir = config_.state_dir;
+      config->passive = config_.passive;
     }
     if (WebChanged(config->web, config_.web) || config->procfs != config_.procfs ||
         config->sysfs != config_.sysfs) {
@@ -278,6 +320,7 @@ class App {
     if (probes_) {
       RenderProbeMetrics(*probes_->Recorded(), probes_->Scheduled(), WallUnixSeconds(), probe_text);
     }
+    if (passive_) RenderPassiveMetrics(*passive_->Latest(), probe_text);
     std::string self_text;  // iowatch's own: prometheus-cpp's registry and process_*
     self_.Render(SampleAgeSeconds(), self_text);
     http::Response response;
@@ -333,6 +376,8 @@ class App {
   boost::asio::signal_set signals_{io_, SIGINT, SIGTERM, SIGHUP};
   std::unique_ptr<http::Server> server_;
   std::unique_ptr<ProbeService> probes_;  // null when no probe is configured
+  // Null when passive.enabled is false; fed on the sampling thread.
+  std::unique_ptr<PassiveService> passive_;
   std::shared_ptr<const Snapshot> snapshot_;
   SystemdNotifier systemd_;
   Clock::time_point next_sample_{};

@@ -43,12 +43,12 @@ bool PassiveJudge::DiskSuspect() const {
 }
 
 void PassiveJudge::Learn(Series& series, const PassiveWindow& window) {
-  series.learned.push_back(window);
+  series.learned.push_back(PointOf(window));
   while (series.learned.size() > policy_.max_windows) series.learned.pop_front();
   ++series.since_fit;
   if (series.model && series.since_fit < policy_.refit_every) return;
-  const std::vector<PassiveWindow> windows(series.learned.begin(), series.learned.end());
-  std::optional<PassiveModel> model = PassiveModel::Learn(windows, policy_.model);
+  const std::vector<PassivePoint> points(series.learned.begin(), series.learned.end());
+  std::optional<PassiveModel> model = PassiveModel::Learn(points, policy_.model);
   if (!model) return;
   series.model = std::move(model);
   series.since_fit = 0;

@@ -47,7 +47,7 @@ std::string_view ToString(PassiveReason reason);  // "judged", "too_few_requests
 struct PassiveJudgePolicy {
   PassivePolicy model;
   uint32_t hysteresis = 3;
-  size_t max_windows = 2880;  // two days of minutes learned from
+  size_t max_windows = 2880;  // two days of minutes learned from (40 bytes each)
   size_t refit_every = 60;    // windows learned between two fits
   bool operator==(const PassiveJudgePolicy&) const = default;
 };
@@ -83,7 +83,7 @@ class PassiveJudge {
  private:
   struct Series {
     RegressionTracker tracker;
-    std::deque<PassiveWindow> learned;   // oldest first, at most max_windows
+    std::deque<PassivePoint> learned;    // oldest first, at most max_windows
     std::vector<PassiveWindow> waiting;  // bad windows of an undecided streak
     std::optional<PassiveModel> model;
     size_t since_fit = 0;

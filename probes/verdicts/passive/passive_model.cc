@@ -18,10 +18,17 @@ constexpr double kSizeUnit = 4096;
 
 // Regressors: the rate's band and the rate itself (a monotone curve that
 // may bend either way), the other I/O's band, steal, the size's octave.
+Regressors RegressorsOf(double rate, double other_bytes_rate, double mean_bytes, double steal) {
+  return {std::log2(1 + rate / 64), rate / 4096, std::log2(1 + other_bytes_rate / kOtherBytesUnit),
+          steal, std::log2(std::max(mean_bytes, 512.0) / kSizeUnit)};
+}
+
 Regressors RegressorsOf(const PassiveWindow& w) {
-  return {std::log2(1 + w.rate / 64), w.rate / 4096,
-          std::log2(1 + w.other_bytes_rate / kOtherBytesUnit), w.steal,
-          std::log2(std::max(w.mean_bytes, 512.0) / kSizeUnit)};
+  return RegressorsOf(w.rate, w.other_bytes_rate, w.mean_bytes, w.steal);
+}
+
+Regressors RegressorsOf(const PassivePoint& p) {
+  return RegressorsOf(p.rate, p.other_bytes_rate, p.mean_bytes, p.steal);
 }
 
 // A stress gets a slope where the windows spread over a factor of two of it
@@ -122,7 +129,28 @@ bool Learnable(const PassiveWindow& w, const PassivePolicy& policy) {
          !w.counters_reset && w.mean_seconds > 0 && std::isfinite(w.mean_seconds);
 }
 
+PassivePoint PointOf(const PassiveWindow& w) {
+  return PassivePoint{
+      .start_ms = w.start_ms,
+      .end_ms = w.end_ms,
+      .rate = static_cast<float>(w.rate),
+      .other_bytes_rate = static_cast<float>(w.other_bytes_rate),
+      .mean_bytes = static_cast<float>(w.mean_bytes),
+      .steal = static_cast<float>(w.steal),
+      .mean_seconds = static_cast<float>(w.mean_seconds),
+      .requests = static_cast<uint32_t>(std::min<uint64_t>(w.requests, UINT32_MAX))};
+}
+
 std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassiveWindow> windows,
+                                                const PassivePolicy& policy) {
+  std::vector<PassivePoint> points;
+  for (const PassiveWindow& w : windows) {
+    if (Learnable(w, policy)) points.push_back(PointOf(w));
+  }
+  return Learn(points, policy);
+}
+
+std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> points,
                                                 const PassivePolicy& policy) {
   std::vector<Regressors> x;
   std::vector<double> y;
@@ -130,13 +158,13 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassiveWindow> w
   PassiveModel model;
   model.first_ms_ = INT64_MAX;
   model.last_ms_ = INT64_MIN;
-  for (const PassiveWindow& w : windows) {
-    if (!Learnable(w, policy)) continue;
-    x.push_back(RegressorsOf(w));
-    y.push_back(std::log(w.mean_seconds));
-    inverse_n.push_back(1.0 / static_cast<double>(w.requests));
-    model.first_ms_ = std::min(model.first_ms_, w.start_ms);
-    model.last_ms_ = std::max(model.last_ms_, w.end_ms);
+  for (const PassivePoint& p : points) {
+    if (p.requests == 0 || !(p.mean_seconds > 0)) continue;
+    x.push_back(RegressorsOf(p));
+    y.push_back(std::log(static_cast<double>(p.mean_seconds)));
+    inverse_n.push_back(1.0 / static_cast<double>(p.requests));
+    model.first_ms_ = std::min(model.first_ms_, p.start_ms);
+    model.last_ms_ = std::max(model.last_ms_, p.end_ms);
   }
   if (y.size() < std::max<size_t>(policy.min_windows, 2) ||
       model.last_ms_ - model.first_ms_ < policy.min_span_ms) {

@@ -20,7 +20,7 @@ using testing::MessageOf;
 TEST(ConfigErrors, UnknownKeysAtEveryLevel) {
   EXPECT_EQ(MessageOf("webb:\n  x: 1\n"),
             "t.yaml:1:1: webb: unknown key; expected one of web, sampling, devices, cgroups, "
-            "collectors, paths, "
+            "passive, collectors, paths, "
             "state_dir, log, probes");
   EXPECT_EQ(MessageOf("web:\n  listen_adress: \":9860\"\n"),
             std::string("t.yaml:2:3: web.listen_adress: unknown key; expected one of ") + kWebKeys);
@@ -43,7 +43,8 @@ TEST(ConfigErrors, WrongShapes) {
             "t.yaml:1:11: sampling: expected a map with keys interval, window, found \"1s\"");
   EXPECT_EQ(
       MessageOf("- web\n"),
-      "t.yaml:1:1: expected a map with keys web, sampling, devices, cgroups, collectors, paths, "
+      "t.yaml:1:1: expected a map with keys web, sampling, devices, cgroups, passive, collectors, "
+      "paths, "
       "state_dir, log, "
       "probes, found a list");
   EXPECT_EQ(MessageOf("? [a]\n: 1\n"), "t.yaml:1:3: expected a key name, found a list");

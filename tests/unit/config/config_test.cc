@@ -95,8 +95,8 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
-  EXPECT_EQ(AllConfigKeys().size(), 58u);                   // config.h's
-  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 71u);  // and the sources'
+  EXPECT_EQ(AllConfigKeys().size(), 60u);                   // config.h's
+  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 73u);  // and the sources'
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -141,6 +141,8 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->cgroups.exclude, R"(\.scope$)");
   EXPECT_EQ(c->cgroups.max_series, 500u);
   EXPECT_EQ(c->cgroups.process_interval, milliseconds(30000));
+  EXPECT_FALSE(c->passive.enabled);
+  EXPECT_EQ(c->passive.exclude, "dm-.*");
   EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfEnabled));
   EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfQueueStage));
   EXPECT_FALSE(c->settings.Get<bool>(daemon::kKmsgEnabled));

@@ -13,6 +13,7 @@
 
 #include "daemon/exposition/exposition.h"
 #include "daemon/metrics/metrics_renderer.h"
+#include "daemon/metrics/passive_metrics_renderer.h"
 #include "daemon/metrics/probe_metrics_renderer.h"
 #include "daemon/metrics/self_metrics.h"
 #include "daemon/sources/sampler.h"
@@ -314,6 +315,9 @@ TEST(MetricsGolden, EveryFamilyIsInTheReference) {
         << "daemon/sources/<name>/metrics.md, then python3 scripts/docs.py)";
   }
   for (const std::string_view family : ProbeMetricFamilyNames()) {
+    EXPECT_TRUE(documented(family)) << family << " has no row in docs/metrics.md";
+  }
+  for (const std::string_view family : PassiveMetricFamilyNames()) {
     EXPECT_TRUE(documented(family)) << family << " has no row in docs/metrics.md";
   }
 }

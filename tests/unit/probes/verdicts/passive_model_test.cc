@@ -129,6 +129,9 @@ TEST(PassiveModel, LearnsOnlyFromWindowsThatCanTeach) {
   ASSERT_TRUE(model);
   EXPECT_EQ(model->Windows(), 97u);
   EXPECT_FALSE(PassiveModel::Learn(Minutes(disk, 59, 7), Policy()));
+  // What a judge keeps of a learned window: 40 bytes, two days of a disk's
+  // two ops in 225 KiB.
+  EXPECT_EQ(sizeof(PassivePoint), 40u);
   PassivePolicy two_hours = Policy();
   two_hours.min_span_ms = 2 * 3600 * 1000;
   EXPECT_FALSE(PassiveModel::Learn(Minutes(disk, 100, 7), two_hours));
