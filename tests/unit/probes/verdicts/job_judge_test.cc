@@ -569,6 +569,14 @@ TEST(JudgeRunTest, ASlowDriftIsRaisedByTheEvidenceOfManyRunsBeforeAnyRunIsBad) {
   EXPECT_NEAR(*s.state().drift.Ratio("read", "lat_mean_seconds"), drift->verdict.ratio, 1e-9);
 }
 
+// The run's verdict on its mean latency (a failure when it has none).
+MetricVerdict MeanVerdict(const RunJudgement& j) {
+  const auto v =
+      std::ranges::find(j.verdicts, std::string("lat_mean_seconds"), &MetricVerdict::metric);
+  EXPECT_NE(v, j.verdicts.end());
+  return v == j.verdicts.end() ? MetricVerdict{} : *v;
+}
+
 TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseItsFewRunsDidNotSee) {
   // The quiet band learns from its first 10 runs, which happen to be calm
   // (spread at the 10 % floor); the disk's runs then scatter by a third. Once
@@ -580,16 +588,10 @@ TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseItsFewRunsDidNotSee) {
   constexpr double kScatter[] = {0.75, 1.0, 1.33};
   for (int i = 0; i < 110; ++i) s.Run(100 * kScatter[i % 3]);
   ASSERT_FALSE(s.state().drift.Reference().empty()) << "a day of runs chose no reference";
-  const auto mean_verdict = [](const RunJudgement& j) {
-    const auto v =
-        std::ranges::find(j.verdicts, std::string("lat_mean_seconds"), &MetricVerdict::metric);
-    EXPECT_NE(v, j.verdicts.end());
-    return v == j.verdicts.end() ? MetricVerdict{} : *v;
-  };
-  const MetricVerdict ordinary = mean_verdict(s.Run(160));
+  const MetricVerdict ordinary = MeanVerdict(s.Run(160));
   EXPECT_FALSE(ordinary.bad) << "threshold " << ordinary.threshold << " of " << ordinary.baseline;
   EXPECT_GT(ordinary.threshold, 0.6 * ordinary.baseline);  // the band's own: 0.5
-  const MetricVerdict slow = mean_verdict(s.Run(300));
+  const MetricVerdict slow = MeanVerdict(s.Run(300));
   EXPECT_TRUE(slow.bad) << "threshold " << slow.threshold << " of " << slow.baseline;
 }
 
@@ -612,15 +614,9 @@ TEST(JudgeRunTest, ABandsBaselineBorrowsTheNoiseTheCalibrationSaw) {
   EXPECT_GT(*scatter, 2);
   EXPECT_FALSE(s.state().drift.Scatter("read", "lat_mean_seconds", s.Now(), false))
       << "no contended run was calibrated";
-  const auto mean_verdict = [](const RunJudgement& j) {
-    const auto v =
-        std::ranges::find(j.verdicts, std::string("lat_mean_seconds"), &MetricVerdict::metric);
-    EXPECT_NE(v, j.verdicts.end());
-    return v == j.verdicts.end() ? MetricVerdict{} : *v;
-  };
-  const MetricVerdict ordinary = mean_verdict(s.Run(160));
+  const MetricVerdict ordinary = MeanVerdict(s.Run(160));
   EXPECT_FALSE(ordinary.bad) << "threshold " << ordinary.threshold << " of " << ordinary.baseline;
-  const MetricVerdict slow = mean_verdict(s.Run(300));
+  const MetricVerdict slow = MeanVerdict(s.Run(300));
   EXPECT_TRUE(slow.bad) << "threshold " << slow.threshold << " of " << slow.baseline;
 }
 
