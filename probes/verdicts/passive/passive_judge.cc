@@ -1,6 +1,7 @@
 #include "probes/verdicts/passive/passive_judge.h"
 
 #include <algorithm>
+#include <functional>
 #include <span>
 #include <utility>
 
@@ -50,8 +51,14 @@ void PassiveJudge::Learn(Series& series, const PassiveWindow& window) {
   const std::vector<PassivePoint> points(series.learned.begin(), series.learned.end());
   std::optional<PassiveModel> model = PassiveModel::Learn(points, policy_.model);
   if (!model) return;
+  // The first fits of a host's series fall in the same minute (they start
+  // learning together); each refits at its own offset after, so that a
+  // thousand disks' hourly refits (0.4 ms each) spread over the hour.
+  const bool first = !series.model;
   series.model = std::move(model);
-  series.since_fit = 0;
+  series.since_fit = first ? std::hash<std::string>{}(window.device + window.op + window.size) %
+                                 std::max<size_t>(policy_.refit_every, 1)
+                           : 0;
 }
 
 PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window) {
