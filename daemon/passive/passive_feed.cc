@@ -84,79 +84,93 @@ std::vector<probes::PassiveWindow> PassiveFeed::Add(const Snapshot& snapshot,
   return out;
 }
 
+probes::PassiveWindow PassiveFeed::DiskWindow(const std::string& name, const DiskMark& before,
+                                              const DiskMark& after, const Mark& from,
+                                              const Mark& to) {
+  const double seconds = to.monotonic_seconds - from.monotonic_seconds;
+  probes::PassiveWindow base;
+  base.device = name;
+  base.size = "all";
+  base.start_ms = from.wall_ms;
+  base.end_ms = to.wall_ms;
+  if (from.cpu && to.cpu && collectors::TotalTicks(*to.cpu) > collectors::TotalTicks(*from.cpu)) {
+    base.steal = Share(to.cpu->steal - std::min(to.cpu->steal, from.cpu->steal),
+                       collectors::TotalTicks(*to.cpu) - collectors::TotalTicks(*from.cpu));
+  }
+  base.probe = before.probe;
+  base.counters_reset = before.counters_reset || after.counters_reset ||
+                        collectors::WentBackwards(before.counters, after.counters);
+  if (!base.counters_reset) {
+    base.queue_depth =
+        TickShare(before.counters.weighted_io_ms, after.counters.weighted_io_ms, seconds);
+    base.utilization = TickShare(before.counters.io_ms, after.counters.io_ms, seconds);
+  }
+  return base;
+}
+
+void PassiveFeed::OpWindows(probes::PassiveWindow w, const DiskMark& before, const DiskMark& after,
+                            size_t op, double seconds,
+                            std::vector<probes::PassiveWindow>& out) const {
+  const bool reset = w.counters_reset;
+  const OpCounters b = OpOf(before.counters, op);
+  const OpCounters a = OpOf(after.counters, op);
+  w.op = collectors::bpf::ToString(kOps[op]);
+  const uint64_t sectors = reset ? 0 : a.sectors - b.sectors;
+  if (!reset) {
+    const uint64_t other =
+        OpOf(after.counters, 1 - op).sectors - OpOf(before.counters, 1 - op).sectors;
+    w.other_bytes_rate = PerSecond(static_cast<double>(other * kSectorBytes), seconds);
+  }
+  if (std::optional<probes::PassiveWindow> d =
+          DeviceStageWindow(w, before, after, op, sectors, seconds)) {
+    out.push_back(std::move(*d));
+    if (!options_.shadow_diskstats) return;
+  }
+  w.source = probes::PassiveSource::kDiskstats;
+  if (!reset) {
+    w.requests = a.ios - b.ios;
+    if (w.requests > 0) {
+      w.mean_seconds = TickShare(b.ms, a.ms, 1.0) / static_cast<double>(w.requests);
+      w.mean_bytes = static_cast<double>(sectors * kSectorBytes) / static_cast<double>(w.requests);
+    }
+    w.rate = PerSecond(static_cast<double>(w.requests), seconds);
+  }
+  out.push_back(std::move(w));
+}
+
+std::optional<probes::PassiveWindow> PassiveFeed::DeviceStageWindow(probes::PassiveWindow w,
+                                                                    const DiskMark& before,
+                                                                    const DiskMark& after,
+                                                                    size_t op, uint64_t sectors,
+                                                                    double seconds) {
+  const std::optional<DeviceStage>& b = before.stage[op];
+  const std::optional<DeviceStage>& a = after.stage[op];
+  if (!b || !a || a->count < b->count || a->sum_ns < b->sum_ns) return std::nullopt;
+  w.source = probes::PassiveSource::kDevice;
+  w.requests = a->count - b->count;
+  const bool bytes_known = before.stage_bytes[op] && after.stage_bytes[op] &&
+                           *after.stage_bytes[op] >= *before.stage_bytes[op];
+  const double bytes = bytes_known
+                           ? static_cast<double>(*after.stage_bytes[op] - *before.stage_bytes[op])
+                           : static_cast<double>(sectors * kSectorBytes);
+  if (w.requests > 0) {
+    w.mean_seconds =
+        static_cast<double>(a->sum_ns - b->sum_ns) / 1e9 / static_cast<double>(w.requests);
+    w.mean_bytes = bytes / static_cast<double>(w.requests);
+  }
+  w.rate = PerSecond(static_cast<double>(w.requests), seconds);
+  return w;
+}
+
 void PassiveFeed::Close(const Mark& from, const Mark& to,
                         std::vector<probes::PassiveWindow>& out) const {
   const double seconds = to.monotonic_seconds - from.monotonic_seconds;
   if (seconds <= 0) return;
-  double steal = 0;
-  if (from.cpu && to.cpu && collectors::TotalTicks(*to.cpu) > collectors::TotalTicks(*from.cpu)) {
-    steal = Share(to.cpu->steal - std::min(to.cpu->steal, from.cpu->steal),
-                  collectors::TotalTicks(*to.cpu) - collectors::TotalTicks(*from.cpu));
-  }
   for (const auto& [name, before] : from.disks) {
-    const auto after_it = to.disks.find(name);
-    if (after_it == to.disks.end()) continue;
-    const DiskMark& after = after_it->second;
-    const bool reset = before.counters_reset || after.counters_reset ||
-                       collectors::WentBackwards(before.counters, after.counters);
-    probes::PassiveWindow base;
-    base.device = name;
-    base.size = "all";
-    base.start_ms = from.wall_ms;
-    base.end_ms = to.wall_ms;
-    base.steal = steal;
-    base.probe = before.probe;
-    base.counters_reset = reset;
-    if (!reset) {
-      base.queue_depth =
-          TickShare(before.counters.weighted_io_ms, after.counters.weighted_io_ms, seconds);
-      base.utilization = TickShare(before.counters.io_ms, after.counters.io_ms, seconds);
-    }
-    for (size_t op = 0; op < 2; ++op) {
-      const OpCounters b = OpOf(before.counters, op);
-      const OpCounters a = OpOf(after.counters, op);
-      const OpCounters other_b = OpOf(before.counters, 1 - op);
-      const OpCounters other_a = OpOf(after.counters, 1 - op);
-      probes::PassiveWindow w = base;
-      w.op = collectors::bpf::ToString(kOps[op]);
-      const uint64_t sectors = reset ? 0 : a.sectors - b.sectors;
-      if (!reset) {
-        w.other_bytes_rate = PerSecond(
-            static_cast<double>((other_a.sectors - other_b.sectors) * kSectorBytes), seconds);
-      }
-      const bool staged = before.stage[op] && after.stage[op] &&
-                          after.stage[op]->count >= before.stage[op]->count &&
-                          after.stage[op]->sum_ns >= before.stage[op]->sum_ns;
-      if (staged) {
-        probes::PassiveWindow d = w;
-        d.source = probes::PassiveSource::kDevice;
-        d.requests = after.stage[op]->count - before.stage[op]->count;
-        const bool bytes_known = before.stage_bytes[op] && after.stage_bytes[op] &&
-                                 *after.stage_bytes[op] >= *before.stage_bytes[op];
-        const double bytes =
-            bytes_known ? static_cast<double>(*after.stage_bytes[op] - *before.stage_bytes[op])
-                        : static_cast<double>(sectors * kSectorBytes);
-        if (d.requests > 0) {
-          d.mean_seconds = static_cast<double>(after.stage[op]->sum_ns - before.stage[op]->sum_ns) /
-                           1e9 / static_cast<double>(d.requests);
-          d.mean_bytes = bytes / static_cast<double>(d.requests);
-        }
-        d.rate = PerSecond(static_cast<double>(d.requests), seconds);
-        out.push_back(std::move(d));
-        if (!options_.shadow_diskstats) continue;
-      }
-      w.source = probes::PassiveSource::kDiskstats;
-      if (!reset) {
-        w.requests = a.ios - b.ios;
-        if (w.requests > 0) {
-          w.mean_seconds = TickShare(b.ms, a.ms, 1.0) / static_cast<double>(w.requests);
-          w.mean_bytes =
-              static_cast<double>(sectors * kSectorBytes) / static_cast<double>(w.requests);
-        }
-        w.rate = PerSecond(static_cast<double>(w.requests), seconds);
-      }
-      out.push_back(std::move(w));
-    }
+    const auto after = to.disks.find(name);
+    if (after == to.disks.end()) continue;
+    const probes::PassiveWindow base = DiskWindow(name, before, after->second, from, to);
+    for (size_t op = 0; op < 2; ++op) OpWindows(base, before, after->second, op, seconds, out);
   }
 }
 

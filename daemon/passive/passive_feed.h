@@ -64,6 +64,18 @@ class PassiveFeed {
 
   Mark MarkOf(const Snapshot& snapshot, int64_t index) const;
   void Close(const Mark& from, const Mark& to, std::vector<probes::PassiveWindow>& out) const;
+  // What a disk's windows share: its name, span, steal, flags, queue depth
+  // and utilisation.
+  static probes::PassiveWindow DiskWindow(const std::string& name, const DiskMark& before,
+                                          const DiskMark& after, const Mark& from, const Mark& to);
+  // One op's windows: the device stage's where known, diskstats' otherwise
+  // (or too, with shadow_diskstats).
+  void OpWindows(probes::PassiveWindow w, const DiskMark& before, const DiskMark& after, size_t op,
+                 double seconds, std::vector<probes::PassiveWindow>& out) const;
+  static std::optional<probes::PassiveWindow> DeviceStageWindow(probes::PassiveWindow w,
+                                                                const DiskMark& before,
+                                                                const DiskMark& after, size_t op,
+                                                                uint64_t sectors, double seconds);
 
   PassiveFeedOptions options_;
   std::optional<Mark> open_;

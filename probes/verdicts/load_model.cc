@@ -78,6 +78,80 @@ std::string DescribeOutside(size_t stress, const Regressors& at, const Range& r,
 
 }  // namespace
 
+namespace {
+
+// Each (op, metric) judged and not a quantile, with the runs' regressors and
+// log values, in the order first met.
+struct MetricSeries {
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>,
+           std::pair<std::vector<Regressors>, std::vector<double>>>
+      points;
+};
+
+MetricSeries SeriesOf(std::span<const ModelPoint> points, const BaselinePolicy& policy) {
+  MetricSeries series;
+  for (const ModelPoint& p : points) {
+    const Regressors x = RegressorsOf(p.stress);
+    for (const MetricSample& m : p.metrics) {
+      const MetricSpec* spec = FindMetric(m.metric);
+      if (spec == nullptr || spec->quantile > 0 || !policy.Judges(*spec) || m.value <= 0) continue;
+      auto key = std::make_pair(m.op, m.metric);
+      auto [it, added] = series.points.try_emplace(key);
+      if (added) series.order.push_back(key);
+      it->second.first.push_back(x);
+      it->second.second.push_back(std::log(m.value));
+    }
+  }
+  return series;
+}
+
+// One metric's prediction at `here`: its baseline row, nothing when it could
+// not be fitted, or where (`outside`) when it may not be predicted there.
+struct MetricPrediction {
+  std::optional<MetricBaseline> row;
+  std::string outside;
+};
+
+MetricPrediction PredictMetric(const std::pair<std::string, std::string>& key,
+                               std::span<const Regressors> x, std::span<const double> y,
+                               const Regressors& here, const BaselinePolicy& policy) {
+  MetricPrediction out;
+  const MetricSpec* spec = FindMetric(key.second);
+  const FitShape& shape = RunShape();
+  const Range range = RangeOf(x, shape);
+  const std::optional<Fit> fit = FitConstrained(x, y, {}, spec->worse == Worse::kHigher ? 1 : -1,
+                                                SlopesAllowed(x, range, shape), shape);
+  if (!fit) return out;
+  // A line is not extrapolated: the whole run is left to the caller.
+  const PredictionPoint where = WhereToPredict(here, range, *fit, shape);
+  if (where.outside) {
+    out.outside = DescribeOutside(*where.outside, here, range, *fit);
+    return out;
+  }
+  const double median = std::exp(Predict(*fit, where.at, shape));
+  // The spread in the metric's unit: a residual σ of s in log units is a
+  // factor e^s, about s × the median for the small s of a disk. (Tried and
+  // left out: the spread of the 30 runs nearest in stress, for a disk that
+  // scatters more under load; on the recordings it judged 15 fewer runs of
+  // 371 and removed no false alarm.)
+  const double spread =
+      std::max(std::expm1(UncertaintyAt(*fit, where.at, shape)), SpreadFloorFor(*spec, policy)) *
+      median;
+  // Inside the runs' range a prediction is within the figures they had;
+  // this guard is for what no range check foresaw (never judge against
+  // inf, 0 or NaN).
+  if (!std::isfinite(median) || median <= 0 || !std::isfinite(spread)) {
+    out.outside = fmt::format("its {} {} predicted there is not a finite figure ({:g})", key.first,
+                              key.second, median);
+    return out;
+  }
+  out.row = MetricBaseline{key.first, key.second, median, spread, 0, 0, 0};
+  return out;
+}
+
+}  // namespace
+
 ModelPrediction ModelBaselineAt(const RunStress& at, std::span<const ModelPoint> points,
                                 const BaselinePolicy& policy) {
   ModelPrediction out;
@@ -85,60 +159,19 @@ ModelPrediction ModelBaselineAt(const RunStress& at, std::span<const ModelPoint>
   if (points.size() < enough) return out;
   const auto [first, last] = std::ranges::minmax(points, {}, &ModelPoint::start_unix_ms);
   if (last.start_unix_ms - first.start_unix_ms < policy.min_age_ms) return out;
-  std::vector<Regressors> all;
-  for (const ModelPoint& p : points) all.push_back(RegressorsOf(p.stress));
   const Regressors here = RegressorsOf(at);
-  // Each (op, metric) judged and not a quantile, with the runs that have it.
-  std::map<std::pair<std::string, std::string>,
-           std::pair<std::vector<Regressors>, std::vector<double>>>
-      series;
-  std::vector<std::pair<std::string, std::string>> order;
-  for (size_t i = 0; i < points.size(); ++i) {
-    for (const MetricSample& m : points[i].metrics) {
-      const MetricSpec* spec = FindMetric(m.metric);
-      if (spec == nullptr || spec->quantile > 0 || !policy.Judges(*spec) || m.value <= 0) continue;
-      auto key = std::make_pair(m.op, m.metric);
-      auto [it, added] = series.try_emplace(key);
-      if (added) order.push_back(key);
-      it->second.first.push_back(all[i]);
-      it->second.second.push_back(std::log(m.value));
-    }
-  }
+  const MetricSeries series = SeriesOf(points, policy);
   Baseline baseline;
   for (const ModelPoint& p : points) baseline.run_ids.push_back(p.id);
-  for (const auto& key : order) {
-    const auto& [x, y] = series.at(key);
+  for (const auto& key : series.order) {
+    const auto& [x, y] = series.points.at(key);
     if (y.size() < enough) continue;
-    const MetricSpec* spec = FindMetric(key.second);
-    const FitShape& shape = RunShape();
-    const Range range = RangeOf(x, shape);
-    const std::optional<Fit> fit = FitConstrained(x, y, {}, spec->worse == Worse::kHigher ? 1 : -1,
-                                                  SlopesAllowed(x, range, shape), shape);
-    if (!fit) continue;
-    // A line is not extrapolated: the whole run is left to the caller.
-    const PredictionPoint where = WhereToPredict(here, range, *fit, shape);
-    if (where.outside) {
-      out.outside = DescribeOutside(*where.outside, here, range, *fit);
+    MetricPrediction p = PredictMetric(key, x, y, here, policy);
+    if (!p.outside.empty()) {
+      out.outside = std::move(p.outside);
       return out;
     }
-    const double median = std::exp(Predict(*fit, where.at, shape));
-    // The spread in the metric's unit: a residual σ of s in log units is a
-    // factor e^s, about s × the median for the small s of a disk. (Tried and
-    // left out: the spread of the 30 runs nearest in stress, for a disk that
-    // scatters more under load; on the recordings it judged 15 fewer runs of
-    // 371 and removed no false alarm.)
-    const double spread =
-        std::max(std::expm1(UncertaintyAt(*fit, where.at, shape)), SpreadFloorFor(*spec, policy)) *
-        median;
-    // Inside the runs' range a prediction is within the figures they had;
-    // this guard is for what no range check foresaw (never judge against
-    // inf, 0 or NaN).
-    if (!std::isfinite(median) || median <= 0 || !std::isfinite(spread)) {
-      out.outside = fmt::format("its {} {} predicted there is not a finite figure ({:g})",
-                                key.first, key.second, median);
-      return out;
-    }
-    baseline.metrics.push_back(MetricBaseline{key.first, key.second, median, spread, 0, 0, 0});
+    if (p.row) baseline.metrics.push_back(std::move(*p.row));
   }
   if (!baseline.metrics.empty()) out.baseline = std::move(baseline);
   return out;

@@ -55,7 +55,7 @@ void PassiveJudge::Learn(Series& series, const PassiveWindow& window) {
   // learning together); each refits at its own offset after, so that a
   // thousand disks' hourly refits (0.4 ms each) spread over the hour.
   const bool first = !series.model;
-  series.model = std::move(model);
+  series.model = model;
   series.since_fit = first ? std::hash<std::string>{}(window.device + window.op + window.size) %
                                  std::max<size_t>(policy_.refit_every, 1)
                            : 0;

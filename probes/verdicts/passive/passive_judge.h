@@ -68,7 +68,7 @@ using PassiveSeriesKey = std::tuple<std::string, std::string, PassiveSource>;
 
 class PassiveJudge {
  public:
-  explicit PassiveJudge(PassiveJudgePolicy policy = {}) : policy_(std::move(policy)) {}
+  explicit PassiveJudge(PassiveJudgePolicy policy = {}) : policy_(policy) {}
 
   // Judges a window of this disk (its series found or created), learning
   // from what it may.

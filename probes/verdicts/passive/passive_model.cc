@@ -176,11 +176,13 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> po
   const std::optional<Fit> first = FitConstrained(x, y, {}, 1, allowed, shape);
   if (!first) return std::nullopt;
   std::vector<double> residuals;
+  residuals.reserve(y.size());
   for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(*first, x[i], shape));
   const auto [sigma2, c2] = VarianceTerms(residuals, inverse_n);
   // Each window weighted by its share of the model's own variance, so that
   // a minute of 50 requests counts less than one of 5,000.
   std::vector<double> weights;
+  weights.reserve(inverse_n.size());
   for (double u : inverse_n) weights.push_back(sigma2 > 0 ? sigma2 / (sigma2 + c2 * u) : 1.0);
   std::optional<Fit> fit = FitConstrained(x, y, weights, 1, allowed, shape);
   if (!fit) return std::nullopt;
