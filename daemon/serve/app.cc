@@ -301,11 +301,13 @@ class App {
     if (path == "/healthz") return Health();
     if (path == "/") {
       const auto probes = probes_ ? probes_->Recorded() : nullptr;
+      const auto passive = passive_ ? passive_->Latest() : nullptr;
       return http::Response{
           200,
           "text/html; charset=utf-8",
           RenderStatusPage({.sample = *snapshot_,
                             .probes = probes.get(),
+                            .passive = passive.get(),
                             .listen_endpoint = server_ ? server_->local_endpoint() : "",
                             .now_seconds = WallUnixSeconds(),
                             .own_cgroup = probes_ ? probes_->OwnCgroup() : ""}),

@@ -14,6 +14,7 @@
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/snapshot_advice.h"
 #include "daemon/sampling/snapshot_health.h"
+#include "daemon/status/passive_rows.h"
 #include "daemon/status/regression_rows.h"
 
 namespace iowatch::daemon {
@@ -382,6 +383,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
   body += DevicesSection(in.sample, health);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
+  if (in.passive != nullptr) body += PassiveSection(*in.passive);
   body += AdviceSection(in.sample);
   body += VmstatSection(in.sample);
   if (in.probes != nullptr) body += ProbesSection(*in.probes, in, health);

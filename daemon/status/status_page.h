@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "daemon/passive/passive_service.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/scheduling/probe_snapshot.h"
 
@@ -21,7 +22,8 @@ namespace iowatch::daemon {
 
 struct StatusPageInput {
   const Snapshot& sample;
-  const ProbeSnapshot* probes = nullptr;  // null when no probe job is configured
+  const ProbeSnapshot* probes = nullptr;     // null when no probe job is configured
+  const PassiveSnapshot* passive = nullptr;  // null when passive.enabled is false
   std::string_view listen_endpoint;
   double now_seconds = 0;  // wall clock, for the age of the last probe runs
   // The daemon's own cgroup, whose I/O is the probes': never named as

@@ -173,6 +173,58 @@ TEST(StatusPage, BlockLatencyShowsEachDiskAndOpsQuantilesByStage) {
       << html;
 }
 
+// The passive judge's table: a regressed series with its ratio against the
+// bound and since when, one still learning, none at all without the judge.
+TEST(StatusPage, ThePassiveJudgeShowsEachSeriesStateAndRatio) {
+  const Snapshot s = Sample();
+  PassiveSnapshot passive;
+  PassiveSeriesRow slow;
+  slow.device = "sda";
+  slow.op = "read";
+  slow.size = "all";
+  slow.last.window.requests = 6000;
+  slow.last.window.mean_seconds = 0.0004;
+  probes::PassiveVerdict judged;
+  judged.predicted_seconds = 0.0002;
+  judged.ratio = 2;
+  judged.bound_ratio = 1.2;
+  judged.bad = true;
+  slow.last.reason = probes::PassiveReason::kJudged;
+  slow.last.bad = true;
+  slow.judged = judged;
+  slow.regressed = true;
+  slow.regressed_since_ms = int64_t{1'700'000'000} * 1000;  // 22:13 UTC
+  slow.windows[static_cast<size_t>(probes::PassiveReason::kJudged)] = 3;
+  slow.windows[static_cast<size_t>(probes::PassiveReason::kLearning)] = 60;
+  slow.windows[static_cast<size_t>(probes::PassiveReason::kTooFewRequests)] = 9;
+  PassiveSeriesRow learning = slow;
+  learning.device = "sdb";
+  learning.judged.reset();
+  learning.regressed = false;
+  learning.last.reason = probes::PassiveReason::kLearning;
+  learning.windows = {};
+  learning.windows[static_cast<size_t>(probes::PassiveReason::kLearning)] = 12;
+  passive.series = {slow, learning};
+  const auto page = [&](const PassiveSnapshot* p) {
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .passive = p,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
+  };
+  EXPECT_EQ(Count(page(nullptr), "id=\"passive\""), 0u);
+  const std::string html = page(&passive);
+  EXPECT_NE(html.find("<tr><td>sda</td><td>read</td><td>diskstats</td><td class=\"n\">6000</td>"
+                      "<td class=\"n\">400.0</td><td class=\"n\">200.0</td>"
+                      "<td class=\"n bad\">2.00 / 1.20</td>"
+                      "<td class=\"bad\">slower than its past since 22:13 UTC</td>"
+                      "<td class=\"n\">5 %</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"dim\">learning (12 minutes)</td>"), std::string::npos) << html;
+}
+
 TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {
   const auto page = [](const Snapshot& s) {
     return RenderStatusPage({.sample = s,
