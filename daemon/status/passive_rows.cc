@@ -1,5 +1,6 @@
 #include "daemon/status/passive_rows.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <ctime>
@@ -18,10 +19,7 @@ std::string Micros(double seconds) {
 
 // "since 07:12 UTC" from a start in ms since the epoch.
 std::string SinceUtc(int64_t ms) {
-  const time_t at = ms / 1000;
-  std::tm tm{};
-  gmtime_r(&at, &tm);
-  return fmt::format("since {:02d}:{:02d} UTC", tm.tm_hour, tm.tm_min);
+  return fmt::format("since {:%H:%M} UTC", fmt::gmtime(static_cast<std::time_t>(ms / 1000)));
 }
 
 std::string StateCell(const PassiveSeriesRow& r) {
