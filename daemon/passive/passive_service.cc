@@ -21,9 +21,39 @@ bool PassiveService::Judges(const Snapshot& snapshot, const std::string& device)
   return it == snapshot.block_devices->end() || !it->is_partition;
 }
 
+namespace {
+
+// Which physical disk a name is now: its diskseq (a new one each time a
+// disk appears), else its serial and wwid; "" when sysfs says none.
+std::string IdentityOf(const Snapshot& snapshot, const std::string& device) {
+  if (!snapshot.block_devices) return {};
+  const auto it =
+      std::ranges::find(*snapshot.block_devices, device, &collectors::BlockDevice::name);
+  if (it == snapshot.block_devices->end()) return {};
+  if (it->diskseq) return std::to_string(*it->diskseq);
+  return it->serial + "/" + it->wwid;
+}
+
+}  // namespace
+
+void PassiveService::ForgetReplacedDisks(const Snapshot& snapshot) {
+  for (auto it = identities_.begin(); it != identities_.end();) {
+    if (IdentityOf(snapshot, it->first) == it->second) {
+      ++it;
+      continue;
+    }
+    // Another disk under the same name (replaced, or removed and added):
+    // the old one's model and verdicts are not its.
+    judges_.erase(it->first);
+    std::erase_if(rows_, [&](const auto& entry) { return entry.second.device == it->first; });
+    it = identities_.erase(it);
+  }
+}
+
 void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::string> probing) {
   const std::vector<probes::PassiveWindow> windows = feed_.Add(snapshot, probing);
   if (windows.empty()) return;
+  ForgetReplacedDisks(snapshot);
   for (const probes::PassiveWindow& w : windows) {
     if (!Judges(snapshot, w.device)) continue;
     // A series starts with its first window busy enough to judge: an idle
@@ -31,6 +61,7 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     const auto key = std::make_tuple(w.device, w.op, w.size, w.source);
     if (!rows_.contains(key) && w.requests < options_.judge.model.min_requests) continue;
     auto [judge, added] = judges_.try_emplace(w.device, options_.judge);
+    if (added) identities_[w.device] = IdentityOf(snapshot, w.device);
     probes::PassiveVerdict v = judge->second.Judge(w);
     PassiveSeriesRow& row = rows_[key];
     row.device = w.device;
@@ -56,6 +87,7 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     return std::ranges::none_of(snapshot.devices,
                                 [&](const DeviceSnapshot& d) { return d.name == entry.first; });
   });
+  std::erase_if(identities_, [&](const auto& entry) { return !judges_.contains(entry.first); });
   Publish();
 }
 

@@ -75,11 +75,14 @@ class PassiveService {
 
  private:
   bool Judges(const Snapshot& snapshot, const std::string& device) const;
+  // Drops the judge and series of a name that is another disk now.
+  void ForgetReplacedDisks(const Snapshot& snapshot);
   void Publish();
 
   PassiveOptions options_;
   PassiveFeed feed_;
   std::map<std::string, probes::PassiveJudge> judges_;  // by device
+  std::map<std::string, std::string> identities_;       // by device: IdentityOf when judged first
   std::map<std::tuple<std::string, std::string, std::string, probes::PassiveSource>,
            PassiveSeriesRow>
       rows_;

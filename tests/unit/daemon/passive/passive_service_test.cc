@@ -62,6 +62,27 @@ TEST(PassiveService, JudgesWholeDisksOutsideTheExclusion) {
   EXPECT_TRUE(service.Latest()->series.empty());
 }
 
+// Another disk under the same name (a new diskseq: replaced, or removed
+// and added) starts afresh: the old disk's series and model are not its.
+TEST(PassiveService, ADiskReplacedUnderTheSameNameStartsAfresh) {
+  PassiveService service(PassiveOptions{});
+  auto devs = std::make_shared<std::vector<collectors::BlockDevice>>(*Devices());
+  (*devs)[1].diskseq = 7;
+  for (uint64_t t = 0; t <= 80; ++t) service.OnSample(At(t, devs), {});
+  const auto sda_learning = [&] {
+    for (const PassiveSeriesRow& row : service.Latest()->series) {
+      if (row.device == "sda")
+        return row.windows[static_cast<size_t>(probes::PassiveReason::kLearning)];
+    }
+    return uint64_t{0};
+  };
+  EXPECT_EQ(sda_learning(), 2u);
+  auto replaced = std::make_shared<std::vector<collectors::BlockDevice>>(*devs);
+  (*replaced)[1].diskseq = 8;
+  for (uint64_t t = 81; t <= 140; ++t) service.OnSample(At(t, replaced), {});
+  EXPECT_EQ(sda_learning(), 1u) << "the old disk's minutes were kept";
+}
+
 // A probe's disk, named by the daemon, leaves the minute unjudged.
 TEST(PassiveService, AProbedDisksMinuteIsCountedAsSuch) {
   PassiveService service(PassiveOptions{});
