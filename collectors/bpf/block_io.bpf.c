@@ -459,7 +459,7 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
   const __u64 start = rq->start_time_ns;
   __u64 issue = 0;
   if (flags & rq_flag_stats()) {
-    issue = rq->io_start_time_ns;
+    issue = iowatch_kernel_issue(rq->io_start_time_ns, start, now);
   } else if (queue_keeps_issue_time(rq)) {
     /* Never handed to the driver: an fsync's data-less write, which the
      * flush machinery ends when its flush is done. diskstats counts it as a

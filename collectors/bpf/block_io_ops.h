@@ -53,4 +53,19 @@ static inline int iowatch_issue_is_of(iowatch_u64 issue_ns, iowatch_u64 start_ns
   return issue_ns != 0 && start_ns != 0 && start_ns <= issue_ns && issue_ns <= now_ns;
 }
 
+/* The issue time of a request the kernel stamped itself (RQF_STATS: this
+ * life's rq->io_start_time_ns). Since 6.9 both stamps come from
+ * blk_time_get_ns, which inside a plug returns the time cached when the plug
+ * first read the clock: a request started by one task and issued by another
+ * whose plug read the clock earlier carries an issue stamp before its start
+ * (a few in a thousand on a loaded disk here). It cannot have been issued
+ * before it started: taken as issued at its start, so that it still counts
+ * in the queue (0) and device stages. 0: no usable stamp. */
+static inline iowatch_u64 iowatch_kernel_issue(iowatch_u64 io_start_ns, iowatch_u64 start_ns,
+                                               iowatch_u64 now_ns) {
+  if (io_start_ns == 0 || start_ns == 0) return 0;
+  const iowatch_u64 issue = io_start_ns < start_ns ? start_ns : io_start_ns;
+  return issue <= now_ns ? issue : 0;
+}
+
 #endif /* IOWATCH_COLLECTORS_BPF_BLOCK_IO_OPS_H_ */

@@ -61,5 +61,16 @@ TEST(IssueIsOf, OnlyAnIssueWithinThisLifeOfTheRequest) {
   EXPECT_FALSE(iowatch_issue_is_of(1'000'500, 0, 1'002'000));
 }
 
+TEST(KernelIssue, AStampBeforeTheStartFromAnotherPlugsCachedClockIsTheStart) {
+  EXPECT_EQ(iowatch_kernel_issue(1'000'500, 1'000'000, 1'002'000), 1'000'500U);
+  // Issued by a task whose plug read the clock before this request started.
+  EXPECT_EQ(iowatch_kernel_issue(999'000, 1'000'000, 1'002'000), 1'000'000U);
+  EXPECT_TRUE(iowatch_issue_is_of(iowatch_kernel_issue(999'000, 1'000'000, 1'002'000), 1'000'000,
+                                  1'002'000));
+  EXPECT_EQ(iowatch_kernel_issue(0, 1'000'000, 1'002'000), 0U);
+  EXPECT_EQ(iowatch_kernel_issue(1'000'500, 0, 1'002'000), 0U);
+  EXPECT_EQ(iowatch_kernel_issue(1'003'000, 1'000'000, 1'002'000), 0U);  // after now
+}
+
 }  // namespace
 }  // namespace iowatch::collectors::bpf
