@@ -28,7 +28,8 @@
 //
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
 // baseline_metrics, baseline_runs, sweeps, series_states,
-// series_states_quarantine, run_verdicts), versioned with PRAGMA
+// series_states_quarantine, run_verdicts, passive_states, passive_windows,
+// passive_states_quarantine), versioned with PRAGMA
 // user_version; a file from a newer iowatch is refused (kUnsupported).
 // Histogram blobs and the job options text: store_codec.h. Baseline JSON:
 // store_json.h.
@@ -50,11 +51,12 @@
 #include <vector>
 
 #include "common/result.h"
+#include "probes/run/probe_result.h"
+#include "probes/store/store_passive_rows.h"
 #include "probes/verdicts/baseline.h"
 #include "probes/verdicts/job_judge.h"
 #include "probes/verdicts/run_metrics.h"
 #include "probes/verdicts/run_record.h"
-#include "probes/run/probe_result.h"
 
 namespace iowatch::probes {
 
@@ -257,6 +259,35 @@ class Store {
   Status QuarantineSeriesState(const UnreadableSeriesState& row, int64_t now_unix_ms);
   Status DeleteSeriesState(std::string_view job, std::string_view fingerprint,
                            std::string_view device);
+
+  // --- The passive judge (store_passive.cc) -----------------------------
+
+  // In one transaction: the windows (replacing any of the same series and
+  // end), the marks of windows learned since they were stored, and the
+  // series' states (replacing theirs). A kill leaves all or none.
+  Status PutPassive(std::span<const StoredPassiveWindow> windows,
+                    std::span<const PassiveLearnedMark> learned,
+                    std::span<const StoredPassiveState> states);
+  // Every readable series' state; an unreadable row is left out and named
+  // in `unreadable`, as SeriesStates does.
+  Result<std::vector<StoredPassiveState>> PassiveStates(
+      std::vector<UnreadablePassiveState>& unreadable) const;
+  // Moves an unreadable row to passive_states_quarantine (with now and why).
+  Status QuarantinePassiveState(const UnreadablePassiveState& row, int64_t now_unix_ms);
+  // The newest `limit` windows the series learned from, oldest first.
+  Result<std::vector<PassivePoint>> PassiveLearned(std::string_view device, std::string_view op,
+                                                   std::string_view size, PassiveSource source,
+                                                   size_t limit) const;
+  // Every stored window that ended in [from_unix_ms, to_unix_ms), by device,
+  // op, size, source, then end.
+  Result<std::vector<StoredPassiveWindow>> PassiveWindows(int64_t from_unix_ms,
+                                                          int64_t to_unix_ms) const;
+  // Deletes a device's state and windows (another disk took its name).
+  Status DeletePassiveDevice(std::string_view device);
+  // Deletes the windows that ended before `unix_ms`, except each series'
+  // newest `keep_learned` learned ones (what a restart refits from); returns
+  // how many.
+  Result<int64_t> PrunePassiveWindows(int64_t unix_ms, size_t keep_learned);
 
   // --- Whether each run was judged (store_verdicts.cc) -------------------
 

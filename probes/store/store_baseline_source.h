@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "probes/verdicts/job_judge.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/job_judge.h"
 
 namespace iowatch::probes {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "probes/verdicts/run_record.h"
 #include "probes/store/store_sqlite.h"
+#include "probes/verdicts/run_record.h"
 
 namespace iowatch::probes::internal {
 

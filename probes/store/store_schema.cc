@@ -277,10 +277,67 @@ CREATE TABLE series_states_quarantine (
 ) STRICT;
 )sql";
 
+// The passive judge (probes/verdicts/passive/): each series' verdict state
+// as JSON (the hysteresis, the bad windows of an undecided streak, the last
+// judged window's figures), the identity of the disk it belongs to (a disk
+// that took the name later starts afresh), and its windows with what became
+// of them; the learned ones are what a restart refits the model from. The
+// state is as of window through_unix_ms and is written in one transaction
+// with the windows up to it.
+constexpr std::string_view kSchemaV10 = R"sql(
+CREATE TABLE passive_states (
+  device TEXT NOT NULL,
+  op TEXT NOT NULL,
+  size TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('device', 'diskstats')),
+  identity TEXT NOT NULL,
+  through_unix_ms INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  PRIMARY KEY (device, op, size, source)
+) STRICT;
+CREATE TABLE passive_states_quarantine (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  device TEXT NOT NULL,
+  op TEXT NOT NULL,
+  size TEXT NOT NULL,
+  source TEXT NOT NULL,
+  identity TEXT NOT NULL,
+  through_unix_ms INTEGER NOT NULL,
+  state_json TEXT NOT NULL,
+  quarantined_unix_ms INTEGER NOT NULL,
+  reason TEXT NOT NULL
+) STRICT;
+CREATE TABLE passive_windows (
+  device TEXT NOT NULL,
+  op TEXT NOT NULL,
+  size TEXT NOT NULL,
+  source TEXT NOT NULL CHECK (source IN ('device', 'diskstats')),
+  start_unix_ms INTEGER NOT NULL,
+  end_unix_ms INTEGER NOT NULL,
+  requests INTEGER NOT NULL,
+  mean_seconds REAL NOT NULL,
+  rate REAL NOT NULL,
+  other_bytes_rate REAL NOT NULL,
+  mean_bytes REAL NOT NULL,
+  steal REAL NOT NULL,
+  queue_depth REAL NOT NULL,
+  utilization REAL NOT NULL,
+  probe INTEGER NOT NULL CHECK (probe IN (0, 1)),
+  counters_reset INTEGER NOT NULL CHECK (counters_reset IN (0, 1)),
+  reason TEXT NOT NULL,
+  predicted_seconds REAL NOT NULL,
+  bound_ratio REAL NOT NULL,
+  bad INTEGER NOT NULL CHECK (bad IN (0, 1)),
+  learned INTEGER NOT NULL CHECK (learned IN (0, 1)),
+  PRIMARY KEY (device, op, size, source, end_unix_ms)
+) STRICT, WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations{
-    Migration{1, kSchemaV1}, Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
-    Migration{4, kSchemaV4}, Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
-    Migration{7, kSchemaV7}, Migration{8, kSchemaV8}, Migration{9, kSchemaV9},
+    Migration{1, kSchemaV1},   Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4},   Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
+    Migration{7, kSchemaV7},   Migration{8, kSchemaV8}, Migration{9, kSchemaV9},
+    Migration{10, kSchemaV10},
 };
 
 Result<int> UserVersion(const Connection& connection) {

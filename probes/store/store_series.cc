@@ -12,6 +12,7 @@
 
 #include "probes/store/store.h"
 #include "probes/store/store_sqlite.h"
+#include "probes/store/store_tracker_json.h"
 
 namespace iowatch::probes {
 
@@ -87,19 +88,7 @@ void DriftFromJson(const json& doc, DriftWatch& drift) {
 }
 
 json ToJson(const SeriesState& state) {
-  json tracker = json::array();
-  for (const auto& [op, metric, s] : state.tracker.Entries()) {
-    // JSON has no infinity: a streak with no shift is null.
-    tracker.push_back({{"op", op},
-                       {"metric", metric},
-                       {"regressed", s.regressed},
-                       {"bad_streak", s.bad_streak},
-                       {"good_streak", s.good_streak},
-                       {"shift", std::isfinite(s.shift) ? json(s.shift) : json(nullptr)},
-                       {"bad_since_ms", s.bad_since_ms},
-                       {"raised_ms", s.raised_ms},
-                       {"since_ms", s.since_ms}});
-  }
+  const json tracker = internal::TrackerToJson(state.tracker.Entries());
   json spans = json::array();
   for (const auto& [from, to] : state.suspect_spans) spans.push_back({from, to});
   return {{"tracker", tracker},
@@ -114,18 +103,8 @@ json ToJson(const SeriesState& state) {
 SeriesState FromJson(const json& doc, const RegressionTracker& rule) {
   SeriesState state;
   state.tracker = rule;
-  std::vector<RegressionTracker::Entry> entries;
-  for (const json& e : doc.at("tracker")) {
-    const json& shift = e.at("shift");
-    entries.push_back({e.at("op").get<std::string>(),
-                       e.at("metric").get<std::string>(),
-                       {e.at("regressed").get<bool>(), e.at("bad_streak").get<uint32_t>(),
-                        e.at("good_streak").get<uint32_t>(),
-                        shift.is_null() ? RegressionTracker::kNoShift : shift.get<double>(),
-                        // Absent in states stored before they were kept.
-                        e.value("bad_since_ms", int64_t{0}), e.value("raised_ms", int64_t{0}),
-                        e.value("since_ms", int64_t{0})}});
-  }
+  const std::vector<RegressionTracker::Entry> entries =
+      internal::TrackerFromJson(doc.at("tracker"));
   state.tracker.Restore(entries);
   state.baseline_ids = doc.at("baseline_ids").get<std::vector<int64_t>>();
   state.suspect_since_ms = doc.at("suspect_since_ms").get<int64_t>();

@@ -43,11 +43,17 @@ bool PassiveJudge::DiskSuspect() const {
   });
 }
 
-void PassiveJudge::Learn(Series& series, const PassiveWindow& window) {
-  series.learned.push_back(PointOf(window));
+void PassiveJudge::Learn(Series& series, const PassivePoint& point, std::string_view name,
+                         std::vector<PassivePoint>& learned) {
+  series.learned.push_back(point);
+  learned.push_back(point);
   while (series.learned.size() > policy_.max_windows) series.learned.pop_front();
   ++series.since_fit;
   if (series.model && series.since_fit < policy_.refit_every) return;
+  Fit(series, name);
+}
+
+void PassiveJudge::Fit(Series& series, std::string_view name) {
   const std::vector<PassivePoint> points(series.learned.begin(), series.learned.end());
   std::optional<PassiveModel> model = PassiveModel::Learn(points, policy_.model);
   if (!model) return;
@@ -56,9 +62,8 @@ void PassiveJudge::Learn(Series& series, const PassiveWindow& window) {
   // thousand disks' hourly refits (0.4 ms each) spread over the hour.
   const bool first = !series.model;
   series.model = model;
-  series.since_fit = first ? std::hash<std::string>{}(window.device + window.op + window.size) %
-                                 std::max<size_t>(policy_.refit_every, 1)
-                           : 0;
+  series.since_fit =
+      first ? std::hash<std::string_view>{}(name) % std::max<size_t>(policy_.refit_every, 1) : 0;
 }
 
 PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window) {
@@ -104,9 +109,10 @@ PassiveVerdict PassiveJudge::Judge(const PassiveWindow& window) {
     v.reason = PassiveReason::kTooFewRequests;
     return v;
   }
+  const std::string name = window.device + window.op + window.size;
   if (!series.model) {
     v.reason = PassiveReason::kLearning;
-    if (!DiskSuspect()) Learn(series, window);
+    if (!DiskSuspect()) Learn(series, PointOf(window), name, v.learned);
     return v;
   }
   const bool pending_before = series.tracker.AnyPending();
@@ -119,10 +125,10 @@ PassiveVerdict PassiveJudge::Judge(const PassiveWindow& window) {
     return v;
   }
   if (pending_before && !series.tracker.AnyPending() && !series.tracker.AnyRegressed()) {
-    for (const PassiveWindow& w : series.waiting) Learn(series, w);
+    for (const PassiveWindow& w : series.waiting) Learn(series, PointOf(w), name, v.learned);
   }
   if (!series.tracker.AnyPending()) series.waiting.clear();
-  if (!DiskSuspect()) Learn(series, window);
+  if (!DiskSuspect()) Learn(series, PointOf(window), name, v.learned);
   return v;
 }
 
@@ -144,6 +150,38 @@ const PassiveModel* PassiveJudge::Model(const PassiveSeriesKey& key) const {
 size_t PassiveJudge::LearnedWindows(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
   return it == series_.end() ? 0 : it->second.learned.size();
+}
+
+int64_t PassiveJudge::RegressedSinceMs(const PassiveSeriesKey& key) const {
+  const auto it = series_.find(key);
+  if (it == series_.end()) return 0;
+  return it->second.tracker.RegressedSinceMs(std::get<0>(key), kMetric);
+}
+
+std::vector<PassiveSeriesKey> PassiveJudge::Keys() const {
+  std::vector<PassiveSeriesKey> keys;
+  keys.reserve(series_.size());
+  for (const auto& [key, series] : series_) keys.push_back(key);
+  return keys;
+}
+
+PassiveSeriesState PassiveJudge::StateOf(const PassiveSeriesKey& key) const {
+  const auto it = series_.find(key);
+  if (it == series_.end()) return {};
+  return {it->second.tracker.Entries(), it->second.waiting, it->second.since_fit};
+}
+
+void PassiveJudge::Restore(const PassiveSeriesKey& key, const PassiveSeriesState& state,
+                           std::span<const PassivePoint> learned) {
+  Series& series = SeriesOf(key);
+  series.tracker.Restore(state.tracker);
+  series.waiting = state.waiting;
+  const size_t keep = std::min(learned.size(), policy_.max_windows);
+  series.learned.assign(learned.end() - static_cast<std::ptrdiff_t>(keep), learned.end());
+  series.model.reset();
+  const auto& [op, size, source] = key;
+  Fit(series, op + size);
+  series.since_fit = state.since_fit;
 }
 
 }  // namespace iowatch::probes

@@ -24,7 +24,9 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -61,6 +63,20 @@ struct PassiveVerdict {
   double bound_ratio = 0;  // observed / predicted above this is bad
   bool bad = false;
   std::optional<RegressionChange> change;  // a raise or clear this window caused
+  // What the series learned because of this window: the window itself, or
+  // the bad windows of a streak it broke (the store marks them learned).
+  std::vector<PassivePoint> learned;
+};
+
+// A series' verdict state as a restart needs it: its hysteresis, the bad
+// windows of an undecided streak, and where it stands in its refit cycle.
+// The windows it learned from are kept apart (each stored once, when
+// learned) and given back to Restore.
+struct PassiveSeriesState {
+  std::vector<RegressionTracker::Entry> tracker;
+  std::vector<PassiveWindow> waiting;
+  size_t since_fit = 0;
+  bool operator==(const PassiveSeriesState&) const = default;
 };
 
 // One series' key: op, size class, source.
@@ -79,6 +95,18 @@ class PassiveJudge {
   // The series' model, if learned.
   const PassiveModel* Model(const PassiveSeriesKey& key) const;
   size_t LearnedWindows(const PassiveSeriesKey& key) const;
+  // When the series' standing regression began (its first bad window's
+  // start); 0 when none stands.
+  int64_t RegressedSinceMs(const PassiveSeriesKey& key) const;
+
+  // The series this judge has, and each one's state (for the store).
+  std::vector<PassiveSeriesKey> Keys() const;
+  PassiveSeriesState StateOf(const PassiveSeriesKey& key) const;
+  // A series as a restart finds it: its state, and the windows it had
+  // learned from (oldest first; the newest max_windows are kept), from
+  // which its model is fitted again.
+  void Restore(const PassiveSeriesKey& key, const PassiveSeriesState& state,
+               std::span<const PassivePoint> learned);
 
  private:
   struct Series {
@@ -92,7 +120,11 @@ class PassiveJudge {
   Series& SeriesOf(const PassiveSeriesKey& key);
   // Whether any series of the disk is regressed or has a streak open.
   bool DiskSuspect() const;
-  void Learn(Series& series, const PassiveWindow& window);
+  // Learns `point` (of the series `name`, which spreads the refits), noting
+  // it in `learned`.
+  void Learn(Series& series, const PassivePoint& point, std::string_view name,
+             std::vector<PassivePoint>& learned);
+  void Fit(Series& series, std::string_view name);
   PassiveVerdict Compare(Series& series, const PassiveWindow& window);
 
   PassiveJudgePolicy policy_;

@@ -59,6 +59,7 @@ struct PassivePoint {
   float steal = 0;
   float mean_seconds = 0;
   uint32_t requests = 0;
+  bool operator==(const PassivePoint&) const = default;
 };
 PassivePoint PointOf(const PassiveWindow& w);
 

@@ -45,6 +45,7 @@ struct PassiveWindow {
   // or the counters went backwards (a device re-added, a program reloaded).
   bool probe = false;
   bool counters_reset = false;
+  bool operator==(const PassiveWindow&) const = default;
 };
 
 }  // namespace iowatch::probes

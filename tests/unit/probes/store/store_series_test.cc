@@ -50,7 +50,7 @@ StoredSeriesState SampleState() {
   drifted.contended_sum = 3.5;
   drifted.contended_sum_sq = 61.25;
   s.state.drift.Restore({5, 6, 7}, 1'500'000'000'000, 1'500'300'000'000,
-                         {{{"read", "iops"}, drifted}});
+                        {{{"read", "iops"}, drifted}});
   return s;
 }
 
@@ -195,7 +195,8 @@ TEST(StoreSeriesStates, AVersion6StoreGetsTheTables) {
   ASSERT_TRUE(Store::Open(dir.Db()));
   test_store::Exec(dir.Db(),
                    "DROP TABLE run_verdicts; DROP TABLE series_states; "
-                   "DROP TABLE series_states_quarantine; PRAGMA user_version = 6");
+                   "DROP TABLE series_states_quarantine; " +
+                       std::string(test_store::kDropPassiveTables) + "PRAGMA user_version = 6");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"),

@@ -343,8 +343,8 @@ TEST(StoreMigrate, AVersion4StoreKeepsItsConditionsWithoutALoadWindow) {
        "ALTER TABLE run_conditions DROP COLUMN before_device_bytes; "
        "ALTER TABLE run_conditions DROP COLUMN before_device_busy_seconds; "
        "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; DROP TABLE "
-       "series_states_quarantine; "
-       "PRAGMA user_version = 4");
+       "series_states_quarantine; " +
+           std::string(test_store::kDropPassiveTables) + "PRAGMA user_version = 4");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);
@@ -369,9 +369,9 @@ TEST(StoreMigrate, AVersion2StoreKeepsItsRunsWithConditionsUnknown) {
   }
   Exec(dir.Db(),
        "DROP TABLE sweeps; DROP TABLE series_states; DROP TABLE run_verdicts; DROP TABLE "
-       "series_states_quarantine; "
-       "DROP TABLE run_conditions; "
-       "PRAGMA user_version = 2");
+       "series_states_quarantine; " +
+           std::string(test_store::kDropPassiveTables) +
+           "DROP TABLE run_conditions; PRAGMA user_version = 2");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
   EXPECT_EQ(QueryInt(dir.Db(), "PRAGMA user_version"), internal::StoreMigrations().back().version);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "probes/store/store.h"
 #include "probes/store/store_sqlite.h"
@@ -46,6 +47,12 @@ inline int64_t QueryInt(const std::filesystem::path& db, const std::string& sql)
   EXPECT_TRUE(value) << value.error().ToString();
   return value.value_or(-1);
 }
+
+// The tables of schema 10 (the passive judge's), dropped to take a store
+// back to an older version.
+inline constexpr std::string_view kDropPassiveTables =
+    "DROP TABLE passive_states; DROP TABLE passive_windows; "
+    "DROP TABLE passive_states_quarantine; ";
 
 inline void Exec(const std::filesystem::path& db, const std::string& sql) {
   Result<internal::Connection> raw = internal::Connection::Open(db.string());

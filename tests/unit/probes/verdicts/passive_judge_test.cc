@@ -122,6 +122,51 @@ TEST(PassiveJudge, ARegressedSeriesStopsTheDiskLearning) {
   EXPECT_EQ(judge.LearnedWindows(write_key), writes_learned);
 }
 
+// Feeds `disk` to `judge` and, alike, collects what it learned.
+void FeedCollecting(PassiveJudge& judge, const Disk& disk, int count, int from, uint64_t seed,
+                    std::vector<PassivePoint>& learned) {
+  for (const PassiveVerdict& v : Feed(judge, disk, count, from, seed)) {
+    learned.insert(learned.end(), v.learned.begin(), v.learned.end());
+  }
+}
+
+// A judge restored from what the store keeps (the series' state and the
+// windows it learned) goes on as the one that never stopped: a streak open
+// at the restart raises at the same minute, a raised series stays raised
+// from the same start and clears after K good windows.
+TEST(PassiveJudge, ARestoredJudgeGoesOnAsTheOneThatNeverStopped) {
+  PassiveJudge judge;
+  Disk disk;
+  std::vector<PassivePoint> learned;
+  FeedCollecting(judge, disk, 6 * 60, 0, 1, learned);
+  EXPECT_EQ(learned.size(), judge.LearnedWindows(kRead));
+  Disk slow = disk;
+  slow.slower = 1.5;
+  FeedCollecting(judge, slow, 2, 6 * 60, 5, learned);  // a streak of two, open
+  PassiveJudge restored;
+  restored.Restore(kRead, judge.StateOf(kRead), learned);
+  EXPECT_EQ(restored.StateOf(kRead), judge.StateOf(kRead));
+  ASSERT_NE(restored.Model(kRead), nullptr);
+  EXPECT_EQ(restored.LearnedWindows(kRead), judge.LearnedWindows(kRead));
+
+  const std::vector<PassiveVerdict> went_on = Feed(judge, slow, 3, 6 * 60 + 2, 6);
+  const std::vector<PassiveVerdict> came_back = Feed(restored, slow, 3, 6 * 60 + 2, 6);
+  EXPECT_EQ(FirstChange(came_back, true), 0);
+  EXPECT_EQ(FirstChange(went_on, true), 0);
+  for (size_t i = 0; i < went_on.size(); ++i) {
+    // The restored model was fitted from every learned window, the running
+    // one at its last refit: the same disk, within a few percent.
+    EXPECT_NEAR(came_back[i].ratio, went_on[i].ratio, 0.03 * went_on[i].ratio) << i;
+  }
+  EXPECT_EQ(restored.RegressedSinceMs(kRead), 6 * 60 * kMinuteMs);
+
+  PassiveJudge again;  // a second restart, regressed
+  again.Restore(kRead, restored.StateOf(kRead), learned);
+  EXPECT_TRUE(again.Regressed(kRead));
+  EXPECT_EQ(again.RegressedSinceMs(kRead), 6 * 60 * kMinuteMs);
+  EXPECT_EQ(FirstChange(Feed(again, disk, 10, 6 * 60 + 5, 7), false), 2);
+}
+
 // Every window not judged says why.
 TEST(PassiveJudge, AWindowNotJudgedSaysWhy) {
   PassiveJudge judge;
