@@ -82,6 +82,9 @@ struct CgroupConfig {
 struct PassiveConfig {
   bool enabled = true;
   std::string exclude = "(dm-|md).*";  // RE2, whole kernel name: not judged
+  // How long the store keeps each judged window (the ones a model learned
+  // from, which a restart refits it from, are kept whatever their age).
+  std::chrono::milliseconds keep_windows{std::chrono::hours(24)};
   bool operator==(const PassiveConfig&) const = default;
 };
 

@@ -215,6 +215,7 @@ constexpr Key kCgroupKeys[] = {
 constexpr Key kPassiveKeys[] = {
     BoolKey<&Config::passive, &PassiveConfig::enabled>("enabled"),
     RegexKey<&Config::passive, &PassiveConfig::exclude>("exclude"),
+    DurationKey<60'000, &Config::passive, &PassiveConfig::keep_windows>("keep_windows"),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

@@ -63,6 +63,8 @@ const std::array<PassiveFamily, 7>& PassiveFamilyTable() {
 }
 
 constexpr std::string_view kRequestsName = "iowatch_passive_window_requests";
+constexpr std::string_view kStoreUpName = "iowatch_passive_store_up";
+constexpr std::string_view kStoreErrorsName = "iowatch_passive_store_errors_total";
 constexpr std::string_view kWindowsName = "iowatch_passive_windows_total";
 
 constexpr std::array<PassiveReason, kPassiveReasons> kReasons = {
@@ -73,6 +75,14 @@ constexpr std::array<PassiveReason, kPassiveReasons> kReasons = {
 
 void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
   ExpositionWriter w(out);
+  w.Family(kStoreUpName, "gauge",
+           "1 while the passive judge's states and windows are stored (a restart keeps its "
+           "verdicts and models), 0 when it judges in memory.");
+  w.Sample(nullptr, 0, snapshot.store_up ? 1 : 0);
+  w.Family(kStoreErrorsName, "counter",
+           "Batches of the passive judge's windows and states that could not be stored.");
+  w.Sample(nullptr, 0, static_cast<double>(snapshot.store_errors));
+  if (snapshot.series.empty()) return;
   const auto labels = [](const PassiveSeriesRow& r) {
     return std::array<Label, 4>{{{"device", r.device},
                                  {"op", r.op},
@@ -113,6 +123,8 @@ std::vector<std::string_view> PassiveMetricFamilyNames() {
   for (const PassiveFamily& f : PassiveFamilyTable()) names.push_back(f.name);
   names.push_back(kRequestsName);
   names.push_back(kWindowsName);
+  names.push_back(kStoreUpName);
+  names.push_back(kStoreErrorsName);
   return names;
 }
 

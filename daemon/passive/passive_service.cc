@@ -1,5 +1,7 @@
 #include "daemon/passive/passive_service.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -9,9 +11,25 @@ namespace iowatch::daemon {
 PassiveService::PassiveService(PassiveOptions options)
     : options_(std::move(options)),
       feed_(options_.feed),
-      latest_(std::make_shared<PassiveSnapshot>()) {}
+      latest_(std::make_shared<PassiveSnapshot>()) {
+  if (options_.state_dir.empty()) return;
+  std::vector<PassiveRestored> restored;
+  Result<std::unique_ptr<PassiveStore>> store =
+      PassiveStore::Open(options_.state_dir, options_.judge.max_windows, restored);
+  if (!store) {
+    spdlog::warn(
+        "passive judge: {}; judging in memory: a restart forgets its verdicts and learns again",
+        store.error().ToString());
+    return;
+  }
+  store_ = std::move(*store);
+  for (PassiveRestored& r : restored) stored_[r.state.device].push_back(std::move(r));
+  Publish();
+}
 
-PassiveService::~PassiveService() = default;
+PassiveService::~PassiveService() {
+  if (store_) Flush(0, true);
+}
 
 bool PassiveService::Judges(const Snapshot& snapshot, const std::string& device) const {
   if (options_.exclude && options_.exclude->FullMatch(device)) return false;
@@ -36,6 +54,116 @@ std::string IdentityOf(const Snapshot& snapshot, const std::string& device) {
 
 }  // namespace
 
+void PassiveService::RestoreSeries(const std::string& identity, PassiveRestored& restored) {
+  const probes::StoredPassiveState& s = restored.state;
+  auto [judge, added] = judges_.try_emplace(s.device, options_.judge);
+  if (added) identities_[s.device] = identity;
+  const probes::PassiveSeriesKey series{s.op, s.size, s.source};
+  judge->second.Restore(series, s.state, restored.learned);
+  PassiveSeriesRow& row = rows_[{s.device, s.op, s.size, s.source}];
+  row.device = s.device;
+  row.op = s.op;
+  row.size = s.size;
+  row.source = s.source;
+  row.regressed = judge->second.Regressed(series);
+  row.regressed_since_ms = judge->second.RegressedSinceMs(series);
+  const probes::PassiveModel* model = judge->second.Model(series);
+  row.model_windows = model == nullptr ? 0 : model->Windows();
+  if (s.last_judged) {
+    probes::PassiveVerdict v;
+    v.window.device = s.device;
+    v.window.op = s.op;
+    v.window.size = s.size;
+    v.window.source = s.source;
+    v.window.end_ms = s.last_judged->end_ms;
+    v.window.mean_seconds = s.last_judged->mean_seconds;
+    v.predicted_seconds = s.last_judged->predicted_seconds;
+    v.ratio = s.last_judged->ratio;
+    v.bound_ratio = s.last_judged->bound_ratio;
+    row.judged = v;
+  }
+}
+
+void PassiveService::RestoreStored(const Snapshot& snapshot) {
+  for (auto it = stored_.begin(); it != stored_.end();) {
+    const std::string& device = it->first;
+    const bool present = std::ranges::any_of(
+        snapshot.devices, [&](const DeviceSnapshot& d) { return d.name == device; });
+    if (!present) {  // not (yet) there: kept for when it appears
+      ++it;
+      continue;
+    }
+    const std::string identity = IdentityOf(snapshot, device);
+    if (!Judges(snapshot, device)) {
+      it = stored_.erase(it);  // excluded now: its states stay in the store, unused
+      continue;
+    }
+    for (PassiveRestored& r : it->second) {
+      if (r.state.identity == identity) {
+        RestoreSeries(identity, r);
+        continue;
+      }
+      spdlog::info(
+          "passive judge: {} is another disk than when its {} {} series was stored "
+          "({} then, {} now): it learns afresh",
+          device, r.state.op, r.state.size, r.state.identity, identity);
+      batch_.forget_devices.push_back(device);
+    }
+    it = stored_.erase(it);
+  }
+}
+
+void PassiveService::Keep(const probes::PassiveVerdict& v) {
+  const probes::PassiveWindow& w = v.window;
+  probes::StoredPassiveWindow stored;
+  stored.window = w;
+  stored.reason = std::string(probes::ToString(v.reason));
+  stored.predicted_seconds = v.predicted_seconds;
+  stored.bound_ratio = v.bound_ratio;
+  stored.bad = v.bad;
+  for (const probes::PassivePoint& p : v.learned) {
+    if (p.end_ms == w.end_ms) {
+      stored.learned = true;
+      continue;
+    }
+    // A window of a streak that broke, stored before.
+    batch_.learned.push_back({w.device, w.op, w.size, w.source, p.end_ms});
+  }
+  batch_.windows.push_back(std::move(stored));
+  dirty_.insert({w.device, w.op, w.size, w.source});
+}
+
+void PassiveService::Flush(int64_t now_ms, bool now) {
+  if (!now && now_ms - flushed_ms_ < options_.store_every_ms) return;
+  flushed_ms_ = now_ms;
+  for (const FullKey& key : dirty_) {
+    const auto& [device, op, size, source] = key;
+    const auto judge = judges_.find(device);
+    const auto row = rows_.find(key);
+    if (judge == judges_.end() || row == rows_.end()) continue;
+    probes::StoredPassiveState s;
+    s.device = device;
+    s.op = op;
+    s.size = size;
+    s.source = source;
+    s.identity = identities_[device];
+    s.through_unix_ms = row->second.last.window.end_ms;
+    s.state = judge->second.StateOf({op, size, source});
+    if (const auto& j = row->second.judged) {
+      s.last_judged = probes::PassiveJudgedFigures{j->window.end_ms, j->window.mean_seconds,
+                                                   j->predicted_seconds, j->ratio, j->bound_ratio};
+    }
+    batch_.states.push_back(std::move(s));
+  }
+  dirty_.clear();
+  constexpr int64_t kPruneEveryMs = 3'600'000;
+  if (now_ms - pruned_ms_ >= kPruneEveryMs && now_ms > options_.keep_windows_ms) {
+    batch_.prune_before_ms = now_ms - options_.keep_windows_ms;
+    pruned_ms_ = now_ms;
+  }
+  store_->Post(std::exchange(batch_, {}));
+}
+
 void PassiveService::ForgetReplacedDisks(const Snapshot& snapshot) {
   for (auto it = identities_.begin(); it != identities_.end();) {
     if (IdentityOf(snapshot, it->first) == it->second) {
@@ -46,19 +174,26 @@ void PassiveService::ForgetReplacedDisks(const Snapshot& snapshot) {
     // the old one's model and verdicts are not its.
     judges_.erase(it->first);
     std::erase_if(rows_, [&](const auto& entry) { return entry.second.device == it->first; });
+    std::erase_if(dirty_, [&](const FullKey& key) { return std::get<0>(key) == it->first; });
+    if (store_) batch_.forget_devices.push_back(it->first);
     it = identities_.erase(it);
   }
 }
 
 void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::string> probing) {
+  if (!stored_.empty()) {
+    RestoreStored(snapshot);
+    Publish();
+  }
   const std::vector<probes::PassiveWindow> windows = feed_.Add(snapshot, probing);
   if (windows.empty()) return;
   ForgetReplacedDisks(snapshot);
+  bool changed = false;
   for (const probes::PassiveWindow& w : windows) {
     if (!Judges(snapshot, w.device)) continue;
     // A series starts with its first window busy enough to judge: an idle
     // disk (or op) costs nothing and exports nothing.
-    const auto key = std::make_tuple(w.device, w.op, w.size, w.source);
+    const FullKey key{w.device, w.op, w.size, w.source};
     if (!rows_.contains(key) && w.requests < options_.judge.model.min_requests) continue;
     auto [judge, added] = judges_.try_emplace(w.device, options_.judge);
     if (added) identities_[w.device] = IdentityOf(snapshot, w.device);
@@ -76,6 +211,8 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     const probes::PassiveModel* model = judge->second.Model(series);
     row.model_windows = model == nullptr ? 0 : model->Windows();
     if (v.reason == probes::PassiveReason::kJudged) row.judged = v;
+    changed = changed || v.change.has_value();
+    if (store_) Keep(v);
     row.last = std::move(v);
   }
   // Disks gone from the sample take their series with them.
@@ -88,11 +225,15 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
                                 [&](const DeviceSnapshot& d) { return d.name == entry.first; });
   });
   std::erase_if(identities_, [&](const auto& entry) { return !judges_.contains(entry.first); });
+  // A raise or clear is stored at once: a kill after it keeps the verdict.
+  if (store_) Flush(windows.front().end_ms, changed);
   Publish();
 }
 
 void PassiveService::Publish() {
   auto snapshot = std::make_shared<PassiveSnapshot>();
+  snapshot->store_up = store_ != nullptr;
+  snapshot->store_errors = store_ ? store_->Errors() : 0;
   snapshot->series.reserve(rows_.size());
   for (const auto& [key, row] : rows_) snapshot->series.push_back(row);
   const std::lock_guard lock(mutex_);

@@ -9,17 +9,25 @@
 // raised twice). A series (disk, op, ...) starts with its first window of
 // at least passive's min_requests: an idle disk costs nothing and exports
 // nothing. A probe of iowatch's on a disk leaves its window unjudged.
-// The judges' state is in memory: a restart learns again (an hour).
+//
+// With a state directory, the judges' states and windows are stored
+// (passive_store.h): every `store_every_ms`, and at once when a series is
+// raised or cleared; a start restores each series whose disk is the same
+// physical disk (its identity), so a restart neither forgets a regression
+// nor learns again. Without one, or when the store cannot be opened, the
+// judges run in memory (said in the log and by iowatch_passive_store_up).
 // Thread-safety: OnSample from one thread (the sampling thread); Latest from
 // any.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +36,7 @@
 
 #include "common/name_pattern.h"
 #include "daemon/passive/passive_feed.h"
+#include "daemon/passive/passive_store.h"
 #include "daemon/sampling/snapshot.h"
 #include "probes/verdicts/passive/passive_judge.h"
 
@@ -50,6 +59,8 @@ struct PassiveSeriesRow {
 
 struct PassiveSnapshot {
   std::vector<PassiveSeriesRow> series;  // by device, op, size, source
+  bool store_up = false;                 // the states and windows are being stored
+  uint64_t store_errors = 0;             // batches of them lost since start
 };
 
 // The kernel names not judged by default: device-mapper and md devices.
@@ -58,7 +69,10 @@ inline constexpr std::string_view kPassiveDefaultExclude = "(dm-|md).*";
 struct PassiveOptions {
   PassiveFeedOptions feed;
   probes::PassiveJudgePolicy judge;
-  std::optional<NamePattern> exclude;  // whole kernel names not judged; none: all
+  std::optional<NamePattern> exclude;    // whole kernel names not judged; none: all
+  std::filesystem::path state_dir;       // the store's directory; empty: in memory only
+  int64_t store_every_ms = 300'000;      // windows and states written this often
+  int64_t keep_windows_ms = 86'400'000;  // windows kept (the learned ones a restart needs: always)
 };
 
 class PassiveService {
@@ -74,7 +88,16 @@ class PassiveService {
   std::shared_ptr<const PassiveSnapshot> Latest() const;
 
  private:
+  using FullKey = std::tuple<std::string, std::string, std::string, probes::PassiveSource>;
+
   bool Judges(const Snapshot& snapshot, const std::string& device) const;
+  // Gives each disk of the sample that the store knew its series back, once.
+  void RestoreStored(const Snapshot& snapshot);
+  void RestoreSeries(const std::string& identity, PassiveRestored& restored);
+  // Notes a judged window for the store.
+  void Keep(const probes::PassiveVerdict& v);
+  // Hands what was kept to the store when it is time (or `now`).
+  void Flush(int64_t now_ms, bool now);
   // Drops the judge and series of a name that is another disk now.
   void ForgetReplacedDisks(const Snapshot& snapshot);
   void Publish();
@@ -83,9 +106,13 @@ class PassiveService {
   PassiveFeed feed_;
   std::map<std::string, probes::PassiveJudge> judges_;  // by device
   std::map<std::string, std::string> identities_;       // by device: IdentityOf when judged first
-  std::map<std::tuple<std::string, std::string, std::string, probes::PassiveSource>,
-           PassiveSeriesRow>
-      rows_;
+  std::map<FullKey, PassiveSeriesRow> rows_;
+  std::unique_ptr<PassiveStore> store_;
+  std::map<std::string, std::vector<PassiveRestored>> stored_;  // by device, not yet seen
+  PassiveBatch batch_;                                          // kept since the last flush
+  std::set<FullKey> dirty_;  // series judged since the last flush
+  int64_t flushed_ms_ = 0;
+  int64_t pruned_ms_ = 0;
   mutable std::mutex mutex_;
   std::shared_ptr<const PassiveSnapshot> latest_;
 };

@@ -97,11 +97,13 @@ void ApplyLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::
 
 // The passive judge as configured; null when it is off. The windows are a
 // minute, or the sampling interval when that is longer.
-std::unique_ptr<PassiveService> MakePassiveService(const config::PassiveConfig& config,
-                                                   milliseconds interval) {
+std::unique_ptr<PassiveService> MakePassiveService(const config::Config& c) {
+  const config::PassiveConfig& config = c.passive;
   if (!config.enabled) return nullptr;
   PassiveOptions options;
-  options.feed.window_ms = std::max<int64_t>(60'000, interval.count());
+  options.feed.window_ms = std::max<int64_t>(60'000, c.sampling.interval.count());
+  options.state_dir = c.state_dir;
+  options.keep_windows_ms = config.keep_windows.count();
   if (!config.exclude.empty()) {
     Result<NamePattern> exclude = NamePattern::Compile(config.exclude);
     if (exclude) options.exclude = std::move(*exclude);
@@ -117,7 +119,7 @@ class App {
         procfs_(config_.procfs),
         sysfs_(config_.sysfs),
         sampler_(std::move(sampler_options)),
-        passive_(MakePassiveService(config_.passive, config_.sampling.interval)) {}
+        passive_(MakePassiveService(config_)) {}
 
   int Run() {
     SampleNow();  // READY means "serving real data", so the first sample comes first

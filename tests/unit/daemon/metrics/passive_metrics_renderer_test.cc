@@ -73,10 +73,22 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   }
 }
 
-TEST(PassiveMetrics, NoSeriesNoFamilies) {
+// Without series, only whether the judge's state is stored.
+TEST(PassiveMetrics, NoSeriesOnlyTheStoresFamilies) {
   std::string out;
-  RenderPassiveMetrics(PassiveSnapshot{}, out);
-  EXPECT_EQ(out, "");
+  PassiveSnapshot snapshot;
+  snapshot.store_up = true;
+  snapshot.store_errors = 2;
+  RenderPassiveMetrics(snapshot, out);
+  EXPECT_EQ(out,
+            "# HELP iowatch_passive_store_up 1 while the passive judge's states and windows are "
+            "stored (a restart keeps its verdicts and models), 0 when it judges in memory.\n"
+            "# TYPE iowatch_passive_store_up gauge\n"
+            "iowatch_passive_store_up 1\n"
+            "# HELP iowatch_passive_store_errors_total Batches of the passive judge's windows and "
+            "states that could not be stored.\n"
+            "# TYPE iowatch_passive_store_errors_total counter\n"
+            "iowatch_passive_store_errors_total 2\n");
 }
 
 }  // namespace

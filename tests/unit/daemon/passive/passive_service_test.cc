@@ -1,10 +1,14 @@
 #include "daemon/passive/passive_service.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "probes/store/store.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -94,6 +98,143 @@ TEST(PassiveService, AProbedDisksMinuteIsCountedAsSuch) {
     const size_t probe = row.windows[static_cast<size_t>(probes::PassiveReason::kProbe)];
     EXPECT_EQ(probe, row.device == "sda" ? 1u : 0u) << row.device << " " << row.op;
   }
+}
+
+// sda alone (diskseq `seq`), reading 100 requests a second; `ms_per_second`
+// of diskstats' read time each second.
+class Sda {
+ public:
+  explicit Sda(uint64_t seq) : devs_(std::make_shared<std::vector<collectors::BlockDevice>>(1)) {
+    (*devs_)[0].name = "sda";
+    (*devs_)[0].diskseq = seq;
+  }
+  Snapshot Next(uint64_t ms_per_second) {
+    ++t_;
+    read_ms_ += ms_per_second;
+    Snapshot s;
+    s.timestamp_seconds = 1'800'000'000.0 + static_cast<double>(t_);
+    s.monotonic_seconds = 10.0 + static_cast<double>(t_);
+    DeviceSnapshot d;
+    d.name = "sda";
+    d.counters.reads = 100 * t_;
+    d.counters.read_sectors = 800 * t_;
+    d.counters.read_ms = read_ms_;
+    d.counters.field_count = 17;
+    s.devices.push_back(d);
+    s.block_devices = devs_;
+    return s;
+  }
+  void Feed(PassiveService& service, int seconds, uint64_t ms_per_second) {
+    for (int i = 0; i < seconds; ++i) service.OnSample(Next(ms_per_second), {});
+  }
+
+ private:
+  std::shared_ptr<std::vector<collectors::BlockDevice>> devs_;
+  uint64_t t_ = 0;
+  uint64_t read_ms_ = 0;
+};
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = "/var/tmp/iowatch-passive-test-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& Path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+PassiveOptions Stored(const ScratchDir& dir) {
+  PassiveOptions options;
+  options.state_dir = dir.Path();
+  return options;
+}
+
+// A regression stands across a restart, from the same first bad window, and
+// the model is not learned again: the restarted service judges its first
+// minute and clears after K good ones.
+TEST(PassiveService, ARegressionAndTheModelSurviveARestart) {
+  ScratchDir dir;
+  Sda sda(7);
+  size_t model_windows = 0;
+  int64_t since_ms = 0;
+  {
+    PassiveService service(Stored(dir));
+    sda.Feed(service, 2 * 3600, 50);  // two hours at 0.5 ms
+    sda.Feed(service, 5 * 60, 150);   // five minutes at 1.5 ms: raised
+    const std::shared_ptr<const PassiveSnapshot> latest = service.Latest();
+    ASSERT_EQ(latest->series.size(), 1u);
+    EXPECT_TRUE(latest->store_up);
+    ASSERT_TRUE(latest->series[0].regressed);
+    since_ms = latest->series[0].regressed_since_ms;
+    model_windows = latest->series[0].model_windows;
+    EXPECT_GT(model_windows, 60u);
+  }
+  PassiveService restarted(Stored(dir));
+  sda.Feed(restarted, 1, 150);
+  {
+    const std::shared_ptr<const PassiveSnapshot> latest = restarted.Latest();
+    ASSERT_EQ(latest->series.size(), 1u) << "exported from the first sample";
+    const PassiveSeriesRow& row = latest->series[0];
+    EXPECT_TRUE(row.regressed);
+    EXPECT_EQ(row.regressed_since_ms, since_ms);
+    ASSERT_TRUE(row.judged);
+    EXPECT_GT(row.judged->ratio, 2.5);
+    EXPECT_GE(row.model_windows, model_windows);
+  }
+  sda.Feed(restarted, 2 * 60, 150);  // the first (partial) window, then a whole one
+  EXPECT_EQ(restarted.Latest()->series[0].last.reason, probes::PassiveReason::kJudged);
+  sda.Feed(restarted, 4 * 60, 50);  // back to 0.5 ms: cleared after three windows
+  EXPECT_FALSE(restarted.Latest()->series[0].regressed);
+}
+
+// The stored series of a disk that another disk replaced (a new diskseq
+// under the same name) are not restored, and go from the store.
+TEST(PassiveService, AReplacedDisksStoredSeriesAreNotRestored) {
+  ScratchDir dir;
+  {
+    PassiveService service(Stored(dir));
+    Sda sda(7);
+    sda.Feed(service, 2 * 3600, 50);
+  }
+  {
+    PassiveService restarted(Stored(dir));
+    Sda replaced(8);
+    replaced.Feed(restarted, 1, 50);
+    EXPECT_TRUE(restarted.Latest()->series.empty());
+    replaced.Feed(restarted, 3 * 60, 50);
+    ASSERT_EQ(restarted.Latest()->series.size(), 1u);
+    EXPECT_EQ(restarted.Latest()->series[0].model_windows, 0u) << "learned afresh";
+  }
+  Result<probes::Store> store = probes::Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  std::vector<probes::UnreadablePassiveState> unreadable;
+  const auto states = store->PassiveStates(unreadable);
+  ASSERT_TRUE(states);
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ((*states)[0].identity, "8");
+  const auto learned =
+      store->PassiveLearned("sda", "read", "all", probes::PassiveSource::kDiskstats, 10'000);
+  ASSERT_TRUE(learned);
+  EXPECT_LE(learned->size(), 3u) << "the old disk's learned windows are gone";
+}
+
+// Without a usable state directory the judge runs in memory, and says so.
+TEST(PassiveService, AnUnusableStateDirectoryLeavesTheJudgeInMemory) {
+  PassiveOptions options;
+  options.state_dir = "/proc/iowatch-cannot-be-here";
+  PassiveService service(std::move(options));
+  Sda sda(1);
+  sda.Feed(service, 3 * 60, 50);
+  EXPECT_FALSE(service.Latest()->store_up);
+  EXPECT_EQ(service.Latest()->series.size(), 1u);
 }
 
 }  // namespace
