@@ -23,15 +23,20 @@
  *                      issue time (rq->io_start_time_ns, kept by every queue
  *                      with request statistics on, which writeback
  *                      throttling turns on for every multi-queue disk of a
- *                      kernel built with it).
+ *                      kernel built with it), and the device stage per
+ *                      size class (block_io_ops.h iowatch_size_class) by
+ *                      the size the request was issued with, which the
+ *                      same queues keep in it (rq->stats_sectors).
  * iowatch loads one of the last two (BlockIoProgram::Load). And
  *   block_rq_error     a request ended with an error, fired where the kernel
  *                      logs it (not for passthrough or RQF_QUIET requests,
  *                      nor on a dead disk), rate limit aside: counted by disk,
  *                      REQ_OP and status. Nothing runs for a request that
  *                      succeeds. Only on a queue
- * that keeps no issue time does the issue program record one, in a slot
- * keyed by the request's address that the completion frees.
+ * that keeps no issue time does the issue program record one, and the
+ * request's size, in a slot keyed by the request's address that the
+ * completion frees; elsewhere only the size of a request too large for
+ * rq->stats_sectors' 16 bits (32 MiB and more: discards, write-zeroes).
  * block_rq_insert is not used: with blk-mq's direct issue most requests are
  * never inserted, so the queue stage runs from the request's start (what
  * diskstats' ticks count from) to its issue, and queue + device = total.
