@@ -16,6 +16,7 @@ using collectors::bpf::BlockStage;
 using collectors::bpf::DiskOp;
 using collectors::bpf::LatencyHistogram;
 using collectors::bpf::RequestStats;
+using collectors::bpf::SizeClass;
 
 constexpr size_t kBarWidth = 40;
 
@@ -79,6 +80,22 @@ std::string RequestsJson(const RequestStats& r) {
       r.requests, r.bytes, r.sequential, r.random, r.aligned, r.unaligned, sizes);
 }
 
+// The device stage by size class: `, "device_classes": {…}`, or nothing
+// for a disk and op without a device stage.
+std::string ClassesJson(const BlockIoSample& delta, const DiskOp& disk_op) {
+  const auto it = delta.device_classes.find(disk_op);
+  if (it == delta.device_classes.end()) return "";
+  std::string classes;
+  for (size_t c = 0; c < collectors::bpf::kSizeClasses; ++c) {
+    const collectors::bpf::SizeClassStats& s = it->second[c];
+    classes += fmt::format(R"({}{}: {{"count": {}, "sum_seconds": {}, "bytes": {}}})",
+                           classes.empty() ? "" : ", ",
+                           JsonString(collectors::bpf::ToString(SizeClass(c))), s.count,
+                           static_cast<double>(s.sum_ns) / 1e9, s.bytes);
+  }
+  return fmt::format(R"(, "device_classes": {{{}}})", classes);
+}
+
 }  // namespace
 
 std::string FormatBiolatencyText(const BlockIoSample& delta, BlockStage stage,
@@ -113,11 +130,12 @@ std::string FormatBiolatencyJson(const BlockIoSample& delta, const DiskNames& na
       stages += fmt::format(R"({}{}: {})", stages.empty() ? "" : ", ",
                             JsonString(collectors::bpf::ToString(stage)), LatencyJson(it->second));
     }
-    disks += fmt::format(
-        R"({}{{"device": {}, "major": {}, "minor": {}, "op": {}, "latency": {{{}}}, )"
-        R"("requests": {}}})",
-        disks.empty() ? "" : ", ", JsonString(NameOf(disk_op, names)), disk_op.major, disk_op.minor,
-        JsonString(collectors::bpf::ToString(disk_op.op)), stages, RequestsJson(requests));
+    disks +=
+        fmt::format(R"({}{{"device": {}, "major": {}, "minor": {}, "op": {}, "latency": {{{}}}, )"
+                    R"("requests": {}{}}})",
+                    disks.empty() ? "" : ", ", JsonString(NameOf(disk_op, names)), disk_op.major,
+                    disk_op.minor, JsonString(collectors::bpf::ToString(disk_op.op)), stages,
+                    RequestsJson(requests), ClassesJson(delta, disk_op));
   }
   return fmt::format(
       R"({{"timestamp": {}, "interval_seconds": {}, "lost_issues": {}, "disks": [{}]}})"

@@ -1,6 +1,7 @@
 // The reports of `iowatch biolatency`: per disk and op, the latency
 // histogram of one stage as text (bcc's biolatency layout: bucket, count,
-// a bar), or every stage with the request sizes and patterns as JSON.
+// a bar), or every stage with the request sizes and patterns, and the
+// device stage by size class, as JSON.
 // Thread-safety: pure functions.
 #pragma once
 

@@ -23,15 +23,20 @@
  *                      issue time (rq->io_start_time_ns, kept by every queue
  *                      with request statistics on, which writeback
  *                      throttling turns on for every multi-queue disk of a
- *                      kernel built with it).
+ *                      kernel built with it), and the device stage per
+ *                      size class (block_io_ops.h iowatch_size_class) by
+ *                      the size the request was issued with, which the
+ *                      same queues keep in it (rq->stats_sectors).
  * iowatch loads one of the last two (BlockIoProgram::Load). And
  *   block_rq_error     a request ended with an error, fired where the kernel
  *                      logs it (not for passthrough or RQF_QUIET requests,
  *                      nor on a dead disk), rate limit aside: counted by disk,
  *                      REQ_OP and status. Nothing runs for a request that
  *                      succeeds. Only on a queue
- * that keeps no issue time does the issue program record one, in a slot
- * keyed by the request's address that the completion frees.
+ * that keeps no issue time does the issue program record one, and the
+ * request's size, in a slot keyed by the request's address that the
+ * completion frees; elsewhere only the size of a request too large for
+ * rq->stats_sectors' 16 bits (32 MiB and more: discards, write-zeroes).
  * block_rq_insert is not used: with blk-mq's direct issue most requests are
  * never inserted, so the queue stage runs from the request's start (what
  * diskstats' ticks count from) to its issue, and queue + device = total.
@@ -84,12 +89,22 @@ const volatile __u32 queue_stats_bit = 64;
  * which fires only for requests the kernel timestamps at their end). */
 const volatile __u8 completion_at_done = 0;
 
-/* A request's issue on a queue that keeps no issue time. */
+/* A request's issue on a queue that keeps no issue time, or the size of a
+ * request too large for the kernel's record of it (iowatch_stats_sectors_hold)
+ * on a queue that does. */
 struct in_flight {
   __u64 rq;       /* the request's address; 0: a free slot */
   __u64 start_ns; /* the life of the request it was issued in (rq->start_time_ns) */
-  __u64 issue_ns;
+  __u64 issue_ns; /* 0: a size kept for a queue that stamps the issue itself */
+  __u64 bytes;    /* the request's size at issue */
 };
+
+/* Requests whose size only a slot keeps (over 32 MiB: discards and
+ * write-zeroes, mostly), all disks together: while none is, completions
+ * on queues that stamp the issue look up no slot. One that never completes
+ * (a missed completion) costs those completions the lookup; it counts no
+ * wrong figure. */
+__u64 sized_in_flight = 0;
 
 /* Requests in flight, in an array probed from a hash of their address: a
  * slot is claimed with one compare-and-swap (BPF atomics: kernel 5.12) and
@@ -340,22 +355,52 @@ static __always_inline struct in_flight* claim_slot(__u64 rq, int* own) {
   return 0;
 }
 
-/* The request's issue time, its slot freed; 0 when none was kept for this
- * life of the request. */
-static __always_inline __u64 release_slot(__u64 rq, __u64 start_ns, __u64 now) {
+/* The request's issue time and size (*bytes), its slot freed; 0 when none
+ * was kept for this life of the request. */
+static __always_inline __u64 release_slot(__u64 rq, __u64 start_ns, __u64 now, __u64* bytes) {
   const __u32 first = in_flight_slot(rq);
 #pragma unroll
   for (__u32 i = 0; i < IN_FLIGHT_PROBES; ++i) {
     const __u32 slot = (first + i) & (MAX_IN_FLIGHT - 1);
     struct in_flight* f = bpf_map_lookup_elem(&in_flight, &slot);
     if (f && f->rq == rq) {
-      const __u64 issue = f->start_ns == start_ns ? f->issue_ns : 0;
+      const int this_life = f->start_ns == start_ns;
+      const __u64 issue = this_life ? f->issue_ns : 0;
+      if (this_life) *bytes = f->bytes;
+      /* A size kept on a queue that stamps the issue (sized_in_flight). */
+      if (f->issue_ns == 0) __sync_fetch_and_sub(&sized_in_flight, 1);
       /* Read before freed: the next claim may come from any CPU. */
       __sync_lock_test_and_set(&f->rq, 0);
       return iowatch_issue_is_of(issue, start_ns, now) ? issue : 0;
     }
   }
   return 0;
+}
+
+/* The size a request of a queue that stamps the issue was issued with:
+ * the kernel's record (rq->stats_sectors), or the slot of one too large
+ * for it. On a kernel without the record (before 5.5, where the
+ * completion is the last bytes' block_rq_complete), the bytes left. */
+static __always_inline __u64 stamped_bytes(struct request* rq, __u64 start_ns, __u64 now) {
+  __u64 bytes = bpf_core_field_exists(rq->stats_sectors) ? (__u64)rq->stats_sectors << 9
+                                                          : (__u64)rq->__data_len;
+  if (sized_in_flight == 0) return bytes;
+  const __u64 id = address_of(rq);
+  if (id) release_slot(id, start_ns, now, &bytes);
+  return bytes;
+}
+
+/* Keeps the size of a request too large for the kernel's record of it. A
+ * request finding every slot taken is classed by its record's low bits. */
+static __always_inline void keep_size(struct request* rq) {
+  const __u64 id = address_of(rq);
+  int own = 0;
+  struct in_flight* slot = id ? claim_slot(id, &own) : 0;
+  if (!slot) return;
+  if (!own || slot->issue_ns != 0) __sync_fetch_and_add(&sized_in_flight, 1);
+  slot->start_ns = rq->start_time_ns;
+  slot->issue_ns = 0;
+  slot->bytes = rq->__data_len;
 }
 
 /* The cgroup of the blkcg the block layer charged the request's first bio to. */
@@ -421,7 +466,10 @@ int BPF_PROG(on_issue, struct request* rq) {
   if (queue_keeps_issue_time(rq)) {
     /* The kernel stamps it right after this tracepoint; a request it
      * stamped already was requeued and is issued again: counted once. */
-    if (!(rq->rq_flags & rq_flag_stats())) count_issue(rq, op);
+    if (!(rq->rq_flags & rq_flag_stats())) {
+      count_issue(rq, op);
+      if (!iowatch_stats_sectors_hold(rq->__data_len)) keep_size(rq);
+    }
     return 0;
   }
   /* The flush request of a queue without statistics carries no flag that
@@ -445,10 +493,23 @@ int BPF_PROG(on_issue, struct request* rq) {
   }
   /* Requeued and issued again in the same life: counted when first issued. */
   const int again = own && slot->start_ns == start_ns;
+  /* An older life's kept size (its completion missed): no longer in flight. */
+  if (own && slot->issue_ns == 0) __sync_fetch_and_sub(&sized_in_flight, 1);
   slot->start_ns = start_ns;
   slot->issue_ns = issue_ns;
+  slot->bytes = rq->__data_len;
   if (!again) count_issue(rq, op);
   return 0;
+}
+
+/* The device stage of the request's size class. */
+static __always_inline void add_class(struct iowatch_disk_op_stats* v, __u64 bytes, __u64 ns) {
+  const __u32 c = (__u32)iowatch_size_class(bytes);
+  if (c >= IOWATCH_CLASS_COUNT) return;
+  struct iowatch_class_stats* s = &v->device_class[c];
+  s->count += 1;
+  s->sum_ns += ns;
+  s->bytes += bytes;
 }
 
 /* The request's end as diskstats counts it, at `now`. */
@@ -458,8 +519,10 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
   if (!v) return;
   const __u64 start = rq->start_time_ns;
   __u64 issue = 0;
+  __u64 bytes = 0; /* at issue: __data_len counts down to 0 as the bytes complete */
   if (flags & rq_flag_stats()) {
     issue = iowatch_kernel_issue(rq->io_start_time_ns, start, now);
+    bytes = stamped_bytes(rq, start, now);
   } else if (queue_keeps_issue_time(rq)) {
     /* Never handed to the driver: an fsync's data-less write, which the
      * flush machinery ends when its flush is done. diskstats counts it as a
@@ -467,12 +530,13 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
     v->requests.size_slots[0] += 1;
   } else {
     const __u64 id = address_of(rq);
-    if (id) issue = release_slot(id, start, now);
+    if (id) issue = release_slot(id, start, now, &bytes);
   }
   if (start != 0 && start <= now) add_latency(&v->stage[IOWATCH_STAGE_TOTAL], now - start);
   if (!iowatch_issue_is_of(issue, start, now)) return;
   add_latency(&v->stage[IOWATCH_STAGE_DEVICE], now - issue);
   add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
+  add_class(v, bytes, now - issue);
 }
 
 SEC("tp_btf/block_io_done")

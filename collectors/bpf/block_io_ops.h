@@ -68,4 +68,25 @@ static inline iowatch_u64 iowatch_kernel_issue(iowatch_u64 io_start_ns, iowatch_
   return issue <= now_ns ? issue : 0;
 }
 
+/* The size class (enum iowatch_size_class) of a request of `bytes`. A
+ * request of 0 bytes that reaches the driver is a flush: small, as the cost
+ * of a command without data. (An fsync's data-less write, the other request
+ * of 0 bytes diskstats counts, never reaches the driver: it has no device
+ * stage, so no class.) */
+static inline int iowatch_size_class(iowatch_u64 bytes) {
+  if (bytes <= IOWATCH_CLASS_SMALL_MAX_BYTES) return IOWATCH_CLASS_SMALL;
+  if (bytes <= IOWATCH_CLASS_MEDIUM_MAX_BYTES) return IOWATCH_CLASS_MEDIUM;
+  return IOWATCH_CLASS_LARGE;
+}
+
+/* Whether the kernel's own record of a request's size at issue, kept for
+ * its completion (rq->stats_sectors, set by blk_mq_start_request with the
+ * issue stamp when the queue keeps request statistics; the completion no
+ * longer has __data_len, which counts down to 0 as the bytes complete),
+ * holds a request of `bytes`: it is 16 bits of sectors, short of 32 MiB. */
+#define IOWATCH_STATS_SECTORS_MAX 0xffffULL
+static inline int iowatch_stats_sectors_hold(iowatch_u64 bytes) {
+  return (bytes >> 9) <= IOWATCH_STATS_SECTORS_MAX;
+}
+
 #endif /* IOWATCH_COLLECTORS_BPF_BLOCK_IO_OPS_H_ */

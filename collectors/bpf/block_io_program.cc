@@ -179,6 +179,14 @@ void AddRequests(const iowatch_request_stats& from, RequestStats& to) {
   }
 }
 
+void AddClasses(const iowatch_class_stats (&from)[kSizeClasses], SizeClasses& to) {
+  for (size_t c = 0; c < kSizeClasses; ++c) {
+    to[c].count += from[c].count;
+    to[c].sum_ns += from[c].sum_ns;
+    to[c].bytes += from[c].bytes;
+  }
+}
+
 // Deletes the map's entries whose key's disk is in `gone`.
 template <typename Key>
 Status ForgetKeys(int fd, const std::unordered_set<uint32_t>& gone) {
@@ -247,6 +255,9 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
         for (size_t stage = 0; stage < kBlockStages; ++stage) {
           if (value.stage[stage].count == 0) continue;  // a stage this op never had
           AddLatency(value.stage[stage], sample.latency[{disk_op, static_cast<BlockStage>(stage)}]);
+        }
+        if (value.stage[IOWATCH_STAGE_DEVICE].count > 0) {
+          AddClasses(value.device_class, sample.device_classes[disk_op]);
         }
         // Issued while loaded, or ended without reaching the driver.
         const auto& sizes = value.requests.size_slots;

@@ -39,6 +39,14 @@ void Subtract(RequestStats& now, const RequestStats& before) {
   SubtractEach(now.size_slots, before.size_slots);
 }
 
+void Subtract(SizeClasses& now, const SizeClasses& before) {
+  for (size_t i = 0; i < kSizeClasses; ++i) {
+    now[i].count = Growth(now[i].count, before[i].count);
+    now[i].sum_ns = Growth(now[i].sum_ns, before[i].sum_ns);
+    now[i].bytes = Growth(now[i].bytes, before[i].bytes);
+  }
+}
+
 void Subtract(CgroupIo& now, const CgroupIo& before) {
   now.bytes = Growth(now.bytes, before.bytes);
   now.requests = Growth(now.requests, before.requests);
@@ -59,6 +67,7 @@ BlockIoSample Delta(const BlockIoSample& now, const BlockIoSample& before) {
   BlockIoSample out = now;
   SubtractMap(out.latency, before.latency);
   SubtractMap(out.requests, before.requests);
+  SubtractMap(out.device_classes, before.device_classes);
   SubtractMap(out.cgroups, before.cgroups);
   SubtractMap(out.errors, before.errors);
   out.lost_issues = Growth(now.lost_issues, before.lost_issues);
@@ -82,6 +91,12 @@ constexpr EnumName<BlockStage> kBlockStageNames[] = {
 static_assert(NamesEveryValue<kBlockStageNames>());
 
 std::string_view ToString(BlockStage stage) { return NameIn<BlockStage>(kBlockStageNames, stage); }
+
+constexpr EnumName<SizeClass> kSizeClassNames[] = {
+    {SizeClass::kSmall, "small"}, {SizeClass::kMedium, "medium"}, {SizeClass::kLarge, "large"}};
+static_assert(NamesEveryValue<kSizeClassNames>());
+
+std::string_view ToString(SizeClass size) { return NameIn<SizeClass>(kSizeClassNames, size); }
 
 std::string BlockStatusName(uint32_t status) {
   for (const auto& [value, name] : kBlockStatusNames) {  // common/block_status.h

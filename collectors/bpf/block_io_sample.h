@@ -23,6 +23,11 @@ inline constexpr size_t kBlockOps = IOWATCH_OP_COUNT;
 inline constexpr size_t kBlockStages = IOWATCH_STAGE_COUNT;
 std::string_view ToString(BlockOp op);        // "read", "write", "discard", "flush"
 std::string_view ToString(BlockStage stage);  // "queue", "device", "total"
+// Request size classes (block_io_ops.h iowatch_size_class): up to 16 KiB,
+// up to 128 KiB, above.
+enum class SizeClass { kSmall, kMedium, kLarge };
+inline constexpr size_t kSizeClasses = IOWATCH_CLASS_COUNT;
+std::string_view ToString(SizeClass size);  // "small", "medium", "large"
 
 inline constexpr size_t kLatencySlots = IOWATCH_LAT_SLOTS;
 inline constexpr size_t kCoarseSlots = IOWATCH_COARSE_SLOTS;
@@ -59,6 +64,16 @@ struct RequestStats {
   bool operator==(const RequestStats&) const = default;
 };
 
+// The device stage of one size class: requests, their summed latency and
+// their bytes. A disk and op's classes add up to its device stage's count.
+struct SizeClassStats {
+  uint64_t count = 0;
+  uint64_t sum_ns = 0;
+  uint64_t bytes = 0;
+  bool operator==(const SizeClassStats&) const = default;
+};
+using SizeClasses = std::array<SizeClassStats, kSizeClasses>;  // by SizeClass
+
 struct CgroupIo {
   uint64_t bytes = 0;
   uint64_t requests = 0;
@@ -79,6 +94,8 @@ struct BlockErrorKey {
 struct BlockIoSample {
   std::map<std::pair<DiskOp, BlockStage>, LatencyHistogram> latency;
   std::map<DiskOp, RequestStats> requests;
+  // The device stage by size class, for the disks and ops with a device stage.
+  std::map<DiskOp, SizeClasses> device_classes;
   // By the blkcg's cgroup id (its directory's inode number).
   std::map<std::pair<uint64_t, DiskOp>, CgroupIo> cgroups;
   std::map<BlockErrorKey, uint64_t> errors;

@@ -87,10 +87,32 @@ struct iowatch_request_stats {
   iowatch_u64 size_slots[IOWATCH_SIZE_SLOTS];
 };
 
+/* Request size classes (block_io_ops.h iowatch_size_class): a disk's
+ * latency moves with the mix of sizes it serves, so the device stage is
+ * also kept per class, for judging each class against itself. */
+enum iowatch_size_class {
+  IOWATCH_CLASS_SMALL = 0,  /* up to 16 KiB (0 bytes included: a flush) */
+  IOWATCH_CLASS_MEDIUM = 1, /* up to 128 KiB */
+  IOWATCH_CLASS_LARGE = 2,  /* above */
+  IOWATCH_CLASS_COUNT = 3,
+};
+#define IOWATCH_CLASS_SMALL_MAX_BYTES (16ULL << 10)
+#define IOWATCH_CLASS_MEDIUM_MAX_BYTES (128ULL << 10)
+
+/* The device stage of one size class: counted with the stage's histogram,
+ * so that the classes' counts add up to the stage's count. `bytes`: the
+ * requests' sizes when they were issued. */
+struct iowatch_class_stats {
+  iowatch_u64 count;
+  iowatch_u64 sum_ns;
+  iowatch_u64 bytes;
+};
+
 /* All a disk and op counted: the map's one value per CPU. */
 struct iowatch_disk_op_stats {
   struct iowatch_latency_hist stage[IOWATCH_STAGE_COUNT]; /* enum iowatch_block_stage */
   struct iowatch_request_stats requests;
+  struct iowatch_class_stats device_class[IOWATCH_CLASS_COUNT]; /* enum iowatch_size_class */
 };
 
 struct iowatch_cgroup_key {

@@ -57,6 +57,7 @@ struct request {
   struct bio* bio;
   __u64 start_time_ns;
   __u64 io_start_time_ns;
+  unsigned short stats_sectors;
 } __attribute__((preserve_access_index));
 
 /* Since 6.x the request flags are bits of this enum (RQF_x = 1 << __RQF_x);

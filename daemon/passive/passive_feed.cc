@@ -9,7 +9,7 @@ namespace iowatch::daemon {
 namespace {
 
 using collectors::bpf::BlockOp;
-using collectors::bpf::BlockStage;
+using collectors::bpf::SizeClass;
 
 constexpr BlockOp kOps[2] = {BlockOp::kRead, BlockOp::kWrite};
 constexpr uint64_t kSectorBytes = 512;
@@ -45,19 +45,10 @@ PassiveFeed::Mark PassiveFeed::MarkOf(const Snapshot& snapshot, int64_t index) c
   mark.monotonic_seconds = snapshot.monotonic_seconds;
   if (snapshot.stat) mark.cpu = snapshot.stat->total;
   for (const DeviceSnapshot& d : snapshot.devices) mark.disks[d.name].counters = d.counters;
-  for (const BlockLatencySeries& s : snapshot.block_io.latency) {
-    if (s.stage != BlockStage::kDevice || (s.op != BlockOp::kRead && s.op != BlockOp::kWrite)) {
-      continue;
-    }
-    const auto it = mark.disks.find(s.device);
-    if (it == mark.disks.end()) continue;
-    it->second.stage[s.op == BlockOp::kRead ? 0 : 1] = DeviceStage{s.count, s.sum_ns};
-  }
-  for (const BlockRequestSeries& s : snapshot.block_io.requests) {
+  for (const BlockClassSeries& s : snapshot.block_io.device_classes) {
     if (s.op != BlockOp::kRead && s.op != BlockOp::kWrite) continue;
     const auto it = mark.disks.find(s.device);
-    if (it != mark.disks.end())
-      it->second.stage_bytes[s.op == BlockOp::kRead ? 0 : 1] = s.stats.bytes;
+    if (it != mark.disks.end()) it->second.classes[s.op == BlockOp::kRead ? 0 : 1] = s.classes;
   }
   return mark;
 }
@@ -121,11 +112,7 @@ void PassiveFeed::OpWindows(probes::PassiveWindow w, const DiskMark& before, con
         OpOf(after.counters, 1 - op).sectors - OpOf(before.counters, 1 - op).sectors;
     w.other_bytes_rate = PerSecond(static_cast<double>(other * kSectorBytes), seconds);
   }
-  if (std::optional<probes::PassiveWindow> d =
-          DeviceStageWindow(w, before, after, op, sectors, seconds)) {
-    out.push_back(std::move(*d));
-    if (!options_.shadow_diskstats) return;
-  }
+  if (DeviceClassWindows(w, before, after, op, seconds, out) && !options_.shadow_diskstats) return;
   w.source = probes::PassiveSource::kDiskstats;
   if (!reset) {
     w.requests = a.ios - b.ios;
@@ -138,28 +125,32 @@ void PassiveFeed::OpWindows(probes::PassiveWindow w, const DiskMark& before, con
   out.push_back(std::move(w));
 }
 
-std::optional<probes::PassiveWindow> PassiveFeed::DeviceStageWindow(probes::PassiveWindow w,
-                                                                    const DiskMark& before,
-                                                                    const DiskMark& after,
-                                                                    size_t op, uint64_t sectors,
-                                                                    double seconds) {
-  const std::optional<DeviceStage>& b = before.stage[op];
-  const std::optional<DeviceStage>& a = after.stage[op];
-  if (!b || !a || a->count < b->count || a->sum_ns < b->sum_ns) return std::nullopt;
-  w.source = probes::PassiveSource::kDevice;
-  w.requests = a->count - b->count;
-  const bool bytes_known = before.stage_bytes[op] && after.stage_bytes[op] &&
-                           *after.stage_bytes[op] >= *before.stage_bytes[op];
-  const double bytes = bytes_known
-                           ? static_cast<double>(*after.stage_bytes[op] - *before.stage_bytes[op])
-                           : static_cast<double>(sectors * kSectorBytes);
-  if (w.requests > 0) {
-    w.mean_seconds =
-        static_cast<double>(a->sum_ns - b->sum_ns) / 1e9 / static_cast<double>(w.requests);
-    w.mean_bytes = bytes / static_cast<double>(w.requests);
+bool PassiveFeed::DeviceClassWindows(const probes::PassiveWindow& w, const DiskMark& before,
+                                     const DiskMark& after, size_t op, double seconds,
+                                     std::vector<probes::PassiveWindow>& out) {
+  const std::optional<collectors::bpf::SizeClasses>& b = before.classes[op];
+  const std::optional<collectors::bpf::SizeClasses>& a = after.classes[op];
+  if (!b || !a) return false;
+  for (size_t c = 0; c < collectors::bpf::kSizeClasses; ++c) {
+    const collectors::bpf::SizeClassStats& x = (*b)[c];
+    const collectors::bpf::SizeClassStats& y = (*a)[c];
+    // The program was reloaded: its counters restarted.
+    if (y.count < x.count || y.sum_ns < x.sum_ns || y.bytes < x.bytes) return false;
   }
-  w.rate = PerSecond(static_cast<double>(w.requests), seconds);
-  return w;
+  for (size_t c = 0; c < collectors::bpf::kSizeClasses; ++c) {
+    probes::PassiveWindow d = w;
+    d.source = probes::PassiveSource::kDevice;
+    d.size = collectors::bpf::ToString(static_cast<SizeClass>(c));
+    d.requests = (*a)[c].count - (*b)[c].count;
+    if (d.requests > 0) {
+      const auto n = static_cast<double>(d.requests);
+      d.mean_seconds = static_cast<double>((*a)[c].sum_ns - (*b)[c].sum_ns) / 1e9 / n;
+      d.mean_bytes = static_cast<double>((*a)[c].bytes - (*b)[c].bytes) / n;
+    }
+    d.rate = PerSecond(static_cast<double>(d.requests), seconds);
+    out.push_back(std::move(d));
+  }
+  return true;
 }
 
 void PassiveFeed::Close(const Mark& from, const Mark& to,

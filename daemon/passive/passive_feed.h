@@ -7,8 +7,10 @@
 // or late sample only makes one longer.
 //
 // Per disk and op (read, write): from the BPF collector's device stage when
-// it has the disk at both ends (source "device"), else from diskstats
-// (source "diskstats", queueing included); with `shadow_diskstats` both.
+// it has the disk at both ends (source "device"), one window per request
+// size class (size "small", "medium", "large": a disk's latency moves with
+// its mix of sizes, each class's much less), else from diskstats (source
+// "diskstats", size "all", queueing included); with `shadow_diskstats` both.
 // Thread-safety: one owner (the sampling thread).
 #pragma once
 
@@ -42,15 +44,10 @@ class PassiveFeed {
                                          std::span<const std::string> probing);
 
  private:
-  // A (count, summed ns) of the device stage per op, read and write.
-  struct DeviceStage {
-    uint64_t count = 0;
-    uint64_t sum_ns = 0;
-  };
   struct DiskMark {
     collectors::DiskCounters counters;
-    std::optional<DeviceStage> stage[2];
-    std::optional<uint64_t> stage_bytes[2];
+    // The device stage by size class per op, read and write.
+    std::optional<collectors::bpf::SizeClasses> classes[2];
     bool probe = false;
     bool counters_reset = false;
   };
@@ -68,14 +65,15 @@ class PassiveFeed {
   // and utilisation.
   static probes::PassiveWindow DiskWindow(const std::string& name, const DiskMark& before,
                                           const DiskMark& after, const Mark& from, const Mark& to);
-  // One op's windows: the device stage's where known, diskstats' otherwise
-  // (or too, with shadow_diskstats).
+  // One op's windows: the device stage's by size class where known,
+  // diskstats' otherwise (or too, with shadow_diskstats).
   void OpWindows(probes::PassiveWindow w, const DiskMark& before, const DiskMark& after, size_t op,
                  double seconds, std::vector<probes::PassiveWindow>& out) const;
-  static std::optional<probes::PassiveWindow> DeviceStageWindow(probes::PassiveWindow w,
-                                                                const DiskMark& before,
-                                                                const DiskMark& after, size_t op,
-                                                                uint64_t sectors, double seconds);
+  // Appends the device stage's windows, one per size class; false (none
+  // appended) when it is not known at both ends or went backwards.
+  static bool DeviceClassWindows(const probes::PassiveWindow& w, const DiskMark& before,
+                                 const DiskMark& after, size_t op, double seconds,
+                                 std::vector<probes::PassiveWindow>& out);
 
   PassiveFeedOptions options_;
   std::optional<Mark> open_;

@@ -126,6 +126,15 @@ struct BlockRequestSeries {
   collectors::bpf::RequestStats stats;
 };
 
+// The device stage by request size class (collectors::bpf::SizeClass):
+// for the passive judge, which judges each class against itself; not on
+// /metrics. The classes' counts add up to the device stage's.
+struct BlockClassSeries {
+  std::string device;
+  collectors::bpf::BlockOp op = collectors::bpf::BlockOp::kRead;
+  collectors::bpf::SizeClasses classes{};
+};
+
 struct BlockCgroupSeries {
   std::string cgroup;  // relative to the hierarchy's root, as the cgroup series name it
   std::string unit;
@@ -144,11 +153,12 @@ struct BlockErrorSeries {
 };
 
 struct BlockIoSnapshot {
-  std::vector<BlockLatencySeries> latency;   // by device, op, stage
-  std::vector<BlockRequestSeries> requests;  // by device, op; flushes have none
-  std::vector<BlockCgroupSeries> cgroups;    // by cgroup, device, op
-  std::vector<BlockErrorSeries> errors;      // by device, op, error
-  uint64_t cgroup_dropped_series = 0;        // cgroup x device pairs over cgroups.max_series
+  std::vector<BlockLatencySeries> latency;       // by device, op, stage
+  std::vector<BlockRequestSeries> requests;      // by device, op; flushes have none
+  std::vector<BlockClassSeries> device_classes;  // by device, op: where the device stage is
+  std::vector<BlockCgroupSeries> cgroups;        // by cgroup, device, op
+  std::vector<BlockErrorSeries> errors;          // by device, op, error
+  uint64_t cgroup_dropped_series = 0;            // cgroup x device pairs over cgroups.max_series
   // I/O of cgroups removed before iowatch could name them.
   uint64_t unresolved_bytes = 0;
   uint64_t unresolved_requests = 0;

@@ -64,15 +64,16 @@ std::string PassiveSection(const PassiveSnapshot& passive) {
   std::string rows;
   for (const PassiveSeriesRow& r : passive.series) {
     rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}</tr>\n",
-        HtmlEscape(r.device), HtmlEscape(r.op), probes::ToString(r.source), r.last.window.requests,
-        Micros(r.last.window.mean_seconds), Micros(r.judged ? r.judged->predicted_seconds : 0),
-        RatioCell(r), StateCell(r), JudgedShare(r));
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>{}{}{}{}{}</tr>\n",
+        HtmlEscape(r.device), HtmlEscape(r.op), HtmlEscape(r.size), probes::ToString(r.source),
+        r.last.window.requests, Micros(r.last.window.mean_seconds),
+        Micros(r.judged ? r.judged->predicted_seconds : 0), RatioCell(r), StateCell(r),
+        JudgedShare(r));
   }
   if (rows.empty()) return {};
   return fmt::format(
       "<h2>Passive judge (each disk's own I/O, last minute)</h2>\n<table id=\"passive\"><tr>"
-      "<th>device</th><th>op</th><th>latency</th><th>requests</th><th>mean µs</th>"
+      "<th>device</th><th>op</th><th>size</th><th>latency</th><th>requests</th><th>mean µs</th>"
       "<th>predicted µs</th><th>ratio / bound</th><th>state</th><th>judged</th></tr>\n{}"
       "</table>\n",
       rows);

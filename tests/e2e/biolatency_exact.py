@@ -9,7 +9,13 @@ histogram must hold diskstats' written requests and bytes exactly (an fsync's da
 a request of 0 bytes, its queue and device stages only the requests that reached the driver);
 the request sizes and access patterns must be the job's (bs=4k: every request in the 4 KiB bucket;
 rw=read with 64 KiB direct reads: >= 99 % sequential and, where the queue merged nothing, in the
-64 KiB bucket; randread over 256 MiB: >= 95 % random). On a file of the root disk, the device
+64 KiB bucket; randread over 256 MiB: >= 95 % random). The device stage by size class
+(small <= 16 KiB, medium <= 128 KiB, large): with fio's bssplit=4k/50:64k/30:256k/20 random
+reads and writes, per op the classes' counts add up to the device stage's exactly, each class
+holds the requests of its sizes as the issue-time size histogram counts them and, where the
+queue merged nothing, as fio's own I/O log lists them (count and bytes); a 64 MiB discard, one
+request too large for the kernel's 16-bit record of its size at completion, is large with its
+64 MiB. On a file of the root disk, the device
 stage's median of a QD1 direct read must lie at or below fio's clat median and within 30 % of
 it (the kernel sees a part of the I/O's life; buckets are a quarter of a power of two wide, so
 the median's bucket is compared by its bounds); with two readers on it, every read counts in
@@ -144,6 +150,68 @@ def bucket(e, le):
     return next((s["count"] for s in e["requests"]["sizes"] if s["le_bytes"] == le), 0)
 
 
+CLASSES = (("small", 16 << 10), ("medium", 128 << 10), ("large", None))
+
+
+def class_of(size):
+    return next(name for name, le in CLASSES if le is None or size <= le)
+
+
+def fio_log_sizes(path):
+    """Per op and class, (requests, bytes) of fio's I/O log (`--write_iolog`: lines
+    `[TIME_MS] FILE read|write OFFSET LENGTH`, the time since version 3)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            v = line.split()
+            if len(v) in (4, 5) and v[-3] in ("read", "write"):
+                key = (v[-3], class_of(int(v[-1])))
+                n, b = out.get(key, (0, 0))
+                out[key] = (n + 1, b + int(v[-1]))
+    return out
+
+
+def check_classes(r, binary, disk, loop, work):
+    """Mixed sizes: the device stage by size class against the stage, the issue-time size
+    histogram and fio's I/O log."""
+    log = os.path.join(work, "iolog")
+    report, before, after, _ = measured(binary, disk, lambda: fio(
+        loop, "randrw", "4k", ["--bssplit=4k/50:64k/30:256k/20", f"--write_iolog={log}"]))
+    check_counts(r, "randrw mixed sizes", report, disk, before, after, ["read", "write"])
+    logged = fio_log_sizes(log)
+    for op in ("read", "write"):
+        e = entry(report, disk, op)
+        if not r.check(e is not None and "device_classes" in e,
+                       f"mixed sizes: the {op}s' device stage by size class is reported"):
+            continue
+        classes = e["device_classes"]
+        device = e["latency"]["device"]["count"]
+        r.check(sum(c["count"] for c in classes.values()) == device,
+                f"mixed sizes: the {op} classes' counts add up to the device stage's {device}",
+                classes)
+        issued = {name: 0 for name, _ in CLASSES}
+        for s in e["requests"]["sizes"]:
+            issued[class_of(s["le_bytes"]) if s["le_bytes"] is not None else "large"] += s["count"]
+        r.check(all(classes[name]["count"] == issued[name] for name in issued),
+                f"mixed sizes: each {op} class holds the requests of its sizes at issue",
+                {"classes": classes, "issued": issued})
+        r.check(all(classes[name]["count"] > 0 for name in issued),
+                f"mixed sizes: every {op} class has requests", classes)
+        if after[f"{op}_merges"] == before[f"{op}_merges"]:
+            want = {name: logged.get((op, name), (0, 0)) for name, _ in CLASSES}
+            got = {name: (c["count"], c["bytes"]) for name, c in classes.items()}
+            r.check(got == want, f"mixed sizes: no {op} merges, each class's requests and bytes "
+                    "are fio's", {"got": got, "fio": want})
+        else:
+            print(f"note mixed sizes: {op}s merged, classes not compared with fio's log")
+    report, _, _, _ = measured(binary, disk, lambda: subprocess.run(
+        ["blkdiscard", "-o", "0", "-l", str(64 << 20), loop], check=True))
+    e = entry(report, disk, "discard")
+    r.check(e is not None and e.get("device_classes", {}).get("large") ==
+            {"count": 1, "sum_seconds": e["latency"]["device"]["sum_seconds"], "bytes": 64 << 20},
+            "a 64 MiB discard is one large request of 64 MiB", e)
+
+
 def check_loop(r, binary, work):
     image = os.path.join(work, "image")
     with open(image, "wb") as f:
@@ -197,6 +265,7 @@ def check_loop(r, binary, work):
         check_counts(r, "trim 1m, write 4k + fsync", report, disk, before, after,
                      ["discard", "flush"])
         check_sizes(r, "trim 1m, write 4k + fsync", report, disk, before, after, "write")
+        check_classes(r, binary, disk, loop, work)
     finally:
         subprocess.run(["losetup", "-d", loop], check=False)
 

@@ -147,6 +147,10 @@ void BlockIoSource::Export(const bpf::BlockIoSample& sample,
     if (name == names.end() || disk_op.op == bpf::BlockOp::kFlush) continue;
     out.requests.push_back({name->second, disk_op.op, stats});
   }
+  for (const auto& [disk_op, classes] : sample.device_classes) {
+    const auto name = names.find(bpf::KernelDev(disk_op.major, disk_op.minor));
+    if (name != names.end()) out.device_classes.push_back({name->second, disk_op.op, classes});
+  }
   const auto by_name = [](const auto& a, const auto& b) {
     return std::tie(a.device, a.op) < std::tie(b.device, b.op);
   };
@@ -159,6 +163,7 @@ void BlockIoSource::Export(const bpf::BlockIoSample& sample,
   });
   std::ranges::stable_sort(out.latency, by_name);  // stages stay in order within a disk and op
   std::ranges::sort(out.requests, by_name);
+  std::ranges::sort(out.device_classes, by_name);
   out.lost_issues = sample.lost_issues;
   out.lost_series = sample.lost_series;
   out.lost_cgroups = sample.lost_cgroups;

@@ -5,9 +5,10 @@
 // samples, so a lost or late sample loses no request: the window is longer.
 //
 // The latency is the BPF collector's device stage (issue to completion,
-// the disk's own time) where it is on, else diskstats' time per request
-// (await: insertion to completion, the scheduler's queue included, in whole
-// milliseconds summed by the kernel). `source` says which.
+// the disk's own time) per size class where it is on, else diskstats' time
+// per request over all sizes (await: insertion to completion, the
+// scheduler's queue included, in whole milliseconds summed by the kernel).
+// `source` says which.
 // Thread-safety: plain values.
 #pragma once
 
@@ -23,7 +24,10 @@ std::string_view ToString(PassiveSource source);  // "device", "diskstats"
 struct PassiveWindow {
   std::string device;  // kernel name, as iowatch_disk_* label it
   std::string op;      // "read" or "write"
-  std::string size;    // "small", "medium", "large", or "all"
+  // The request size class: the device stage's "small" (up to 16 KiB),
+  // "medium" (up to 128 KiB) or "large" (above; collectors/bpf
+  // iowatch_size_class); diskstats' windows are "all" (it has no sizes).
+  std::string size;
   PassiveSource source = PassiveSource::kDiskstats;
   int64_t start_ms = 0;  // the window's first and last samples (wall clock)
   int64_t end_ms = 0;

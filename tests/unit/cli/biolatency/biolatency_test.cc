@@ -53,6 +53,7 @@ BlockIoSample Sample() {
   s.requests[read].bytes = 30 * 4096;
   s.requests[read].random = 30;
   s.requests[read].size_slots[3] = 30;
+  s.device_classes[read][0] = {30, 30 * 100'000, 30 * 4096};  // all small
   return s;
 }
 
@@ -100,6 +101,11 @@ TEST(BiolatencyReport, JsonHasEveryStageSizesAndPatterns) {
                       R"("count": 30}]})"),
             std::string::npos)
       << json;
+  EXPECT_NE(json.find(R"("device_classes": {"small": {"count": 30, "sum_seconds": 0.003, )"
+                      R"("bytes": 122880}, "medium": {"count": 0, "sum_seconds": 0, "bytes": 0}, )"
+                      R"("large": {"count": 0, "sum_seconds": 0, "bytes": 0}}}]})"),
+            std::string::npos)
+      << json;
   EXPECT_EQ(json.back(), '\n');
 }
 
@@ -114,6 +120,9 @@ TEST(BiolatencyReport, JsonHasOpsWithStagesAndNoSizes) {
   EXPECT_NE(json.find(R"("op": "write", "latency": {"total": {"count": 30)"), std::string::npos)
       << json;
   EXPECT_NE(json.find(R"("requests": {"requests": 0, "bytes": 0, )"), std::string::npos) << json;
+  // No device stage for the writes: no classes.
+  EXPECT_EQ(json.find(R"("device_classes")", json.find(R"("op": "write")")), std::string::npos)
+      << json;
 }
 
 }  // namespace

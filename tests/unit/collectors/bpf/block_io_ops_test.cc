@@ -72,5 +72,27 @@ TEST(KernelIssue, AStampBeforeTheStartFromAnotherPlugsCachedClockIsTheStart) {
   EXPECT_EQ(iowatch_kernel_issue(1'003'000, 1'000'000, 1'002'000), 0U);  // after now
 }
 
+TEST(SizeClass, SmallUpTo16KiBMediumUpTo128KiBLargeAbove) {
+  EXPECT_EQ(iowatch_size_class(512), IOWATCH_CLASS_SMALL);
+  EXPECT_EQ(iowatch_size_class(4096), IOWATCH_CLASS_SMALL);
+  EXPECT_EQ(iowatch_size_class(16384), IOWATCH_CLASS_SMALL);
+  EXPECT_EQ(iowatch_size_class(16385), IOWATCH_CLASS_MEDIUM);
+  EXPECT_EQ(iowatch_size_class(20480), IOWATCH_CLASS_MEDIUM);
+  EXPECT_EQ(iowatch_size_class(131072), IOWATCH_CLASS_MEDIUM);
+  EXPECT_EQ(iowatch_size_class(131073), IOWATCH_CLASS_LARGE);
+  EXPECT_EQ(iowatch_size_class(262144), IOWATCH_CLASS_LARGE);
+  EXPECT_EQ(iowatch_size_class(uint64_t{4} << 30), IOWATCH_CLASS_LARGE);
+}
+
+TEST(SizeClass, AFlushOf0BytesIsSmall) { EXPECT_EQ(iowatch_size_class(0), IOWATCH_CLASS_SMALL); }
+
+TEST(StatsSectorsHold, UpTo65535Sectors) {
+  EXPECT_TRUE(iowatch_stats_sectors_hold(0));
+  EXPECT_TRUE(iowatch_stats_sectors_hold(1280 << 10));  // the default max_sectors_kb cap
+  EXPECT_TRUE(iowatch_stats_sectors_hold((uint64_t{32} << 20) - 512));
+  EXPECT_FALSE(iowatch_stats_sectors_hold(uint64_t{32} << 20));
+  EXPECT_FALSE(iowatch_stats_sectors_hold(uint64_t{1} << 30));  // a discard of 1 GiB
+}
+
 }  // namespace
 }  // namespace iowatch::collectors::bpf

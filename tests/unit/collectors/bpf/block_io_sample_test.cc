@@ -99,6 +99,23 @@ TEST(Delta, EachCountersGrowthSeriesNewSinceCountFromZero) {
   EXPECT_EQ(Delta(reloaded, now).requests.at(vda_read).bytes, 4096u);
 }
 
+TEST(Delta, EachSizeClassesGrowth) {
+  const DiskOp vda_read{254, 0, BlockOp::kRead};
+  BlockIoSample before;
+  before.device_classes[vda_read][0] = {10, 1'000'000, 40960};
+  before.device_classes[vda_read][2] = {1, 900'000, 262144};
+  BlockIoSample now = before;
+  now.device_classes[vda_read][0] = {14, 1'500'000, 57344};
+  now.device_classes[vda_read][1] = {2, 600'000, 131072};
+  const SizeClasses d = Delta(now, before).device_classes.at(vda_read);
+  EXPECT_EQ(d[0], (SizeClassStats{4, 500'000, 16384}));
+  EXPECT_EQ(d[1], (SizeClassStats{2, 600'000, 131072}));
+  EXPECT_EQ(d[2], SizeClassStats{});
+  EXPECT_EQ(ToString(SizeClass::kSmall), "small");
+  EXPECT_EQ(ToString(SizeClass::kMedium), "medium");
+  EXPECT_EQ(ToString(SizeClass::kLarge), "large");
+}
+
 TEST(BlockStatusName, AsTheKernelLogPrintsEachStatus) {
   EXPECT_EQ(BlockStatusName(10), "I/O");
   EXPECT_EQ(BlockStatusName(7), "critical medium");

@@ -157,36 +157,102 @@ TEST(PassiveFeed, CountersThatWentBackwardsMarkTheWindow) {
   EXPECT_EQ(windows[0].requests, 0u);
 }
 
-// With the BPF collector's device stage for the disk, the window is its:
-// the disk's own time per request, without the scheduler's queue.
-TEST(PassiveFeed, TheDeviceStageIsPreferredWhereTheCollectorHasIt) {
+// The BPF collector's device stage of reads by size class at second `t`:
+// per second 60 small reads (4 KiB, 0.2 ms), 30 medium (64 KiB, 0.5 ms) and
+// 10 large (256 KiB, 2 ms), counted from `t0`.
+BlockClassSeries MixedReads(uint64_t t, uint64_t t0 = 0) {
+  BlockClassSeries c;
+  c.device = "sda";
+  c.op = collectors::bpf::BlockOp::kRead;
+  const uint64_t per_second[3] = {60, 30, 10};
+  const uint64_t bytes[3] = {4096, 65536, 262144};
+  const uint64_t ns[3] = {200'000, 500'000, 2'000'000};
+  for (size_t i = 0; i < 3; ++i) {
+    const uint64_t n = per_second[i] * (t - t0);
+    c.classes[i] = {n, n * ns[i], n * bytes[i]};
+  }
+  return c;
+}
+
+// With the BPF collector's device stage for the disk, the windows are its,
+// one per size class: each class's own time per request, without the
+// scheduler's queue, and its own sizes (a mean over the mix would move
+// with the mix).
+TEST(PassiveFeed, TheDeviceStageBySizeClassIsPreferredWhereTheCollectorHasIt) {
   for (const bool shadow : {false, true}) {
     PassiveFeed feed(PassiveFeedOptions{.window_ms = 60'000, .shadow_diskstats = shadow});
     const Disk disk;
     std::vector<PassiveWindow> windows;
     for (uint64_t t = 0; t <= 20; ++t) {
       Snapshot s = At(disk, t);
-      BlockLatencySeries device;
-      device.device = "sda";
-      device.op = collectors::bpf::BlockOp::kRead;
-      device.stage = collectors::bpf::BlockStage::kDevice;
-      device.count = 100 * t;
-      device.sum_ns = 100 * t * 300'000;  // 0.3 ms each: the 0.5 ms await less 0.2 ms queued
-      s.block_io.latency.push_back(device);
+      s.block_io.device_classes.push_back(MixedReads(t));
       for (PassiveWindow& w : feed.Add(s, {})) windows.push_back(std::move(w));
     }
-    ASSERT_EQ(windows.size(), shadow ? 3u : 2u) << shadow;
-    EXPECT_EQ(windows[0].source, PassiveSource::kDevice);
-    EXPECT_EQ(windows[0].requests, 2000u);
-    EXPECT_DOUBLE_EQ(windows[0].mean_seconds, 0.0003);
-    EXPECT_DOUBLE_EQ(windows[0].mean_bytes, 4096);  // from diskstats' sectors
+    ASSERT_EQ(windows.size(), shadow ? 5u : 4u) << shadow;
+    const char* sizes[3] = {"small", "medium", "large"};
+    const uint64_t requests[3] = {1200, 600, 200};
+    const double mean_seconds[3] = {0.0002, 0.0005, 0.002};
+    const double mean_bytes[3] = {4096, 65536, 262144};
+    for (size_t i = 0; i < 3; ++i) {
+      const PassiveWindow& w = windows[i];
+      EXPECT_EQ(w.op, "read");
+      EXPECT_EQ(w.size, sizes[i]);
+      EXPECT_EQ(w.source, PassiveSource::kDevice);
+      EXPECT_EQ(w.requests, requests[i]) << sizes[i];
+      EXPECT_DOUBLE_EQ(w.mean_seconds, mean_seconds[i]) << sizes[i];
+      EXPECT_DOUBLE_EQ(w.mean_bytes, mean_bytes[i]) << sizes[i];
+      EXPECT_DOUBLE_EQ(w.rate, static_cast<double>(requests[i]) / 20) << sizes[i];
+      // The disk's other op, writes: 20 a second of 8 KiB (diskstats).
+      EXPECT_DOUBLE_EQ(w.other_bytes_rate, 20 * 8192) << sizes[i];
+      EXPECT_DOUBLE_EQ(w.utilization, 0.6) << sizes[i];
+    }
     if (shadow) {
-      EXPECT_EQ(windows[1].source, PassiveSource::kDiskstats);
-      EXPECT_DOUBLE_EQ(windows[1].mean_seconds, 0.0005);
+      EXPECT_EQ(windows[3].source, PassiveSource::kDiskstats);
+      EXPECT_EQ(windows[3].size, "all");
+      EXPECT_DOUBLE_EQ(windows[3].mean_seconds, 0.0005);
     }
     EXPECT_EQ(windows.back().op, "write");  // no device stage for writes here
+    EXPECT_EQ(windows.back().size, "all");
     EXPECT_EQ(windows.back().source, PassiveSource::kDiskstats);
   }
+}
+
+// A class without requests in the window is still one: judged as idle,
+// not left out.
+TEST(PassiveFeed, AClassWithoutRequestsHasAnEmptyWindow) {
+  PassiveFeed feed;
+  std::vector<PassiveWindow> windows;
+  for (uint64_t t = 0; t <= 20; ++t) {
+    Snapshot s = At(Disk{}, t);
+    BlockClassSeries reads = MixedReads(t);
+    reads.classes[2] = {};  // no large reads
+    s.block_io.device_classes.push_back(reads);
+    for (PassiveWindow& w : feed.Add(s, {})) windows.push_back(std::move(w));
+  }
+  ASSERT_EQ(windows.size(), 4u);
+  EXPECT_EQ(windows[2].size, "large");
+  EXPECT_EQ(windows[2].source, PassiveSource::kDevice);
+  EXPECT_EQ(windows[2].requests, 0u);
+  EXPECT_DOUBLE_EQ(windows[2].mean_seconds, 0);
+  EXPECT_DOUBLE_EQ(windows[2].rate, 0);
+}
+
+// The program reloaded between the window's ends: its counters restarted,
+// so the window is diskstats'.
+TEST(PassiveFeed, ADeviceStageThatRestartedLeavesTheWindowToDiskstats) {
+  PassiveFeed feed;
+  std::vector<PassiveWindow> windows;
+  for (uint64_t t = 0; t <= 80; ++t) {
+    Snapshot s = At(Disk{}, t);
+    s.block_io.device_classes.push_back(t < 75 ? MixedReads(t) : MixedReads(t, 74));
+    for (PassiveWindow& w : feed.Add(s, {})) windows.push_back(std::move(w));
+  }
+  ASSERT_EQ(windows.size(), 6u);  // the first window's 3 classes and writes, then 2
+  EXPECT_EQ(windows[3].op, "write");
+  EXPECT_EQ(windows[4].op, "read");
+  EXPECT_EQ(windows[4].size, "all");
+  EXPECT_EQ(windows[4].source, PassiveSource::kDiskstats);
+  EXPECT_EQ(windows[4].requests, 6000u);
 }
 
 }  // namespace

@@ -215,7 +215,8 @@ TEST(StatusPage, ThePassiveJudgeShowsEachSeriesStateAndRatio) {
   };
   EXPECT_EQ(Count(page(nullptr), "id=\"passive\""), 0u);
   const std::string html = page(&passive);
-  EXPECT_NE(html.find("<tr><td>sda</td><td>read</td><td>diskstats</td><td class=\"n\">6000</td>"
+  EXPECT_NE(html.find("<tr><td>sda</td><td>read</td><td>all</td><td>diskstats</td>"
+                      "<td class=\"n\">6000</td>"
                       "<td class=\"n\">400.0</td><td class=\"n\">200.0</td>"
                       "<td class=\"n bad\">2.00 / 1.20</td>"
                       "<td class=\"bad\">slower than its past since 22:13 UTC</td>"

@@ -54,6 +54,7 @@ class FakeCounters : public bpf::BlockIoCounters {
       };
       std::erase_if(script_->sample.latency, [&](const auto& e) { return of_dev(e.first.first); });
       std::erase_if(script_->sample.requests, [&](const auto& e) { return of_dev(e.first); });
+      std::erase_if(script_->sample.device_classes, [&](const auto& e) { return of_dev(e.first); });
       std::erase_if(script_->sample.errors,
                     [&](const auto& e) { return e.first.kernel_dev == dev; });
     }
@@ -373,6 +374,27 @@ TEST_F(BlockIoSourceTest, ACgroupGoneBeforeItWasNamedIsUnresolved) {
   snapshot = Collect(sampler);  // unchanged: folded, forgotten, still counted
   EXPECT_EQ(script_->forgotten, std::vector<uint64_t>{123456789});
   EXPECT_EQ(snapshot->block_io.unresolved_bytes, 8192u);
+}
+
+// The device stage by size class, for the passive feed: per named disk and
+// op, cumulative as the program counts it.
+TEST_F(BlockIoSourceTest, TheDeviceStageBySizeClassPerNamedDiskAndOp) {
+  script_->sample.device_classes[{254, 0, bpf::BlockOp::kWrite}][1] = {3, 1'500'000, 3 * 65536};
+  script_->sample.device_classes[{254, 0, bpf::BlockOp::kRead}][0] = {5, 500'000, 5 * 4096};
+  script_->sample.device_classes[{7, 3, bpf::BlockOp::kRead}][0] = {1, 1, 4096};  // filtered out
+  Sampler sampler(Options());
+  auto snapshot = Collect(sampler);
+  ASSERT_TRUE(StatusOf(*snapshot)->success) << StatusOf(*snapshot)->error;
+  const auto& classes = snapshot->block_io.device_classes;
+  ASSERT_EQ(classes.size(), 2u);
+  EXPECT_EQ(classes[0].device, "vda");
+  EXPECT_EQ(classes[0].op, bpf::BlockOp::kRead);
+  EXPECT_EQ(classes[0].classes[0], (bpf::SizeClassStats{5, 500'000, 5 * 4096}));
+  EXPECT_EQ(classes[1].op, bpf::BlockOp::kWrite);
+  EXPECT_EQ(classes[1].classes[1], (bpf::SizeClassStats{3, 1'500'000, 3 * 65536}));
+  script_->sample.device_classes[{254, 0, bpf::BlockOp::kRead}][0] = {7, 700'000, 7 * 4096};
+  snapshot = Collect(sampler);
+  EXPECT_EQ(snapshot->block_io.device_classes[0].classes[0].count, 7u);  // cumulative
 }
 
 }  // namespace
