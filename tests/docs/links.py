@@ -6,6 +6,9 @@ relative to the document; an anchor must be a heading of the target document, as
 its anchors (lower case, punctuation but '-' and '_' dropped, spaces as '-', a repeated heading
 suffixed -1, -2, ...). Web links (http:, https:, mailto:) are not followed.
 
+Every alert of deploy/prometheus/*.yml (its tests aside) has a `runbook` annotation naming a
+heading of docs/operations.md that resolves, as a link would.
+
 Usage: links.py SOURCE_DIR. Prints each broken link as FILE:LINE: link: why; exit 1 if any.
 """
 import pathlib
@@ -83,12 +86,48 @@ def check(source_dir):
     return documents, errors
 
 
+def check_runbooks(source_dir):
+    """The runbook of each alert in the shipped rule files resolves to a heading."""
+    errors = []
+    cache = {}
+    for rules in sorted((source_dir / "deploy" / "prometheus").glob("*.yml")):
+        if rules.name.endswith("_test.yml"):
+            continue
+        alert = None
+        lines = rules.read_text(encoding="utf-8").split("\n")
+        for number, line in enumerate(lines + ["- alert: (end)"], 1):
+            if (match := re.match(r"^\s*- (alert|record):\s*(\S+)", line)):
+                if alert:
+                    errors.append(f"{rules.relative_to(source_dir)}:{alert[1]}: alert {alert[0]} "
+                                  "has no runbook annotation")
+                alert = (match.group(2), number) if match.group(1) == "alert" else None
+                continue
+            match = re.match(r"^\s*runbook:\s*(\S+)\s*$", line)
+            if not match or not alert:
+                continue
+            target = match.group(1)
+            where = f"{rules.relative_to(source_dir)}:{number}: {target}"
+            path_part, _, anchor = target.partition("#")
+            resolved = (source_dir / path_part).resolve()
+            alert = None
+            if not resolved.is_file():
+                errors.append(f"{where}: no such file {resolved}")
+                continue
+            if resolved not in cache:
+                cache[resolved] = anchors(resolved)
+            if anchor not in cache[resolved]:
+                errors.append(f"{where}: no heading with the anchor #{anchor} in "
+                              f"{resolved.relative_to(source_dir)}")
+    return errors
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__.strip().split("\n")[-1], file=sys.stderr)
         return 2
     source_dir = pathlib.Path(sys.argv[1]).resolve()
     documents, errors = check(source_dir)
+    errors += check_runbooks(source_dir)
     for error in errors:
         print(error)
     print(f"{len(documents)} documents, {len(errors)} broken links")

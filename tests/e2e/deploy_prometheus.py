@@ -151,6 +151,15 @@ def needs_smart_report(text):
                for m in re.findall(r"\b[a-z0-9_]+\b", text))
 
 
+# The passive judge's families that exist only for a judged minute (its model learns from a
+# disk's first hour of busy minutes first); the others have a series from a disk's first
+# minute of at least 50 requests, which the probes' I/O gives the disk under the state
+# directory: the test waits for it (the first minute boundary after the daemon started).
+PASSIVE_JUDGED = ("iowatch_passive_latency_ratio", "iowatch_passive_bound_ratio",
+                  "iowatch_passive_predicted_latency_seconds",
+                  "iowatch_passive_regression_since_timestamp_seconds")
+
+
 def left_out(text):
     """Why `text`'s metrics cannot have data here, or None."""
     if needs_bpf(text) and not BPF:
@@ -173,6 +182,8 @@ def left_out(text):
         return "cgroup v1 here: blkio counts a cgroup's I/O only under a throttle rule"
     if "iowatch_probe_drift_" in text:
         return "the drift watch's reference is a probe series' first day of runs"
+    if any(family in text for family in PASSIVE_JUDGED):
+        return "the passive judge judges a disk's minutes once it learned from an hour of them"
     return None
 
 
@@ -276,6 +287,7 @@ def main():
                                capture_output=True)
                 print(f"note: XFS on {os.path.basename(xfs.loop)} shut down")
         with daemon.Daemon(sys.argv[1], config=CONFIG) as d:
+            started = time.monotonic()
             instance = f"127.0.0.1:{d.port}"
             if BPF_ERRORS:
                 # A read right after start may come before the collector counts: fail reads
@@ -314,6 +326,18 @@ def main():
                     ready = False
             r.check(ready, "Prometheus scrapes iowatch (up 1, probes with baselines)",
                     prom.log()[-3000:] + d.stderr()[-2000:])
+            # Until the passive judge closed a disk's first busy minute (at the first or second
+            # minute boundary after the start) and Prometheus has two samples of it (increase).
+            deadline, passive = started + 135, False
+            while time.monotonic() < deadline and not passive:
+                time.sleep(1)
+                try:
+                    passive = bool(query(
+                        port, "count_over_time(iowatch_passive_windows_total[1m]) >= 2"))
+                except (OSError, RuntimeError):
+                    passive = False
+            r.check(passive, "the passive judge has a disk's first busy minute in Prometheus",
+                    d.stderr()[-2000:])
             time.sleep(3)  # a few rule evaluations
 
             # 2. Alert rules.
@@ -400,6 +424,11 @@ def main():
             str(used - defined))
     r.check(all(p["gridPos"]["x"] + p["gridPos"]["w"] <= 24 for p in dashboard["panels"]),
             "every panel fits the 24-column grid")
+    exprs = " ".join(expr for _, expr in dashboard_queries(dashboard))
+    passive = ("iowatch_passive_latency_ratio", "iowatch_passive_bound_ratio",
+               "iowatch_passive_regression")
+    r.check(all(re.search(rf"\b{m}\b", exprs) for m in passive),
+            f"the dashboard shows the passive judge's ratio, bound and regression {passive}")
     return r.finish()
 
 
