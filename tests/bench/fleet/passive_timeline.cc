@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <optional>
+#include <string>
 
 #include "probes/verdicts/passive/passive_judge.h"
 
@@ -73,6 +77,26 @@ probes::PassiveWindow WindowOf(const Fleet& fleet, const DiskSpec& disk, const P
   return w;
 }
 
+// IOWATCH_FLEET_PASSIVE_TRACE=INSTANCE/DEVICE (host0051:9860/sdd): that
+// disk's windows on stderr, from an hour before its fault (all of them on
+// a healthy disk) to its first raise, with what the judge made of each.
+bool PassiveTraced(const DiskSpec& disk) {
+  const char* want = std::getenv("IOWATCH_FLEET_PASSIVE_TRACE");
+  return want != nullptr && InstanceOf(disk.host) + "/" + DeviceOf(disk.slot) == want;
+}
+
+void TraceWindow(const probes::PassiveVerdict& v) {
+  const time_t at = v.window.start_ms / 1000;
+  char when[32];
+  std::strftime(when, sizeof when, "%d %H:%M", std::gmtime(&at));
+  std::fprintf(stderr,
+               "%s %-16s n %6llu rate %7.1f steal %.3f mean %.1f us ratio %.2f bound %.2f%s %s\n",
+               when, std::string(probes::ToString(v.reason)).c_str(),
+               static_cast<unsigned long long>(v.window.requests), v.window.rate, v.window.steal,
+               v.window.mean_seconds * 1e6, v.ratio, v.bound_ratio,
+               v.change ? (v.change->regressed ? " RAISED" : " cleared") : "", v.why.c_str());
+}
+
 }  // namespace
 
 void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNoise& noise,
@@ -97,6 +121,7 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       s.passive_ratio = p.ratio;
     }
   };
+  const bool traced = PassiveTraced(disk);
   size_t run = 0;  // the first probe run not over before the window
   for (int64_t start = fleet.start_ms; start + window_ms <= fleet.spec.end_ms; start += window_ms) {
     const int64_t end = start + window_ms;
@@ -116,6 +141,10 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
     if (w.requests == 0 || (!now.series && w.requests < policy.model.min_requests)) continue;
     ++counts.windows;
     const probes::PassiveVerdict v = judge->Judge(w);
+    if (traced && counts.first_raise_ms < 0 &&
+        (disk.fault.kind == FaultKind::kNone || start >= disk.fault.start_ms - kHourMs)) {
+      TraceWindow(v);
+    }
     now.series = true;
     now.regressed = judge->Regressed(key);
     if (v.reason == probes::PassiveReason::kJudged) {
