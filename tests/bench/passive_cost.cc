@@ -50,10 +50,11 @@ using iowatch::daemon::Snapshot;
 
 constexpr double kBudgetMicros = 50;  // the issue's: CPU per disk per sample
 // The mean's most over the reference's (the diskstats work per disk per
-// sample): measured 0.5-0.8 over 2 h and 1.4 over 50 h (the models'
-// rings full) on the development VM (docs/benchmarks.md); checked with a
-// margin wide enough for a loaded CI machine, not for a judge grown tenfold.
-constexpr double kMaxRatio = 4;
+// sample): measured 0.5-1.2 over 2 h and 1.4 over 50 h (the models' rings
+// full) on the development VM, beside other builds (docs/benchmarks.md);
+// checked with a margin wide enough for a loaded CI machine, not for a
+// judge grown tenfold.
+constexpr double kMaxRatio = 5;
 constexpr int64_t kStartMs = int64_t{1'796'400'000} * 1000;  // a round hour
 
 struct Options {
