@@ -106,8 +106,9 @@ def parse_args():
     p.add_argument("--steal", choices=("diurnal", "bursts", "none"), default="diurnal",
                    help="the hypervisor's steal: with the afternoon, in random bursts of "
                    "minutes to an hour (each host's own, from the seed), or none")
-    p.add_argument("--passive-window", type=int, default=1,
-                   help="the passive judge's window in minutes (0: no passive series)")
+    p.add_argument("--passive-window", type=int,
+                   help="the passive judge's window in minutes (default 1, 2 with --short; 0: "
+                   "no passive series)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--short", action="store_true")
     p.add_argument("--check", action="store_true")
@@ -116,11 +117,15 @@ def parse_args():
     p.add_argument("--keep", action="store_true",
                    help="keep the temporary directory (the store, the rules, truth.json)")
     a = p.parse_args()
+    if a.passive_window is None and not a.short:
+        a.passive_window = 1
     if a.short:
         a.hosts, a.days, a.gradual, a.abrupt, a.gradual_loss = 20, 7, 3, 2, "0.08,0.12"
-        # Minute windows would cost the short run a third more (its passive judge, 800,000
-        # windows); five-minute ones a few %, with the same rules (5 h to learn, 15 min to raise).
-        a.passive_window = 2
+        # Minute windows would cost the short run a third more CPU (800,000 windows through the
+        # passive judge); two-minute ones about a tenth (3 s), under the same rules (two hours
+        # to learn, six minutes to raise).
+        if a.passive_window is None:
+            a.passive_window = 2
     return a
 
 
