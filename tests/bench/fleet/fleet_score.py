@@ -12,8 +12,9 @@ replayed firing exactly, which checks the derivation.
 The passive judge (fleet_simulation's windows of each disk's own reads, judged by the daemon's
 PassiveJudge) is scored from its own raises, which the truth records: the faults it raised, the
 time from a fault's start to the window that raised it, and its raises on healthy disks (or
-before their fault) per 1,000 host-days. Its alert is not scored here: the series it reads
-(iowatch_passive_regression, iowatch_passive_latency_ratio) are imported for the rules to use.
+before their fault) per 1,000 host-days. The series its alert reads (iowatch_passive_regression,
+iowatch_passive_latency_ratio) are imported; when deploy/prometheus has that alert
+(IowatchDiskSlowerThanItsPast), it is scored as the per-disk rules are, in a row of its own.
 """
 import statistics
 
@@ -21,6 +22,9 @@ STEP = 900  # the evaluation interval, seconds
 HOST_RULES = ("IowatchProbeRegression", "IowatchProbeSlowerThanPeers",
               "IowatchProbeLatencyAbovePeers")
 MODEL_RULE = "IowatchModelSlowerThanItsWeek"
+# The passive judge's alert, scored when deploy/prometheus has it (its labels name the device,
+# not the probe: the disk's probe is "randread-4k-qd1-" + device here).
+PASSIVE_RULE = "IowatchDiskSlowerThanItsPast"
 ABRUPT_GOAL = 2 * 3600
 FALSE_ALARM_GOAL = 1.0  # per 1,000 host-days
 
@@ -99,6 +103,10 @@ def episodes_by(timelines, key_of, for_s, keep_s, check):
 
 def disk_of(labels):
     return (labels.get("instance"), labels.get("probe"))
+
+
+def passive_disk_of(labels):
+    return (labels.get("instance"), "randread-4k-qd1-" + labels.get("device", ""))
 
 
 class Truth:
@@ -195,6 +203,13 @@ def score(alert_series, truth_json, rules):
     out["model"] = score_model_rule(episodes_by(timeline, model_key, for_s, 0, mismatched), truth)
     out["model_kff"] = score_model_rule(episodes_by(timeline, model_key, for_s, keep_s, []), truth)
     out["passive"] = score_passive(truth)
+    out["passive_alert"] = None
+    if PASSIVE_RULE in rules:
+        for_s, keep_s = rules[PASSIVE_RULE]
+        timeline = timelines.get(PASSIVE_RULE, {})
+        out["passive_alert"] = (
+            score_host_rule(episodes_by(timeline, passive_disk_of, for_s, 0, mismatched), truth),
+            score_host_rule(episodes_by(timeline, passive_disk_of, for_s, keep_s, []), truth))
     return out
 
 
@@ -273,6 +288,8 @@ def table(s):
                  f"{sum(1 for t in det['abrupt'] if t <= ABRUPT_GOAL)} of {n_a} | | |")
     if s["passive"]:
         lines.append(passive_row(s["passive"], truth))
+    if s["passive_alert"]:
+        lines.append(host_row(PASSIVE_RULE, *s["passive_alert"], truth))
     return "\n".join(lines)
 
 
