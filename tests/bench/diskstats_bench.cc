@@ -10,22 +10,13 @@
 #include "collectors/disk/diskstats.h"
 #include "collectors/disk/iostat.h"
 #include "common/file_tree.h"
+#include "tests/bench/synthetic_diskstats.h"
 
 namespace {
 
+using iowatch::bench::SyntheticDiskstats;
 using iowatch::collectors::ComputeIostat;
 using iowatch::collectors::ParseDiskstats;
-
-std::string SyntheticDiskstats(int devices, uint64_t scale) {
-  std::string text;
-  for (int i = 0; i < devices; ++i) {
-    const uint64_t b = scale * (static_cast<uint64_t>(i) + 1);
-    text += fmt::format("{:4} {:7} dm-{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}\n", 253,
-                        i, i, b * 31, b * 3, b * 977, b * 7, b * 17, b * 5, b * 1311, b * 11, i % 4,
-                        b * 13, b * 29, b, b / 2, b * 64, b / 3, b / 5, b / 7);
-  }
-  return text;
-}
 
 void BM_ParseDiskstats(benchmark::State& state) {
   const int devices = static_cast<int>(state.range(0));

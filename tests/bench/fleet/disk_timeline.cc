@@ -17,6 +17,7 @@
 #include "probes/verdicts/memory_baseline_source.h"
 #include "probes/verdicts/run_stress.h"
 #include "tests/bench/fleet/full_resolution_run.h"
+#include "tests/bench/fleet/passive_timeline.h"
 
 namespace iowatch::fleet {
 namespace {
@@ -305,11 +306,13 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
                            : (disk.fault.start_ms - fleet.start_ms) / kMinuteMs);
   }
   int64_t id = 0;
+  std::vector<RunSpan> spans;  // the runs, for the passive judge's windows
   for (const int64_t start : RunStarts(fleet, disk, rng)) {
     const double slowdown = noise.Draw(rng) / SpeedAt(disk, start);
     const RunRecord run = FullResolution(probe.Run(++id, start, slowdown));
     if (id == 1) CheckFirstRun(run, direct.Run(id, start, slowdown));
     fill_until(run.start_unix_ms + run.duration_ms);
+    spans.emplace_back(run.start_unix_ms, run.start_unix_ms + run.duration_ms);
     source.Add(run);
     const uint64_t drift_runs_before = DriftRuns(state);
     iowatch::Result<RunJudgement> j = probes::JudgeRun(run, source, state, {}, policy, start);
@@ -333,6 +336,10 @@ DiskTimeline SimulateDisk(const Fleet& fleet, const DiskSpec& disk, const Record
     }
   }
   fill_until(fleet.spec.end_ms + 1);
+  if (fleet.spec.passive_window_ms > 0) {
+    SimulatePassive(fleet, disk, {.sigma_dev = noise.LogSigma(), .request_cv = noise.RequestCv()},
+                    fleet.spec.passive_window_ms, spans, out);
+  }
   if (DumpFile() != nullptr) {
     static std::mutex mutex;
     const std::lock_guard lock(mutex);

@@ -43,6 +43,21 @@ struct Scrape {
   float uncontended_lat_mean_seconds = 0;
   int64_t uncontended_start_ms = 0;
   std::array<float, kJudgedMetrics.size()> ratio{};
+  // The passive judge's read series (passive_timeline.h): exported from its
+  // first window of enough requests since the daemon started; its ratio
+  // from its first judged window.
+  bool passive_series = false;
+  bool passive_judged = false;
+  bool passive_regressed = false;
+  float passive_ratio = 0;  // the last judged window's observed / predicted
+};
+
+// The passive judge's windows on one disk (passive_timeline.h).
+struct PassiveCounts {
+  size_t windows = 0;  // with a request, the daemon up
+  size_t judged = 0;
+  size_t healthy_raises = 0;    // raised on a healthy disk, or before its fault
+  int64_t first_raise_ms = -1;  // the first raise at or after the fault's start
 };
 
 struct DiskCounts {
@@ -51,6 +66,7 @@ struct DiskCounts {
   size_t contended = 0;         // others' I/O or the CPU (iowatch_probe_contended 1)
   size_t healthy_raises = 0;    // regressions raised on a healthy disk, or before its fault
   int64_t first_raise_ms = -1;  // the first raise at or after the fault's start
+  PassiveCounts passive;
 };
 
 struct DiskTimeline {

@@ -74,6 +74,9 @@ struct FleetSpec {
   double disk_spread = 0.03;          // σ of the disks' log speed around their model's
   probes::test_data::LoadShape load = probes::test_data::LoadShape::kAfternoon;
   probes::test_data::StealShape steal = probes::test_data::StealShape::kDiurnal;
+  // The passive judge's window on each disk's own reads (passive_timeline.h);
+  // 0: no passive series.
+  int64_t passive_window_ms = kMinuteMs;
 };
 
 struct Fleet {

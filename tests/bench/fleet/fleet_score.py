@@ -8,6 +8,13 @@ removes it), so each alert's firing is also derived from its pending and firing 
 its expression held) with the rule's `for` and `keep_firing_for`, as an engine that knows
 keep_firing_for would fire it; the first derivation without keep_firing_for must reproduce the
 replayed firing exactly, which checks the derivation.
+
+The passive judge (fleet_simulation's windows of each disk's own reads, judged by the daemon's
+PassiveJudge) is scored from its own raises, which the truth records: the faults it raised, the
+time from a fault's start to the window that raised it, and its raises on healthy disks (or
+before their fault) per 1,000 host-days. The series its alert reads (iowatch_passive_regression,
+iowatch_passive_latency_ratio) are imported; when deploy/prometheus has that alert
+(IowatchDiskSlowerThanItsPast), it is scored as the per-disk rules are, in a row of its own.
 """
 import statistics
 
@@ -15,6 +22,9 @@ STEP = 900  # the evaluation interval, seconds
 HOST_RULES = ("IowatchProbeRegression", "IowatchProbeSlowerThanPeers",
               "IowatchProbeLatencyAbovePeers")
 MODEL_RULE = "IowatchModelSlowerThanItsWeek"
+# The passive judge's alert, scored when deploy/prometheus has it (its labels name the device,
+# not the probe: the disk's probe is "randread-4k-qd1-" + device here).
+PASSIVE_RULE = "IowatchDiskSlowerThanItsPast"
 ABRUPT_GOAL = 2 * 3600
 FALSE_ALARM_GOAL = 1.0  # per 1,000 host-days
 
@@ -93,6 +103,10 @@ def episodes_by(timelines, key_of, for_s, keep_s, check):
 
 def disk_of(labels):
     return (labels.get("instance"), labels.get("probe"))
+
+
+def passive_disk_of(labels):
+    return (labels.get("instance"), "randread-4k-qd1-" + labels.get("device", ""))
 
 
 class Truth:
@@ -188,6 +202,36 @@ def score(alert_series, truth_json, rules):
     timeline = timelines.get(MODEL_RULE, {})
     out["model"] = score_model_rule(episodes_by(timeline, model_key, for_s, 0, mismatched), truth)
     out["model_kff"] = score_model_rule(episodes_by(timeline, model_key, for_s, keep_s, []), truth)
+    out["passive"] = score_passive(truth)
+    out["passive_alert"] = None
+    if PASSIVE_RULE in rules:
+        for_s, keep_s = rules[PASSIVE_RULE]
+        timeline = timelines.get(PASSIVE_RULE, {})
+        out["passive_alert"] = (
+            score_host_rule(episodes_by(timeline, passive_disk_of, for_s, 0, mismatched), truth),
+            score_host_rule(episodes_by(timeline, passive_disk_of, for_s, keep_s, []), truth))
+    return out
+
+
+def score_passive(truth):
+    """The passive judge's own raises from the truth; None when the fleet had no passive
+    series."""
+    p = truth.t.get("passive")
+    if not p or not p["window_seconds"]:
+        return None
+    out = {"detected": {"gradual": [], "abrupt": []}, "missed": [], "loss": [],
+           "false_alarms": p["healthy_raises"], "healthy_raised": p["healthy_raised"],
+           "window_seconds": p["window_seconds"],
+           "judged_share": p["judged"] / p["windows"] if p["windows"] else 0,
+           "firmware_disks": truth.model_fault["passive_raised_disks"]}
+    for fault in truth.faults.values():
+        raised = fault.get("passive_first_raise")
+        if raised is None:
+            out["missed"].append(fault)
+            continue
+        out["detected"][fault["kind"]].append(raised - fault["start"])
+        if fault["kind"] == "gradual":
+            out["loss"].append(min(0.8, fault["loss_per_day"] * (raised - fault["start"]) / 86400))
     return out
 
 
@@ -242,7 +286,24 @@ def table(s):
     lines.append(f"| any of the three | {len(det['gradual'])} of {n_g} | {len(det['abrupt'])} of "
                  f"{n_a} | {ttd(det['gradual'])} | | {ttd(det['abrupt'])} | "
                  f"{sum(1 for t in det['abrupt'] if t <= ABRUPT_GOAL)} of {n_a} | | |")
+    if s["passive"]:
+        lines.append(passive_row(s["passive"], truth))
+    if s["passive_alert"]:
+        lines.append(host_row(PASSIVE_RULE, *s["passive_alert"], truth))
     return "\n".join(lines)
+
+
+def passive_row(p, truth):
+    """The passive judge's row: its own raises (no alert, so no keep_firing_for)."""
+    n_g = sum(1 for f in truth.faults.values() if f["kind"] == "gradual")
+    n_a = len(truth.faults) - n_g
+    det = p["detected"]
+    within = sum(1 for t in det["abrupt"] if t <= ABRUPT_GOAL)
+    return (f"| passive judge, {p['window_seconds'] // 60} min windows (its own raises) "
+            f"| {len(det['gradual'])} of {n_g} | {len(det['abrupt'])} of {n_a} "
+            f"| {ttd(det['gradual'])} | {loss(p['loss'])} | {ttd(det['abrupt'])} "
+            f"| {within} of {n_a} | {p['false_alarms']} ({rate(p['false_alarms'], truth):.2f}) "
+            f"| |")
 
 
 def model_lines(s):
@@ -265,6 +326,11 @@ def model_lines(s):
         n = len(s["host"][name]["firmware_disks"])
         lines.append(f"- {name} on the updated model's disks after their update: {n} of "
                      f"{mf['disks']} disks")
+    if s["passive"]:
+        lines.append(f"- the passive judge on the updated model's disks after their update: "
+                     f"{s['passive']['firmware_disks']} of {mf['disks']} disks (the update's "
+                     f"reboot restarts the daemon, whose passive models live in memory: they "
+                     f"learn the new firmware's latency as the disk's own)")
     return lines
 
 
@@ -286,4 +352,14 @@ def goals(s):
         fa = s["host_kff"][name]["false_alarms"]
         out.append((f"{name}: at most 1 false alarm per 1,000 host-days",
                     rate(fa, truth) <= FALSE_ALARM_GOAL, f"{rate(fa, truth):.2f}"))
+    if p := s["passive"]:
+        n_g = sum(1 for f in truth.faults.values() if f["kind"] == "gradual")
+        p_within = sum(1 for t in p["detected"]["abrupt"] if t <= ABRUPT_GOAL)
+        out += [("passive judge: every abrupt fault raised within 2 h", p_within == n_a,
+                 f"{p_within} of {n_a}"),
+                ("passive judge: every gradual fault raised", len(p["detected"]["gradual"]) == n_g,
+                 f"{len(p['detected']['gradual'])} of {n_g}"),
+                ("passive judge: at most 1 raise on a healthy disk per 1,000 host-days",
+                 rate(p["false_alarms"], truth) <= FALSE_ALARM_GOAL,
+                 f"{rate(p['false_alarms'], truth):.2f}")]
     return out

@@ -11,13 +11,15 @@
 //       [--end=UNIX_SECONDS] [--gradual=20] [--abrupt=5] [--gradual-loss=0.02,0.05]
 //       [--abrupt-loss=0.40,0.60]
 //       [--load=afternoon|night] [--steal=diurnal|bursts|none]
-//       [--threads=2] [--out=FILE|-] [--truth=FILE]
+//       [--passive-window=MINUTES] [--threads=2] [--out=FILE|-] [--truth=FILE]
 //
 // --load: others' load peaks in the afternoon (default) or is a batch job
 // from 01:00 to 05:00 UTC; --steal: the hypervisor's steal rises with the
 // afternoon (default), comes in bursts of minutes to an hour at random times
 // (each host its own, from the seed), or is none (diurnal_disk.h). Another
-// seed or shape is another fleet the judge was not tuned on.
+// seed or shape is another fleet the judge was not tuned on. --passive-window:
+// the passive judge's window on each disk's own reads (passive_timeline.h),
+// 1 minute as the daemon's; longer to make it cheaper, 0 for none.
 //
 // IOWATCH_DB: a copy of a recording's store (it is migrated when opened), e.g.
 // tests/bench/verdicts/recordings/quiet/iowatch.db.xz unpacked.
@@ -98,6 +100,8 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
       const auto steal = iowatch::ValueIn<iowatch::probes::test_data::StealShape>(kStealShapes, v);
       if (!steal) return std::nullopt;
       o.fleet.steal = *steal;
+    } else if (Parse(arg, "--passive-window", v)) {
+      o.fleet.passive_window_ms = std::atoll(v.c_str()) * kMinuteMs;
     } else if (Parse(arg, "--threads", v)) {
       o.threads = std::max(1, std::atoi(v.c_str()));
     } else if (Parse(arg, "--recording", v)) {
@@ -111,7 +115,10 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
     }
   }
   o.fleet.end_ms = end_s * 1000 / kIntervalMs * kIntervalMs;
-  if (o.recording.empty() || o.fleet.hosts < 1 || o.fleet.days < 3) return std::nullopt;
+  if (o.recording.empty() || o.fleet.hosts < 1 || o.fleet.days < 3 ||
+      o.fleet.passive_window_ms < 0) {
+    return std::nullopt;
+  }
   return o;
 }
 
@@ -161,11 +168,14 @@ int main(int argc, char** argv) {
                  "usage: fleet_simulation --recording=IOWATCH_DB [--hosts=N] [--days=N] [--seed=N] "
                  "[--end=UNIX_SECONDS] [--gradual=N] [--abrupt=N] [--gradual-loss=MIN,MAX] "
                  "[--abrupt-loss=MIN,MAX] "
-                 "[--load=%s] [--steal=%s] [--threads=N] [--out=FILE|-] [--truth=FILE]\n"
+                 "[--load=%s] [--steal=%s] [--passive-window=MINUTES] [--threads=N] "
+                 "[--out=FILE|-] [--truth=FILE]\n"
                  "  --load: others' load, an afternoon peak (default) or a night batch "
                  "01:00-05:00 UTC\n"
                  "  --steal: the hypervisor's steal, with the afternoon (default), in random "
-                 "bursts of minutes to an hour, or none\n",
+                 "bursts of minutes to an hour, or none\n"
+                 "  --passive-window: the passive judge's window on each disk's reads, 1 "
+                 "(default, the daemon's) or longer; 0: no passive series\n",
                  NamesIn<iowatch::probes::test_data::LoadShape>(kLoadShapes, "|").c_str(),
                  NamesIn<iowatch::probes::test_data::StealShape>(kStealShapes, "|").c_str());
     return 2;

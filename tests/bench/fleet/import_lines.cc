@@ -137,6 +137,21 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
     w.Write("iowatch_probe_regression", l, judged,
             [m](const Scrape& s) { return (s.regressed >> m) & 1 ? 1.0 : 0.0; });
   }
+  // The passive judge's read series (daemon/metrics' passive families):
+  // the regression from the series' first window, the ratio from its first
+  // judged one.
+  Labels passive = host;
+  passive.insert(
+      passive.end(),
+      {{"device", DeviceOf(disk.slot)}, {"op", "read"}, {"size", "all"}, {"source", "device"}});
+  w.Write(
+      "iowatch_passive_regression", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return s.passive_regressed ? 1.0 : 0.0; });
+  w.Write(
+      "iowatch_passive_latency_ratio", passive,
+      [](size_t, const Scrape& s) { return s.passive_judged; },
+      [](const Scrape& s) { return double{s.passive_ratio}; });
   return counts;
 }
 

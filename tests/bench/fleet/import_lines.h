@@ -4,7 +4,8 @@
 // labels are the daemon's (daemon/metrics/probe_metrics_renderer.cc,
 // probe_condition_families.cc, metrics_renderer.cc's iowatch_disk_info), with
 // the instance and job labels a scrape adds; only the series the fleet rules
-// and IowatchProbeRegression read. One sample per scrape point, each gauge
+// and IowatchProbeRegression read, and the passive judge's regression and
+// ratio (docs/metrics.md, "Passive judge"). One sample per scrape point, each gauge
 // holding the last run's value between runs as the daemon's /metrics does.
 // Thread-safety: reentrant.
 #pragma once

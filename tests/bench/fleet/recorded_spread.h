@@ -5,6 +5,9 @@
 // The quiet recording's drift (its virtual disk wandered between 11,000 and
 // 15,800 QD1 IOPS over 30 minutes) is part of the spread on purpose: a fleet
 // run every 15 minutes sees that wander as run-to-run noise.
+// Its runs' histograms also give one request's spread: the median over the
+// clean runs of the coefficient of variation a lognormal with the run's p50
+// and p99 has (the passive judge's windows: passive_timeline.h).
 // Thread-safety: const after Load; Draw takes the caller's generator.
 #pragma once
 
@@ -31,9 +34,12 @@ class RecordedSpread {
   double LogSigma() const;
   double Min() const;
   double Max() const;
+  // One request's latency: σ over mean, the median over the runs.
+  double RequestCv() const { return request_cv_; }
 
  private:
   std::vector<double> factors_;
+  double request_cv_ = 0;
 };
 
 }  // namespace iowatch::fleet

@@ -8,14 +8,19 @@ against the ground truth of the injected faults (fleet_score.py) and printed as 
 
   run.py FLEET_SIMULATION [--hosts 1000] [--days 30] [--seed 28] [--gradual 20] [--abrupt 5]
          [--gradual-loss 0.02,0.05] [--abrupt-loss 0.40,0.60] [--load afternoon|night] [--steal diurnal|bursts|none]
-         [--threads 2] [--short] [--check]
+         [--passive-window 1] [--threads 2] [--short] [--check]
 
 --load, --steal: the fleet's mix of others' load and the hypervisor's steal (fleet_simulation's
 options, diurnal_disk.h): an afternoon peak of load or a night batch (01:00-05:00 UTC); steal
 rising with the afternoon, in random bursts of minutes to an hour, or none. With another --seed,
 a fleet the judge was not tuned on.
 
---short: 20 hosts, 7 days, 3 gradual faults (8-12 % a day) and 2 abrupt ones, for ctest;
+--passive-window: the passive judge's window in minutes on each disk's own reads (1, the
+daemon's; 0: none; longer is cheaper); its series are imported beside the probes' and its own
+raises scored (fleet_score.py).
+
+--short: 20 hosts, 7 days, 3 gradual faults (8-12 % a day) and 2 abrupt ones, passive windows of
+5 minutes, for ctest;
 --check: exit 1 unless the issue's goals hold (every fault detected by a per-disk rule, the
 abrupt ones within 2 h, the firmware update as one model alert and no peer alert on its disks,
 at most 1 false alarm per 1,000 host-days for each per-disk rule, with keep_firing_for).
@@ -75,7 +80,14 @@ INTERVAL = "15m"
 # --short --check: the goals the short fleet misses, each with its cause. The check is that the
 # goals missed are exactly these: a new miss fails, and so does one that closes (update the
 # list, and docs/benchmarks.md's "The fleet in simulation" with it).
-SHORT_KNOWN_GAPS = {}  # every goal met at the short scale
+KNOWN_GAPS = {
+    "passive judge: every gradual fault raised":
+        "its working model is refitted every 60 windows from the last 2,880 it judged good, "
+        "so it follows a loss of a few % a day (at the short scale, 2-minute windows: 2 of 3 "
+        "raised, after 26 % was lost); the day-one reference and the drift CUSUM that would "
+        "catch it are not in the judge yet",
+}
+SHORT_KNOWN_GAPS = KNOWN_GAPS  # every other goal met at the short scale
 
 
 def parse_args():
@@ -94,6 +106,9 @@ def parse_args():
     p.add_argument("--steal", choices=("diurnal", "bursts", "none"), default="diurnal",
                    help="the hypervisor's steal: with the afternoon, in random bursts of "
                    "minutes to an hour (each host's own, from the seed), or none")
+    p.add_argument("--passive-window", type=int,
+                   help="the passive judge's window in minutes (default 1, 2 with --short; 0: "
+                   "no passive series)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--short", action="store_true")
     p.add_argument("--check", action="store_true")
@@ -102,8 +117,15 @@ def parse_args():
     p.add_argument("--keep", action="store_true",
                    help="keep the temporary directory (the store, the rules, truth.json)")
     a = p.parse_args()
+    if a.passive_window is None and not a.short:
+        a.passive_window = 1
     if a.short:
         a.hosts, a.days, a.gradual, a.abrupt, a.gradual_loss = 20, 7, 3, 2, "0.08,0.12"
+        # Minute windows would cost the short run a third more CPU (800,000 windows through the
+        # passive judge); two-minute ones about a tenth (3 s), under the same rules (two hours
+        # to learn, six minutes to raise).
+        if a.passive_window is None:
+            a.passive_window = 2
     return a
 
 
@@ -329,6 +351,7 @@ def report(s, truth, replay_times, counts, seconds, gen_log, commands):
           "again when it returns; the last column counts the episodes an engine with "
           "keep_firing_for fires (derived from the replayed pending and firing samples).\n")
     print("\n".join(fleet_score.model_lines(s)))
+    passive_lines(s)
     inputs = truth["emitted"]
     recorded = sum(n for k, n in counts.items() if k.startswith("iowatch:"))
     print(f"\nSeries: {inputs['series']:,} imported ({inputs['samples']:,} samples), "
@@ -354,6 +377,21 @@ def report(s, truth, replay_times, counts, seconds, gen_log, commands):
 
 def when(t):
     return time.strftime("%d %H:%M", time.gmtime(t))
+
+
+def passive_lines(s):
+    p = s["passive"]
+    if not p:
+        return
+    print(f"\nPassive judge: {100 * p['judged_share']:.0f} % of the windows with a request "
+          f"judged; raised on healthy disks (or before their fault): "
+          + (", ".join(f"{h['instance']} {h['device']} ×{h['raises']}" for h in p["healthy_raised"])
+             or "none") + ".")
+    for f in p["missed"]:
+        print(f"- passive judge missed {f['kind']} {f['instance']} {f['device']} (from "
+              f"{when(f['start'])}, "
+              + (f"{100 * f['loss_per_day']:.1f} %/day" if f["kind"] == "gradual"
+                 else f"IOPS × {f['iops_factor']:.2f}") + ")")
 
 
 def missed_lines(s):
@@ -389,7 +427,8 @@ def run(args, work):
                f"--gradual={args.gradual}", f"--abrupt={args.abrupt}",
                f"--gradual-loss={args.gradual_loss}", f"--abrupt-loss={args.abrupt_loss}",
                f"--load={args.load}",
-               f"--steal={args.steal}", f"--threads={args.threads}",
+               f"--steal={args.steal}", f"--passive-window={args.passive_window}",
+               f"--threads={args.threads}",
                f"--out={series_path}", f"--truth={truth_path}"]
     cmd_path = os.path.join(data_dir, "generate.cmd")
     if os.path.exists(truth_path):  # --data-dir: generated by an earlier run
@@ -422,13 +461,16 @@ def run(args, work):
     if s["mismatched"]:
         print("FAIL: the firing derived from the alerts' samples is not the replay's")
         return 1
-    return check(s, SHORT_KNOWN_GAPS if args.short else {}) if args.check else 0
+    return check(s, SHORT_KNOWN_GAPS if args.short else KNOWN_GAPS) if args.check else 0
 
 
 def check(s, known):
     """0 when the goals missed are exactly the `known` ones."""
-    missed = {goal for goal, met, _ in fleet_score.goals(s) if not met}
-    new, closed = missed - set(known), set(known) - missed
+    goals = fleet_score.goals(s)
+    missed = {goal for goal, met, _ in goals if not met}
+    # A gap of rows the fleet has not (no passive series) is neither met nor closed.
+    present = {goal for goal, _, _ in goals}
+    new, closed = missed - set(known), (set(known) & present) - missed
     for goal in sorted(missed & set(known)):
         print(f"known gap: {goal}: {known[goal]}")
     for goal in sorted(new):
