@@ -41,15 +41,18 @@ bool PassiveService::Judges(const Snapshot& snapshot, const std::string& device)
 
 namespace {
 
-// Which physical disk a name is now: its diskseq (a new one each time a
-// disk appears), else its serial and wwid; "" when sysfs says none.
+// Which physical disk a name is now: its serial and wwid, which survive a
+// reboot (a stored series is restored after one); else its diskseq (a new
+// one each time a disk appears, so a disk without a serial learns afresh
+// after a reboot or a re-add); "" when sysfs says none.
 std::string IdentityOf(const Snapshot& snapshot, const std::string& device) {
   if (!snapshot.block_devices) return {};
   const auto it =
       std::ranges::find(*snapshot.block_devices, device, &collectors::BlockDevice::name);
   if (it == snapshot.block_devices->end()) return {};
-  if (it->diskseq) return std::to_string(*it->diskseq);
-  return it->serial + "/" + it->wwid;
+  if (!it->serial.empty() || !it->wwid.empty()) return it->serial + "/" + it->wwid;
+  if (it->diskseq) return "diskseq " + std::to_string(*it->diskseq);
+  return {};
 }
 
 }  // namespace

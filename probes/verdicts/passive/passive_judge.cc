@@ -117,6 +117,15 @@ PassiveVerdict PassiveJudge::Judge(const PassiveWindow& window) {
   }
   const bool pending_before = series.tracker.AnyPending();
   v = Compare(series, window);
+  if (v.reason == PassiveReason::kOutsideModel) {
+    // Beyond the loads the model covered (a quiet night's model meeting the
+    // day): learned while the disk is above suspicion, so that the next
+    // refit covers it; never learned, a disk whose load grew would stay
+    // unjudged for good.
+    v.learned.clear();
+    if (!DiskSuspect()) Learn(series, PointOf(window), name, v.learned);
+    return v;
+  }
   if (v.reason != PassiveReason::kJudged) return v;
   if (v.bad) {
     // Undecided: learned if the streak breaks, dropped if it raises.

@@ -23,10 +23,6 @@ Regressors RegressorsOf(double rate, double other_bytes_rate, double mean_bytes,
           steal, std::log2(std::max(mean_bytes, 512.0) / kSizeUnit)};
 }
 
-Regressors RegressorsOf(const PassiveWindow& w) {
-  return RegressorsOf(w.rate, w.other_bytes_rate, w.mean_bytes, w.steal);
-}
-
 Regressors RegressorsOf(const PassivePoint& p) {
   return RegressorsOf(p.rate, p.other_bytes_rate, p.mean_bytes, p.steal);
 }
@@ -195,7 +191,9 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> po
 PassivePrediction PassiveModel::At(const PassiveWindow& w, const PassivePolicy& policy) const {
   const FitShape& shape = WindowShape();
   PassivePrediction out;
-  const PredictionPoint where = WhereToPredict(RegressorsOf(w), range_, fit_, shape);
+  // Through the points' float figures, as the covered range was: a window at
+  // the very load the model learned is inside it.
+  const PredictionPoint where = WhereToPredict(RegressorsOf(PointOf(w)), range_, fit_, shape);
   if (where.outside) {
     out.outside = DescribeOutside(*where.outside, w, range_, fit_.points);
     return out;

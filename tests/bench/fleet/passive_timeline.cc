@@ -105,7 +105,7 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
   const probes::test_data::DiurnalShape& shape = fleet.hosts[static_cast<size_t>(disk.host)];
   const probes::PassiveJudgePolicy policy;
   const probes::PassiveSeriesKey key{"read", "all", probes::PassiveSource::kDevice};
-  std::optional<probes::PassiveJudge> judge;  // none while the host is down
+  std::optional<probes::PassiveJudge> judge;  // from the disk's first window
   PassivePublished now;
   PassiveCounts& counts = timeline.counts.passive;
   size_t next = 0;  // the next scrape to fill
@@ -127,11 +127,9 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
     const int64_t end = start + window_ms;
     const WindowDraws draws = DrawWindow(rng, shape);
     publish_until(end);
-    if (DownAt(disk, start) || DownAt(disk, end - 1)) {  // the daemon restarts after
-      judge.reset();
-      now = PassivePublished{};
-      continue;
-    }
+    // A host down for its update: no window; the daemon restarts after with
+    // the judge's states and models from its store, as they were.
+    if (DownAt(disk, start) || DownAt(disk, end - 1)) continue;
     if (!judge) judge.emplace(policy);
     probes::PassiveWindow w = WindowOf(fleet, disk, noise, start, window_ms, draws);
     while (run < runs.size() && runs[run].second <= start) ++run;

@@ -15,8 +15,8 @@
 // firmware), σ_dev the recording's run-to-run spread and cv its runs'
 // per-request spread (recorded_spread.h). A window in which a probe ran is
 // left unjudged (`probe`), as the daemon leaves it; a host down for its
-// update restarts its daemon, and the judge with it (its models live in
-// memory). What a scrape would read at each scrape point is kept in the
+// update has no windows, and its daemon restarts with the judge as its
+// store kept it. What a scrape would read at each scrape point is kept in the
 // disk's Scrapes (the regression gauge, the last judged window's ratio).
 // Thread-safety: reentrant.
 #pragma once

@@ -104,9 +104,11 @@ TEST(PassiveService, AProbedDisksMinuteIsCountedAsSuch) {
 // of diskstats' read time each second.
 class Sda {
  public:
-  explicit Sda(uint64_t seq) : devs_(std::make_shared<std::vector<collectors::BlockDevice>>(1)) {
+  explicit Sda(uint64_t seq, std::string serial = "")
+      : devs_(std::make_shared<std::vector<collectors::BlockDevice>>(1)) {
     (*devs_)[0].name = "sda";
     (*devs_)[0].diskseq = seq;
+    (*devs_)[0].serial = std::move(serial);
   }
   Snapshot Next(uint64_t ms_per_second) {
     ++t_;
@@ -219,11 +221,30 @@ TEST(PassiveService, AReplacedDisksStoredSeriesAreNotRestored) {
   const auto states = store->PassiveStates(unreadable);
   ASSERT_TRUE(states);
   ASSERT_EQ(states->size(), 1u);
-  EXPECT_EQ((*states)[0].identity, "8");
+  EXPECT_EQ((*states)[0].identity, "diskseq 8");
   const auto learned =
       store->PassiveLearned("sda", "read", "all", probes::PassiveSource::kDiskstats, 10'000);
   ASSERT_TRUE(learned);
   EXPECT_LE(learned->size(), 3u) << "the old disk's learned windows are gone";
+}
+
+// After a reboot the kernel numbers its disks again (another diskseq): a
+// disk with the same serial is the same disk, and gets its series back.
+TEST(PassiveService, ADiskWithTheSameSerialAfterARebootIsRestored) {
+  ScratchDir dir;
+  size_t model_windows = 0;
+  {
+    PassiveService service(Stored(dir));
+    Sda sda(7, "S3Z9NB0K");
+    sda.Feed(service, 2 * 3600, 50);
+    model_windows = service.Latest()->series.at(0).model_windows;
+    ASSERT_GT(model_windows, 0u);
+  }
+  PassiveService rebooted(Stored(dir));
+  Sda sda(2, "S3Z9NB0K");
+  sda.Feed(rebooted, 1, 50);
+  ASSERT_EQ(rebooted.Latest()->series.size(), 1u);
+  EXPECT_GE(rebooted.Latest()->series[0].model_windows, model_windows);
 }
 
 // Without a usable state directory the judge runs in memory, and says so.

@@ -186,5 +186,27 @@ TEST(PassiveJudge, AWindowNotJudgedSaysWhy) {
   EXPECT_EQ(ToString(PassiveReason::kTooFewRequests), "too_few_requests");
 }
 
+// A disk whose first hour is its quiet night (100-200 requests/s) and whose
+// day is busier (800-1,600/s), healthy throughout, the same latency law: a
+// day of windows later, the day's load is judged, not left outside the
+// night's model for ever.
+TEST(PassiveJudge, TheDaysLoadIsCoveredAfterADay) {
+  PassiveJudge judge;
+  test_data::Disk night;
+  night.lo = 100;
+  night.hi = 200;
+  test_data::Disk day;
+  day.lo = 800;
+  day.hi = 1600;
+  constexpr int64_t kMin = 60'000;
+  for (const PassiveWindow& w : test_data::Minutes(night, 120, 1)) judge.Judge(w);
+  for (const PassiveWindow& w : test_data::Minutes(day, 24 * 60, 2, 120 * kMin)) judge.Judge(w);
+  size_t judged = 0;
+  for (const PassiveWindow& w : test_data::Minutes(day, 60, 3, (120 + 24 * 60) * kMin)) {
+    judged += judge.Judge(w).reason == PassiveReason::kJudged;
+  }
+  EXPECT_GT(judged, 30u);
+}
+
 }  // namespace
 }  // namespace iowatch::probes

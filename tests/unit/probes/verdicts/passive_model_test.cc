@@ -137,5 +137,16 @@ TEST(PassiveModel, LearnsOnlyFromWindowsThatCanTeach) {
   EXPECT_FALSE(PassiveModel::Learn(Minutes(disk, 100, 7), two_hours));
 }
 
+// A host whose steal stays at one level (1.5 %): no slope for it, and a
+// window at that same level is inside what the model covered.
+TEST(PassiveModel, AWindowAtTheOneStealItLearnedIsInside) {
+  std::vector<PassiveWindow> windows = test_data::Minutes(test_data::Disk{}, 600, 1);
+  for (PassiveWindow& w : windows) w.steal = 0.015;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, PassivePolicy{});
+  ASSERT_TRUE(model);
+  const PassivePrediction p = model->At(windows[300], PassivePolicy{});
+  EXPECT_TRUE(p.outside.empty()) << p.outside;
+}
+
 }  // namespace
 }  // namespace iowatch::probes
