@@ -14,6 +14,7 @@
 #include "common/terminal_text.h"
 #include "config/config.h"
 #include "config/values.h"
+#include "daemon/passive/passive_service.h"
 #include "daemon/sampling/snapshot_health.h"
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/sampler.h"
@@ -86,10 +87,16 @@ std::shared_ptr<const Snapshot> Sample(const GlobalOptions& global, const Health
   return snapshot;
 }
 
-// The probe series' verdicts in the daemon's store; a store that cannot be
-// read is a note, not a failure: the disks' health stands without it.
-std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
-                                               std::vector<std::string>& notes) {
+// The probe and passive series' verdicts in the daemon's store; a store
+// that cannot be read is a note, not a failure: the disks' health stands
+// without it.
+struct StoredJudgements {
+  std::vector<ProbeSeriesVerdict> probes;
+  std::vector<PassiveSeriesVerdict> passive;
+};
+
+StoredJudgements StoredVerdicts(const HealthOptions& o, const Snapshot& snapshot,
+                                std::vector<std::string>& notes) {
   const std::filesystem::path path = std::filesystem::path(o.state_dir) / probes::Store::kFileName;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
@@ -98,22 +105,33 @@ std::vector<ProbeSeriesVerdict> StoredVerdicts(const HealthOptions& o,
     notes.push_back("probe verdicts: " + store.error().ToString());
     return {};
   }
+  StoredJudgements out;
   std::vector<probes::UnreadableSeriesState> unreadable;
   auto states = store->SeriesStates(probes::RegressionTracker(), unreadable);
   if (!states) {
     notes.push_back("probe verdicts: " + states.error().ToString());
-    return {};
+  } else {
+    // Read-only here: the daemon moves such a row aside at its next start.
+    for (const probes::UnreadableSeriesState& row : unreadable) {
+      notes.push_back(fmt::format("probe verdicts: {}: {}; that series left out", store->Path(),
+                                  row.Describe()));
+    }
+    for (const probes::StoredSeriesState& s : *states) {
+      out.probes.push_back({s.job, s.device, s.state.AnyRegressed()});
+    }
   }
-  // Read-only here: the daemon moves such a row aside at its next start.
-  for (const probes::UnreadableSeriesState& row : unreadable) {
-    notes.push_back(
-        fmt::format("probe verdicts: {}: {}; that series left out", store->Path(), row.Describe()));
+  std::vector<probes::UnreadablePassiveState> unreadable_passive;
+  auto passive = store->PassiveStates(unreadable_passive);
+  if (!passive) {
+    notes.push_back("passive verdicts: " + passive.error().ToString());
+    return out;
   }
-  std::vector<ProbeSeriesVerdict> verdicts;
-  for (const probes::StoredSeriesState& s : *states) {
-    verdicts.push_back({s.job, s.device, s.state.AnyRegressed()});
+  for (const probes::UnreadablePassiveState& row : unreadable_passive) {
+    notes.push_back(fmt::format("passive verdicts: {}: {}; that series left out", store->Path(),
+                                row.Describe()));
   }
-  return verdicts;
+  out.passive = StoredPassiveVerdicts(*passive, snapshot);
+  return out;
 }
 
 }  // namespace
@@ -126,8 +144,9 @@ int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args)
   Sampler sampler(std::move(*options));
   std::vector<std::string> notes;
   const auto snapshot = Sample(global, *opts, sampler, notes);
-  const std::vector<ProbeSeriesVerdict> verdicts = StoredVerdicts(*opts, notes);
-  HostHealth health = BuildHostHealth(*snapshot, verdicts, opts->device, opts->smart);
+  const StoredJudgements verdicts = StoredVerdicts(*opts, *snapshot, notes);
+  HostHealth health =
+      BuildHostHealth(*snapshot, verdicts.probes, verdicts.passive, opts->device, opts->smart);
   if (!opts->device.empty() && health.disks.empty()) {
     return ReportError("health",
                        Error::NotFound("no whole disk named " + TerminalText(opts->device),

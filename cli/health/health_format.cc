@@ -66,6 +66,12 @@ void AppendProbes(std::string& out, const DiskHealth& d) {
   }
 }
 
+void AppendPassive(std::string& out, const DiskHealth& d) {
+  for (const PassiveSeriesVerdict& v : d.passive) {
+    out += "  passive      " + TerminalText(DescribePassive(v)) + "\n";
+  }
+}
+
 nlohmann::json FilesystemJson(const FilesystemHealth& f) {
   const auto optional = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -97,10 +103,19 @@ nlohmann::json DiskJson(const DiskHealth& d) {
   for (const ProbeSeriesVerdict& p : d.probes) {
     probes.push_back({{"job", p.job}, {"regressed", p.regressed}});
   }
+  nlohmann::json passive = nlohmann::json::array();
+  for (const PassiveSeriesVerdict& v : d.passive) {
+    passive.push_back({{"op", v.op},
+                       {"size", v.size},
+                       {"source", v.source},
+                       {"regressed", v.regressed},
+                       {"since_unix_ms", v.since_unix_ms},
+                       {"latency_ratio", v.ratio > 0 ? nlohmann::json(v.ratio) : nullptr}});
+  }
   return {{"device", d.name},         {"model", d.model},           {"serial", d.serial},
           {"transport", d.transport}, {"size_bytes", d.size_bytes}, {"smart", smart},
           {"io_errors", errors},      {"filesystems", filesystems}, {"probes", probes},
-          {"problems", d.problems}};
+          {"passive", passive},       {"problems", d.problems}};
 }
 
 }  // namespace
@@ -113,6 +128,7 @@ std::string FormatHealthText(const HostHealth& health) {
     AppendErrors(out, d);
     AppendFilesystems(out, d);
     AppendProbes(out, d);
+    AppendPassive(out, d);
     if (d.problems.empty()) {
       out += "  problems     none\n";
     } else {

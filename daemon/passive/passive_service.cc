@@ -248,4 +248,27 @@ std::shared_ptr<const PassiveSnapshot> PassiveService::Latest() const {
   return latest_;
 }
 
+std::vector<PassiveSeriesVerdict> PassiveVerdictsOf(const PassiveSnapshot& snapshot) {
+  std::vector<PassiveSeriesVerdict> out;
+  for (const PassiveSeriesRow& row : snapshot.series) {
+    out.push_back({row.device, row.op, row.size, std::string(probes::ToString(row.source)),
+                   row.regressed, row.regressed_since_ms, row.judged ? row.judged->ratio : 0});
+  }
+  return out;
+}
+
+std::vector<PassiveSeriesVerdict> StoredPassiveVerdicts(
+    std::span<const probes::StoredPassiveState> states, const Snapshot& snapshot) {
+  std::vector<PassiveSeriesVerdict> out;
+  for (const probes::StoredPassiveState& s : states) {
+    if (IdentityOf(snapshot, s.device) != s.identity) continue;  // another disk now
+    probes::RegressionTracker tracker;
+    tracker.Restore(s.state.tracker);
+    out.push_back({s.device, s.op, s.size, std::string(probes::ToString(s.source)),
+                   tracker.AnyRegressed(), tracker.RegressedSinceMs(s.op, probes::kPassiveMetric),
+                   s.last_judged ? s.last_judged->ratio : 0});
+  }
+  return out;
+}
+
 }  // namespace iowatch::daemon

@@ -38,6 +38,7 @@
 #include "daemon/passive/passive_feed.h"
 #include "daemon/passive/passive_store.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/snapshot_health.h"
 #include "probes/verdicts/passive/passive_judge.h"
 
 namespace iowatch::daemon {
@@ -62,6 +63,13 @@ struct PassiveSnapshot {
   bool store_up = false;                 // the states and windows are being stored
   uint64_t store_errors = 0;             // batches of them lost since start
 };
+
+// The series' verdicts for the disks' health (snapshot_health.h).
+std::vector<PassiveSeriesVerdict> PassiveVerdictsOf(const PassiveSnapshot& snapshot);
+// The verdicts a store kept, of the disks in `snapshot` that are still the
+// physical disk they were (iowatch health, while or after the daemon runs).
+std::vector<PassiveSeriesVerdict> StoredPassiveVerdicts(
+    std::span<const probes::StoredPassiveState> states, const Snapshot& snapshot);
 
 // The kernel names not judged by default: device-mapper and md devices.
 inline constexpr std::string_view kPassiveDefaultExclude = "(dm-|md).*";

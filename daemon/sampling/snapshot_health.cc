@@ -1,9 +1,11 @@
 #include "daemon/sampling/snapshot_health.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <optional>
 #include <set>
 
@@ -188,8 +190,9 @@ std::string WholeDiskNumbered(const std::string& number,
 }
 
 DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
-                    std::span<const ProbeSeriesVerdict> probes, bool smart_ran) {
-  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}};
+                    std::span<const ProbeSeriesVerdict> probes,
+                    std::span<const PassiveSeriesVerdict> passive, bool smart_ran) {
+  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}, {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
     if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
@@ -225,6 +228,11 @@ DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
     disk.probes.push_back(p);
     if (p.regressed) disk.problems.push_back("probe " + p.job + ": regressed");
   }
+  for (const PassiveSeriesVerdict& v : passive) {
+    if (v.device != d.name) continue;
+    disk.passive.push_back(v);
+    if (v.regressed) disk.problems.push_back("passive judge: " + DescribePassive(v));
+  }
   return disk;
 }
 
@@ -253,12 +261,25 @@ size_t HostHealth::Problems() const {
   return n;
 }
 
+std::string DescribePassive(const PassiveSeriesVerdict& v) {
+  std::string out = fmt::format("{} {} ({})", v.op, v.size,
+                                v.source == "device" ? "device stage" : "await, queue included");
+  if (!v.regressed) return out + ": no regression";
+  out += v.ratio > 0 ? fmt::format(": {:.2f}× its past", v.ratio) : ": slower than its past";
+  if (v.since_unix_ms > 0) {
+    const std::time_t since = static_cast<std::time_t>(v.since_unix_ms / 1000);
+    out += fmt::format(" since {:%Y-%m-%d %H:%M} UTC", fmt::gmtime(since));
+  }
+  return out;
+}
+
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
+                           std::span<const PassiveSeriesVerdict> passive,
                            std::string_view only_device, bool smart_ran) {
   HostHealth health;
   for (const collectors::BlockDevice& d : *s.block_devices) {
     if (d.is_partition || (!only_device.empty() && d.name != only_device)) continue;
-    health.disks.push_back(HealthOf(d, s, probes, smart_ran));
+    health.disks.push_back(HealthOf(d, s, probes, passive, smart_ran));
   }
   Notes(s, health);
   return health;

@@ -1,6 +1,6 @@
 // Each whole disk's health from a sample (identity, SMART, the kernel log's
 // I/O errors since boot, the filesystems on it) and the probe verdicts of
-// its series, with its problems: the conditions the shipped alerts
+// its series and of its passive judge, with its problems: the conditions the shipped alerts
 // (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
 // or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
 // problem); the status page's Health column shows it. A filesystem the
@@ -50,6 +50,18 @@ struct ProbeSeriesVerdict {
   bool regressed = false;
 };
 
+// One passive judge series of a disk (daemon/passive/): its standing
+// regression, as the daemon's store or its judge says.
+struct PassiveSeriesVerdict {
+  std::string device;  // kernel name of the whole disk
+  std::string op;
+  std::string size;
+  std::string source;  // "device" (the BPF device stage) or "diskstats" (await)
+  bool regressed = false;
+  int64_t since_unix_ms = 0;  // the first bad window's start; 0 when unknown
+  double ratio = 0;           // the last judged window's observed over predicted; 0: none
+};
+
 struct DiskHealth {
   std::string name;
   std::string model;
@@ -60,6 +72,7 @@ struct DiskHealth {
   std::vector<IoErrorSeries> io_errors;  // the kernel log's, since boot (buffer errors too)
   std::vector<FilesystemHealth> filesystems;
   std::vector<ProbeSeriesVerdict> probes;
+  std::vector<PassiveSeriesVerdict> passive;
   std::vector<std::string> problems;
 };
 
@@ -74,9 +87,14 @@ struct HostHealth {
 bool MayHaveSmart(const collectors::BlockDevice& device);
 
 // The health of the snapshot's whole disks (only `only_device` when not
-// empty); `smart_ran` is false when SMART is not collected.
+// empty); `smart_ran` is false when SMART is not collected. A regressed
+// probe series or passive series is a problem of its disk.
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
+                           std::span<const PassiveSeriesVerdict> passive,
                            std::string_view only_device, bool smart_ran);
+
+// "read small (device stage): 1.62× its past since 2026-12-05 07:12 UTC".
+std::string DescribePassive(const PassiveSeriesVerdict& v);
 
 // The problems of one disk, by name; none for a name not among them.
 const DiskHealth* FindDisk(const HostHealth& health, std::string_view name);

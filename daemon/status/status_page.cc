@@ -104,10 +104,13 @@ std::string HealthCell(const DiskHealth* disk) {
                      HtmlEscape(disk->problems.front()), more);
 }
 
-HostHealth HealthOf(const Snapshot& s, const ProbeSnapshot* probes) {
+HostHealth HealthOf(const Snapshot& s, const ProbeSnapshot* probes,
+                    const PassiveSnapshot* passive) {
   const bool smart_ran =
       std::ranges::any_of(s.collectors, [](const CollectorStatus& c) { return c.name == "smart"; });
-  return BuildHostHealth(s, ProbeVerdictsOf(probes), "", smart_ran);
+  const std::vector<PassiveSeriesVerdict> judged =
+      passive == nullptr ? std::vector<PassiveSeriesVerdict>{} : PassiveVerdictsOf(*passive);
+  return BuildHostHealth(s, ProbeVerdictsOf(probes), judged, "", smart_ran);
 }
 
 std::string DevicesSection(const Snapshot& s, const HostHealth& health) {
@@ -379,7 +382,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       "</p>\n",
       kRefreshSeconds, kVersion, HtmlEscape(in.listen_endpoint), in.sample.interval_seconds,
       in.sample.window_seconds);
-  const HostHealth health = HealthOf(in.sample, in.probes);
+  const HostHealth health = HealthOf(in.sample, in.probes, in.passive);
   body += DevicesSection(in.sample, health);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);

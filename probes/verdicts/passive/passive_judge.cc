@@ -6,13 +6,6 @@
 #include <utility>
 
 namespace iowatch::probes {
-namespace {
-
-// The tracker's metric: a mean latency (worse when higher).
-constexpr std::string_view kMetric = "lat_mean_seconds";
-
-}  // namespace
-
 std::string_view ToString(PassiveReason reason) {
   switch (reason) {
     case PassiveReason::kJudged:
@@ -81,7 +74,7 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
   v.bad = v.ratio > v.bound_ratio;
   MetricVerdict m;
   m.op = window.op;
-  m.metric = std::string(kMetric);
+  m.metric = std::string(kPassiveMetric);
   m.value = window.mean_seconds;
   m.baseline = p.mean_seconds;
   m.ratio = v.ratio;
@@ -164,7 +157,7 @@ size_t PassiveJudge::LearnedWindows(const PassiveSeriesKey& key) const {
 int64_t PassiveJudge::RegressedSinceMs(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
   if (it == series_.end()) return 0;
-  return it->second.tracker.RegressedSinceMs(std::get<0>(key), kMetric);
+  return it->second.tracker.RegressedSinceMs(std::get<0>(key), kPassiveMetric);
 }
 
 std::vector<PassiveSeriesKey> PassiveJudge::Keys() const {

@@ -36,6 +36,9 @@
 
 namespace iowatch::probes {
 
+// The RegressionTracker metric of a passive series: its mean latency.
+inline constexpr std::string_view kPassiveMetric = "lat_mean_seconds";
+
 enum class PassiveReason {
   kJudged,
   kTooFewRequests,

@@ -247,6 +247,33 @@ TEST(PassiveService, ADiskWithTheSameSerialAfterARebootIsRestored) {
   EXPECT_GE(rebooted.Latest()->series[0].model_windows, model_windows);
 }
 
+// `iowatch health` reads the store: a regression the daemon stored is its
+// disk's while the disk is the same one, with its since and ratio.
+TEST(PassiveService, AStoredRegressionIsTheVerdictOfTheSameDiskOnly) {
+  ScratchDir dir;
+  {
+    PassiveService service(Stored(dir));
+    Sda sda(7, "S3Z9NB0K");
+    sda.Feed(service, 2 * 3600, 50);
+    sda.Feed(service, 5 * 60, 150);
+    ASSERT_TRUE(service.Latest()->series.at(0).regressed);
+  }
+  Result<probes::Store> store = probes::Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  std::vector<probes::UnreadablePassiveState> unreadable;
+  const auto states = store->PassiveStates(unreadable);
+  ASSERT_TRUE(states);
+  Sda same(9, "S3Z9NB0K");
+  const std::vector<PassiveSeriesVerdict> verdicts = StoredPassiveVerdicts(*states, same.Next(0));
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_TRUE(verdicts[0].regressed);
+  EXPECT_GT(verdicts[0].since_unix_ms, 1'800'000'000'000);
+  EXPECT_GT(verdicts[0].ratio, 2.5);
+  EXPECT_EQ(verdicts[0].source, "diskstats");
+  Sda other(9, "OTHER");
+  EXPECT_TRUE(StoredPassiveVerdicts(*states, other.Next(0)).empty());
+}
+
 // Without a usable state directory the judge runs in memory, and says so.
 TEST(PassiveService, AnUnusableStateDirectoryLeavesTheJudgeInMemory) {
   PassiveOptions options;

@@ -93,12 +93,34 @@ bool Has(const std::vector<std::string>& problems, const std::string& part) {
       problems, [&](const std::string& p) { return p.find(part) != std::string::npos; });
 }
 
+// A passive series standing regressed is a problem of its disk, saying
+// how much slower, since when and what it measured; one that is not is
+// listed, not a problem.
+TEST(SnapshotHealth, APassiveRegressionIsAProblemOfItsDisk) {
+  const Snapshot s = Sample();
+  const std::vector<PassiveSeriesVerdict> passive = {
+      {"sda", "read", "small", "device", true, 1'796'000'000'000, 1.62},
+      {"sda", "write", "all", "diskstats", false, 0, 0.98},
+      {"sdb", "read", "all", "diskstats", true, 0, 0}};
+  const HostHealth h = BuildHostHealth(s, {}, passive, "", true);
+  const DiskHealth& sda = Named(h, "sda");
+  ASSERT_EQ(sda.passive.size(), 2u);
+  EXPECT_TRUE(Has(sda.problems,
+                  "passive judge: read small (device stage): 1.62× its past since 2026-11-30 "
+                  "00:53 UTC"))
+      << ::testing::PrintToString(sda.problems);
+  EXPECT_FALSE(Has(sda.problems, "write all"));
+  EXPECT_EQ(DescribePassive(passive[1]), "write all (await, queue included): no regression");
+  EXPECT_TRUE(Has(Named(h, "sdb").problems,
+                  "passive judge: read all (await, queue included): slower than its past"));
+}
+
 TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
   const Snapshot s = Sample();
   // The store keeps device numbers; a series on a partition is its disk's.
   const std::vector<ProbeSeriesVerdict> probes = {{"nightly", "259:0", true},
                                                   {"quick", "8:1", false}};
-  const HostHealth h = BuildHostHealth(s, probes, "", true);
+  const HostHealth h = BuildHostHealth(s, probes, {}, "", true);
   ASSERT_EQ(h.disks.size(), 4u);  // sda1 is sda's
 
   const DiskHealth& sda = Named(h, "sda");
@@ -142,10 +164,10 @@ TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {
 }
 
 TEST(SnapshotHealth, OneDiskWhenNamedAndSmartNotRun) {
-  const HostHealth h = BuildHostHealth(Sample(), {}, "sdb", false);
+  const HostHealth h = BuildHostHealth(Sample(), {}, {}, "sdb", false);
   ASSERT_EQ(h.disks.size(), 1u);
   EXPECT_EQ(h.disks[0].smart.state, "not run");
-  EXPECT_TRUE(BuildHostHealth(Sample(), {}, "sda1", true).disks.empty());  // not a whole disk
+  EXPECT_TRUE(BuildHostHealth(Sample(), {}, {}, "sda1", true).disks.empty());  // not a whole disk
   EXPECT_EQ(FindDisk(h, "sdb"), &h.disks[0]);
   EXPECT_EQ(FindDisk(h, "sda"), nullptr);
 }
@@ -159,7 +181,7 @@ TEST(SnapshotHealth, ARequestTheDiskDoesNotDoIsListedNotAProblem) {
                    {"sda", "write_zeroes", "operation not supported", false, 4},
                    {"sdb", "read", "operation not supported", false, 1},
                    {"sdb", "write", "invalid", false, 1}};
-  const HostHealth h = BuildHostHealth(s, {}, "", false);
+  const HostHealth h = BuildHostHealth(s, {}, {}, "", false);
   const DiskHealth& sda = Named(h, "sda");
   EXPECT_EQ(sda.io_errors.size(), 3u);  // listed
   EXPECT_FALSE(Has(sda.problems, "error(s) on")) << sda.problems.front();
@@ -178,7 +200,7 @@ TEST(SnapshotHealth, FiguresSmartctlGaveOutOfRangeAreProblemsNotSilence) {
       "nvme_smart_health_information_log.media_errors: expected an integer in [0, "
       "18446744073709551615], found -1; left out"};
   s.smart.devices[0].report = r;
-  const HostHealth h = BuildHostHealth(s, {}, "nvme0n1", true);
+  const HostHealth h = BuildHostHealth(s, {}, {}, "nvme0n1", true);
   ASSERT_EQ(h.disks.size(), 1u);
   EXPECT_TRUE(Has(h.disks[0].problems,
                   "smartctl's output rejected: "
