@@ -259,6 +259,17 @@ Status BaselineReset(Store& store, std::string_view job, std::string& out) {
   return {};
 }
 
+Status BaselinePassiveReset(Store& store, std::string_view disk, int64_t now_unix_ms,
+                            std::string& out) {
+  Result<int64_t> forgotten = store.ResetPassiveDevice(disk, now_unix_ms);
+  if (!forgotten) return ErrorOf(forgotten);
+  out += fmt::format(
+      "forgot {} of {}; a running daemon learns it afresh within a minute (judged again after an "
+      "hour of busy minutes)\n",
+      Plural(*forgotten, "passive series"), TerminalText(disk));
+  return {};
+}
+
 Status BaselineExport(const Store& store, std::string_view file, const BaselineContext& context,
                       std::string& out) {
   Result<std::vector<StoredBaseline>> baselines = store.ListBaselines();
@@ -314,9 +325,9 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
   }
   // list, show and export only read: they open the store read-only, so they
   // work on a read-only mount and never migrate or switch a file to WAL.
-  const bool writes = args.action == BaselineAction::kCapture ||
-                      args.action == BaselineAction::kReset ||
-                      args.action == BaselineAction::kImport;
+  const bool writes =
+      args.action == BaselineAction::kCapture || args.action == BaselineAction::kReset ||
+      args.action == BaselineAction::kPassiveReset || args.action == BaselineAction::kImport;
   Result<Store> store = writes ? Store::Open(db) : Store::OpenReadOnly(db);
   if (!store) return ErrorOf(store);
   switch (args.action) {
@@ -330,6 +341,8 @@ Status ExecuteBaseline(const BaselineArgs& args, const BaselineContext& context,
                              context.now_unix_ms(), context.policy, out);
     case BaselineAction::kReset:
       return BaselineReset(*store, args.job, out);
+    case BaselineAction::kPassiveReset:
+      return BaselinePassiveReset(*store, args.disk, context.now_unix_ms(), out);
     case BaselineAction::kExport:
       return BaselineExport(*store, args.file, context, out);
     case BaselineAction::kImport:

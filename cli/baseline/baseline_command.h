@@ -65,6 +65,11 @@ Status BaselineCapture(probes::Store& store, std::string_view job, uint32_t runs
                        std::string_view device, int64_t now_unix_ms,
                        const probes::BaselinePolicy& policy, std::string& out);
 Status BaselineReset(probes::Store& store, std::string_view job, std::string& out);
+// Forgets the passive judge's series of `disk` (kernel name): a running
+// daemon sees it within a minute and learns the disk afresh (the change the
+// operator keeps, a firmware the disk now runs, is its new norm).
+Status BaselinePassiveReset(probes::Store& store, std::string_view disk, int64_t now_unix_ms,
+                            std::string& out);
 // Each baseline with the firmware of its device when this host has it.
 Status BaselineExport(const probes::Store& store, std::string_view file,
                       const BaselineContext& context, std::string& out);

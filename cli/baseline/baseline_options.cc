@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/shared/cli_output.h"
 #include "common/decimal.h"
 #include "common/terminal_text.h"
 #include "config/config.h"
-#include "cli/shared/cli_output.h"
-#include "probes/verdicts/baseline.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/baseline.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -38,6 +38,8 @@ constexpr ActionDefinition kActions[] = {
     {BaselineAction::kCapture, "capture",
      "rebuild JOB's baseline from its last N successful runs and pin it"},
     {BaselineAction::kReset, "reset", "delete JOB's baselines; the daemon learns new ones"},
+    {BaselineAction::kPassiveReset, "passive-reset",
+     "forget DISK's passive judge (its models and verdicts); the daemon learns it afresh"},
     {BaselineAction::kExport, "export", "every baseline as JSON"},
     {BaselineAction::kImport, "import",
      "pin an export's baselines on the jobs of their workload here, same disk model"},
@@ -95,6 +97,12 @@ void AddArguments(CLI::App& action, BaselineAction kind, BaselineArgs& args) {
         ->required()
         ->type_name("")
         ->check(NonEmpty("a job name"));
+  }
+  if (kind == BaselineAction::kPassiveReset) {
+    action.add_option("DISK", args.disk, "the disk's kernel name (e.g. sda)")
+        ->required()
+        ->type_name("")
+        ->check(NonEmpty("a disk's name"));
   }
   if (kind == BaselineAction::kExport || kind == BaselineAction::kImport) {
     const bool out = kind == BaselineAction::kExport;

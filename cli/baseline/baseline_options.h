@@ -6,7 +6,7 @@
 //
 //   iowatch baseline [--state.dir=DIR] ACTION
 //     list | show JOB [--runs=N] | capture JOB [--runs=N] [--device=MAJ:MIN]
-//     | reset JOB | export [FILE|-] | import FILE|-
+//     | reset JOB | passive-reset DISK | export [FILE|-] | import FILE|-
 //
 // --state.dir goes anywhere after "baseline", an action's options anywhere
 // after the action, as "--name=value" or "--name value" ("--name=" takes the
@@ -31,7 +31,16 @@ class ParseError;
 
 namespace iowatch::daemon {
 
-enum class BaselineAction { kHelp, kList, kShow, kCapture, kReset, kExport, kImport };
+enum class BaselineAction {
+  kHelp,
+  kList,
+  kShow,
+  kCapture,
+  kReset,
+  kPassiveReset,
+  kExport,
+  kImport
+};
 
 inline constexpr uint32_t kShowRunsDefault = 10;
 
@@ -43,6 +52,7 @@ struct BaselineArgs {
   std::string file;              // export: "" or "-" is stdout; import: "-" is stdin
   std::optional<uint32_t> runs;  // show, capture (>= 1)
   std::string device;            // capture: "major:minor", "" for the latest run's
+  std::string disk;              // passive-reset: the kernel name (sda)
 };
 
 // Makes `baseline` (added to the binary's app as "baseline") the command:

@@ -22,8 +22,8 @@
 #include <string>
 #include <string_view>
 
-#include "probes/verdicts/baseline.h"
 #include "probes/store/store.h"
+#include "probes/verdicts/baseline.h"
 
 namespace iowatch::daemon {
 

@@ -9,9 +9,9 @@
 #include <span>
 #include <string>
 
+#include "probes/store/store.h"
 #include "probes/verdicts/run_class.h"
 #include "probes/verdicts/run_record.h"
-#include "probes/store/store.h"
 
 namespace iowatch::daemon {
 

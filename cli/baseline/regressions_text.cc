@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/terminal_text.h"
 #include "cli/baseline/baseline_table.h"
+#include "common/terminal_text.h"
 #include "probes/verdicts/job_judge.h"
 #include "probes/verdicts/run_class.h"
 

@@ -13,9 +13,9 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "probes/store/store.h"
 #include "probes/verdicts/baseline.h"
 #include "probes/verdicts/regression_facts.h"
-#include "probes/store/store.h"
 
 namespace iowatch::daemon {
 

@@ -14,8 +14,8 @@ PassiveService::PassiveService(PassiveOptions options)
       latest_(std::make_shared<PassiveSnapshot>()) {
   if (options_.state_dir.empty()) return;
   std::vector<PassiveRestored> restored;
-  Result<std::unique_ptr<PassiveStore>> store =
-      PassiveStore::Open(options_.state_dir, options_.judge.max_windows, restored);
+  Result<std::unique_ptr<PassiveStore>> store = PassiveStore::Open(
+      options_.state_dir, options_.judge.max_windows, restored, options_.reset_poll);
   if (!store) {
     spdlog::warn(
         "passive judge: {}; judging in memory: a restart forgets its verdicts and learns again",
@@ -167,23 +167,34 @@ void PassiveService::Flush(int64_t now_ms, bool now) {
   store_->Post(std::exchange(batch_, {}));
 }
 
+void PassiveService::Forget(const std::string& device) {
+  judges_.erase(device);
+  identities_.erase(device);
+  stored_.erase(device);
+  std::erase_if(rows_, [&](const auto& entry) { return entry.second.device == device; });
+  std::erase_if(dirty_, [&](const FullKey& key) { return std::get<0>(key) == device; });
+  if (!store_) return;
+  // What the batch holds of the old disk would be stored after the forget.
+  DropDevice(batch_, device);
+  batch_.forget_devices.push_back(device);
+}
+
 void PassiveService::ForgetReplacedDisks(const Snapshot& snapshot) {
-  for (auto it = identities_.begin(); it != identities_.end();) {
-    if (IdentityOf(snapshot, it->first) == it->second) {
-      ++it;
-      continue;
-    }
+  std::vector<std::string> replaced;
+  for (const auto& [device, identity] : identities_) {
     // Another disk under the same name (replaced, or removed and added):
     // the old one's model and verdicts are not its.
-    judges_.erase(it->first);
-    std::erase_if(rows_, [&](const auto& entry) { return entry.second.device == it->first; });
-    std::erase_if(dirty_, [&](const FullKey& key) { return std::get<0>(key) == it->first; });
-    if (store_) batch_.forget_devices.push_back(it->first);
-    it = identities_.erase(it);
+    if (IdentityOf(snapshot, device) != identity) replaced.push_back(device);
   }
+  for (const std::string& device : replaced) Forget(device);
 }
 
 void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::string> probing) {
+  if (store_) {
+    const std::vector<std::string> reset = store_->TakeResets();
+    for (const std::string& device : reset) Forget(device);
+    if (!reset.empty()) Publish();
+  }
   if (!stored_.empty()) {
     RestoreStored(snapshot);
     Publish();

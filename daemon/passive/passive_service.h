@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -81,6 +82,7 @@ struct PassiveOptions {
   std::filesystem::path state_dir;       // the store's directory; empty: in memory only
   int64_t store_every_ms = 300'000;      // windows and states written this often
   int64_t keep_windows_ms = 86'400'000;  // windows kept (the learned ones a restart needs: always)
+  std::chrono::milliseconds reset_poll{std::chrono::seconds(60)};  // passive-reset seen within
 };
 
 class PassiveService {
@@ -108,6 +110,8 @@ class PassiveService {
   void Flush(int64_t now_ms, bool now);
   // Drops the judge and series of a name that is another disk now.
   void ForgetReplacedDisks(const Snapshot& snapshot);
+  // Drops a disk's judge and series, here and in the store.
+  void Forget(const std::string& device);
   void Publish();
 
   PassiveOptions options_;

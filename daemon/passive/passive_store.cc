@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <system_error>
@@ -46,7 +47,8 @@ Result<std::vector<PassiveRestored>> ReadStates(probes::Store& store, size_t max
 
 Result<std::unique_ptr<PassiveStore>> PassiveStore::Open(const std::filesystem::path& state_dir,
                                                          size_t max_learned,
-                                                         std::vector<PassiveRestored>& restored) {
+                                                         std::vector<PassiveRestored>& restored,
+                                                         std::chrono::milliseconds reset_poll) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   Result<probes::Store> store = probes::Store::OpenInStateDir(state_dir);
@@ -54,13 +56,21 @@ Result<std::unique_ptr<PassiveStore>> PassiveStore::Open(const std::filesystem::
   Result<std::vector<PassiveRestored>> states = ReadStates(*store, max_learned);
   if (!states) return ErrorOf(states);
   restored = std::move(*states);
-  return std::unique_ptr<PassiveStore>(new PassiveStore(std::move(*store), max_learned));
+  // Resets made before this start are in the states read (their rows gone).
+  Result<std::vector<std::pair<std::string, int64_t>>> resets = store->PassiveResetsAfter(0);
+  if (!resets) return ErrorOf(resets);
+  const int64_t seen = resets->empty() ? 0 : resets->back().second;
+  return std::unique_ptr<PassiveStore>(
+      new PassiveStore(std::move(*store), max_learned, reset_poll, seen));
 }
 
-PassiveStore::PassiveStore(probes::Store store, size_t keep_learned)
+PassiveStore::PassiveStore(probes::Store store, size_t keep_learned,
+                           std::chrono::milliseconds reset_poll, int64_t resets_seen_ms)
     : store_(std::move(store)),
       path_(store_->Path()),
       keep_learned_(keep_learned),
+      reset_poll_(reset_poll),
+      resets_seen_ms_(resets_seen_ms),
       thread_([this] { Loop(); }) {}
 
 PassiveStore::~PassiveStore() {
@@ -72,17 +82,19 @@ PassiveStore::~PassiveStore() {
   thread_.join();
 }
 
+void DropDevice(PassiveBatch& batch, const std::string& device) {
+  std::erase_if(batch.windows, [&](const auto& w) { return w.window.device == device; });
+  std::erase_if(batch.learned, [&](const auto& m) { return m.device == device; });
+  std::erase_if(batch.states, [&](const auto& s) { return s.device == device; });
+}
+
 namespace {
 
 // `later` appended to `into`: written after it, in the same transaction
 // (whose deletions come first: what `into` held of a disk that `later`
 // forgets goes now).
 void Merge(PassiveBatch& into, PassiveBatch&& later) {
-  for (const std::string& device : later.forget_devices) {
-    std::erase_if(into.windows, [&](const auto& w) { return w.window.device == device; });
-    std::erase_if(into.learned, [&](const auto& m) { return m.device == device; });
-    std::erase_if(into.states, [&](const auto& s) { return s.device == device; });
-  }
+  for (const std::string& device : later.forget_devices) DropDevice(into, device);
   const auto append = [](auto& to, auto&& from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   };
@@ -121,31 +133,77 @@ uint64_t PassiveStore::Errors() const {
   return errors_;
 }
 
+std::vector<std::string> PassiveStore::TakeResets() {
+  const std::lock_guard lock(mutex_);
+  return std::exchange(resets_, {});
+}
+
 void PassiveStore::Loop() {
   std::unique_lock lock(mutex_);
+  auto next_poll = std::chrono::steady_clock::now();
   while (true) {
-    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopped, everything written
+    wake_.wait_until(lock, next_poll, [this] { return stop_ || !queue_.empty(); });
+    if (std::chrono::steady_clock::now() >= next_poll) {
+      lock.unlock();
+      PollResets();
+      lock.lock();
+      next_poll = std::chrono::steady_clock::now() + reset_poll_;
+    }
+    if (queue_.empty()) {
+      if (stop_) return;  // everything written
+      continue;
+    }
     PassiveBatch batch = std::move(queue_.front());
     queue_.pop_front();
     queued_windows_ -= batch.windows.size();
     lock.unlock();
-    Write(batch);
+    Write(std::move(batch));
     lock.lock();
   }
 }
 
-void PassiveStore::Write(const PassiveBatch& batch) {
+bool PassiveStore::EnsureStore() {
   if (store_ && !store_->CheckFile()) store_.reset();  // moved aside, removed or replaced
-  if (!store_) {
-    Result<probes::Store> reopened = probes::Store::Open(path_);
-    if (!reopened) {
-      spdlog::error("passive judge store: {}", reopened.error().ToString());
-      const std::lock_guard lock(mutex_);
-      ++errors_;
-      return;
-    }
-    store_.emplace(std::move(*reopened));
+  if (store_) return true;
+  Result<probes::Store> reopened = probes::Store::Open(path_);
+  if (!reopened) {
+    spdlog::error("passive judge store: {}", reopened.error().ToString());
+    return false;
+  }
+  store_.emplace(std::move(*reopened));
+  return true;
+}
+
+void PassiveStore::PollResets() {
+  if (!EnsureStore()) return;
+  Result<std::vector<std::pair<std::string, int64_t>>> resets =
+      store_->PassiveResetsAfter(resets_seen_ms_);
+  if (!resets) {
+    spdlog::error("passive judge store: {}", resets.error().ToString());
+    return;
+  }
+  if (resets->empty()) return;
+  std::vector<std::string> devices;
+  for (const auto& [device, at_ms] : *resets) {
+    spdlog::info("passive judge: {} was reset (iowatch baseline passive-reset): it learns afresh",
+                 TerminalText(device));
+    resetting_.insert(device);
+    devices.push_back(device);
+    resets_seen_ms_ = std::max(resets_seen_ms_, at_ms);
+  }
+  const std::lock_guard lock(mutex_);
+  resets_.insert(resets_.end(), devices.begin(), devices.end());
+}
+
+void PassiveStore::Write(PassiveBatch batch) {
+  // What a batch built before the service forgot a reset disk still holds
+  // of it is the old judge's: the reset deleted it, it stays deleted.
+  for (const std::string& device : batch.forget_devices) resetting_.erase(device);
+  for (const std::string& device : resetting_) DropDevice(batch, device);
+  if (!EnsureStore()) {
+    const std::lock_guard lock(mutex_);
+    ++errors_;
+    return;
   }
   Status done;
   for (const std::string& device : batch.forget_devices) {

@@ -11,10 +11,17 @@
 // batch's windows are lost, and counted. A store
 // that another process moved aside (the probe recorder's quarantine) is
 // opened again at its path before the next batch.
+//
+// Resets: `iowatch baseline passive-reset DEV` deletes a disk's rows and
+// notes the reset in the store; the writer looks for new ones every
+// `reset_poll` and hands them to the service (TakeResets), and until the
+// service's batch that forgets the disk arrives, it drops whatever the
+// batches still hold of it (the old judge's windows and states).
 // Thread-safety: Post and Errors from any thread; Open's results are the
 // caller's.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -22,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +55,10 @@ struct PassiveBatch {
   std::optional<int64_t> prune_before_ms;
 };
 
+// Leaves out of `batch` what it holds of `device` (its windows, learned
+// marks and states).
+void DropDevice(PassiveBatch& batch, const std::string& device);
+
 class PassiveStore {
  public:
   static constexpr size_t kMaxQueued = 16;
@@ -55,9 +67,10 @@ class PassiveStore {
   // Opens <state_dir>/iowatch.db (creating it) and reads every series'
   // state with its newest `max_learned` learned windows. A state that
   // cannot be read is moved to the quarantine and logged.
-  static Result<std::unique_ptr<PassiveStore>> Open(const std::filesystem::path& state_dir,
-                                                    size_t max_learned,
-                                                    std::vector<PassiveRestored>& restored);
+  static Result<std::unique_ptr<PassiveStore>> Open(
+      const std::filesystem::path& state_dir, size_t max_learned,
+      std::vector<PassiveRestored>& restored,
+      std::chrono::milliseconds reset_poll = std::chrono::seconds(60));
   // Writes what is queued, then stops.
   ~PassiveStore();
   PassiveStore(const PassiveStore&) = delete;
@@ -67,21 +80,31 @@ class PassiveStore {
   void Post(PassiveBatch batch);
   // Batches that failed or were dropped since start.
   uint64_t Errors() const;
+  // The disks reset since the last call (kernel names).
+  std::vector<std::string> TakeResets();
 
  private:
-  PassiveStore(probes::Store store, size_t keep_learned);
+  PassiveStore(probes::Store store, size_t keep_learned, std::chrono::milliseconds reset_poll,
+               int64_t resets_seen_ms);
   void Loop();
-  void Write(const PassiveBatch& batch);
+  // Reopens the store if it was moved aside; false when it cannot be.
+  bool EnsureStore();
+  void PollResets();
+  void Write(PassiveBatch batch);
 
   std::optional<probes::Store> store_;  // the writer thread's alone once it runs
   std::filesystem::path path_;
   size_t keep_learned_;
+  std::chrono::milliseconds reset_poll_;
+  int64_t resets_seen_ms_;           // the writer's: the newest reset handed over
+  std::set<std::string> resetting_;  // the writer's: reset, the service's forget not yet here
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<PassiveBatch> queue_;
   size_t queued_windows_ = 0;
   bool stop_ = false;
   uint64_t errors_ = 0;
+  std::vector<std::string> resets_;  // for TakeResets
   std::thread thread_;
 };
 

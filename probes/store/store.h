@@ -29,7 +29,7 @@
 // Schema: see store_schema.cc (tables runs, run_ops, run_metrics, baselines,
 // baseline_metrics, baseline_runs, sweeps, series_states,
 // series_states_quarantine, run_verdicts, passive_states, passive_windows,
-// passive_states_quarantine), versioned with PRAGMA
+// passive_states_quarantine, passive_resets), versioned with PRAGMA
 // user_version; a file from a newer iowatch is refused (kUnsupported).
 // Histogram blobs and the job options text: store_codec.h. Baseline JSON:
 // store_json.h.
@@ -284,6 +284,12 @@ class Store {
                                                           int64_t to_unix_ms) const;
   // Deletes a device's state and windows (another disk took its name).
   Status DeletePassiveDevice(std::string_view device);
+  // Deletes a device's state and windows and records the reset at `unix_ms`
+  // for a running daemon to see (PassiveResetsAfter); returns how many
+  // series' states were deleted.
+  Result<int64_t> ResetPassiveDevice(std::string_view device, int64_t unix_ms);
+  // The devices reset after `unix_ms`, with when, oldest first.
+  Result<std::vector<std::pair<std::string, int64_t>>> PassiveResetsAfter(int64_t unix_ms) const;
   // Deletes the windows that ended before `unix_ms`, except each series'
   // newest `keep_learned` learned ones (what a restart refits from); returns
   // how many.

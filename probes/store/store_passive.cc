@@ -307,18 +307,65 @@ Result<std::vector<StoredPassiveWindow>> Store::PassiveWindows(int64_t from_unix
   return out;
 }
 
+namespace {
+
+// Deletes the device's rows of passive_states and passive_windows; returns
+// how many states.
+Result<int64_t> DeleteDeviceRows(const internal::Connection& connection, std::string_view device,
+                                 std::string_view what) {
+  int64_t states = 0;
+  for (const std::string_view table : {"passive_states", "passive_windows"}) {
+    Result<Statement> del =
+        connection.Prepare(fmt::format("DELETE FROM {} WHERE device = ?1", table), what);
+    if (!del) return ErrorOf(del);
+    del->Bind(1, device);
+    if (Status done = del->Run(); !done) return ErrorOf(done);
+    if (table == "passive_states") states = connection.Changes();
+  }
+  return states;
+}
+
+}  // namespace
+
 Status Store::DeletePassiveDevice(std::string_view device) {
   constexpr std::string_view kWhat = "deleting a disk's passive states and windows";
   Result<Transaction> transaction = Transaction::Begin(*connection_, kWhat);
   if (!transaction) return ErrorOf(transaction);
-  for (const std::string_view table : {"passive_states", "passive_windows"}) {
-    Result<Statement> del =
-        connection_->Prepare(fmt::format("DELETE FROM {} WHERE device = ?1", table), kWhat);
-    if (!del) return ErrorOf(del);
-    del->Bind(1, device);
-    if (Status done = del->Run(); !done) return done;
+  if (Result<int64_t> deleted = DeleteDeviceRows(*connection_, device, kWhat); !deleted) {
+    return ErrorOf(deleted);
   }
   return transaction->Commit();
+}
+
+Result<int64_t> Store::ResetPassiveDevice(std::string_view device, int64_t unix_ms) {
+  constexpr std::string_view kWhat = "resetting a disk's passive judge";
+  Result<Transaction> transaction = Transaction::Begin(*connection_, kWhat);
+  if (!transaction) return ErrorOf(transaction);
+  Result<int64_t> deleted = DeleteDeviceRows(*connection_, device, kWhat);
+  if (!deleted) return ErrorOf(deleted);
+  Result<Statement> note = connection_->Prepare(
+      "INSERT OR REPLACE INTO passive_resets (device, unix_ms) VALUES (?1, ?2)", kWhat);
+  if (!note) return ErrorOf(note);
+  note->Bind(1, device).Bind(2, unix_ms);
+  if (Status done = note->Run(); !done) return ErrorOf(done);
+  if (Status done = transaction->Commit(); !done) return ErrorOf(done);
+  return *deleted;
+}
+
+Result<std::vector<std::pair<std::string, int64_t>>> Store::PassiveResetsAfter(
+    int64_t unix_ms) const {
+  Result<Statement> select = connection_->Prepare(
+      "SELECT device, unix_ms FROM passive_resets WHERE unix_ms > ?1 ORDER BY unix_ms, device",
+      "reading the passive judge's resets");
+  if (!select) return ErrorOf(select);
+  select->Bind(1, unix_ms);
+  std::vector<std::pair<std::string, int64_t>> out;
+  Status done = select->ForEachRow([&](const Statement& row) -> Status {
+    out.emplace_back(row.Text(0), row.Int(1));
+    return {};
+  });
+  if (!done) return ErrorOf(done);
+  return out;
 }
 
 Result<int64_t> Store::PrunePassiveWindows(int64_t unix_ms, size_t keep_learned) {

@@ -283,7 +283,8 @@ CREATE TABLE series_states_quarantine (
 // that took the name later starts afresh), and its windows with what became
 // of them; the learned ones are what a restart refits the model from. The
 // state is as of window through_unix_ms and is written in one transaction
-// with the windows up to it.
+// with the windows up to it. passive_resets: when `iowatch baseline
+// passive-reset` last told a running daemon to forget a disk.
 constexpr std::string_view kSchemaV10 = R"sql(
 CREATE TABLE passive_states (
   device TEXT NOT NULL,
@@ -331,6 +332,10 @@ CREATE TABLE passive_windows (
   learned INTEGER NOT NULL CHECK (learned IN (0, 1)),
   PRIMARY KEY (device, op, size, source, end_unix_ms)
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE passive_resets (
+  device TEXT PRIMARY KEY,
+  unix_ms INTEGER NOT NULL
+) STRICT;
 )sql";
 
 constexpr std::array kMigrations{

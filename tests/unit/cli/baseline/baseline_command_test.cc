@@ -184,7 +184,7 @@ TEST(BaselineArgs, TheHelpListsEachActionAsItIsParsed) {
   EXPECT_TRUE(usage.starts_with("Usage: iowatch baseline [OPTIONS] ACTION\n")) << usage;
   for (const char* synopsis :
        {"list", "show JOB [--runs=N]", "capture JOB [--runs=N] [--device=MAJ:MIN]", "reset JOB",
-        "export [FILE|-]", "import FILE|-"}) {
+        "passive-reset DISK", "export [FILE|-]", "import FILE|-"}) {
     const bool listed = usage.find(fmt::format("\n  {} ", synopsis)) != std::string::npos ||
                         usage.find(fmt::format("\n  {}\n", synopsis)) != std::string::npos;
     EXPECT_TRUE(listed) << synopsis << " in\n" << usage;
@@ -499,6 +499,30 @@ TEST_F(BaselineCommandTest, ResetDeletesEveryBaselineOfTheJob) {
   out.clear();
   ASSERT_TRUE(BaselineReset(*store_, "j", out));
   EXPECT_EQ(out, "no baseline of j to delete\n");
+}
+
+// The operator's word that a disk's new latency is its norm: its passive
+// series go, and the reset is noted for a running daemon.
+TEST_F(BaselineCommandTest, PassiveResetForgetsTheDisksSeriesAndNotesIt) {
+  probes::StoredPassiveState state;
+  state.device = "sda";
+  state.op = "read";
+  state.size = "all";
+  state.identity = "S3Z/wwn";
+  const std::vector<probes::StoredPassiveState> states = {state};
+  ASSERT_TRUE(store_->PutPassive({}, {}, states));
+  std::string out;
+  ASSERT_TRUE(BaselinePassiveReset(*store_, "sda", kT0, out));
+  EXPECT_EQ(out,
+            "forgot 1 passive series of sda; a running daemon learns it afresh within a minute "
+            "(judged again after an hour of busy minutes)\n");
+  std::vector<probes::UnreadablePassiveState> unreadable;
+  EXPECT_TRUE(store_->PassiveStates(unreadable)->empty());
+  EXPECT_EQ(store_->PassiveResetsAfter(0)->size(), 1u);
+  const auto args = ParseBaselineArgs({"passive-reset", "sdb"});
+  ASSERT_TRUE(args) << args.error().ToString();
+  EXPECT_EQ(args->action, BaselineAction::kPassiveReset);
+  EXPECT_EQ(args->disk, "sdb");
 }
 
 constexpr const char* kSamsung = "Samsung SSD 980 PRO 1TB";

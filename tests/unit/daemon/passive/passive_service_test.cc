@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "probes/store/store.h"
@@ -272,6 +274,36 @@ TEST(PassiveService, AStoredRegressionIsTheVerdictOfTheSameDiskOnly) {
   EXPECT_EQ(verdicts[0].source, "diskstats");
   Sda other(9, "OTHER");
   EXPECT_TRUE(StoredPassiveVerdicts(*states, other.Next(0)).empty());
+}
+
+// `iowatch baseline passive-reset sda` while the daemon runs: the running
+// judge forgets the disk (its regression cleared, learning again), and the
+// old judge's windows and states do not come back in the store. A smoke
+// check on the writer's poll (10 ms here), with seconds of margin.
+TEST(PassiveService, AResetWhileRunningForgetsTheDiskForGood) {
+  ScratchDir dir;
+  PassiveOptions options = Stored(dir);
+  options.reset_poll = std::chrono::milliseconds(10);
+  PassiveService service(std::move(options));
+  Sda sda(7, "S3Z9NB0K");
+  sda.Feed(service, 2 * 3600, 50);
+  sda.Feed(service, 5 * 60, 150);
+  ASSERT_TRUE(service.Latest()->series.at(0).regressed);
+  {
+    Result<probes::Store> cli = probes::Store::OpenInStateDir(dir.Path());
+    ASSERT_TRUE(cli);
+    ASSERT_TRUE(cli->ResetPassiveDevice("sda", 1'900'000'000'000));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!service.Latest()->series.empty() && std::chrono::steady_clock::now() < deadline) {
+    sda.Feed(service, 1, 150);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(service.Latest()->series.empty()) << "the reset was not seen in 10 s";
+  sda.Feed(service, 3 * 60, 150);  // learning the new level
+  ASSERT_EQ(service.Latest()->series.size(), 1u);
+  EXPECT_FALSE(service.Latest()->series[0].regressed);
+  EXPECT_EQ(service.Latest()->series[0].model_windows, 0u);
 }
 
 // Without a usable state directory the judge runs in memory, and says so.

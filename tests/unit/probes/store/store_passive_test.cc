@@ -180,6 +180,26 @@ TEST(StorePassive, ADeviceTakenByAnotherDiskLosesItsStateAndWindows) {
   EXPECT_TRUE(store->PassiveWindows(0, kPassiveT0 * 2)->empty());
 }
 
+TEST(StorePassive, AResetForgetsTheDeviceAndIsSeenOnce) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  const std::vector<StoredPassiveWindow> windows = {StoredAt(0, true)};
+  const std::vector<StoredPassiveState> states = {SamplePassiveState()};
+  ASSERT_TRUE(store->PutPassive(windows, {}, states));
+  const auto reset = store->ResetPassiveDevice("sda", kPassiveT0);
+  ASSERT_TRUE(reset) << reset.error().ToString();
+  EXPECT_EQ(*reset, 1);
+  std::vector<UnreadablePassiveState> unreadable;
+  EXPECT_TRUE(store->PassiveStates(unreadable)->empty());
+  EXPECT_TRUE(store->PassiveWindows(0, kPassiveT0 * 2)->empty());
+  const auto seen = store->PassiveResetsAfter(kPassiveT0 - 1);
+  ASSERT_TRUE(seen);
+  ASSERT_EQ(seen->size(), 1u);
+  EXPECT_EQ((*seen)[0], std::make_pair(std::string("sda"), kPassiveT0));
+  EXPECT_TRUE(store->PassiveResetsAfter(kPassiveT0)->empty());
+}
+
 TEST(StorePassive, AVersion9StoreGetsTheTables) {
   test_store::ScratchDir dir;
   ASSERT_TRUE(Store::Open(dir.Db()));

@@ -52,7 +52,7 @@ inline int64_t QueryInt(const std::filesystem::path& db, const std::string& sql)
 // back to an older version.
 inline constexpr std::string_view kDropPassiveTables =
     "DROP TABLE passive_states; DROP TABLE passive_windows; "
-    "DROP TABLE passive_states_quarantine; ";
+    "DROP TABLE passive_states_quarantine; DROP TABLE passive_resets; ";
 
 inline void Exec(const std::filesystem::path& db, const std::string& sql) {
   Result<internal::Connection> raw = internal::Connection::Open(db.string());
