@@ -79,7 +79,9 @@ TEST(PassiveTimeline, AWindowWithAProbeRunIsNotJudged) {
   const size_t lost = free.counts.passive.judged - probed.counts.passive.judged;
   // One window in 15 (fewer: some were not judged anyway).
   EXPECT_GT(lost, free.counts.passive.judged / 20);
-  EXPECT_LE(lost, runs.size());
+  // A probe's minute is not learned either: where it would have widened the
+  // model's cover, a later minute may stay outside it, a few in a hundred.
+  EXPECT_LE(lost, runs.size() + runs.size() / 50);
 }
 
 }  // namespace
