@@ -226,6 +226,7 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     row.model_windows = model == nullptr ? 0 : model->Windows();
     if (v.reason == probes::PassiveReason::kJudged) row.judged = v;
     changed = changed || v.change.has_value();
+    if (v.change && v.change->regressed && options_.on_raise) options_.on_raise(w.device);
     if (store_) Keep(v);
     row.last = std::move(v);
   }

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -83,6 +84,9 @@ struct PassiveOptions {
   int64_t store_every_ms = 300'000;      // windows and states written this often
   int64_t keep_windows_ms = 86'400'000;  // windows kept (the learned ones a restart needs: always)
   std::chrono::milliseconds reset_poll{std::chrono::seconds(60)};  // passive-reset seen within
+  // Called on the sampling thread with a disk's name when one of its series
+  // is raised (the daemon asks the disk's probes to confirm); may be empty.
+  std::function<void(const std::string& device)> on_raise;
 };
 
 class PassiveService {

@@ -41,7 +41,8 @@ struct ProbeScheduler::Job {
   double following_s = 0;  // the slot after it, drawn in advance
   std::optional<double> retry_s;
   uint32_t slot_skips = 0;
-  uint64_t run_id = 0;  // 0: not running
+  double confirm_asked_s = -kInfinity;  // the last Confirm that brought it forward
+  uint64_t run_id = 0;                  // 0: not running
   double run_start_s = 0;
   DeviceId run_device = 0;
   std::shared_ptr<CancelToken> token;
@@ -221,6 +222,23 @@ void ProbeScheduler::TryStart(Job& job, double now_s, std::vector<ProbeRun>& sta
       device.runs.empty() ? kInfinity : now_s - device.runs.back().end_s;
   starts.push_back(ProbeRun{job.run_id, job.config, id, job.token,
                             std::max(0.0, kSettleAfterRunS - since_last_run_s)});
+}
+
+std::vector<std::string> ProbeScheduler::Confirm(DeviceId device, double min_gap_s) {
+  std::vector<std::string> asked;
+  std::lock_guard lock(mutex_);
+  if (!started_ || shut_down_) return asked;
+  const double now_s = deps_.clock();
+  for (auto& job : jobs_) {
+    if (job->device != device || job->run_id != 0 || job->retry_s) continue;
+    if (now_s - job->confirm_asked_s < min_gap_s || job->due_s <= now_s) continue;
+    job->confirm_asked_s = now_s;
+    // The slot it had comes after, as the one drawn after it would have.
+    job->following_s = job->due_s;
+    job->due_s = now_s;
+    asked.push_back(job->config.name);
+  }
+  return asked;
 }
 
 double ProbeScheduler::Tick() {

@@ -60,9 +60,9 @@
 #include "daemon/scheduling/device_busy.h"
 #include "daemon/scheduling/probe_counters.h"
 #include "daemon/scheduling/probe_run.h"
-#include "probes/verdicts/run_conditions.h"
 #include "probes/run/probe_result.h"
 #include "probes/spec/job_spec.h"
+#include "probes/verdicts/run_conditions.h"
 
 namespace iowatch::daemon {
 
@@ -126,6 +126,12 @@ class ProbeScheduler {
   // The executor's report. Returns false (and drops it) for a run the
   // scheduler no longer waits for (timed out, or unknown).
   bool OnFinished(uint64_t run_id, RunOutcome outcome);
+  // A passive regression on the whole disk `device` asks its jobs to
+  // confirm it: each job on it that is neither running nor retrying, nor
+  // asked within `min_gap_s`, runs at the next Tick instead of at its slot,
+  // which follows (the slots after are unchanged; busy-skip and exclusion
+  // apply as to any slot). Returns the jobs brought forward.
+  std::vector<std::string> Confirm(DeviceId device, double min_gap_s);
 
   void Shutdown();
   SchedulerStatus Status() const;

@@ -1,5 +1,6 @@
 #include "daemon/scheduling/probe_service.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
 
@@ -107,6 +108,16 @@ void ProbeService::StartScheduler(const config::Config& config, std::vector<Sche
 }
 
 ProbeService::~ProbeService() { Join(); }
+
+void ProbeService::Confirm(DeviceId device) {
+  if (stopping_ || scheduler_ == nullptr) return;
+  constexpr double kConfirmEveryS = 3600;
+  const std::vector<std::string> asked = scheduler_->Confirm(device, kConfirmEveryS);
+  if (asked.empty()) return;
+  spdlog::info("passive regression on {}:{}: probe {} brought forward to confirm it", major(device),
+               minor(device), fmt::join(asked, ", "));
+  Tick();
+}
 
 void ProbeService::Tick() {
   if (stopping_) return;

@@ -54,6 +54,9 @@ class ProbeService {
   std::shared_ptr<const ProbeSnapshot> Recorded() const;
   // The daemon's own cgroup (its I/O is the probes'), "" when unknown.
   const std::string& OwnCgroup() const { return own_cgroup_; }
+  // A passive regression on the whole disk `device`: its jobs run once to
+  // confirm it, at most once an hour each (ProbeScheduler::Confirm).
+  void Confirm(DeviceId device);
   void Shutdown();
   void Join();
 

@@ -97,13 +97,15 @@ void ApplyLogLevel(const std::string& level) { spdlog::set_level(spdlog::level::
 
 // The passive judge as configured; null when it is off. The windows are a
 // minute, or the sampling interval when that is longer.
-std::unique_ptr<PassiveService> MakePassiveService(const config::Config& c) {
+std::unique_ptr<PassiveService> MakePassiveService(
+    const config::Config& c, std::function<void(const std::string& device)> on_raise) {
   const config::PassiveConfig& config = c.passive;
   if (!config.enabled) return nullptr;
   PassiveOptions options;
   options.feed.window_ms = std::max<int64_t>(60'000, c.sampling.interval.count());
   options.state_dir = c.state_dir;
   options.keep_windows_ms = config.keep_windows.count();
+  options.on_raise = std::move(on_raise);
   if (!config.exclude.empty()) {
     Result<NamePattern> exclude = NamePattern::Compile(config.exclude);
     if (exclude) options.exclude = std::move(*exclude);
@@ -119,7 +121,8 @@ class App {
         procfs_(config_.procfs),
         sysfs_(config_.sysfs),
         sampler_(std::move(sampler_options)),
-        passive_(MakePassiveService(config_)) {}
+        passive_(MakePassiveService(
+            config_, [this](const std::string& device) { OnPassiveRaise(device); })) {}
 
   int Run() {
     SampleNow();  // READY means "serving real data", so the first sample comes first
@@ -180,6 +183,17 @@ class App {
         sampling_busy_ = false;
         if (!stopping_) Publish(std::move(snapshot), started, lag_s);
       });
+    });
+  }
+
+  // A passive regression raised on `device` (on the sampling thread): its
+  // probes, if any, run once to confirm it, on the event loop.
+  void OnPassiveRaise(const std::string& device) {
+    boost::asio::post(io_, [this, device] {
+      if (!probes_ || !snapshot_ || !snapshot_->block_devices || stopping_) return;
+      for (const collectors::BlockDevice& d : *snapshot_->block_devices) {
+        if (d.name == device) probes_->Confirm(MakeDeviceId(d.major, d.minor));
+      }
     });
   }
 

@@ -306,6 +306,19 @@ TEST(PassiveService, AResetWhileRunningForgetsTheDiskForGood) {
   EXPECT_EQ(service.Latest()->series[0].model_windows, 0u);
 }
 
+// A raise asks the daemon, once, to confirm it with the disk's probes.
+TEST(PassiveService, ARaiseAsksForAConfirmationOfItsDisk) {
+  std::vector<std::string> asked;
+  PassiveOptions options;
+  options.on_raise = [&](const std::string& device) { asked.push_back(device); };
+  PassiveService service(std::move(options));
+  Sda sda(3);
+  sda.Feed(service, 2 * 3600, 50);
+  EXPECT_TRUE(asked.empty());
+  sda.Feed(service, 10 * 60, 150);
+  EXPECT_EQ(asked, std::vector<std::string>{"sda"});
+}
+
 // Without a usable state directory the judge runs in memory, and says so.
 TEST(PassiveService, AnUnusableStateDirectoryLeavesTheJudgeInMemory) {
   PassiveOptions options;

@@ -180,6 +180,32 @@ TEST(ProbeScheduler, SameSeedSameSchedule) {
   EXPECT_EQ(first[0], first[1]);
 }
 
+// A passive regression asks the disk's jobs to run now, once an hour at
+// most; the regular slots after are kept, other disks' jobs are not asked.
+TEST(ProbeScheduler, APassiveRegressionAsksTheDisksJobsOneRunPerHour) {
+  Harness h;
+  h.device_of["a"] = kSda;
+  h.device_of["other"] = MakeDeviceId(8, 16);
+  h.executor.finish_at_once = true;
+  h.Make({MakeJob("a", 900), MakeJob("other", 900)}, Policy(2));
+  h.TickAt(0);  // both run at their first slot
+  ASSERT_EQ(h.executor.runs.size(), 2u);
+  h.now = 100;
+  EXPECT_EQ(h.scheduler->Confirm(kSda, 3600), std::vector<std::string>{"a"});
+  h.TickAt(100);
+  ASSERT_EQ(h.RunNames(), (std::vector<std::string>{"a", "other", "a"}));
+  h.now = 200;
+  EXPECT_TRUE(h.scheduler->Confirm(kSda, 3600).empty()) << "asked within the hour";
+  // The regular slot (900) still comes.
+  const double next = h.TickAt(200);
+  EXPECT_DOUBLE_EQ(next, 900);
+  h.TickAt(900);
+  EXPECT_EQ(h.RunNames(), (std::vector<std::string>{"a", "other", "a", "a", "other"}));
+  for (double t = 1800; t <= 3600; t += 900) h.TickAt(t);
+  h.now = 3750;  // an hour after the last ask, between two slots
+  EXPECT_EQ(h.scheduler->Confirm(kSda, 3600), std::vector<std::string>{"a"});
+}
+
 TEST(ProbeScheduler, JobsOnOneDeviceNeverOverlap) {
   Harness h;
   for (const char* name : {"a", "b", "c"}) h.device_of[name] = kSda;
