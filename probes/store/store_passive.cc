@@ -96,65 +96,64 @@ std::optional<PassiveSource> PassiveSourceOf(std::string_view text) {
   return std::nullopt;
 }
 
+// Runs `sql` once per item, `bind` binding each: one prepare for them all.
+template <typename T, typename BindItem>
+Status RunEach(const internal::Connection& connection, std::string_view sql,
+               std::span<const T> items, std::string_view what, BindItem bind) {
+  if (items.empty()) return {};
+  Result<Statement> statement = connection.Prepare(sql, what);
+  if (!statement) return ErrorOf(statement);
+  for (const T& item : items) {
+    bind(*statement, item);
+    if (Status done = statement->Run(); !done) return done;
+    statement->Reset();
+  }
+  return {};
+}
+
 Status InsertWindows(const internal::Connection& connection,
                      std::span<const StoredPassiveWindow> windows, std::string_view what) {
-  if (windows.empty()) return {};
-  Result<Statement> insert = connection.Prepare(
+  return RunEach(
+      connection,
       "INSERT OR REPLACE INTO passive_windows (device, op, size, source, start_unix_ms, "
       "end_unix_ms, requests, mean_seconds, rate, other_bytes_rate, mean_bytes, steal, "
       "queue_depth, utilization, probe, counters_reset, reason, predicted_seconds, bound_ratio, "
       "bad, learned) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
       "?16, ?17, ?18, ?19, ?20, ?21)",
-      what);
-  if (!insert) return ErrorOf(insert);
-  for (const StoredPassiveWindow& s : windows) {
-    const PassiveWindow& w = s.window;
-    insert->Bind(1, w.device).Bind(2, w.op).Bind(3, w.size).Bind(4, ToString(w.source));
-    insert->Bind(5, w.start_ms).Bind(6, w.end_ms).Bind(7, static_cast<int64_t>(w.requests));
-    insert->Bind(8, w.mean_seconds).Bind(9, w.rate).Bind(10, w.other_bytes_rate);
-    insert->Bind(11, w.mean_bytes).Bind(12, w.steal).Bind(13, w.queue_depth);
-    insert->Bind(14, w.utilization).Bind(15, int64_t{w.probe}).Bind(16, int64_t{w.counters_reset});
-    insert->Bind(17, s.reason).Bind(18, s.predicted_seconds).Bind(19, s.bound_ratio);
-    insert->Bind(20, int64_t{s.bad}).Bind(21, int64_t{s.learned});
-    if (Status done = insert->Run(); !done) return done;
-    insert->Reset();
-  }
-  return {};
+      windows, what, [](Statement& insert, const StoredPassiveWindow& s) {
+        const PassiveWindow& w = s.window;
+        insert.Bind(1, w.device).Bind(2, w.op).Bind(3, w.size).Bind(4, ToString(w.source));
+        insert.Bind(5, w.start_ms).Bind(6, w.end_ms).Bind(7, static_cast<int64_t>(w.requests));
+        insert.Bind(8, w.mean_seconds).Bind(9, w.rate).Bind(10, w.other_bytes_rate);
+        insert.Bind(11, w.mean_bytes).Bind(12, w.steal).Bind(13, w.queue_depth);
+        insert.Bind(14, w.utilization).Bind(15, int64_t{w.probe});
+        insert.Bind(16, int64_t{w.counters_reset}).Bind(17, s.reason);
+        insert.Bind(18, s.predicted_seconds).Bind(19, s.bound_ratio);
+        insert.Bind(20, int64_t{s.bad}).Bind(21, int64_t{s.learned});
+      });
 }
 
 Status MarkLearned(const internal::Connection& connection,
                    std::span<const PassiveLearnedMark> marks, std::string_view what) {
-  if (marks.empty()) return {};
-  Result<Statement> update = connection.Prepare(
-      "UPDATE passive_windows SET learned = 1 WHERE device = ?1 AND op = ?2 AND size = ?3 AND "
-      "source = ?4 AND end_unix_ms = ?5",
-      what);
-  if (!update) return ErrorOf(update);
-  for (const PassiveLearnedMark& m : marks) {
-    update->Bind(1, m.device).Bind(2, m.op).Bind(3, m.size).Bind(4, ToString(m.source));
-    update->Bind(5, m.end_ms);
-    if (Status done = update->Run(); !done) return done;
-    update->Reset();
-  }
-  return {};
+  return RunEach(connection,
+                 "UPDATE passive_windows SET learned = 1 WHERE device = ?1 AND op = ?2 AND size = "
+                 "?3 AND source = ?4 AND end_unix_ms = ?5",
+                 marks, what, [](Statement& update, const PassiveLearnedMark& m) {
+                   update.Bind(1, m.device).Bind(2, m.op).Bind(3, m.size);
+                   update.Bind(4, ToString(m.source)).Bind(5, m.end_ms);
+                 });
 }
 
 Status UpsertStates(const internal::Connection& connection,
                     std::span<const StoredPassiveState> states, std::string_view what) {
-  if (states.empty()) return {};
-  Result<Statement> upsert = connection.Prepare(
-      "INSERT OR REPLACE INTO passive_states (device, op, size, source, identity, "
-      "through_unix_ms, state_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-      what);
-  if (!upsert) return ErrorOf(upsert);
-  for (const StoredPassiveState& s : states) {
-    const std::string text = StateToJson(s).dump();
-    upsert->Bind(1, s.device).Bind(2, s.op).Bind(3, s.size).Bind(4, ToString(s.source));
-    upsert->Bind(5, s.identity).Bind(6, s.through_unix_ms).Bind(7, text);
-    if (Status done = upsert->Run(); !done) return done;
-    upsert->Reset();
-  }
-  return {};
+  return RunEach(connection,
+                 "INSERT OR REPLACE INTO passive_states (device, op, size, source, identity, "
+                 "through_unix_ms, state_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 states, what, [](Statement& upsert, const StoredPassiveState& s) {
+                   upsert.Bind(1, s.device).Bind(2, s.op).Bind(3, s.size);
+                   upsert.Bind(4, ToString(s.source)).Bind(5, s.identity);
+                   upsert.Bind(6, s.through_unix_ms).Bind(7, StateToJson(s).dump());
+                 });
 }
 
 }  // namespace
