@@ -262,6 +262,7 @@ std::shared_ptr<const PassiveSnapshot> PassiveService::Latest() const {
 
 std::vector<PassiveSeriesVerdict> PassiveVerdictsOf(const PassiveSnapshot& snapshot) {
   std::vector<PassiveSeriesVerdict> out;
+  out.reserve(snapshot.series.size());
   for (const PassiveSeriesRow& row : snapshot.series) {
     out.push_back({row.device, row.op, row.size, std::string(probes::ToString(row.source)),
                    row.regressed, row.regressed_since_ms, row.judged ? row.judged->ratio : 0});
