@@ -78,12 +78,17 @@ def check(source_dir):
                 if resolved.suffix != ".md":
                     errors.append(f"{where}: an anchor into a file that is not Markdown")
                     continue
-                if resolved not in cache:
-                    cache[resolved] = anchors(resolved)
-                if anchor not in cache[resolved]:
-                    errors.append(f"{where}: no heading with the anchor #{anchor} in "
-                                  f"{resolved.relative_to(source_dir)}")
+                missing_anchor(where, resolved, anchor, cache, source_dir, errors)
     return documents, errors
+
+
+def missing_anchor(where, resolved, anchor, cache, source_dir, errors):
+    """Notes in `errors` that the Markdown file `resolved` has no heading `anchor`."""
+    if resolved not in cache:
+        cache[resolved] = anchors(resolved)
+    if anchor not in cache[resolved]:
+        errors.append(f"{where}: no heading with the anchor #{anchor} in "
+                      f"{resolved.relative_to(source_dir)}")
 
 
 def check_runbooks(source_dir):
@@ -113,11 +118,7 @@ def check_runbooks(source_dir):
             if not resolved.is_file():
                 errors.append(f"{where}: no such file {resolved}")
                 continue
-            if resolved not in cache:
-                cache[resolved] = anchors(resolved)
-            if anchor not in cache[resolved]:
-                errors.append(f"{where}: no heading with the anchor #{anchor} in "
-                              f"{resolved.relative_to(source_dir)}")
+            missing_anchor(where, resolved, anchor, cache, source_dir, errors)
     return errors
 
 
