@@ -104,6 +104,7 @@ std::unique_ptr<PassiveService> MakePassiveService(const config::Config& c) {
   options.feed.window_ms = std::max<int64_t>(60'000, c.sampling.interval.count());
   options.state_dir = c.state_dir;
   options.keep_windows_ms = config.keep_windows.count();
+  options.feed.shadow_diskstats = config.shadow_diskstats;
   if (!config.exclude.empty()) {
     Result<NamePattern> exclude = NamePattern::Compile(config.exclude);
     if (exclude) options.exclude = std::move(*exclude);
