@@ -375,7 +375,7 @@ class Irregular:
 # workload's. The recording is the store's passive_windows, both sources (device stage and
 # diskstats) through passive.shadow_diskstats.
 PASSIVE = ("passive-steady", "passive-bursty", "passive-busy")
-BLKIO_GROUP = "/sys/fs/cgroup/blkio/iowatch-rec"
+BLKIO_GROUP = f"/sys/fs/cgroup/blkio/iowatch-rec-{os.getpid()}"  # one per recording
 STEADY_IOPS = 400                       # randrw 70/30: 280 reads, 120 writes a second
 STEADY_MIX = "4k/60:16k/20:64k/15:256k/5"
 BURST_IOPS, BURST_SECONDS, FLOOR_IOPS = 2000, 30, 60
@@ -465,7 +465,7 @@ class BlkioGroup:
 
 def fio(name, directory, args, seconds, group=None, size="1g"):
     """A time-based fio job on `directory`, direct I/O, its output thrown away; in `group`
-    from its start when given."""
+    from its start when given. Its file is laid out first unless `args` names one that is."""
     return subprocess.Popen(
         ["fio", f"--name={name}", f"--directory={directory}", "--ioengine=libaio", "--direct=1",
          f"--size={size}", "--time_based=1", f"--runtime={int(seconds)}", "--output=/dev/null"]
@@ -475,12 +475,15 @@ def fio(name, directory, args, seconds, group=None, size="1g"):
 STEADY_MEAN_KIB = 20  # the mix's mean request size as fio draws it (measured: 17-21 KiB)
 
 
+LOAD_FILE = "load"
+
+
 def steady_args(iops):
     """The steady mix at `iops` (70 % reads). As bytes a second: fio's rate_iops with a
     bssplit caps the bytes at the smallest size's (4k x iops), a seventh of the IOPS asked."""
     read, write = (round(iops * share * STEADY_MEAN_KIB) for share in (0.7, 0.3))
     return ["--rw=randrw", "--rwmixread=70", f"--bssplit={STEADY_MIX}", "--iodepth=4",
-            f"--rate={read}k,{write}k"]
+            f"--rate={read}k,{write}k", f"--filename={LOAD_FILE}"]
 
 
 class PassiveLoad:
@@ -496,6 +499,14 @@ class PassiveLoad:
         self.burn_until = 0
         base = FLOOR_IOPS if scenario == "passive-bursty" else STEADY_IOPS
         self.procs.append(fio("base", loaddir, steady_args(base), seconds + 300, group))
+
+    @staticmethod
+    def lay_out(loaddir):
+        """The workload's one file (base and bursts share it), written before the daemon
+        starts: its first minute would otherwise be a gigabyte of sequential writes."""
+        subprocess.run(["fio", "--name=layout", f"--directory={loaddir}", "--rw=write",
+                        "--bs=1m", "--size=1g", f"--filename={LOAD_FILE}", "--direct=1",
+                        "--output=/dev/null"], check=True, cwd=loaddir)
 
     def step(self, now):
         if self.scenario == "passive-bursty":
@@ -654,6 +665,7 @@ def record_passive(args, out, events):
         loaddir = os.path.join(loop.mnt, "load")
         os.makedirs(loaddir)
         group = BlkioGroup(root_disk)
+        PassiveLoad.lay_out(loaddir)
         iostat = subprocess.Popen(["iostat", "-dxy", "10"],
                                   stdout=open(os.path.join(out, "iostat.txt"), "w"))
         daemon = subprocess.Popen([args.binary, "serve", f"--config.file={config}"],
