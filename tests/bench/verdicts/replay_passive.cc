@@ -10,6 +10,8 @@
 //   false        raises outside every slowdown window widened by K windows
 //   raise_s      from each slowdown's start to the disk's first raise in it
 //   clear_s      from each slowdown's end to the clear ("-": not cleared)
+//   not as stored  windows whose reason or badness differs from what the
+//                daemon stored (its judge held both sources of the disk)
 //
 // Each source has its own judge per disk (the daemon's judge holds both
 // sources of a disk, with passive.shadow_diskstats, and a streak in one
@@ -122,6 +124,7 @@ struct Tally {
   size_t minutes = 0;
   size_t eligible = 0;
   size_t judged = 0;
+  size_t differs = 0;                 // windows whose reason or badness is not the daemon's
   size_t outside = 0;                 // eligible but outside the model
   std::vector<int64_t> false_raises;  // window ends
   // Per slowdown: the first raise and the clear after it, from its start
@@ -136,9 +139,10 @@ bool Inside(const Slowdown& s, int64_t at_ms, int64_t margin_ms) {
 }
 
 // Judges one disk's windows of one source, oldest first.
-Tally Replay(const Recording& rec, std::vector<PassiveWindow> windows) {
-  std::ranges::sort(windows, [](const PassiveWindow& a, const PassiveWindow& b) {
-    return std::tie(a.end_ms, a.op, a.size) < std::tie(b.end_ms, b.op, b.size);
+Tally Replay(const Recording& rec, std::vector<StoredPassiveWindow> windows) {
+  std::ranges::sort(windows, [](const StoredPassiveWindow& a, const StoredPassiveWindow& b) {
+    return std::tie(a.window.end_ms, a.window.op, a.window.size) <
+           std::tie(b.window.end_ms, b.window.op, b.window.size);
   });
   const PassiveJudgePolicy policy;
   const int64_t margin_ms = int64_t{policy.hysteresis} * kMinuteMs;
@@ -149,10 +153,12 @@ Tally Replay(const Recording& rec, std::vector<PassiveWindow> windows) {
   t.raised_by.resize(rec.slowdowns.size());
   bool regressed = false;
   int64_t last_end = -1;
-  for (const PassiveWindow& w : windows) {
+  for (const StoredPassiveWindow& stored : windows) {
+    const PassiveWindow& w = stored.window;
     if (w.end_ms != last_end) ++t.minutes;
     last_end = w.end_ms;
     const PassiveVerdict v = judge.Judge(w);
+    if (ToString(v.reason) != stored.reason || v.bad != stored.bad) ++t.differs;
     if (w.requests >= policy.model.min_requests && !w.probe &&
         v.reason != PassiveReason::kLearning) {
       ++t.eligible;
@@ -248,16 +254,17 @@ int main(int argc, char** argv) {
   }
   const std::optional<Recording> rec = Load(*dir);
   if (!rec) return 2;
-  std::map<std::pair<std::string, PassiveSource>, std::vector<PassiveWindow>> series;
+  std::map<std::pair<std::string, PassiveSource>, std::vector<StoredPassiveWindow>> series;
   for (const StoredPassiveWindow& s : rec->windows) {
-    series[{s.window.device, s.window.source}].push_back(s.window);
+    series[{s.window.device, s.window.source}].push_back(s);
   }
   if (!tsv) {
     std::printf("%s (%s, slowdowns on %s: %zu)\n\n", dir->c_str(), rec->scenario.c_str(),
                 rec->device.c_str(), rec->slowdowns.size());
     std::printf(
         "| disk | source | minutes | eligible | judged | outside model | false alarms "
-        "| raise s | by | clear s |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        "| raise s | by | clear s | not as stored "
+        "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
   std::vector<std::string> missed = {"no device-stage window of " + rec->device};
   for (const auto& [key, windows] : series) {
@@ -267,14 +274,15 @@ int main(int argc, char** argv) {
     std::string by;
     for (const std::string& b : t.raised_by) by += (by.empty() ? "" : ",") + b;
     if (tsv) {
-      std::printf("%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%s\t%s\n", device.c_str(),
+      std::printf("%s\t%s\t%zu\t%zu\t%zu\t%zu\t%zu\t%s\t%s\t%zu\n", device.c_str(),
                   std::string(ToString(source)).c_str(), t.minutes, t.eligible, t.judged, t.outside,
-                  t.false_raises.size(), List(t.raise_ms).c_str(), List(t.clear_ms).c_str());
+                  t.false_raises.size(), List(t.raise_ms).c_str(), List(t.clear_ms).c_str(),
+                  t.differs);
     } else {
-      std::printf("| %s | %s | %zu | %zu | %zu (%.0f %%) | %zu | %zu | %s | %s | %s |\n",
+      std::printf("| %s | %s | %zu | %zu | %zu (%.0f %%) | %zu | %zu | %s | %s | %s | %zu |\n",
                   device.c_str(), std::string(ToString(source)).c_str(), t.minutes, t.eligible,
                   t.judged, share, t.outside, t.false_raises.size(), List(t.raise_ms).c_str(),
-                  by.empty() ? "-" : by.c_str(), List(t.clear_ms).c_str());
+                  by.empty() ? "-" : by.c_str(), List(t.clear_ms).c_str(), t.differs);
     }
     if (device == rec->device && source == PassiveSource::kDevice) missed = Check(*rec, t);
   }
