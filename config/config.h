@@ -85,6 +85,9 @@ struct PassiveConfig {
   // How long the store keeps each judged window (the ones a model learned
   // from, which a restart refits it from, are kept whatever their age).
   std::chrono::milliseconds keep_windows{std::chrono::hours(24)};
+  // Diskstats windows too for disks judged by the device stage (a second
+  // series per op, source "diskstats"): to compare the two sources.
+  bool shadow_diskstats = false;
   bool operator==(const PassiveConfig&) const = default;
 };
 

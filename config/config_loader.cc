@@ -216,6 +216,7 @@ constexpr Key kPassiveKeys[] = {
     BoolKey<&Config::passive, &PassiveConfig::enabled>("enabled"),
     RegexKey<&Config::passive, &PassiveConfig::exclude>("exclude"),
     DurationKey<60'000, &Config::passive, &PassiveConfig::keep_windows>("keep_windows"),
+    BoolKey<&Config::passive, &PassiveConfig::shadow_diskstats>("shadow_diskstats"),
 };
 void ReadPath(Reader& r, const Value& v, std::string& out) {
   r.Read(v, "a non-empty path", ParsePath, out);

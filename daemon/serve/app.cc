@@ -106,6 +106,7 @@ std::unique_ptr<PassiveService> MakePassiveService(
   options.state_dir = c.state_dir;
   options.keep_windows_ms = config.keep_windows.count();
   options.on_raise = std::move(on_raise);
+  options.feed.shadow_diskstats = config.shadow_diskstats;
   if (!config.exclude.empty()) {
     Result<NamePattern> exclude = NamePattern::Compile(config.exclude);
     if (exclude) options.exclude = std::move(*exclude);

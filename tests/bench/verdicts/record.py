@@ -39,6 +39,25 @@ Scenarios:
             capped at --cap-share (0.6) of the probe's median IOPS so far
             (cgroup v1: the root blkio group's throttle; v2: a group holding
             the daemon and this script).
+  passive-steady, passive-bursty, passive-busy
+            the passive judge's recordings (docs/metrics.md, "Passive
+            judge"; replay_passive replays them): ext4 on a loop device doing
+            direct I/O on a sparse 4 GiB file under OUT, fio direct=1 on it
+            (so what the workload asks reaches the loop, and the loop's
+            backing I/O is the workload's), in a cgroup v1 blkio group. The
+            daemon on the bundled config with the BPF collector on, the
+            loop device watched, no probes, diskstats windows beside the
+            device stage's (passive.shadow_diskstats) and every window kept.
+            steady: randrw 70/30, bssplit 4k/60:16k/20:64k/15:256k/5, ~400
+            IOPS, QD4; bursty: the same mix at 60 IOPS, and 30 s bursts at
+            2,000 IOPS after seeded gaps of 1-5 min; busy: steady, and 0, 1
+            or 2 CPU burners drawn anew every 20-60 s (steal).
+            --slowdown=backing --slow-from=M --slow-to=M: from minute M to
+            M, the loop's backing I/O waits (BackingSlowdown: a throttle
+            rule on the root disk in the group, and a hidden neighbour in
+            the group whose demand alone exceeds it); the loop's device-stage
+            mean is measured from /metrics, must rise by 30 % or more (else
+            the script exits non-zero) and its factor goes to events.json.
   --seed    the random draws' seed (default 27), so a recording can be made
             again with the same schedule of load and burners.
 
@@ -139,7 +158,7 @@ class LoopDisk:
     default), ext4 on that, mounted in a temporary directory; close() undoes each step that
     was done, in reverse."""
 
-    def __init__(self, parent, gib=LOOP_GIB):
+    def __init__(self, parent, gib=LOOP_GIB, direct=False):
         self.dir = os.path.join(parent, "loop")
         self.dev = self.mnt = None
         try:
@@ -147,7 +166,8 @@ class LoopDisk:
             backing = os.path.join(self.dir, "backing.img")
             with open(backing, "wb") as f:
                 f.truncate(gib << 30)
-            self.dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=off", backing],
+            self.dev = subprocess.run(["losetup", "--find", "--show",
+                                       f"--direct-io={'on' if direct else 'off'}", backing],
                                       check=True, capture_output=True, text=True).stdout.strip()
             subprocess.run(["mkfs.ext4", "-q", "-F", self.dev], check=True)
             self.mnt = tempfile.mkdtemp(prefix="iowatch-busyloop-")
@@ -348,6 +368,352 @@ class Irregular:
         self._stop_burners()
 
 
+# --- The passive scenarios -------------------------------------------------------------------
+# The passive judge (docs/metrics.md, "Passive judge") watches the loop device's own I/O: fio
+# direct=1 on ext4 on a loop device doing direct I/O on a file on the root disk, so that what
+# the workload asks is what reaches the loop (no page cache) and the loop's backing I/O is the
+# workload's. The recording is the store's passive_windows, both sources (device stage and
+# diskstats) through passive.shadow_diskstats.
+PASSIVE = ("passive-steady", "passive-bursty", "passive-busy")
+BLKIO_GROUP = f"/sys/fs/cgroup/blkio/iowatch-rec-{os.getpid()}"  # one per recording
+STEADY_IOPS = 400                       # randrw 70/30: 280 reads, 120 writes a second
+STEADY_MIX = "4k/60:16k/20:64k/15:256k/5"
+BURST_IOPS, BURST_SECONDS, FLOOR_IOPS = 2000, 30, 60
+SLOW_LIMITS = (4000, 2000, 1000)        # the throttle rule's IOPS on the root disk, tried in turn
+SLOW_MIN_FACTOR = 1.3                   # the device-stage mean must rise by >= 30 %
+
+
+def passive_config(state_dir, port):
+    """The bundled config as the passive scenarios run it: the BPF collector on (the device
+    stage), diskstats windows beside it, the loop device watched, no probes (a probe's minute
+    is not judged), windows kept for a month (a recording keeps every one)."""
+    with open(os.path.join(ROOT, "config", "iowatch.yaml")) as f:
+        text = f.read()
+    edits = (
+        ('listen_address: "127.0.0.1:9860"', f'listen_address: "127.0.0.1:{port}"'),
+        (r"^state_dir: .*$", f"state_dir: {state_dir}"),
+        (r'^(  exclude:) "\^\(loop\|ram\|zram\|fd\)\\\\d\+\$"$', r'\1 "^(ram|zram|fd)\\\\d+$"'),
+        (r"^(  bpf:\n(?:    #.*\n)*    enabled:) false$", r"\1 true"),
+        (r"^(probes:\n(?:  #.*\n)*  enabled:) true$", r"\1 false"),
+        (r"^(  keep_windows:) 1d$", r"\1 30d"),
+        (r"^(  shadow_diskstats:) false$", r"\1 true"),
+    )
+    for pattern, replacement in edits:
+        text, n = re.subn(pattern, replacement, text, count=1, flags=re.M)
+        if n != 1:
+            sys.exit(f"config/iowatch.yaml: cannot set the passive scenarios' keys "
+                     f"({pattern!r} not found)")
+    if not re.search(r"^  exclude: \"\(dm-\|md\)\.\*\"$", text, flags=re.M):
+        sys.exit("config/iowatch.yaml: passive.exclude is no longer \"(dm-|md).*\": "
+                 "check that it leaves loop devices judged")
+    return text
+
+
+class BlkioGroup:
+    """A cgroup v1 blkio group the workload runs in (the loop charges its backing bios to the
+    issuer's group), throttled on the root disk on demand; close() removes the rule, moves
+    what is left to the root group and removes the group."""
+
+    def __init__(self, disk):
+        if not os.path.isdir("/sys/fs/cgroup/blkio"):
+            sys.exit("the passive slowdown needs cgroup v1 blkio (/sys/fs/cgroup/blkio)")
+        self.disk, self.path, self.limit = disk, BLKIO_GROUP, 0
+        os.makedirs(self.path, exist_ok=True)
+
+    def enter(self):
+        """For Popen's preexec_fn: the child joins the group before it execs."""
+        with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+
+    def throttle(self, iops):
+        for d in ("read", "write"):
+            with open(os.path.join(self.path, f"blkio.throttle.{d}_iops_device"), "w") as f:
+                f.write(f"{self.disk} {iops}")
+        self.limit = iops
+
+    def serviced(self):
+        """Requests the group's rule counted on the root disk so far (only while a rule exists)."""
+        with open(os.path.join(self.path, "blkio.throttle.io_serviced")) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == self.disk and parts[1] == "Total":
+                    return int(parts[2])
+        return 0
+
+    def close(self):
+        try:
+            self.throttle(0)
+        except OSError:
+            pass
+        if not os.path.isdir(self.path):
+            return
+        with open(os.path.join(self.path, "cgroup.procs")) as f:
+            pids = f.read().split()
+        for pid in pids:
+            try:
+                with open("/sys/fs/cgroup/blkio/cgroup.procs", "w") as out:
+                    out.write(pid)
+            except OSError:
+                pass  # gone meanwhile
+        for attempt in range(10):
+            try:
+                os.rmdir(self.path)
+                return
+            except OSError:
+                time.sleep(1)
+
+
+def fio(name, directory, args, seconds, group=None, size="1g"):
+    """A time-based fio job on `directory`, direct I/O, its output thrown away; in `group`
+    from its start when given. Its file is laid out first unless `args` names one that is."""
+    return subprocess.Popen(
+        ["fio", f"--name={name}", f"--directory={directory}", "--ioengine=libaio", "--direct=1",
+         f"--size={size}", "--time_based=1", f"--runtime={int(seconds)}", "--output=/dev/null"]
+        + args, cwd=directory, preexec_fn=group.enter if group else None)
+
+
+STEADY_MEAN_KIB = 20  # the mix's mean request size as fio draws it (measured: 17-21 KiB)
+
+
+LOAD_FILE = "load"
+
+
+def steady_args(iops):
+    """The steady mix at `iops` (70 % reads). As bytes a second: fio's rate_iops with a
+    bssplit caps the bytes at the smallest size's (4k x iops), a seventh of the IOPS asked."""
+    read, write = (round(iops * share * STEADY_MEAN_KIB) for share in (0.7, 0.3))
+    return ["--rw=randrw", "--rwmixread=70", f"--bssplit={STEADY_MIX}", "--iodepth=4",
+            f"--rate={read}k,{write}k", f"--filename={LOAD_FILE}"]
+
+
+class PassiveLoad:
+    """The scenario's workload on the loop's filesystem: steady (one fio for the whole run),
+    bursty (a floor for the whole run and bursts at seeded gaps) or busy (steady and CPU
+    burners drawn anew every 20-60 s, as the busy scenario's); each phase logged to events."""
+
+    def __init__(self, scenario, loaddir, seconds, group, rng, log):
+        self.scenario, self.loaddir, self.group, self.rng, self.log = (
+            scenario, loaddir, group, rng, log)
+        self.procs, self.burst, self.burners = [], None, []
+        self.next_burst = time.time() + rng.uniform(60, 240)
+        self.burn_until = 0
+        base = FLOOR_IOPS if scenario == "passive-bursty" else STEADY_IOPS
+        self.procs.append(fio("base", loaddir, steady_args(base), seconds + 300, group))
+
+    @staticmethod
+    def lay_out(loaddir):
+        """The workload's one file (base and bursts share it), written before the daemon
+        starts: its first minute would otherwise be a gigabyte of sequential writes."""
+        subprocess.run(["fio", "--name=layout", f"--directory={loaddir}", "--rw=write",
+                        "--bs=1m", "--size=1g", f"--filename={LOAD_FILE}", "--direct=1",
+                        "--output=/dev/null"], check=True, cwd=loaddir)
+
+    def step(self, now):
+        if self.scenario == "passive-bursty":
+            if self.burst and self.burst.poll() is not None:
+                self.burst = None
+            if not self.burst and now >= self.next_burst:
+                self.log.append({"at_unix_ms": now_ms(), "burst_iops": BURST_IOPS,
+                                 "seconds": BURST_SECONDS})
+                self.burst = fio("burst", self.loaddir, steady_args(BURST_IOPS), BURST_SECONDS,
+                                 self.group)
+                self.next_burst = now + BURST_SECONDS + self.rng.uniform(60, 300)
+        if self.scenario == "passive-busy" and now >= self.burn_until:
+            for b in self.burners:
+                b.kill()
+                b.wait()
+            seconds = self.rng.uniform(20, 60)
+            count = self.rng.choice([0, 1, 2])
+            self.burn_until = now + seconds
+            self.log.append({"at_unix_ms": now_ms(), "cpu_burners": count,
+                             "seconds": round(seconds, 1)})
+            self.burners = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
+                            for _ in range(count)]
+        for p in self.procs:
+            if p.poll() is not None:
+                sys.exit(f"the {self.scenario} workload's fio exited ({p.returncode})")
+
+    def close(self):
+        for p in self.procs + ([self.burst] if self.burst else []):
+            if p.poll() is None:
+                p.terminate()
+                p.wait(timeout=30)
+        for b in self.burners:
+            b.kill()
+            b.wait()
+
+
+def device_stage(port, device):
+    """The device's (sum, count) of iowatch_block_latency_seconds{stage="device"}, reads and
+    writes, from the daemon's /metrics."""
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    total = {"sum": 0.0, "count": 0.0}
+    pattern = re.compile(r"^iowatch_block_latency_seconds_(sum|count)\{([^}]*)\} (\S+)$", re.M)
+    for kind, labels, value in pattern.findall(text):
+        got = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        if (got.get("device") == device and got.get("stage") == "device"
+                and got.get("op") in ("read", "write")):
+            total[kind] += float(value)
+    if not total["count"]:
+        sys.exit(f"/metrics on port {port}: no device-stage latency of {device} "
+                 "(is the BPF collector up? see daemon.log)")
+    return total["sum"], total["count"]
+
+
+def mean_between(a, b):
+    count = b[1] - a[1]
+    return (b[0] - a[0]) / count if count > 0 else float("nan")
+
+
+class BackingSlowdown:
+    """--slowdown=backing: the loop's backing I/O slowed by a service-time step. The workload
+    is in the blkio group; the group gets an IOPS rule on the root disk and a hidden neighbour
+    (4 KiB random reads and writes, half each, at QD 4 on a file on the root disk, not on the
+    loop) whose demand alone exceeds the rule: the group's throttle queues are never empty, so
+    each backing bio waits behind them. Measured: the loop's device-stage mean over the 30 s
+    after the step against the minute before; a weaker step is retried at the next limit of
+    SLOW_LIMITS, and the scenario refuses (exits) when none reaches SLOW_MIN_FACTOR. The limits
+    stay at 2.5x the workload's rate or more: a service-time step, not a cap on throughput.
+    On this VM the step is far above 30 %: a queued bio waits for the throttle's next dispatch,
+    on a jiffy (CONFIG_HZ=250: 4 ms), so the loop's sub-millisecond mean grew x5-x8 at the
+    first limit (a first trial: x6.5 over 30 s, x5.2 over the minute)."""
+
+    def __init__(self, group, port, device, neighbour_dir, events):
+        self.group, self.port, self.device, self.dir = group, port, device, neighbour_dir
+        self.events, self.neighbour, self.before = events, None, None
+        os.makedirs(neighbour_dir, exist_ok=True)
+        # Laid out now, outside the group, so the neighbour starts at once.
+        subprocess.run(["fio", "--name=neighbour", f"--directory={neighbour_dir}", "--rw=write",
+                        "--bs=1m", "--size=256m", "--filename=neighbour", "--direct=1",
+                        "--output=/dev/null"], check=True, cwd=neighbour_dir)
+
+    def mark(self):
+        """The figures the step is measured against (a minute before it)."""
+        self.before = device_stage(self.port, self.device)
+
+    def start(self):
+        baseline_end = device_stage(self.port, self.device)
+        baseline = mean_between(self.before, baseline_end)
+        record = {"on_unix_ms": now_ms(), "baseline_mean_seconds": baseline, "tries": []}
+        self.events["throttle"].append(record)
+        self.neighbour = fio("neighbour", self.dir,
+                             ["--filename=neighbour", "--rw=randrw", "--rwmixread=50",
+                              "--bs=4k", "--iodepth=4"], 86400, self.group, size="256m")
+        for limit in SLOW_LIMITS:
+            served = self.group.serviced()
+            self.group.throttle(limit)
+            a = device_stage(self.port, self.device)
+            time.sleep(30)
+            b = device_stage(self.port, self.device)
+            factor = mean_between(a, b) / baseline
+            counted = self.group.serviced() - served
+            record["tries"].append({"limit_iops": limit, "mean_seconds": mean_between(a, b),
+                                    "factor": round(factor, 3), "serviced": counted})
+            print(f"slowdown at {limit} IOPS: device-stage mean x{factor:.2f} "
+                  f"({counted} requests through the rule)", flush=True)
+            if factor >= SLOW_MIN_FACTOR:
+                record["limit_iops"] = limit
+                self.step_start = b
+                return
+        sys.exit(f"--slowdown=backing: the loop's device-stage mean rose at most "
+                 f"x{max(t['factor'] for t in record['tries']):.2f} (limits {SLOW_LIMITS}); "
+                 f"needs x{SLOW_MIN_FACTOR}: no slowdown recorded")
+
+    def stop(self):
+        end = device_stage(self.port, self.device)
+        record = self.events["throttle"][-1]
+        record["off_unix_ms"] = now_ms()
+        record["factor"] = round(mean_between(self.step_start, end)
+                                 / record["baseline_mean_seconds"], 3)
+        self.close()
+        print(f"slowdown off: device-stage mean x{record['factor']:.2f} over the slowdown",
+              flush=True)
+        if record["factor"] < SLOW_MIN_FACTOR:
+            sys.exit(f"--slowdown=backing: the loop's device-stage mean rose x{record['factor']} "
+                     f"over the slowdown, needs x{SLOW_MIN_FACTOR}")
+
+    def close(self):
+        self.group.throttle(0)
+        if self.neighbour and self.neighbour.poll() is None:
+            self.neighbour.terminate()
+            self.neighbour.wait(timeout=30)
+        self.neighbour = None
+
+
+def record_passive(args, out, events):
+    """A passive scenario on its own loop disk; stops and removes everything it started."""
+    state = os.path.join(out, "state")
+    port = free_port()
+    config = os.path.join(out, "iowatch.yaml")
+    with open(config, "w") as f:
+        f.write(passive_config(state, port))
+    seconds = args.minutes * 60
+    root_disk = whole_disk(device_of(out))
+    loop = group = load = slow = daemon = iostat = None
+    try:
+        loop = LoopDisk(out, direct=True)
+        device = os.path.basename(loop.dev)
+        events.update(device=device, root_disk=root_disk, seed=args.seed, phases=[],
+                      loop={"device": loop.dev, "backing_gib": LOOP_GIB, "fs": "ext4",
+                            "direct_io": loop.sysfs("loop/dio") == "1"},
+                      workload={"steady_iops": STEADY_IOPS, "bssplit": STEADY_MIX,
+                                "rwmixread": 70, "iodepth": 4})
+        if not events["loop"]["direct_io"]:
+            sys.exit(f"{loop.dev}: losetup --direct-io=on did not take")
+        loaddir = os.path.join(loop.mnt, "load")
+        os.makedirs(loaddir)
+        group = BlkioGroup(root_disk)
+        PassiveLoad.lay_out(loaddir)
+        iostat = subprocess.Popen(["iostat", "-dxy", "10"],
+                                  stdout=open(os.path.join(out, "iostat.txt"), "w"))
+        daemon = subprocess.Popen([args.binary, "serve", f"--config.file={config}"],
+                                  stderr=open(os.path.join(out, "daemon.log"), "w"))
+        load = PassiveLoad(args.scenario, loaddir, seconds, group, random.Random(args.seed),
+                           events["phases"])
+        if args.slowdown == "backing":
+            slow = BackingSlowdown(group, port, device, os.path.join(out, "neighbour"), events)
+        start = now_ms()
+        events["start_unix_ms"] = start
+        deadline = time.time() + seconds
+        marked = False
+        while time.time() < deadline:
+            minute = (now_ms() - start) / 60000
+            if slow and not marked and minute >= args.slow_from - 1:
+                slow.mark()
+                marked = True
+            if slow and not events["throttle"] and minute >= args.slow_from:
+                print(f"minute {minute:.1f}: slowing {device}'s backing I/O", flush=True)
+                slow.start()
+            if slow and events["throttle"] and "off_unix_ms" not in events["throttle"][-1] \
+                    and minute >= args.slow_to:
+                slow.stop()
+            load.step(time.time())
+            if daemon.poll() is not None:
+                sys.exit(f"the daemon exited ({daemon.returncode}): see {out}/daemon.log")
+            time.sleep(1)
+        if slow and events["throttle"] and "off_unix_ms" not in events["throttle"][-1]:
+            slow.stop()
+        events["end_unix_ms"] = now_ms()
+    finally:
+        if slow:
+            slow.close()
+        if load:
+            load.close()
+        if daemon and daemon.poll() is None:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(timeout=60)
+        if iostat and iostat.poll() is None:
+            iostat.terminate()
+            iostat.wait(timeout=30)
+        if group:
+            group.close()
+        if loop:
+            loop.close()
+        shutil.rmtree(os.path.join(out, "neighbour"), ignore_errors=True)
+
+
 def windows(spec):
     out = []
     for part in filter(None, (spec or "").split(",")):
@@ -360,7 +726,8 @@ def main():
     global THROTTLE_IOPS, THROTTLE_BPS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary")
-    ap.add_argument("scenario", choices=("quiet", "load", "slowdown", "busy", "busyloop"))
+    ap.add_argument("scenario", choices=("quiet", "load", "slowdown", "busy", "busyloop")
+                    + PASSIVE)
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--throttle-iops", type=int, default=THROTTLE_IOPS)
     ap.add_argument("--throttle-bps", type=int, default=THROTTLE_BPS)
@@ -369,10 +736,12 @@ def main():
     ap.add_argument("--throttle", default="")
     ap.add_argument("--switch-after", type=float, default=8,
                     help="busyloop: minutes before the loop device slows down")
-    ap.add_argument("--slowdown", choices=("dio", "cap"), default="dio",
+    ap.add_argument("--slowdown", choices=("dio", "cap", "backing"), default=None,
                     help="busyloop: how the loop device slows down: losetup --direct-io=on, or "
                     "capped for all its users at --cap-share of the probe's median IOPS so far")
     ap.add_argument("--cap-share", type=float, default=0.6)
+    ap.add_argument("--slow-from", type=float, help="passive: minute the backing slowdown starts")
+    ap.add_argument("--slow-to", type=float, help="passive: minute it ends")
     ap.add_argument("--state-from", help="start from a copy of this recording's store "
                     "(the slowdown scenario continues the load scenario's history)")
     args = ap.parse_args()
@@ -390,12 +759,25 @@ def main():
     if not 0 < args.cap_share < 1:
         sys.exit(f"--cap-share: expected a share between 0 and 1, got {args.cap_share}")
     THROTTLE_IOPS, THROTTLE_BPS = args.throttle_iops, args.throttle_bps
+    if args.scenario in PASSIVE:
+        if args.slowdown not in (None, "backing") or args.throttle or args.state_from:
+            sys.exit("the passive scenarios learn in the run and slow down by --slowdown=backing "
+                     "--slow-from=M --slow-to=M only")
+        if args.slowdown and not (1 <= (args.slow_from or 0) < (args.slow_to or 0)
+                                  <= args.minutes):
+            sys.exit("--slowdown=backing needs 1 <= --slow-from < --slow-to <= --minutes")
+    elif args.slowdown == "backing":
+        sys.exit("--slowdown=backing is the passive scenarios'")
+    args.slowdown = args.slowdown or "dio"
 
     out = os.path.abspath(args.out)
     os.makedirs(os.path.join(out, "state"), exist_ok=True)
     events = {"scenario": args.scenario, "throttle": []}
     loop = None
     try:
+        if args.scenario in PASSIVE:
+            record_passive(args, out, events)
+            return
         if args.scenario == "busyloop":
             loop = LoopDisk(out)
         record(args, out, events, loop)

@@ -95,8 +95,8 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
-  EXPECT_EQ(AllConfigKeys().size(), 61u);                   // config.h's
-  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 74u);  // and the sources'
+  EXPECT_EQ(AllConfigKeys().size(), 62u);                   // config.h's
+  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 75u);  // and the sources'
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -144,6 +144,7 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_FALSE(c->passive.enabled);
   EXPECT_EQ(c->passive.exclude, "dm-.*");
   EXPECT_EQ(c->passive.keep_windows, std::chrono::hours(7 * 24));
+  EXPECT_TRUE(c->passive.shadow_diskstats);
   EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfEnabled));
   EXPECT_TRUE(c->settings.Get<bool>(daemon::kBpfQueueStage));
   EXPECT_FALSE(c->settings.Get<bool>(daemon::kKmsgEnabled));

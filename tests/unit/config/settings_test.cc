@@ -116,7 +116,7 @@ TEST(Settings, AllConfigKeysListsThemAfterTheirSectionsLastKey) {
   const std::vector<std::string> plain = AllConfigKeys();
   const std::vector<std::string> keys = AllConfigKeys(kRows);
   ASSERT_EQ(keys.size(), plain.size() + std::size(kRows));
-  const auto last = std::ranges::find(keys, "passive.keep_windows");
+  const auto last = std::ranges::find(keys, "passive.shadow_diskstats");
   ASSERT_NE(last, keys.end());
   for (size_t i = 0; i < std::size(kRows); ++i) EXPECT_EQ(last[1 + i], kRows[i].key);
   EXPECT_EQ(last[1 + std::size(kRows)], "paths.procfs");
