@@ -99,16 +99,10 @@ double Leverage(const Fit& fit, const Regressors& at, const FitShape& shape) {
 Range RangeOf(std::span<const Regressors> x, const FitShape& shape) {
   Range r;
   if (x.empty()) return r;
-  const size_t trim = x.size() > 2 * shape.range_trim ? shape.range_trim : 0;
-  std::vector<double> values(x.size());
   for (size_t k = 0; k < shape.regressors; ++k) {
-    std::ranges::transform(x, values.begin(), [k](const Regressors& p) { return p[k]; });
-    const auto low = values.begin() + static_cast<std::ptrdiff_t>(trim);
-    std::ranges::nth_element(values, low);
-    r.lo[k] = *low;
-    const auto high = values.end() - 1 - static_cast<std::ptrdiff_t>(trim);
-    std::ranges::nth_element(values, high);
-    r.hi[k] = *high;
+    const auto [lo, hi] = std::ranges::minmax(x, {}, [k](const Regressors& p) { return p[k]; });
+    r.lo[k] = lo[k];
+    r.hi[k] = hi[k];
   }
   return r;
 }

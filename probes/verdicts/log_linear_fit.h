@@ -48,17 +48,12 @@ struct FitShape {
   // collinear and cannot be told apart.
   std::vector<size_t> drop_when_collinear;
   size_t points_away = 5;
-  // The covered range leaves out this many points at each end of each
-  // regressor: a few windows at a load (a short burst of steal) cover it no
-  // more than they can give it a slope. 0: every point covers.
-  size_t range_trim = 0;
   // How far beyond what the points cover a prediction may go, as a share of
   // the covered range, for a stress with a slope (none for one without).
   double margin_share = 0.1;
 };
 
-// The smallest and largest of each regressor over the points (but the
-// shape's range_trim at each end).
+// The smallest and largest of each regressor over the points.
 struct Range {
   Regressors lo{};
   Regressors hi{};

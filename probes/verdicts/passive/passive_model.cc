@@ -40,7 +40,6 @@ const FitShape& WindowShape() {
       .stress_names = {"rate", "other I/O", "steal", "request size"},
       .drop_when_collinear = {1, 4, 2, 3},
       .points_away = 10,
-      .range_trim = 10,
       .margin_share = 0.1,
   };
   return shape;

@@ -148,21 +148,5 @@ TEST(PassiveModel, AWindowAtTheOneStealItLearnedIsInside) {
   EXPECT_TRUE(p.outside.empty()) << p.outside;
 }
 
-// Five minutes of a steal burst (30 %) among hours without: too few to give
-// steal a slope, and too few to cover it. A later burst's minute is outside
-// the model, not predicted as if steal did nothing (which raised healthy
-// disks of a simulated fleet whose steal comes in bursts).
-TEST(PassiveModel, AFewMinutesOfStealCoverItNoMoreThanTheyGiveItASlope) {
-  std::vector<PassiveWindow> windows = test_data::Minutes(test_data::Disk{}, 600, 1);
-  for (size_t i = 300; i < 305; ++i) windows[i].steal = 0.3;
-  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, PassivePolicy{});
-  ASSERT_TRUE(model);
-  PassiveWindow burst = windows[100];
-  burst.steal = 0.3;
-  const PassivePrediction p = model->At(burst, PassivePolicy{});
-  EXPECT_NE(p.outside.find("steal"), std::string::npos) << p.outside;
-  EXPECT_TRUE(model->At(windows[100], PassivePolicy{}).outside.empty());
-}
-
 }  // namespace
 }  // namespace iowatch::probes
