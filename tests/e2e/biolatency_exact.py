@@ -90,6 +90,12 @@ def measured(binary, disk, action, interval=INTERVAL):
     out, err = proc.communicate(timeout=interval + 30)
     if proc.returncode != 0:
         raise RuntimeError(f"iowatch biolatency exited {proc.returncode}: {err.strip()}")
+    # What others did on the disk after the action, while the interval ran on: the program
+    # counts it, diskstats' before/after does not (the root disk serves other processes).
+    end = diskstats(disk)
+    after["tail"] = {op: end[op][0] - after[op][0] for op in ("read", "write", "discard", "flush")
+                     if op in end}
+    after["tail_ms"] = {op: end[op][1] - after[op][1] for op in after["tail"]}
     return json.loads(out), before, after, result
 
 
@@ -121,8 +127,10 @@ def check_counts(r, tag, report, disk, before, after, ops, issued=None):
         e = entry(report, disk, op)
         got_n = e["latency"]["total"]["count"] if e else 0
         got_ms = e["latency"]["total"]["sum_seconds"] * 1000 if e else 0
-        r.check(want_n > 0 and abs(got_n - want_n) <= 0.005 * want_n,
-                f"{tag}: {op} requests {got_n} vs diskstats {want_n}")
+        tail = after.get("tail", {}).get(op, 0)
+        r.check(want_n > 0 and want_n - 0.005 * want_n <= got_n <= want_n + tail + 0.005 * want_n,
+                f"{tag}: {op} requests {got_n} vs diskstats {want_n}"
+                + (f" (+ {tail} others' after the action, in the interval)" if tail else ""))
         # The kernel reads its clock, then the tracepoint runs: a vCPU the hypervisor
         # takes in between adds to ours only (5-13 % more at high steal here). As the
         # verdicts do (max_cpu_steal), no comparison then, said on stdout.
@@ -130,8 +138,16 @@ def check_counts(r, tag, report, disk, before, after, ops, issued=None):
             print(f"note {tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms not "
                   f"compared: the hypervisor took {after['steal']:.0%} of the CPUs")
         else:
-            r.check(daemon.total_time_matches(got_ms, want_ms, want_n),
-                    f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms")
+            tail_ms = after.get("tail_ms", {}).get(op, 0)
+            # Others' requests after the action that ended inside the interval add their time
+            # (at most tail_ms) to the program's total, never to diskstats' window.
+            within = daemon.total_time_matches(got_ms, want_ms, want_n)
+            if not within and tail > 0:
+                slack = max(0.02 * want_ms, 2) + 3e-4 * (want_n + tail)
+                within = want_ms - slack <= got_ms <= want_ms + tail_ms + slack
+            r.check(within,
+                    f"{tag}: {op} total time {got_ms:.1f} ms vs diskstats {want_ms} ms"
+                    + (f" (+ {tail_ms} ms others' after the action)" if tail else ""))
         if e:
             stages = e["latency"]
             want_issued = (issued or {}).get(op, got_n)
