@@ -44,6 +44,7 @@
 
 #include "probes/store/store.h"
 #include "probes/verdicts/passive/passive_judge.h"
+#include "tests/bench/verdicts/temporary_database.h"
 
 namespace {
 
@@ -66,15 +67,7 @@ struct Recording {
   std::vector<StoredPassiveWindow> windows;
 };
 
-// A database file removed with its SQLite sidecars when this goes out of scope.
-struct TemporaryDatabase {
-  fs::path path;
-  void Remove() const {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix, ignored);
-  }
-  ~TemporaryDatabase() { Remove(); }
-};
+using bench::TemporaryDatabase;
 
 std::optional<Recording> Load(const fs::path& dir) {
   Recording rec;

@@ -107,6 +107,8 @@ BUSY_JUDGED_SHARE = 0.60
 def unpack(workdir):
     dirs = []
     for name in sorted(os.listdir(RECORDINGS)):
+        if name.startswith("passive-"):  # the passive judge's: no probe runs (passive_replay_test.py)
+            continue
         src = os.path.join(RECORDINGS, name)
         dst = os.path.join(workdir, name)
         os.makedirs(dst)

@@ -45,6 +45,7 @@
 #include "probes/verdicts/job_judge.h"
 #include "probes/verdicts/memory_baseline_source.h"
 #include "probes/verdicts/run_metrics.h"
+#include "tests/bench/verdicts/temporary_database.h"
 
 namespace {
 
@@ -100,15 +101,7 @@ BaselinePolicy BeforePolicy() {
   return p;
 }
 
-// A database file removed with its SQLite sidecars when this goes out of scope.
-struct TemporaryDatabase {
-  fs::path path;
-  void Remove() const {
-    std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix, ignored);
-  }
-  ~TemporaryDatabase() { Remove(); }
-};
+using bench::TemporaryDatabase;
 
 std::optional<Recording> Load(const fs::path& dir) {
   Recording rec;
