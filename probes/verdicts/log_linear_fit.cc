@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "probes/verdicts/baseline.h"
@@ -176,6 +177,29 @@ std::vector<bool> SlopedStresses(const Fit& fit, const FitShape& shape) {
     if (fit.use[k] && fit.slope[k] != 0) sloped[shape.stress_of[k]] = true;
   }
   return sloped;
+}
+
+Range CoveredRange(std::span<const Regressors> x, const Range& r, const Fit& fit,
+                   const FitShape& shape) {
+  Range covered = r;
+  if (!shape.cover_by_points_away || x.empty()) return covered;
+  const std::vector<bool> sloped = SlopedStresses(fit, shape);
+  std::vector<double> values(x.size());
+  for (size_t s = 0; s < shape.needs.size(); ++s) {
+    if (sloped[s]) continue;
+    const SlopeNeed& need = shape.needs[s];
+    const size_t k = need.regressor;
+    std::ranges::transform(x, values.begin(), [k](const Regressors& p) { return p[k]; });
+    const size_t rank = std::min(shape.points_away, values.size());
+    const auto nth = values.end() - static_cast<std::ptrdiff_t>(rank);
+    std::ranges::nth_element(values, nth);
+    covered.hi[k] = *nth + need.away;
+    for (size_t j = 0; j < shape.regressors; ++j) {
+      if (j != k && shape.stress_of[j] == s)
+        covered.hi[j] = std::numeric_limits<double>::infinity();
+    }
+  }
+  return covered;
 }
 
 PredictionPoint WhereToPredict(const Regressors& at, const Range& r, const Fit& fit,

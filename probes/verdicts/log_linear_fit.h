@@ -51,6 +51,11 @@ struct FitShape {
   // How far beyond what the points cover a prediction may go, as a share of
   // the covered range, for a stress with a slope (none for one without).
   double margin_share = 0.1;
+  // Whether a stress without a slope covers only what points_away points
+  // vouch for (CoveredRange): where a few windows of a rare load would
+  // otherwise stretch what the fit is trusted for without teaching it that
+  // load's effect.
+  bool cover_by_points_away = false;
 };
 
 // The smallest and largest of each regressor over the points.
@@ -98,6 +103,14 @@ double Predict(const Fit& fit, const Regressors& x, const FitShape& shape);
 double UncertaintyAt(const Fit& fit, const Regressors& at, const FitShape& shape);
 // The stresses the fit has a slope for.
 std::vector<bool> SlopedStresses(const Fit& fit, const FitShape& shape);
+// `r` with each stress the fit has no slope for covered up to its
+// points_away-th highest point plus its need's `away` (on the regressor that
+// measures it; a regressor of a stress that curves follows its measure),
+// below or above its highest point: a load a few points reached is as new
+// to the fit as one none reached, and one within `away` of where many lie is
+// as known as theirs. `r` unchanged unless shape.cover_by_points_away.
+Range CoveredRange(std::span<const Regressors> x, const Range& r, const Fit& fit,
+                   const FitShape& shape);
 PredictionPoint WhereToPredict(const Regressors& at, const Range& r, const Fit& fit,
                                const FitShape& shape);
 

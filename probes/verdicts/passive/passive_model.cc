@@ -41,6 +41,7 @@ const FitShape& WindowShape() {
       .drop_when_collinear = {1, 4, 2, 3},
       .points_away = 10,
       .margin_share = 0.1,
+      .cover_by_points_away = true,
   };
   return shape;
 }
@@ -102,7 +103,7 @@ std::string DescribeOutside(size_t stress, const PassiveWindow& w, const Range& 
   switch (stress) {
     case 0:
       return fmt::format("rate {:.0f}/s above the {:.0f}–{:.0f}/s its {} windows covered", w.rate,
-                         r.lo[1] * 4096, r.hi[1] * 4096, windows);
+                         (std::exp2(r.lo[0]) - 1) * 64, (std::exp2(r.hi[0]) - 1) * 64, windows);
     case 1:
       return fmt::format(
           "other I/O {:.1f} MB/s above the {:.1f}–{:.1f} MB/s its {} windows covered",
@@ -183,6 +184,7 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> po
   std::optional<Fit> fit = FitConstrained(x, y, weights, 1, allowed, shape);
   if (!fit) return std::nullopt;
   fit->spread = std::sqrt(sigma2);
+  model.range_ = CoveredRange(x, model.range_, *fit, shape);
   model.fit_ = *fit;
   model.c2_ = c2;
   return model;

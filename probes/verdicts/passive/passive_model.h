@@ -9,9 +9,10 @@
 // fitted by LogLinearFit with every slope ≥ 0 (more load never makes a
 // healthy disk faster: a slope of the wrong sign is noise), a slope only for
 // a load the windows spread over, and no prediction above the loads they
-// covered (a tenth of the range beyond where sloped): such a window is
-// `outside`, not judged. Queue depth, utilisation and iowait are left out on
-// purpose: a slower disk deepens its own queue, and a line through them
+// covered (a tenth of the range beyond where sloped; where not, no further
+// than ten windows vouch for, so that a few minutes of a steal burst do not
+// stand for the next one): such a window is `outside`, not judged. Queue depth, utilisation and
+// iowait are left out on purpose: a slower disk deepens its own queue, and a line through them
 // would explain the slowdown away. The rate is safe: a closed-loop workload
 // on a slower disk does fewer requests, which moves its point up and to the
 // left, above a rising line.

@@ -148,5 +148,44 @@ TEST(PassiveModel, AWindowAtTheOneStealItLearnedIsInside) {
   EXPECT_TRUE(p.outside.empty()) << p.outside;
 }
 
+// Five minutes of a steal burst (30 %) among hours without: too few to give
+// steal a slope, and too few to cover it. A later burst's minute is outside
+// the model, not predicted as if steal did nothing (which raised healthy
+// disks of a simulated fleet whose steal comes in bursts).
+TEST(PassiveModel, AFewMinutesOfStealCoverItNoMoreThanTheyGiveItASlope) {
+  std::vector<PassiveWindow> windows = test_data::Minutes(test_data::Disk{}, 600, 1);
+  for (size_t i = 300; i < 305; ++i) windows[i].steal = 0.3;
+  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, PassivePolicy{});
+  ASSERT_TRUE(model);
+  PassiveWindow burst = windows[100];
+  burst.steal = 0.3;
+  const PassivePrediction p = model->At(burst, PassivePolicy{});
+  EXPECT_NE(p.outside.find("steal"), std::string::npos) << p.outside;
+  EXPECT_TRUE(model->At(windows[100], PassivePolicy{}).outside.empty());
+  for (const PassiveWindow& w : windows) {
+    if (w.steal == 0) {
+      EXPECT_TRUE(model->At(w, PassivePolicy{}).outside.empty()) << w.rate;
+    }
+  }
+}
+
+// A steady load's rate, without the spread a slope needs, is covered a
+// factor of two beyond its tenth-highest minute: a model freshly learned
+// from its first hour judges every minute of that load, and a minute at
+// three times its rate is outside.
+TEST(PassiveModel, AFreshModelOfASteadyLoadCoversAllOfIt) {
+  const test_data::Disk steady{.lo = 900, .hi = 1100};
+  const std::vector<PassiveWindow> windows = test_data::Minutes(steady, 61, 3);
+  const std::optional<PassiveModel> model = PassiveModel::Learn(windows, PassivePolicy{});
+  ASSERT_TRUE(model);
+  for (const PassiveWindow& w : test_data::Minutes(steady, 300, 4)) {
+    EXPECT_EQ(model->At(w, PassivePolicy{}).outside, "") << w.rate;
+  }
+  PassiveWindow busier = windows[0];
+  busier.rate = 3300;
+  busier.requests = 3300 * 60;
+  EXPECT_NE(model->At(busier, PassivePolicy{}).outside.find("rate"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iowatch::probes
