@@ -3,7 +3,7 @@
 project's VM, packed by pack.py) replayed through the daemon's passive judge (replay_passive
 --check): on the recording's loop device, by the device stage, no false alarm, at least 80 %
 of the minutes with 50 requests or more judged once learned, every slowdown raised within 5
-minutes (15 for passive-bursty). Diskstats' figures are printed beside them, not checked.
+minutes (15 for passive-bursty and -diurnal). Diskstats' figures are printed beside them, not checked.
 
 The check must be able to fail: each recording is also replayed with its slowdown moved to
 its first ten minutes, where the model is still learning, so that the real slowdown's raise

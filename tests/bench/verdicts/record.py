@@ -51,13 +51,20 @@ Scenarios:
             steady: randrw 70/30, bssplit 4k/60:16k/20:64k/15:256k/5, ~400
             IOPS, QD4; bursty: the same mix at 60 IOPS, and 30 s bursts at
             2,000 IOPS after seeded gaps of 1-5 min; busy: steady, and 0, 1
-            or 2 CPU burners drawn anew every 20-60 s (steal).
+            or 2 CPU burners drawn anew every 20-60 s (steal); diurnal: the
+            same mix at a rate that follows a day's shape compressed into
+            the recording (60 IOPS at its start and end, 800 at its middle,
+            a raised cosine, set anew every 2 min).
             --slowdown=backing --slow-from=M --slow-to=M: from minute M to
             M, the loop's backing I/O waits (BackingSlowdown: a throttle
             rule on the root disk in the group, and a hidden neighbour in
             the group whose demand alone exceeds it); the loop's device-stage
             mean is measured from /metrics, must rise by 30 % or more (else
             the script exits non-zero) and its factor goes to events.json.
+            --slowdown=neighbour: the same window, the step made by a
+            neighbour on the root disk (4 KiB random I/O at QD 1, outside
+            the group, not on the loop) at the first rate of 100, 200, 400,
+            800, 1,600 IOPS that slows the loop's device stage by 30 %.
   --seed    the random draws' seed (default 27), so a recording can be made
             again with the same schedule of load and burners.
 
@@ -69,6 +76,7 @@ devices, backing files, cgroups), also when stopped.
 """
 import argparse
 import json
+import math
 import os
 import random
 import re
@@ -374,13 +382,15 @@ class Irregular:
 # the workload asks is what reaches the loop (no page cache) and the loop's backing I/O is the
 # workload's. The recording is the store's passive_windows, both sources (device stage and
 # diskstats) through passive.shadow_diskstats.
-PASSIVE = ("passive-steady", "passive-bursty", "passive-busy")
+PASSIVE = ("passive-steady", "passive-bursty", "passive-busy", "passive-diurnal")
 BLKIO_GROUP = f"/sys/fs/cgroup/blkio/iowatch-rec-{os.getpid()}"  # one per recording
 STEADY_IOPS = 400                       # randrw 70/30: 280 reads, 120 writes a second
 STEADY_MIX = "4k/60:16k/20:64k/15:256k/5"
 BURST_IOPS, BURST_SECONDS, FLOOR_IOPS = 2000, 30, 60
 SLOW_LIMITS = (4000, 2000, 1000)        # the throttle rule's IOPS on the root disk, tried in turn
 SLOW_MIN_FACTOR = 1.3                   # the device-stage mean must rise by >= 30 %
+NEIGHBOUR_RATES = (100, 200, 400, 800, 1600)  # the neighbour's 4 KiB IOPS, tried in turn
+DIURNAL_FLOOR, DIURNAL_PEAK, DIURNAL_STEP = 60, 800, 120  # IOPS; seconds between two rates
 
 
 def passive_config(state_dir, port):
@@ -497,8 +507,33 @@ class PassiveLoad:
         self.procs, self.burst, self.burners = [], None, []
         self.next_burst = time.time() + rng.uniform(60, 240)
         self.burn_until = 0
+        self.seconds, self.start, self.next_rate = seconds, time.time(), 0
+        if scenario == "passive-diurnal":
+            self.period = seconds  # one day's shape over the whole recording
+            return
         base = FLOOR_IOPS if scenario == "passive-bursty" else STEADY_IOPS
         self.procs.append(fio("base", loaddir, steady_args(base), seconds + 300, group))
+
+    def diurnal_iops(self, now):
+        """A day's load compressed into the recording: the floor at its start and end (the
+        night), the peak at its middle, as a raised cosine."""
+        phase = (now - self.start) / self.period
+        return round(DIURNAL_FLOOR + (DIURNAL_PEAK - DIURNAL_FLOOR)
+                     * (1 - math.cos(2 * math.pi * phase)) / 2)
+
+    def next_diurnal(self, now):
+        """The next rate of the diurnal load: its fio started before the last one stops, so the
+        disk never idles between two."""
+        iops = self.diurnal_iops(now)
+        self.log.append({"at_unix_ms": now_ms(), "iops": iops})
+        old = self.procs
+        self.procs = [fio("base", self.loaddir, steady_args(iops), self.seconds + 300,
+                          self.group)]
+        time.sleep(1)
+        for p in old:
+            p.terminate()
+            p.wait(timeout=30)
+        self.next_rate = now + DIURNAL_STEP
 
     @staticmethod
     def lay_out(loaddir):
@@ -509,6 +544,8 @@ class PassiveLoad:
                         "--output=/dev/null"], check=True, cwd=loaddir)
 
     def step(self, now):
+        if self.scenario == "passive-diurnal" and now >= self.next_rate:
+            self.next_diurnal(now)
         if self.scenario == "passive-bursty":
             if self.burst and self.burst.poll() is not None:
                 self.burst = None
@@ -598,28 +635,33 @@ class BackingSlowdown:
         baseline = mean_between(self.before, baseline_end)
         record = {"on_unix_ms": now_ms(), "baseline_mean_seconds": baseline, "tries": []}
         self.events["throttle"].append(record)
-        self.neighbour = fio("neighbour", self.dir,
-                             ["--filename=neighbour", "--rw=randrw", "--rwmixread=50",
-                              "--bs=4k", "--iodepth=4"], 86400, self.group, size="256m")
-        for limit in SLOW_LIMITS:
+        for trial in self.trials():
             served = self.group.serviced()
-            self.group.throttle(limit)
             a = device_stage(self.port, self.device)
             time.sleep(30)
             b = device_stage(self.port, self.device)
             factor = mean_between(a, b) / baseline
             counted = self.group.serviced() - served
-            record["tries"].append({"limit_iops": limit, "mean_seconds": mean_between(a, b),
+            record["tries"].append({**trial, "mean_seconds": mean_between(a, b),
                                     "factor": round(factor, 3), "serviced": counted})
-            print(f"slowdown at {limit} IOPS: device-stage mean x{factor:.2f} "
+            print(f"slowdown at {trial}: device-stage mean x{factor:.2f} "
                   f"({counted} requests through the rule)", flush=True)
             if factor >= SLOW_MIN_FACTOR:
-                record["limit_iops"] = limit
+                record.update(trial)
                 self.step_start = b
                 return
-        sys.exit(f"--slowdown=backing: the loop's device-stage mean rose at most "
-                 f"x{max(t['factor'] for t in record['tries']):.2f} (limits {SLOW_LIMITS}); "
+        sys.exit(f"--slowdown: the loop's device-stage mean rose at most "
+                 f"x{max(t['factor'] for t in record['tries']):.2f} ({record['tries']}); "
                  f"needs x{SLOW_MIN_FACTOR}: no slowdown recorded")
+
+    def trials(self):
+        """Each stronger step in turn, set up before it is measured: the throttle's limits."""
+        self.neighbour = fio("neighbour", self.dir,
+                             ["--filename=neighbour", "--rw=randrw", "--rwmixread=50",
+                              "--bs=4k", "--iodepth=4"], 86400, self.group, size="256m")
+        for limit in SLOW_LIMITS:
+            self.group.throttle(limit)
+            yield {"limit_iops": limit}
 
     def stop(self):
         end = device_stage(self.port, self.device)
@@ -640,6 +682,24 @@ class BackingSlowdown:
             self.neighbour.terminate()
             self.neighbour.wait(timeout=30)
         self.neighbour = None
+
+
+class NeighbourSlowdown(BackingSlowdown):
+    """--slowdown=neighbour: the root disk the loop's backing file is on gets a neighbour, 4 KiB
+    random reads and writes at QD 1 and a fixed rate, outside the workload's group and not on
+    the loop: the loop's users see their device slower, as a disk shared with someone else's
+    I/O (or one whose media got slower) is, by a measured step rather than the throttle's
+    dispatch ticks. The rates of NEIGHBOUR_RATES are tried in turn until the loop's
+    device-stage mean has risen by SLOW_MIN_FACTOR; the one that did stays to the end."""
+
+    def trials(self):
+        for rate in NEIGHBOUR_RATES:
+            self.close()
+            self.neighbour = fio("neighbour", self.dir,
+                                 ["--filename=neighbour", "--rw=randrw", "--rwmixread=50",
+                                  "--bs=4k", "--iodepth=1", f"--rate_iops={rate // 2},{rate // 2}"],
+                                 86400, None, size="256m")
+            yield {"neighbour_iops": rate}
 
 
 def record_passive(args, out, events):
@@ -672,8 +732,9 @@ def record_passive(args, out, events):
                                   stderr=open(os.path.join(out, "daemon.log"), "w"))
         load = PassiveLoad(args.scenario, loaddir, seconds, group, random.Random(args.seed),
                            events["phases"])
-        if args.slowdown == "backing":
-            slow = BackingSlowdown(group, port, device, os.path.join(out, "neighbour"), events)
+        if args.slowdown in ("backing", "neighbour"):
+            kind = BackingSlowdown if args.slowdown == "backing" else NeighbourSlowdown
+            slow = kind(group, port, device, os.path.join(out, "neighbour"), events)
         start = now_ms()
         events["start_unix_ms"] = start
         deadline = time.time() + seconds
@@ -736,7 +797,7 @@ def main():
     ap.add_argument("--throttle", default="")
     ap.add_argument("--switch-after", type=float, default=8,
                     help="busyloop: minutes before the loop device slows down")
-    ap.add_argument("--slowdown", choices=("dio", "cap", "backing"), default=None,
+    ap.add_argument("--slowdown", choices=("dio", "cap", "backing", "neighbour"), default=None,
                     help="busyloop: how the loop device slows down: losetup --direct-io=on, or "
                     "capped for all its users at --cap-share of the probe's median IOPS so far")
     ap.add_argument("--cap-share", type=float, default=0.6)
@@ -760,14 +821,15 @@ def main():
         sys.exit(f"--cap-share: expected a share between 0 and 1, got {args.cap_share}")
     THROTTLE_IOPS, THROTTLE_BPS = args.throttle_iops, args.throttle_bps
     if args.scenario in PASSIVE:
-        if args.slowdown not in (None, "backing") or args.throttle or args.state_from:
-            sys.exit("the passive scenarios learn in the run and slow down by --slowdown=backing "
-                     "--slow-from=M --slow-to=M only")
+        if args.slowdown not in (None, "backing", "neighbour") or args.throttle \
+                or args.state_from:
+            sys.exit("the passive scenarios learn in the run and slow down by "
+                     "--slowdown=backing|neighbour --slow-from=M --slow-to=M only")
         if args.slowdown and not (1 <= (args.slow_from or 0) < (args.slow_to or 0)
                                   <= args.minutes):
-            sys.exit("--slowdown=backing needs 1 <= --slow-from < --slow-to <= --minutes")
-    elif args.slowdown == "backing":
-        sys.exit("--slowdown=backing is the passive scenarios'")
+            sys.exit(f"--slowdown={args.slowdown} needs 1 <= --slow-from < --slow-to <= --minutes")
+    elif args.slowdown in ("backing", "neighbour"):
+        sys.exit(f"--slowdown={args.slowdown} is the passive scenarios'")
     args.slowdown = args.slowdown or "dio"
 
     out = os.path.abspath(args.out)

@@ -23,7 +23,7 @@
 //
 // --check: the goals, for the recording's own device (events.json "device")
 // and the device stage: no false alarm, at least 80 % of eligible windows
-// judged, every slowdown raised within 5 minutes (15 for passive-bursty).
+// judged, every slowdown raised within 5 minutes (15 for passive-bursty and passive-diurnal).
 // Exits 1 naming each goal missed. Diskstats' figures are printed, not
 // checked.
 #include <fmt/format.h>
@@ -202,7 +202,8 @@ std::string List(const std::vector<std::optional<int64_t>>& values) {
 // The goals missed by the device stage of the recording's device.
 std::vector<std::string> Check(const Recording& rec, const Tally& t) {
   std::vector<std::string> missed;
-  const int64_t goal_ms = (rec.scenario == "passive-bursty" ? 15 : 5) * kMinuteMs;
+  const int64_t goal_ms =
+      (rec.scenario == "passive-bursty" || rec.scenario == "passive-diurnal" ? 15 : 5) * kMinuteMs;
   if (!t.false_raises.empty()) {
     missed.push_back(fmt::format("{} false alarm(s), first at unix ms {}", t.false_raises.size(),
                                  t.false_raises.front()));
