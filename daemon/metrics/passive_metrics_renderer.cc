@@ -24,11 +24,15 @@ std::optional<double> Judged(const PassiveSeriesRow& row, double probes::Passive
   return (*row.judged).*field;
 }
 
-const std::array<PassiveFamily, 7>& PassiveFamilyTable() {
-  static const std::array<PassiveFamily, 7> families = {{
+const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
+  static const std::array<PassiveFamily, 8> families = {{
       {"iowatch_passive_bound_ratio", "gauge",
        "The last judged window's bound: observed over predicted latency above it is bad.",
        [](const PassiveSeriesRow& r) { return Judged(r, &probes::PassiveVerdict::bound_ratio); }},
+      {"iowatch_passive_drift_ratio", "gauge",
+       "The series' mean latency over its first day's at the first day's loads: its model of the "
+       "last two days against the first day's (the drift watch).",
+       [](const PassiveSeriesRow& r) { return r.drift_ratio; }},
       {"iowatch_passive_latency_ratio", "gauge",
        "The last judged window's mean latency over the model's prediction at its load.",
        [](const PassiveSeriesRow& r) { return Judged(r, &probes::PassiveVerdict::ratio); }},
@@ -50,10 +54,11 @@ const std::array<PassiveFamily, 7>& PassiveFamilyTable() {
        }},
       {"iowatch_passive_regression", "gauge",
        "1 after passive.hysteresis judged windows in a row slower than the bound, 0 after as many "
-       "good ones.",
+       "good ones; also 1 while the drift watch holds the series raised.",
        [](const PassiveSeriesRow& r) -> std::optional<double> { return r.regressed ? 1 : 0; }},
       {"iowatch_passive_regression_since_timestamp_seconds", "gauge",
-       "The start of the first bad window of the standing regression.",
+       "The start of the first bad window of the standing regression, or the refit at which a "
+       "drift first crossed 10 % (the earlier).",
        [](const PassiveSeriesRow& r) -> std::optional<double> {
          if (!r.regressed || r.regressed_since_ms == 0) return std::nullopt;
          return static_cast<double>(r.regressed_since_ms) / 1000;

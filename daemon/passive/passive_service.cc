@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <utility>
 
@@ -62,7 +63,7 @@ void PassiveService::RestoreSeries(const std::string& identity, PassiveRestored&
   auto [judge, added] = judges_.try_emplace(s.device, options_.judge);
   if (added) identities_[s.device] = identity;
   const probes::PassiveSeriesKey series{s.op, s.size, s.source};
-  judge->second.Restore(series, s.state, restored.learned);
+  judge->second.Restore(series, s.state, restored.learned, restored.reference);
   PassiveSeriesRow& row = rows_[{s.device, s.op, s.size, s.source}];
   row.device = s.device;
   row.op = s.op;
@@ -72,6 +73,8 @@ void PassiveService::RestoreSeries(const std::string& identity, PassiveRestored&
   row.regressed_since_ms = judge->second.RegressedSinceMs(series);
   const probes::PassiveModel* model = judge->second.Model(series);
   row.model_windows = model == nullptr ? 0 : model->Windows();
+  row.drift_ratio = judge->second.Drift(series)->Ratio();
+  row.drift_raised = judge->second.Drift(series)->Raised();
   if (s.last_judged) {
     probes::PassiveVerdict v;
     v.window.device = s.device;
@@ -130,7 +133,10 @@ void PassiveService::Keep(const probes::PassiveVerdict& v) {
       continue;
     }
     // A window of a streak that broke, stored before.
-    batch_.learned.push_back({w.device, w.op, w.size, w.source, p.end_ms});
+    batch_.learned.push_back({w.device, w.op, w.size, w.source, p.end_ms, false});
+  }
+  for (const probes::PassivePoint& p : v.reference) {
+    batch_.learned.push_back({w.device, w.op, w.size, w.source, p.end_ms, true});
   }
   batch_.windows.push_back(std::move(stored));
   dirty_.insert({w.device, w.op, w.size, w.source});
@@ -220,10 +226,11 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     ++row.windows[static_cast<size_t>(v.reason)];
     const probes::PassiveSeriesKey series{w.op, w.size, w.source};
     row.regressed = judge->second.Regressed(series);
-    if (v.change && v.change->regressed) row.regressed_since_ms = v.change->since_ms;
-    if (!row.regressed) row.regressed_since_ms = 0;
+    row.regressed_since_ms = judge->second.RegressedSinceMs(series);
     const probes::PassiveModel* model = judge->second.Model(series);
     row.model_windows = model == nullptr ? 0 : model->Windows();
+    row.drift_ratio = judge->second.Drift(series)->Ratio();
+    row.drift_raised = judge->second.Drift(series)->Raised();
     if (v.reason == probes::PassiveReason::kJudged) row.judged = v;
     changed = changed || v.change.has_value();
     if (v.change && v.change->regressed && options_.on_raise) options_.on_raise(w.device);
@@ -265,7 +272,8 @@ std::vector<PassiveSeriesVerdict> PassiveVerdictsOf(const PassiveSnapshot& snaps
   out.reserve(snapshot.series.size());
   for (const PassiveSeriesRow& row : snapshot.series) {
     out.push_back({row.device, row.op, row.size, std::string(probes::ToString(row.source)),
-                   row.regressed, row.regressed_since_ms, row.judged ? row.judged->ratio : 0});
+                   row.regressed, row.regressed_since_ms, row.judged ? row.judged->ratio : 0,
+                   row.drift_raised ? row.drift_ratio.value_or(0) : 0});
   }
   return out;
 }
@@ -277,9 +285,13 @@ std::vector<PassiveSeriesVerdict> StoredPassiveVerdicts(
     if (IdentityOf(snapshot, s.device) != s.identity) continue;  // another disk now
     probes::RegressionTracker tracker;
     tracker.Restore(s.state.tracker);
+    const probes::PassiveDriftState& drift = s.state.drift;
+    int64_t since = tracker.RegressedSinceMs(s.op, probes::kPassiveMetric);
+    if (drift.raised && (since == 0 || drift.since_ms < since)) since = drift.since_ms;
     out.push_back({s.device, s.op, s.size, std::string(probes::ToString(s.source)),
-                   tracker.AnyRegressed(), tracker.RegressedSinceMs(s.op, probes::kPassiveMetric),
-                   s.last_judged ? s.last_judged->ratio : 0});
+                   tracker.AnyRegressed() || drift.raised, since,
+                   s.last_judged ? s.last_judged->ratio : 0,
+                   drift.raised ? std::exp(drift.level.value_or(0)) : 0});
   }
   return out;
 }

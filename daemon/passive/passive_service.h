@@ -57,6 +57,8 @@ struct PassiveSeriesRow {
   bool regressed = false;
   int64_t regressed_since_ms = 0;                   // the first bad window's start
   size_t model_windows = 0;                         // what the model learned from; 0 while learning
+  std::optional<double> drift_ratio;                // mean latency over its first day's (drift)
+  bool drift_raised = false;                        // the drift watch holds it regressed
   std::array<uint64_t, kPassiveReasons> windows{};  // by PassiveReason, since start
 };
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/terminal_text.h"
+#include "probes/verdicts/passive/passive_drift.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -19,7 +20,8 @@ int64_t NowUnixMs() {
       .count();
 }
 
-// Every readable state with its learned windows; unreadable ones moved aside.
+// Every readable state with its learned windows and its drift reference's;
+// unreadable ones moved aside.
 Result<std::vector<PassiveRestored>> ReadStates(probes::Store& store, size_t max_learned) {
   std::vector<probes::UnreadablePassiveState> unreadable;
   Result<std::vector<probes::StoredPassiveState>> states = store.PassiveStates(unreadable);
@@ -38,7 +40,10 @@ Result<std::vector<PassiveRestored>> ReadStates(probes::Store& store, size_t max
     Result<std::vector<probes::PassivePoint>> learned =
         store.PassiveLearned(s.device, s.op, s.size, s.source, max_learned);
     if (!learned) return ErrorOf(learned);
-    out.push_back({std::move(s), std::move(*learned)});
+    Result<std::vector<probes::PassivePoint>> reference = store.PassiveLearned(
+        s.device, s.op, s.size, s.source, probes::PassiveDrift::kMaxReferencePoints, true);
+    if (!reference) return ErrorOf(reference);
+    out.push_back({std::move(s), std::move(*learned), std::move(*reference)});
   }
   return out;
 }

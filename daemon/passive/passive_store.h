@@ -44,6 +44,7 @@ namespace iowatch::daemon {
 struct PassiveRestored {
   probes::StoredPassiveState state;
   std::vector<probes::PassivePoint> learned;
+  std::vector<probes::PassivePoint> reference;  // its drift reference's; none before chosen
 };
 
 struct PassiveBatch {

@@ -265,7 +265,11 @@ std::string DescribePassive(const PassiveSeriesVerdict& v) {
   std::string out = fmt::format("{} {} ({})", v.op, v.size,
                                 v.source == "device" ? "device stage" : "await, queue included");
   if (!v.regressed) return out + ": no regression";
-  out += v.ratio > 0 ? fmt::format(": {:.2f}× its past", v.ratio) : ": slower than its past";
+  if (v.drift_ratio > 0) {
+    out += fmt::format(": {:.2f}× its first day (a slow drift)", v.drift_ratio);
+  } else {
+    out += v.ratio > 0 ? fmt::format(": {:.2f}× its past", v.ratio) : ": slower than its past";
+  }
   if (v.since_unix_ms > 0) {
     const std::time_t since = static_cast<std::time_t>(v.since_unix_ms / 1000);
     out += fmt::format(" since {:%Y-%m-%d %H:%M} UTC", fmt::gmtime(since));

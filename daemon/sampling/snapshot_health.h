@@ -60,6 +60,9 @@ struct PassiveSeriesVerdict {
   bool regressed = false;
   int64_t since_unix_ms = 0;  // the first bad window's start; 0 when unknown
   double ratio = 0;           // the last judged window's observed over predicted; 0: none
+  // While its drift watch holds it raised: its latency over its first day's
+  // at the same load (a slow drift the windows' model followed); 0 otherwise.
+  double drift_ratio = 0;
 };
 
 struct DiskHealth {

@@ -23,10 +23,12 @@ std::string SinceUtc(int64_t ms) {
 }
 
 std::string StateCell(const PassiveSeriesRow& r) {
-  if (r.regressed) {
-    return fmt::format("<td class=\"bad\">slower than its past{}</td>",
-                       r.regressed_since_ms > 0 ? " " + SinceUtc(r.regressed_since_ms) : "");
+  const std::string since = r.regressed_since_ms > 0 ? " " + SinceUtc(r.regressed_since_ms) : "";
+  if (r.drift_raised && r.drift_ratio) {
+    return fmt::format("<td class=\"bad\">{:.2f}× its first day (drift){}</td>", *r.drift_ratio,
+                       since);
   }
+  if (r.regressed) return fmt::format("<td class=\"bad\">slower than its past{}</td>", since);
   const PassiveReason reason = r.last.reason;
   if (reason == PassiveReason::kJudged) {
     return r.last.bad ? std::string("<td class=\"bad\">slow minute</td>")

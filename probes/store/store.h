@@ -274,10 +274,11 @@ class Store {
       std::vector<UnreadablePassiveState>& unreadable) const;
   // Moves an unreadable row to passive_states_quarantine (with now and why).
   Status QuarantinePassiveState(const UnreadablePassiveState& row, int64_t now_unix_ms);
-  // The newest `limit` windows the series learned from, oldest first.
+  // The newest `limit` windows the series learned from, oldest first; with
+  // `reference`, its drift reference's windows instead.
   Result<std::vector<PassivePoint>> PassiveLearned(std::string_view device, std::string_view op,
                                                    std::string_view size, PassiveSource source,
-                                                   size_t limit) const;
+                                                   size_t limit, bool reference = false) const;
   // Every stored window that ended in [from_unix_ms, to_unix_ms), by device,
   // op, size, source, then end.
   Result<std::vector<StoredPassiveWindow>> PassiveWindows(int64_t from_unix_ms,
@@ -291,8 +292,8 @@ class Store {
   // The devices reset after `unix_ms`, with when, oldest first.
   Result<std::vector<std::pair<std::string, int64_t>>> PassiveResetsAfter(int64_t unix_ms) const;
   // Deletes the windows that ended before `unix_ms`, except each series'
-  // newest `keep_learned` learned ones (what a restart refits from); returns
-  // how many.
+  // newest `keep_learned` learned ones (what a restart refits from) and its
+  // drift reference's; returns how many.
   Result<int64_t> PrunePassiveWindows(int64_t unix_ms, size_t keep_learned);
 
   // --- Whether each run was judged (store_verdicts.cc) -------------------

@@ -61,12 +61,36 @@ PassiveWindow WindowFromJson(const json& doc, const StoredPassiveState& key) {
   return w;
 }
 
+json DriftToJson(const PassiveDriftState& d) {
+  json doc = {{"calibrate_until_ms", d.calibrate_until_ms},
+              {"calibration_fits", d.calibration_fits},
+              {"calibration_sum", d.calibration_sum},
+              {"streak", d.streak},
+              {"raised", d.raised},
+              {"since_ms", d.since_ms}};
+  if (d.level) doc["level"] = *d.level;
+  return doc;
+}
+
+PassiveDriftState DriftFromJson(const json& doc) {
+  PassiveDriftState d;
+  d.calibrate_until_ms = doc.at("calibrate_until_ms").get<int64_t>();
+  d.calibration_fits = doc.at("calibration_fits").get<uint64_t>();
+  d.calibration_sum = FiniteAt(doc, "calibration_sum");
+  if (doc.contains("level")) d.level = FiniteAt(doc, "level");
+  d.streak = doc.at("streak").get<uint32_t>();
+  d.raised = doc.at("raised").get<bool>();
+  d.since_ms = doc.at("since_ms").get<int64_t>();
+  return d;
+}
+
 json StateToJson(const StoredPassiveState& s) {
   json waiting = json::array();
   for (const PassiveWindow& w : s.state.waiting) waiting.push_back(WindowToJson(w));
   json doc = {{"tracker", internal::TrackerToJson(s.state.tracker)},
               {"waiting", waiting},
-              {"since_fit", s.state.since_fit}};
+              {"since_fit", s.state.since_fit},
+              {"drift", DriftToJson(s.state.drift)}};
   if (s.last_judged) {
     const PassiveJudgedFigures& j = *s.last_judged;
     doc["last_judged"] = {{"end_ms", j.end_ms},
@@ -83,6 +107,8 @@ void StateFromJson(const json& doc, StoredPassiveState& s) {
   s.state.tracker = internal::TrackerFromJson(doc.at("tracker"));
   for (const json& w : doc.at("waiting")) s.state.waiting.push_back(WindowFromJson(w, s));
   s.state.since_fit = doc.at("since_fit").get<size_t>();
+  // Absent in a state stored before the drift watch: it starts afresh.
+  if (const auto d = doc.find("drift"); d != doc.end()) s.state.drift = DriftFromJson(*d);
   if (const auto j = doc.find("last_judged"); j != doc.end()) {
     s.last_judged = PassiveJudgedFigures{
         j->at("end_ms").get<int64_t>(), FiniteAt(*j, "mean_seconds"),
@@ -136,11 +162,12 @@ Status InsertWindows(const internal::Connection& connection,
 Status MarkLearned(const internal::Connection& connection,
                    std::span<const PassiveLearnedMark> marks, std::string_view what) {
   return RunEach(connection,
-                 "UPDATE passive_windows SET learned = 1 WHERE device = ?1 AND op = ?2 AND size = "
-                 "?3 AND source = ?4 AND end_unix_ms = ?5",
+                 "UPDATE passive_windows SET learned = 1, reference = MAX(reference, ?6) WHERE "
+                 "device = ?1 AND op = ?2 AND size = ?3 AND source = ?4 AND end_unix_ms = ?5",
                  marks, what, [](Statement& update, const PassiveLearnedMark& m) {
                    update.Bind(1, m.device).Bind(2, m.op).Bind(3, m.size);
                    update.Bind(4, ToString(m.source)).Bind(5, m.end_ms);
+                   update.Bind(6, int64_t{m.reference});
                  });
 }
 
@@ -235,11 +262,15 @@ Status Store::QuarantinePassiveState(const UnreadablePassiveState& row, int64_t 
 
 Result<std::vector<PassivePoint>> Store::PassiveLearned(std::string_view device,
                                                         std::string_view op, std::string_view size,
-                                                        PassiveSource source, size_t limit) const {
+                                                        PassiveSource source, size_t limit,
+                                                        bool reference) const {
   Result<Statement> select = connection_->Prepare(
-      "SELECT start_unix_ms, end_unix_ms, rate, other_bytes_rate, mean_bytes, steal, "
-      "mean_seconds, requests FROM passive_windows WHERE device = ?1 AND op = ?2 AND size = ?3 "
-      "AND source = ?4 AND learned = 1 ORDER BY end_unix_ms DESC LIMIT ?5",
+      reference ? "SELECT start_unix_ms, end_unix_ms, rate, other_bytes_rate, mean_bytes, steal, "
+                  "mean_seconds, requests FROM passive_windows WHERE device = ?1 AND op = ?2 AND "
+                  "size = ?3 AND source = ?4 AND reference = 1 ORDER BY end_unix_ms DESC LIMIT ?5"
+                : "SELECT start_unix_ms, end_unix_ms, rate, other_bytes_rate, mean_bytes, steal, "
+                  "mean_seconds, requests FROM passive_windows WHERE device = ?1 AND op = ?2 AND "
+                  "size = ?3 AND source = ?4 AND learned = 1 ORDER BY end_unix_ms DESC LIMIT ?5",
       "reading the windows a passive series learned from");
   if (!select) return ErrorOf(select);
   select->Bind(1, device).Bind(2, op).Bind(3, size).Bind(4, ToString(source));
@@ -372,7 +403,8 @@ Result<int64_t> Store::PrunePassiveWindows(int64_t unix_ms, size_t keep_learned)
   Result<Transaction> transaction = Transaction::Begin(*connection_, kWhat);
   if (!transaction) return ErrorOf(transaction);
   // Per series, the end of its keep_learned-th newest learned window: the
-  // learned ones from there on stay, whatever their age.
+  // learned ones from there on stay, whatever their age; so do its drift
+  // reference's.
   Result<Statement> prune = connection_->Prepare(
       "WITH newer AS (SELECT device, op, size, source, COUNT(*) AS n FROM passive_windows "
       "WHERE learned = 1 AND end_unix_ms >= ?1 GROUP BY device, op, size, source), "
@@ -381,7 +413,8 @@ Result<int64_t> Store::PrunePassiveWindows(int64_t unix_ms, size_t keep_learned)
       "passive_windows WHERE end_unix_ms < ?1) "
       "DELETE FROM passive_windows WHERE (device, op, size, source, end_unix_ms) IN (SELECT "
       "old.device, old.op, old.size, old.source, old.end_unix_ms FROM old LEFT JOIN newer USING "
-      "(device, op, size, source) WHERE old.learned = 0 OR old.rank > ?2 - COALESCE(newer.n, 0))",
+      "(device, op, size, source) WHERE old.learned = 0 OR old.rank > ?2 - COALESCE(newer.n, 0)) "
+      "AND reference = 0",
       kWhat);
   if (!prune) return ErrorOf(prune);
   prune->Bind(1, unix_ms).Bind(2, static_cast<int64_t>(keep_learned));

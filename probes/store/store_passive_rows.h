@@ -63,13 +63,16 @@ struct StoredPassiveWindow {
   bool operator==(const StoredPassiveWindow&) const = default;
 };
 
-// A window learned after it was stored (it waited in a streak that broke).
+// A window learned after it was stored (it waited in a streak that broke),
+// or chosen for its series' drift reference (`reference`: kept whatever its
+// age).
 struct PassiveLearnedMark {
   std::string device;
   std::string op;
   std::string size;
   PassiveSource source = PassiveSource::kDiskstats;
   int64_t end_ms = 0;
+  bool reference = false;
 };
 
 }  // namespace iowatch::probes

@@ -338,11 +338,18 @@ CREATE TABLE passive_resets (
 ) STRICT;
 )sql";
 
+// v11: the windows a passive series' drift watch chose as its first day's
+// reference (passive_drift.h), kept whatever their age.
+constexpr std::string_view kSchemaV11 = R"sql(
+ALTER TABLE passive_windows ADD COLUMN reference INTEGER NOT NULL DEFAULT 0
+  CHECK (reference IN (0, 1));
+)sql";
+
 constexpr std::array kMigrations{
-    Migration{1, kSchemaV1},   Migration{2, kSchemaV2}, Migration{3, kSchemaV3},
-    Migration{4, kSchemaV4},   Migration{5, kSchemaV5}, Migration{6, kSchemaV6},
-    Migration{7, kSchemaV7},   Migration{8, kSchemaV8}, Migration{9, kSchemaV9},
-    Migration{10, kSchemaV10},
+    Migration{1, kSchemaV1},   Migration{2, kSchemaV2},   Migration{3, kSchemaV3},
+    Migration{4, kSchemaV4},   Migration{5, kSchemaV5},   Migration{6, kSchemaV6},
+    Migration{7, kSchemaV7},   Migration{8, kSchemaV8},   Migration{9, kSchemaV9},
+    Migration{10, kSchemaV10}, Migration{11, kSchemaV11},
 };
 
 Result<int> UserVersion(const Connection& connection) {

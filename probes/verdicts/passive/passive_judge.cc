@@ -55,6 +55,11 @@ void PassiveJudge::Fit(Series& series, std::string_view name) {
   // thousand disks' hourly refits (0.4 ms each) spread over the hour.
   const bool first = !series.model;
   series.model = model;
+  series.drift.Choose(series.learned, policy_.model);
+  if (std::optional<PassiveDrift::Change> change =
+          series.drift.Compare(*model, series.learned.back().end_ms, policy_.model)) {
+    series.drift_change = change;
+  }
   series.since_fit =
       first ? std::hash<std::string_view>{}(name) % std::max<size_t>(policy_.refit_every, 1) : 0;
 }
@@ -102,6 +107,38 @@ PassiveVerdict PassiveJudge::Judge(const PassiveWindow& window) {
     v.reason = PassiveReason::kTooFewRequests;
     return v;
   }
+  const bool regressed_before = series.Regressed();
+  const bool chosen_before = series.drift.Chosen();
+  v = JudgeLearnable(series, window);
+  FeedDrift(series, window, regressed_before, v);
+  if (!chosen_before && series.drift.Chosen()) v.reference = series.drift.ReferencePoints();
+  return v;
+}
+
+void PassiveJudge::FeedDrift(Series& series, const PassiveWindow& window, bool regressed_before,
+                             PassiveVerdict& v) {
+  const std::optional<PassiveDrift::Change> drift = std::exchange(series.drift_change, {});
+  const bool regressed = series.Regressed();
+  // The hysteresis' clear while the drift holds the series (or the reverse)
+  // changes nothing to see.
+  if (v.change && v.change->regressed != regressed) v.change.reset();
+  if (v.change || !drift || regressed == regressed_before) return;
+  RegressionChange change;
+  change.op = window.op;
+  change.metric = std::string(kPassiveMetric);
+  change.regressed = regressed;
+  change.verdict.op = window.op;
+  change.verdict.metric = change.metric;
+  change.verdict.ratio = drift->ratio;
+  change.verdict.bad = regressed;
+  change.drift = true;
+  change.since_ms = drift->since_ms;
+  v.change = std::move(change);
+}
+
+PassiveVerdict PassiveJudge::JudgeLearnable(Series& series, const PassiveWindow& window) {
+  PassiveVerdict v;
+  v.window = window;
   const std::string name = window.device + window.op + window.size;
   if (!series.model) {
     v.reason = PassiveReason::kLearning;
@@ -136,12 +173,11 @@ PassiveVerdict PassiveJudge::Judge(const PassiveWindow& window) {
 
 bool PassiveJudge::Regressed(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
-  return it != series_.end() && it->second.tracker.AnyRegressed();
+  return it != series_.end() && it->second.Regressed();
 }
 
 bool PassiveJudge::AnyRegressed() const {
-  return std::ranges::any_of(series_,
-                             [](const auto& s) { return s.second.tracker.AnyRegressed(); });
+  return std::ranges::any_of(series_, [](const auto& s) { return s.second.Regressed(); });
 }
 
 const PassiveModel* PassiveJudge::Model(const PassiveSeriesKey& key) const {
@@ -157,7 +193,15 @@ size_t PassiveJudge::LearnedWindows(const PassiveSeriesKey& key) const {
 int64_t PassiveJudge::RegressedSinceMs(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
   if (it == series_.end()) return 0;
-  return it->second.tracker.RegressedSinceMs(std::get<0>(key), kPassiveMetric);
+  const int64_t tracker = it->second.tracker.RegressedSinceMs(std::get<0>(key), kPassiveMetric);
+  const int64_t drift = it->second.drift.SinceMs();
+  if (tracker == 0 || drift == 0) return std::max(tracker, drift);
+  return std::min(tracker, drift);
+}
+
+const PassiveDrift* PassiveJudge::Drift(const PassiveSeriesKey& key) const {
+  const auto it = series_.find(key);
+  return it == series_.end() ? nullptr : &it->second.drift;
 }
 
 std::vector<PassiveSeriesKey> PassiveJudge::Keys() const {
@@ -170,11 +214,13 @@ std::vector<PassiveSeriesKey> PassiveJudge::Keys() const {
 PassiveSeriesState PassiveJudge::StateOf(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
   if (it == series_.end()) return {};
-  return {it->second.tracker.Entries(), it->second.waiting, it->second.since_fit};
+  return {it->second.tracker.Entries(), it->second.waiting, it->second.since_fit,
+          it->second.drift.State()};
 }
 
 void PassiveJudge::Restore(const PassiveSeriesKey& key, const PassiveSeriesState& state,
-                           std::span<const PassivePoint> learned) {
+                           std::span<const PassivePoint> learned,
+                           std::span<const PassivePoint> reference) {
   Series& series = SeriesOf(key);
   series.tracker.Restore(state.tracker);
   series.waiting = state.waiting;
@@ -184,6 +230,10 @@ void PassiveJudge::Restore(const PassiveSeriesKey& key, const PassiveSeriesState
   const auto& [op, size, source] = key;
   Fit(series, op + size);
   series.since_fit = state.since_fit;
+  // After the fit, which would choose a reference the store never kept:
+  // one not chosen before the restart is chosen at the next refit.
+  series.drift.Restore(reference, state.drift, policy_.model);
+  series.drift_change.reset();
 }
 
 }  // namespace iowatch::probes

@@ -16,6 +16,13 @@
 // from the newest `max_windows` learned windows every `refit_every` windows
 // (every window until the first model), so it follows a disk's slow
 // seasons but not a regression.
+//
+// A slow drift, which such a model follows down, is each series' drift
+// watch's (passive_drift.h: at each refit, the refitted model against the
+// series' first day's, frozen, at that day's loads). A series is regressed
+// while either its hysteresis or its drift watch holds it raised; a drift
+// does not stop the learning (the refits must follow the disk back, to
+// clear it).
 // Thread-safety: one owner.
 #pragma once
 
@@ -31,6 +38,7 @@
 #include <vector>
 
 #include "probes/verdicts/baseline.h"
+#include "probes/verdicts/passive/passive_drift.h"
 #include "probes/verdicts/passive/passive_model.h"
 #include "probes/verdicts/passive/passive_window.h"
 
@@ -69,6 +77,9 @@ struct PassiveVerdict {
   // What the series learned because of this window: the window itself, or
   // the bad windows of a streak it broke (the store marks them learned).
   std::vector<PassivePoint> learned;
+  // The points of the series' drift reference, when this window chose it
+  // (the store keeps them for a restart).
+  std::vector<PassivePoint> reference;
 };
 
 // A series' verdict state as a restart needs it: its hysteresis, the bad
@@ -79,6 +90,7 @@ struct PassiveSeriesState {
   std::vector<RegressionTracker::Entry> tracker;
   std::vector<PassiveWindow> waiting;
   size_t since_fit = 0;
+  PassiveDriftState drift;
   bool operator==(const PassiveSeriesState&) const = default;
 };
 
@@ -99,17 +111,21 @@ class PassiveJudge {
   const PassiveModel* Model(const PassiveSeriesKey& key) const;
   size_t LearnedWindows(const PassiveSeriesKey& key) const;
   // When the series' standing regression began (its first bad window's
-  // start); 0 when none stands.
+  // start, or the refit at which its drift first crossed the material
+  // level: the earlier); 0 when none stands.
   int64_t RegressedSinceMs(const PassiveSeriesKey& key) const;
+  // The series' drift watch, if it has the series.
+  const PassiveDrift* Drift(const PassiveSeriesKey& key) const;
 
   // The series this judge has, and each one's state (for the store).
   std::vector<PassiveSeriesKey> Keys() const;
   PassiveSeriesState StateOf(const PassiveSeriesKey& key) const;
-  // A series as a restart finds it: its state, and the windows it had
-  // learned from (oldest first; the newest max_windows are kept), from
-  // which its model is fitted again.
+  // A series as a restart finds it: its state, the windows it had learned
+  // from (oldest first; the newest max_windows are kept), from which its
+  // model is fitted again, and its drift reference's points (none: not
+  // chosen yet).
   void Restore(const PassiveSeriesKey& key, const PassiveSeriesState& state,
-               std::span<const PassivePoint> learned);
+               std::span<const PassivePoint> learned, std::span<const PassivePoint> reference = {});
 
  private:
   struct Series {
@@ -118,6 +134,9 @@ class PassiveJudge {
     std::vector<PassiveWindow> waiting;  // bad windows of an undecided streak
     std::optional<PassiveModel> model;
     size_t since_fit = 0;
+    PassiveDrift drift;
+    std::optional<PassiveDrift::Change> drift_change;  // the last refit's, not yet reported
+    bool Regressed() const { return tracker.AnyRegressed() || drift.Raised(); }
   };
 
   Series& SeriesOf(const PassiveSeriesKey& key);
@@ -129,6 +148,11 @@ class PassiveJudge {
              std::vector<PassivePoint>& learned);
   void Fit(Series& series, std::string_view name);
   PassiveVerdict Compare(Series& series, const PassiveWindow& window);
+  PassiveVerdict JudgeLearnable(Series& series, const PassiveWindow& window);
+  // The drift watch's part of a learnable window: its change, reported as
+  // the series' when it flips the series' regressed state.
+  void FeedDrift(Series& series, const PassiveWindow& window, bool regressed_before,
+                 PassiveVerdict& v);
 
   PassiveJudgePolicy policy_;
   std::map<PassiveSeriesKey, Series> series_;

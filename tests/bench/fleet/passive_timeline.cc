@@ -90,11 +90,12 @@ void TraceWindow(const probes::PassiveVerdict& v) {
   char when[32];
   std::strftime(when, sizeof when, "%d %H:%M", std::gmtime(&at));
   std::fprintf(stderr,
-               "%s %-16s n %6llu rate %7.1f steal %.3f mean %.1f us ratio %.2f bound %.2f%s %s\n",
+               "%s %-16s n %6llu rate %7.1f steal %.3f mean %.1f us ratio %.2f bound %.2f%s%s %s\n",
                when, std::string(probes::ToString(v.reason)).c_str(),
                static_cast<unsigned long long>(v.window.requests), v.window.rate, v.window.steal,
                v.window.mean_seconds * 1e6, v.ratio, v.bound_ratio,
-               v.change ? (v.change->regressed ? " RAISED" : " cleared") : "", v.why.c_str());
+               v.change ? (v.change->regressed ? " RAISED" : " cleared") : "",
+               v.change && v.change->drift ? " (drift)" : "", v.why.c_str());
 }
 
 }  // namespace

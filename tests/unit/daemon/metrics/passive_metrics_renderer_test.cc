@@ -36,6 +36,7 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   slow.regressed = true;
   slow.regressed_since_ms = 1'700'000'000'500;
   slow.model_windows = 120;
+  slow.drift_ratio = 1.125;
   slow.windows[0] = 7;   // judged
   slow.windows[4] = 60;  // learning
   snapshot.series.push_back(slow);
@@ -55,6 +56,8 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   EXPECT_TRUE(
       HasLine(out, "iowatch_passive_regression_since_timestamp_seconds" + sda + " 1700000000.5"));
   EXPECT_TRUE(HasLine(out, "iowatch_passive_model_windows" + sda + " 120"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_drift_ratio" + sda + " 1.125"));
+  EXPECT_EQ(out.find("iowatch_passive_drift_ratio" + sdb), std::string::npos);
   EXPECT_TRUE(HasLine(out, "iowatch_passive_window_requests" + sda + " 6000"));
   EXPECT_TRUE(HasLine(
       out,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "probes/store/store.h"
+#include "probes/verdicts/passive/passive_drift.h"
 
 namespace iowatch::daemon {
 namespace {
@@ -131,11 +133,23 @@ class Sda {
   void Feed(PassiveService& service, int seconds, uint64_t ms_per_second) {
     for (int i = 0; i < seconds; ++i) service.OnSample(Next(ms_per_second), {});
   }
+  // A sample a minute (each closes a window), its read time `ms_of(minute)`
+  // for the minute's 6,000 reads, the minute counted from the first sample.
+  template <typename MsOf>
+  void FeedMinutes(PassiveService& service, int minutes, MsOf ms_of) {
+    for (int i = 0; i < minutes; ++i) {
+      t_ += 59;
+      read_ms_ += ms_of(minute_) - ms_of(minute_) / 60;
+      ++minute_;
+      service.OnSample(Next(ms_of(minute_ - 1) / 60), {});
+    }
+  }
 
  private:
   std::shared_ptr<std::vector<collectors::BlockDevice>> devs_;
   uint64_t t_ = 0;
   uint64_t read_ms_ = 0;
+  int minute_ = 0;
 };
 
 class ScratchDir {
@@ -197,6 +211,51 @@ TEST(PassiveService, ARegressionAndTheModelSurviveARestart) {
   EXPECT_EQ(restarted.Latest()->series[0].last.reason, probes::PassiveReason::kJudged);
   sda.Feed(restarted, 4 * 60, 50);  // back to 0.5 ms: cleared after three windows
   EXPECT_FALSE(restarted.Latest()->series[0].regressed);
+}
+
+// A disk's first day is kept across a restart: the windows it chose are
+// marked in the store, and the restarted judge compares with that day (a
+// judge that chose again would still be calibrating): a disk that then loses
+// 5 % a day is raised by the drift watch, which no window is.
+TEST(PassiveService, TheFirstDayIsKeptAcrossARestart) {
+  ScratchDir dir;
+  Sda sda(7);
+  const int kDay = 24 * 60;
+  const auto steady = [](int) { return uint64_t{3000}; };  // 0.5 ms a read
+  {
+    PassiveService service(Stored(dir));
+    sda.FeedMinutes(service, 5 * kDay, steady);
+    const std::shared_ptr<const PassiveSnapshot> latest = service.Latest();
+    ASSERT_EQ(latest->series.size(), 1u);
+    ASSERT_TRUE(latest->series[0].drift_ratio) << "compared after its calibration";
+    EXPECT_NEAR(*latest->series[0].drift_ratio, 1, 0.01);
+  }
+  Result<probes::Store> store = probes::Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  const auto reference =
+      store->PassiveLearned("sda", "read", "all", probes::PassiveSource::kDiskstats, 10'000, true);
+  ASSERT_TRUE(reference);
+  EXPECT_EQ(reference->size(), probes::PassiveDrift::kMaxReferencePoints);
+  PassiveService restarted(Stored(dir));
+  sda.FeedMinutes(restarted, 1, steady);
+  ASSERT_EQ(restarted.Latest()->series.size(), 1u);
+  ASSERT_TRUE(restarted.Latest()->series[0].drift_ratio) << "the first day and its level restored";
+  EXPECT_NEAR(*restarted.Latest()->series[0].drift_ratio, 1, 0.01);
+  const int from = 5 * kDay + 1;
+  bool window_raised = false;
+  int raised_at = -1;
+  for (int m = 0; m < 4 * kDay && raised_at < 0; ++m) {
+    sda.FeedMinutes(restarted, 1, [&](int minute) {
+      const double days = static_cast<double>(minute - from) / kDay;
+      return static_cast<uint64_t>(3000 * (1 + 0.05 * std::max(0.0, days)));
+    });
+    const PassiveSeriesRow& row = restarted.Latest()->series.at(0);
+    window_raised = window_raised || (row.regressed && !row.drift_raised);
+    if (row.drift_raised) raised_at = m;
+  }
+  EXPECT_FALSE(window_raised) << "a 5 % a day loss is not any window's";
+  ASSERT_GE(raised_at, 0) << "not raised in 4 days of a 5 % a day loss";
+  EXPECT_GT(raised_at, 2 * kDay) << "raised before the loss was 10 %";
 }
 
 // The stored series of a disk that another disk replaced (a new diskseq

@@ -101,7 +101,8 @@ TEST(SnapshotHealth, APassiveRegressionIsAProblemOfItsDisk) {
   const std::vector<PassiveSeriesVerdict> passive = {
       {"sda", "read", "small", "device", true, 1'796'000'000'000, 1.62},
       {"sda", "write", "all", "diskstats", false, 0, 0.98},
-      {"sdb", "read", "all", "diskstats", true, 0, 0}};
+      {"sdb", "read", "all", "diskstats", true, 0, 0},
+      {"sdb", "write", "all", "diskstats", true, 0, 1.01, 1.14}};
   const HostHealth h = BuildHostHealth(s, {}, passive, "", true);
   const DiskHealth& sda = Named(h, "sda");
   ASSERT_EQ(sda.passive.size(), 2u);
@@ -113,6 +114,9 @@ TEST(SnapshotHealth, APassiveRegressionIsAProblemOfItsDisk) {
   EXPECT_EQ(DescribePassive(passive[1]), "write all (await, queue included): no regression");
   EXPECT_TRUE(Has(Named(h, "sdb").problems,
                   "passive judge: read all (await, queue included): slower than its past"));
+  EXPECT_TRUE(Has(Named(h, "sdb").problems,
+                  "passive judge: write all (await, queue included): 1.14× its first day (a slow "
+                  "drift)"));
 }
 
 TEST(SnapshotHealth, EachWholeDiskWithItsSmartErrorsFilesystemsAndProblems) {

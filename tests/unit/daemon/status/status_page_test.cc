@@ -204,7 +204,11 @@ TEST(StatusPage, ThePassiveJudgeShowsEachSeriesStateAndRatio) {
   learning.last.reason = probes::PassiveReason::kLearning;
   learning.windows = {};
   learning.windows[static_cast<size_t>(probes::PassiveReason::kLearning)] = 12;
-  passive.series = {slow, learning};
+  PassiveSeriesRow drifted = slow;
+  drifted.device = "sdc";
+  drifted.drift_raised = true;
+  drifted.drift_ratio = 1.125;
+  passive.series = {slow, learning, drifted};
   const auto page = [&](const PassiveSnapshot* p) {
     return RenderStatusPage({.sample = s,
                              .probes = nullptr,
@@ -224,6 +228,9 @@ TEST(StatusPage, ThePassiveJudgeShowsEachSeriesStateAndRatio) {
             std::string::npos)
       << html;
   EXPECT_NE(html.find("<td class=\"dim\">learning (12 minutes)</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"bad\">1.12× its first day (drift) since 22:13 UTC</td>"),
+            std::string::npos)
+      << html;
 }
 
 TEST(StatusPage, AdviceListsTheFindingsWorstFirstOrNothing) {

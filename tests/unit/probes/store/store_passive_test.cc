@@ -69,6 +69,13 @@ StoredPassiveState SamplePassiveState() {
   s.state.tracker = tracker.Entries();
   s.state.waiting = {PassiveAt(89, 0.0031), PassiveAt(90, 0.0032)};
   s.state.since_fit = 17;
+  s.state.drift.calibrate_until_ms = kPassiveT0 + 60 * kPassiveMinute;
+  s.state.drift.calibration_fits = 72;
+  s.state.drift.calibration_sum = 0.5625;
+  s.state.drift.level = 0.109375;
+  s.state.drift.streak = 2;
+  s.state.drift.raised = true;
+  s.state.drift.since_ms = kPassiveT0 + 70 * kPassiveMinute;
   s.last_judged = PassiveJudgedFigures{PassiveAt(90).end_ms, 0.0032, 0.002, 1.6, 1.3};
   return s;
 }
@@ -207,9 +214,52 @@ TEST(StorePassive, AVersion9StoreGetsTheTables) {
                    std::string(test_store::kDropPassiveTables) + "PRAGMA user_version = 9");
   Result<Store> store = Store::Open(dir.Db());
   ASSERT_TRUE(store) << store.error().ToString();
-  EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"), 10);
+  EXPECT_EQ(test_store::QueryInt(dir.Db(), "PRAGMA user_version"), 11);
   const std::vector<StoredPassiveState> states = {SamplePassiveState()};
   EXPECT_TRUE(store->PutPassive({}, {}, states));
+}
+
+// A series' drift reference (its first day's windows, chosen later) is
+// marked, read back oldest first, and kept by a prune that drops every other
+// old window; a state stored before the drift watch reads as one without.
+TEST(StorePassive, TheDriftReferenceIsKeptWhateverItsAge) {
+  test_store::ScratchDir dir;
+  Result<Store> store = Store::OpenInStateDir(dir.Path());
+  ASSERT_TRUE(store);
+  std::vector<StoredPassiveWindow> windows;
+  for (int i = 0; i < 10; ++i) {
+    StoredPassiveWindow w;
+    w.window = PassiveAt(i);
+    w.reason = "learning";
+    w.learned = true;
+    windows.push_back(w);
+  }
+  ASSERT_TRUE(store->PutPassive(windows, {}, {}));
+  std::vector<PassiveLearnedMark> marks;
+  for (const int i : {1, 4, 7}) {
+    marks.push_back({"sda", "read", "all", PassiveSource::kDevice, PassiveAt(i).end_ms, true});
+  }
+  ASSERT_TRUE(store->PutPassive({}, marks, {}));
+  const auto reference =
+      store->PassiveLearned("sda", "read", "all", PassiveSource::kDevice, 240, true);
+  ASSERT_TRUE(reference);
+  ASSERT_EQ(reference->size(), 3u);
+  EXPECT_EQ((*reference)[0].end_ms, PassiveAt(1).end_ms);
+  EXPECT_EQ((*reference)[2].end_ms, PassiveAt(7).end_ms);
+  const auto deleted = store->PrunePassiveWindows(PassiveAt(9).end_ms + 1, 1);
+  ASSERT_TRUE(deleted) << deleted.error().ToString();
+  EXPECT_EQ(*deleted, 10 - 1 - 3);
+  EXPECT_EQ(store->PassiveLearned("sda", "read", "all", PassiveSource::kDevice, 240, true)->size(),
+            3u);
+  test_store::Exec(dir.Db(),
+                   "INSERT INTO passive_states VALUES ('sdb', 'write', 'all', 'diskstats', '', "
+                   "1, '{\"tracker\": [], \"waiting\": [], \"since_fit\": 0}')");
+  std::vector<UnreadablePassiveState> unreadable;
+  const auto states = store->PassiveStates(unreadable);
+  ASSERT_TRUE(states);
+  EXPECT_TRUE(unreadable.empty());
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ((*states)[0].state.drift, PassiveDriftState{});
 }
 
 }  // namespace
