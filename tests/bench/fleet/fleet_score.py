@@ -328,9 +328,10 @@ def model_lines(s):
                      f"{mf['disks']} disks")
     if s["passive"]:
         lines.append(f"- the passive judge on the updated model's disks after their update: "
-                     f"{s['passive']['firmware_disks']} of {mf['disks']} disks (the update's "
-                     f"reboot restarts the daemon, whose passive models live in memory: they "
-                     f"learn the new firmware's latency as the disk's own)")
+                     f"{s['passive']['firmware_disks']} of {mf['disks']} disks (their models "
+                     f"outlive the update's reboot, as the daemon's store keeps them, so the new "
+                     f"firmware is judged against the old; a firmware the fleet keeps is "
+                     f"accepted per disk with iowatch baseline passive-reset)")
     return lines
 
 

@@ -80,13 +80,7 @@ INTERVAL = "15m"
 # --short --check: the goals the short fleet misses, each with its cause. The check is that the
 # goals missed are exactly these: a new miss fails, and so does one that closes (update the
 # list, and docs/benchmarks.md's "The fleet in simulation" with it).
-KNOWN_GAPS = {
-    "passive judge: every gradual fault raised":
-        "its working model is refitted every 60 windows from the last 2,880 it judged good, "
-        "so it follows a loss of a few % a day (at the short scale, 2-minute windows: 2 of 3 "
-        "raised, after 26 % was lost); the day-one reference and the drift CUSUM that would "
-        "catch it are not in the judge yet",
-}
+KNOWN_GAPS = {}
 SHORT_KNOWN_GAPS = KNOWN_GAPS  # every other goal met at the short scale
 
 
