@@ -25,6 +25,10 @@ MODEL_RULE = "IowatchModelSlowerThanItsWeek"
 # The passive judge's alert, scored when deploy/prometheus has it (its labels name the device,
 # not the probe: the disk's probe is "randread-4k-qd1-" + device here).
 PASSIVE_RULE = "IowatchDiskSlowerThanItsPast"
+# The passive peer rules: a disk's ratio to its past against its host's disks of its model and
+# firmware, and against its model's across the fleet. A model-wide shift (the firmware update)
+# must leave both silent.
+PASSIVE_PEER_RULES = ("IowatchDiskSlowerThanHostPeers", "IowatchDiskSlowerThanItsPeersPassive")
 ABRUPT_GOAL = 2 * 3600
 FALSE_ALARM_GOAL = 1.0  # per 1,000 host-days
 
@@ -203,11 +207,14 @@ def score(alert_series, truth_json, rules):
     out["model"] = score_model_rule(episodes_by(timeline, model_key, for_s, 0, mismatched), truth)
     out["model_kff"] = score_model_rule(episodes_by(timeline, model_key, for_s, keep_s, []), truth)
     out["passive"] = score_passive(truth)
-    out["passive_alert"] = None
-    if PASSIVE_RULE in rules:
-        for_s, keep_s = rules[PASSIVE_RULE]
-        timeline = timelines.get(PASSIVE_RULE, {})
-        out["passive_alert"] = (
+    # Each passive alert deploy/prometheus has: (as replayed, with keep_firing_for).
+    out["passive_alerts"] = {}
+    for name in (PASSIVE_RULE,) + PASSIVE_PEER_RULES:
+        if name not in rules:
+            continue
+        for_s, keep_s = rules[name]
+        timeline = timelines.get(name, {})
+        out["passive_alerts"][name] = (
             score_host_rule(episodes_by(timeline, passive_disk_of, for_s, 0, mismatched), truth),
             score_host_rule(episodes_by(timeline, passive_disk_of, for_s, keep_s, []), truth))
     return out
@@ -288,8 +295,8 @@ def table(s):
                  f"{sum(1 for t in det['abrupt'] if t <= ABRUPT_GOAL)} of {n_a} | | |")
     if s["passive"]:
         lines.append(passive_row(s["passive"], truth))
-    if s["passive_alert"]:
-        lines.append(host_row(PASSIVE_RULE, *s["passive_alert"], truth))
+    for name, (r, kff) in s["passive_alerts"].items():
+        lines.append(host_row(name, r, kff, truth))
     return "\n".join(lines)
 
 
@@ -363,4 +370,13 @@ def goals(s):
                 ("passive judge: at most 1 raise on a healthy disk per 1,000 host-days",
                  rate(p["false_alarms"], truth) <= FALSE_ALARM_GOAL,
                  f"{rate(p['false_alarms'], truth):.2f}")]
+    for name, (_, kff) in s["passive_alerts"].items():
+        out.append((f"{name}: at most 1 false alarm per 1,000 host-days",
+                    rate(kff["false_alarms"], truth) <= FALSE_ALARM_GOAL,
+                    f"{rate(kff['false_alarms'], truth):.2f}"))
+    peers = [n for n in PASSIVE_PEER_RULES if n in s["passive_alerts"]]
+    if peers:
+        storm = sum(len(s["passive_alerts"][n][1]["firmware_disks"]) for n in peers)
+        out.append(("the passive peer rules silent on the model-wide regression's disks",
+                    storm == 0, f"{storm} alert(s) on its disks"))
     return out

@@ -152,6 +152,21 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
       "iowatch_passive_latency_ratio", passive,
       [](size_t, const Scrape& s) { return s.passive_judged; },
       [](const Scrape& s) { return double{s.passive_ratio}; });
+  // The last window's, for the peer rules (fleet.rules.yml).
+  w.Write(
+      "iowatch_passive_observed_latency_seconds", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return double{s.passive_observed_seconds}; });
+  w.Write(
+      "iowatch_passive_window_requests", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return double{s.passive_requests}; });
+  Labels judged = passive;
+  judged.emplace_back("result", "judged");
+  w.Write(
+      "iowatch_passive_windows_total", judged,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return static_cast<double>(s.passive_judged_total); });
   return counts;
 }
 

@@ -20,6 +20,9 @@ struct PassivePublished {
   bool judged = false;
   bool regressed = false;
   float ratio = 0;
+  float observed_seconds = 0;  // the last window's, judged or not
+  float requests = 0;
+  uint32_t judged_total = 0;  // since the daemon started
 };
 
 // One window's draws, made whatever becomes of the window, so that a
@@ -120,6 +123,9 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       s.passive_judged = p.judged;
       s.passive_regressed = p.regressed;
       s.passive_ratio = p.ratio;
+      s.passive_observed_seconds = p.observed_seconds;
+      s.passive_requests = p.requests;
+      s.passive_judged_total = p.judged_total;
     }
   };
   const bool traced = PassiveTraced(disk);
@@ -130,7 +136,10 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
     publish_until(end);
     // A host down for its update: no window; the daemon restarts after with
     // the judge's states and models from its store, as they were.
-    if (DownAt(disk, start) || DownAt(disk, end - 1)) continue;
+    if (DownAt(disk, start) || DownAt(disk, end - 1)) {
+      now.judged_total = 0;  // the daemon's counters start again with it
+      continue;
+    }
     if (!judge) judge.emplace(policy);
     probes::PassiveWindow w = WindowOf(fleet, disk, noise, start, window_ms, draws);
     while (run < runs.size() && runs[run].second <= start) ++run;
@@ -146,8 +155,11 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
     }
     now.series = true;
     now.regressed = judge->Regressed(key);
+    now.observed_seconds = static_cast<float>(w.mean_seconds);
+    now.requests = static_cast<float>(w.requests);
     if (v.reason == probes::PassiveReason::kJudged) {
       ++counts.judged;
+      ++now.judged_total;
       now.judged = true;
       now.ratio = static_cast<float>(v.ratio);
     }

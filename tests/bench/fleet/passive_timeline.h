@@ -17,7 +17,9 @@
 // left unjudged (`probe`), as the daemon leaves it; a host down for its
 // update has no windows, and its daemon restarts with the judge as its
 // store kept it. What a scrape would read at each scrape point is kept in the
-// disk's Scrapes (the regression gauge, the last judged window's ratio).
+// disk's Scrapes (the regression gauge, the last judged window's ratio,
+// the last window's mean latency and requests, the judged windows since the
+// daemon started: what the passive alerts and peer rules read).
 // Thread-safety: reentrant.
 #pragma once
 
