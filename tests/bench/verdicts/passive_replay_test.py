@@ -11,6 +11,11 @@ is a false alarm and the moved one is not raised: --check must exit 1 and say bo
 
   passive_replay_test.py REPLAY_PASSIVE_BINARY
 
+A recording in KNOWN_GAPS must miss exactly the goals listed (what --check says), no more and
+no fewer: a new miss fails, and so does one that closes (update the list, and
+docs/benchmarks.md's passive recordings with it). Its moved replay is not checked: its own
+replay already shows --check failing.
+
 Exits 77 (skipped) when no passive recording is committed.
 """
 import glob
@@ -24,6 +29,14 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDINGS = os.path.join(HERE, "recordings")
+# recording -> (the lines --check prints for its misses, why)
+KNOWN_GAPS = {
+    "passive-steady-neighbour": (
+        ["loop0 device stage: slowdown 1 raised after - s, goal 300 s"],
+        "the neighbour's step (x1.30-1.74 for four minutes, then none: x1.39 over the ten) "
+        "is inside this VM's minute-to-minute scatter (the device stage's minute means wander "
+        "by about 25 %, so the bound is 1.75-1.86)"),
+}
 
 
 def unpack(src, dst, events=None):
@@ -54,6 +67,16 @@ def main():
             run = subprocess.run([binary, "--check", os.path.join(tmp, name)],
                                  capture_output=True, text=True)
             print(run.stdout + run.stderr)
+            if name in KNOWN_GAPS:
+                expected, why = KNOWN_GAPS[name]
+                said = [line for line in run.stderr.splitlines() if line.strip()]
+                missed = [line.split(": ", 1)[1] for line in said if ": " in line]
+                if run.returncode != 1 or missed != expected:
+                    failed.append(f"{name}: expected --check to miss exactly {expected} ({why}), "
+                                  f"got {run.returncode}: {said}")
+                else:
+                    print(f"known gap: {name}: {expected}: {why}")
+                continue
             if run.returncode != 0:
                 failed.append(f"{name}: replay_passive --check exited {run.returncode}")
             with open(os.path.join(src, "events.json")) as f:

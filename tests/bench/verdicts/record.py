@@ -644,8 +644,8 @@ class BackingSlowdown:
             counted = self.group.serviced() - served
             record["tries"].append({**trial, "mean_seconds": mean_between(a, b),
                                     "factor": round(factor, 3), "serviced": counted})
-            print(f"slowdown at {trial}: device-stage mean x{factor:.2f} "
-                  f"({counted} requests through the rule)", flush=True)
+            through = f" ({counted} requests through the rule)" if "limit_iops" in trial else ""
+            print(f"slowdown at {trial}: device-stage mean x{factor:.2f}{through}", flush=True)
             if factor >= SLOW_MIN_FACTOR:
                 record.update(trial)
                 self.step_start = b
