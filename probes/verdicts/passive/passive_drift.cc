@@ -39,7 +39,7 @@ bool PassiveDrift::Choose(const std::deque<PassivePoint>& learned, const Passive
   for (size_t i = 0; i < keep; ++i) points.push_back(learned[i * count / keep]);
   std::optional<PassiveModel> model = PassiveModel::Learn(points, policy);
   if (!model) return false;
-  reference_ = std::move(model);
+  reference_ = model;
   points_ = std::move(points);
   state_ = PassiveDriftState{};
   state_.calibrate_until_ms = reference_->LastMs() + kCalibrationMs;
