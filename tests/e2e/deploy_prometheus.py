@@ -184,6 +184,8 @@ def left_out(text):
         return "the drift watch's reference is a probe series' first day of runs"
     if any(family in text for family in PASSIVE_JUDGED):
         return "the passive judge judges a disk's minutes once it learned from an hour of them"
+    if "iowatch_passive_drift_" in text:
+        return "the passive drift watch compares a disk with its first day after three more"
     return None
 
 
