@@ -34,9 +34,10 @@ struct MdMember {
   bool operator==(const MdMember&) const = default;
 };
 
-// The word md.c prints before " =" on the sync line. md.c prints "resync"
-// during a requested repair (sysfs sync_action says "repair"); kRepair is
-// read should a kernel print the word.
+// The word md.c prints before " =" on the sync line. Released kernels print
+// "resync" while a requested repair runs (only sysfs sync_action says
+// "repair"); an RFC patch (linux-raid, December 2025: "md: simplify sync
+// action print in status_resync") prints md_sync_action_name(), "repair".
 enum class MdSyncAction { kResync, kRecovery, kCheck, kRepair, kReshape };
 
 // "[=>....]  recovery =  8.5% (16775552/195310144) finish=17.0min speed=259783K/sec"

@@ -265,10 +265,12 @@ TEST(MdstatKernelFormat, ReshapeLine) {
   EXPECT_EQ(figures.blocks_synced, 296861184u);
 }
 
-// md.c's status_resync prints "resync" while a requested repair runs (only
-// sysfs sync_action says "repair"); this is the same format with the word
-// "repair", as a kernel naming it would print it. procfs finds none of its
-// words in it: the array stays "active" with every block synced.
+// Released kernels' status_resync prints "resync" while a requested repair
+// runs; with the RFC patch "md: simplify sync action print in status_resync"
+// (linux-raid, December 2025) it prints md_sync_action_name(), "repair", in
+// the same " %s =%3u.%u%% (%llu/%llu) finish=%lu.%lumin speed=%ldK/sec"
+// format. procfs finds none of its words in that line: the array stays
+// "active" with every block synced.
 TEST(MdstatKernelFormat, RepairLineAndAFullPercent) {
   const auto arrays = ParseMdstat(
       "md1 : active raid1 sdb1[1](W) sda1[0]\n"
@@ -339,6 +341,16 @@ TEST(MdstatMalformed, NamesPathLineAndTheExpectedForm) {
     EXPECT_TRUE(arrays.error().ToString().starts_with(c.error))
         << arrays.error().ToString() << "\nwanted: " << c.error;
   }
+}
+
+TEST(MdstatRead, ReadsMdstatUnderProcfsAndNamesItWhenAbsent) {
+  const auto arrays = ReadMdstat(FileTree(MdFixtureDir() + "/proc"));
+  ASSERT_TRUE(arrays) << arrays.error().ToString();
+  EXPECT_EQ(arrays->size(), 17u);
+  const auto none = ReadMdstat(FileTree(iowatch::testing::FixturesDir() + "/cciss/proc"));
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(none.error().ToString().find("cciss/proc/mdstat"), std::string::npos);
 }
 
 TEST(MdstatEmpty, NoArraysIsNoError) {
