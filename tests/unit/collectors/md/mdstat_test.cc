@@ -313,6 +313,31 @@ TEST(MdstatKernelFormat, MemberFlags) {
   EXPECT_TRUE(m[3].spare);
 }
 
+// raid10's status ("%dK chunks", md/raid10.c), clustered md's
+// "resync=REMOTE", and an inactive array without disks (md_seq_show prints
+// its header only).
+TEST(MdstatKernelFormat, Raid10RemoteResyncAndAnArrayWithoutDisks) {
+  const auto arrays = ParseMdstat(
+      "md20 : active raid10 sdd[3] sdc[2] sdb[1] sda[0]\n"
+      "      2095104 blocks super 1.2 512K chunks 2 near-copies [4/4] [UUUU]\n"
+      "      \tresync=REMOTE\n"
+      "\n"
+      "md21 : inactive\n"
+      "\n"
+      "unused devices: <none>\n",
+      "mdstat");
+  ASSERT_TRUE(arrays) << arrays.error().ToString();
+  ASSERT_EQ(arrays->size(), 2u);
+  EXPECT_EQ((*arrays)[0].chunk_kib, 512u);
+  EXPECT_EQ((*arrays)[0].raid_disks, 4u);
+  EXPECT_EQ((*arrays)[0].sync_wait, MdSyncWait::kRemote);
+  const MdArray& md21 = (*arrays)[1];
+  EXPECT_FALSE(md21.active);
+  EXPECT_TRUE(md21.members.empty());
+  EXPECT_FALSE(md21.blocks);
+  EXPECT_EQ(NodeExporterMdFigures(md21).StateValue("inactive"), 1);
+}
+
 TEST(MdstatMalformed, NamesPathLineAndTheExpectedForm) {
   const std::string header = "Personalities : [raid1]\nmd0 : active raid1 sdb1[1] sda1[0]\n";
   struct Case {
