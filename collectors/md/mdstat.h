@@ -101,6 +101,9 @@ struct NodeMdFigures {
   double StateValue(std::string_view label) const { return state == label ? 1 : 0; }
 };
 
+// Where procfs fails the whole file instead (resync=REMOTE, an array without
+// a status line, an active non-raid0 array without [n/m]) the missing
+// figures are 0.
 NodeMdFigures NodeExporterMdFigures(const MdArray& array);
 
 }  // namespace iowatch::collectors
