@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "collectors/disk/diskstats.h"
+#include "collectors/md/md_sysfs.h"
 #include "collectors/text/text_scan.h"
 #include "common/utf8.h"
 
@@ -71,11 +72,17 @@ QueueAttributes ReadQueue(const FileTree& sysfs, const std::string& dir) {
   return q;
 }
 
+// Through collectors/md's readers, so md/ is read and parsed one way; here an
+// absent, unreadable or malformed attribute is 0 (discovery goes on).
 std::optional<MdGeometry> ReadMd(const FileTree& sysfs, const std::string& dir) {
-  if (!sysfs.Exists(dir + "/md")) return std::nullopt;
-  return MdGeometry{
-      ReadTrimmed(sysfs, dir + "/md/level"), ReadNumber(sysfs, dir + "/md/chunk_size"),
-      ReadNumber(sysfs, dir + "/md/raid_disks"), ReadNumber(sysfs, dir + "/md/layout")};
+  const std::string md = dir + "/md";
+  if (!sysfs.Exists(md)) return std::nullopt;
+  const auto number = [&](std::string_view name) {
+    return ReadMdSysfsNumber(sysfs, md, name).value_or(std::nullopt).value_or(0);
+  };
+  const std::optional<MdRaidDisks> raid_disks = ReadMdRaidDisks(sysfs, md).value_or(std::nullopt);
+  return MdGeometry{ReadMdSysfsText(sysfs, md, "level").value_or(std::nullopt).value_or(""),
+                    number("chunk_size"), raid_disks ? raid_disks->count : 0, number("layout")};
 }
 
 std::string DirOf(const BlockDevice& device) {

@@ -25,7 +25,7 @@ namespace iowatch::collectors {
 struct MdGeometry {
   std::string level;         // md/level, e.g. "raid1"
   uint64_t chunk_bytes = 0;  // md/chunk_size
-  uint64_t raid_disks = 0;   // md/raid_disks
+  uint64_t raid_disks = 0;   // md/raid_disks (after a reshape in progress: "5 (4)" is 5)
   uint64_t layout = 0;       // md/layout (raid10: near copies in the low byte, far in the next)
 };
 

@@ -10,6 +10,7 @@
 
 #include "collectors/disk/device_filter.h"
 #include "tests/unit/source_tree.h"
+#include "tests/unit/test_files.h"
 
 namespace iowatch::collectors {
 namespace {
@@ -117,6 +118,27 @@ TEST(DiscoverBlockDevices, AMalformedDevFileIsFlaggedNotFatal) {
   ASSERT_EQ(bad->size(), 1u);
   EXPECT_TRUE((*bad)[0].malformed_dev);
   EXPECT_EQ((*bad)[0].major, 0u);
+}
+
+// md/ is read by collectors/md's readers: a reshape's "5 (4)" is 5 disks; a
+// malformed attribute is 0 and discovery goes on.
+TEST(DiscoverBlockDevices, MdGeometryDuringAReshapeAndAMalformedChunk) {
+  iowatch::testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  std::filesystem::create_directories(dir.path() / "block/md9/md");
+  std::ofstream(dir.path() / "block/md9/dev") << "9:9\n";
+  std::ofstream(dir.path() / "block/md9/md/level") << "raid5\n";
+  std::ofstream(dir.path() / "block/md9/md/raid_disks") << "5 (4)\n";
+  std::ofstream(dir.path() / "block/md9/md/chunk_size") << "64k\n";
+  std::ofstream(dir.path() / "block/md9/md/layout") << "2\n";
+  const auto devices = DiscoverBlockDevices(FileTree(dir.path()));
+  ASSERT_TRUE(devices.has_value()) << devices.error().ToString();
+  ASSERT_EQ(devices->size(), 1u);
+  ASSERT_TRUE((*devices)[0].md.has_value());
+  EXPECT_EQ((*devices)[0].md->level, "raid5");
+  EXPECT_EQ((*devices)[0].md->raid_disks, 5u);
+  EXPECT_EQ((*devices)[0].md->chunk_bytes, 0u);
+  EXPECT_EQ((*devices)[0].md->layout, 2u);
 }
 
 TEST(DiscoverBlockDevices, IdentityBytesThatAreNotUtf8AreReplaced) {
