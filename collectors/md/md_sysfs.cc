@@ -207,6 +207,8 @@ Result<std::vector<MdSysfsArray>> ReadMdSysfsArrays(const FileTree& sysfs) {
   for (const std::string& name : *names) {
     if (!name.starts_with("md") || !sysfs.Exists(fmt::format("block/{}/md", name))) continue;
     auto array = ReadMdSysfsArray(sysfs, name);
+    // Stopped between the check and the read: gone, as if never listed.
+    if (!array && array.error().code == ErrorCode::kNotFound) continue;
     if (!array) return ErrorOf(array);
     arrays.push_back(std::move(*array));
   }

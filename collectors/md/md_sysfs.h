@@ -81,11 +81,13 @@ Result<std::optional<uint64_t>> ReadMdSysfsNumber(const FileTree& sysfs, std::st
 // md/raid_disks ("4", "5 (4)"); an empty file is absent, as for procfs.
 Result<std::optional<MdRaidDisks>> ReadMdRaidDisks(const FileTree& sysfs, std::string_view md_dir);
 
-// The array whose directory is <sysfs>/block/<name> (it must hold md/).
+// The array whose directory is <sysfs>/block/<name>; without md/ (or when
+// the array is stopped while read) kNotFound naming md/.
 Result<MdSysfsArray> ReadMdSysfsArray(const FileTree& sysfs, std::string_view name);
 
-// Every block/md* holding md/, by name. No block/ is kNotFound; the first
-// array that fails to read fails the whole (its error names the file).
+// Every block/md* holding md/, by name; one stopped while read is left out.
+// No block/ is kNotFound; the first array that fails to read otherwise
+// fails the whole (its error names the file), as procfs's Mdraids does.
 Result<std::vector<MdSysfsArray>> ReadMdSysfsArrays(const FileTree& sysfs);
 
 // One array's node_md_* figures from sysfs, by procfs v0.21.1's rules

@@ -227,6 +227,17 @@ TEST(MdSysfsTree, ArrayWithoutMdDirectoryIsSkipped) {
   EXPECT_EQ((*arrays)[0].name, "md7");
 }
 
+TEST(MdSysfsTree, ReadingAnArrayWithoutMdDirectoryIsNotFound) {
+  iowatch::testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  WriteMdSysfsFile(dir.path(), "block/md8/dev", "9:8\n");
+  const auto md8 = ReadMdSysfsArray(FileTree(dir.path()), "md8");
+  ASSERT_FALSE(md8);
+  EXPECT_EQ(md8.error().code, ErrorCode::kNotFound);
+  EXPECT_NE(md8.error().ToString().find("block/md8/md"), std::string::npos)
+      << md8.error().ToString();
+}
+
 TEST(MdSysfsTree, NoBlockDirectoryIsNotFound) {
   iowatch::testing::TempDir dir;
   ASSERT_TRUE(dir.ok());
