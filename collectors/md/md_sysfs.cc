@@ -37,7 +37,7 @@ std::optional<MdRaidDisks> ParseMdRaidDisks(std::string_view text) {
   if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') return std::nullopt;
   const auto before = ParseU64(rest.substr(1, rest.size() - 2));
   if (!before) return std::nullopt;
-  return MdRaidDisks{.count = *count, .before_reshape = *before};
+  return MdRaidDisks{.count = *count, .before_reshape = before};
 }
 
 // "none", "delayed" or "<done> / <total>" (md.c's sync_completed_show).
