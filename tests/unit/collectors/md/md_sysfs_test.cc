@@ -6,14 +6,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "collectors/text/text_scan.h"
+#include "tests/unit/prometheus_samples.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -42,35 +41,16 @@ const MdSysfsArray& MdSysfsArrayNamed(const std::vector<MdSysfsArray>& arrays,
   return kMissing;
 }
 
-// 'node_md_degraded{device="md0"} 0' lines as 'name{device="md0"}' -> value;
-// a line of another form fails the test.
-std::map<std::string, double> MdSysfsExpected(const std::string& text) {
-  std::map<std::string, double> samples;
-  ForEachLine(text, [&](std::string_view line, int number) {
-    if (line.empty() || line[0] == '#') return;
-    const size_t space = line.rfind("} ");
-    if (space == std::string_view::npos || line.find("{device=\"") == std::string_view::npos) {
-      ADD_FAILURE() << "line " << number << ": " << line;
-      return;
-    }
-    const std::string value(line.substr(space + 2));
-    char* end = nullptr;
-    const double parsed = std::strtod(value.c_str(), &end);
-    EXPECT_EQ(*end, '\0') << "line " << number << ": " << line;
-    const bool added = samples.emplace(std::string(line.substr(0, space + 1)), parsed).second;
-    EXPECT_TRUE(added) << "line " << number << " twice: " << line;
-  });
-  return samples;
-}
-
 std::map<std::string, double> MdSysfsComputed(const std::vector<MdSysfsArray>& arrays) {
   std::map<std::string, double> samples;
   for (const MdSysfsArray& array : arrays) {
     const NodeMdSysfsFigures figures = NodeExporterMdSysfsFigures(array);
-    const std::string labels = "{device=\"" + array.name + "\"}";
-    samples["node_md_degraded" + labels] = static_cast<double>(figures.degraded);
+    const iowatch::testing::SampleLabels labels = {{"device", array.name}};
+    samples[iowatch::testing::SampleKey("node_md_degraded", labels)] =
+        static_cast<double>(figures.degraded);
     if (figures.raid_disks) {
-      samples["node_md_raid_disks" + labels] = static_cast<double>(*figures.raid_disks);
+      samples[iowatch::testing::SampleKey("node_md_raid_disks", labels)] =
+          static_cast<double>(*figures.raid_disks);
     }
   }
   return samples;
@@ -99,22 +79,11 @@ void WriteMdSysfsRaid1(const std::filesystem::path& root) {
 }
 
 TEST(MdSysfsNodeExporter, FiguresEqualEveryLineOfItsOutput) {
-  const auto expected = MdSysfsExpected(iowatch::testing::ReadFile(
+  const auto expected = iowatch::testing::ParsePrometheusSamples(iowatch::testing::ReadFile(
       iowatch::testing::FixturesDir() + "/node-exporter/e2e-output-md-sysfs.txt"));
   ASSERT_EQ(expected.size(), 12u);  // 6 arrays, both figures
-  const auto computed = MdSysfsComputed(MdSysfsFixtureArrays());
-  for (const auto& [key, value] : expected) {
-    const auto found = computed.find(key);
-    if (found == computed.end()) {
-      ADD_FAILURE() << "node_exporter exports " << key << ", iowatch does not";
-      continue;
-    }
-    EXPECT_EQ(found->second, value) << key;
-  }
-  for (const auto& [key, value] : computed) {
-    EXPECT_TRUE(expected.contains(key))
-        << "iowatch gives " << key << " " << value << ", node_exporter does not";
-  }
+  iowatch::testing::ExpectSameSamples(expected, MdSysfsComputed(MdSysfsFixtureArrays()),
+                                      "node_exporter");
 }
 
 TEST(MdSysfsFixture, ReadsEveryArrayWithAnMdDirectoryByName) {

@@ -5,14 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "collectors/text/text_scan.h"
+#include "tests/unit/prometheus_samples.h"
 #include "tests/unit/source_tree.h"
 #include "tests/unit/test_files.h"
 
@@ -37,59 +35,15 @@ const MdArray& MdArrayNamed(const std::vector<MdArray>& arrays, std::string_view
   return kMissing;
 }
 
-// One sample as "name{label="value",...}", labels in name order, so the two
-// sides compare whatever order each writes them in.
-using MdLabels = std::map<std::string, std::string>;
-std::string MdSampleKey(std::string_view name, const MdLabels& labels) {
-  std::string key = std::string(name) + "{";
-  for (const auto& [label, value] : labels) {
-    if (key.back() != '{') key += ",";
-    key += label + "=\"" + value + "\"";
-  }
-  return key + "}";
-}
-
-// Prometheus text lines ('name{a="x",b="y"} value') as key -> value; a line
-// that does not read, or a sample twice, fails the test.
-std::map<std::string, double> ParseMdExpected(const std::string& text) {
-  std::map<std::string, double> samples;
-  ForEachLine(text, [&](std::string_view line, int number) {
-    if (line.empty() || line[0] == '#') return;
-    const size_t open = line.find('{');
-    const size_t close = line.rfind("} ");
-    if (open == std::string_view::npos || close == std::string_view::npos) {
-      ADD_FAILURE() << "line " << number << ": " << line;
-      return;
-    }
-    MdLabels labels;
-    std::string_view rest = line.substr(open + 1, close - open - 1);
-    while (!rest.empty()) {
-      const size_t equals = rest.find("=\"");
-      const size_t quote = equals == std::string_view::npos ? equals : rest.find('"', equals + 2);
-      if (quote == std::string_view::npos) {
-        ADD_FAILURE() << "line " << number << ": labels of " << line;
-        return;
-      }
-      labels[std::string(rest.substr(0, equals))] =
-          std::string(rest.substr(equals + 2, quote - equals - 2));
-      rest.remove_prefix(std::min(rest.size(), quote + 2));  // past '",'
-    }
-    const std::string value(line.substr(close + 2));
-    char* end = nullptr;
-    const double parsed = std::strtod(value.c_str(), &end);
-    EXPECT_EQ(*end, '\0') << "line " << number << ": " << line;
-    EXPECT_TRUE(samples.emplace(MdSampleKey(line.substr(0, open), labels), parsed).second)
-        << "line " << number << " twice: " << line;
-  });
-  return samples;
-}
+using iowatch::testing::SampleKey;
+using MdLabels = iowatch::testing::SampleLabels;
 
 // What node_exporter's mdadm collector would export from these arrays.
 std::map<std::string, double> MdNodeExporterSamples(const std::vector<MdArray>& arrays) {
   std::map<std::string, double> samples;
   const auto add = [&](std::string_view name, MdLabels labels, double value) {
-    EXPECT_TRUE(samples.emplace(MdSampleKey(name, labels), value).second)
-        << MdSampleKey(name, labels) << " twice";
+    EXPECT_TRUE(samples.emplace(SampleKey(name, labels), value).second)
+        << SampleKey(name, labels) << " twice";
   };
   for (const MdArray& array : arrays) {
     const NodeMdFigures f = NodeExporterMdFigures(array);
@@ -109,21 +63,11 @@ std::map<std::string, double> MdNodeExporterSamples(const std::vector<MdArray>& 
 }
 
 TEST(MdstatNodeExporter, FiguresEqualEveryNodeMdLineOfItsOutput) {
-  const auto expected =
-      ParseMdExpected(iowatch::testing::ReadFile(MdFixtureDir() + "/e2e-output-md.txt"));
+  const auto expected = iowatch::testing::ParsePrometheusSamples(
+      iowatch::testing::ReadFile(MdFixtureDir() + "/e2e-output-md.txt"));
   const auto actual = MdNodeExporterSamples(MdFixtureArrays());
   ASSERT_FALSE(expected.empty()) << "no lines read from e2e-output-md.txt";
-  for (const auto& [key, value] : expected) {
-    const auto found = actual.find(key);
-    if (found == actual.end()) {
-      ADD_FAILURE() << key << " is exported by node_exporter, not by iowatch";
-      continue;
-    }
-    EXPECT_EQ(found->second, value) << key;
-  }
-  for (const auto& [key, value] : actual) {
-    EXPECT_TRUE(expected.contains(key)) << key << " " << value << " is not node_exporter's";
-  }
+  iowatch::testing::ExpectSameSamples(expected, actual, "node_exporter");
   EXPECT_EQ(actual.size(), expected.size());
   std::cout << "compared " << expected.size() << " node_md lines\n";
 }
