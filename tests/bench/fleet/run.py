@@ -388,7 +388,18 @@ def passive_lines(s):
                  else f"IOPS × {f['iops_factor']:.2f}") + ")")
 
 
+def passive_alert_lines(s):
+    """Each passive alert's false alarms and the firmware update's disks it fired on."""
+    for name, (r, kff) in s["passive_alerts"].items():
+        for (instance, probe), a, b in kff["false_alarm_list"][:10]:
+            print(f"- {name} false alarm: {instance} {probe.rsplit('-', 1)[-1]} from {when(a)} "
+                  f"for {fleet_score.duration(b - a + fleet_score.STEP)}")
+        for instance, probe in sorted(kff["firmware_disks"])[:10]:
+            print(f"- {name} fired on the firmware update's {instance} {probe.rsplit('-', 1)[-1]}")
+
+
 def missed_lines(s):
+    passive_alert_lines(s)
     for name in fleet_score.HOST_RULES:
         alarms = s["host"][name]["false_alarm_list"]
         for (instance, probe), a, b in alarms[:10]:
