@@ -23,6 +23,8 @@
 #include "collectors/disk/diskstats.h"
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_usage.h"
+#include "collectors/md/md_sysfs.h"
+#include "collectors/md/mdstat.h"
 #include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/text/named_values.h"
@@ -46,8 +48,10 @@ struct CollectorStatus {
   double duration_seconds = 0;
   bool success = false;
   uint64_t parse_errors_total = 0;  // malformed lines skipped since start
-  std::string error;                // why it failed ("path: what: strerror"), "" on success
-  std::string parse_error;          // the first malformed line of this sample ("path:line: what")
+  // Why it failed ("path: what: strerror"); on success "" or what was absent
+  // and is no failure (a kernel without md has no /proc/mdstat).
+  std::string error;
+  std::string parse_error;      // the first malformed line of this sample ("path:line: what")
   uint64_t timeouts_total = 0;  // samples it did not answer within the read deadline, since start
 };
 
@@ -256,6 +260,12 @@ struct ScsiSnapshot {
   std::vector<ScsiSeries> devices;  // by device
 };
 
+// The md RAID arrays (daemon/sources/md/): none on a kernel without md.
+struct MdSnapshot {
+  std::vector<collectors::MdArray> arrays;             // /proc/mdstat, in its order
+  std::vector<collectors::MdSysfsArray> sysfs_arrays;  // <sysfs>/block/md*/md/, by name
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -286,6 +296,7 @@ struct Snapshot {
   KmsgSnapshot kmsg;
   SmartSnapshot smart;
   ScsiSnapshot scsi;
+  MdSnapshot md;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

@@ -5,6 +5,7 @@
 #include "daemon/sources/disk/disk_source.h"
 #include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/kmsg/kmsg_source.h"
+#include "daemon/sources/md/md_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
 #include "daemon/sources/scsi/scsi_source.h"
@@ -26,6 +27,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       KmsgSourceDescriptor(),        //
       SmartSourceDescriptor(),       //
       ScsiSourceDescriptor(),        //
+      MdSourceDescriptor(),          //
   };
   return kSources;
 }
