@@ -65,7 +65,7 @@ void MdSyncRemaining(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   if (array.sync) w.Sample({{"device", array.name}}, array.sync->finish_minutes * 60);
 }
 
-void MdSyncCompleted(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+void MdSyncDoneRatio(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   const MdArray& array = s.md.arrays[i];
   if (!array.sync || array.sync->total_blocks == 0) return;
   w.Sample({{"device", array.name}}, static_cast<double>(array.sync->done_blocks) /
@@ -119,7 +119,7 @@ void AddMdFamilies(TableBuilder& t) {
         {MdstatArrays, MdSyncRemaining});
   t.Add("iowatch_md_sync_completed_ratio", "gauge",
         "Share of the running sync done (/proc/mdstat's done/total blocks, 0..1).",
-        {MdstatArrays, MdSyncCompleted});
+        {MdstatArrays, MdSyncDoneRatio});
   t.Add("iowatch_md_degraded", "gauge",
         "Raid disks missing or failed (<sysfs>/block/md*/md/degraded; 0 for levels without "
         "redundancy, as node_exporter's node_md_degraded).",
