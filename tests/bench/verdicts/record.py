@@ -320,6 +320,21 @@ class Throttle:
             os.rmdir(self.path)
 
 
+def stop_burners(burners):
+    for b in burners:
+        b.kill()
+        b.wait()
+
+
+def draw_burners(rng, log, now):
+    """0, 1 or 2 CPU burners for 20-60 s from `now`, logged: (burners, until)."""
+    seconds = rng.uniform(20, 60)
+    count = rng.choice([0, 1, 2])
+    log.append({"at_unix_ms": now_ms(), "cpu_burners": count, "seconds": round(seconds, 1)})
+    return ([subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(count)],
+            now + seconds)
+
+
 class Irregular:
     """The busy scenario (a busy disk on a shared CPU): fio jobs whose rate is drawn anew every
     15-45 s and CPU burners whose number is drawn anew every 20-60 s, each phase logged to
@@ -338,9 +353,7 @@ class Irregular:
         self.fio = None
 
     def _stop_burners(self):
-        for b in self.burners:
-            b.kill()
-            b.wait()
+        stop_burners(self.burners)
         self.burners = []
 
     def step(self, now):
@@ -363,13 +376,7 @@ class Irregular:
                      "--output=/dev/null"], cwd=self.loaddir)
         if now >= self.burn_until and not self.loop:
             self._stop_burners()
-            seconds = self.rng.uniform(20, 60)
-            count = self.rng.choice([0, 1, 2])
-            self.burn_until = now + seconds
-            self.log.append({"at_unix_ms": now_ms(), "cpu_burners": count,
-                             "seconds": round(seconds, 1)})
-            self.burners = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
-                            for _ in range(count)]
+            self.burners, self.burn_until = draw_burners(self.rng, self.log, now)
 
     def close(self):
         self._stop_fio()
@@ -556,16 +563,8 @@ class PassiveLoad:
                                  self.group)
                 self.next_burst = now + BURST_SECONDS + self.rng.uniform(60, 300)
         if self.scenario == "passive-busy" and now >= self.burn_until:
-            for b in self.burners:
-                b.kill()
-                b.wait()
-            seconds = self.rng.uniform(20, 60)
-            count = self.rng.choice([0, 1, 2])
-            self.burn_until = now + seconds
-            self.log.append({"at_unix_ms": now_ms(), "cpu_burners": count,
-                             "seconds": round(seconds, 1)})
-            self.burners = [subprocess.Popen(["sh", "-c", "while :; do :; done"])
-                            for _ in range(count)]
+            stop_burners(self.burners)
+            self.burners, self.burn_until = draw_burners(self.rng, self.log, now)
         for p in self.procs:
             if p.poll() is not None:
                 sys.exit(f"the {self.scenario} workload's fio exited ({p.returncode})")
@@ -575,9 +574,7 @@ class PassiveLoad:
             if p.poll() is None:
                 p.terminate()
                 p.wait(timeout=30)
-        for b in self.burners:
-            b.kill()
-            b.wait()
+        stop_burners(self.burners)
 
 
 def device_stage(port, device):
