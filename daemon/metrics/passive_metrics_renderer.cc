@@ -68,6 +68,8 @@ const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
 }
 
 constexpr std::string_view kRequestsName = "iowatch_passive_window_requests";
+constexpr std::string_view kProductionRequestsName = "iowatch_passive_requests_total";
+constexpr std::string_view kProductionSecondsName = "iowatch_passive_latency_seconds_total";
 constexpr std::string_view kStoreUpName = "iowatch_passive_store_up";
 constexpr std::string_view kStoreErrorsName = "iowatch_passive_store_errors_total";
 constexpr std::string_view kWindowsName = "iowatch_passive_windows_total";
@@ -108,6 +110,19 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
     const auto l = labels(r);
     w.Sample(l.data(), l.size(), static_cast<double>(r.last.window.requests));
   }
+  w.Family(kProductionRequestsName, "counter",
+           "Requests of the series' windows without a probe of iowatch's inside, since start.");
+  for (const PassiveSeriesRow& r : snapshot.series) {
+    const auto l = labels(r);
+    w.Sample(l.data(), l.size(), static_cast<double>(r.production_requests));
+  }
+  w.Family(kProductionSecondsName, "counter",
+           "Their latency summed (each window's requests times its mean): its rate over the "
+           "requests' is their mean latency over any span.");
+  for (const PassiveSeriesRow& r : snapshot.series) {
+    const auto l = labels(r);
+    w.Sample(l.data(), l.size(), r.production_seconds);
+  }
   w.Family(kWindowsName, "counter",
            "Windows since start by what became of them: judged, too_few_requests, probe, "
            "counters_reset, learning, outside_model.");
@@ -127,6 +142,8 @@ std::vector<std::string_view> PassiveMetricFamilyNames() {
   std::vector<std::string_view> names;
   for (const PassiveFamily& f : PassiveFamilyTable()) names.push_back(f.name);
   names.push_back(kRequestsName);
+  names.push_back(kProductionRequestsName);
+  names.push_back(kProductionSecondsName);
   names.push_back(kWindowsName);
   names.push_back(kStoreUpName);
   names.push_back(kStoreErrorsName);

@@ -56,6 +56,14 @@ std::string IdentityOf(const Snapshot& snapshot, const std::string& device) {
   return {};
 }
 
+// The window's requests and latency into the series' production totals:
+// not a window with a probe inside, nor one whose counters went back.
+void CountProduction(const probes::PassiveWindow& w, PassiveSeriesRow& row) {
+  if (w.probe || w.counters_reset || w.requests == 0 || !std::isfinite(w.mean_seconds)) return;
+  row.production_requests += w.requests;
+  row.production_seconds += static_cast<double>(w.requests) * w.mean_seconds;
+}
+
 }  // namespace
 
 void PassiveService::RestoreSeries(const std::string& identity, PassiveRestored& restored) {
@@ -224,6 +232,7 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     row.size = w.size;
     row.source = w.source;
     ++row.windows[static_cast<size_t>(v.reason)];
+    CountProduction(w, row);
     const probes::PassiveSeriesKey series{w.op, w.size, w.source};
     row.regressed = judge->second.Regressed(series);
     row.regressed_since_ms = judge->second.RegressedSinceMs(series);

@@ -60,6 +60,10 @@ struct PassiveSeriesRow {
   std::optional<double> drift_ratio;                // mean latency over its first day's (drift)
   bool drift_raised = false;                        // the drift watch holds it regressed
   std::array<uint64_t, kPassiveReasons> windows{};  // by PassiveReason, since start
+  // The requests of its windows with no probe of iowatch's inside, and their
+  // summed latency, since start: a mean over any span, whatever the scrape.
+  uint64_t production_requests = 0;
+  double production_seconds = 0;
 };
 
 struct PassiveSnapshot {

@@ -39,6 +39,8 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   slow.drift_ratio = 1.125;
   slow.windows[0] = 7;   // judged
   slow.windows[4] = 60;  // learning
+  slow.production_requests = 402'000;
+  slow.production_seconds = 96.5;
   snapshot.series.push_back(slow);
   PassiveSeriesRow learning = Row("sdb", "write");
   learning.last.window.requests = 0;
@@ -59,6 +61,9 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   EXPECT_TRUE(HasLine(out, "iowatch_passive_drift_ratio" + sda + " 1.125"));
   EXPECT_EQ(out.find("iowatch_passive_drift_ratio" + sdb), std::string::npos);
   EXPECT_TRUE(HasLine(out, "iowatch_passive_window_requests" + sda + " 6000"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_requests_total" + sda + " 402000"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_latency_seconds_total" + sda + " 96.5"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_requests_total" + sdb + " 0"));
   EXPECT_TRUE(HasLine(
       out,
       R"(iowatch_passive_windows_total{device="sda",op="read",size="all",source="diskstats",result="learning"} 60)"));

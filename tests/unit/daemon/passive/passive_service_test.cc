@@ -104,6 +104,24 @@ TEST(PassiveService, AProbedDisksMinuteIsCountedAsSuch) {
   }
 }
 
+// The production totals (the peer rules' 15-minute means) count every
+// window's requests and latency but the probed one's.
+TEST(PassiveService, TheProductionTotalsLeaveTheProbedMinuteOut) {
+  PassiveService service(PassiveOptions{});
+  const auto devs = Devices();
+  const std::vector<std::string> probing = {"sda"};
+  for (uint64_t t = 0; t <= 140; ++t)
+    service.OnSample(At(t, devs), t == 5 ? probing : std::vector<std::string>{});
+  ASSERT_EQ(service.Latest()->series.size(), 2u);  // sda's and dm-0's reads
+  for (const PassiveSeriesRow& row : service.Latest()->series) {
+    // Minutes [20, 80) and [80, 140) of 6,000 reads of 0.5 ms; sda's first,
+    // partial one [0, 20) had the probe.
+    const uint64_t requests = row.device == "sda" ? 12'000 : 14'000;
+    EXPECT_EQ(row.production_requests, requests) << row.device;
+    EXPECT_NEAR(row.production_seconds, static_cast<double>(requests) * 0.0005, 1e-9);
+  }
+}
+
 // sda alone (diskseq `seq`), reading 100 requests a second; `ms_per_second`
 // of diskstats' read time each second.
 class Sda {
