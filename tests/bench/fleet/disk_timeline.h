@@ -50,10 +50,13 @@ struct Scrape {
   bool passive_judged = false;
   bool passive_regressed = false;
   float passive_ratio = 0;  // the last judged window's observed / predicted
-  // The last window's mean latency and requests (the peer rules' inputs).
+  // The last window's mean latency and requests.
   float passive_observed_seconds = 0;
   float passive_requests = 0;
   uint32_t passive_judged_total = 0;  // judged windows since the daemon started
+  // The production totals since the daemon started (the peer rules' inputs).
+  double passive_requests_total = 0;
+  double passive_seconds_total = 0;
 };
 
 // The passive judge's windows on one disk (passive_timeline.h).

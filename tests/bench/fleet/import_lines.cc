@@ -152,7 +152,8 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
       "iowatch_passive_latency_ratio", passive,
       [](size_t, const Scrape& s) { return s.passive_judged; },
       [](const Scrape& s) { return double{s.passive_ratio}; });
-  // The last window's, for the peer rules (fleet.rules.yml).
+  // The last window's; the production totals after them are the peer
+  // rules' input (fleet.rules.yml).
   w.Write(
       "iowatch_passive_observed_latency_seconds", passive,
       [](size_t, const Scrape& s) { return s.passive_series; },
@@ -161,6 +162,14 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
       "iowatch_passive_window_requests", passive,
       [](size_t, const Scrape& s) { return s.passive_series; },
       [](const Scrape& s) { return double{s.passive_requests}; });
+  w.Write(
+      "iowatch_passive_requests_total", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return s.passive_requests_total; });
+  w.Write(
+      "iowatch_passive_latency_seconds_total", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return s.passive_seconds_total; });
   Labels judged = passive;
   judged.emplace_back("result", "judged");
   w.Write(

@@ -23,6 +23,10 @@ struct PassivePublished {
   float observed_seconds = 0;  // the last window's, judged or not
   float requests = 0;
   uint32_t judged_total = 0;  // since the daemon started
+  // Requests and their summed latency of the windows with no probe inside,
+  // since the daemon started (PassiveService's production totals).
+  double requests_total = 0;
+  double seconds_total = 0;
 };
 
 // One window's draws, made whatever becomes of the window, so that a
@@ -126,6 +130,8 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       s.passive_observed_seconds = p.observed_seconds;
       s.passive_requests = p.requests;
       s.passive_judged_total = p.judged_total;
+      s.passive_requests_total = p.requests_total;
+      s.passive_seconds_total = p.seconds_total;
     }
   };
   const bool traced = PassiveTraced(disk);
@@ -137,7 +143,9 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
     // A host down for its update: no window; the daemon restarts after with
     // the judge's states and models from its store, as they were.
     if (DownAt(disk, start) || DownAt(disk, end - 1)) {
-      now.judged_total = 0;  // the daemon's counters start again with it
+      // The daemon's counters start again with it.
+      now.judged_total = 0;
+      now.requests_total = now.seconds_total = 0;
       continue;
     }
     if (!judge) judge.emplace(policy);
@@ -154,6 +162,10 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       TraceWindow(v);
     }
     now.series = true;
+    if (!w.probe) {
+      now.requests_total += static_cast<double>(w.requests);
+      now.seconds_total += static_cast<double>(w.requests) * w.mean_seconds;
+    }
     now.regressed = judge->Regressed(key);
     now.observed_seconds = static_cast<float>(w.mean_seconds);
     now.requests = static_cast<float>(w.requests);
