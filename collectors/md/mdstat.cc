@@ -159,15 +159,6 @@ bool ParseStatus(Fields fields, MdArray& array) {
   return true;
 }
 
-std::optional<MdSyncAction> ActionNamed(std::string_view word) {
-  if (word == "resync") return MdSyncAction::kResync;
-  if (word == "recovery") return MdSyncAction::kRecovery;
-  if (word == "check") return MdSyncAction::kCheck;
-  if (word == "repair") return MdSyncAction::kRepair;
-  if (word == "reshape") return MdSyncAction::kReshape;
-  return std::nullopt;
-}
-
 // "(16775552/195310144)"
 bool ParseProgress(std::string_view field, MdSync& sync) {
   const auto inside = Between(field, "(", ")");
@@ -187,7 +178,7 @@ bool ParseProgress(std::string_view field, MdSync& sync) {
 std::optional<MdSync> ParseSync(Fields fields) {
   size_t i = fields[0].starts_with('[') ? 1 : 0;  // the progress bar
   if (fields.size() < i + 5) return std::nullopt;
-  const auto action = ActionNamed(fields[i++]);
+  const auto action = ValueIn<MdSyncAction>(kMdSyncActionNames, fields[i++]);
   if (!action || !fields[i].starts_with('=')) return std::nullopt;
   MdSync sync{.action = *action};
   std::string_view percent = fields[i++].substr(1);
@@ -205,22 +196,16 @@ std::optional<MdSync> ParseSync(Fields fields) {
   return sync;
 }
 
-std::optional<MdSyncWait> WaitNamed(std::string_view word) {
-  if (word == "DELAYED") return MdSyncWait::kDelayed;
-  if (word == "PENDING") return MdSyncWait::kPending;
-  if (word == "REMOTE") return MdSyncWait::kRemote;
-  return std::nullopt;
-}
-
 // An indented line after the status line: a sync, a waiting sync, or one we
 // do not read (bitmap:, a future kernel's). Returns the expected form when
 // the line is one of ours but malformed.
 std::optional<std::string_view> ParseProgressLine(Fields fields, MdArray& array) {
   if (const auto word = Between(fields[0], "resync=", "")) {
-    array.sync_wait = WaitNamed(*word);
+    array.sync_wait = ValueIn<MdSyncWait>(kMdSyncWaitNames, *word);
     return array.sync_wait ? std::nullopt : std::optional(kWaitExpected);
   }
-  if (!fields[0].starts_with('[') && !ActionNamed(fields[0])) return std::nullopt;
+  if (!fields[0].starts_with('[') && !ValueIn<MdSyncAction>(kMdSyncActionNames, fields[0]))
+    return std::nullopt;
   array.sync = ParseSync(fields);
   return array.sync ? std::nullopt : std::optional(kSyncExpected);
 }

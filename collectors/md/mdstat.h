@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/file_tree.h"
 #include "common/result.h"
 
@@ -39,6 +40,13 @@ struct MdMember {
 // "repair"); an RFC patch (linux-raid, December 2025: "md: simplify sync
 // action print in status_resync") prints md_sync_action_name(), "repair".
 enum class MdSyncAction { kResync, kRecovery, kCheck, kRepair, kReshape };
+inline constexpr EnumName<MdSyncAction> kMdSyncActionNames[] = {
+    {MdSyncAction::kResync, "resync"},
+    {MdSyncAction::kRecovery, "recovery"},
+    {MdSyncAction::kCheck, "check"},
+    {MdSyncAction::kRepair, "repair"},
+    {MdSyncAction::kReshape, "reshape"}};
+static_assert(NamesEveryValue<kMdSyncActionNames>());
 
 // "[=>....]  recovery =  8.5% (16775552/195310144) finish=17.0min speed=259783K/sec"
 struct MdSync {
@@ -55,6 +63,10 @@ struct MdSync {
 // syncs first), "resync=PENDING" (the array is auto-read-only), or
 // "resync=REMOTE" (clustered md: another node syncs).
 enum class MdSyncWait { kDelayed, kPending, kRemote };
+inline constexpr EnumName<MdSyncWait> kMdSyncWaitNames[] = {{MdSyncWait::kDelayed, "DELAYED"},
+                                                            {MdSyncWait::kPending, "PENDING"},
+                                                            {MdSyncWait::kRemote, "REMOTE"}};
+static_assert(NamesEveryValue<kMdSyncWaitNames>());
 
 enum class MdReadOnly { kNo, kReadOnly, kAutoReadOnly };
 
