@@ -3,6 +3,7 @@
 #include "cli/health/health_format.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,31 @@ void AppendSmart(std::string& out, const SmartHealth& s) {
   for (const auto& [label, value] : s.facts) {
     fmt::format_to(std::back_inserter(out), "    {:<22} {}\n", label, value);
   }
+}
+
+// An md array's lines: its level and state, its members, a sync and its progress.
+void AppendMd(std::string& out, const MdArrayHealth& a) {
+  fmt::format_to(std::back_inserter(out), "  md array     {}{}\n",
+                 a.level.empty() ? "" : TerminalText(a.level) + ", ",
+                 TerminalText(DescribeMdState(a)));
+  if (!a.members.empty()) {
+    out += "  members      " + TerminalText(fmt::format("{}", fmt::join(a.members, ", "))) + "\n";
+  }
+  const std::string sync = DescribeMdSync(a);
+  if (!sync.empty()) out += "  sync         " + sync + "\n";
+}
+
+nlohmann::json MdJson(const MdArrayHealth& a) {
+  nlohmann::json sync = nullptr;
+  if (a.sync) {
+    sync = {{"action", a.sync->action},
+            {"done_ratio", a.sync->done_ratio},
+            {"remaining_seconds", a.sync->remaining_seconds},
+            {"speed_bytes_per_second", a.sync->speed_bytes_per_second}};
+  }
+  return {{"level", a.level},           {"active", a.active},     {"array_state", a.array_state},
+          {"raid_disks", a.raid_disks}, {"degraded", a.degraded}, {"members", a.members},
+          {"failed", a.failed},         {"sync", sync},           {"sync_waiting", a.sync_waiting}};
 }
 
 void AppendErrors(std::string& out, const DiskHealth& d) {
@@ -112,10 +138,19 @@ nlohmann::json DiskJson(const DiskHealth& d) {
                        {"since_unix_ms", v.since_unix_ms},
                        {"latency_ratio", v.ratio > 0 ? nlohmann::json(v.ratio) : nullptr}});
   }
-  return {{"device", d.name},         {"model", d.model},           {"serial", d.serial},
-          {"transport", d.transport}, {"size_bytes", d.size_bytes}, {"smart", smart},
-          {"io_errors", errors},      {"filesystems", filesystems}, {"probes", probes},
-          {"passive", passive},       {"problems", d.problems}};
+  nlohmann::json md = d.md ? MdJson(*d.md) : nlohmann::json(nullptr);
+  return {{"device", d.name},
+          {"model", d.model},
+          {"serial", d.serial},
+          {"transport", d.transport},
+          {"size_bytes", d.size_bytes},
+          {"smart", smart},
+          {"io_errors", errors},
+          {"filesystems", filesystems},
+          {"probes", probes},
+          {"passive", passive},
+          {"md", md},
+          {"problems", d.problems}};
 }
 
 }  // namespace
@@ -125,6 +160,7 @@ std::string FormatHealthText(const HostHealth& health) {
   for (const DiskHealth& d : health.disks) {
     AppendIdentity(out, d);
     AppendSmart(out, d.smart);
+    if (d.md) AppendMd(out, *d.md);
     AppendErrors(out, d);
     AppendFilesystems(out, d);
     AppendProbes(out, d);

@@ -192,7 +192,7 @@ std::string WholeDiskNumbered(const std::string& number,
 DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
                     std::span<const ProbeSeriesVerdict> probes,
                     std::span<const PassiveSeriesVerdict> passive, bool smart_ran) {
-  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}, {}};
+  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}, {}, {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
     if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
@@ -234,6 +234,25 @@ DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
     if (v.regressed) disk.problems.push_back("passive judge: " + DescribePassive(v));
   }
   return disk;
+}
+
+// Each md array onto its device's story; an array whose device was not
+// sampled (filtered out, or no block device yet) gets a story of its own.
+void AddMdArrays(const Snapshot& s, std::string_view only_device, HostHealth& health) {
+  for (MdArrayHealth& array : BuildMdHealth(s)) {
+    if (!only_device.empty() && array.name != only_device) continue;
+    auto disk = std::ranges::find(health.disks, array.name, &DiskHealth::name);
+    if (disk == health.disks.end()) {
+      DiskHealth own;
+      own.name = array.name;
+      own.transport = "md";
+      own.size_bytes = array.size_bytes;
+      own.smart = {"none", "no SMART of its own (md)", {}};
+      disk = health.disks.insert(health.disks.end(), std::move(own));
+    }
+    disk->problems.insert(disk->problems.end(), array.problems.begin(), array.problems.end());
+    disk->md = std::move(array);
+  }
 }
 
 void Notes(const Snapshot& s, HostHealth& health) {
@@ -285,6 +304,7 @@ HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict
     if (d.is_partition || (!only_device.empty() && d.name != only_device)) continue;
     health.disks.push_back(HealthOf(d, s, probes, passive, smart_ran));
   }
+  AddMdArrays(s, only_device, health);
   Notes(s, health);
   return health;
 }

@@ -1,6 +1,7 @@
 // Each whole disk's health from a sample (identity, SMART, the kernel log's
 // I/O errors since boot, the filesystems on it) and the probe verdicts of
-// its series and of its passive judge, with its problems: the conditions the shipped alerts
+// its series and of its passive judge, an md array's state (md_health.h),
+// with its problems: the conditions the shipped alerts
 // (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
 // or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
 // problem); the status page's Health column shows it. A filesystem the
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "collectors/disk/block_devices.h"
+#include "daemon/sampling/md_health.h"
 #include "daemon/sampling/snapshot.h"
 
 namespace iowatch::daemon {
@@ -76,6 +78,7 @@ struct DiskHealth {
   std::vector<FilesystemHealth> filesystems;
   std::vector<ProbeSeriesVerdict> probes;
   std::vector<PassiveSeriesVerdict> passive;
+  std::optional<MdArrayHealth> md;  // an md array: its state, members and sync
   std::vector<std::string> problems;
 };
 
@@ -91,7 +94,9 @@ bool MayHaveSmart(const collectors::BlockDevice& device);
 
 // The health of the snapshot's whole disks (only `only_device` when not
 // empty); `smart_ran` is false when SMART is not collected. A regressed
-// probe series or passive series is a problem of its disk.
+// probe series or passive series is a problem of its disk; an md array's
+// problems are its device's, listed after the disks when no block device
+// of its name was sampled.
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
                            std::span<const PassiveSeriesVerdict> passive,
                            std::string_view only_device, bool smart_ran);
