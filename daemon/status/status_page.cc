@@ -14,6 +14,7 @@
 #include "daemon/sampling/derived_series.h"
 #include "daemon/sampling/snapshot_advice.h"
 #include "daemon/sampling/snapshot_health.h"
+#include "daemon/status/md_rows.h"
 #include "daemon/status/passive_rows.h"
 #include "daemon/status/regression_rows.h"
 
@@ -384,6 +385,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
       in.sample.window_seconds);
   const HostHealth health = HealthOf(in.sample, in.probes, in.passive);
   body += DevicesSection(in.sample, health);
+  body += MdSection(health);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
   if (in.passive != nullptr) body += PassiveSection(*in.passive);

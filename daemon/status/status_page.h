@@ -1,7 +1,8 @@
 // The HTML status page served at "/": what an operator reads at a glance.
 // Each device with its current iostat -x columns (and %util's window
 // maximum) and its health (daemon/sampling/snapshot_health.h: its first
-// problem, all of them in the cell's title), the host's vmstat line, and each probe job's last
+// problem, all of them in the cell's title), the md RAID arrays when there are any (state,
+// degraded, failed members, sync), the host's vmstat line, and each probe job's last
 // result beside its baseline, its regression state and a sparkline of its recent p99 completion
 // latency; under a regressed one, what explains it (probes::ExplainRegression, and what else its
 // disk shows now: problems, SMART, the busiest other cgroup on it). One self-contained document

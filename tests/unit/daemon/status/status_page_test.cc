@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "collectors/md/mdstat.h"
 #include "common/utf8.h"
 #include "daemon/sampling/derived_series.h"
 
@@ -433,6 +434,42 @@ TEST(StatusPage, ProbesBesideTheirBaselinesWithState) {
   EXPECT_NE(html.find("<td class=\"dim\">no run in 24 h</td>"), std::string::npos);
   EXPECT_EQ(Count(html, "<svg class=\"spark\""), 1u) << "one run is no line";
   EXPECT_NE(html.find("<span class=\"good\">writable</span>"), std::string::npos);
+}
+
+// /proc/mdstat with a degraded raid1 recovering, its failed member, and a healthy one.
+constexpr std::string_view kStatusMdstat =
+    "md6 : active raid1 sdb2[2](F) sdc[1] sda2[0]\n"
+    "      195310144 blocks [2/1] [U_]\n"
+    "      [=>...................]  recovery =  8.5% (16775552/195310144) finish=17.0min "
+    "speed=259783K/sec\n"
+    "md0 : active raid1 sdi1[0] sdj1[1]\n"
+    "      248896 blocks [2/2] [UU]\n";
+
+TEST(StatusPage, RaidArraysShowStateDegradedFailedMembersAndSyncOnlyWhenThereAreAny) {
+  Snapshot s = Sample();
+  const auto page = [&] {
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
+  };
+  EXPECT_EQ(page().find("RAID arrays"), std::string::npos);
+  auto arrays = collectors::ParseMdstat(kStatusMdstat, "/proc/mdstat");
+  ASSERT_TRUE(arrays) << arrays.error().ToString();
+  s.md.arrays = *arrays;
+  const std::string html = page();
+  EXPECT_NE(html.find("<h2>RAID arrays (md)</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>md0</td><td>raid1</td><td class=\"good\">active</td>"
+                      "<td class=\"good\">0</td><td class=\"dim\">none</td>"
+                      "<td class=\"dim\">none</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>md6</td><td>raid1</td><td class=\"good\">active</td>"
+                      "<td class=\"bad\">1 of 2</td><td class=\"bad\">sdb2</td>"
+                      "<td>recovery 8.6 % done, 17 min left at 253.7 MiB/s</td></tr>"),
+            std::string::npos)
+      << html;
 }
 
 TEST(Sparkline, ScalesToTheRangeOldestFirst) {
