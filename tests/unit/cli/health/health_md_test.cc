@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli/health/health_command.h"
 #include "tests/unit/source_tree.h"
@@ -18,11 +19,13 @@ struct MdHealthRan {
   std::string out;
 };
 
-MdHealthRan HealthOn(const std::string& root, const std::string& state_dir) {
+MdHealthRan HealthOn(const std::string& root, const std::string& state_dir,
+                     std::vector<std::string> more = {}) {
+  std::vector<std::string> args = {"--no-smart", "--state.dir", state_dir};
+  args.insert(args.end(), more.begin(), more.end());
   ::testing::internal::CaptureStdout();
   MdHealthRan ran;
-  ran.status = RunHealth(GlobalOptions{root + "/proc", root + "/sys"},
-                         {"--no-smart", "--state.dir", state_dir});
+  ran.status = RunHealth(GlobalOptions{root + "/proc", root + "/sys"}, args);
   ran.out = ::testing::internal::GetCapturedStdout();
   return ran;
 }
@@ -51,6 +54,24 @@ TEST(HealthMd, ADegradedArrayWithAFailedMemberFailsWithItsStory) {
        }) {
     EXPECT_NE(ran.out.find(line), std::string::npos) << line << "\n" << ran.out;
   }
+}
+
+TEST(HealthMd, TheJsonCarriesTheArrayAndItsSync) {
+  iowatch::testing::TempDir state;
+  ASSERT_TRUE(state.ok());
+  const MdHealthRan ran = HealthOn(iowatch::testing::FixturesDir() + "/node-exporter",
+                                   state.path().string(), {"-d", "md6", "-o", "JSON"});
+  EXPECT_EQ(ran.status, 1) << ran.out;
+  const auto doc = nlohmann::json::parse(ran.out);
+  ASSERT_EQ(doc["disks"].size(), 1u) << ran.out;
+  const auto& md = doc["disks"][0]["md"];
+  EXPECT_EQ(md["level"], "raid1");
+  EXPECT_EQ(md["degraded"], 1);
+  EXPECT_EQ(md["raid_disks"], 2);
+  EXPECT_EQ(md["failed"], nlohmann::json::array({"sdb2"}));
+  EXPECT_EQ(md["sync"]["action"], "recovery");
+  EXPECT_DOUBLE_EQ(md["sync"]["remaining_seconds"].get<double>(), 1020);
+  EXPECT_EQ(doc["problems"], 2);
 }
 
 TEST(HealthMd, AHealthyArrayIsNoProblem) {
