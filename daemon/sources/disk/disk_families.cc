@@ -160,21 +160,6 @@ void HolderInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   }
 }
 
-void MdInfo(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
-  const collectors::BlockDevice& b = (*s.block_devices)[i];
-  if (b.md) w.Sample({{"device", b.name}, {"level", b.md->level}}, 1);
-}
-
-void MdChunkBytes(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
-  const collectors::BlockDevice& b = (*s.block_devices)[i];
-  if (b.md) w.SampleInt({{"device", b.name}}, b.md->chunk_bytes);
-}
-
-void MdRaidDisks(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
-  const collectors::BlockDevice& b = (*s.block_devices)[i];
-  if (b.md) w.SampleInt({{"device", b.name}}, b.md->raid_disks);
-}
-
 }  // namespace
 
 void AddDiskFamilies(TableBuilder& t) {
@@ -198,12 +183,6 @@ void AddDiskFamilies(TableBuilder& t) {
         "A device stacked on the disk or one of its partitions (always 1): holders/ in sysfs "
         "(dm, md) and loop devices whose backing file lives there.",
         {BlockDevices, HolderInfo});
-  t.Add("iowatch_md_info", "gauge", "Software RAID (md) array level (always 1).",
-        {BlockDevices, MdInfo});
-  t.Add("iowatch_md_chunk_bytes", "gauge", "md array chunk size, bytes.",
-        {BlockDevices, MdChunkBytes});
-  t.Add("iowatch_md_raid_disks", "gauge", "Number of member disks of the md array.",
-        {BlockDevices, MdRaidDisks});
 }
 
 }  // namespace iowatch::daemon

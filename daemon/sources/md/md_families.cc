@@ -83,6 +83,11 @@ void MdRaidDisks(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   if (disks) w.SampleInt({{"device", array.name}}, *disks);
 }
 
+void MdChunkBytes(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const MdSysfsArray& array = s.md.sysfs_arrays[i];
+  if (array.chunk_size_bytes) w.SampleInt({{"device", array.name}}, *array.chunk_size_bytes);
+}
+
 void MdMismatches(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
   const MdSysfsArray& array = s.md.sysfs_arrays[i];
   if (array.mismatch_cnt) w.SampleInt({{"device", array.name}}, *array.mismatch_cnt);
@@ -128,6 +133,10 @@ void AddMdFamilies(TableBuilder& t) {
       "iowatch_md_raid_disks", "gauge",
       "Disks the array has (<sysfs>/block/md*/md/raid_disks; node_exporter's node_md_raid_disks).",
       {MdSysfsArrays, MdRaidDisks});
+  t.Add("iowatch_md_chunk_bytes", "gauge",
+        "The array's chunk size in bytes (<sysfs>/block/md*/md/chunk_size); no series for levels "
+        "without chunks.",
+        {MdSysfsArrays, MdChunkBytes});
   t.Add("iowatch_md_mismatches", "gauge",
         "512-byte sectors the last check or repair found differing between copies or parity, as "
         "the kernel counts them (<sysfs>/block/md*/md/mismatch_cnt).",

@@ -123,6 +123,8 @@ TEST(MdSourceSysfs, MismatchesAndInfoWherePresent) {
   using iowatch::testing::SampleKey;
   // raid0 has no mismatch_cnt: no series.
   EXPECT_FALSE(samples.contains(SampleKey("iowatch_md_mismatches", {{"device", "md0"}})));
+  EXPECT_EQ(samples.at(SampleKey("iowatch_md_chunk_bytes", {{"device", "md0"}})), 524288);
+  EXPECT_EQ(samples.at(SampleKey("iowatch_md_chunk_bytes", {{"device", "md1"}})), 0);
   EXPECT_EQ(samples.at(SampleKey("iowatch_md_info", {{"device", "md6"},
                                                      {"level", "raid6"},
                                                      {"array_state", "active"},
