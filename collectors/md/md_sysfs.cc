@@ -4,18 +4,11 @@
 
 #include <algorithm>
 
+#include "collectors/text/sysfs_text.h"
 #include "collectors/text/text_scan.h"
-#include "common/utf8.h"
 
 namespace iowatch::collectors {
 namespace {
-
-std::string_view MdSysfsTrim(std::string_view text) {
-  const size_t first = text.find_first_not_of(" \t\n");
-  if (first == std::string_view::npos) return {};
-  const size_t last = text.find_last_not_of(" \t\n");
-  return text.substr(first, last - first + 1);
-}
 
 std::string MdSysfsPath(std::string_view md_dir, std::string_view name) {
   return fmt::format("{}/{}", md_dir, name);
@@ -33,7 +26,7 @@ std::optional<MdRaidDisks> ParseMdRaidDisks(std::string_view text) {
   const auto count = ParseU64(text.substr(0, space));
   if (!count) return std::nullopt;
   if (space == std::string_view::npos) return MdRaidDisks{.count = *count};
-  const std::string_view rest = MdSysfsTrim(text.substr(space));
+  const std::string_view rest = TrimSysfsText(text.substr(space));
   if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') return std::nullopt;
   const auto before = ParseU64(rest.substr(1, rest.size() - 2));
   if (!before) return std::nullopt;
@@ -82,7 +75,7 @@ std::vector<std::string> MdSysfsFlags(std::string_view text) {
   std::vector<std::string> flags;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    const std::string_view flag = MdSysfsTrim(text.substr(0, comma));
+    const std::string_view flag = TrimSysfsText(text.substr(0, comma));
     if (!flag.empty()) flags.emplace_back(flag);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
@@ -146,13 +139,7 @@ bool MdSysfsMember::Has(std::string_view flag) const {
 
 Result<std::optional<std::string>> ReadMdSysfsText(const FileTree& sysfs, std::string_view md_dir,
                                                    std::string_view name) {
-  const auto content = sysfs.Read(MdSysfsPath(md_dir, name), kMaxSysfsAttributeBytes);
-  if (!content && content.error().code == ErrorCode::kNotFound) return std::nullopt;
-  if (!content) return ErrorOf(content);
-  // Level and state become label values: valid UTF-8, no control characters.
-  std::string text = ToValidUtf8(MdSysfsTrim(*content));
-  while (const std::optional<size_t> control = ControlCharacterAt(text)) text[*control] = ' ';
-  return text;
+  return ReadSysfsText(sysfs, MdSysfsPath(md_dir, name));
 }
 
 Result<std::optional<uint64_t>> ReadMdSysfsNumber(const FileTree& sysfs, std::string_view md_dir,

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/file_tree.h"
 #include "daemon/sampling/family_table.h"
@@ -86,6 +87,24 @@ constexpr SourceDescriptor Registered(SourceDescriptor descriptor) {
   descriptor.move_fields = SnapshotFields<kFields...>::Move;
   descriptor.copy_fields = SnapshotFields<kFields...>::Copy;
   return descriptor;
+}
+
+// The status of a collector whose files exist only where the kernel has the
+// feature (md, NVMe, ZFS): its items into `items`; kNotFound succeeds with
+// none, its error saying `absent` and what was missing, since nothing is
+// wrong to page on. Any other failure fails it, with the file.
+template <typename Item>
+CollectorStatus OptionalFeatureStatus(std::string name, std::string_view absent,
+                                      Result<std::vector<Item>> read, std::vector<Item>& items) {
+  CollectorStatus status{std::move(name), 0, true, 0, {}, {}};
+  if (read) {
+    items = std::move(*read);
+    return status;
+  }
+  status.success = read.error().code == ErrorCode::kNotFound;
+  status.error = read.error().ToString();
+  if (status.success) status.error = std::string(absent) + ": " + status.error;
+  return status;
 }
 
 }  // namespace iowatch::daemon

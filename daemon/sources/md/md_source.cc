@@ -20,34 +20,19 @@ class MdSource final : public SampleSource {
                Snapshot& out) override;
 };
 
-// A collector's status from its read: the arrays into `arrays`; kNotFound
-// (no md in this kernel) succeeds with none, its error saying what was absent.
-template <typename Array>
-CollectorStatus MdStatusOf(std::string name, Result<std::vector<Array>> read,
-                           std::vector<Array>& arrays) {
-  CollectorStatus status{std::move(name), 0, true, 0, {}, {}};
-  if (read) {
-    arrays = std::move(*read);
-  } else {
-    status.success = read.error().code == ErrorCode::kNotFound;
-    status.error = read.error().ToString();
-    if (status.success) status.error = "no md arrays: " + status.error;
-  }
-  return status;
-}
-
 }  // namespace
 
 void MdSource::Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
                        Snapshot& out) {
   double start = context.now();
-  CollectorStatus mdstat = MdStatusOf("mdstat", collectors::ReadMdstat(procfs), out.md.arrays);
+  CollectorStatus mdstat = OptionalFeatureStatus("mdstat", "no md arrays",
+                                                 collectors::ReadMdstat(procfs), out.md.arrays);
   mdstat.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(mdstat));
 
   start = context.now();
-  CollectorStatus md_sysfs =
-      MdStatusOf("md_sysfs", collectors::ReadMdSysfsArrays(sysfs), out.md.sysfs_arrays);
+  CollectorStatus md_sysfs = OptionalFeatureStatus(
+      "md_sysfs", "no md arrays", collectors::ReadMdSysfsArrays(sysfs), out.md.sysfs_arrays);
   md_sysfs.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(md_sysfs));
 }
