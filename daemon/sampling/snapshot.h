@@ -25,6 +25,7 @@
 #include "collectors/filesystem/filesystem_usage.h"
 #include "collectors/md/md_sysfs.h"
 #include "collectors/md/mdstat.h"
+#include "collectors/nvme/nvme_class.h"
 #include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/text/named_values.h"
@@ -266,6 +267,11 @@ struct MdSnapshot {
   std::vector<collectors::MdSysfsArray> sysfs_arrays;  // <sysfs>/block/md*/md/, by name
 };
 
+// The NVMe controllers (daemon/sources/nvme/): none without the nvme driver.
+struct NvmeSnapshot {
+  std::vector<collectors::NvmeController> controllers;  // <sysfs>/class/nvme/, by name
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -297,6 +303,7 @@ struct Snapshot {
   SmartSnapshot smart;
   ScsiSnapshot scsi;
   MdSnapshot md;
+  NvmeSnapshot nvme;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

@@ -6,6 +6,7 @@
 #include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/md/md_source.h"
+#include "daemon/sources/nvme/nvme_source.h"
 #include "daemon/sources/pressure/pressure_source.h"
 #include "daemon/sources/process_io/process_source.h"
 #include "daemon/sources/scsi/scsi_source.h"
@@ -28,6 +29,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       SmartSourceDescriptor(),       //
       ScsiSourceDescriptor(),        //
       MdSourceDescriptor(),          //
+      NvmeSourceDescriptor(),        //
   };
   return kSources;
 }
