@@ -31,6 +31,7 @@
 #include "collectors/text/named_values.h"
 #include "collectors/vm/meminfo.h"
 #include "collectors/vm/proc_stat.h"
+#include "collectors/zfs/zfs_pool.h"
 #include "common/memo.h"
 
 namespace iowatch::daemon {
@@ -272,6 +273,11 @@ struct NvmeSnapshot {
   std::vector<collectors::NvmeController> controllers;  // <sysfs>/class/nvme/, by name
 };
 
+// The ZFS pools (daemon/sources/zfs/): none without the ZFS module.
+struct ZfsSnapshot {
+  std::vector<collectors::ZfsPool> pools;  // <procfs>/spl/kstat/zfs/*/, by name
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -304,6 +310,7 @@ struct Snapshot {
   ScsiSnapshot scsi;
   MdSnapshot md;
   NvmeSnapshot nvme;
+  ZfsSnapshot zfs;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

@@ -12,6 +12,7 @@
 #include "daemon/sources/scsi/scsi_source.h"
 #include "daemon/sources/smart/smart_source.h"
 #include "daemon/sources/vm/vm_source.h"
+#include "daemon/sources/zfs/zfs_source.h"
 
 namespace iowatch::daemon {
 
@@ -30,6 +31,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       ScsiSourceDescriptor(),        //
       MdSourceDescriptor(),          //
       NvmeSourceDescriptor(),        //
+      ZfsSourceDescriptor(),         //
   };
   return kSources;
 }
