@@ -111,16 +111,6 @@ Result<std::vector<MdSysfsMember>> ReadMdSysfsMembers(const FileTree& sysfs,
   return members;
 }
 
-// Moves a read's value into `out`, or its error into `error`: false on failure.
-template <typename T>
-bool TakeMdResult(Result<T>&& read, T& out, std::optional<Error>& error) {
-  if (!read)
-    error = read.error();
-  else
-    out = std::move(*read);
-  return read.has_value();
-}
-
 bool IsMdContainerLevel(std::string_view level) {
   return level == "container" || level == "imsm" || level == "ddf";
 }
@@ -171,17 +161,17 @@ Result<MdSysfsArray> ReadMdSysfsArray(const FileTree& sysfs, std::string_view na
   MdSysfsArray array{.name = std::string(name)};
   std::optional<Error> error;
   const bool read =
-      TakeMdResult(ReadMdSysfsText(sysfs, md, "array_state"), array.array_state, error) &&
-      TakeMdResult(ReadMdSysfsText(sysfs, md, "level"), array.level, error) &&
-      TakeMdResult(ReadMdRaidDisks(sysfs, md), array.raid_disks, error) &&
-      TakeMdResult(ReadMdSysfsNumber(sysfs, md, "degraded"), array.degraded, error) &&
-      TakeMdResult(ReadMdSysfsText(sysfs, md, "sync_action"), array.sync_action, error) &&
-      TakeMdResult(ReadMdSyncCompleted(sysfs, md), array.sync_completed, error) &&
-      TakeMdResult(ReadMdSyncSpeed(sysfs, md), array.sync_speed_kib_per_s, error) &&
-      TakeMdResult(ReadMdSysfsNumber(sysfs, md, "mismatch_cnt"), array.mismatch_cnt, error) &&
-      TakeMdResult(ReadMdSysfsNumber(sysfs, md, "chunk_size"), array.chunk_size_bytes, error) &&
-      TakeMdResult(ReadMdSysfsNumber(sysfs, md, "layout"), array.layout, error) &&
-      TakeMdResult(ReadMdSysfsMembers(sysfs, md), array.members, error);
+      TakeSysfsRead(ReadMdSysfsText(sysfs, md, "array_state"), array.array_state, error) &&
+      TakeSysfsRead(ReadMdSysfsText(sysfs, md, "level"), array.level, error) &&
+      TakeSysfsRead(ReadMdRaidDisks(sysfs, md), array.raid_disks, error) &&
+      TakeSysfsRead(ReadMdSysfsNumber(sysfs, md, "degraded"), array.degraded, error) &&
+      TakeSysfsRead(ReadMdSysfsText(sysfs, md, "sync_action"), array.sync_action, error) &&
+      TakeSysfsRead(ReadMdSyncCompleted(sysfs, md), array.sync_completed, error) &&
+      TakeSysfsRead(ReadMdSyncSpeed(sysfs, md), array.sync_speed_kib_per_s, error) &&
+      TakeSysfsRead(ReadMdSysfsNumber(sysfs, md, "mismatch_cnt"), array.mismatch_cnt, error) &&
+      TakeSysfsRead(ReadMdSysfsNumber(sysfs, md, "chunk_size"), array.chunk_size_bytes, error) &&
+      TakeSysfsRead(ReadMdSysfsNumber(sysfs, md, "layout"), array.layout, error) &&
+      TakeSysfsRead(ReadMdSysfsMembers(sysfs, md), array.members, error);
   if (!read) return std::unexpected(*error);
   return array;
 }

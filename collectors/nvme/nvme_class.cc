@@ -44,29 +44,18 @@ Result<std::optional<uint64_t>> ReadNvmeNumber(const FileTree& sysfs, const std:
   return number;
 }
 
-// Moves a read's value into `out`, or its error into `error`: false on failure.
-template <typename T>
-bool TakeNvmeResult(Result<T>&& read, T& out, std::optional<Error>& error) {
-  if (!read)
-    error = read.error();
-  else
-    out = std::move(*read);
-  return read.has_value();
-}
-
 Result<NvmeNamespace> ReadNvmeNamespace(const FileTree& sysfs, const std::string& controller_dir,
                                         std::string_view name, std::string_view nsid) {
   const std::string dir = fmt::format("{}/{}", controller_dir, name);
   NvmeNamespace ns{.name = std::string(name), .nsid = std::string(nsid)};
   std::optional<Error> error;
-  const bool read =
-      TakeNvmeResult(ReadNvmeNumber(sysfs, dir + "/nuse", "logical blocks in use"), ns.used_blocks,
-                     error) &&
-      TakeNvmeResult(ReadNvmeNumber(sysfs, dir + "/size", "512-byte sectors"), ns.size_sectors,
-                     error) &&
-      TakeNvmeResult(ReadNvmeNumber(sysfs, dir + "/queue/logical_block_size", "bytes"),
-                     ns.logical_block_size, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/ana_state"), ns.ana_state, error);
+  const bool read = TakeSysfsRead(ReadNvmeNumber(sysfs, dir + "/nuse", "logical blocks in use"),
+                                  ns.used_blocks, error) &&
+                    TakeSysfsRead(ReadNvmeNumber(sysfs, dir + "/size", "512-byte sectors"),
+                                  ns.size_sectors, error) &&
+                    TakeSysfsRead(ReadNvmeNumber(sysfs, dir + "/queue/logical_block_size", "bytes"),
+                                  ns.logical_block_size, error) &&
+                    TakeSysfsRead(ReadSysfsText(sysfs, dir + "/ana_state"), ns.ana_state, error);
   if (!read) return std::unexpected(*error);
   return ns;
 }
@@ -97,12 +86,12 @@ Result<NvmeController> ReadNvmeController(const FileTree& sysfs, std::string_vie
   // The namespaces first: listing the directory tells a removed controller
   // (kNotFound) from one whose attributes are merely absent.
   const bool read =
-      TakeNvmeResult(ReadNvmeNamespaces(sysfs, dir), controller.namespaces, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/model"), controller.model, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/serial"), controller.serial, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/firmware_rev"), controller.firmware_rev, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/state"), controller.state, error) &&
-      TakeNvmeResult(ReadSysfsText(sysfs, dir + "/cntlid"), controller.cntlid, error);
+      TakeSysfsRead(ReadNvmeNamespaces(sysfs, dir), controller.namespaces, error) &&
+      TakeSysfsRead(ReadSysfsText(sysfs, dir + "/model"), controller.model, error) &&
+      TakeSysfsRead(ReadSysfsText(sysfs, dir + "/serial"), controller.serial, error) &&
+      TakeSysfsRead(ReadSysfsText(sysfs, dir + "/firmware_rev"), controller.firmware_rev, error) &&
+      TakeSysfsRead(ReadSysfsText(sysfs, dir + "/state"), controller.state, error) &&
+      TakeSysfsRead(ReadSysfsText(sysfs, dir + "/cntlid"), controller.cntlid, error);
   if (!read) return std::unexpected(*error);
   return controller;
 }

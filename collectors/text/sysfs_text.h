@@ -3,13 +3,15 @@
 // model string can hold any byte, and an escape sequence must not reach a
 // terminal or the exposition). Absent is nullopt, not an error, since
 // attributes come and go with kernels and device kinds; any other read
-// failure is an error naming the path.
+// failure is an error naming the path. TakeSysfsRead moves such reads
+// into a struct's fields one after the other, stopping at the first error.
 // Thread-safety: pure function of the tree it is given.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/file_tree.h"
 #include "common/result.h"
@@ -32,6 +34,16 @@ inline Result<std::optional<std::string>> ReadSysfsText(const FileTree& tree,
   std::string text = ToValidUtf8(TrimSysfsText(*content));
   while (const std::optional<size_t> control = ControlCharacterAt(text)) text[*control] = ' ';
   return text;
+}
+
+// Moves a read's value into `out`, or its error into `error`: false on failure.
+template <typename T>
+bool TakeSysfsRead(Result<T>&& read, T& out, std::optional<Error>& error) {
+  if (!read)
+    error = read.error();
+  else
+    out = std::move(*read);
+  return read.has_value();
 }
 
 }  // namespace iowatch::collectors
