@@ -35,32 +35,27 @@ Result<std::vector<size_t>> ZfsIoColumns(const std::vector<std::string_view>& na
   return columns;
 }
 
-Result<std::optional<std::string>> ReadZfsPoolFile(const FileTree& procfs,
-                                                   const std::string& relative) {
+// The pool's file parsed into `out`; absent (the pool exported, or a pool
+// without that kstat) leaves it nullopt.
+template <typename T, typename Parse>
+Status ReadZfsPoolFile(const FileTree& procfs, const std::string& relative, Parse parse,
+                       std::optional<T>& out) {
   auto text = procfs.Read(relative, kMaxProcfsFileBytes);
-  if (!text && text.error().code == ErrorCode::kNotFound) return std::nullopt;
+  if (!text && text.error().code == ErrorCode::kNotFound) return {};
   if (!text) return ErrorOf(text);
-  return std::move(*text);
+  auto parsed = parse(*text, procfs.PathOf(relative).string());
+  if (!parsed) return ErrorOf(parsed);
+  out = std::move(*parsed);
+  return {};
 }
 
 Result<ZfsPool> ReadZfsPool(const FileTree& procfs, const std::string& name) {
   ZfsPool pool{.name = ToValidUtf8(name)};
-  const std::string state_path = fmt::format("spl/kstat/zfs/{}/state", name);
-  const auto state = ReadZfsPoolFile(procfs, state_path);
+  const std::string dir = fmt::format("spl/kstat/zfs/{}", name);
+  const Status state = ReadZfsPoolFile(procfs, dir + "/state", ParseZfsPoolState, pool.state);
   if (!state) return ErrorOf(state);
-  if (*state) {
-    auto parsed = ParseZfsPoolState(**state, procfs.PathOf(state_path).string());
-    if (!parsed) return ErrorOf(parsed);
-    pool.state = std::move(*parsed);
-  }
-  const std::string io_path = fmt::format("spl/kstat/zfs/{}/io", name);
-  const auto io = ReadZfsPoolFile(procfs, io_path);
+  const Status io = ReadZfsPoolFile(procfs, dir + "/io", ParseZfsPoolIo, pool.io);
   if (!io) return ErrorOf(io);
-  if (*io) {
-    auto parsed = ParseZfsPoolIo(**io, procfs.PathOf(io_path).string());
-    if (!parsed) return ErrorOf(parsed);
-    pool.io = *parsed;
-  }
   return pool;
 }
 
