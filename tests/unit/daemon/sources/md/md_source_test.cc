@@ -11,12 +11,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <memory>
 #include <set>
 #include <string>
 
-#include "daemon/exposition/exposition.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/one_source.h"
 #include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/prometheus_samples.h"
 #include "tests/unit/source_tree.h"
@@ -35,30 +34,12 @@ const std::set<std::string> kMdNodeExporterFamilies = {
 
 // One sample of the md source alone on the two trees.
 Snapshot MdCollect(const FileTree& procfs, const FileTree& sysfs) {
-  const auto source = MdSourceDescriptor().make();
-  SourceContext context{.tick = 1,
-                        .window_samples = 1,
-                        .options = std::make_shared<const SamplerOptions>(TestSamplerOptions()),
-                        .now = [] { return 0.0; },
-                        .devices = {}};
-  Snapshot snapshot;
-  source->Collect(procfs, sysfs, context, snapshot);
-  return snapshot;
+  return CollectOneSource(MdSourceDescriptor(), procfs, sysfs);
 }
 
 // The md families rendered from a snapshot, as /metrics writes them.
 std::string MdRender(const Snapshot& snapshot) {
-  TableBuilder table;
-  AddMdFamilies(table);
-  std::string text;
-  ExpositionWriter w(text);
-  for (const FamilyDef& family : std::move(table).Sorted()) {
-    w.Family(family.name, family.type, family.help);
-    for (const Part& part : family.parts) {
-      for (size_t i = 0; i < part.count(snapshot); ++i) part.write(snapshot, i, part.arg, w);
-    }
-  }
-  return text;
+  return RenderSourceFamilies(AddMdFamilies, snapshot);
 }
 
 Snapshot MdFixtureSnapshot() {
