@@ -70,6 +70,9 @@ const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
 constexpr std::string_view kRequestsName = "iowatch_passive_window_requests";
 constexpr std::string_view kProductionRequestsName = "iowatch_passive_requests_total";
 constexpr std::string_view kProductionSecondsName = "iowatch_passive_latency_seconds_total";
+constexpr std::string_view kJudgedSecondsName = "iowatch_passive_judged_latency_seconds_total";
+constexpr std::string_view kPredictedSecondsName =
+    "iowatch_passive_predicted_latency_seconds_total";
 constexpr std::string_view kStoreUpName = "iowatch_passive_store_up";
 constexpr std::string_view kStoreErrorsName = "iowatch_passive_store_errors_total";
 constexpr std::string_view kWindowsName = "iowatch_passive_windows_total";
@@ -123,6 +126,19 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
     const auto l = labels(r);
     w.Sample(l.data(), l.size(), r.production_seconds);
   }
+  w.Family(kJudgedSecondsName, "counter",
+           "The judged windows' latency summed (each one's requests times its mean), since start.");
+  for (const PassiveSeriesRow& r : snapshot.series) {
+    const auto l = labels(r);
+    w.Sample(l.data(), l.size(), r.judged_seconds);
+  }
+  w.Family(kPredictedSecondsName, "counter",
+           "The same windows' latency as the model predicted it at their loads: the judged "
+           "latency's rate over this one's is the series' ratio to its own past over any span.");
+  for (const PassiveSeriesRow& r : snapshot.series) {
+    const auto l = labels(r);
+    w.Sample(l.data(), l.size(), r.predicted_seconds);
+  }
   w.Family(kWindowsName, "counter",
            "Windows since start by what became of them: judged, too_few_requests, probe, "
            "counters_reset, learning, outside_model.");
@@ -144,6 +160,8 @@ std::vector<std::string_view> PassiveMetricFamilyNames() {
   names.push_back(kRequestsName);
   names.push_back(kProductionRequestsName);
   names.push_back(kProductionSecondsName);
+  names.push_back(kJudgedSecondsName);
+  names.push_back(kPredictedSecondsName);
   names.push_back(kWindowsName);
   names.push_back(kStoreUpName);
   names.push_back(kStoreErrorsName);

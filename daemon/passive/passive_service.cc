@@ -64,6 +64,13 @@ void CountProduction(const probes::PassiveWindow& w, PassiveSeriesRow& row) {
   row.production_seconds += static_cast<double>(w.requests) * w.mean_seconds;
 }
 
+void CountJudged(const probes::PassiveVerdict& v, PassiveSeriesRow& row) {
+  if (v.reason != probes::PassiveReason::kJudged) return;
+  const auto requests = static_cast<double>(v.window.requests);
+  row.judged_seconds += requests * v.window.mean_seconds;
+  row.predicted_seconds += requests * v.predicted_seconds;
+}
+
 }  // namespace
 
 void PassiveService::RestoreSeries(const std::string& identity, PassiveRestored& restored) {
@@ -233,6 +240,7 @@ void PassiveService::OnSample(const Snapshot& snapshot, std::span<const std::str
     row.source = w.source;
     ++row.windows[static_cast<size_t>(v.reason)];
     CountProduction(w, row);
+    CountJudged(v, row);
     const probes::PassiveSeriesKey series{w.op, w.size, w.source};
     row.regressed = judge->second.Regressed(series);
     row.regressed_since_ms = judge->second.RegressedSinceMs(series);

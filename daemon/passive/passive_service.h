@@ -64,6 +64,11 @@ struct PassiveSeriesRow {
   // summed latency, since start: a mean over any span, whatever the scrape.
   uint64_t production_requests = 0;
   double production_seconds = 0;
+  // The judged windows' latency summed as observed and as predicted (each
+  // window's requests times its mean, and times the model's): their rates'
+  // ratio is the series' ratio to its own past over any span.
+  double judged_seconds = 0;
+  double predicted_seconds = 0;
 };
 
 struct PassiveSnapshot {

@@ -41,6 +41,8 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   slow.windows[4] = 60;  // learning
   slow.production_requests = 402'000;
   slow.production_seconds = 96.5;
+  slow.judged_seconds = 80.25;
+  slow.predicted_seconds = 40.125;
   snapshot.series.push_back(slow);
   PassiveSeriesRow learning = Row("sdb", "write");
   learning.last.window.requests = 0;
@@ -64,6 +66,8 @@ TEST(PassiveMetrics, EachSeriesSaysWhatItsJudgeKnows) {
   EXPECT_TRUE(HasLine(out, "iowatch_passive_requests_total" + sda + " 402000"));
   EXPECT_TRUE(HasLine(out, "iowatch_passive_latency_seconds_total" + sda + " 96.5"));
   EXPECT_TRUE(HasLine(out, "iowatch_passive_requests_total" + sdb + " 0"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_judged_latency_seconds_total" + sda + " 80.25"));
+  EXPECT_TRUE(HasLine(out, "iowatch_passive_predicted_latency_seconds_total" + sda + " 40.125"));
   EXPECT_TRUE(HasLine(
       out,
       R"(iowatch_passive_windows_total{device="sda",op="read",size="all",source="diskstats",result="learning"} 60)"));

@@ -170,6 +170,27 @@ class Sda {
   int minute_ = 0;
 };
 
+// The judged totals sum each judged window's requests times its observed
+// and its predicted mean, nothing of the learning ones: after a steady
+// learning hour, 30 judged minutes twice as slow sum to twice the model's.
+TEST(PassiveService, TheJudgedTotalsWeighEachJudgedWindowByItsRequests) {
+  PassiveService service(PassiveOptions{});
+  Sda sda(1);
+  sda.FeedMinutes(service, 70, [](int) { return uint64_t{3000}; });  // 0.5 ms a read
+  const auto judged = [&] {
+    const PassiveSeriesRow& row = service.Latest()->series.at(0);
+    return row.windows[static_cast<size_t>(probes::PassiveReason::kJudged)];
+  };
+  const uint64_t judged_before = judged();
+  const double predicted_before = service.Latest()->series.at(0).predicted_seconds;
+  const double observed_before = service.Latest()->series.at(0).judged_seconds;
+  sda.FeedMinutes(service, 30, [](int) { return uint64_t{6000}; });  // 1 ms
+  const PassiveSeriesRow& row = service.Latest()->series.at(0);
+  ASSERT_EQ(judged() - judged_before, 30u);
+  EXPECT_NEAR(row.judged_seconds - observed_before, 30 * 6000 * 0.001, 1e-6);
+  EXPECT_NEAR(row.predicted_seconds - predicted_before, 30 * 6000 * 0.0005, 0.01 * 90);
+}
+
 class ScratchDir {
  public:
   ScratchDir() {
