@@ -57,6 +57,9 @@ struct Scrape {
   // The production totals since the daemon started (the peer rules' inputs).
   double passive_requests_total = 0;
   double passive_seconds_total = 0;
+  // The judged windows' latency summed as observed and as predicted.
+  double passive_judged_seconds_total = 0;
+  double passive_predicted_seconds_total = 0;
 };
 
 // The passive judge's windows on one disk (passive_timeline.h).

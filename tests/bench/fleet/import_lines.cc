@@ -170,6 +170,14 @@ LineCounts AppendDiskSeries(const Fleet& fleet, const DiskSpec& disk, const Disk
       "iowatch_passive_latency_seconds_total", passive,
       [](size_t, const Scrape& s) { return s.passive_series; },
       [](const Scrape& s) { return s.passive_seconds_total; });
+  w.Write(
+      "iowatch_passive_judged_latency_seconds_total", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return s.passive_judged_seconds_total; });
+  w.Write(
+      "iowatch_passive_predicted_latency_seconds_total", passive,
+      [](size_t, const Scrape& s) { return s.passive_series; },
+      [](const Scrape& s) { return s.passive_predicted_seconds_total; });
   Labels judged = passive;
   judged.emplace_back("result", "judged");
   w.Write(

@@ -27,6 +27,8 @@ struct PassivePublished {
   // since the daemon started (PassiveService's production totals).
   double requests_total = 0;
   double seconds_total = 0;
+  double judged_seconds_total = 0;  // the judged windows' observed, and predicted
+  double predicted_seconds_total = 0;
 };
 
 // One window's draws, made whatever becomes of the window, so that a
@@ -132,6 +134,8 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       s.passive_judged_total = p.judged_total;
       s.passive_requests_total = p.requests_total;
       s.passive_seconds_total = p.seconds_total;
+      s.passive_judged_seconds_total = p.judged_seconds_total;
+      s.passive_predicted_seconds_total = p.predicted_seconds_total;
     }
   };
   const bool traced = PassiveTraced(disk);
@@ -146,6 +150,7 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       // The daemon's counters start again with it.
       now.judged_total = 0;
       now.requests_total = now.seconds_total = 0;
+      now.judged_seconds_total = now.predicted_seconds_total = 0;
       continue;
     }
     if (!judge) judge.emplace(policy);
@@ -174,6 +179,8 @@ void SimulatePassive(const Fleet& fleet, const DiskSpec& disk, const PassiveNois
       ++now.judged_total;
       now.judged = true;
       now.ratio = static_cast<float>(v.ratio);
+      now.judged_seconds_total += static_cast<double>(w.requests) * w.mean_seconds;
+      now.predicted_seconds_total += static_cast<double>(w.requests) * v.predicted_seconds;
     }
     if (!v.change || !v.change->regressed) continue;
     const bool after_fault = disk.fault.kind != FaultKind::kNone && start >= disk.fault.start_ms;
