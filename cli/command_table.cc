@@ -65,6 +65,7 @@ void DefineServe(CLI::App& sub, CommandLine& line) {
   optional_flag("--log.level", flags.log_level, "trace, debug, info, warn, error or off");
   optional_flag("--path.procfs", flags.procfs, "procfs mount point (default /proc)");
   optional_flag("--path.sysfs", flags.sysfs, "sysfs mount point (default /sys)");
+  optional_flag("--path.udev.data", flags.udev_data, "udev database path (default /run/udev/data)");
 }
 
 void DefineCheckConfig(CLI::App& sub, CommandLine& line) {

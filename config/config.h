@@ -137,8 +137,9 @@ struct Config {
   DeviceConfig devices;
   CgroupConfig cgroups;
   PassiveConfig passive;
-  std::string procfs = "/proc";  // yaml: paths.procfs
-  std::string sysfs = "/sys";    // yaml: paths.sysfs
+  std::string procfs = "/proc";              // yaml: paths.procfs
+  std::string sysfs = "/sys";                // yaml: paths.sysfs
+  std::string udev_data = "/run/udev/data";  // yaml: paths.udev_data
   std::string state_dir = "/var/lib/iowatch";
   std::string log_level = "info";  // yaml: log.level; trace|debug|info|warn|error|off
   ProbesConfig probes;

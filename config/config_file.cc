@@ -23,7 +23,7 @@ Result<Config> LoadConfigFile(const std::filesystem::path& path,
   auto config = ParseConfig(*text, path.string(), settings);
   if (!config) return config;
   const std::filesystem::path dir = path.parent_path();
-  for (std::string* p : {&config->procfs, &config->sysfs, &config->state_dir,
+  for (std::string* p : {&config->procfs, &config->sysfs, &config->udev_data, &config->state_dir,
                          &config->web.tls_cert_file, &config->web.tls_key_file}) {
     ResolveAgainst(dir, *p);
   }

@@ -224,6 +224,7 @@ void ReadPath(Reader& r, const Value& v, std::string& out) {
 constexpr Key kPathKeys[] = {
     {"procfs", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.procfs); }},
     {"sysfs", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.sysfs); }},
+    {"udev_data", [](Reader& r, const Value& v, Config& c) { ReadPath(r, v, c.udev_data); }},
 };
 constexpr Key kLogKeys[] = {
     {"level", [](Reader& r, const Value& v,

@@ -88,6 +88,8 @@ struct SamplerOptions {
   // The sources' own settings (SourceDescriptor::settings) as the config
   // file set them; a key it does not hold has its row's default.
   config::SettingValues settings;
+  // udev's database directory (paths.udev_data, --path.udev.data).
+  std::string udev_data = "/run/udev/data";
   uint64_t page_bytes = 4096;
   double user_hz = 100;  // sysconf(_SC_CLK_TCK)
   // How long a sample waits for each source's reads (serve: half the

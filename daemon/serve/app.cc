@@ -62,6 +62,7 @@ Result<SamplerOptions> SamplerOptionsFrom(const config::Config& c) {
                      c.cgroups.max_series};
   options.process_interval_seconds = ToSeconds(c.cgroups.process_interval);
   options.settings = c.settings;
+  options.udev_data = c.udev_data;
   options.kmsg.state_file = (std::filesystem::path(c.state_dir) / "kmsg-errors.json").string();
   // A source that has not answered by half the interval is served stale.
   options.read_deadline_seconds = options.interval_seconds / 2;
@@ -282,11 +283,12 @@ class App {
       config->passive = config_.passive;
     }
     if (WebChanged(config->web, config_.web) || config->procfs != config_.procfs ||
-        config->sysfs != config_.sysfs) {
+        config->sysfs != config_.sysfs || config->udev_data != config_.udev_data) {
       spdlog::warn("config reload: web and paths settings take effect at the next restart");
       config->web = config_.web;
       config->procfs = config_.procfs;
       config->sysfs = config_.sysfs;
+      config->udev_data = config_.udev_data;
     }
     // On the sampling thread, between two samples: the Sampler has one owner.
     boost::asio::post(sampling_, [this, options = std::move(*options)]() mutable {
@@ -451,6 +453,7 @@ Result<config::Config> EffectiveConfig(const ServeFlags& flags) {
   if (flags.listen_address) c.web.listen_address = *flags.listen_address;
   if (flags.procfs) c.procfs = *flags.procfs;
   if (flags.sysfs) c.sysfs = *flags.sysfs;
+  if (flags.udev_data) c.udev_data = *flags.udev_data;
   if (flags.state_dir) c.state_dir = *flags.state_dir;
   if (flags.log_level) c.log_level = *flags.log_level;
   return loaded;

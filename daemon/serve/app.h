@@ -24,6 +24,7 @@ struct ServeFlags {
   std::optional<std::string> listen_address;
   std::optional<std::string> procfs;
   std::optional<std::string> sysfs;
+  std::optional<std::string> udev_data;
   std::optional<std::string> state_dir;
   std::optional<std::string> log_level;
 };

@@ -119,10 +119,13 @@ TEST(Commands, ServeTakesPathsGivenBeforeItUnlessItsOwnAreGiven) {
   flags = ServeFlagsOf(own.app, own.line);
   EXPECT_EQ(flags.procfs, "/q");
   EXPECT_EQ(flags.sysfs, "/s");
+  Parsed udev({"serve", "--path.udev.data", "/u"});
+  EXPECT_EQ(ServeFlagsOf(udev.app, udev.line).udev_data, "/u");
   Parsed none({"serve", "--config.file", "/etc/iowatch.yaml"});
   flags = ServeFlagsOf(none.app, none.line);
   EXPECT_FALSE(flags.procfs);  // the config file's, not the global default
   EXPECT_FALSE(flags.sysfs);
+  EXPECT_FALSE(flags.udev_data);
   EXPECT_EQ(flags.config_file, "/etc/iowatch.yaml");
 }
 

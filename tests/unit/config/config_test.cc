@@ -56,6 +56,7 @@ TEST(Config, Defaults) {
   EXPECT_FALSE(c.devices.partitions);
   EXPECT_EQ(c.procfs, "/proc");
   EXPECT_EQ(c.sysfs, "/sys");
+  EXPECT_EQ(c.udev_data, "/run/udev/data");
   EXPECT_EQ(c.state_dir, "/var/lib/iowatch");
   EXPECT_EQ(c.log_level, "info");
   EXPECT_EQ(c.source, "");
@@ -95,8 +96,8 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   const auto keys = ConfigKeysIn(ReadText(kBundled), kBundled, BundledSettings());
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
-  EXPECT_EQ(AllConfigKeys().size(), 62u);                   // config.h's
-  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 75u);  // and the sources'
+  EXPECT_EQ(AllConfigKeys().size(), 63u);                   // config.h's
+  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 76u);  // and the sources'
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -159,6 +160,7 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kMountTimeout), milliseconds(250));
   EXPECT_EQ(c->procfs, "/host/proc");
   EXPECT_EQ(c->sysfs, "/host/sys");
+  EXPECT_EQ(c->udev_data, "udev");
   EXPECT_EQ(c->state_dir, "state");
   EXPECT_EQ(c->log_level, "debug");
   EXPECT_EQ(c->source, "every_key.yaml");
@@ -171,6 +173,7 @@ TEST(Config, LoadConfigFileResolvesRelativePathsAgainstTheFilesDirectory) {
   EXPECT_EQ(c->web.tls_cert_file, kFixtures + "/tls/server.crt");
   EXPECT_EQ(c->web.tls_key_file, "/etc/iowatch/server.key");
   EXPECT_EQ(c->procfs, "/host/proc");
+  EXPECT_EQ(c->udev_data, kFixtures + "/udev");
   EXPECT_EQ(c->source, kFixtures + "/every_key.yaml");
 }
 
