@@ -29,6 +29,7 @@
 #include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/text/named_values.h"
+#include "collectors/udev/udev_data.h"
 #include "collectors/vm/meminfo.h"
 #include "collectors/vm/proc_stat.h"
 #include "collectors/zfs/zfs_pool.h"
@@ -262,6 +263,17 @@ struct ScsiSnapshot {
   std::vector<ScsiSeries> devices;  // by device
 };
 
+// udev's facts of each device (daemon/sources/udev/): node_exporter's
+// node_disk_* figures from its database entry.
+struct UdevDeviceSeries {
+  std::string device;
+  collectors::NodeUdevFigures figures;
+};
+
+struct UdevSnapshot {
+  std::vector<UdevDeviceSeries> devices;  // by device; those with an entry
+};
+
 // The md RAID arrays (daemon/sources/md/): none on a kernel without md.
 struct MdSnapshot {
   std::vector<collectors::MdArray> arrays;             // /proc/mdstat, in its order
@@ -311,6 +323,7 @@ struct Snapshot {
   MdSnapshot md;
   NvmeSnapshot nvme;
   ZfsSnapshot zfs;
+  UdevSnapshot udev;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader
   // (SnapshotAdvice, daemon/sampling/snapshot_advice.h).

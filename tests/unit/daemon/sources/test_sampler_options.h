@@ -1,7 +1,8 @@
 // SamplerOptions for a test's Sampler: the config's defaults (each source's
-// settings at their rows' defaults), but with the two sources that reach
+// settings at their rows' defaults), but with the sources that reach
 // outside the test's fixture tree switched off: the host's kernel log and
-// smartctl on the host's disks. A test of one of them switches it on.
+// smartctl on the host's disks, and udev's database pointed at none (the
+// host's would describe other devices). A test of one of them switches it on.
 #pragma once
 
 #include "daemon/sampling/source_context.h"
@@ -14,6 +15,7 @@ inline SamplerOptions TestSamplerOptions() {
   SamplerOptions options;
   options.settings.Set(kKmsgEnabled, false);
   options.settings.Set(kSmartEnabled, false);
+  options.udev_data = "/nonexistent/udev/data";
   return options;
 }
 
