@@ -29,6 +29,7 @@
 #include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/text/named_values.h"
+#include "collectors/udev/multipath.h"
 #include "collectors/udev/udev_data.h"
 #include "collectors/vm/meminfo.h"
 #include "collectors/vm/proc_stat.h"
@@ -272,6 +273,9 @@ struct UdevDeviceSeries {
 
 struct UdevSnapshot {
   std::vector<UdevDeviceSeries> devices;  // by device; those with an entry
+  // The multipath maps among them (DM_UUID "mpath-…"), their paths' states
+  // read this sample.
+  std::vector<collectors::MultipathMap> multipath;  // by device
 };
 
 // The md RAID arrays (daemon/sources/md/): none on a kernel without md.

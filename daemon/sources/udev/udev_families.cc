@@ -1,6 +1,6 @@
 // udev's families: node_exporter's node_disk_filesystem_info,
 // node_disk_device_mapper_info and node_disk_ata_* under iowatch_disk_*,
-// with the same labels and values.
+// with the same labels and values; the multipath maps' paths and states.
 #include <optional>
 
 #include "collectors/udev/udev_data.h"
@@ -60,6 +60,22 @@ void UdevDeviceMapper(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) 
               1);
 }
 
+size_t MultipathMaps(const Snapshot& s) { return s.udev.multipath.size(); }
+
+void MultipathPaths(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const collectors::MultipathMap& map = s.udev.multipath[i];
+  w.SampleInt({{"device", map.device}, {"name", map.name}}, map.paths.size());
+}
+
+void MultipathPathState(const Snapshot& s, size_t i, size_t, ExpositionWriter& w) {
+  const collectors::MultipathMap& map = s.udev.multipath[i];
+  for (const collectors::MultipathPath& path : map.paths) {
+    w.SampleInt(
+        {{"device", map.device}, {"name", map.name}, {"path", path.name}, {"state", path.state}},
+        1);
+  }
+}
+
 }  // namespace
 
 void AddUdevFamilies(TableBuilder& t) {
@@ -73,6 +89,14 @@ void AddUdevFamilies(TableBuilder& t) {
         "1 per device-mapper device, from udev's DM_NAME, DM_UUID, DM_VG_NAME, DM_LV_NAME and "
         "DM_LV_LAYER (node_exporter's node_disk_device_mapper_info).",
         {UdevDevices, UdevDeviceMapper});
+  t.Add("iowatch_multipath_paths", "gauge",
+        "Paths of each dm-multipath map (udev's DM_UUID mpath-...): the devices in "
+        "<sysfs>/block/<dm>/slaves/.",
+        {MultipathMaps, MultipathPaths});
+  t.Add("iowatch_multipath_path_state", "gauge",
+        "1 per path of a dm-multipath map, its SCSI device state as label (running, offline, "
+        "transport-offline, blocked...; <sysfs>/block/<path>/device/state, unknown without one).",
+        {MultipathMaps, MultipathPathState});
 }
 
 }  // namespace iowatch::daemon

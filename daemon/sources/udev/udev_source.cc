@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/udev/multipath.h"
 #include "collectors/udev/udev_data.h"
 #include "common/file_tree.h"
 #include "daemon/sampling/snapshot.h"
@@ -23,7 +24,7 @@ using DeviceList = std::shared_ptr<const std::vector<collectors::BlockDevice>>;
 
 class UdevSource final : public SampleSource {
  public:
-  // Fills out.udev and appends the "udev" collector's status.
+  // Fills out.udev and appends the "udev" and "multipath" collectors' status.
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
                Snapshot& out) override;
 
@@ -31,6 +32,10 @@ class UdevSource final : public SampleSource {
   // Reads every device's entry into devices_ and status_.
   void ReadAll(const FileTree& udev_data, const std::vector<collectors::BlockDevice>& devices);
   void ReadOne(const FileTree& udev_data, const collectors::BlockDevice& device);
+  // The multipath maps among devices_, read now: a path's state changes
+  // without a udev event on the map.
+  CollectorStatus ReadMultipath(const FileTree& sysfs,
+                                std::vector<collectors::MultipathMap>& maps) const;
 
   DeviceList read_for_;  // the device list the entries were read for
   std::optional<double> read_at_;
@@ -82,9 +87,27 @@ void UdevSource::ReadAll(const FileTree& udev_data,
   for (const collectors::BlockDevice& device : devices) ReadOne(udev_data, device);
 }
 
-void UdevSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
+CollectorStatus UdevSource::ReadMultipath(const FileTree& sysfs,
+                                          std::vector<collectors::MultipathMap>& maps) const {
+  CollectorStatus status{"multipath", 0, true, 0, {}, {}};
+  for (const UdevDeviceSeries& series : devices_) {
+    const auto& dm = series.figures.device_mapper;
+    if (!dm || !collectors::IsMultipathUuid(dm->uuid)) continue;
+    auto map = collectors::ReadMultipathMap(sysfs, series.device, dm->name);
+    if (map) {
+      maps.push_back(std::move(*map));
+      continue;
+    }
+    if (map.error().code == ErrorCode::kNotFound) continue;  // removed since udev's entry was read
+    if (status.success) status.error = map.error().ToString();
+    status.success = false;
+  }
+  return status;
+}
+
+void UdevSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
                          const SourceContext& context, Snapshot& out) {
-  const double start = context.now();
+  double start = context.now();
   const bool stale = !read_at_ || start - *read_at_ >= kUdevRefreshSeconds;
   if (stale || context.devices != read_for_) {
     ReadAll(FileTree(context.options->udev_data), *context.devices);
@@ -96,14 +119,20 @@ void UdevSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
   status.parse_errors_total = parse_errors_total_;
   status.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(status));
+
+  start = context.now();
+  CollectorStatus multipath = ReadMultipath(sysfs, out.udev.multipath);
+  multipath.duration_seconds = context.now() - start;
+  out.collectors.push_back(std::move(multipath));
 }
 
 const SourceDescriptor& UdevSourceDescriptor() {
-  static constexpr std::string_view kCollectors[] = {"udev"};
+  static constexpr std::string_view kCollectors[] = {"udev", "multipath"};
   static constexpr SourceDescriptor kDescriptor = Registered<UdevSource, &Snapshot::udev>({
       .name = "udev",
       .reads = "<udev data>/b<major>:<minor> of each exported device, when devices come and go "
-               "and every minute",
+               "and every minute; each multipath map's <sysfs>/block/<dm>/slaves/ and their "
+               "device/state, each sample",
       .collectors = kCollectors,
       .add_families = AddUdevFamilies,
   });

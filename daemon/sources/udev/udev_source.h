@@ -11,6 +11,10 @@
 // A malformed property line is skipped and counted
 // (iowatch_collector_parse_errors_total); an entry that cannot be read
 // fails the collector, with its path, and the other devices are read.
+// The multipath maps among the devices (udev's DM_UUID "mpath-…") are the
+// collector "multipath": their paths (<sysfs>/block/<dm>/slaves/) and each
+// path's state (collectors/udev/multipath.h), read every sample, since a
+// path fails without an event on the map's entry.
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
 
