@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "daemon/exposition/exposition.h"
 #include "daemon/sources/sampler.h"
 #include "daemon/sources/udev/udev_source.h"
+#include "tests/unit/daemon/sources/render_families.h"
 #include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/prometheus_samples.h"
 #include "tests/unit/source_tree.h"
@@ -22,20 +22,10 @@ namespace {
 
 const std::string kMultipathFixtureDir = iowatch::testing::FixturesDir() + "/multipath";
 
-// The multipath families' samples of a snapshot, as /metrics writes them.
+// The multipath families' samples of a snapshot.
 iowatch::testing::Samples MultipathSamples(const Snapshot& snapshot) {
-  TableBuilder table;
-  AddUdevFamilies(table);
-  std::string text;
-  ExpositionWriter w(text);
-  for (const FamilyDef& family : std::move(table).Sorted()) {
-    if (!family.name.starts_with("iowatch_multipath_")) continue;
-    w.Family(family.name, family.type, family.help);
-    for (const Part& part : family.parts) {
-      for (size_t i = 0; i < part.count(snapshot); ++i) part.write(snapshot, i, part.arg, w);
-    }
-  }
-  return iowatch::testing::ParsePrometheusSamples(text);
+  return iowatch::testing::ParsePrometheusSamples(
+      RenderFamilies(AddUdevFamilies, snapshot, "iowatch_multipath_"));
 }
 
 iowatch::testing::Samples MultipathExpected(std::string_view sdc_state) {

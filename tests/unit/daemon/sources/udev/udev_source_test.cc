@@ -18,8 +18,8 @@
 #include <string>
 
 #include "collectors/disk/diskstats.h"
-#include "daemon/exposition/exposition.h"
 #include "daemon/sources/sampler.h"
+#include "tests/unit/daemon/sources/render_families.h"
 #include "tests/unit/daemon/sources/test_sampler_options.h"
 #include "tests/unit/prometheus_samples.h"
 #include "tests/unit/source_tree.h"
@@ -85,21 +85,6 @@ SamplerOptions UdevNodeExporterOptions(const std::string& udev_data,
   return options;
 }
 
-// The udev families rendered from a snapshot, as /metrics writes them.
-std::string UdevRender(const Snapshot& snapshot) {
-  TableBuilder table;
-  AddUdevFamilies(table);
-  std::string text;
-  ExpositionWriter w(text);
-  for (const FamilyDef& family : std::move(table).Sorted()) {
-    w.Family(family.name, family.type, family.help);
-    for (const Part& part : family.parts) {
-      for (size_t i = 0; i < part.count(snapshot); ++i) part.write(snapshot, i, part.arg, w);
-    }
-  }
-  return text;
-}
-
 const CollectorStatus& UdevStatus(const Snapshot& snapshot) {
   const auto found = std::ranges::find(snapshot.collectors, "udev", &CollectorStatus::name);
   EXPECT_NE(found, snapshot.collectors.end());
@@ -137,7 +122,8 @@ TEST_F(UdevSourceTest, EveryNodeExporterLineUnderOurNameAndNoneBeyond) {
   }
   ASSERT_EQ(expected.size(), 25u);  // 9 ATA, 6 device-mapper, 10 filesystem
   iowatch::testing::Samples ours;
-  for (const auto& [key, value] : iowatch::testing::ParsePrometheusSamples(UdevRender(*snapshot))) {
+  for (const auto& [key, value] : iowatch::testing::ParsePrometheusSamples(
+           RenderFamilies(AddUdevFamilies, *snapshot, "iowatch_disk_"))) {
     EXPECT_TRUE(kUdevFamilies.contains(key.substr(0, key.find('{')))) << key;
     ours.emplace(key, value);
   }
@@ -169,7 +155,8 @@ TEST_F(UdevSourceTest, MalformedLinesAreCountedAndAnUnreadableEntryFailsTheColle
   EXPECT_EQ(status.parse_errors_total, 2u);  // the line without '=', the RPM that is no number
   EXPECT_EQ(status.parse_error,
             (data / "b8:0").string() + ":2: expected 'E:KEY=value', found 'E:ID_ATA_WRITE_CACHE'");
-  const auto samples = iowatch::testing::ParsePrometheusSamples(UdevRender(*snapshot));
+  const auto samples = iowatch::testing::ParsePrometheusSamples(
+      RenderFamilies(AddUdevFamilies, *snapshot, "iowatch_disk_"));
   EXPECT_EQ(samples.size(), 1u);  // sdc's, after sdb's unreadable entry
   EXPECT_EQ(
       samples.at(iowatch::testing::SampleKey("iowatch_disk_ata_write_cache", {{"device", "sdc"}})),
