@@ -112,6 +112,25 @@ def mdstat():
 # promtool's cases in alerts_test.yml).
 MD_ARRAYS = re.search(r"^md\S* : ", mdstat(), re.M) is not None
 MD_SYNC = re.search(r"(resync|recovery|check|repair|reshape) =", mdstat()) is not None
+NVME = os.path.isdir("/sys/class/nvme") and bool(os.listdir("/sys/class/nvme"))
+ZFS_POOLS = os.path.isdir("/proc/spl/kstat/zfs") and any(
+    os.path.isfile(os.path.join("/proc/spl/kstat/zfs", p, "state"))
+    for p in os.listdir("/proc/spl/kstat/zfs"))
+
+
+def multipath_maps():
+    """Whether a dm device here is a multipath map (udev's DM_UUID starts with mpath-)."""
+    for name in os.listdir("/sys/block"):
+        try:
+            with open(f"/sys/block/{name}/dm/uuid") as f:
+                if f.read().startswith("mpath-"):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+MULTIPATH = multipath_maps()
 
 
 def smart_disks():
@@ -197,6 +216,12 @@ def left_out(text):
         return "no md array here runs a resync, recovery, check or reshape"
     if "iowatch_md_" in text and not MD_ARRAYS:
         return "no md array here (/proc/mdstat lists none)"
+    if "iowatch_nvme_" in text and not NVME:
+        return "no NVMe controller here (sysfs class/nvme is empty)"
+    if "iowatch_zfs_" in text and not ZFS_POOLS:
+        return "no ZFS pool here (/proc/spl/kstat/zfs has none)"
+    if "iowatch_multipath_" in text and not MULTIPATH:
+        return "no dm-multipath map here"
     if "iowatch_cgroup_io_" in text and not CGROUP_IO:
         return "cgroup v1 here: blkio counts a cgroup's I/O only under a throttle rule"
     if "iowatch_probe_drift_" in text:
