@@ -24,8 +24,8 @@ std::optional<double> Judged(const PassiveSeriesRow& row, double probes::Passive
   return (*row.judged).*field;
 }
 
-const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
-  static const std::array<PassiveFamily, 8> families = {{
+const std::array<PassiveFamily, 13>& PassiveFamilyTable() {
+  static const std::array<PassiveFamily, 13> families = {{
       {"iowatch_passive_bound_ratio", "gauge",
        "The last judged window's bound: observed over predicted latency above it is bad.",
        [](const PassiveSeriesRow& r) { return Judged(r, &probes::PassiveVerdict::bound_ratio); }},
@@ -63,16 +63,30 @@ const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
          if (!r.regressed || r.regressed_since_ms == 0) return std::nullopt;
          return static_cast<double>(r.regressed_since_ms) / 1000;
        }},
+      {"iowatch_passive_window_requests", "gauge", "Requests completed in the last window.",
+       [](const PassiveSeriesRow& r) -> std::optional<double> {
+         return static_cast<double>(r.last.window.requests);
+       }},
+      {"iowatch_passive_requests_total", "counter",
+       "Requests of the series' windows without a probe of iowatch's inside, since start.",
+       [](const PassiveSeriesRow& r) -> std::optional<double> {
+         return static_cast<double>(r.production_requests);
+       }},
+      {"iowatch_passive_latency_seconds_total", "counter",
+       "Their latency summed (each window's requests times its mean): its rate over the "
+       "requests' is their mean latency over any span.",
+       [](const PassiveSeriesRow& r) -> std::optional<double> { return r.production_seconds; }},
+      {"iowatch_passive_judged_latency_seconds_total", "counter",
+       "The judged windows' latency summed (each one's requests times its mean), since start.",
+       [](const PassiveSeriesRow& r) -> std::optional<double> { return r.judged_seconds; }},
+      {"iowatch_passive_predicted_latency_seconds_total", "counter",
+       "The same windows' latency as the model predicted it at their loads: the judged "
+       "latency's rate over this one's is the series' ratio to its own past over any span.",
+       [](const PassiveSeriesRow& r) -> std::optional<double> { return r.predicted_seconds; }},
   }};
   return families;
 }
 
-constexpr std::string_view kRequestsName = "iowatch_passive_window_requests";
-constexpr std::string_view kProductionRequestsName = "iowatch_passive_requests_total";
-constexpr std::string_view kProductionSecondsName = "iowatch_passive_latency_seconds_total";
-constexpr std::string_view kJudgedSecondsName = "iowatch_passive_judged_latency_seconds_total";
-constexpr std::string_view kPredictedSecondsName =
-    "iowatch_passive_predicted_latency_seconds_total";
 constexpr std::string_view kStoreUpName = "iowatch_passive_store_up";
 constexpr std::string_view kStoreErrorsName = "iowatch_passive_store_errors_total";
 constexpr std::string_view kWindowsName = "iowatch_passive_windows_total";
@@ -108,37 +122,6 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
       }
     }
   }
-  w.Family(kRequestsName, "gauge", "Requests completed in the last window.");
-  for (const PassiveSeriesRow& r : snapshot.series) {
-    const auto l = labels(r);
-    w.Sample(l.data(), l.size(), static_cast<double>(r.last.window.requests));
-  }
-  w.Family(kProductionRequestsName, "counter",
-           "Requests of the series' windows without a probe of iowatch's inside, since start.");
-  for (const PassiveSeriesRow& r : snapshot.series) {
-    const auto l = labels(r);
-    w.Sample(l.data(), l.size(), static_cast<double>(r.production_requests));
-  }
-  w.Family(kProductionSecondsName, "counter",
-           "Their latency summed (each window's requests times its mean): its rate over the "
-           "requests' is their mean latency over any span.");
-  for (const PassiveSeriesRow& r : snapshot.series) {
-    const auto l = labels(r);
-    w.Sample(l.data(), l.size(), r.production_seconds);
-  }
-  w.Family(kJudgedSecondsName, "counter",
-           "The judged windows' latency summed (each one's requests times its mean), since start.");
-  for (const PassiveSeriesRow& r : snapshot.series) {
-    const auto l = labels(r);
-    w.Sample(l.data(), l.size(), r.judged_seconds);
-  }
-  w.Family(kPredictedSecondsName, "counter",
-           "The same windows' latency as the model predicted it at their loads: the judged "
-           "latency's rate over this one's is the series' ratio to its own past over any span.");
-  for (const PassiveSeriesRow& r : snapshot.series) {
-    const auto l = labels(r);
-    w.Sample(l.data(), l.size(), r.predicted_seconds);
-  }
   w.Family(kWindowsName, "counter",
            "Windows since start by what became of them: judged, too_few_requests, probe, "
            "counters_reset, learning, outside_model.");
@@ -157,11 +140,6 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
 std::vector<std::string_view> PassiveMetricFamilyNames() {
   std::vector<std::string_view> names;
   for (const PassiveFamily& f : PassiveFamilyTable()) names.push_back(f.name);
-  names.push_back(kRequestsName);
-  names.push_back(kProductionRequestsName);
-  names.push_back(kProductionSecondsName);
-  names.push_back(kJudgedSecondsName);
-  names.push_back(kPredictedSecondsName);
   names.push_back(kWindowsName);
   names.push_back(kStoreUpName);
   names.push_back(kStoreErrorsName);
