@@ -77,6 +77,10 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
   v.ratio = window.mean_seconds / p.mean_seconds;
   v.bound_ratio = p.bound_ratio;
   v.bad = v.ratio > v.bound_ratio;
+  // A regressed series clears on minutes below half the bound's margin: a
+  // step just above the bound has one minute in five under it, and three in
+  // a row every few hours would clear it and let it be learned.
+  if (!v.bad && series.tracker.AnyRegressed() && v.ratio > 1 + (v.bound_ratio - 1) / 2) return v;
   MetricVerdict m;
   m.op = window.op;
   m.metric = std::string(kPassiveMetric);

@@ -97,6 +97,31 @@ TEST(PassiveJudge, ClearsAfterKGoodWindowsAndNeverLearnsTheSlowdown) {
   EXPECT_FALSE(judge.AnyRegressed());
 }
 
+// A step just above the bound (x1.4 against 1.32, minutes scattering by
+// 10 %) stays raised for two days: the lower tail of its minutes, under the
+// bound one in five, is not a recovery. Back to its level, it clears within
+// minutes.
+TEST(PassiveJudge, AStepJustAboveTheBoundStaysRaisedUntilItEnds) {
+  PassiveJudge judge;
+  Disk disk;
+  disk.sigma = 0.1;
+  Feed(judge, disk, 6 * 60, 0, 1);
+  Disk slow = disk;
+  slow.slower = 1.4;
+  const std::vector<PassiveVerdict> step = Feed(judge, slow, 2 * 24 * 60, 6 * 60, 8);
+  int raises = 0;
+  int clears = 0;
+  for (const PassiveVerdict& v : step) {
+    if (v.change) ++(v.change->regressed ? raises : clears);
+  }
+  EXPECT_EQ(raises, 1);
+  EXPECT_EQ(clears, 0);
+  const std::vector<PassiveVerdict> back = Feed(judge, disk, 30, 6 * 60 + 2 * 24 * 60, 9);
+  const int cleared = FirstChange(back, false);
+  EXPECT_GE(cleared, 2);
+  EXPECT_LE(cleared, 8);
+}
+
 // A regressed series stops every series of the disk learning: a slow disk
 // is slow for its writes too, even before their own streak says so.
 TEST(PassiveJudge, ARegressedSeriesStopsTheDiskLearning) {
