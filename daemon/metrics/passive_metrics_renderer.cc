@@ -24,8 +24,8 @@ std::optional<double> Judged(const PassiveSeriesRow& row, double probes::Passive
   return (*row.judged).*field;
 }
 
-const std::array<PassiveFamily, 13>& PassiveFamilyTable() {
-  static const std::array<PassiveFamily, 13> families = {{
+const std::array<PassiveFamily, 8>& PassiveFamilyTable() {
+  static const std::array<PassiveFamily, 8> families = {{
       {"iowatch_passive_bound_ratio", "gauge",
        "The last judged window's bound: observed over predicted latency above it is bad.",
        [](const PassiveSeriesRow& r) { return Judged(r, &probes::PassiveVerdict::bound_ratio); }},
@@ -63,6 +63,14 @@ const std::array<PassiveFamily, 13>& PassiveFamilyTable() {
          if (!r.regressed || r.regressed_since_ms == 0) return std::nullopt;
          return static_cast<double>(r.regressed_since_ms) / 1000;
        }},
+  }};
+  return families;
+}
+
+// The last window's requests and the series' totals since start, which every
+// series has from its first window.
+const std::array<PassiveFamily, 5>& PassiveCountTable() {
+  static const std::array<PassiveFamily, 5> families = {{
       {"iowatch_passive_window_requests", "gauge", "Requests completed in the last window.",
        [](const PassiveSeriesRow& r) -> std::optional<double> {
          return static_cast<double>(r.last.window.requests);
@@ -91,6 +99,14 @@ constexpr std::string_view kStoreUpName = "iowatch_passive_store_up";
 constexpr std::string_view kStoreErrorsName = "iowatch_passive_store_errors_total";
 constexpr std::string_view kWindowsName = "iowatch_passive_windows_total";
 
+// Both tables' families, in the order they are rendered.
+std::vector<const PassiveFamily*> PassiveFamilies() {
+  std::vector<const PassiveFamily*> out;
+  for (const PassiveFamily& f : PassiveFamilyTable()) out.push_back(&f);
+  for (const PassiveFamily& f : PassiveCountTable()) out.push_back(&f);
+  return out;
+}
+
 constexpr std::array<PassiveReason, kPassiveReasons> kReasons = {
     PassiveReason::kJudged,        PassiveReason::kTooFewRequests, PassiveReason::kProbe,
     PassiveReason::kCountersReset, PassiveReason::kLearning,       PassiveReason::kOutsideModel};
@@ -113,7 +129,8 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
                                  {"size", r.size},
                                  {"source", probes::ToString(r.source)}}};
   };
-  for (const PassiveFamily& f : PassiveFamilyTable()) {
+  for (const PassiveFamily* family : PassiveFamilies()) {
+    const PassiveFamily& f = *family;
     w.Family(f.name, f.type, f.help);
     for (const PassiveSeriesRow& r : snapshot.series) {
       if (const std::optional<double> v = f.value(r)) {
@@ -139,7 +156,7 @@ void RenderPassiveMetrics(const PassiveSnapshot& snapshot, std::string& out) {
 
 std::vector<std::string_view> PassiveMetricFamilyNames() {
   std::vector<std::string_view> names;
-  for (const PassiveFamily& f : PassiveFamilyTable()) names.push_back(f.name);
+  for (const PassiveFamily* f : PassiveFamilies()) names.push_back(f->name);
   names.push_back(kWindowsName);
   names.push_back(kStoreUpName);
   names.push_back(kStoreErrorsName);
