@@ -99,6 +99,8 @@ std::string SettingWhat(const Setting& setting) {
       return fmt::format("an integer from {} to {}", setting.min, setting.max);
     case SettingType::kNumber:
       return "a number";
+    case SettingType::kPath:
+      return "a path";
   }
   return "a value";
 }

@@ -19,6 +19,7 @@ SettingValue ZeroOf(SettingType type) {
     case SettingType::kDuration:
       return std::chrono::milliseconds(0);
     case SettingType::kRegex:
+    case SettingType::kPath:
       return std::string();
     case SettingType::kInteger:
       return uint32_t{0};
@@ -50,6 +51,8 @@ Result<SettingValue> ParseSetting(const Setting& setting, std::string_view text)
       return Widen(ParseInteger(text, Bound(setting.min), Bound(setting.max)));
     case SettingType::kNumber:
       return Widen(ParseNumber(text, setting.min, setting.max, true));
+    case SettingType::kPath:
+      return Widen(ParsePath(text));
   }
   return MakeError(ErrorCode::kInvalidArgument, "unknown setting type");
 }

@@ -28,6 +28,7 @@ enum class SettingType {
   kRegex,     // an RE2 pattern, "" for none (ParseRegex)
   kInteger,   // decimal digits from `min` to `max`
   kNumber,    // a decimal number from `min` to `max`
+  kPath,      // a non-empty path or command name without NUL bytes (ParsePath)
 };
 
 struct Setting {
@@ -51,8 +52,12 @@ constexpr Setting DurationSetting(std::string_view key, std::string_view default
 constexpr Setting RegexSetting(std::string_view key, std::string_view default_value = "") {
   return {.key = key, .type = SettingType::kRegex, .default_value = default_value};
 }
+// A program's path, or its name looked up in PATH ("dmsetup").
+constexpr Setting PathSetting(std::string_view key, std::string_view default_value) {
+  return {.key = key, .type = SettingType::kPath, .default_value = default_value};
+}
 
-// bool, a duration, a pattern, an integer or a number, by the row's type.
+// bool, a duration, a pattern or path, an integer or a number, by the row's type.
 using SettingValue = std::variant<bool, std::chrono::milliseconds, std::string, uint32_t, double>;
 
 // `text` as the row's type reads it, or what was expected.
@@ -62,7 +67,8 @@ class SettingValues {
  public:
   // What the file set for `setting`, else its default. The row's type
   // decides T: bool for kBool, std::chrono::milliseconds for kDuration,
-  // std::string for kRegex, uint32_t for kInteger, double for kNumber.
+  // std::string for kRegex and kPath, uint32_t for kInteger, double for
+  // kNumber.
   template <typename T>
   T Get(const Setting& setting) const {
     const auto it = values_.find(setting.key);

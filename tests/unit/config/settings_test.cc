@@ -34,7 +34,8 @@ constexpr Setting kShare{.key = "collectors.foo.share",
                          .max = 1};
 constexpr Setting kPattern{
     .key = "collectors.foo.include", .type = SettingType::kRegex, .default_value = ""};
-constexpr Setting kRows[] = {kEnabled, kInterval, kDepth, kShare, kPattern};
+constexpr Setting kProgram = PathSetting("collectors.foo.program", "footool");
+constexpr Setting kRows[] = {kEnabled, kInterval, kDepth, kShare, kPattern, kProgram};
 
 Result<Config> ParseWithRows(std::string_view yaml) { return ParseConfig(yaml, "t.yaml", kRows); }
 
@@ -47,7 +48,7 @@ TEST(Settings, AFileSetsThemBesideTheSchemasKeys) {
   const auto c = ParseWithRows(
       "sampling:\n  interval: 2s\ncollectors:\n  foo:\n"
       "    enabled: false\n    interval: 90s\n    depth: 7\n    share: 0.25\n"
-      "    include: \"^sd\"\n");
+      "    include: \"^sd\"\n    program: /opt/foo/bin/footool\n");
   ASSERT_TRUE(c.has_value()) << c.error().ToString();
   EXPECT_EQ(c->sampling.interval, milliseconds(2000));
   EXPECT_FALSE(c->settings.Get<bool>(kEnabled));
@@ -55,6 +56,7 @@ TEST(Settings, AFileSetsThemBesideTheSchemasKeys) {
   EXPECT_EQ(c->settings.Get<uint32_t>(kDepth), 7u);
   EXPECT_DOUBLE_EQ(c->settings.Get<double>(kShare), 0.25);
   EXPECT_EQ(c->settings.Get<std::string>(kPattern), "^sd");
+  EXPECT_EQ(c->settings.Get<std::string>(kProgram), "/opt/foo/bin/footool");
 }
 
 TEST(Settings, UnsetOnesHaveTheirRowsDefaults) {
@@ -93,19 +95,22 @@ TEST(Settings, WrongValuesAreLocatedAndSayWhatTheTypeExpects) {
             SettingsMessageOf("devices:\n  include: \"(\"\n")
                 .replace(0, std::string("t.yaml:2:12: devices.include").size(),
                          "t.yaml:3:14: collectors.foo.include"));
+  const std::string empty_path = SettingsMessageOf("collectors:\n  foo:\n    program: \"\"\n");
+  EXPECT_TRUE(empty_path.starts_with("t.yaml:3:14: collectors.foo.program: ")) << empty_path;
+  EXPECT_NE(empty_path.find("non-empty path"), std::string::npos) << empty_path;
 }
 
 TEST(Settings, UnknownAndDuplicateKeysNameTheSettingsToo) {
   EXPECT_EQ(SettingsMessageOf("collectors:\n  foo:\n    enabld: true\n"),
             "t.yaml:3:5: collectors.foo.enabld: unknown key; expected one of enabled, interval, "
-            "depth, share, include");
+            "depth, share, include, program");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  fo:\n"),
             "t.yaml:2:3: collectors.fo: unknown key; expected one of foo");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  foo:\n    depth: 3\n    depth: 4\n"),
             "t.yaml:4:5: collectors.foo.depth: duplicate key");
   EXPECT_EQ(SettingsMessageOf("collectors:\n  foo: 3\n"),
             "t.yaml:2:8: collectors.foo: expected a map with keys enabled, interval, depth, "
-            "share, include, found \"3\"");
+            "share, include, program, found \"3\"");
   // Without the rows the same file is refused.
   const auto without = ParseConfig("collectors:\n  foo:\n    depth: 3\n", "t.yaml");
   ASSERT_FALSE(without.has_value());
