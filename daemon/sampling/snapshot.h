@@ -29,6 +29,7 @@
 #include "collectors/pressure/pressure.h"
 #include "collectors/smart/smartctl_json.h"
 #include "collectors/text/named_values.h"
+#include "collectors/thin_pool/thin_pool.h"
 #include "collectors/udev/multipath.h"
 #include "collectors/udev/udev_data.h"
 #include "collectors/vm/meminfo.h"
@@ -294,6 +295,12 @@ struct ZfsSnapshot {
   std::vector<collectors::ZfsPool> pools;  // <procfs>/spl/kstat/zfs/*/, by name
 };
 
+// The LVM thin pools (daemon/sources/thin_pool/): none without a dm device;
+// the last pools dmsetup gave (read every collectors.thin_pool.interval).
+struct ThinPoolSnapshot {
+  std::vector<collectors::ThinPool> pools;  // in dmsetup status's order
+};
+
 struct Snapshot {
   uint64_t sequence = 0;
   double timestamp_seconds = 0;  // wall clock when the sample was taken
@@ -327,6 +334,7 @@ struct Snapshot {
   MdSnapshot md;
   NvmeSnapshot nvme;
   ZfsSnapshot zfs;
+  ThinPoolSnapshot thin_pool;
   UdevSnapshot udev;
   std::vector<CollectorStatus> collectors;
   // `iowatch advise`'s findings for these disks, computed by the first reader

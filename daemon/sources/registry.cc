@@ -11,6 +11,7 @@
 #include "daemon/sources/process_io/process_source.h"
 #include "daemon/sources/scsi/scsi_source.h"
 #include "daemon/sources/smart/smart_source.h"
+#include "daemon/sources/thin_pool/thin_pool_source.h"
 #include "daemon/sources/udev/udev_source.h"
 #include "daemon/sources/vm/vm_source.h"
 #include "daemon/sources/zfs/zfs_source.h"
@@ -33,6 +34,7 @@ std::span<const SourceDescriptor> RegisteredSources() {
       MdSourceDescriptor(),          //
       NvmeSourceDescriptor(),        //
       ZfsSourceDescriptor(),         //
+      ThinPoolSourceDescriptor(),    //
       UdevSourceDescriptor(),        //
   };
   return kSources;

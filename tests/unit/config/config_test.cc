@@ -12,6 +12,7 @@
 #include "daemon/sources/filesystem/filesystem_source.h"
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/smart/smart_source.h"
+#include "daemon/sources/thin_pool/thin_pool_source.h"
 #include "tests/unit/config/config_test_util.h"
 #include "tests/unit/config/every_probes_key.h"
 #include "tests/unit/source_tree.h"
@@ -97,7 +98,7 @@ TEST(Config, BundledFileSetsEveryKeyInReferenceOrder) {
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   EXPECT_EQ(*keys, AllConfigKeys(BundledSettings()));
   EXPECT_EQ(AllConfigKeys().size(), 63u);                   // config.h's
-  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 76u);  // and the sources'
+  EXPECT_EQ(AllConfigKeys(BundledSettings()).size(), 80u);  // and the sources'
   EXPECT_EQ(AllConfigKeys().front(), "web.listen_address");
   EXPECT_EQ(AllConfigKeys().back(), "probes.jobs");
 }
@@ -152,6 +153,10 @@ TEST(Config, EveryKeyIsRead) {
   EXPECT_FALSE(c->settings.Get<bool>(daemon::kSmartEnabled));
   EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kSmartInterval), milliseconds(3600000));
   EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kSmartTimeout), milliseconds(30000));
+  EXPECT_FALSE(c->settings.Get<bool>(daemon::kThinPoolEnabled));
+  EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kThinPoolInterval), milliseconds(300000));
+  EXPECT_EQ(c->settings.Get<milliseconds>(daemon::kThinPoolTimeout), milliseconds(10000));
+  EXPECT_EQ(c->settings.Get<std::string>(daemon::kThinPoolDmsetup), "/usr/sbin/dmsetup");
   EXPECT_FALSE(c->settings.Get<bool>(daemon::kFilesystemEnabled));
   EXPECT_EQ(c->settings.Get<std::string>(daemon::kFsTypesInclude), "^(ext4|xfs)$");
   EXPECT_EQ(c->settings.Get<std::string>(daemon::kFsTypesExclude), "");
