@@ -133,6 +133,19 @@ def multipath_maps():
 MULTIPATH = multipath_maps()
 
 
+def thin_pools():
+    """Whether dmsetup lists an LVM thin pool here (as the thin_pool source reads them)."""
+    try:
+        out = subprocess.run(["dmsetup", "status", "--target", "thin-pool"], capture_output=True,
+                             text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and " thin-pool " in out.stdout
+
+
+THIN_POOLS = thin_pools()
+
+
 def smart_disks():
     """Disks here whose health smartctl reads (none on virtio or Xen disks)."""
     out = []
@@ -222,6 +235,8 @@ def left_out(text):
         return "no ZFS pool here (/proc/spl/kstat/zfs has none)"
     if "iowatch_multipath_" in text and not MULTIPATH:
         return "no dm-multipath map here"
+    if "iowatch_thin_pool_" in text and not THIN_POOLS:
+        return "no LVM thin pool here (dmsetup status --target thin-pool lists none)"
     if "iowatch_cgroup_io_" in text and not CGROUP_IO:
         return "cgroup v1 here: blkio counts a cgroup's I/O only under a throttle rule"
     if "iowatch_probe_drift_" in text:
