@@ -19,6 +19,7 @@
 #include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/sampler.h"
 #include "daemon/sources/smart/smart_source.h"
+#include "daemon/sources/thin_pool/thin_pool_source.h"
 #include "probes/store/store.h"
 
 namespace iowatch::daemon {
@@ -54,6 +55,9 @@ Result<SamplerOptions> OptionsFor(const HealthOptions& o) {
                        std::chrono::milliseconds(config::kMaxConfigDuration));  // one run
   options.settings.Set(kSmartTimeout,
                        std::chrono::milliseconds(std::llround(o.smart_timeout_seconds * 1000)));
+  // The thin pools: one dmsetup reading, where a dm device exists.
+  options.settings.Set(kThinPoolEnabled, true);
+  options.settings.Set(kThinPoolInterval, std::chrono::milliseconds(config::kMaxConfigDuration));
   return options;
 }
 
@@ -78,9 +82,18 @@ std::shared_ptr<const Snapshot> Sample(const GlobalOptions& global, const Health
   const FileTree sysfs(global.sysfs);
   auto snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
   NoteKmsgWarning(*snapshot, notes);
+  // dmsetup's timeout: its setting's default (health reads no config file).
+  const double thin_timeout_seconds =
+      std::chrono::duration<double>(
+          config::SettingValues().Get<std::chrono::milliseconds>(kThinPoolTimeout))
+          .count();
   const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(o.smart_timeout_seconds + 1);
-  while (o.smart && !SmartDone(*snapshot) && std::chrono::steady_clock::now() < deadline) {
+      std::chrono::steady_clock::now() +
+      std::chrono::duration<double>(std::max(o.smart_timeout_seconds, thin_timeout_seconds) + 1);
+  const auto waiting = [&](const Snapshot& s) {
+    return (o.smart && !SmartDone(s)) || s.thin_pool.pending;
+  };
+  while (waiting(*snapshot) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     snapshot = sampler.Collect(procfs, sysfs, WallUnixSeconds());
   }

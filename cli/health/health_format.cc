@@ -60,6 +60,28 @@ nlohmann::json MdJson(const MdArrayHealth& a) {
           {"failed", a.failed},         {"sync", sync},           {"sync_waiting", a.sync_waiting}};
 }
 
+// A thin pool's lines: its mode and fill, then what is worth a look.
+void AppendThinPool(std::string& out, const ThinPoolHealth& p) {
+  out += "  thin pool    " + TerminalText(p.pool) + ": " + TerminalText(DescribeThinPool(p)) + "\n";
+  for (const std::string& w : p.warnings) out += "  WARNING      " + TerminalText(w) + "\n";
+}
+
+nlohmann::json ThinPoolJson(const ThinPoolHealth& p) {
+  const auto optional = [](const auto& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"pool", p.pool},
+          {"device", p.device},
+          {"mode", p.mode},
+          {"data_bytes", optional(p.data_bytes)},
+          {"data_used_percent", optional(p.data_used_percent)},
+          {"metadata_bytes", optional(p.metadata_bytes)},
+          {"metadata_used_percent", optional(p.metadata_used_percent)},
+          {"needs_check", p.needs_check},
+          {"error_if_no_space", p.error_if_no_space},
+          {"warnings", p.warnings}};
+}
+
 void AppendErrors(std::string& out, const DiskHealth& d) {
   if (d.io_errors.empty()) {
     out += "  I/O errors   none in the kernel log since boot\n";
@@ -139,6 +161,7 @@ nlohmann::json DiskJson(const DiskHealth& d) {
                        {"latency_ratio", v.ratio > 0 ? nlohmann::json(v.ratio) : nullptr}});
   }
   nlohmann::json md = d.md ? MdJson(*d.md) : nlohmann::json(nullptr);
+  nlohmann::json thin_pool = d.thin_pool ? ThinPoolJson(*d.thin_pool) : nlohmann::json(nullptr);
   return {{"device", d.name},
           {"model", d.model},
           {"serial", d.serial},
@@ -150,6 +173,7 @@ nlohmann::json DiskJson(const DiskHealth& d) {
           {"probes", probes},
           {"passive", passive},
           {"md", md},
+          {"thin_pool", thin_pool},
           {"problems", d.problems}};
 }
 
@@ -161,6 +185,7 @@ std::string FormatHealthText(const HostHealth& health) {
     AppendIdentity(out, d);
     AppendSmart(out, d.smart);
     if (d.md) AppendMd(out, *d.md);
+    if (d.thin_pool) AppendThinPool(out, *d.thin_pool);
     AppendErrors(out, d);
     AppendFilesystems(out, d);
     AppendProbes(out, d);

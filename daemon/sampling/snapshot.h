@@ -299,6 +299,7 @@ struct ZfsSnapshot {
 // the last pools dmsetup gave (read every collectors.thin_pool.interval).
 struct ThinPoolSnapshot {
   std::vector<collectors::ThinPool> pools;  // in dmsetup status's order
+  bool pending = false;  // a reading is under way (the first one's pools are not in yet)
 };
 
 struct Snapshot {

@@ -192,7 +192,8 @@ std::string WholeDiskNumbered(const std::string& number,
 DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
                     std::span<const ProbeSeriesVerdict> probes,
                     std::span<const PassiveSeriesVerdict> passive, bool smart_ran) {
-  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {}, {}, {}, {}, {}};
+  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {},
+                  {},     {},      {},       {},          {},           {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
     if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
@@ -255,9 +256,29 @@ void AddMdArrays(const Snapshot& s, std::string_view only_device, HostHealth& he
   }
 }
 
+// Each thin pool onto its dm device's story (its own when that device was
+// not sampled); `only_device` matches its device or its pool name.
+void AddThinPools(const Snapshot& s, std::string_view only_device, HostHealth& health) {
+  for (ThinPoolHealth& pool : BuildThinPoolHealth(s)) {
+    const std::string name = pool.device.empty() ? pool.pool : pool.device;
+    if (!only_device.empty() && name != only_device && pool.pool != only_device) continue;
+    auto disk = std::ranges::find(health.disks, name, &DiskHealth::name);
+    if (disk == health.disks.end()) {
+      DiskHealth own;
+      own.name = name;
+      own.transport = "dm";
+      own.size_bytes = pool.data_bytes.value_or(0);
+      own.smart = {"none", "no SMART of its own (dm)", {}};
+      disk = health.disks.insert(health.disks.end(), std::move(own));
+    }
+    disk->problems.insert(disk->problems.end(), pool.problems.begin(), pool.problems.end());
+    disk->thin_pool = std::move(pool);
+  }
+}
+
 void Notes(const Snapshot& s, HostHealth& health) {
   for (const CollectorStatus& c : s.collectors) {
-    if (c.name != "kmsg" && c.name != "filesystem") continue;
+    if (c.name != "kmsg" && c.name != "filesystem" && c.name != "thin_pool") continue;
     if (!c.success && !c.error.empty()) health.notes.push_back(c.name + ": " + c.error);
   }
 }
@@ -305,6 +326,7 @@ HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict
     health.disks.push_back(HealthOf(d, s, probes, passive, smart_ran));
   }
   AddMdArrays(s, only_device, health);
+  AddThinPools(s, only_device, health);
   Notes(s, health);
   return health;
 }

@@ -1,6 +1,7 @@
 // Each whole disk's health from a sample (identity, SMART, the kernel log's
 // I/O errors since boot, the filesystems on it) and the probe verdicts of
 // its series and of its passive judge, an md array's state (md_health.h),
+// an LVM thin pool's mode and fill (thin_pool_health.h),
 // with its problems: the conditions the shipped alerts
 // (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
 // or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
@@ -20,6 +21,7 @@
 #include "collectors/disk/block_devices.h"
 #include "daemon/sampling/md_health.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/thin_pool_health.h"
 
 namespace iowatch::daemon {
 
@@ -78,7 +80,8 @@ struct DiskHealth {
   std::vector<FilesystemHealth> filesystems;
   std::vector<ProbeSeriesVerdict> probes;
   std::vector<PassiveSeriesVerdict> passive;
-  std::optional<MdArrayHealth> md;  // an md array: its state, members and sync
+  std::optional<MdArrayHealth> md;          // an md array: its state, members and sync
+  std::optional<ThinPoolHealth> thin_pool;  // an LVM thin pool: its mode and fill
   std::vector<std::string> problems;
 };
 
@@ -96,7 +99,8 @@ bool MayHaveSmart(const collectors::BlockDevice& device);
 // empty); `smart_ran` is false when SMART is not collected. A regressed
 // probe series or passive series is a problem of its disk; an md array's
 // problems are its device's, listed after the disks when no block device
-// of its name was sampled.
+// of its name was sampled; a thin pool's likewise (its dm-N, or its pool
+// name when sysfs did not name its device).
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
                            std::span<const PassiveSeriesVerdict> passive,
                            std::string_view only_device, bool smart_ran);

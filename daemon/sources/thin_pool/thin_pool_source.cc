@@ -198,6 +198,7 @@ void ThinPoolSource::Collect(const FileTree& /*procfs*/, const FileTree& sysfs,
     Begin(sysfs, runs, start);
   }
   out.thin_pool.pools = pools_;
+  out.thin_pool.pending = reading_.has_value();
   CollectorStatus status{"thin_pool", 0, error_.empty(), 0, error_.empty() ? absent_ : error_, {}};
   status.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(status));
