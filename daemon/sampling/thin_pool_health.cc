@@ -68,13 +68,15 @@ ThinPoolHealth HealthOf(const collectors::ThinPool& p) {
 std::string Share(const char* what, const std::optional<double>& percent,
                   const std::optional<uint64_t>& bytes) {
   if (!percent || !bytes) return "";
-  const double b = static_cast<double>(*bytes);
-  const std::string size =
-      b >= 1e9 ? fmt::format("{:.1f} GB", b / 1e9) : fmt::format("{:.1f} MB", b / 1e6);
-  return fmt::format(", {} {:.0f} % of {}", what, *percent, size);
+  return fmt::format(", {} {:.0f} % of {}", what, *percent, ThinPoolSizeText(*bytes));
 }
 
 }  // namespace
+
+std::string ThinPoolSizeText(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return b >= 1e9 ? fmt::format("{:.1f} GB", b / 1e9) : fmt::format("{:.1f} MB", b / 1e6);
+}
 
 std::vector<ThinPoolHealth> BuildThinPoolHealth(const Snapshot& s) {
   std::vector<ThinPoolHealth> out;

@@ -37,6 +37,9 @@ struct ThinPoolHealth {
 // The sample's pools, in dmsetup's order.
 std::vector<ThinPoolHealth> BuildThinPoolHealth(const Snapshot& s);
 
+// "66.3 GB", "201.3 MB": a pool's space as health and the status page print it.
+std::string ThinPoolSizeText(uint64_t bytes);
+
 // "rw, data 31 % of 66.3 GB, metadata 0 % of 201.3 MB" — one line of state.
 std::string DescribeThinPool(const ThinPoolHealth& pool);
 

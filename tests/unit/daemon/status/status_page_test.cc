@@ -6,6 +6,7 @@
 #include <string>
 
 #include "collectors/md/mdstat.h"
+#include "collectors/thin_pool/thin_pool.h"
 #include "common/utf8.h"
 #include "daemon/sampling/derived_series.h"
 
@@ -468,6 +469,51 @@ TEST(StatusPage, RaidArraysShowStateDegradedFailedMembersAndSyncOnlyWhenThereAre
   EXPECT_NE(html.find("<tr><td>md6</td><td>raid1</td><td class=\"good\">active</td>"
                       "<td class=\"bad\">1 of 2</td><td class=\"bad\">sdb2</td>"
                       "<td>recovery 8.6 % done, 17 min left at 253.7 MiB/s</td></tr>"),
+            std::string::npos)
+      << html;
+}
+
+// dmsetup's lines of a pool out of data space, one healthy, one failed.
+constexpr std::string_view kStatusThinStatus =
+    "vg0-full: 0 2097152 thin-pool 12 300/4096 16384/16384 - out_of_data_space discard_passdown "
+    "queue_if_no_space - 3072\n"
+    "vg1-ok: 0 2097152 thin-pool 3 120/4096 200/16384 - rw discard_passdown error_if_no_space - "
+    "3072\n"
+    "vg2-failed: 0 2097152 thin-pool Fail\n";
+constexpr std::string_view kStatusThinTable =
+    "vg0-full: 0 2097152 thin-pool 253:1 253:2 128 0 0\n"
+    "vg1-ok: 0 2097152 thin-pool 253:4 253:5 128 0 1 error_if_no_space\n";
+
+TEST(StatusPage, ThinPoolsShowModeFillAndFlagsOnlyWhenThereAreAny) {
+  Snapshot s = Sample();
+  const auto page = [&] {
+    return RenderStatusPage({.sample = s,
+                             .probes = nullptr,
+                             .listen_endpoint = "",
+                             .now_seconds = 0,
+                             .own_cgroup = ""});
+  };
+  EXPECT_EQ(page().find("Thin pools"), std::string::npos);
+  auto statuses = collectors::ParseThinPoolStatus(kStatusThinStatus, "dmsetup status");
+  auto tables = collectors::ParseThinPoolTable(kStatusThinTable, "dmsetup table");
+  ASSERT_TRUE(statuses && tables);
+  s.thin_pool.pools = collectors::JoinThinPools(*statuses, *tables);
+  s.thin_pool.pools[0].device = "dm-3";
+  const std::string html = page();
+  EXPECT_NE(html.find("<h2>Thin pools (LVM)</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>vg0-full</td><td>dm-3</td><td class=\"bad\">out_of_data_space</td>"
+                      "<td class=\"bad\">100 % of 1.1 GB</td><td class=\"good\">7 % of 16.8 MB</td>"
+                      "<td class=\"dim\">none</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>vg1-ok</td><td>-</td><td class=\"good\">rw</td>"
+                      "<td class=\"good\">1 % of 1.1 GB</td><td class=\"good\">3 % of 16.8 MB</td>"
+                      "<td>error_if_no_space</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><td>vg2-failed</td><td>-</td><td class=\"bad\">fail</td>"
+                      "<td class=\"dim\">-</td><td class=\"dim\">-</td>"
+                      "<td class=\"dim\">none</td></tr>"),
             std::string::npos)
       << html;
 }
