@@ -226,6 +226,22 @@ Result<ThinPoolTable> ParseTableLine(const DmLine& d, int number, std::string_vi
   return table;
 }
 
+// Each thin-pool line parsed by parse_line(dm_line, number, line, path).
+template <typename T, typename ParseLine>
+Result<std::vector<T>> ParseThinPoolLines(std::string_view text, std::string_view path,
+                                          ParseLine parse_line) {
+  std::vector<T> items;
+  const Status status =
+      ForEachThinPoolLine(text, path, [&](const DmLine& d, int number, std::string_view line) {
+        auto item = parse_line(d, number, line, path);
+        if (!item) return Status(std::unexpected(item.error()));
+        items.push_back(std::move(*item));
+        return Status();
+      });
+  if (!status) return std::unexpected(status.error());
+  return items;
+}
+
 // a × b, or nullopt when it overflows 64 bits.
 std::optional<uint64_t> Times(uint64_t a, uint64_t b) {
   uint64_t product = 0;
@@ -241,30 +257,12 @@ std::string_view ThinPoolModeName(ThinPoolMode mode) {
 
 Result<std::vector<ThinPoolStatus>> ParseThinPoolStatus(std::string_view text,
                                                         std::string_view path) {
-  std::vector<ThinPoolStatus> pools;
-  const Status status =
-      ForEachThinPoolLine(text, path, [&](const DmLine& d, int number, std::string_view line) {
-        auto pool = ParseStatusLine(d, number, line, path);
-        if (!pool) return Status(std::unexpected(pool.error()));
-        pools.push_back(std::move(*pool));
-        return Status();
-      });
-  if (!status) return std::unexpected(status.error());
-  return pools;
+  return ParseThinPoolLines<ThinPoolStatus>(text, path, ParseStatusLine);
 }
 
 Result<std::vector<ThinPoolTable>> ParseThinPoolTable(std::string_view text,
                                                       std::string_view path) {
-  std::vector<ThinPoolTable> tables;
-  const Status status =
-      ForEachThinPoolLine(text, path, [&](const DmLine& d, int number, std::string_view line) {
-        auto table = ParseTableLine(d, number, line, path);
-        if (!table) return Status(std::unexpected(table.error()));
-        tables.push_back(std::move(*table));
-        return Status();
-      });
-  if (!status) return std::unexpected(status.error());
-  return tables;
+  return ParseThinPoolLines<ThinPoolTable>(text, path, ParseTableLine);
 }
 
 std::vector<ThinPool> JoinThinPools(std::vector<ThinPoolStatus> statuses,
