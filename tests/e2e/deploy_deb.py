@@ -43,6 +43,7 @@ EXPECTED = [
     "/usr/share/iowatch/systemd/bpf.conf",
     "/usr/share/iowatch/systemd/kmsg.conf",
     "/usr/share/iowatch/systemd/smart.conf",
+    "/usr/share/iowatch/systemd/thin-pool.conf",
 ]
 
 

@@ -147,6 +147,8 @@ DROPINS = [
     ("kmsg.conf", "+syslog", None, KMSG_CONFIG, "kmsg", "/dev/kmsg"),
     # No disk with SMART here (virtio): verified and rated, not run (`needs` None).
     ("smart.conf", "+sys_rawio,+sys_admin", "capset", None, "smart", None),
+    # No device-mapper in this kernel: verified and rated, not run.
+    ("thin-pool.conf", "+sys_admin", "capset", None, "thin_pool", None),
 ]
 
 
