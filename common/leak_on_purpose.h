@@ -6,15 +6,9 @@
 // Thread-safety: may be called from any thread.
 #pragma once
 
-#if defined(__SANITIZE_ADDRESS__)
-#define IOWATCH_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define IOWATCH_LSAN 1
-#endif
-#endif
+#include "common/sanitizers.h"
 
-#ifdef IOWATCH_LSAN
+#ifdef IOWATCH_ASAN
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -22,7 +16,7 @@ namespace iowatch {
 
 template <class T>
 void LeakOnPurpose(T* allocation) {
-#ifdef IOWATCH_LSAN
+#ifdef IOWATCH_ASAN
   if (allocation != nullptr) __lsan_ignore_object(allocation);
 #else
   (void)allocation;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <string_view>
 
 #include "common/utf8.h"
 #include "daemon/metrics/push/curl_library.h"
@@ -140,7 +141,7 @@ std::string StatusText(const CurlLibrary& lib, long status, CURL* curl, std::str
     return fmt::format(
         "cannot push: the gateway answered HTTP {}, a redirect to {:?} (not followed: nothing "
         "was pushed; give --push-gateway the gateway's own URL)",
-        status, location != nullptr ? location : "");
+        status, std::string_view(location != nullptr ? location : ""));
   }
   std::string first_line(answer.substr(0, answer.find('\n')));
   return first_line.empty() ? fmt::format("cannot push: the gateway answered HTTP {}", status)

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/sanitizers.h"
 #include "daemon/http/server.h"
 #include "tests/unit/daemon/http/server_harness.h"
 #include "tests/unit/daemon/http/test_client.h"
@@ -220,7 +221,7 @@ TEST_F(StreamingTest, AClientThatStopsReadingHoldsBackOnlyItsOwnStream) {
 }
 
 TEST_F(StreamingTest, A50MegabyteBodyKeepsTheServersMemoryFlat) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef IOWATCH_ASAN
   GTEST_SKIP() << "AddressSanitizer quarantines freed memory: RSS says nothing here";
 #endif
   huge_pieces_ = 800;  // 800 x 64 KiB
