@@ -44,6 +44,7 @@ Result<SamplerOptions> OptionsFor(const HealthOptions& o) {
   options.filter = std::move(*filter);
   options.partitions = true;  // a partition's buffer errors belong to its disk
   options.cgroups.enabled = false;
+  options.udev_data = o.udev_data;
   options.process_interval_seconds = 0;
   options.settings.Set(kKmsgEnabled, true);
   // The daemon's counts since boot, read and never written: the ring buffer
@@ -160,7 +161,7 @@ int RunHealth(const GlobalOptions& global, const std::vector<std::string>& args)
   const StoredJudgements verdicts = StoredVerdicts(*opts, *snapshot, notes);
   HostHealth health =
       BuildHostHealth(*snapshot, verdicts.probes, verdicts.passive, opts->device, opts->smart);
-  if (!opts->device.empty() && health.disks.empty()) {
+  if (!opts->device.empty() && health.disks.empty() && health.zfs_pools.empty()) {
     return ReportError("health",
                        Error::NotFound("no whole disk named " + TerminalText(opts->device),
                                        global.sysfs + "/block"));

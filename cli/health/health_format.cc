@@ -82,6 +82,52 @@ nlohmann::json ThinPoolJson(const ThinPoolHealth& p) {
           {"warnings", p.warnings}};
 }
 
+void AppendNvme(std::string& out, const NvmeControllerHealth& c) {
+  out += "  controller   " + TerminalText(c.name) + ": " + TerminalText(DescribeNvmeController(c)) +
+         "\n";
+}
+
+nlohmann::json NvmeJson(const NvmeControllerHealth& c) {
+  return {{"controller", c.name},   {"model", c.model}, {"serial", c.serial},
+          {"firmware", c.firmware}, {"state", c.state}, {"namespaces", c.namespaces}};
+}
+
+// A multipath map's lines: its paths and their states, then what is worth a look.
+void AppendMultipath(std::string& out, const MultipathHealth& m) {
+  out +=
+      "  multipath    " + TerminalText(m.name) + ": " + TerminalText(DescribeMultipath(m)) + "\n";
+  for (const std::string& w : m.warnings) out += "  WARNING      " + TerminalText(w) + "\n";
+}
+
+nlohmann::json MultipathJson(const MultipathHealth& m) {
+  nlohmann::json paths = nlohmann::json::array();
+  for (const MultipathPathHealth& p : m.paths) {
+    paths.push_back({{"path", p.name}, {"state", p.state}});
+  }
+  return {{"name", m.name},
+          {"device", m.device},
+          {"paths", paths},
+          {"usable_paths", m.usable},
+          {"warnings", m.warnings}};
+}
+
+// A ZFS pool's story: its state and problems.
+void AppendZfsPool(std::string& out, const ZfsPoolHealth& p) {
+  out += TerminalText(p.name) + "  zfs pool\n";
+  out += "  state        " + (p.state.empty() ? "unknown" : TerminalText(p.state)) + "\n";
+  if (p.problems.empty()) out += "  problems     none\n";
+  for (const std::string& problem : p.problems) {
+    out += "  PROBLEM      " + TerminalText(problem) + "\n";
+  }
+  out += "\n";
+}
+
+nlohmann::json ZfsPoolJson(const ZfsPoolHealth& p) {
+  return {{"pool", p.name},
+          {"state", p.state.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.state)},
+          {"problems", p.problems}};
+}
+
 void AppendErrors(std::string& out, const DiskHealth& d) {
   if (d.io_errors.empty()) {
     out += "  I/O errors   none in the kernel log since boot\n";
@@ -162,6 +208,8 @@ nlohmann::json DiskJson(const DiskHealth& d) {
   }
   nlohmann::json md = d.md ? MdJson(*d.md) : nlohmann::json(nullptr);
   nlohmann::json thin_pool = d.thin_pool ? ThinPoolJson(*d.thin_pool) : nlohmann::json(nullptr);
+  nlohmann::json nvme = d.nvme ? NvmeJson(*d.nvme) : nlohmann::json(nullptr);
+  nlohmann::json multipath = d.multipath ? MultipathJson(*d.multipath) : nlohmann::json(nullptr);
   return {{"device", d.name},
           {"model", d.model},
           {"serial", d.serial},
@@ -174,6 +222,8 @@ nlohmann::json DiskJson(const DiskHealth& d) {
           {"passive", passive},
           {"md", md},
           {"thin_pool", thin_pool},
+          {"nvme_controller", nvme},
+          {"multipath", multipath},
           {"problems", d.problems}};
 }
 
@@ -186,6 +236,8 @@ std::string FormatHealthText(const HostHealth& health) {
     AppendSmart(out, d.smart);
     if (d.md) AppendMd(out, *d.md);
     if (d.thin_pool) AppendThinPool(out, *d.thin_pool);
+    if (d.nvme) AppendNvme(out, *d.nvme);
+    if (d.multipath) AppendMultipath(out, *d.multipath);
     AppendErrors(out, d);
     AppendFilesystems(out, d);
     AppendProbes(out, d);
@@ -197,17 +249,25 @@ std::string FormatHealthText(const HostHealth& health) {
     }
     out += "\n";
   }
+  for (const ZfsPoolHealth& p : health.zfs_pools) AppendZfsPool(out, p);
   for (const std::string& note : health.notes) out += "note: " + TerminalText(note) + "\n";
-  fmt::format_to(std::back_inserter(out), "{} disk(s), {} problem(s)\n", health.disks.size(),
-                 health.Problems());
+  fmt::format_to(std::back_inserter(out), "{} disk(s), ", health.disks.size());
+  if (!health.zfs_pools.empty()) {
+    fmt::format_to(std::back_inserter(out), "{} ZFS pool(s), ", health.zfs_pools.size());
+  }
+  fmt::format_to(std::back_inserter(out), "{} problem(s)\n", health.Problems());
   return out;
 }
 
 std::string FormatHealthJson(const HostHealth& health) {
   nlohmann::json disks = nlohmann::json::array();
   for (const DiskHealth& d : health.disks) disks.push_back(DiskJson(d));
-  const nlohmann::json doc = {
-      {"disks", disks}, {"notes", health.notes}, {"problems", health.Problems()}};
+  nlohmann::json pools = nlohmann::json::array();
+  for (const ZfsPoolHealth& p : health.zfs_pools) pools.push_back(ZfsPoolJson(p));
+  const nlohmann::json doc = {{"disks", disks},
+                              {"zfs_pools", pools},
+                              {"notes", health.notes},
+                              {"problems", health.Problems()}};
   // Names are the system's bytes: invalid UTF-8 is replaced, never an exception.
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

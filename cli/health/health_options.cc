@@ -25,11 +25,12 @@ Result<HealthOptions> ParseHealthArgs(const std::vector<std::string>& args,
       continue;
     }
     const bool takes_value = a == "-d" || a == "--device" || a == "-o" || a == "--output-format" ||
-                             a == "--state.dir" || a == "--smart-timeout";
+                             a == "--state.dir" || a == "--path.udev.data" ||
+                             a == "--smart-timeout";
     if (!takes_value) {
       return MakeError(ErrorCode::kInvalidArgument,
                        fmt::format("{:?}: expected -d DEV, -o JSON, --state.dir DIR, "
-                                   "--smart-timeout SECONDS or --no-smart",
+                                   "--path.udev.data DIR, --smart-timeout SECONDS or --no-smart",
                                    a));
     }
     if (Status has = NeedsValue(a, i, args.size()); !has) return ErrorOf(has);
@@ -44,6 +45,8 @@ Result<HealthOptions> ParseHealthArgs(const std::vector<std::string>& args,
       o.json = true;
     } else if (a == "--state.dir") {
       o.state_dir = value;
+    } else if (a == "--path.udev.data") {
+      o.udev_data = value;
     } else {
       double seconds = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);

@@ -1,5 +1,5 @@
 // `iowatch health`'s arguments: [-d DEV] [-o JSON] [--state.dir DIR]
-// [--smart-timeout SECONDS] [--no-smart].
+// [--path.udev.data DIR] [--smart-timeout SECONDS] [--no-smart].
 // Thread-safety: pure functions.
 #pragma once
 
@@ -16,6 +16,8 @@ struct HealthOptions {
   // The daemon's state directory: its probe store (verdicts) and its kernel
   // log counts (errors since boot, beyond what the ring buffer still holds).
   std::string state_dir;
+  // udev's database (serve's --path.udev.data): which dm devices are multipath maps.
+  std::string udev_data = "/run/udev/data";
   double smart_timeout_seconds = 30;  // smartctl still running then is killed
   bool smart = true;                  // --no-smart: smartctl is not run
 };

@@ -192,8 +192,8 @@ std::string WholeDiskNumbered(const std::string& number,
 DiskHealth HealthOf(const collectors::BlockDevice& d, const Snapshot& s,
                     std::span<const ProbeSeriesVerdict> probes,
                     std::span<const PassiveSeriesVerdict> passive, bool smart_ran) {
-  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {},
-                  {},     {},      {},       {},          {},           {}};
+  DiskHealth disk{d.name, d.model, d.serial, d.transport, d.size_bytes, {}, {}, {},
+                  {},     {},      {},       {},          {},           {}, {}};
   disk.smart = SmartOf(d, s, smart_ran, disk.problems);
   for (const IoErrorSeries& e : s.kmsg.errors) {
     if (WholeDiskNamed(e.device, *s.block_devices) != d.name) continue;
@@ -276,9 +276,64 @@ void AddThinPools(const Snapshot& s, std::string_view only_device, HostHealth& h
   }
 }
 
+// The story named `name`, appended when there is none (a device not
+// sampled, or not a block device): a `transport` without SMART of its own.
+DiskHealth& StoryOf(HostHealth& health, const std::string& name, const std::string& transport) {
+  auto disk = std::ranges::find(health.disks, name, &DiskHealth::name);
+  if (disk != health.disks.end()) return *disk;
+  DiskHealth own;
+  own.name = name;
+  own.transport = transport;
+  own.smart = {"none", "no SMART of its own (" + transport + ")", {}};
+  return health.disks.emplace_back(std::move(own));
+}
+
+void AddProblems(DiskHealth& disk, const std::vector<std::string>& problems) {
+  disk.problems.insert(disk.problems.end(), problems.begin(), problems.end());
+}
+
+// Each NVMe controller onto its namespaces' disks; a controller none of
+// whose namespaces was sampled (dead, or filtered out) gets a story of its own.
+void AddNvmeControllers(const Snapshot& s, std::string_view only_device, HostHealth& health) {
+  for (NvmeControllerHealth& c : BuildNvmeHealth(s)) {
+    bool told = false;
+    for (const std::string& ns : c.namespaces) {
+      auto disk = std::ranges::find(health.disks, ns, &DiskHealth::name);
+      if (disk == health.disks.end()) continue;
+      AddProblems(*disk, c.problems);
+      disk->nvme = c;
+      told = true;
+    }
+    if (told || (!only_device.empty() && c.name != only_device)) continue;
+    DiskHealth& own = StoryOf(health, c.name, "nvme");
+    own.model = c.model;
+    own.serial = c.serial;
+    AddProblems(own, c.problems);
+    own.nvme = std::move(c);
+  }
+}
+
+// Each multipath map onto its dm device's story (its own when not sampled).
+void AddMultipathMaps(const Snapshot& s, std::string_view only_device, HostHealth& health) {
+  for (MultipathHealth& m : BuildMultipathHealth(s)) {
+    if (!only_device.empty() && m.device != only_device) continue;
+    DiskHealth& disk = StoryOf(health, m.device, "dm");
+    AddProblems(disk, m.problems);
+    disk.multipath = std::move(m);
+  }
+}
+
+void AddZfsPools(const Snapshot& s, std::string_view only_device, HostHealth& health) {
+  for (ZfsPoolHealth& p : BuildZfsHealth(s)) {
+    if (only_device.empty() || p.name == only_device) health.zfs_pools.push_back(std::move(p));
+  }
+}
+
 void Notes(const Snapshot& s, HostHealth& health) {
+  static const std::set<std::string_view> kNoted = {"kmsg", "filesystem", "thin_pool",
+                                                    "nvme", "zfs_pool",   "multipath"};
   for (const CollectorStatus& c : s.collectors) {
-    if (c.name != "kmsg" && c.name != "filesystem" && c.name != "thin_pool") continue;
+    if (!kNoted.contains(c.name)) continue;
     if (!c.success && !c.error.empty()) health.notes.push_back(c.name + ": " + c.error);
   }
 }
@@ -298,6 +353,7 @@ const DiskHealth* FindDisk(const HostHealth& health, std::string_view name) {
 size_t HostHealth::Problems() const {
   size_t n = 0;
   for (const DiskHealth& d : disks) n += d.problems.size();
+  for (const ZfsPoolHealth& p : zfs_pools) n += p.problems.size();
   return n;
 }
 
@@ -327,6 +383,9 @@ HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict
   }
   AddMdArrays(s, only_device, health);
   AddThinPools(s, only_device, health);
+  AddNvmeControllers(s, only_device, health);
+  AddMultipathMaps(s, only_device, health);
+  AddZfsPools(s, only_device, health);
   Notes(s, health);
   return health;
 }

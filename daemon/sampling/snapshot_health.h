@@ -1,7 +1,9 @@
 // Each whole disk's health from a sample (identity, SMART, the kernel log's
 // I/O errors since boot, the filesystems on it) and the probe verdicts of
 // its series and of its passive judge, an md array's state (md_health.h),
-// an LVM thin pool's mode and fill (thin_pool_health.h),
+// an LVM thin pool's mode and fill (thin_pool_health.h), an NVMe
+// controller's state, a dm-multipath map's paths and each ZFS pool's state
+// (storage_stack_health.h),
 // with its problems: the conditions the shipped alerts
 // (deploy/prometheus/alerts.yml) fire on, read at this moment, and pending
 // or offline-uncorrectable sectors. `iowatch health` prints it (exit 1 on a
@@ -21,6 +23,7 @@
 #include "collectors/disk/block_devices.h"
 #include "daemon/sampling/md_health.h"
 #include "daemon/sampling/snapshot.h"
+#include "daemon/sampling/storage_stack_health.h"
 #include "daemon/sampling/thin_pool_health.h"
 
 namespace iowatch::daemon {
@@ -80,14 +83,17 @@ struct DiskHealth {
   std::vector<FilesystemHealth> filesystems;
   std::vector<ProbeSeriesVerdict> probes;
   std::vector<PassiveSeriesVerdict> passive;
-  std::optional<MdArrayHealth> md;          // an md array: its state, members and sync
-  std::optional<ThinPoolHealth> thin_pool;  // an LVM thin pool: its mode and fill
+  std::optional<MdArrayHealth> md;           // an md array: its state, members and sync
+  std::optional<ThinPoolHealth> thin_pool;   // an LVM thin pool: its mode and fill
+  std::optional<NvmeControllerHealth> nvme;  // an NVMe namespace's controller (or one of its own)
+  std::optional<MultipathHealth> multipath;  // a dm-multipath map: its paths
   std::vector<std::string> problems;
 };
 
 struct HostHealth {
   std::vector<DiskHealth> disks;
-  std::vector<std::string> notes;  // sources that could not be read, and why
+  std::vector<ZfsPoolHealth> zfs_pools;  // not block devices: stories of their own
+  std::vector<std::string> notes;        // sources that could not be read, and why
   size_t Problems() const;
 };
 
@@ -100,7 +106,11 @@ bool MayHaveSmart(const collectors::BlockDevice& device);
 // probe series or passive series is a problem of its disk; an md array's
 // problems are its device's, listed after the disks when no block device
 // of its name was sampled; a thin pool's likewise (its dm-N, or its pool
-// name when sysfs did not name its device).
+// name when sysfs did not name its device); an NVMe controller's on each
+// of its namespaces' disks (on a story of its own, by controller name, when
+// none was sampled: a dead controller has none); a multipath map's on its
+// dm device; a ZFS pool's on itself (`only_device` may name a pool or a
+// controller).
 HostHealth BuildHostHealth(const Snapshot& s, std::span<const ProbeSeriesVerdict> probes,
                            std::span<const PassiveSeriesVerdict> passive,
                            std::string_view only_device, bool smart_ran);
