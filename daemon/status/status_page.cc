@@ -17,6 +17,7 @@
 #include "daemon/status/md_rows.h"
 #include "daemon/status/passive_rows.h"
 #include "daemon/status/regression_rows.h"
+#include "daemon/status/storage_rows.h"
 #include "daemon/status/thin_pool_rows.h"
 
 namespace iowatch::daemon {
@@ -388,6 +389,7 @@ std::string RenderStatusPage(const StatusPageInput& in) {
   body += DevicesSection(in.sample, health);
   body += MdSection(health);
   body += ThinPoolSection(health);
+  body += StorageStackSections(health);
   body += TopIoSection(in.sample);
   body += BlockLatencySection(in.sample);
   if (in.passive != nullptr) body += PassiveSection(*in.passive);

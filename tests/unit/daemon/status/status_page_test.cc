@@ -518,6 +518,87 @@ TEST(StatusPage, ThinPoolsShowModeFillAndFlagsOnlyWhenThereAreAny) {
       << html;
 }
 
+// The storage stack's tables: none without such devices; problems first.
+std::string PageOf(const Snapshot& s) {
+  return RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
+}
+
+TEST(StatusPage, NvmeControllersNotLiveComeFirst) {
+  Snapshot s = Sample();
+  EXPECT_EQ(PageOf(s).find("NVMe controllers"), std::string::npos);
+  s.nvme.controllers = {
+      {.name = "nvme0",
+       .model = "Samsung SSD 970 PRO 512GB",
+       .firmware_rev = "1B2QEXP7",
+       .state = "live",
+       .namespaces = {{.name = "nvme0n1"}}},
+      {.name = "nvme1",
+       .model = "INTEL SSDPE2KX020T8",
+       .firmware_rev = "VDV10184",
+       .state = "resetting",
+       .namespaces = {{.name = "nvme1n1"}}},
+      {.name = "nvme2", .model = "WUS5EA138ESP7E3", .firmware_rev = "RC610004", .state = "dead"}};
+  const std::string html = PageOf(s);
+  const std::string live =
+      "<tr><td>nvme0</td><td class=\"good\">live</td><td>Samsung SSD 970 PRO 512GB</td>"
+      "<td>1B2QEXP7</td><td>nvme0n1</td></tr>";
+  const std::string resetting =
+      "<tr><td>nvme1</td><td class=\"bad\">resetting</td><td>INTEL SSDPE2KX020T8</td>"
+      "<td>VDV10184</td><td>nvme1n1</td></tr>";
+  const std::string dead =
+      "<tr><td>nvme2</td><td class=\"bad\">dead</td><td>WUS5EA138ESP7E3</td><td>RC610004</td>"
+      "<td class=\"dim\">none</td></tr>";
+  EXPECT_NE(html.find("<h2>NVMe controllers</h2>"), std::string::npos) << html;
+  ASSERT_NE(html.find(live), std::string::npos) << html;
+  ASSERT_NE(html.find(resetting), std::string::npos) << html;
+  ASSERT_NE(html.find(dead), std::string::npos) << html;
+  EXPECT_LT(html.find(resetting), html.find(dead));
+  EXPECT_LT(html.find(dead), html.find(live));
+}
+
+TEST(StatusPage, ZfsPoolsNotOnlineComeFirst) {
+  Snapshot s = Sample();
+  EXPECT_EQ(PageOf(s).find("ZFS pools"), std::string::npos);
+  s.zfs.pools = {{.name = "pool1", .state = "ONLINE"},
+                 {.name = "pool2", .state = "SUSPENDED"},
+                 {.name = "poolz1", .state = "DEGRADED"}};
+  const std::string html = PageOf(s);
+  const std::string online = "<tr><td>pool1</td><td class=\"good\">ONLINE</td></tr>";
+  const std::string suspended = "<tr><td>pool2</td><td class=\"bad\">SUSPENDED</td></tr>";
+  const std::string degraded = "<tr><td>poolz1</td><td class=\"bad\">DEGRADED</td></tr>";
+  EXPECT_NE(html.find("<h2>ZFS pools</h2>"), std::string::npos) << html;
+  ASSERT_NE(html.find(online), std::string::npos) << html;
+  ASSERT_NE(html.find(suspended), std::string::npos) << html;
+  ASSERT_NE(html.find(degraded), std::string::npos) << html;
+  EXPECT_LT(html.find(suspended), html.find(degraded));
+  EXPECT_LT(html.find(degraded), html.find(online));
+}
+
+TEST(StatusPage, MultipathMapsWithAFailedPathComeFirstThenOnePathLeft) {
+  Snapshot s = Sample();
+  EXPECT_EQ(PageOf(s).find("Multipath maps"), std::string::npos);
+  s.udev.multipath = {{"dm-0", "mpatha", {{"sdb", "running"}, {"sdc", "running"}}},
+                      {"dm-1", "mpathb", {{"sdd", "running"}, {"sde", "offline"}}},
+                      {"dm-2", "mpathc", {{"sdf", "running"}}}};
+  const std::string html = PageOf(s);
+  const std::string healthy =
+      "<tr><td>mpatha</td><td>dm-0</td><td class=\"good\">2 of 2</td><td><span "
+      "class=\"good\">sdb running</span>, <span class=\"good\">sdc running</span></td></tr>";
+  const std::string failed =
+      "<tr><td>mpathb</td><td>dm-1</td><td class=\"bad\">1 of 2</td><td><span "
+      "class=\"good\">sdd running</span>, <span class=\"bad\">sde offline</span></td></tr>";
+  const std::string one =
+      "<tr><td>mpathc</td><td>dm-2</td><td class=\"bad\">1 of 1</td><td><span "
+      "class=\"good\">sdf running</span></td></tr>";
+  EXPECT_NE(html.find("<h2>Multipath maps</h2>"), std::string::npos) << html;
+  ASSERT_NE(html.find(healthy), std::string::npos) << html;
+  ASSERT_NE(html.find(failed), std::string::npos) << html;
+  ASSERT_NE(html.find(one), std::string::npos) << html;
+  EXPECT_LT(html.find(failed), html.find(one));
+  EXPECT_LT(html.find(one), html.find(healthy));
+}
+
 TEST(Sparkline, ScalesToTheRangeOldestFirst) {
   EXPECT_EQ(Sparkline({}, 100, 20), "");
   EXPECT_EQ(Sparkline({1.0}, 100, 20), "");
