@@ -57,8 +57,7 @@ MultipathHealth HealthOf(const collectors::MultipathMap& m) {
       .device = m.device, .name = m.name, .paths = {}, .usable = 0, .warnings = {}, .problems = {}};
   for (const collectors::MultipathPath& p : m.paths) {
     h.paths.push_back({p.name, p.state});
-    // "unknown": no SCSI device state to read (not a SCSI path), not a failure.
-    if (p.state == "running" || p.state == "unknown") {
+    if (p.state == "running") {
       ++h.usable;
       continue;
     }

@@ -3,9 +3,10 @@
 // and each dm-multipath map's paths (daemon/sources/udev/), with their
 // problems: a controller not "live" does no I/O (resetting, connecting,
 // dead, being deleted); a pool not ONLINE is degraded, faulted, suspended…;
-// a path whose SCSI state is not "running" carries no I/O, and a map with
-// one usable path left is a warning (one more failure and its I/O stops).
-// A path without a SCSI state ("unknown": not SCSI) is shown, not judged.
+// a path whose SCSI state is not "running" carries no I/O (an "unknown"
+// one too, as IowatchMultipathPathDown judges it), and a map with one
+// running path left is a warning (one more failure and its I/O stops).
+// Each problem is the condition a shipped alert fires on, read now.
 // `iowatch health` tells a controller on its namespaces' disks, a map on
 // its dm device and a pool as a story of its own; the status page tables
 // them (daemon/status/storage_rows.h).
@@ -44,7 +45,7 @@ struct MultipathHealth {
   std::string device;  // dm-0
   std::string name;    // mpatha
   std::vector<MultipathPathHealth> paths;
-  size_t usable = 0;  // paths running, or without a SCSI state
+  size_t usable = 0;  // paths running
   std::vector<std::string> warnings;
   std::vector<std::string> problems;
 };

@@ -61,7 +61,7 @@ std::string ZfsSection(const HostHealth& health) {
 std::string MultipathRow(const MultipathHealth& m) {
   std::string paths;
   for (const MultipathPathHealth& p : m.paths) {
-    const bool usable = p.state == "running" || p.state == "unknown";
+    const bool usable = p.state == "running";
     paths += fmt::format("{}<span class=\"{}\">{} {}</span>", paths.empty() ? "" : ", ",
                          usable ? "good" : "bad", HtmlEscape(p.name), HtmlEscape(p.state));
   }

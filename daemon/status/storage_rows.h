@@ -2,7 +2,7 @@
 // (daemon/sampling/storage_stack_health.h), each with its problems first, as
 // an SRE scans the page: "NVMe controllers" (state, model, firmware,
 // namespaces; not live marked), "ZFS pools" (state; not ONLINE marked) and
-// "Multipath maps" (usable paths of all, each path's state; a path not
+// "Multipath maps" (running paths of all, each path's state; a path not
 // running marked, a map down to one usable path marked).
 // Thread-safety: pure functions.
 #pragma once
