@@ -164,8 +164,9 @@ std::vector<Command> ToolCommands() {
       {.name = "health",
        .help = "each disk's story: identity, SMART verdict and the attributes that matter, the "
                "kernel log's I/O errors since boot, its filesystems (used %, inodes, read-only, "
-               "errors) and its probe verdicts; exit 1 when something is failing (options: -d "
-               "DEV -o JSON --state.dir DIR --smart-timeout SECONDS --no-smart)",
+               "errors) and its probe verdicts; md arrays, thin pools, NVMe controllers, multipath "
+               "maps and ZFS pools; exit 1 when something is failing (options: -d DEV -o JSON "
+               "--state.dir DIR --path.udev.data DIR --smart-timeout SECONDS --no-smart)",
        .define = DefineReport,
        .run = RunWithArgs<RunHealth>},
       {.name = std::string(kTrace),
