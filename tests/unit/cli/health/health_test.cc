@@ -72,19 +72,22 @@ TEST(HealthOptions, DefaultsFlagsAndErrors) {
   EXPECT_EQ(o->state_dir, "/var/lib/iowatch");
   EXPECT_TRUE(o->smart);
   EXPECT_FALSE(o->json);
-  o = ParseHealthArgs(
-      {"-d", "sda", "-o", "JSON", "--state.dir", "/tmp/s", "--smart-timeout", "2.5", "--no-smart"},
-      "/var/lib/iowatch");
+  EXPECT_EQ(o->udev_data, "/run/udev/data");
+  o = ParseHealthArgs({"-d", "sda", "-o", "JSON", "--state.dir", "/tmp/s", "--path.udev.data",
+                       "/tmp/u", "--smart-timeout", "2.5", "--no-smart"},
+                      "/var/lib/iowatch");
   ASSERT_TRUE(o);
   EXPECT_EQ(o->device, "sda");
   EXPECT_TRUE(o->json);
   EXPECT_EQ(o->state_dir, "/tmp/s");
+  EXPECT_EQ(o->udev_data, "/tmp/u");
   EXPECT_DOUBLE_EQ(o->smart_timeout_seconds, 2.5);
   EXPECT_FALSE(o->smart);
   for (const std::vector<std::string>& bad : {std::vector<std::string>{"-o", "yaml"},
                                               {"--smart-timeout", "0"},
                                               {"--smart-timeout", "5s"},
                                               {"-d"},
+                                              {"--path.udev.data"},
                                               {"--verbose"},
                                               {"sda"}}) {
     const auto parsed = ParseHealthArgs(bad, "/var/lib/iowatch");
