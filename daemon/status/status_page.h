@@ -2,12 +2,13 @@
 // Each device with its current iostat -x columns (and %util's window
 // maximum) and its health (daemon/sampling/snapshot_health.h: its first
 // problem, all of them in the cell's title), the md RAID arrays when there are any (state,
-// degraded, failed members, sync), the host's vmstat line, and each probe job's last
-// result beside its baseline, its regression state and a sparkline of its recent p99 completion
-// latency; under a regressed one, what explains it (probes::ExplainRegression, and what else its
-// disk shows now: problems, SMART, the busiest other cgroup on it). One self-contained document
-// (inline CSS and SVG, no script, no external asset) that reloads itself every 10 s; every value
-// from the system is escaped.
+// degraded, failed members, sync), the LVM thin pools, NVMe controllers, ZFS pools and
+// multipath maps when there are any (storage_rows.h: problems first), the host's vmstat line,
+// and each probe job's last result beside its baseline, its regression state and a sparkline
+// of its recent p99 completion latency; under a regressed one, what explains it
+// (probes::ExplainRegression, and what else its disk shows now: problems, SMART, the busiest
+// other cgroup on it). One self-contained document (inline CSS and SVG, no script, no external
+// asset) that reloads itself every 10 s; every value from the system is escaped.
 // Thread-safety: pure functions.
 #pragma once
 
