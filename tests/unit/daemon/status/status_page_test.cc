@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "collectors/md/mdstat.h"
 #include "collectors/thin_pool/thin_pool.h"
@@ -20,6 +21,17 @@ size_t Count(const std::string& text, std::string_view what) {
 }
 
 // A device whose every iostat series is `value` (so any column shows it).
+// Each row is on the page, in this order.
+void ExpectRowsInOrder(const std::string& html, const std::vector<std::string>& rows) {
+  size_t previous = 0;
+  for (const std::string& row : rows) {
+    const size_t at = html.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << html;
+    EXPECT_GE(at, previous) << row;
+    previous = at;
+  }
+}
+
 DeviceSnapshot Device(std::string name, double value) {
   DeviceSnapshot d;
   d.name = std::move(name);
@@ -550,11 +562,7 @@ TEST(StatusPage, NvmeControllersNotLiveComeFirst) {
       "<tr><td>nvme2</td><td class=\"bad\">dead</td><td>WUS5EA138ESP7E3</td><td>RC610004</td>"
       "<td class=\"dim\">none</td></tr>";
   EXPECT_NE(html.find("<h2>NVMe controllers</h2>"), std::string::npos) << html;
-  ASSERT_NE(html.find(live), std::string::npos) << html;
-  ASSERT_NE(html.find(resetting), std::string::npos) << html;
-  ASSERT_NE(html.find(dead), std::string::npos) << html;
-  EXPECT_LT(html.find(resetting), html.find(dead));
-  EXPECT_LT(html.find(dead), html.find(live));
+  ExpectRowsInOrder(html, {resetting, dead, live});
 }
 
 TEST(StatusPage, ZfsPoolsNotOnlineComeFirst) {
@@ -568,11 +576,7 @@ TEST(StatusPage, ZfsPoolsNotOnlineComeFirst) {
   const std::string suspended = "<tr><td>pool2</td><td class=\"bad\">SUSPENDED</td></tr>";
   const std::string degraded = "<tr><td>poolz1</td><td class=\"bad\">DEGRADED</td></tr>";
   EXPECT_NE(html.find("<h2>ZFS pools</h2>"), std::string::npos) << html;
-  ASSERT_NE(html.find(online), std::string::npos) << html;
-  ASSERT_NE(html.find(suspended), std::string::npos) << html;
-  ASSERT_NE(html.find(degraded), std::string::npos) << html;
-  EXPECT_LT(html.find(suspended), html.find(degraded));
-  EXPECT_LT(html.find(degraded), html.find(online));
+  ExpectRowsInOrder(html, {suspended, degraded, online});
 }
 
 TEST(StatusPage, MultipathMapsWithAFailedPathComeFirstThenOnePathLeft) {
@@ -592,11 +596,7 @@ TEST(StatusPage, MultipathMapsWithAFailedPathComeFirstThenOnePathLeft) {
       "<tr><td>mpathc</td><td>dm-2</td><td class=\"bad\">1 of 1</td><td><span "
       "class=\"good\">sdf running</span></td></tr>";
   EXPECT_NE(html.find("<h2>Multipath maps</h2>"), std::string::npos) << html;
-  ASSERT_NE(html.find(healthy), std::string::npos) << html;
-  ASSERT_NE(html.find(failed), std::string::npos) << html;
-  ASSERT_NE(html.find(one), std::string::npos) << html;
-  EXPECT_LT(html.find(failed), html.find(one));
-  EXPECT_LT(html.find(one), html.find(healthy));
+  ExpectRowsInOrder(html, {failed, one, healthy});
 }
 
 TEST(Sparkline, ScalesToTheRangeOldestFirst) {
