@@ -192,7 +192,7 @@ Result<ThinPoolStatus> ParseStatusLine(const DmLine& d, int number, std::string_
   }
   auto usage = ParseUsage(d.params, path, number, line, status.mode);
   if (!usage) return ErrorOf(usage);
-  status.usage = std::move(*usage);
+  status.usage = *usage;
   return status;
 }
 

@@ -46,6 +46,7 @@ std::string NvmeSection(const HostHealth& health) {
 
 std::string ZfsSection(const HostHealth& health) {
   std::vector<const ZfsPoolHealth*> pools;
+  pools.reserve(health.zfs_pools.size());
   for (const ZfsPoolHealth& p : health.zfs_pools) pools.push_back(&p);
   if (pools.empty()) return {};
   std::string rows;

@@ -70,7 +70,8 @@ class ThinPoolSource final : public SampleSource {
   void Begin(const FileTree& sysfs, const ThinPoolRuns& runs, double now);
   // Polls the reading; finishes it, or kills it past the timeout.
   void Advance(const ThinPoolRuns& runs, double now);
-  void Finish(const ThinPoolRuns& runs, SmartctlRun::Finished status, SmartctlRun::Finished table);
+  void Finish(const ThinPoolRuns& runs, const SmartctlRun::Finished& status,
+              const SmartctlRun::Finished& table);
   // A run that could not start: no dmsetup is no pools, anything else a failure.
   void NotStarted(const Error& error);
   // Keeps a run until it is reaped (one waiting in the kernel dies when it returns).
@@ -135,7 +136,7 @@ void ThinPoolSource::Advance(const ThinPoolRuns& runs, double now) {
     auto table = std::move(*r.table_done);
     reading_.reset();
     finished_ = now;
-    return Finish(runs, std::move(status), std::move(table));
+    return Finish(runs, status, table);
   }
   if (now - r.started <= runs.timeout_seconds) return;
   KeepKilled(std::move(r.status));
@@ -155,8 +156,8 @@ std::string ExitText(const std::string& dmsetup, std::string_view command, int e
       what, exit_code);
 }
 
-void ThinPoolSource::Finish(const ThinPoolRuns& runs, SmartctlRun::Finished status,
-                            SmartctlRun::Finished table) {
+void ThinPoolSource::Finish(const ThinPoolRuns& runs, const SmartctlRun::Finished& status,
+                            const SmartctlRun::Finished& table) {
   if (status.exit_code != 0) {
     error_ = ExitText(runs.dmsetup, "status", status.exit_code);
     return;
