@@ -179,10 +179,12 @@ Result<MdSysfsArray> ReadMdSysfsArray(const FileTree& sysfs, std::string_view na
 Result<std::vector<MdSysfsArray>> ReadMdSysfsArrays(const FileTree& sysfs) {
   auto names = sysfs.List("block");
   if (!names) return ErrorOf(names);
+  // Only md* can be an array: a host's thousand disks are not sorted or probed each sample.
+  std::erase_if(*names, [](const std::string& name) { return !name.starts_with("md"); });
   std::ranges::sort(*names);
   std::vector<MdSysfsArray> arrays;
   for (const std::string& name : *names) {
-    if (!name.starts_with("md") || !sysfs.Exists(fmt::format("block/{}/md", name))) continue;
+    if (!sysfs.Exists(fmt::format("block/{}/md", name))) continue;
     auto array = ReadMdSysfsArray(sysfs, name);
     // Stopped between the check and the read: gone, as if never listed.
     if (!array && array.error().code == ErrorCode::kNotFound) continue;

@@ -14,13 +14,20 @@ filesystem, pressure, kernel log and SCSI sources (both statfs the host's
 real mounts). SMART stays off: smartctl on 1,000 made-up disks measures
 smartctl, and node_exporter has no SMART of its own.
 
+iowatch's own time per sample, by collector, is printed after the comparison:
+the mean of iowatch_collector_duration_seconds over the scrapes (with --spacing
+1.0, one sample per scrape), the cost of each source beside the rest in the
+same run.
+
 Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200] [--all-sources]
 Run by hand (a benchmark, not a test); figures go to docs/benchmarks.md
 ("`iowatch serve` against prometheus-node-exporter 1.5").
 """
 import argparse
+import gzip as gzip_module
 import os
 import random
+import re
 import shutil
 import socket
 import statistics
@@ -124,24 +131,41 @@ def fetch(url, gzip):
     return urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10).read()
 
 
+COLLECTOR_DURATION = re.compile(r'^iowatch_collector_duration_seconds\{collector="([^"]+)"\} (\S+)$',
+                                re.M)
+
+
+def mean_collector_seconds(bodies):
+    """iowatch_collector_duration_seconds by collector, averaged over the scraped bodies."""
+    sums, counts = {}, {}
+    for body in bodies:
+        for name, value in COLLECTOR_DURATION.findall(body):
+            sums[name] = sums.get(name, 0.0) + float(value)
+            counts[name] = counts.get(name, 0) + 1
+    return {name: sums[name] / counts[name] for name in sums}
+
+
 def measure(name, url, pid, scrapes, spacing, gzip=False):
     """CPU per scrape is all the process's CPU over the run divided by the scrapes:
     with `spacing` >= the sampling interval it includes a sample and a render per scrape."""
     body = fetch(url, False)  # warm up; series and bytes are counted uncompressed
-    latencies = []
+    latencies, bodies = [], []
     cpu0 = cpu_seconds(pid)
     for _ in range(scrapes):
         t = time.perf_counter()
-        fetch(url, gzip)
+        bodies.append(fetch(url, gzip))
         latencies.append(time.perf_counter() - t)
         time.sleep(max(0.0, spacing - (time.perf_counter() - t)))
     cpu = (cpu_seconds(pid) - cpu0) / scrapes
+    # Decoded after the timed loop, so that this process's work is not in the figures.
+    texts = [(gzip_module.decompress(b) if gzip else b).decode() for b in bodies]
     series = sum(1 for line in body.decode().splitlines() if line and not line.startswith("#"))
     latencies.sort()
     return {"exporter": name, "cpu_ms_per_scrape": cpu * 1000,
             "p50_ms": statistics.median(latencies) * 1000,
             "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
-            "peak_rss_mib": peak_rss_kib(pid) / 1024, "series": series, "bytes": len(body)}
+            "peak_rss_mib": peak_rss_kib(pid) / 1024, "series": series, "bytes": len(body),
+            "collector_seconds": mean_collector_seconds(texts)}
 
 
 def main():
@@ -208,6 +232,10 @@ def main():
     a, b = rows
     print(f"ratios iowatch/node_exporter: cpu {a['cpu_ms_per_scrape'] / b['cpu_ms_per_scrape']:.2f}, "
           f"rss {a['peak_rss_mib'] / b['peak_rss_mib']:.2f}, series {a['series'] / b['series']:.2f}")
+    print("iowatch's time per sample by collector (mean iowatch_collector_duration_seconds):")
+    print("| collector | ms per sample |")
+    for name, seconds in sorted(a["collector_seconds"].items(), key=lambda kv: -kv[1]):
+        print(f"| {name} | {seconds * 1000:.3f} |")
 
 
 if __name__ == "__main__":
