@@ -458,20 +458,18 @@ constexpr std::string_view kStatusMdstat =
     "md0 : active raid1 sdi1[0] sdj1[1]\n"
     "      248896 blocks [2/2] [UU]\n";
 
+std::string PageOf(const Snapshot& s) {
+  return RenderStatusPage(
+      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
+}
+
 TEST(StatusPage, RaidArraysShowStateDegradedFailedMembersAndSyncOnlyWhenThereAreAny) {
   Snapshot s = Sample();
-  const auto page = [&] {
-    return RenderStatusPage({.sample = s,
-                             .probes = nullptr,
-                             .listen_endpoint = "",
-                             .now_seconds = 0,
-                             .own_cgroup = ""});
-  };
-  EXPECT_EQ(page().find("RAID arrays"), std::string::npos);
+  EXPECT_EQ(PageOf(s).find("RAID arrays"), std::string::npos);
   auto arrays = collectors::ParseMdstat(kStatusMdstat, "/proc/mdstat");
   ASSERT_TRUE(arrays) << arrays.error().ToString();
   s.md.arrays = *arrays;
-  const std::string html = page();
+  const std::string html = PageOf(s);
   EXPECT_NE(html.find("<h2>RAID arrays (md)</h2>"), std::string::npos) << html;
   EXPECT_NE(html.find("<tr><td>md0</td><td>raid1</td><td class=\"good\">active</td>"
                       "<td class=\"good\">0</td><td class=\"dim\">none</td>"
@@ -498,20 +496,13 @@ constexpr std::string_view kStatusThinTable =
 
 TEST(StatusPage, ThinPoolsShowModeFillAndFlagsOnlyWhenThereAreAny) {
   Snapshot s = Sample();
-  const auto page = [&] {
-    return RenderStatusPage({.sample = s,
-                             .probes = nullptr,
-                             .listen_endpoint = "",
-                             .now_seconds = 0,
-                             .own_cgroup = ""});
-  };
-  EXPECT_EQ(page().find("Thin pools"), std::string::npos);
+  EXPECT_EQ(PageOf(s).find("Thin pools"), std::string::npos);
   auto statuses = collectors::ParseThinPoolStatus(kStatusThinStatus, "dmsetup status");
   auto tables = collectors::ParseThinPoolTable(kStatusThinTable, "dmsetup table");
   ASSERT_TRUE(statuses && tables);
   s.thin_pool.pools = collectors::JoinThinPools(*statuses, *tables);
   s.thin_pool.pools[0].device = "dm-3";
-  const std::string html = page();
+  const std::string html = PageOf(s);
   EXPECT_NE(html.find("<h2>Thin pools (LVM)</h2>"), std::string::npos) << html;
   EXPECT_NE(html.find("<tr><td>vg0-full</td><td>dm-3</td><td class=\"bad\">out_of_data_space</td>"
                       "<td class=\"bad\">100 % of 1.1 GB</td><td class=\"good\">7 % of 16.8 MB</td>"
@@ -531,11 +522,6 @@ TEST(StatusPage, ThinPoolsShowModeFillAndFlagsOnlyWhenThereAreAny) {
 }
 
 // The storage stack's tables: none without such devices; problems first.
-std::string PageOf(const Snapshot& s) {
-  return RenderStatusPage(
-      {.sample = s, .probes = nullptr, .listen_endpoint = "", .now_seconds = 0, .own_cgroup = ""});
-}
-
 TEST(StatusPage, NvmeControllersNotLiveComeFirst) {
   Snapshot s = Sample();
   EXPECT_EQ(PageOf(s).find("NVMe controllers"), std::string::npos);
