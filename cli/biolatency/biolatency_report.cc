@@ -137,10 +137,15 @@ std::string FormatBiolatencyJson(const BlockIoSample& delta, const DiskNames& na
                     disk_op.minor, JsonString(collectors::bpf::ToString(disk_op.op)), stages,
                     RequestsJson(requests), ClassesJson(delta, disk_op));
   }
+  // What the program could not record in the interval, by cause (block_io_sample.h).
+  const std::string lost = fmt::format(
+      R"({{"issue": {}, "series": {}, "cgroup": {}, "flush": {}, "recursion": {}}})",
+      delta.lost_issues, delta.lost_series, delta.lost_cgroups, delta.lost_flushes,
+      delta.lost_recursion);
   return fmt::format(
-      R"({{"timestamp": {}, "interval_seconds": {}, "lost_issues": {}, "disks": [{}]}})"
+      R"({{"timestamp": {}, "interval_seconds": {}, "lost": {}, "disks": [{}]}})"
       "\n",
-      JsonString(time), interval_seconds, delta.lost_issues, disks);
+      JsonString(time), interval_seconds, lost, disks);
 }
 
 }  // namespace iowatch::daemon

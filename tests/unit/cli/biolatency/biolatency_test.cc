@@ -109,6 +109,22 @@ TEST(BiolatencyReport, JsonHasEveryStageSizesAndPatterns) {
   EXPECT_EQ(json.back(), '\n');
 }
 
+// Every kind of loss is in the document, so that a count short of
+// diskstats' says why (a run the kernel skipped, a full map).
+TEST(BiolatencyReport, JsonSaysWhatTheProgramLost) {
+  BlockIoSample s = Sample();
+  s.lost_issues = 1;
+  s.lost_series = 2;
+  s.lost_cgroups = 3;
+  s.lost_flushes = 4;
+  s.lost_recursion = 5;
+  const std::string json = FormatBiolatencyJson(s, {{{254, 0}, "vda"}}, "T", 1);
+  EXPECT_NE(json.find(R"("lost": {"issue": 1, "series": 2, "cgroup": 3, "flush": 4, )"
+                      R"("recursion": 5})"),
+            std::string::npos)
+      << json;
+}
+
 // A disk and op whose requests only ended in the interval (issued before
 // it) have stages and no sizes: they are reported all the same.
 TEST(BiolatencyReport, JsonHasOpsWithStagesAndNoSizes) {
