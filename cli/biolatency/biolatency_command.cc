@@ -54,7 +54,8 @@ int RunBiolatency(const GlobalOptions& global, const std::vector<std::string>& a
         "biolatency", Error::NotFound(fmt::format("no disk named '{}'", TerminalText(opts->device)),
                                       sysfs.PathOf("block").string()));
   }
-  auto program = collectors::bpf::BlockIoProgram::Load();
+  // Its report has no cgroups: none is looked up.
+  auto program = collectors::bpf::BlockIoProgram::Load({.count_cgroups = false});
   if (!program) return ReportError("biolatency", program.error());
   auto previous = program->Read();
   if (!previous) return ReportError("biolatency", previous.error());

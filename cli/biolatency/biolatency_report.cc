@@ -138,14 +138,13 @@ std::string FormatBiolatencyJson(const BlockIoSample& delta, const DiskNames& na
                     RequestsJson(requests), ClassesJson(delta, disk_op));
   }
   // What the program could not record in the interval, by cause (block_io_sample.h).
-  const std::string lost = fmt::format(
-      R"({{"issue": {}, "series": {}, "cgroup": {}, "flush": {}, "recursion": {}}})",
-      delta.lost_issues, delta.lost_series, delta.lost_cgroups, delta.lost_flushes,
-      delta.lost_recursion);
-  return fmt::format(
-      R"({{"timestamp": {}, "interval_seconds": {}, "lost": {}, "disks": [{}]}})"
-      "\n",
-      JsonString(time), interval_seconds, lost, disks);
+  const std::string lost =
+      fmt::format(R"({{"issue": {}, "series": {}, "cgroup": {}, "flush": {}, "recursion": {}}})",
+                  delta.lost_issues, delta.lost_series, delta.lost_cgroups, delta.lost_flushes,
+                  delta.lost_recursion);
+  return fmt::format(R"({{"timestamp": {}, "interval_seconds": {}, "lost": {}, "disks": [{}]}})"
+                     "\n",
+                     JsonString(time), interval_seconds, lost, disks);
 }
 
 }  // namespace iowatch::daemon

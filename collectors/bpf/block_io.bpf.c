@@ -6,16 +6,20 @@
  * where the kernel keeps it in the request itself.
  *
  * BTF-typed tracepoints (tp_btf: no tracefs mount, typed arguments):
- *   block_rq_issue     the request goes to the driver: its size, start
- *                      sector, pattern (whether it starts where this CPU's
- *                      previous request of the disk and op ended), alignment
- *                      and its cgroup's bytes are counted here, once per
- *                      request (a request issued again after a requeue is
- *                      not counted again); then
+ *   block_rq_issue     the request goes to the driver: its cgroup's bytes
+ *                      are counted here (the bios are gone at its end),
+ *                      once per request (a request issued again after a
+ *                      requeue is not counted again); then
  *   block_io_done      the kernel accounts its completion in diskstats (6.5
  *                      and later; blk_account_io_done, which reads the clock
  *                      right before it: the total stage is diskstats' own
- *                      time to the microsecond), or, on older kernels,
+ *                      time to the microsecond). Its size and start as
+ *                      issued (rq->stats_sectors, and rq->__sector, which
+ *                      only a partial completion moves), pattern (whether
+ *                      it starts where the disk's previous request of its op
+ *                      ended) and alignment are counted here too, in the
+ *                      value the stages are counted in; or, on older kernels
+ *                      (where these are counted at the issue),
  *   block_rq_complete  the last of its bytes completes (a few microseconds
  *                      before diskstats' clock reading on the loop device
  *                      here): three latency stages from the kernel's own
@@ -71,7 +75,7 @@ char LICENSE[] SEC("license") = "GPL";
  * of disks that are gone (BlockIoProgram::ForgetDisks). */
 #define MAX_DISK_OP_SERIES (1024 * IOWATCH_OP_COUNT)
 #define MAX_CGROUP_SERIES 16384
-#define MAX_ALIGN_DEVICES 1024
+#define MAX_DISKS 1024
 /* Disks × ops × statuses that ever failed a request. */
 #define MAX_ERROR_SERIES 4096
 
@@ -86,8 +90,15 @@ char LICENSE[] SEC("license") = "GPL";
  * every request's issue time is kept in a slot. */
 const volatile __u32 queue_stats_bit = 64;
 /* Set by iowatch: 1 when on_done is the completion program (block_io_done,
- * which fires only for requests the kernel timestamps at their end). */
+ * which fires only for requests the kernel timestamps at their end). Then a
+ * request the kernel stamped at issue is counted whole at its end (size,
+ * pattern, alignment), and the issue program does nothing for it but what
+ * only the issue sees: its cgroup, and the size of one too large for the
+ * kernel's record. */
 const volatile __u8 completion_at_done = 0;
+/* Set by iowatch: 0 when nothing reads the cgroups' bytes (cgroups off, or
+ * iowatch biolatency): no cgroup is looked up. */
+const volatile __u8 count_cgroups = 1;
 
 /* A request's issue on a queue that keeps no issue time, or the size of a
  * request too large for the kernel's record of it (iowatch_stats_sectors_hold)
@@ -117,15 +128,14 @@ struct {
   __type(value, struct in_flight);
 } in_flight SEC(".maps");
 
-/* Where each disk's last issued request of each op ended, in sectors: one
- * value for all CPUs, so that a stream stays sequential when its thread
- * moves to another CPU. */
+/* Per whole disk: where its last request of each op ended, and its
+ * alignment unit (block_io_shared.h iowatch_disk_state). */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAX_DISK_OP_SERIES);
-  __type(key, struct iowatch_dev_op_key);
-  __type(value, __u64);
-} next_sector SEC(".maps");
+  __uint(max_entries, MAX_DISKS);
+  __type(key, __u32);
+  __type(value, struct iowatch_disk_state);
+} disks SEC(".maps");
 
 /* Everything counted per disk and op, in one value: each program looks up
  * one entry. */
@@ -144,15 +154,6 @@ struct {
   __type(key, struct iowatch_cgroup_key);
   __type(value, struct iowatch_cgroup_io);
 } cgroup_io SEC(".maps");
-
-/* Each disk's alignment unit in bytes, set by iowatch from sysfs
- * (optimal_io_size, else physical_block_size); absent: not counted. */
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, MAX_ALIGN_DEVICES);
-  __type(key, __u32);
-  __type(value, __u32);
-} align_bytes SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -301,6 +302,7 @@ static __always_inline void* value_of(void* map, const void* key, const void* ze
 }
 
 static const struct iowatch_disk_op_stats zero_stats;
+static const struct iowatch_disk_state zero_disk_state;
 static const struct iowatch_cgroup_io zero_cgroup_io;
 static const __u64 zero_count;
 
@@ -420,43 +422,49 @@ static __always_inline void count_cgroup(__u64 cgroup_id, __u32 dev, int op, __u
   io->requests += 1;
 }
 
-/* A request handed to the driver: its size, pattern, alignment and cgroup. */
-/* Whether the request starts where the disk's previous one of its op ended. */
-static __always_inline int sequential(const struct iowatch_dev_op_key* key, __u64 sector,
-                                      __u64 end) {
-  __u64* next = bpf_map_lookup_elem(&next_sector, key);
-  if (!next) {
-    bpf_map_update_elem(&next_sector, key, &end, BPF_ANY);
-    return 0;
-  }
-  const int yes = *next == sector;
-  *next = end;
-  return yes;
-}
-
-static __always_inline void count_issue(struct request* rq, int op) {
-  const struct iowatch_dev_op_key key = {disk_of(rq), (__u32)op};
-  const __u32 dev = key.dev;
-  struct iowatch_disk_op_stats* v = value_of(&disk_ops, &key, &zero_stats, IOWATCH_LOST_SERIES);
-  if (!v) return;
+/* A request's size, pattern (whether it starts where the disk's previous
+ * one of its op ended) and alignment, in its disk and op's value. */
+static __always_inline void count_request(struct iowatch_disk_op_stats* v, __u32 dev, int op,
+                                          __u64 sector, __u64 bytes) {
   struct iowatch_request_stats* s = &v->requests;
-  const __u64 bytes = rq->__data_len;
-  const __u64 sector = rq->__sector;
   s->bytes += bytes;
-  if (sequential(&key, sector, sector + (bytes >> 9)))
+  struct iowatch_disk_state* d = value_of(&disks, &dev, &zero_disk_state, IOWATCH_LOST_SERIES);
+  const __u32 i = (__u32)op;
+  int sequential = 0;
+  __u32 unit = 0;
+  if (d && i < IOWATCH_OP_COUNT) {
+    sequential = d->next_sector[i] == sector + 1;
+    d->next_sector[i] = sector + (bytes >> 9) + 1;
+    unit = d->align_bytes;
+  }
+  if (sequential)
     s->sequential += 1;
   else
     s->random += 1;
   const __u32 slot = size_slot(bytes);
   if (slot < IOWATCH_SIZE_SLOTS) s->size_slots[slot] += 1;
-  __u32* unit = bpf_map_lookup_elem(&align_bytes, &dev);
-  if (unit && *unit) {
-    if ((sector << 9) % *unit == 0 && bytes % *unit == 0)
+  if (unit) {
+    if ((sector << 9) % unit == 0 && bytes % unit == 0)
       s->aligned += 1;
     else
       s->unaligned += 1;
   }
-  if (op != IOWATCH_OP_FLUSH) count_cgroup(cgroup_of(rq), dev, op, bytes);
+}
+
+/* The request's cgroup's bytes: the issue is where its first bio still is. */
+static __always_inline void count_issue_cgroup(struct request* rq, __u32 dev, int op) {
+  if (count_cgroups && op != IOWATCH_OP_FLUSH)
+    count_cgroup(cgroup_of(rq), dev, op, rq->__data_len);
+}
+
+/* A request counted at its issue (kernels before block_io_done, queues that
+ * keep no issue time): its size, pattern, alignment and cgroup. */
+static __always_inline void count_issue(struct request* rq, int op) {
+  const __u32 dev = disk_of(rq);
+  struct iowatch_disk_op_stats* v = stats_of(dev, op);
+  if (!v) return;
+  count_request(v, dev, op, rq->__sector, rq->__data_len);
+  count_issue_cgroup(rq, dev, op);
 }
 
 SEC("tp_btf/block_rq_issue")
@@ -467,7 +475,10 @@ int BPF_PROG(on_issue, struct request* rq) {
     /* The kernel stamps it right after this tracepoint; a request it
      * stamped already was requeued and is issued again: counted once. */
     if (!(rq->rq_flags & rq_flag_stats())) {
-      count_issue(rq, op);
+      if (completion_at_done)
+        count_issue_cgroup(rq, disk_of(rq), op);
+      else
+        count_issue(rq, op);
       if (!iowatch_stats_sectors_hold(rq->__data_len)) keep_size(rq);
     }
     return 0;
@@ -515,7 +526,8 @@ static __always_inline void add_class(struct iowatch_disk_op_stats* v, __u64 byt
 /* The request's end as diskstats counts it, at `now`. */
 static __always_inline void account(struct request* rq, int op, __u64 now) {
   const __u32 flags = rq->rq_flags;
-  struct iowatch_disk_op_stats* v = stats_of(disk_of(rq), op);
+  const __u32 dev = disk_of(rq);
+  struct iowatch_disk_op_stats* v = stats_of(dev, op);
   if (!v) return;
   const __u64 start = rq->start_time_ns;
   __u64 issue = 0;
@@ -523,6 +535,9 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
   if (flags & rq_flag_stats()) {
     issue = iowatch_kernel_issue(rq->io_start_time_ns, start, now);
     bytes = stamped_bytes(rq, start, now);
+    /* At block_io_done every bio has ended: rq->__sector is still where the
+     * request started (it moves only with a partial completion). */
+    if (completion_at_done) count_request(v, dev, op, rq->__sector, bytes);
   } else if (queue_keeps_issue_time(rq)) {
     /* Never handed to the driver: an fsync's data-less write, which the
      * flush machinery ends when its flush is done. diskstats counts it as a

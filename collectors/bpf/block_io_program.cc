@@ -215,7 +215,8 @@ BlockIoProgram::BlockIoProgram(BlockIoProgram&&) noexcept = default;
 BlockIoProgram& BlockIoProgram::operator=(BlockIoProgram&&) noexcept = default;
 BlockIoProgram::~BlockIoProgram() = default;
 
-Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
+Result<BlockIoProgram> BlockIoProgram::Load(const LoadOptions& options) {
+  const std::filesystem::path& btf = options.btf;
   std::error_code ec;
   if (!std::filesystem::exists(btf, ec)) {
     return MakeError(ErrorCode::kUnsupported,
@@ -228,6 +229,7 @@ Result<BlockIoProgram> BlockIoProgram::Load(const std::filesystem::path& btf) {
   if (!skeleton) return LoadError("opening", errno);
   KernelFacts facts = ReadKernelFacts();
   skeleton->rodata->queue_stats_bit = facts.queue_stats_bit;
+  skeleton->rodata->count_cgroups = options.count_cgroups ? 1 : 0;
   // Completions are taken where diskstats accounts them when the kernel says
   // where (block_io_done), else at the last bytes' completion.
   const bool done = facts.has_block_io_done;
@@ -306,11 +308,15 @@ Result<BlockIoSample> BlockIoProgram::Read() const {
 }
 
 Status BlockIoProgram::SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes) {
-  const int fd = bpf_map__fd(skeleton_->maps.align_bytes);
+  const int fd = bpf_map__fd(skeleton_->maps.disks);
   const uint32_t dev = KernelDev(major, minor);
-  const int err =
-      bytes == 0 ? bpf_map_delete_elem(fd, &dev) : bpf_map_update_elem(fd, &dev, &bytes, BPF_ANY);
-  if (err != 0 && !(bytes == 0 && errno == ENOENT)) {
+  // The disk's entry keeps where its streams are too: changed, not replaced
+  // by a zeroed one (a request ending meanwhile may lose its pattern's
+  // update, one request's worth).
+  iowatch_disk_state state{};
+  if (bpf_map_lookup_elem(fd, &dev, &state) != 0 && bytes == 0) return {};
+  state.align_bytes = bytes;
+  if (bpf_map_update_elem(fd, &dev, &state, BPF_ANY) != 0) {
     return ErrnoError(errno, fmt::format("setting the alignment unit of {}:{}", major, minor), "");
   }
   return {};
@@ -319,9 +325,15 @@ Status BlockIoProgram::SetAlignment(uint32_t major, uint32_t minor, uint32_t byt
 Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
   if (kernel_devs.empty()) return {};
   const std::unordered_set<uint32_t> gone(kernel_devs.begin(), kernel_devs.end());
-  for (const bpf_map* map : {skeleton_->maps.disk_ops, skeleton_->maps.next_sector}) {
-    if (Status forgot = ForgetKeys<iowatch_dev_op_key>(bpf_map__fd(map), gone); !forgot) {
-      return forgot;
+  if (Status forgot = ForgetKeys<iowatch_dev_op_key>(bpf_map__fd(skeleton_->maps.disk_ops), gone);
+      !forgot) {
+    return forgot;
+  }
+  const int disks = bpf_map__fd(skeleton_->maps.disks);
+  for (const uint32_t dev : KeysOf<uint32_t>(disks)) {
+    if (gone.contains(dev) && bpf_map_delete_elem(disks, &dev) != 0 && errno != ENOENT) {
+      const DiskOp disk = DiskOpOf(dev, 0);
+      return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
     }
   }
   return ForgetKeys<iowatch_error_key>(bpf_map__fd(skeleton_->maps.block_errors), gone);

@@ -28,9 +28,15 @@ namespace iowatch::collectors::bpf {
 
 class BlockIoProgram final : public BlockIoCounters {
  public:
-  // `btf` is the kernel BTF file whose presence is checked first (a test
-  // points it elsewhere to see the message).
-  static Result<BlockIoProgram> Load(const std::filesystem::path& btf = "/sys/kernel/btf/vmlinux");
+  struct LoadOptions {
+    // The kernel BTF file whose presence is checked first (a test points it
+    // elsewhere to see the message).
+    std::filesystem::path btf = "/sys/kernel/btf/vmlinux";
+    // Whether each request's cgroup is looked up and its bytes counted (a
+    // look-up at every issue; off when nothing reads them).
+    bool count_cgroups = true;
+  };
+  static Result<BlockIoProgram> Load(const LoadOptions& options);
 
   BlockIoProgram(BlockIoProgram&&) noexcept;
   BlockIoProgram& operator=(BlockIoProgram&&) noexcept;

@@ -76,8 +76,10 @@ struct iowatch_latency_hist {
   iowatch_u64 coarse[IOWATCH_COARSE_SLOTS];
 };
 
-/* Counted when a request is handed to the driver (a request ended without
- * reaching it, an fsync's data-less write, counts as 0 bytes when it ends). */
+/* Counted when a request ends, by its size and start at issue (kernels
+ * before block_io_done, and queues that keep no issue time: when it is
+ * handed to the driver); a request ended without reaching the driver, an
+ * fsync's data-less write, counts as 0 bytes. */
 struct iowatch_request_stats {
   iowatch_u64 bytes;
   iowatch_u64 sequential; /* started where the device's previous request of the op ended */
@@ -113,6 +115,17 @@ struct iowatch_disk_op_stats {
   struct iowatch_latency_hist stage[IOWATCH_STAGE_COUNT]; /* enum iowatch_block_stage */
   struct iowatch_request_stats requests;
   struct iowatch_class_stats device_class[IOWATCH_CLASS_COUNT]; /* enum iowatch_size_class */
+};
+
+/* What the program keeps per whole disk, one entry for every CPU: where
+ * the disk's last request of each op ended (in sectors, plus 1: 0 is "none
+ * yet"), so that a stream stays sequential when its thread moves to another
+ * CPU; and the disk's alignment unit in bytes, set by iowatch from sysfs
+ * (0: alignment not counted). One lookup serves both. */
+struct iowatch_disk_state {
+  iowatch_u64 next_sector[IOWATCH_OP_COUNT];
+  iowatch_u32 align_bytes;
+  iowatch_u32 unused;
 };
 
 struct iowatch_cgroup_key {

@@ -48,8 +48,9 @@ namespace {
 
 namespace bpf = collectors::bpf;
 
-Result<std::unique_ptr<bpf::BlockIoCounters>> LoadProgram() {
-  auto program = bpf::BlockIoProgram::Load();
+// Cgroups are looked up only where the cgroup series are wanted.
+Result<std::unique_ptr<bpf::BlockIoCounters>> LoadProgram(const SamplerOptions& options) {
+  auto program = bpf::BlockIoProgram::Load({.count_cgroups = options.cgroups.enabled});
   if (!program) return ErrorOf(std::move(program));
   return std::make_unique<bpf::BlockIoProgram>(std::move(*program));
 }
@@ -86,7 +87,7 @@ std::optional<std::string> BlockIoSource::EnsureLoaded(const SourceContext& cont
   if (load_error_ && loaded_for_ == context.options) return load_error_;
   loaded_for_ = context.options;
   const auto& load = context.options->block_io.load;
-  auto counters = load ? load() : LoadProgram();
+  auto counters = load ? load() : LoadProgram(*context.options);
   if (!counters) {
     load_error_ = counters.error().ToString();
     return load_error_;
@@ -229,7 +230,7 @@ constexpr config::Setting kBpfSettings[] = {kBpfEnabled, kBpfQueueStage};
 
 // check-config: the program is loaded once, as serve would, and unloaded.
 std::optional<std::string> CannotLoad(const SamplerOptions& options) {
-  auto counters = options.block_io.load ? options.block_io.load() : LoadProgram();
+  auto counters = options.block_io.load ? options.block_io.load() : LoadProgram(options);
   if (counters) return std::nullopt;
   return counters.error().ToString();
 }

@@ -135,7 +135,7 @@ TEST(DiskOp, TheKernelsDevTEncoding) {
 }
 
 TEST(BlockIoProgram, WithoutKernelBtfTheErrorNamesTheFile) {
-  const auto program = BlockIoProgram::Load("/nonexistent/btf/vmlinux");
+  const auto program = BlockIoProgram::Load({.btf = "/nonexistent/btf/vmlinux"});
   ASSERT_FALSE(program);
   EXPECT_EQ(program.error().code, ErrorCode::kUnsupported);
   EXPECT_EQ(program.error().ToString(),
