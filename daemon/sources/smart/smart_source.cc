@@ -37,6 +37,14 @@ SmartRuns RunsOf(const SamplerOptions& o) {
 
 std::string Killed(const std::string& device, const SmartRuns& options);
 
+// Whether smartctl said it has no SMART to read on the disk: no health, not
+// asleep, and no device type fits (exit bit 0) or the device did not open
+// (bit 1). Asking again changes nothing until the disk does.
+bool NoSmartHere(const collectors::SmartReport& r) {
+  constexpr int kNoDevice = collectors::kSmartctlCommandLine | collectors::kSmartctlOpenFailed;
+  return !r.HasHealth() && !r.InStandby() && (r.exit_status & kNoDevice) != 0;
+}
+
 // What an exit status without health says, from smartctl(8)'s bits.
 std::string WhyNoHealth(const collectors::SmartReport& r) {
   std::string why = r.messages.empty() ? "smartctl read no health" : r.messages;
@@ -62,6 +70,8 @@ class SmartSource final : public SampleSource {
     // kernel): no other starts on the disk until it is reaped.
     std::unique_ptr<collectors::SmartctlRun> killed;
     double started = 0;
+    double first_due = 0;            // when its first run may start
+    bool no_smart = false;           // smartctl has none for it: not asked again
     std::optional<double> finished;  // when the last run ended
     std::optional<collectors::SmartReport> report;
     std::string error;
@@ -104,6 +114,7 @@ void SmartSource::Finish(const std::string& device, Disk& disk,
     const std::string why = WhyNoHealth(*report);
     const std::string name = "/dev/" + device;
     disk.error = why.starts_with(name + ":") ? why : fmt::format("{}: {}", name, why);
+    disk.no_smart = NoSmartHere(*report);
     disk.report = std::move(*report);
   }
 }
@@ -131,6 +142,7 @@ bool SmartSource::Lingers(const std::string& device, const SmartRuns& options, D
 }
 
 bool SmartSource::MayStart(const Disk& disk, const SmartRuns& options, double now, size_t running) {
+  if (disk.no_smart || (!disk.finished && now < disk.first_due)) return false;
   if (disk.finished && now - *disk.finished < options.interval_seconds) return false;
   return running < kMaxRunning;  // its turn comes as others finish
 }
@@ -200,8 +212,12 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
       }));
   CollectorStatus status{"smart", 0, false, 0, {}, {}};
   bool healthy = false;
+  size_t rank = 0;
   for (const std::string& device : present) {
-    Disk& disk = disks_[device];
+    const auto [it, added] = disks_.try_emplace(device);
+    Disk& disk = it->second;
+    if (added) disk.first_due = start + FirstSmartRunDelay(device, rank, options.interval_seconds);
+    ++rank;
     Advance(device, options, start, disk, running);
     if (!disk.finished) continue;  // the first run is still going
     out.smart.devices.push_back({device, disk.report, disk.error});
@@ -222,6 +238,19 @@ void SmartSource::Collect(const FileTree& /*procfs*/, const FileTree& /*sysfs*/,
 }
 
 }  // namespace
+
+double FirstSmartRunDelay(std::string_view device, size_t rank, double interval_seconds) {
+  if (rank < kSmartImmediateDisks) return 0;
+  // FNV-1a, so the same name gets the same place in every run of iowatch,
+  // then a 64-bit finalizer (MurmurHash3's): FNV's high bits hardly move
+  // for names that differ in their last characters (sda, sdb, …).
+  uint64_t hash = 14695981039346656037ULL;
+  for (const char c : device) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  hash = (hash ^ (hash >> 33)) * 0xff51afd7ed558ccdULL;
+  hash = (hash ^ (hash >> 33)) * 0xc4ceb9fe1a85ec53ULL;
+  hash ^= hash >> 33;
+  return static_cast<double>(hash >> 11) / static_cast<double>(1ULL << 53) * interval_seconds;
+}
 
 const SourceDescriptor& SmartSourceDescriptor() {
   static constexpr std::string_view kCollectors[] = {"smart"};

@@ -8,7 +8,10 @@
 // hung disk dies when its ioctl returns): no other run starts on its disk
 // until then, and it counts against the 4 at once.
 // `-n standby` leaves a sleeping disk asleep (its last report stays). At
-// most 4 runs go at once; the other disks' turns come as they finish.
+// most 4 runs go at once; the other disks' turns come as they finish. A disk
+// smartctl has no SMART for (no device type fits, as a virtio disk; or its
+// device does not open) is not asked again while it is present: its answer
+// stands (a disk that goes and comes back is asked anew).
 // Reports the collector "smart": it fails, with the first disk's cause, when
 // no disk gave its health (smartctl missing, no privilege, no SMART on this
 // hardware: a virtio disk says "Unable to detect device type"). Figures
@@ -16,6 +19,9 @@
 // (counted, the first named).
 // Thread-safety: not thread-safe; one job at a time (the Sampler's worker).
 #pragma once
+
+#include <cstddef>
+#include <string_view>
 
 #include "daemon/sampling/sample_source.h"
 
@@ -31,6 +37,15 @@ inline constexpr auto kSmartInterval =
     config::DurationSetting("collectors.smart.interval", "10m", 1000);
 inline constexpr auto kSmartTimeout =
     config::DurationSetting("collectors.smart.timeout", "1m", 1000);
+
+// Seconds after a disk is first seen that its first run is due: 0 for the
+// first kSmartImmediateDisks of a host (in name order, `rank`), so a host of
+// a few disks has their health at once; the others' spread over the
+// interval by a hash of the name, so 1,000 disks do not start 1,000 runs in
+// the first minutes (a run every interval / disks seconds, the pace every
+// later interval has).
+inline constexpr size_t kSmartImmediateDisks = 16;
+double FirstSmartRunDelay(std::string_view device, size_t rank, double interval_seconds);
 
 // The families it renders (smart_families.cc).
 void AddSmartFamilies(TableBuilder& t);

@@ -5,6 +5,7 @@
 // answers (sdc) delays no sample and is killed at the timeout, dm-0 is never
 // asked, and a disk without SMART says why.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <linux/fuse.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -117,6 +119,50 @@ TEST(SmartSource, AtMostFourRunsAtOnceAndEveryDiskHasItsTurn) {
   EXPECT_EQ(most, 4u);
   for (const char* disk : {"sda", "sdb", "nvme0n1", "verylongdevicename0"}) {
     EXPECT_NE(Find(*snapshot, disk), nullptr) << disk;  // the fifth had its turn
+  }
+}
+
+// A disk smartctl has no SMART for is asked once; the others every interval.
+TEST(SmartSource, ADiskWithoutSmartIsNotAskedAgain) {
+  const std::filesystem::path log =
+      std::filesystem::temp_directory_path() / ("iowatch-smart-asked-" + std::to_string(getpid()));
+  std::filesystem::remove(log);
+  SamplerOptions o = Options();
+  o.settings.Set(kSmartInterval, std::chrono::milliseconds(100));
+  o.smart.command = {"sh", "-c",
+                     "echo \"${@:-}\" | awk '{print $NF}' >> " + log.string() + "; exec sh " +
+                         iowatch::testing::FixturesDir() + "/smart/fake-smartctl.sh \"$@\"",
+                     "smartctl"};
+  Sampler sampler(o);
+  const FileTree procfs(kTree + "/proc"), sysfs(kTree + "/sys");
+  for (int i = 0; i < 60; ++i) {
+    const auto snapshot = sampler.Collect(procfs, sysfs, 1000 + i);
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  std::map<std::string, int> asked;
+  std::ifstream in(log);
+  for (std::string device; in >> device;) ++asked[device];
+  std::filesystem::remove(log);
+  EXPECT_EQ(asked["/dev/verylongdevicename0"], 1);  // virtio-like: "Unable to detect device type"
+  EXPECT_GE(asked["/dev/sda"], 3);                  // asked every 0.1 s of the 1.5 s
+}
+
+// The first runs of a host's first 16 disks start at once; the others'
+// spread over the interval, each name always at the same place.
+TEST(FirstSmartRunDelay, TheFirstDisksAtOnceTheOthersSpreadOverTheInterval) {
+  EXPECT_EQ(FirstSmartRunDelay("sda", 0, 600), 0);
+  EXPECT_EQ(FirstSmartRunDelay("sdp", kSmartImmediateDisks - 1, 600), 0);
+  EXPECT_EQ(FirstSmartRunDelay("sdq", 16, 600), FirstSmartRunDelay("sdq", 900, 600));
+  std::vector<int> tenths(10);
+  for (int i = 0; i < 1000; ++i) {
+    const double delay = FirstSmartRunDelay(fmt::format("disk{}", i), 16 + i, 600);
+    ASSERT_GE(delay, 0);
+    ASSERT_LT(delay, 600);
+    ++tenths[static_cast<size_t>(delay / 60)];
+  }
+  for (const int n : tenths) {
+    EXPECT_GE(n, 70);  // 100 each, evenly
+    EXPECT_LE(n, 130);
   }
 }
 
