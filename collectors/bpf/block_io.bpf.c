@@ -96,9 +96,14 @@ const volatile __u32 queue_stats_bit = 64;
  * only the issue sees: its cgroup, and the size of one too large for the
  * kernel's record. */
 const volatile __u8 completion_at_done = 0;
-/* Set by iowatch: 0 when nothing reads the cgroups' bytes (cgroups off, or
- * iowatch biolatency): no cgroup is looked up. */
-const volatile __u8 count_cgroups = 1;
+/* Set by iowatch, at load and whenever its config changes (a global the
+ * program reads each time, not a constant: switching them keeps the
+ * counts): 0 when nothing reads the cgroups' bytes (cgroups off, or
+ * iowatch biolatency), and no cgroup is looked up; 0 when nothing reads the
+ * queue stage (serve without collectors.bpf.queue_stage), and its
+ * histogram is not kept. */
+volatile __u8 count_cgroups = 1;
+volatile __u8 count_queue_stage = 1;
 
 /* A request's issue on a queue that keeps no issue time, or the size of a
  * request too large for the kernel's record of it (iowatch_stats_sectors_hold)
@@ -550,7 +555,7 @@ static __always_inline void account(struct request* rq, int op, __u64 now) {
   if (start != 0 && start <= now) add_latency(&v->stage[IOWATCH_STAGE_TOTAL], now - start);
   if (!iowatch_issue_is_of(issue, start, now)) return;
   add_latency(&v->stage[IOWATCH_STAGE_DEVICE], now - issue);
-  add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
+  if (count_queue_stage) add_latency(&v->stage[IOWATCH_STAGE_QUEUE], issue - start);
   add_class(v, bytes, now - issue);
 }
 

@@ -34,6 +34,15 @@ class BlockIoCounters {
   // (loop, dm, nbd) never fills the map: a disk that returns under the same
   // number counts from 0, as its diskstats line does.
   virtual Status ForgetDisks(std::span<const uint32_t> kernel_devs) = 0;
+
+  // What the program counts beyond the device and total stages, switched
+  // without a reload (the counts go on): each request's cgroup bytes, and
+  // the queue stage. A reader that wants neither saves the kernel a cgroup
+  // look-up and a histogram per request.
+  virtual void SetCounting(bool cgroups, bool queue_stage) {
+    (void)cgroups;
+    (void)queue_stage;
+  }
 };
 
 }  // namespace iowatch::collectors::bpf

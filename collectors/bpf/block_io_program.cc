@@ -229,7 +229,8 @@ Result<BlockIoProgram> BlockIoProgram::Load(const LoadOptions& options) {
   if (!skeleton) return LoadError("opening", errno);
   KernelFacts facts = ReadKernelFacts();
   skeleton->rodata->queue_stats_bit = facts.queue_stats_bit;
-  skeleton->rodata->count_cgroups = options.count_cgroups ? 1 : 0;
+  skeleton->data->count_cgroups = options.count_cgroups ? 1 : 0;
+  skeleton->data->count_queue_stage = options.count_queue_stage ? 1 : 0;
   // Completions are taken where diskstats accounts them when the kernel says
   // where (block_io_done), else at the last bytes' completion.
   const bool done = facts.has_block_io_done;
@@ -337,6 +338,13 @@ Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
     }
   }
   return ForgetKeys<iowatch_error_key>(bpf_map__fd(skeleton_->maps.block_errors), gone);
+}
+
+void BlockIoProgram::SetCounting(bool cgroups, bool queue_stage) {
+  // The .data section is mapped into this process: a store the programs
+  // see at their next run.
+  skeleton_->data->count_cgroups = cgroups ? 1 : 0;
+  skeleton_->data->count_queue_stage = queue_stage ? 1 : 0;
 }
 
 Status BlockIoProgram::ForgetCgroups(std::span<const uint64_t> cgroup_ids) {

@@ -35,6 +35,9 @@ class BlockIoProgram final : public BlockIoCounters {
     // Whether each request's cgroup is looked up and its bytes counted (a
     // look-up at every issue; off when nothing reads them).
     bool count_cgroups = true;
+    // Whether the queue stage's histogram is kept (a third histogram per
+    // request).
+    bool count_queue_stage = true;
   };
   static Result<BlockIoProgram> Load(const LoadOptions& options);
 
@@ -46,6 +49,7 @@ class BlockIoProgram final : public BlockIoCounters {
   Status SetAlignment(uint32_t major, uint32_t minor, uint32_t bytes) override;
   Status ForgetCgroups(std::span<const uint64_t> cgroup_ids) override;
   Status ForgetDisks(std::span<const uint32_t> kernel_devs) override;
+  void SetCounting(bool cgroups, bool queue_stage) override;
 
  private:
   struct SkeletonDeleter {

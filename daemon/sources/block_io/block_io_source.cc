@@ -35,6 +35,7 @@ class BlockIoSource final : public SampleSource {
               BlockIoSnapshot& out) const;
 
   std::unique_ptr<collectors::bpf::BlockIoCounters> counters_;
+
   std::optional<std::string> load_error_;
   std::shared_ptr<const SamplerOptions> loaded_for_;  // the options the last load was tried with
   std::map<uint32_t, uint32_t> alignment_;            // KernelDev -> unit set in the program
@@ -48,9 +49,15 @@ namespace {
 
 namespace bpf = collectors::bpf;
 
-// Cgroups are looked up only where the cgroup series are wanted.
+// What the kernel side counts beyond the device and total stages: cgroups'
+// bytes where the cgroup series are wanted, the queue stage where exported.
+bpf::BlockIoProgram::LoadOptions LoadOptionsOf(const SamplerOptions& options) {
+  return {.count_cgroups = options.cgroups.enabled,
+          .count_queue_stage = options.settings.Get<bool>(kBpfQueueStage)};
+}
+
 Result<std::unique_ptr<bpf::BlockIoCounters>> LoadProgram(const SamplerOptions& options) {
-  auto program = bpf::BlockIoProgram::Load({.count_cgroups = options.cgroups.enabled});
+  auto program = bpf::BlockIoProgram::Load(LoadOptionsOf(options));
   if (!program) return ErrorOf(std::move(program));
   return std::make_unique<bpf::BlockIoProgram>(std::move(*program));
 }
@@ -82,7 +89,12 @@ std::vector<uint32_t> Unwanted(const bpf::BlockIoSample& sample,
 }  // namespace
 
 std::optional<std::string> BlockIoSource::EnsureLoaded(const SourceContext& context) {
-  if (counters_) return std::nullopt;
+  if (counters_) {
+    // A reload keeps the program and its counts; what it counts follows.
+    const bpf::BlockIoProgram::LoadOptions wanted = LoadOptionsOf(*context.options);
+    counters_->SetCounting(wanted.count_cgroups, wanted.count_queue_stage);
+    return std::nullopt;
+  }
   // A failure stands until the config is loaded again: no retry per sample.
   if (load_error_ && loaded_for_ == context.options) return load_error_;
   loaded_for_ = context.options;
