@@ -135,14 +135,14 @@ COLLECTOR_DURATION = re.compile(r'^iowatch_collector_duration_seconds\{collector
                                 re.M)
 
 
-def mean_collector_seconds(bodies):
-    """iowatch_collector_duration_seconds by collector, averaged over the scraped bodies."""
-    sums, counts = {}, {}
+def collector_seconds(bodies, summary=statistics.mean):
+    """iowatch_collector_duration_seconds by collector over the scraped bodies, summarised
+    (the mean by default)."""
+    values = {}
     for body in bodies:
         for name, value in COLLECTOR_DURATION.findall(body):
-            sums[name] = sums.get(name, 0.0) + float(value)
-            counts[name] = counts.get(name, 0) + 1
-    return {name: sums[name] / counts[name] for name in sums}
+            values.setdefault(name, []).append(float(value))
+    return {name: summary(v) for name, v in values.items()}
 
 
 def measure(name, url, pid, scrapes, spacing, gzip=False):
@@ -165,7 +165,8 @@ def measure(name, url, pid, scrapes, spacing, gzip=False):
             "p50_ms": statistics.median(latencies) * 1000,
             "p99_ms": latencies[int(0.99 * (len(latencies) - 1))] * 1000,
             "peak_rss_mib": peak_rss_kib(pid) / 1024, "series": series, "bytes": len(body),
-            "collector_seconds": mean_collector_seconds(texts)}
+            "collector_seconds": collector_seconds(texts),
+            "collector_median_seconds": collector_seconds(texts, statistics.median)}
 
 
 def main():
