@@ -187,13 +187,20 @@ void AddClasses(const iowatch_class_stats (&from)[kSizeClasses], SizeClasses& to
   }
 }
 
+// A key's disk: the key itself for the maps keyed by disk alone.
+uint32_t DiskOfKey(uint32_t dev) { return dev; }
+template <typename Key>
+uint32_t DiskOfKey(const Key& key) {
+  return key.dev;
+}
+
 // Deletes the map's entries whose key's disk is in `gone`.
 template <typename Key>
 Status ForgetKeys(int fd, const std::unordered_set<uint32_t>& gone) {
   for (const Key& key : KeysOf<Key>(fd)) {
-    if (!gone.contains(key.dev)) continue;
+    if (!gone.contains(DiskOfKey(key))) continue;
     if (bpf_map_delete_elem(fd, &key) != 0 && errno != ENOENT) {
-      const DiskOp disk = DiskOpOf(key.dev, 0);
+      const DiskOp disk = DiskOpOf(DiskOfKey(key), 0);
       return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
     }
   }
@@ -330,12 +337,8 @@ Status BlockIoProgram::ForgetDisks(std::span<const uint32_t> kernel_devs) {
       !forgot) {
     return forgot;
   }
-  const int disks = bpf_map__fd(skeleton_->maps.disks);
-  for (const uint32_t dev : KeysOf<uint32_t>(disks)) {
-    if (gone.contains(dev) && bpf_map_delete_elem(disks, &dev) != 0 && errno != ENOENT) {
-      const DiskOp disk = DiskOpOf(dev, 0);
-      return ErrnoError(errno, fmt::format("forgetting disk {}:{}", disk.major, disk.minor), "");
-    }
+  if (Status forgot = ForgetKeys<uint32_t>(bpf_map__fd(skeleton_->maps.disks), gone); !forgot) {
+    return forgot;
   }
   return ForgetKeys<iowatch_error_key>(bpf_map__fd(skeleton_->maps.block_errors), gone);
 }

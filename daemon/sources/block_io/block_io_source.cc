@@ -35,7 +35,6 @@ class BlockIoSource final : public SampleSource {
               BlockIoSnapshot& out) const;
 
   std::unique_ptr<collectors::bpf::BlockIoCounters> counters_;
-
   std::optional<std::string> load_error_;
   std::shared_ptr<const SamplerOptions> loaded_for_;  // the options the last load was tried with
   std::map<uint32_t, uint32_t> alignment_;            // KernelDev -> unit set in the program
