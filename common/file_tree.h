@@ -68,7 +68,7 @@ Result<std::string> ReadDescriptor(int fd, std::string_view name,
 // programs append to): each line, without its newline, to line(text,
 // number), numbers from 1; a line longer than options.max_bytes is neither
 // held nor passed, but its number to too_long(number). Memory: one line and a
-// 1 MiB buffer. Errors: ReadFile's, but never for the file's length.
+// 64 KiB buffer. Errors: ReadFile's, but never for the file's length.
 Status ForEachLineOfFile(const std::filesystem::path& path,
                          const std::function<void(std::string_view, int)>& line,
                          const std::function<void(int)>& too_long,
