@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "common/result.h"
@@ -28,6 +29,16 @@ struct FilesystemUsage {
 
 // Reads one mount point's usage (tests inject another).
 using FilesystemUsageReader = std::function<Result<FilesystemUsage>(const std::string& path)>;
+
+// One mount point of a batch answered: its index in the batch, and its usage.
+using FilesystemUsageAnswer = std::function<void(size_t index, Result<FilesystemUsage> usage)>;
+// Reads a batch of mount points in their order, answering each as its call
+// returns, so that a caller who stops waiting keeps every answer that came
+// before a call that hangs.
+using FilesystemUsageBatchReader =
+    std::function<void(std::span<const std::string> paths, const FilesystemUsageAnswer& answer)>;
+// A batch read one mount point after another through `read`.
+FilesystemUsageBatchReader OneByOne(FilesystemUsageReader read);
 
 // What statvfs(3) makes of statfs(2)'s figures: f_frsize, else f_bsize, as
 // the unit (glibc's statvfs does the same).

@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace iowatch::collectors {
 namespace {
@@ -29,9 +32,14 @@ void CloseAllBut(int keep) {
   ::close_range(static_cast<unsigned>(keep) + 1, ~0U, 0);
 }
 
+// The batch a helper reads (its own copy of this process's memory after
+// fork(): nothing else touches it there).
+char batch[StatfsHelpers::kBatchBytes + 1];
+
 // The helper's life, after fork() in a threaded process: system calls only
 // (no allocation, no lock another thread may have held), until the socket
-// closes or the answer cannot be sent.
+// closes or an answer cannot be sent. A message is paths, each ended by a
+// NUL; each is answered in turn.
 [[noreturn]] void Serve(int socket) {
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -40,15 +48,21 @@ void CloseAllBut(int keep) {
   ::sigemptyset(&none);
   ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
   CloseAllBut(socket);
-  char path[PATH_MAX + 1];
   for (;;) {
-    const ssize_t n = ::recv(socket, path, PATH_MAX, 0);
+    const ssize_t n = ::recv(socket, batch, StatfsHelpers::kBatchBytes, 0);
     if (n <= 0) ::_exit(0);
-    path[n] = '\0';
-    Reply reply;
-    if (::statfs(path, &reply.figures) != 0) reply.error = errno;
-    if (::send(socket, &reply, sizeof reply, MSG_NOSIGNAL) != sizeof reply) ::_exit(0);
+    batch[n] = '\0';
+    for (const char* path = batch; path < batch + n; path += ::strlen(path) + 1) {
+      Reply reply;
+      if (::statfs(path, &reply.figures) != 0) reply.error = errno;
+      if (::send(socket, &reply, sizeof reply, MSG_NOSIGNAL) != sizeof reply) ::_exit(0);
+    }
   }
+}
+
+// Whether a helper can take `path`: statfs takes no longer one, nor a NUL inside.
+bool Sendable(const std::string& path) {
+  return path.size() <= PATH_MAX - 1 && path.find('\0') == std::string::npos;
 }
 
 Result<FilesystemUsage> UsageOf(const Reply& r, const std::string& path) {
@@ -110,32 +124,77 @@ void StatfsHelpers::Retire(Helper helper) {
   std::erase_if(retired_, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
 }
 
-Result<FilesystemUsage> StatfsHelpers::Read(const std::string& path) {
-  if (path.size() > PATH_MAX - 1 || path.find('\0') != std::string::npos) {
-    return MakeError(ErrorCode::kInvalidArgument, "a mount point statfs cannot take", path);
+void StatfsHelpers::ReadAll(std::span<const std::string> paths,
+                            const FilesystemUsageAnswer& answer) {
+  size_t i = 0;
+  while (i < paths.size()) {
+    if (!Sendable(paths[i])) {
+      answer(i,
+             MakeError(ErrorCode::kInvalidArgument, "a mount point statfs cannot take", paths[i]));
+      ++i;
+      continue;
+    }
+    // The paths from i a message holds; one statfs cannot take ends it (the
+    // answers keep the paths' order).
+    std::string message;
+    std::vector<size_t> indices;
+    for (; i < paths.size() && Sendable(paths[i]) &&
+           message.size() + paths[i].size() + 1 <= kBatchBytes;
+         ++i) {
+      message.append(paths[i]).push_back('\0');
+      indices.push_back(i);
+    }
+    AskHelper(message, indices, paths, answer);
   }
-  auto helper = TakeIdle();
-  if (!helper) return ErrorOf(helper);
-  Reply reply;
-  const bool asked = ::send(helper->socket, path.data(), path.size(), MSG_NOSIGNAL) ==
-                     static_cast<ssize_t>(path.size());
-  ssize_t got = -1;
-  if (asked) {
-    do {
-      got = ::recv(helper->socket, &reply, sizeof reply, 0);
-    } while (got < 0 && errno == EINTR);
-  }
-  if (got != sizeof reply) {
-    const int err = got < 0 ? errno : EPIPE;  // gone: killed, or out of memory
-    Retire(*helper);
-    return ErrnoError(err, "the statfs helper did not answer", path);
-  }
-  GiveBack(*helper);
-  return UsageOf(reply, path);
 }
 
-FilesystemUsageReader HelperUsageReader(std::shared_ptr<StatfsHelpers> helpers) {
-  return [helpers = std::move(helpers)](const std::string& path) { return helpers->Read(path); };
+void StatfsHelpers::AskHelper(const std::string& message, std::span<const size_t> indices,
+                              std::span<const std::string> paths,
+                              const FilesystemUsageAnswer& answer) {
+  auto helper = TakeIdle();
+  if (!helper) {
+    for (const size_t i : indices) {
+      Error error = helper.error();
+      error.path = paths[i];
+      answer(i, std::unexpected(std::move(error)));
+    }
+    return;
+  }
+  const bool asked = ::send(helper->socket, message.data(), message.size(), MSG_NOSIGNAL) ==
+                     static_cast<ssize_t>(message.size());
+  for (size_t k = 0; k < indices.size(); ++k) {
+    Reply reply;
+    ssize_t got = -1;
+    if (asked) {
+      do {
+        got = ::recv(helper->socket, &reply, sizeof reply, 0);
+      } while (got < 0 && errno == EINTR);
+    }
+    if (got != sizeof reply) {
+      const int err = got < 0 ? errno : EPIPE;  // gone: killed, or out of memory
+      Retire(*helper);
+      for (; k < indices.size(); ++k) {
+        answer(indices[k], ErrnoError(err, "the statfs helper did not answer", paths[indices[k]]));
+      }
+      return;
+    }
+    answer(indices[k], UsageOf(reply, paths[indices[k]]));
+  }
+  GiveBack(*helper);
+}
+
+Result<FilesystemUsage> StatfsHelpers::Read(const std::string& path) {
+  Result<FilesystemUsage> out = std::unexpected(Error::Io("statfs was not answered", path));
+  ReadAll(std::span(&path, 1),
+          [&out](size_t, Result<FilesystemUsage> usage) { out = std::move(usage); });
+  return out;
+}
+
+FilesystemUsageBatchReader HelperUsageReader(std::shared_ptr<StatfsHelpers> helpers) {
+  return [helpers = std::move(helpers)](std::span<const std::string> paths,
+                                        const FilesystemUsageAnswer& answer) {
+    helpers->ReadAll(paths, answer);
+  };
 }
 
 }  // namespace iowatch::collectors

@@ -6,10 +6,12 @@
 // restart would fail until the server answers. Here the call is made by a
 // helper, a fork() that only reads mount points from a socket, calls statfs
 // and writes the answer back; the asking thread waits on the socket, which
-// exit and signals interrupt. Idle helpers are reused (a sample asks each
-// mount in turn, so one helper serves them all); one whose call has not
-// returned stays with it and exits once the call returns and finds iowatch
-// gone or done with it.
+// exit and signals interrupt. A sample's mounts go to one helper in one
+// message, and it answers each as its call returns: one round trip a sample,
+// not one a mount (each costs a wake-up of this process and of the helper,
+// tens of microseconds on a virtual machine). Idle helpers are reused; one
+// whose call has not returned stays with it and exits once the call returns
+// and finds iowatch gone or done with it.
 // Thread-safety: Read may be called from any thread, concurrently.
 #pragma once
 
@@ -17,6 +19,7 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,9 +36,14 @@ class StatfsHelpers {
   StatfsHelpers(const StatfsHelpers&) = delete;
   StatfsHelpers& operator=(const StatfsHelpers&) = delete;
 
-  // The mount point's usage (UsageOfStatfs); blocks until a helper answers
-  // (the caller bounds it: UsageAsker).
+  // The paths' usage (UsageOfStatfs), answered in their order as each call
+  // returns; blocks until the last answer (the caller bounds it: UsageAsker).
+  // A helper takes as many paths as one message of kBatchBytes holds.
+  void ReadAll(std::span<const std::string> paths, const FilesystemUsageAnswer& answer);
+  // One path's: ReadAll of it alone.
   Result<FilesystemUsage> Read(const std::string& path);
+
+  static constexpr size_t kBatchBytes = 64 * 1024;
 
   size_t Spawned() const;  // helpers started so far
 
@@ -45,6 +53,10 @@ class StatfsHelpers {
     int socket = -1;
   };
   Result<Helper> TakeIdle();
+  // One message of paths (`indices` into `paths`, each ended by a NUL) to a
+  // helper, and its answers.
+  void AskHelper(const std::string& message, std::span<const size_t> indices,
+                 std::span<const std::string> paths, const FilesystemUsageAnswer& answer);
   void GiveBack(Helper helper);
   // Closes a helper's socket (an idle one exits on it) and reaps the helpers
   // that have exited since.
@@ -56,7 +68,7 @@ class StatfsHelpers {
   size_t spawned_ = 0;          // guarded by mutex_
 };
 
-// A reader asking `helpers` (FilesystemSourceOptions' default).
-FilesystemUsageReader HelperUsageReader(std::shared_ptr<StatfsHelpers> helpers);
+// A batch reader asking `helpers` (the filesystem source's default).
+FilesystemUsageBatchReader HelperUsageReader(std::shared_ptr<StatfsHelpers> helpers);
 
 }  // namespace iowatch::collectors

@@ -91,18 +91,18 @@ class FilesystemSource final : public SampleSource {
   // the deadline; each mount's figures into `known` (kept when not reached).
   void AskUsage(const Selected& selected, std::vector<Known>& known, const SourceContext& context,
                 steady::time_point sample_start);
+  // How long one mount may take (mount_timeout).
   static steady::duration MountTimeout(const SamplerOptions& options);
-  // How long one mount may take: `timeout` (mount_timeout), and never past
-  // 80 % of the sample's read deadline, which leaves the rest of the sample
-  // its time.
-  static steady::time_point AskDeadline(const SamplerOptions& options, steady::duration timeout,
-                                        steady::time_point sample_start, steady::time_point now);
+  // When the sample stops asking: 80 % of its read deadline, which leaves
+  // the rest of the sample its time.
+  static steady::time_point AskDeadline(const SamplerOptions& options,
+                                        steady::time_point sample_start);
   // Forgets the device names of devices no longer mounted (a container's tmpfs).
   void ForgetUnmounted(const std::vector<FilesystemSeries>& series);
 
   UsageAsker asker_;
   // statfs in helper processes (the options' reader when it is empty).
-  collectors::FilesystemUsageReader helper_reader_ =
+  collectors::FilesystemUsageBatchReader helper_reader_ =
       collectors::HelperUsageReader(std::make_shared<collectors::StatfsHelpers>());
   std::map<std::pair<uint32_t, uint32_t>, DeviceNames> names_;
   std::optional<Table> table_;
@@ -170,53 +170,45 @@ steady::duration FilesystemSource::MountTimeout(const SamplerOptions& options) {
 }
 
 steady::time_point FilesystemSource::AskDeadline(const SamplerOptions& options,
-                                                 steady::duration timeout,
-                                                 steady::time_point sample_start,
-                                                 steady::time_point now) {
-  const auto after = [](double seconds) {
-    return std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(seconds));
-  };
-  auto deadline = now + timeout;
-  if (options.read_deadline_seconds > 0) {
-    deadline = std::min(deadline, sample_start + after(0.8 * options.read_deadline_seconds));
-  }
-  return deadline;
+                                                 steady::time_point sample_start) {
+  if (options.read_deadline_seconds <= 0) return steady::time_point::max();
+  return sample_start + std::chrono::duration_cast<steady::duration>(
+                            std::chrono::duration<double>(0.8 * options.read_deadline_seconds));
 }
 
 void FilesystemSource::AskUsage(const Selected& selected, std::vector<Known>& known,
                                 const SourceContext& context, steady::time_point sample_start) {
   const FilesystemSourceOptions& options = context.options->filesystems;
-  const auto& read = options.read_usage ? options.read_usage : helper_reader_;
-  const steady::duration timeout = MountTimeout(*context.options);  // once a sample, not a mount
+  const auto& read = options.read_usage ? collectors::OneByOne(options.read_usage) : helper_reader_;
   const size_t count = selected.size();
   const size_t first = count == 0 ? 0 : next_ % count;
+  // From where the last sample stopped; a mount hidden under another here
+  // is not asked (what covers it would answer).
+  std::vector<size_t> order;
+  std::vector<UsageAsker::Request> requests;
   for (size_t k = 0; k < count; ++k) {
     const size_t i = (first + k) % count;
-    const collectors::FilesystemMount& f = selected[i];
-    if (!f.reachable) {  // hidden under another mount here: what covers it would answer
+    if (!selected[i].reachable) {
       known[i].usage.reset();
       continue;
     }
-    const auto now = steady::now();
-    const auto deadline = AskDeadline(*context.options, timeout, sample_start, now);
-    if (deadline <= now) {  // the sample's time ran out: the next one starts here
-      next_ = i;
+    order.push_back(i);
+    requests.push_back(
+        {selected[i].mount.mount_point, UsageAsker::PoolOf(selected[i].mount.fstype)});
+  }
+  const std::vector<UsageAsker::Answer> answers = asker_.AskAll(
+      read, requests, MountTimeout(*context.options), AskDeadline(*context.options, sample_start));
+  next_ = first;
+  for (size_t k = 0; k < answers.size(); ++k) {
+    const UsageAsker::Answer& answer = answers[k];
+    if (!answer.reached) {  // the sample's time ran out: the next one starts here
+      next_ = order[k];
       return;
     }
-    UsageAsker::Answer answer = asker_.Ask(
-        read, f.mount.mount_point, UsageAsker::PoolOf(f.mount.fstype), deadline, now + timeout);
-    if (answer.pending) {
-      // Not judged yet (the sample's end came first): it keeps its figures.
-      // Cut short now, it is asked first next sample.
-      if (steady::now() >= deadline) {
-        next_ = i;
-        return;
-      }
-      continue;
-    }
-    known[i].usage = answer.usage ? std::optional(*answer.usage) : std::nullopt;
+    // A pending call is not judged yet: the mount keeps its figures.
+    if (!answer.pending)
+      known[order[k]].usage = answer.usage ? std::optional(*answer.usage) : std::nullopt;
   }
-  next_ = first;
 }
 
 void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& series) {

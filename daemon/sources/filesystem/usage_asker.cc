@@ -3,16 +3,43 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 namespace iowatch::daemon {
+
+// What a batch's job tells its asker, in memory the job owns (the asker may
+// stop waiting before the job ends).
+struct UsageAsker::Batch {
+  explicit Batch(size_t size, Clock::time_point start) : since(start), results(size) {}
+
+  struct Progress {
+    size_t answered = 0;      // the batch answers in order: its first `answered` are in
+    Clock::time_point since;  // when the call of the next began
+  };
+  Progress Now() {
+    std::lock_guard lock(mutex);
+    return {answered, since};
+  }
+  void Record(size_t index, Result<collectors::FilesystemUsage> usage) {
+    std::lock_guard lock(mutex);
+    results[index] = std::move(usage);
+    answered = index + 1;
+    since = Clock::now();
+  }
+
+  std::mutex mutex;
+  size_t answered = 0;                                       // guarded by mutex
+  Clock::time_point since;                                   // guarded by mutex
+  std::vector<Result<collectors::FilesystemUsage>> results;  // guarded by mutex
+};
 
 UsageAsker::UsageAsker() : worker_(std::make_unique<BoundedWorker>()) {}
 
 UsageAsker::~UsageAsker() = default;
 
 void UsageAsker::Reap() {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = Clock::now();
   std::erase_if(stuck_, [&](const auto& entry) { return entry.second.worker->WaitUntil(now); });
 }
 
@@ -26,49 +53,120 @@ size_t UsageAsker::StuckIn(std::string_view pool) const {
 }
 
 size_t UsageAsker::Stuck() const {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = Clock::now();
   return static_cast<size_t>(std::ranges::count_if(
       stuck_, [&](const auto& entry) { return now >= entry.second.stuck_after; }));
 }
 
-UsageAsker::Answer UsageAsker::Ask(
-    const collectors::FilesystemUsageReader& read, const std::string& path, std::string_view pool,
-    std::chrono::steady_clock::time_point deadline,
-    std::optional<std::chrono::steady_clock::time_point> stuck_after) {
-  Reap();
+std::optional<UsageAsker::Answer> UsageAsker::Uncalled(const Request& request) const {
+  const std::string& path = request.path;
   if (const auto it = stuck_.find(path); it != stuck_.end()) {
-    if (std::chrono::steady_clock::now() < it->second.stuck_after) {
-      return {std::unexpected(Error::Io("statvfs is still answering an earlier call", path)), false,
-              true};
+    if (Clock::now() < it->second.stuck_after) {
+      return Answer{std::unexpected(Error::Io("statvfs is still answering an earlier call", path)),
+                    false, true};
     }
-    return {std::unexpected(
-                Error::Io("statvfs has not returned since an earlier sample: not asked again until "
-                          "it does",
-                          path)),
-            true};
+    return Answer{std::unexpected(Error::Io(
+                      "statvfs has not returned since an earlier sample: not asked again until "
+                      "it does",
+                      path)),
+                  true};
   }
-  if (const size_t stuck = StuckIn(pool); stuck >= kMaxStuck) {
-    return {std::unexpected(Error::Io(
-                fmt::format("not asked: {} {} mounts are stuck in statvfs", stuck, pool), path)),
-            false};
+  if (const size_t stuck = StuckIn(request.pool); stuck >= kMaxStuck) {
+    return Answer{
+        std::unexpected(Error::Io(
+            fmt::format("not asked: {} {} mounts are stuck in statvfs", stuck, request.pool),
+            path)),
+        false};
   }
-  // The call's result lives in memory the job owns: it may outlive this call.
-  auto result = std::make_shared<Result<collectors::FilesystemUsage>>(
-      std::unexpected(Error::Io("statvfs did not run", path)));
-  worker_->Start([read, path, result] { *result = read(path); });
-  if (worker_->WaitUntil(deadline)) return {std::move(*result), false};
-  const auto judged = stuck_after.value_or(deadline);
-  stuck_.emplace(path, StuckCall{std::string(pool), judged,
-                                 std::exchange(worker_, std::make_unique<BoundedWorker>())});
-  if (std::chrono::steady_clock::now() < judged) {
-    return {std::unexpected(Error::Io("statvfs did not answer before the sample's end", path)),
-            false, true};
+  return std::nullopt;
+}
+
+std::vector<UsageAsker::Answer> UsageAsker::AskAll(
+    const collectors::FilesystemUsageBatchReader& read, std::span<const Request> requests,
+    Clock::duration timeout, Clock::time_point deadline) {
+  std::vector<Answer> answers;
+  answers.reserve(requests.size());
+  for (const Request& r : requests) {
+    answers.push_back({std::unexpected(Error::Io("not asked: the sample's time ran out", r.path)),
+                       false, false, false});
   }
-  return {std::unexpected(
-              Error::Io("statvfs did not answer in time: the mount is stuck, not asked again until "
-                        "it answers",
-                        path)),
-          true};
+  size_t next = 0;
+  while (next < requests.size() && Clock::now() < deadline) {
+    Reap();
+    std::vector<size_t> batch;
+    for (size_t i = next; i < requests.size(); ++i) {
+      if (auto answer = Uncalled(requests[i])) {
+        answers[i] = std::move(*answer);
+      } else {
+        batch.push_back(i);
+      }
+    }
+    if (batch.empty()) break;
+    const std::optional<size_t> cut = RunBatch(read, requests, batch, timeout, deadline, answers);
+    if (!cut) break;
+    // The calls after the one that ran out of time: in the next batch, if
+    // there is time left (else not reached).
+    next = *cut + 1;
+  }
+  return answers;
+}
+
+std::optional<size_t> UsageAsker::RunBatch(const collectors::FilesystemUsageBatchReader& read,
+                                           std::span<const Request> requests,
+                                           const std::vector<size_t>& indices,
+                                           Clock::duration timeout, Clock::time_point deadline,
+                                           std::vector<Answer>& answers) {
+  std::vector<std::string> paths;
+  paths.reserve(indices.size());
+  for (const size_t i : indices) paths.push_back(requests[i].path);
+  auto batch = std::make_shared<Batch>(indices.size(), Clock::now());
+  worker_->Start([read, paths = std::move(paths), batch] {
+    read(paths, [&batch](size_t index, Result<collectors::FilesystemUsage> usage) {
+      batch->Record(index, std::move(usage));
+    });
+  });
+  bool returned = false;
+  Batch::Progress progress;
+  for (;;) {
+    progress = batch->Now();
+    const bool all = progress.answered == indices.size();
+    if (worker_->WaitUntil(all ? deadline : std::min(progress.since + timeout, deadline))) {
+      returned = true;
+      progress = batch->Now();
+      break;
+    }
+    if (batch->Now().answered == progress.answered) break;  // its call ran to the limit
+  }
+  {
+    std::lock_guard lock(batch->mutex);
+    for (size_t k = 0; k < progress.answered; ++k) {
+      answers[indices[k]] = {std::move(batch->results[k]), false};
+    }
+  }
+  if (returned || progress.answered == indices.size()) {
+    if (!returned) worker_ = std::make_unique<BoundedWorker>();    // ending, past the deadline
+    for (size_t k = progress.answered; k < indices.size(); ++k) {  // not answered: a reader's bug
+      answers[indices[k]] = {
+          std::unexpected(Error::Io("statvfs was not answered", requests[indices[k]].path)), false};
+    }
+    return std::nullopt;
+  }
+  const Request& r = requests[indices[progress.answered]];
+  const auto stuck_after = progress.since + timeout;
+  stuck_.emplace(r.path, StuckCall{r.pool, stuck_after,
+                                   std::exchange(worker_, std::make_unique<BoundedWorker>())});
+  Answer& answer = answers[indices[progress.answered]];
+  if (Clock::now() < stuck_after) {
+    answer = {std::unexpected(Error::Io("statvfs did not answer before the sample's end", r.path)),
+              false, true};
+  } else {
+    answer = {std::unexpected(Error::Io(
+                  "statvfs did not answer in time: the mount is stuck, not asked again until "
+                  "it answers",
+                  r.path)),
+              true};
+  }
+  return indices[progress.answered];
 }
 
 }  // namespace iowatch::daemon

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,6 +51,41 @@ TEST(StatfsHelpers, AnErrorNamesThePathAndErrno) {
   EXPECT_EQ(missing.error().os_errno, ENOENT);
   EXPECT_FALSE(helpers.Read(std::string("/\0x", 3)));  // never reaches a helper
   EXPECT_TRUE(helpers.Read("/"));                      // the helper outlives an error
+  EXPECT_EQ(helpers.Spawned(), 1u);
+}
+
+TEST(StatfsHelpers, ABatchIsAnsweredInItsOrderByOneHelperOverSeveralMessages) {
+  // 40 paths of about 2 KiB ("/./././..." is "/"): more than one message holds.
+  std::vector<std::string> paths;
+  for (int i = 0; i < 40; ++i) {
+    std::string path = "/";
+    for (int k = 0; k < 1000 + i; ++k) path += "./";
+    paths.push_back(path);
+  }
+  paths[7] = std::string("/\0x", 3);  // statfs cannot take it: answered in its turn
+  paths[20] = "/nonexistent/iowatch-statfs-test";
+  size_t total = 0;
+  for (const auto& p : paths) total += p.size() + 1;
+  ASSERT_GT(total, StatfsHelpers::kBatchBytes);
+  StatfsHelpers helpers;
+  std::vector<size_t> order;
+  size_t answered = 0;
+  helpers.ReadAll(paths, [&](size_t i, Result<FilesystemUsage> usage) {
+    order.push_back(i);
+    if (i == 7 || i == 20) {
+      EXPECT_FALSE(usage) << i;
+      if (!usage) {
+        EXPECT_EQ(usage.error().path, paths[i]);
+      }
+    } else {
+      EXPECT_TRUE(usage) << i << ": " << (usage ? "" : usage.error().ToString());
+      answered += usage.has_value();
+    }
+  });
+  std::vector<size_t> expected(paths.size());
+  std::iota(expected.begin(), expected.end(), size_t{0});
+  EXPECT_EQ(order, expected);
+  EXPECT_EQ(answered, paths.size() - 2);
   EXPECT_EQ(helpers.Spawned(), 1u);
 }
 

@@ -12,7 +12,10 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <span>
+#include <vector>
 
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/mountinfo.h"
@@ -65,37 +68,43 @@ double SecondsSinceStart(steady_clock::time_point start) {
   return std::chrono::duration<double>(steady_clock::now() - start).count();
 }
 
-TEST(UsageAsker, AHungMountIsAskedOnceAndTheOthersStillAnswer) {
+TEST(UsageAsker, AHungMountIsAskedOnceAndTheMountsAfterItStillAnswer) {
   HangingStatvfs statvfs("/mnt/nfs");
   UsageAsker asker;
-  const auto reader = statvfs.Reader();
+  const auto reader = collectors::OneByOne(statvfs.Reader());
+  const std::vector<UsageAsker::Request> requests = {
+      {"/boot", "ext4"}, {"/mnt/nfs", "nfs"}, {"/", "ext4"}};
   auto start = steady_clock::now();
-  const UsageAsker::Answer hung = asker.Ask(reader, "/mnt/nfs", "nfs", start + milliseconds(50));
-  EXPECT_LT(SecondsSinceStart(start), 2.0);  // the deadline, with a wide margin for a busy machine
+  auto answers = asker.AskAll(reader, requests, milliseconds(50), start + milliseconds(5000));
+  EXPECT_LT(SecondsSinceStart(start), 2.0);  // the timeout, with a wide margin for a busy machine
+  ASSERT_EQ(answers.size(), 3u);
+  ASSERT_TRUE(answers[0].usage.has_value());  // before the hung one, in its batch
+  const UsageAsker::Answer& hung = answers[1];
   EXPECT_TRUE(hung.stuck);
   ASSERT_FALSE(hung.usage.has_value());
   EXPECT_NE(hung.usage.error().ToString().find("/mnt/nfs"), std::string::npos);
   EXPECT_NE(hung.usage.error().ToString().find("did not answer in time"), std::string::npos);
+  // After it: asked in another batch, on a thread of its own.
+  ASSERT_TRUE(answers[2].reached);
+  ASSERT_TRUE(answers[2].usage.has_value());
+  EXPECT_EQ(answers[2].usage->size_bytes, 4096u * 1000);
   EXPECT_EQ(asker.Stuck(), 1u);
 
-  // Asked again while pending: at once, without a second call.
+  // Asked again while its call is pending: answered at once, without a call.
   start = steady_clock::now();
-  const UsageAsker::Answer again = asker.Ask(reader, "/mnt/nfs", "nfs", start + milliseconds(2000));
+  answers = asker.AskAll(reader, requests, milliseconds(2000), start + milliseconds(5000));
   EXPECT_LT(SecondsSinceStart(start), 1.0);
-  EXPECT_TRUE(again.stuck);
+  EXPECT_TRUE(answers[1].stuck);
+  EXPECT_TRUE(answers[0].usage.has_value());
+  EXPECT_TRUE(answers[2].usage.has_value());
   EXPECT_EQ(statvfs.HungCalls(), 1);
-
-  // Another mount answers, on a thread of its own.
-  const UsageAsker::Answer other =
-      asker.Ask(reader, "/", "ext4", steady_clock::now() + milliseconds(5000));
-  ASSERT_TRUE(other.usage.has_value());
-  EXPECT_EQ(other.usage->size_bytes, 4096u * 1000);
 
   // Once the call returns, the mount is asked (and answers) again.
   statvfs.Release();
   UsageAsker::Answer back;
   for (int i = 0; i < 500 && asker.Stuck() > 0; ++i) {
-    back = asker.Ask(reader, "/mnt/nfs", "nfs", steady_clock::now() + milliseconds(5000));
+    back = asker.AskAll(reader, std::span(requests).subspan(1, 1), milliseconds(5000),
+                        steady_clock::now() + milliseconds(5000))[0];
     if (!back.stuck) break;
     std::this_thread::sleep_for(milliseconds(10));
   }
@@ -103,6 +112,26 @@ TEST(UsageAsker, AHungMountIsAskedOnceAndTheOthersStillAnswer) {
   ASSERT_TRUE(back.usage.has_value());
   EXPECT_EQ(back.usage->avail_bytes, 4096u * 500);
   EXPECT_EQ(asker.Stuck(), 0u);
+}
+
+TEST(UsageAsker, TheSamplesDeadlineLeavesTheCallPendingAndTheRestNotReached) {
+  // The call outlives the test's wait: the reader shares the statvfs it calls.
+  auto statvfs = std::make_shared<HangingStatvfs>("/slow");
+  UsageAsker asker;
+  const auto reader = collectors::OneByOne(
+      [statvfs, read = statvfs->Reader()](const std::string& path) { return read(path); });
+  const std::vector<UsageAsker::Request> requests = {
+      {"/", "ext4"}, {"/slow", "nfs"}, {"/late", "ext4"}};
+  const auto start = steady_clock::now();
+  const auto answers =
+      asker.AskAll(reader, requests, milliseconds(60'000), start + milliseconds(300));
+  EXPECT_LT(SecondsSinceStart(start), 2.0);
+  EXPECT_TRUE(answers[0].usage.has_value());
+  EXPECT_TRUE(answers[1].pending);  // within its own timeout: not judged stuck
+  EXPECT_FALSE(answers[1].stuck);
+  EXPECT_FALSE(answers[2].reached);
+  EXPECT_EQ(asker.Stuck(), 0u);
+  statvfs->Release();
 }
 
 const FileTree kMountsProcfs(iowatch::testing::FixturesDir() + "/metrics-two-samples/s2/proc");
