@@ -102,8 +102,8 @@ def main():
         ratio = value / reference
         # Under FLOOR_MS a sample, a source costs under 0.05 % of a core at the 1 s interval:
         # not judged against its ratio, whatever the diskstats reference did.
-        over = budget is not None and ratio > budget and value > FLOOR_MS
-        verdict = "no budget" if budget is None else ("over" if over else "ok")
+        too_costly = budget is not None and ratio > budget and value > FLOOR_MS
+        verdict = "no budget" if budget is None else ("over" if too_costly else "ok")
         if verdict != "ok":
             over.append(f"{name} ({verdict}: {ratio:.2f} × diskstats)")
         print(f"| {name} | {value:.3f} | {unit} | {ratio:.2f} | "
