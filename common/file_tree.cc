@@ -175,7 +175,7 @@ Status ForEachLineOfFile(const std::filesystem::path& path,
   // Not zeroed, and under malloc's mmap threshold (128 KiB): a zeroed 1 MiB
   // vector cost its mmap, 256 page faults and a memset on every call, most
   // of the filesystem source's time per sample.
-  constexpr size_t kBufferBytes = 64 * 1024;
+  constexpr size_t kBufferBytes = size_t{64} * 1024;
   const auto buffer = std::make_unique_for_overwrite<char[]>(kBufferBytes);
   std::string held;       // the line so far
   bool skipping = false;  // the line so far was longer than max_bytes

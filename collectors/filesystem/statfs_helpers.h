@@ -43,7 +43,7 @@ class StatfsHelpers {
   // One path's: ReadAll of it alone.
   Result<FilesystemUsage> Read(const std::string& path);
 
-  static constexpr size_t kBatchBytes = 64 * 1024;
+  static constexpr size_t kBatchBytes = size_t{64} * 1024;
 
   size_t Spawned() const;  // helpers started so far
 
