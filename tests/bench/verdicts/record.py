@@ -489,7 +489,9 @@ def fio(name, directory, args, seconds, group=None, size="1g"):
         + args, cwd=directory, preexec_fn=group.enter if group else None)
 
 
-STEADY_MEAN_KIB = 20  # the mix's mean request size as fio draws it (measured: 17-21 KiB)
+# The mix's mean request size: 0.6 x 4 + 0.2 x 16 + 0.15 x 64 + 0.05 x 256 = 28 KiB.
+STEADY_MEAN_KIB = sum(int(size.rstrip("k")) * int(share) / 100
+                      for size, share in (part.split("/") for part in STEADY_MIX.split(":")))
 
 
 LOAD_FILE = "load"
@@ -497,10 +499,14 @@ LOAD_FILE = "load"
 
 def steady_args(iops):
     """The steady mix at `iops` (70 % reads). As bytes a second: fio's rate_iops with a
-    bssplit caps the bytes at the smallest size's (4k x iops), a seventh of the IOPS asked."""
+    bssplit caps the bytes at the smallest size's (4k x iops), a seventh of the IOPS asked.
+    No random map: with one, each pass over the file ends in the gaps its larger requests
+    left, which fio fills with ever smaller ones, so that at the same bytes a second the
+    requests a second rose 4-fold over each pass (about 2 minutes at 400 IOPS) and fell
+    back: a sawtooth, not a steady load (the recordings before 6 December had it)."""
     read, write = (round(iops * share * STEADY_MEAN_KIB) for share in (0.7, 0.3))
     return ["--rw=randrw", "--rwmixread=70", f"--bssplit={STEADY_MIX}", "--iodepth=4",
-            f"--rate={read}k,{write}k", f"--filename={LOAD_FILE}"]
+            "--norandommap", f"--rate={read}k,{write}k", f"--filename={LOAD_FILE}"]
 
 
 class PassiveLoad:
