@@ -13,7 +13,9 @@ FilesystemUsage UsageOfStatfs(const struct statfs& s) {
 FilesystemUsageBatchReader OneByOne(FilesystemUsageReader read) {
   return [read = std::move(read)](std::span<const std::string> paths,
                                   const FilesystemUsageAnswer& answer) {
-    for (size_t i = 0; i < paths.size(); ++i) answer(i, read(paths[i]));
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (!answer(i, read(paths[i]))) return;
+    }
   };
 }
 

@@ -31,10 +31,12 @@ struct FilesystemUsage {
 using FilesystemUsageReader = std::function<Result<FilesystemUsage>(const std::string& path)>;
 
 // One mount point of a batch answered: its index in the batch, and its usage.
-using FilesystemUsageAnswer = std::function<void(size_t index, Result<FilesystemUsage> usage)>;
+// Returns whether the caller still wants the rest of the batch (false: its
+// sample's time ran out).
+using FilesystemUsageAnswer = std::function<bool(size_t index, Result<FilesystemUsage> usage)>;
 // Reads a batch of mount points in their order, answering each as its call
 // returns, so that a caller who stops waiting keeps every answer that came
-// before a call that hangs.
+// before a call that hangs; makes no new call once an answer returned false.
 using FilesystemUsageBatchReader =
     std::function<void(std::span<const std::string> paths, const FilesystemUsageAnswer& answer)>;
 // A batch read one mount point after another through `read`.

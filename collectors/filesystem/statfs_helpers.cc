@@ -129,8 +129,10 @@ void StatfsHelpers::ReadAll(std::span<const std::string> paths,
   size_t i = 0;
   while (i < paths.size()) {
     if (!Sendable(paths[i])) {
-      answer(i,
-             MakeError(ErrorCode::kInvalidArgument, "a mount point statfs cannot take", paths[i]));
+      if (!answer(i, MakeError(ErrorCode::kInvalidArgument, "a mount point statfs cannot take",
+                               paths[i]))) {
+        return;
+      }
       ++i;
       continue;
     }
@@ -144,24 +146,27 @@ void StatfsHelpers::ReadAll(std::span<const std::string> paths,
       message.append(paths[i]).push_back('\0');
       indices.push_back(i);
     }
-    AskHelper(message, indices, paths, answer);
+    if (!AskHelper(message, indices, paths, answer)) return;
   }
 }
 
-void StatfsHelpers::AskHelper(const std::string& message, std::span<const size_t> indices,
+bool StatfsHelpers::AskHelper(const std::string& message, std::span<const size_t> indices,
                               std::span<const std::string> paths,
                               const FilesystemUsageAnswer& answer) {
   auto helper = TakeIdle();
+  bool wanted = true;
   if (!helper) {
     for (const size_t i : indices) {
       Error error = helper.error();
       error.path = paths[i];
-      answer(i, std::unexpected(std::move(error)));
+      wanted = wanted && answer(i, std::unexpected(std::move(error)));
     }
-    return;
+    return wanted;
   }
   const bool asked = ::send(helper->socket, message.data(), message.size(), MSG_NOSIGNAL) ==
                      static_cast<ssize_t>(message.size());
+  // Every reply of the message is read, wanted or not: the helper then
+  // starts the next message in step.
   for (size_t k = 0; k < indices.size(); ++k) {
     Reply reply;
     ssize_t got = -1;
@@ -173,20 +178,24 @@ void StatfsHelpers::AskHelper(const std::string& message, std::span<const size_t
     if (got != sizeof reply) {
       const int err = got < 0 ? errno : EPIPE;  // gone: killed, or out of memory
       Retire(*helper);
-      for (; k < indices.size(); ++k) {
-        answer(indices[k], ErrnoError(err, "the statfs helper did not answer", paths[indices[k]]));
+      for (; k < indices.size() && wanted; ++k) {
+        wanted = answer(indices[k],
+                        ErrnoError(err, "the statfs helper did not answer", paths[indices[k]]));
       }
-      return;
+      return wanted;
     }
-    answer(indices[k], UsageOf(reply, paths[indices[k]]));
+    if (wanted) wanted = answer(indices[k], UsageOf(reply, paths[indices[k]]));
   }
   GiveBack(*helper);
+  return wanted;
 }
 
 Result<FilesystemUsage> StatfsHelpers::Read(const std::string& path) {
   Result<FilesystemUsage> out = std::unexpected(Error::Io("statfs was not answered", path));
-  ReadAll(std::span(&path, 1),
-          [&out](size_t, Result<FilesystemUsage> usage) { out = std::move(usage); });
+  ReadAll(std::span(&path, 1), [&out](size_t, Result<FilesystemUsage> usage) {
+    out = std::move(usage);
+    return true;
+  });
   return out;
 }
 

@@ -37,7 +37,8 @@ class StatfsHelpers {
   StatfsHelpers& operator=(const StatfsHelpers&) = delete;
 
   // The paths' usage (UsageOfStatfs), answered in their order as each call
-  // returns; blocks until the last answer (the caller bounds it: UsageAsker).
+  // returns; blocks until the last answer, or until the message after the
+  // answer that returned false (the caller bounds it: UsageAsker).
   // A helper takes as many paths as one message of kBatchBytes holds.
   void ReadAll(std::span<const std::string> paths, const FilesystemUsageAnswer& answer);
   // One path's: ReadAll of it alone.
@@ -54,8 +55,8 @@ class StatfsHelpers {
   };
   Result<Helper> TakeIdle();
   // One message of paths (`indices` into `paths`, each ended by a NUL) to a
-  // helper, and its answers.
-  void AskHelper(const std::string& message, std::span<const size_t> indices,
+  // helper, and its answers; false once the caller wants no more.
+  bool AskHelper(const std::string& message, std::span<const size_t> indices,
                  std::span<const std::string> paths, const FilesystemUsageAnswer& answer);
   void GiveBack(Helper helper);
   // Closes a helper's socket (an idle one exits on it) and reaps the helpers

@@ -9,6 +9,8 @@ included by collectors.filesystem.mount_points_include. Checked:
   f_bfree, f_bavail x f_frsize; f_files, f_ffree) to the byte, before and after 8 MiB are
   written to it; its device, fstype and the loop device's major:minor and name (disk);
 - the bind mount adds no series: one per filesystem;
+- a tmpfs mounted while serving gets its series within 5 s, and loses them once unmounted
+  (the table is read again only when the kernel says it changed);
 - readonly goes 0 -> 1 on `mount -o remount,ro` (XFS), and on ext4's own error path: mounted
   errors=remount-ro, /sys/fs/ext4/<dev>/trigger_fs_error makes a real error and the kernel
   remounts it read-only; iowatch_filesystem_errors_total and the last error's time go from
@@ -195,6 +197,22 @@ def check_btrfs_errors(r, samples, btrfs):
             f"{got} != {want}")
 
 
+def check_mounted_while_serving(r, d, added):
+    """The mount table is read again when the kernel says it changed: a tmpfs mounted while
+    the daemon serves gets its series within a few samples, and loses them once unmounted."""
+    os.makedirs(added)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", added], check=True)
+    try:
+        held, _ = d.scrape_until(lambda s: daemon.values(
+            s, "iowatch_filesystem_size_bytes", mountpoint=added) == [1 << 20], 5)
+        r.check(held, "a tmpfs mounted while serving: its 1 MiB within 5 s")
+    finally:
+        subprocess.run(["umount", added], check=True)
+    held, _ = d.scrape_until(lambda s: not daemon.values(
+        s, "iowatch_filesystem_info", mountpoint=added), 5)
+    r.check(held, "unmounted while serving: its series gone within 5 s")
+
+
 def main():
     daemon.require_root("loop devices and mounts")
     # Its mounts in a mount namespace of its own: a statfs that never answers must not reach
@@ -245,6 +263,7 @@ def main():
             subprocess.run(["mount", "-o", "remount,ro", xfs], check=True)
             held, got = wait_readonly(d, xfs, 1)
             r.check(held, f"XFS remounted read-only reads readonly 1 ({got})")
+            check_mounted_while_serving(r, d, f"{work}/mnt/added")
             check_btrfs_errors(r, d.scrape(), mounts["btrfs"])
             ext4 = mounts["ext4"]
             ext4_sysfs = f"/sys/fs/ext4/{os.path.basename(ext4.loop)}"

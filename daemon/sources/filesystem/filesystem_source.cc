@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 #include "collectors/disk/block_devices.h"
 #include "collectors/filesystem/filesystem_errors.h"
 #include "collectors/filesystem/filesystem_mounts.h"
+#include "collectors/filesystem/mount_table_watch.h"
 #include "collectors/filesystem/mountinfo.h"
 #include "collectors/filesystem/statfs_helpers.h"
 #include "daemon/sources/filesystem/usage_asker.h"
@@ -55,6 +57,7 @@ class FilesystemSource final : public SampleSource {
   struct Known {
     std::optional<collectors::FilesystemUsage> usage;
     std::optional<std::string> btrfs_fsid;  // none: not btrfs, or no fsid lists its device
+    std::optional<uint64_t> errors;         // the error counters' sum when last read
   };
 
   // What one mount table gave: its selection, each filesystem's series but
@@ -69,6 +72,11 @@ class FilesystemSource final : public SampleSource {
     std::vector<Known> known;
   };
 
+  // The mount table as it is now: read again only when the watch or an
+  // error counter says it may have changed (or the options did). Fails when
+  // it cannot be read, or a filter does not compile.
+  Status RefreshTable(const FileTree& procfs, const FileTree& sysfs,
+                      const std::shared_ptr<const SamplerOptions>& options);
   // The table of `text` read from `path`, selected by the options' filters;
   // each filesystem still mounted keeps what it knew. Fails (the table kept
   // as it was) when a filter does not compile.
@@ -84,7 +92,9 @@ class FilesystemSource final : public SampleSource {
                                          const FilesystemSourceOptions& options);
   // The series of a mount, all but its usage and errors; labels as MountLabel writes them.
   FilesystemSeries Describe(const FileTree& sysfs, const collectors::Mount& mount);
-  // The errors the filesystem keeps in sysfs, where its type keeps any.
+  // The errors the filesystem keeps in sysfs, where its type keeps any. A
+  // count that moved reads the table again next sample: the error may have
+  // turned the filesystem read-only, which no mount event announces.
   void ReadErrors(const FileTree& sysfs, const collectors::Mount& mount, Known& known,
                   FilesystemSeries& series);
   // statvfs of the reachable mounts, from where the last sample stopped, until
@@ -101,6 +111,8 @@ class FilesystemSource final : public SampleSource {
   void ForgetUnmounted(const std::vector<FilesystemSeries>& series);
 
   UsageAsker asker_;
+  collectors::MountTableWatch watch_;
+  bool read_again_ = false;  // the next sample reads the table whatever the watch says
   // statfs in helper processes (the options' reader when it is empty).
   collectors::FilesystemUsageBatchReader helper_reader_ =
       collectors::HelperUsageReader(std::make_shared<collectors::StatfsHelpers>());
@@ -151,17 +163,27 @@ FilesystemSeries FilesystemSource::Describe(const FileTree& sysfs, const collect
 
 void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
                                   Known& known, FilesystemSeries& series) {
+  std::optional<uint64_t> errors;
   if (mount.fstype == "ext4") {
     const DeviceNames& names = NamesOf(sysfs, mount.major, mount.minor);
     if (names.name.empty()) return;
-    if (auto errors = collectors::ReadExt4Errors(sysfs, names.name)) series.ext4_errors = *errors;
+    if (auto read = collectors::ReadExt4Errors(sysfs, names.name)) {
+      series.ext4_errors = *read;
+      errors = read->count;
+    }
   } else if (known.btrfs_fsid) {
-    if (auto errors = collectors::ReadBtrfsErrors(sysfs, *known.btrfs_fsid)) {
-      series.btrfs_errors = std::move(*errors);
+    if (auto read = collectors::ReadBtrfsErrors(sysfs, *known.btrfs_fsid)) {
+      series.btrfs_errors = std::move(*read);
+      errors = 0;
+      for (const collectors::BtrfsDeviceErrors& device : series.btrfs_errors) {
+        errors = std::accumulate(device.counts.begin(), device.counts.end(), *errors);
+      }
     } else {
       known.btrfs_fsid.reset();  // gone from sysfs: not looked for again while mounted
     }
   }
+  if (errors && known.errors && *errors != *known.errors) read_again_ = true;
+  known.errors = errors;
 }
 
 steady::duration FilesystemSource::MountTimeout(const SamplerOptions& options) {
@@ -217,6 +239,25 @@ void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& seri
   std::erase_if(names_, [&](const auto& entry) { return !mounted.contains(entry.first); });
 }
 
+Status FilesystemSource::RefreshTable(const FileTree& procfs, const FileTree& sysfs,
+                                      const std::shared_ptr<const SamplerOptions>& options) {
+  const std::filesystem::path path = procfs.PathOf(kMountinfo);
+  const bool changed = watch_.Changed(path) || std::exchange(read_again_, false);
+  if (!changed && table_ && table_->options == options) return {};
+  // A table read but refused (unreadable, a bad filter) is read again next
+  // sample: the watch has reported its change.
+  read_again_ = true;
+  auto text = collectors::ReadMountinfoText(procfs, kMountinfo);
+  if (!text) return ErrorOf(std::move(text));
+  if (!table_ || table_->text != text->text || table_->options != options) {
+    if (Status built = Rebuild(sysfs, std::move(*text), path.string(), options); !built) {
+      return built;
+    }
+  }
+  read_again_ = false;
+  return {};
+}
+
 Status FilesystemSource::Rebuild(const FileTree& sysfs, collectors::MountinfoText text,
                                  std::string_view path,
                                  const std::shared_ptr<const SamplerOptions>& options) {
@@ -258,15 +299,8 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   const auto sample_start = steady::now();
   const double start = context.now();
   CollectorStatus status{"filesystem", 0, false, 0, {}, {}};
-  auto text = collectors::ReadMountinfoText(procfs, kMountinfo);
-  const bool rebuild =
-      text && (!table_ || table_->text != text->text || table_->options != context.options);
-  Status built;
-  if (rebuild) {
-    built = Rebuild(sysfs, std::move(*text), procfs.PathOf(kMountinfo).string(), context.options);
-  }
-  if (!text || !built) {
-    status.error = text ? built.error().ToString() : text.error().ToString();
+  if (const Status refreshed = RefreshTable(procfs, sysfs, context.options); !refreshed) {
+    status.error = refreshed.error().ToString();
   } else {
     Table& table = *table_;
     skipped_total_ += table.skipped.size();

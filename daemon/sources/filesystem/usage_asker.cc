@@ -21,14 +21,25 @@ struct UsageAsker::Batch {
     std::lock_guard lock(mutex);
     return {answered, since};
   }
-  void Record(size_t index, Result<collectors::FilesystemUsage> usage) {
+  // Whether the asker still wants answers.
+  bool Record(size_t index, Result<collectors::FilesystemUsage> usage) {
     std::lock_guard lock(mutex);
+    if (!wanted) return false;
     results[index] = std::move(usage);
     answered = index + 1;
     since = Clock::now();
+    return true;
+  }
+  // The asker stops waiting: the answers so far are the batch's, and the
+  // job makes no new call.
+  Progress Abandon() {
+    std::lock_guard lock(mutex);
+    wanted = false;
+    return {answered, since};
   }
 
   std::mutex mutex;
+  bool wanted = true;                                        // guarded by mutex
   size_t answered = 0;                                       // guarded by mutex
   Clock::time_point since;                                   // guarded by mutex
   std::vector<Result<collectors::FilesystemUsage>> results;  // guarded by mutex
@@ -122,7 +133,7 @@ std::optional<size_t> UsageAsker::RunBatch(const collectors::FilesystemUsageBatc
   auto batch = std::make_shared<Batch>(indices.size(), Clock::now());
   worker_->Start([read, paths = std::move(paths), batch] {
     read(paths, [&batch](size_t index, Result<collectors::FilesystemUsage> usage) {
-      batch->Record(index, std::move(usage));
+      return batch->Record(index, std::move(usage));
     });
   });
   bool returned = false;
@@ -135,7 +146,12 @@ std::optional<size_t> UsageAsker::RunBatch(const collectors::FilesystemUsageBatc
       progress = batch->Now();
       break;
     }
-    if (batch->Now().answered == progress.answered) break;  // its call ran to the limit
+    // Its call ran to its limit, or the sample's time is up (a batch
+    // answering fast would otherwise keep this loop going past the deadline).
+    if (batch->Now().answered == progress.answered || Clock::now() >= deadline) {
+      progress = batch->Abandon();
+      break;
+    }
   }
   {
     std::lock_guard lock(batch->mutex);

@@ -81,11 +81,39 @@ TEST(StatfsHelpers, ABatchIsAnsweredInItsOrderByOneHelperOverSeveralMessages) {
       EXPECT_TRUE(usage) << i << ": " << (usage ? "" : usage.error().ToString());
       answered += usage.has_value();
     }
+    return true;
   });
   std::vector<size_t> expected(paths.size());
   std::iota(expected.begin(), expected.end(), size_t{0});
   EXPECT_EQ(order, expected);
   EXPECT_EQ(answered, paths.size() - 2);
+  EXPECT_EQ(helpers.Spawned(), 1u);
+}
+
+TEST(StatfsHelpers, ACallerThatWantsNoMoreEndsTheBatchAndTheHelperStaysInStep) {
+  // Three messages' worth of paths; the caller stops at the fifth answer.
+  std::vector<std::string> paths;
+  size_t total = 0;
+  for (int i = 0; total <= 2 * StatfsHelpers::kBatchBytes; ++i) {
+    paths.push_back(std::string(2000, '/'));  // "/"
+    total += paths.back().size() + 1;
+  }
+  StatfsHelpers helpers;
+  std::vector<size_t> order;
+  helpers.ReadAll(paths, [&](size_t i, Result<FilesystemUsage>) {
+    order.push_back(i);
+    return order.size() < 5;
+  });
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  // The rest of the first message was read and dropped: the same helper's
+  // next answers are the next batch's, in their order.
+  const std::vector<std::string> next = {"/nonexistent/iowatch-statfs-test", "/"};
+  std::vector<bool> ok;
+  helpers.ReadAll(next, [&](size_t, Result<FilesystemUsage> usage) {
+    ok.push_back(usage.has_value());
+    return true;
+  });
+  EXPECT_EQ(ok, (std::vector<bool>{false, true}));
   EXPECT_EQ(helpers.Spawned(), 1u);
 }
 

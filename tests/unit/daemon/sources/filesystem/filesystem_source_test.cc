@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "collectors/filesystem/filesystem_errors.h"
@@ -134,6 +135,40 @@ TEST(UsageAsker, TheSamplesDeadlineLeavesTheCallPendingAndTheRestNotReached) {
   EXPECT_FALSE(answers[2].reached);
   EXPECT_EQ(asker.Stuck(), 0u);
   statvfs->Release();
+}
+
+TEST(UsageAsker, ABatchThatAnswersPastTheDeadlineStopsThereAndMakesNoNewCall) {
+  // 100,000 mounts that each answer in a millisecond: 100 s in all, where
+  // the sample has a fifth of a second.
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  const auto reader =
+      collectors::OneByOne([calls](const std::string&) -> Result<collectors::FilesystemUsage> {
+        ++*calls;
+        std::this_thread::sleep_for(milliseconds(1));
+        return collectors::FilesystemUsage{4096, 0, 0, 1, 0};
+      });
+  std::vector<UsageAsker::Request> requests;
+  for (int i = 0; i < 100'000; ++i) requests.push_back({fmt::format("/m/{}", i), "tmpfs"});
+  UsageAsker asker;
+  const auto start = steady_clock::now();
+  const auto answers =
+      asker.AskAll(reader, requests, milliseconds(60'000), start + milliseconds(200));
+  const double took = SecondsSinceStart(start);
+  EXPECT_LT(took, 2.0);  // the deadline, with a wide margin for a busy machine
+  const auto answered = static_cast<size_t>(
+      std::ranges::count_if(answers, [](const auto& a) { return a.usage.has_value(); }));
+  EXPECT_GT(answered, 0u);
+  EXPECT_LT(answered, requests.size() / 10);
+  for (size_t i = 0; i < answered; ++i) EXPECT_TRUE(answers[i].usage.has_value()) << i;
+  EXPECT_FALSE(answers.back().reached);
+  // The job ends with the call it was making: at most one more.
+  std::this_thread::sleep_for(milliseconds(300));
+  const int after = calls->load();
+  EXPECT_LE(static_cast<size_t>(after), answered + 1);
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(calls->load(), after);
+  // Nothing is left stuck: the next sample asks again from the first unanswered.
+  EXPECT_EQ(asker.Stuck(), 0u);
 }
 
 const FileTree kMountsProcfs(iowatch::testing::FixturesDir() + "/metrics-two-samples/s2/proc");
