@@ -94,7 +94,7 @@ TEST(StatfsHelpers, ACallerThatWantsNoMoreEndsTheBatchAndTheHelperStaysInStep) {
   // Three messages' worth of paths; the caller stops at the fifth answer.
   std::vector<std::string> paths;
   size_t total = 0;
-  for (int i = 0; total <= 2 * StatfsHelpers::kBatchBytes; ++i) {
+  while (total <= 2 * StatfsHelpers::kBatchBytes) {
     paths.push_back(std::string(2000, '/'));  // "/"
     total += paths.back().size() + 1;
   }

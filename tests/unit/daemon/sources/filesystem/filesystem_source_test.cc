@@ -138,23 +138,23 @@ TEST(UsageAsker, TheSamplesDeadlineLeavesTheCallPendingAndTheRestNotReached) {
 }
 
 TEST(UsageAsker, ABatchThatAnswersPastTheDeadlineStopsThereAndMakesNoNewCall) {
-  // 100,000 mounts that each answer in a millisecond: 100 s in all, where
-  // the sample has a fifth of a second.
+  // 20,000 mounts that each answer in 2 ms: 40 s in all, where the sample
+  // has a second.
   auto calls = std::make_shared<std::atomic<int>>(0);
   const auto reader =
       collectors::OneByOne([calls](const std::string&) -> Result<collectors::FilesystemUsage> {
         ++*calls;
-        std::this_thread::sleep_for(milliseconds(1));
+        std::this_thread::sleep_for(milliseconds(2));
         return collectors::FilesystemUsage{4096, 0, 0, 1, 0};
       });
   std::vector<UsageAsker::Request> requests;
-  for (int i = 0; i < 100'000; ++i) requests.push_back({fmt::format("/m/{}", i), "tmpfs"});
+  for (int i = 0; i < 20'000; ++i) requests.push_back({fmt::format("/m/{}", i), "tmpfs"});
   UsageAsker asker;
   const auto start = steady_clock::now();
   const auto answers =
-      asker.AskAll(reader, requests, milliseconds(60'000), start + milliseconds(200));
+      asker.AskAll(reader, requests, milliseconds(60'000), start + milliseconds(1000));
   const double took = SecondsSinceStart(start);
-  EXPECT_LT(took, 2.0);  // the deadline, with a wide margin for a busy machine
+  EXPECT_LT(took, 5.0);  // the deadline, with a wide margin for a busy machine
   const auto answered = static_cast<size_t>(
       std::ranges::count_if(answers, [](const auto& a) { return a.usage.has_value(); }));
   EXPECT_GT(answered, 0u);
