@@ -114,6 +114,7 @@ void MergeCall(CallTotals& into, const CallTotals& from) {
   into.ns += from.ns;
   into.requested_bytes += from.requested_bytes;
   into.bytes += from.bytes;
+  into.raced += from.raced;
   if (from.min_request != 0) {
     into.min_request =
         into.min_request == 0 ? from.min_request : std::min(into.min_request, from.min_request);

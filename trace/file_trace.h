@@ -50,6 +50,11 @@ struct CallTotals {
   uint64_t bytes = 0;
   uint64_t min_request = 0;  // of the successful calls; 0 while there are none
   uint64_t max_request = 0;
+  // Calls whose descriptor another thread closed or replaced while they ran:
+  // counted as the file they were made on (a read in flight when another
+  // thread closes is this file's; a program that put another file or pipe on
+  // the number before the call reached the kernel made it theirs).
+  uint64_t raced = 0;
   bool operator==(const CallTotals&) const = default;
 };
 

@@ -58,6 +58,8 @@ void AppendCallLine(std::string& out, const FileTrace& trace, TraceCall call) {
     Append(out, "   average seek delta=%.0f",
            static_cast<double>(trace.seek_delta_sum) / static_cast<double>(trace.seek_deltas));
   }
+  // Said only where a call raced a close of its descriptor in another thread.
+  if (c.raced != 0) Append(out, "   raced=%" PRIu64, c.raced);
   out += '\n';
 }
 

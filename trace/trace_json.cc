@@ -65,6 +65,7 @@ void AppendJsonCall(std::string& out, const CallTotals& c, bool transfer) {
   o.Number("calls", c.calls);
   o.Number("errors", c.errors);
   o.Number("ns", c.ns);
+  o.Number("raced", c.raced);
   if (!transfer) return;
   o.Number("requested_bytes", c.requested_bytes);
   o.Number("bytes", c.bytes);

@@ -24,6 +24,7 @@ CallTotals ReadCall(const json& j) {
   c.calls = IntegerOf<uint64_t>(j.at("calls"));
   c.errors = IntegerOf<uint64_t>(j.at("errors"));
   c.ns = IntegerOf<uint64_t>(j.at("ns"));
+  c.raced = IntegerOf<uint64_t>(j.at("raced"));
   c.requested_bytes = OptionalCount(j, "requested_bytes");
   c.bytes = OptionalCount(j, "bytes");
   c.min_request = OptionalCount(j, "min_request");

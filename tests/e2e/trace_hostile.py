@@ -142,8 +142,12 @@ def check_races(r, iowatch, workload, workdir):
 def check_pipe_race(r, iowatch, workload, workdir):
     """Opens, closes, dup2()s and pipes racing on descriptors 3-10 for three seconds: the file, 100
     bytes written once, is then only opened read-only and read; the pipes carry 1000-byte
-    writes. Any other entry, any other byte written, more than 100 bytes a read or more opens
-    than the program made is another descriptor's traffic counted as the file's."""
+    writes. Another entry, more opens than the program made, or bytes beyond the file's own (100
+    written, at most 100 a read) that its raced calls cannot hold is another descriptor's traffic
+    counted as the file's. A raced call (its descriptor closed by another thread while it ran) is
+    counted as the file it was made on: when a thread of the program put a pipe on the number
+    before that call reached the kernel, its up to 1000 bytes were the pipe's, which no library
+    in the program can tell."""
     data = os.path.join(workdir, "race.dat")
     p, doc = trace_json(iowatch, workdir, [workload, "pipe-race", data, "3000"])
     opens = int(p.stdout) if p.stdout.strip().isdigit() else -1
@@ -153,10 +157,14 @@ def check_pipe_race(r, iowatch, workload, workdir):
     r.check(set(paths) <= {data}, "pipe-race: no entry but the file (no pipe:[N])", str(paths))
     f = files_named(doc, data)
     c = f[0]["calls"] if f else {}
-    r.check(len(f) == 1 and c["write"]["bytes"] == 100 and c["read"]["bytes"]
-            <= 100 * c["read"]["calls"] and 1 < f[0]["opens"] <= 1 + opens,
+    raced = {k: c[k]["raced"] for k in ("read", "write")} if f else {}
+    print(f"pipe-race: raced reads {raced.get('read')} of {c.get('read', {}).get('calls')}, "
+          f"writes {raced.get('write')} of {c.get('write', {}).get('calls')}", flush=True)
+    r.check(len(f) == 1 and 100 <= c["write"]["bytes"] <= 100 + 1000 * raced["write"]
+            and c["read"]["bytes"] <= 100 * c["read"]["calls"] + 900 * raced["read"]
+            and 1 < f[0]["opens"] <= 1 + opens,
             f"pipe-race: the file's own traffic only (1 + {opens} opens made, 100 bytes written, "
-            "at most 100 bytes a read)",
+            f"at most 100 bytes a read, beyond them at most a raced call's 1000)",
             str({"opens": f[0]["opens"], "read": c["read"], "write": c["write"]}) if f else "")
 
 

@@ -26,6 +26,7 @@
 #include <climits>
 #include <cstdarg>
 #include <initializer_list>
+#include <optional>
 
 #include "trace/preload/interpose_context.h"
 #include "trace/preload/real_calls.h"
@@ -33,24 +34,44 @@
 namespace iowatch::trace {
 namespace {
 
+// Runs `before`, the real `call` and `after(result)` with the tracer's
+// descriptors held (Tracer::Hold) and this thread busy; the caller sees the
+// errno the real call left.
+template <class Before, class Call, class After>
+auto Held(Tracer& tracer, Before&& before, Call&& call, After&& after) {
+  int error = 0;
+  const auto result = [&] {
+    Busy busy;
+    const auto lock = tracer.Hold();
+    before();
+    const auto r = call();
+    error = errno;
+    after(r);
+    return r;
+  }();
+  errno = error;
+  return result;
+}
+
 // `call` closes `fd` (close, fclose, freopen, syscall); `failed` says from
-// its result whether it did.
+// its result whether it did. A number traced, or one an open under way may
+// trace, is retired and closed under one hold.
 template <class Call, class Failed>
 auto TracedClose(int fd, Call&& call, Failed&& failed) {
   Tracer* tracer = Active();
-  const TracedSlot slot = tracer == nullptr ? TracedSlot{} : tracer->Traced(fd);
-  if (!slot || !tracer->InOwnProcess()) return call();
-  uint32_t file_id = 0;
-  {
-    Busy busy;
-    file_id = tracer->Closing(fd, slot);
-  }
-  const uint64_t start = tracer->Ticks();
-  const auto result = call();
-  const uint64_t ticks = tracer->Ticks() - start;
-  Busy busy;
-  tracer->Closed(file_id, failed(result), ticks);
-  return result;
+  if (tracer == nullptr || !tracer->MayMeetSlot(fd) || !tracer->InOwnProcess()) return call();
+  std::optional<uint32_t> file;
+  uint64_t start = 0;
+  return Held(
+      *tracer,
+      [&] {
+        file = tracer->ClosingHeld(fd);
+        start = tracer->Ticks();
+      },
+      call,
+      [&](const auto& result) {
+        if (file) tracer->ClosedHeld(*file, failed(result), tracer->Ticks() - start);
+      });
 }
 
 bool Negative(long result) { return result < 0; }
@@ -58,20 +79,31 @@ bool Negative(long result) { return result < 0; }
 template <class Call>
 auto TracedCloseRange(unsigned first, unsigned last, int flags, Call&& call) {
   Tracer* tracer = Active();
-  if (tracer != nullptr && first <= last && (flags & CLOSE_RANGE_CLOEXEC) == 0 &&
-      tracer->InOwnProcess()) {
-    Busy busy;
-    tracer->ClosedRange(first, last);
+  if (tracer == nullptr || first > last || (flags & CLOSE_RANGE_CLOEXEC) != 0 ||
+      !tracer->InOwnProcess()) {
+    return call();
   }
-  return call();
+  return Held(
+      *tracer, [&] { tracer->ClosedRangeHeld(first, last); }, call, [](const auto&) {});
 }
 
-// `call` makes new_fd a copy of old_fd (dup, dup2, dup3, fcntl(F_DUPFD)).
+// `call` makes a copy of old_fd: on the lowest free number (dup,
+// fcntl(F_DUPFD): `target` -1), or on `target` (dup2, dup3), which it closes
+// first if open: that is retired and replaced under one hold, as a close is.
 template <class Call>
-auto TracedDup(int old_fd, Call&& call) {
-  const auto new_fd = call();
+auto TracedDup(int old_fd, int target, Call&& call) {
   Tracer* tracer = Active();
-  if (tracer == nullptr || new_fd < 0) return new_fd;
+  if (tracer == nullptr) return call();
+  if (target >= 0 && target != old_fd) {
+    if (!tracer->InOwnProcess()) return call();
+    return Held(
+        *tracer, [&] { tracer->RetireHeld(target); }, call,
+        [&](const auto& new_fd) {
+          if (new_fd >= 0) tracer->DuplicatedHeld(old_fd, static_cast<int>(new_fd));
+        });
+  }
+  const auto new_fd = call();
+  if (new_fd < 0) return new_fd;
   const int copy = static_cast<int>(new_fd);
   if ((tracer->MayMeetSlot(copy) || tracer->Traced(old_fd)) && tracer->InOwnProcess()) {
     Busy busy;
@@ -107,7 +139,7 @@ bool Duplicates(int command) { return command == F_DUPFD || command == F_DUPFD_C
 template <class Fcntl>
 int TracedFcntl(Fcntl real, int fd, int command, void* argument) {
   if (!Duplicates(command)) return CallReal(real, fd, command, argument);
-  return TracedDup(fd, [&] { return CallReal(real, fd, command, argument); });
+  return TracedDup(fd, -1, [&] { return CallReal(real, fd, command, argument); });
 }
 
 }  // namespace
@@ -165,15 +197,15 @@ FILE* freopen64(const char* path, const char* mode, FILE* stream) {
 }
 
 int dup(int fd) {
-  return TracedDup(fd, [&] { return CallReal(Real().dup, fd); });
+  return TracedDup(fd, -1, [&] { return CallReal(Real().dup, fd); });
 }
 
 int dup2(int fd, int new_fd) {
-  return TracedDup(fd, [&] { return CallReal(Real().dup2, fd, new_fd); });
+  return TracedDup(fd, new_fd, [&] { return CallReal(Real().dup2, fd, new_fd); });
 }
 
 int dup3(int fd, int new_fd, int flags) {
-  return TracedDup(fd, [&] { return CallReal(Real().dup3, fd, new_fd, flags); });
+  return TracedDup(fd, new_fd, [&] { return CallReal(Real().dup3, fd, new_fd, flags); });
 }
 
 // The third argument is read as glibc's own fcntl reads it: a pointer-sized
@@ -216,9 +248,10 @@ long syscall(long number, ...) {
 #ifdef SYS_dup2
     case SYS_dup2:
 #endif
-    case SYS_dup:
     case SYS_dup3:
-      return TracedDup(static_cast<int>(a[0]), real);
+      return TracedDup(static_cast<int>(a[0]), static_cast<int>(a[1]), real);
+    case SYS_dup:
+      return TracedDup(static_cast<int>(a[0]), -1, real);
     default:
       return real();
   }

@@ -149,6 +149,7 @@ template <class Record>
 void Tracer::Stray(SlotState seen, Record&& record) {
   FileTrace stray;
   record(stray);
+  for (CallTotals& call : stray.calls) call.raced = call.calls;  // the one call recorded
   std::lock_guard lock(mutex_);
   if (!finished_) MergeInto(files_.Trace(seen.file()), stray);
 }
@@ -197,14 +198,14 @@ void Tracer::Synced(TracedSlot traced, bool failed, uint64_t ticks) {
         [&](FileTrace& trace) { RecordCall(trace, TraceCall::kFsync, failed, ticks); });
 }
 
-uint32_t Tracer::Closing(int fd, TracedSlot traced) {
-  std::lock_guard lock(mutex_);
+std::optional<uint32_t> Tracer::ClosingHeld(int fd) {
+  const TracedSlot traced = fds_.FindTraced(fd);
+  if (!traced) return std::nullopt;
   Retire(fd, *traced.slot);
   return traced.seen.file();
 }
 
-void Tracer::Closed(uint32_t file_id, bool failed, uint64_t ticks) {
-  std::lock_guard lock(mutex_);
+void Tracer::ClosedHeld(uint32_t file_id, bool failed, uint64_t ticks) {
   if (!finished_ && file_id < files_.size()) {
     RecordCall(files_.Trace(file_id), TraceCall::kClose, failed, ticks);
   }
@@ -212,6 +213,14 @@ void Tracer::Closed(uint32_t file_id, bool failed, uint64_t ticks) {
 
 void Tracer::Duplicated(int old_fd, int new_fd) {
   std::lock_guard lock(mutex_);
+  DuplicatedHeld(old_fd, new_fd);
+}
+
+void Tracer::RetireHeld(int fd) {
+  if (!finished_) Untrace(fd);
+}
+
+void Tracer::DuplicatedHeld(int old_fd, int new_fd) {
   if (finished_ || new_fd < 0 || new_fd == old_fd) return;
   // The copy is old_fd's file only while new_fd is that file: old_fd may
   // have been closed and opened on another file since the dup, or new_fd
@@ -247,8 +256,7 @@ void Tracer::Created(int fd) {
   if (!finished_) UntraceReplaced(fd);
 }
 
-void Tracer::ClosedRange(unsigned first, unsigned last) {
-  std::lock_guard lock(mutex_);
+void Tracer::ClosedRangeHeld(unsigned first, unsigned last) {
   fds_.ForEachSlot([&](int fd, Slot& slot) {
     const auto number = static_cast<unsigned>(fd);
     if (number >= first && number <= last) Retire(-1, slot);

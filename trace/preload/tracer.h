@@ -13,8 +13,9 @@
 //              for the slot to be set and retires it
 //   Transfer, Seeked, Synced   update the descriptor's slot under its lock,
 //              or, when the slot was retired while the call ran, the file the
-//              call was made on
-//   Closing    the slot's trace goes into its file's entry
+//              call was made on, the call counted as raced
+//   ClosingHeld  the slot's trace goes into its file's entry, under Hold()
+//              across the real close (and dup2's, close_range's)
 //   Duplicated dup/dup2/dup3/fcntl(F_DUPFD): the new descriptor is traced as
 //              the same file, with a cursor of its own (a shared offset is not
 //              followed), when it is that file (fstat's device and inode)
@@ -28,7 +29,7 @@
 //              report_file.h; IOWATCH_TRACE_TIMES=0: calls counted, not timed)
 //   AfterFork  in a child: the counts start from zero, so that each process
 //              reports what it did itself
-// What a signal handler can reach (Opened, Closing, Duplicated, Created, the
+// What a signal handler can reach (Opened, ClosingHeld, Duplicated, Created, the
 // updates, AfterForkChild) allocates nothing: the tables are mapped memory
 // (file_table.h, fd_table.h). Finish allocates: it runs at exit.
 // Changes to the tables are made only by the process they belong to: a vfork
@@ -49,6 +50,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "trace/preload/fd_table.h"
@@ -90,15 +92,25 @@ class Tracer {
                 int64_t result, uint64_t ticks);
   void Seeked(TracedSlot slot, int64_t result, uint64_t ticks);
   void Synced(TracedSlot slot, bool failed, uint64_t ticks);
+  // The mutex, held by a caller across a real call that closes or replaces
+  // a descriptor that may meet a slot (close, dup2 onto it, close_range):
+  // the slot is retired before the kernel's change and no open registers
+  // the number in between, so a traced number always is its file (else
+  // another thread's call on it, between the change and the retirement,
+  // would pass a pipe's traffic to the file). The *Held calls need it.
+  std::unique_lock<std::mutex> Hold() { return std::unique_lock(mutex_); }
   // Before the descriptor is closed: its size is read and its trace goes
-  // into its file's entry, so that a descriptor the kernel hands out again
-  // at once (another thread's open) never meets this one's slot. Returns the
-  // file's entry, for Closed to count the close in.
-  uint32_t Closing(int fd, TracedSlot slot);
-  void Closed(uint32_t file_id, bool failed, uint64_t ticks);
+  // into its file's entry. Returns the file's entry, for ClosedHeld to count
+  // the close in; none when `fd` is not traced.
+  std::optional<uint32_t> ClosingHeld(int fd);
+  void ClosedHeld(uint32_t file_id, bool failed, uint64_t ticks);
+  // dup, fcntl(F_DUPFD): a new number, which no slot is traced on.
   void Duplicated(int old_fd, int new_fd);
+  // dup2, dup3: before the call, RetireHeld(new_fd) (the copy closes it).
+  void DuplicatedHeld(int old_fd, int new_fd);
+  void RetireHeld(int fd);
   void Created(int fd);
-  void ClosedRange(unsigned first, unsigned last);  // close_range(2), closefrom(3)
+  void ClosedRangeHeld(unsigned first, unsigned last);  // close_range(2), closefrom(3)
   void Finish();
   void BeforeFork();
   void AfterForkParent();
@@ -108,7 +120,8 @@ class Tracer {
   void Retire(int fd, Slot& slot);  // under mutex_
   void Untrace(int fd);             // under mutex_: a stale slot retired
   void UntraceReplaced(int fd);     // under mutex_: unless `fd` still is its slot's file
-  // A call on a slot retired while it ran: into the file it was made on.
+  // A call on a slot retired while it ran: into the file it was made on,
+  // counted as raced there.
   template <class Record>
   void Stray(SlotState seen, Record&& record);
   ProcessTrace Report();  // under mutex_

@@ -100,8 +100,11 @@ TEST(FileTrace, MergeSumsAndKeepsTheOrderOfFirstUse) {
   RecordTransfer(reads, c2, Direction::kWrite, 0, 4096, 4096, 2);
   reads.opens = 1;
   reads.size = 9000;
+  reads.Call(TraceCall::kWrite).raced = 1;
+  writes.Call(TraceCall::kWrite).raced = 2;
   MergeInto(writes, reads);
   EXPECT_EQ(writes.opens, 2u);
+  EXPECT_EQ(writes.Call(TraceCall::kWrite).raced, 3u);
   EXPECT_EQ(writes.size, 9000u);
   EXPECT_EQ(writes.Call(TraceCall::kWrite).calls, 2u);
   EXPECT_EQ(writes.Call(TraceCall::kRead).min_request, 512u);

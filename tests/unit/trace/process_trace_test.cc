@@ -27,6 +27,7 @@ ProcessTrace Sample() {
   RecordTransfer(f.trace, c, Direction::kRead, 0, 4096, 4096, 2'000'000);
   RecordSeek(f.trace, c, 0, 10);
   RecordCall(f.trace, TraceCall::kFsync, true, 5);
+  f.trace.Call(TraceCall::kWrite).raced = 1;  // round-trips, and is said in the text
   p.files.push_back(f);
   return p;
 }
@@ -87,6 +88,10 @@ TEST(ProcessTrace, TextIsMioStyle) {
   EXPECT_NE(text.find("   [   64K,   128K)            3\n"), std::string::npos) << text;
   EXPECT_NE(text.find("average seek delta=-307200"), std::string::npos) << text;
   EXPECT_NE(text.find("fsync             1     0.000000        1"), std::string::npos) << text;
+  EXPECT_NE(text.find("   raced=1\n"), std::string::npos) << text;
+  ProcessTrace calm = Sample();
+  calm.files[0].trace.Call(TraceCall::kWrite).raced = 0;
+  EXPECT_EQ(FormatTraceText(calm).find("raced="), std::string::npos);
 }
 
 TEST(ProcessTrace, OpenFlagsText) {
