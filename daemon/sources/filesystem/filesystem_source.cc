@@ -242,7 +242,7 @@ void FilesystemSource::ForgetUnmounted(const std::vector<FilesystemSeries>& seri
 Status FilesystemSource::RefreshTable(const FileTree& procfs, const FileTree& sysfs,
                                       const std::shared_ptr<const SamplerOptions>& options) {
   const std::filesystem::path path = procfs.PathOf(kMountinfo);
-  const bool changed = watch_.Changed(path) || std::exchange(read_again_, false);
+  const bool changed = watch_.Changed(path) || read_again_;
   if (!changed && table_ && table_->options == options) return {};
   // A table read but refused (unreadable, a bad filter) is read again next
   // sample: the watch has reported its change.
