@@ -65,6 +65,13 @@ Scenarios:
             neighbour on the root disk (4 KiB random I/O at QD 1, outside
             the group, not on the loop) at the first rate of 100, 200, 400,
             800, 1,600 IOPS that slows the loop's device stage by 30 %.
+            --slowdown=held: the loop is on a delay_disk file instead (an
+            in-memory disk over FUSE whose requests each take 400 us + 2 us
+            a KiB, 4 at a time; --delay-disk names the binary) and the same
+            window multiplies that service time by 1.55 and holds it (the
+            loop's device stage about x1.4): a step the size the passive
+            judge is meant to raise, on a disk that does not wander with
+            this VM's own.
   --seed    the random draws' seed (default 27), so a recording can be made
             again with the same schedule of load and burners.
 
@@ -166,18 +173,20 @@ class LoopDisk:
     default), ext4 on that, mounted in a temporary directory; close() undoes each step that
     was done, in reverse."""
 
-    def __init__(self, parent, gib=LOOP_GIB, direct=False):
+    def __init__(self, parent, gib=LOOP_GIB, direct=False, backing=None):
+        """`backing`: a file of its own to put the loop on (a DelayDisk's), else a sparse one."""
         self.dir = os.path.join(parent, "loop")
         self.dev = self.mnt = None
         try:
             os.makedirs(self.dir, exist_ok=True)
-            backing = os.path.join(self.dir, "backing.img")
-            with open(backing, "wb") as f:
-                f.truncate(gib << 30)
+            if backing is None:
+                backing = os.path.join(self.dir, "backing.img")
+                with open(backing, "wb") as f:
+                    f.truncate(gib << 30)
             self.dev = subprocess.run(["losetup", "--find", "--show",
                                        f"--direct-io={'on' if direct else 'off'}", backing],
                                       check=True, capture_output=True, text=True).stdout.strip()
-            subprocess.run(["mkfs.ext4", "-q", "-F", self.dev], check=True)
+            subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "nodiscard", self.dev], check=True)
             self.mnt = tempfile.mkdtemp(prefix="iowatch-busyloop-")
             subprocess.run(["mount", self.dev, self.mnt], check=True)
         except BaseException:
@@ -639,12 +648,12 @@ class BackingSlowdown:
         record = {"on_unix_ms": now_ms(), "baseline_mean_seconds": baseline, "tries": []}
         self.events["throttle"].append(record)
         for trial in self.trials():
-            served = self.group.serviced()
+            served = self.group.serviced() if self.group else 0
             a = device_stage(self.port, self.device)
             time.sleep(30)
             b = device_stage(self.port, self.device)
             factor = mean_between(a, b) / baseline
-            counted = self.group.serviced() - served
+            counted = self.group.serviced() - served if self.group else 0
             record["tries"].append({**trial, "mean_seconds": mean_between(a, b),
                                     "factor": round(factor, 3), "serviced": counted})
             through = f" ({counted} requests through the rule)" if "limit_iops" in trial else ""
@@ -705,6 +714,60 @@ class NeighbourSlowdown(BackingSlowdown):
             yield {"neighbour_iops": rate}
 
 
+# --slowdown=held: the loop on a delay_disk file (tests/bench/verdicts/delay_disk.cc), an
+# in-memory disk over FUSE whose every request completes (BASE + PER_KIB x KiB) after it
+# arrived, served 4 at a time: a device that does not wander with this VM's own disk, whose
+# service time the recorder steps by HELD_FACTOR and holds (null_blk's completion_nsec; this
+# kernel has no null_blk, scsi_debug, dm-delay, ublk or NBD).
+HELD_BASE_US, HELD_PER_KIB_US, HELD_THREADS = 400, 2, 4
+HELD_FACTOR = 1.55  # the mix's mean request (28 KiB) 456 us -> 707 us: about +37 % as seen
+
+
+class DelayDisk:
+    """delay_disk serving a LOOP_GIB file on a mountpoint under `parent`; close() stops it (the
+    loop device on it must be gone first) and removes the mountpoint."""
+
+    def __init__(self, binary, parent):
+        self.mnt = os.path.join(parent, "delay")
+        os.makedirs(self.mnt, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [binary, self.mnt, f"--size-mib={LOOP_GIB << 10}", f"--base-us={HELD_BASE_US}",
+             f"--per-kib-us={HELD_PER_KIB_US}", f"--threads={HELD_THREADS}",
+             f"--slow-factor={HELD_FACTOR}"], stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline().strip() != "ready":
+            self.close()
+            sys.exit(f"{binary}: did not mount on {self.mnt}")
+        self.file = os.path.join(self.mnt, "disk")
+
+    def slow(self, on):
+        self.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+        try:
+            os.rmdir(self.mnt)
+        except OSError:
+            pass
+
+
+class HeldSlowdown(BackingSlowdown):
+    """--slowdown=held: the delay disk's service time multiplied by HELD_FACTOR from the step
+    to its end, nothing else changed; measured as BackingSlowdown's steps are."""
+
+    def __init__(self, delay, port, device, events):
+        self.delay, self.port, self.device, self.events = delay, port, device, events
+        self.before = self.neighbour = self.group = None
+
+    def trials(self):
+        self.delay.slow(True)
+        yield {"held_factor": HELD_FACTOR}
+
+    def close(self):
+        self.delay.slow(False)
+
+
 def record_passive(args, out, events):
     """A passive scenario on its own loop disk; stops and removes everything it started."""
     state = os.path.join(out, "state")
@@ -714,13 +777,18 @@ def record_passive(args, out, events):
         f.write(passive_config(state, port))
     seconds = args.minutes * 60
     root_disk = whole_disk(device_of(out))
-    loop = group = load = slow = daemon = iostat = None
+    loop = group = load = slow = daemon = iostat = delay = None
     try:
-        loop = LoopDisk(out, direct=True)
+        if args.slowdown == "held":
+            delay = DelayDisk(args.delay_disk, out)
+        loop = LoopDisk(out, direct=True, backing=delay.file if delay else None)
         device = os.path.basename(loop.dev)
+        held = {"delay_disk": {"base_us": HELD_BASE_US, "per_kib_us": HELD_PER_KIB_US,
+                               "threads": HELD_THREADS, "slow_factor": HELD_FACTOR}}
         events.update(device=device, root_disk=root_disk, seed=args.seed, phases=[],
                       loop={"device": loop.dev, "backing_gib": LOOP_GIB, "fs": "ext4",
-                            "direct_io": loop.sysfs("loop/dio") == "1"},
+                            "direct_io": loop.sysfs("loop/dio") == "1",
+                            **(held if delay else {})},
                       workload={"steady_iops": STEADY_IOPS, "bssplit": STEADY_MIX,
                                 "rwmixread": 70, "iodepth": 4})
         if not events["loop"]["direct_io"]:
@@ -735,7 +803,9 @@ def record_passive(args, out, events):
                                   stderr=open(os.path.join(out, "daemon.log"), "w"))
         load = PassiveLoad(args.scenario, loaddir, seconds, group, random.Random(args.seed),
                            events["phases"])
-        if args.slowdown in ("backing", "neighbour"):
+        if args.slowdown == "held":
+            slow = HeldSlowdown(delay, port, device, events)
+        elif args.slowdown in ("backing", "neighbour"):
             kind = BackingSlowdown if args.slowdown == "backing" else NeighbourSlowdown
             slow = kind(group, port, device, os.path.join(out, "neighbour"), events)
         start = now_ms()
@@ -748,7 +818,7 @@ def record_passive(args, out, events):
                 slow.mark()
                 marked = True
             if slow and not events["throttle"] and minute >= args.slow_from:
-                print(f"minute {minute:.1f}: slowing {device}'s backing I/O", flush=True)
+                print(f"minute {minute:.1f}: slowing {device} ({args.slowdown})", flush=True)
                 slow.start()
             if slow and events["throttle"] and "off_unix_ms" not in events["throttle"][-1] \
                     and minute >= args.slow_to:
@@ -775,6 +845,8 @@ def record_passive(args, out, events):
             group.close()
         if loop:
             loop.close()
+        if delay:
+            delay.close()
         shutil.rmtree(os.path.join(out, "neighbour"), ignore_errors=True)
 
 
@@ -800,10 +872,13 @@ def main():
     ap.add_argument("--throttle", default="")
     ap.add_argument("--switch-after", type=float, default=8,
                     help="busyloop: minutes before the loop device slows down")
-    ap.add_argument("--slowdown", choices=("dio", "cap", "backing", "neighbour"), default=None,
+    ap.add_argument("--slowdown", choices=("dio", "cap", "backing", "neighbour", "held"),
+                    default=None,
                     help="busyloop: how the loop device slows down: losetup --direct-io=on, or "
                     "capped for all its users at --cap-share of the probe's median IOPS so far")
     ap.add_argument("--cap-share", type=float, default=0.6)
+    ap.add_argument("--delay-disk", help="passive --slowdown=held: the delay_disk binary "
+                    "(default: tests/bench/delay_disk beside BINARY)")
     ap.add_argument("--slow-from", type=float, help="passive: minute the backing slowdown starts")
     ap.add_argument("--slow-to", type=float, help="passive: minute it ends")
     ap.add_argument("--state-from", help="start from a copy of this recording's store "
@@ -824,14 +899,16 @@ def main():
         sys.exit(f"--cap-share: expected a share between 0 and 1, got {args.cap_share}")
     THROTTLE_IOPS, THROTTLE_BPS = args.throttle_iops, args.throttle_bps
     if args.scenario in PASSIVE:
-        if args.slowdown not in (None, "backing", "neighbour") or args.throttle \
+        if args.slowdown not in (None, "backing", "neighbour", "held") or args.throttle \
                 or args.state_from:
             sys.exit("the passive scenarios learn in the run and slow down by "
-                     "--slowdown=backing|neighbour --slow-from=M --slow-to=M only")
+                     "--slowdown=backing|neighbour|held --slow-from=M --slow-to=M only")
         if args.slowdown and not (1 <= (args.slow_from or 0) < (args.slow_to or 0)
                                   <= args.minutes):
             sys.exit(f"--slowdown={args.slowdown} needs 1 <= --slow-from < --slow-to <= --minutes")
-    elif args.slowdown in ("backing", "neighbour"):
+        args.delay_disk = args.delay_disk or os.path.join(
+            os.path.dirname(os.path.abspath(args.binary)), "tests", "bench", "delay_disk")
+    elif args.slowdown in ("backing", "neighbour", "held"):
         sys.exit(f"--slowdown={args.slowdown} is the passive scenarios'")
     args.slowdown = args.slowdown or "dio"
 
