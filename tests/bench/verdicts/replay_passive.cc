@@ -17,7 +17,11 @@
 // sources of a disk, with passive.shadow_diskstats, and a streak in one
 // stops the other learning): the figures are each source's alone, as a
 // daemon without the other would judge. A window with no off_unix_ms (a
-// recording stopped during its slowdown) lasts to the end.
+// recording stopped during its slowdown) lasts to the end; one marked
+// "refused" (record.py stopped at a step weaker than it asks) is no
+// slowdown. A recording continued in parts (record.py --state-from) is
+// replayed as one: its windows are the same series', whatever disk the
+// daemon saw in each part.
 //
 //   replay_passive [--check] [--tsv] DIR
 //
@@ -82,6 +86,9 @@ std::optional<Recording> Load(const fs::path& dir) {
   rec.scenario = doc.value("scenario", "");
   rec.device = doc.value("device", "");
   for (const nlohmann::json& w : doc.value("throttle", nlohmann::json::array())) {
+    // A step record.py refused (weaker than it asks over its first 30 s) and stopped at: not
+    // a slowdown to raise, and a raise in it counts as a false alarm.
+    if (w.value("refused", false)) continue;
     rec.slowdowns.push_back(
         Slowdown{w.value("on_unix_ms", int64_t{0}), w.value("off_unix_ms", kOpenEnd)});
   }
