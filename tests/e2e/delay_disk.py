@@ -7,8 +7,9 @@ record.py --slowdown=held) does what they count on (root: a FUSE mount and a loo
 - Each request takes at least its service time (base + per KiB), the lower bound exact: a
   request never completes before its deadline. The upper bound is wide (a loaded machine's
   scheduling adds to it).
-- SIGUSR1 multiplies the service time by --slow-factor (every read then takes that long or
-  longer, and the median QD1 4 KiB read grows by the step within 30 %), SIGUSR2 restores it.
+- SIGUSR1 multiplies the service time by --slow-factor, SIGUSR2 restores it, each answered
+  with "factor X" once in force: every read after the answer takes that long or longer, and
+  the median QD1 4 KiB read grows by the step within 30 %.
 - SIGTERM with the loop device still attached: the server exits 0 and its mount is gone, and
   the loop device's next read fails instead of hanging. Bad arguments: exit 2, named.
 
@@ -52,6 +53,12 @@ def reads(fd, size, count=60):
     """The durations of `count` QD1 reads of `size` bytes at random offsets."""
     return [direct_io(fd, 4096 * random.randrange(SIZE_MIB * 256 - 256), size)[1]
             for _ in range(count)]
+
+
+def take_step(server, sig):
+    """Sends a step's signal; what the server says once the new factor is in force."""
+    server.send_signal(sig)
+    return server.stdout.readline().strip()
 
 
 def check_bad_arguments(r, binary):
@@ -112,9 +119,11 @@ def main():
                     f"median {statistics.median(took) * 1e6:.0f} us")
         small = floor[4096]
         before = reads(fd, 4096)
-        server.send_signal(signal.SIGUSR1)
+        said = take_step(server, signal.SIGUSR1)
+        r.check(said == f"factor {FACTOR:.3f}", f"SIGUSR1 is answered with factor {FACTOR:.3f}", said)
         slow = reads(fd, 4096)
-        server.send_signal(signal.SIGUSR2)
+        said = take_step(server, signal.SIGUSR2)
+        r.check(said == "factor 1.000", "SIGUSR2 is answered with factor 1.000", said)
         after = reads(fd, 4096)
         step = statistics.median(slow) - statistics.median(before)
         r.check(min(slow) >= FACTOR * small,

@@ -11,8 +11,10 @@
 //
 // Each request's service time is (U + K x KiB) x factor, counted from the
 // moment a server thread read it; T threads serve requests at once (a
-// device's parallelism). SIGUSR1 sets the factor to F, SIGUSR2 back to 1;
-// SIGTERM or SIGINT unmounts (lazily) and exits. Prints "ready" once mounted.
+// device's parallelism). SIGUSR1 sets the factor to F, SIGUSR2 back to 1,
+// each answered with "factor X" on stdout once in force (a caller that waits
+// for it measures no request of the old factor); SIGTERM or SIGINT unmounts
+// (lazily) and exits. Prints "ready" once mounted.
 // The file is opened with FOPEN_DIRECT_IO: no page cache between the loop
 // device and the server, so each of the loop's reads and writes is served.
 // Root only (mount).
@@ -59,7 +61,7 @@ struct Options {
   double slow_factor = 1.4;
 };
 
-std::atomic<uint32_t> g_factor_permille{1000};  // set from signal handlers: lock-free
+std::atomic<uint32_t> g_factor_permille{1000};  // set by the main thread, read by the servers
 std::atomic<bool> g_stop{false};
 
 int64_t NowNs() {
@@ -293,13 +295,6 @@ Options Parse(int argc, char** argv) {
   return options;
 }
 
-uint32_t g_slow_permille = 1000;
-
-void OnSignal(int signal) {
-  if (signal == SIGUSR1) g_factor_permille = g_slow_permille;
-  if (signal == SIGUSR2) g_factor_permille = 1000;
-}
-
 // The connection's abort file under fusectl, named by the mount's device
 // minor; asked once the threads serve (stat asks the server).
 std::string AbortFileOf(const std::string& mountpoint) {
@@ -326,7 +321,7 @@ void Abort(const std::string& abort_file) {
 
 int main(int argc, char** argv) {
   const Options options = Parse(argc, argv);
-  g_slow_permille = static_cast<uint32_t>(options.slow_factor * 1000 + 0.5);
+  const auto slow_permille = static_cast<uint32_t>(options.slow_factor * 1000 + 0.5);
   char* data = static_cast<char*>(mmap(nullptr, options.size_bytes, PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
   if (data == MAP_FAILED) {
@@ -346,24 +341,23 @@ int main(int argc, char** argv) {
                  std::strerror(errno));
     return 1;
   }
-  struct sigaction steps {};
-  steps.sa_handler = OnSignal;
-  sigaction(SIGUSR1, &steps, nullptr);
-  sigaction(SIGUSR2, &steps, nullptr);
-  // The threads ignore SIGTERM and SIGINT; the main thread waits for them.
-  sigset_t ending;
-  sigemptyset(&ending);
-  sigaddset(&ending, SIGTERM);
-  sigaddset(&ending, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &ending, nullptr);
+  // Every signal of ours is taken by the main thread's sigwait, the servers
+  // never interrupted: blocked before they start, which they inherit.
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int s : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2}) sigaddset(&handled, s);
+  pthread_sigmask(SIG_BLOCK, &handled, nullptr);
   Server server(fd, options, data);
   std::vector<std::thread> threads;
   for (int i = 0; i < options.threads; ++i) threads.emplace_back([&] { server.Serve(); });
   std::printf("ready\n");
   std::fflush(stdout);
   const std::string abort_file = AbortFileOf(options.mountpoint);
-  int signal = 0;
-  sigwait(&ending, &signal);
+  for (int signal = 0; sigwait(&handled, &signal) == 0 && signal != SIGTERM && signal != SIGINT;) {
+    g_factor_permille = signal == SIGUSR1 ? slow_permille : 1000;
+    std::printf("factor %.3f\n", g_factor_permille.load() / 1000.0);
+    std::fflush(stdout);
+  }
   g_stop = true;
   umount2(options.mountpoint.c_str(), MNT_DETACH);
   // A loop device still on the file keeps the connection up past the unmount:

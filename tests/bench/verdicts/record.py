@@ -748,7 +748,13 @@ class DelayDisk:
         self.file = os.path.join(self.mnt, "disk")
 
     def slow(self, on):
+        """The step on or off, once in force (delay_disk answers each signal)."""
+        if self.proc.poll() is not None:
+            return
         self.proc.send_signal(signal.SIGUSR1 if on else signal.SIGUSR2)
+        said = self.proc.stdout.readline().strip()
+        if not said.startswith("factor "):
+            sys.exit(f"delay_disk did not take the step (said {said!r})")
 
     def close(self):
         if self.proc.poll() is None:
