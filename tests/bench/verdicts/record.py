@@ -946,9 +946,12 @@ def main():
         if args.slowdown not in (None, "backing", "neighbour", "held") or args.throttle:
             sys.exit("the passive scenarios learn in the run and slow down by "
                      "--slowdown=backing|neighbour|held --slow-from=M --slow-to=M only")
-        if args.slowdown and not (1 <= (args.slow_from or 0) < (args.slow_to or 0)
+        # The step is measured against the minutes before it, from a daemon up by then.
+        first = (HeldSlowdown if args.slowdown == "held" else BackingSlowdown).BASELINE_MINUTES + 1
+        if args.slowdown and not (first <= (args.slow_from or 0) < (args.slow_to or 0)
                                   <= args.minutes):
-            sys.exit(f"--slowdown={args.slowdown} needs 1 <= --slow-from < --slow-to <= --minutes")
+            sys.exit(f"--slowdown={args.slowdown} needs {first} <= --slow-from < --slow-to "
+                     "<= --minutes")
         args.delay_disk = args.delay_disk or os.path.join(
             os.path.dirname(os.path.abspath(args.binary)), "tests", "bench", "delay_disk")
     elif args.slowdown in ("backing", "neighbour", "held"):
