@@ -10,8 +10,9 @@ record.py --slowdown=held) does what they count on (root: a FUSE mount and a loo
 - SIGUSR1 multiplies the service time by --slow-factor, SIGUSR2 restores it, each answered
   with "factor X" once in force: every read after the answer takes that long or longer, and
   the median QD1 4 KiB read grows by the step within 30 %.
-- SIGTERM with the loop device still attached: the server exits 0 and its mount is gone, and
-  the loop device's next read fails instead of hanging. Bad arguments: exit 2, named.
+- SIGTERM with the loop device still attached: the server exits 0, its mount is gone (and
+  fusectl, which it mounts to abort the connection, is left as it found it), and the loop
+  device's next read fails instead of hanging. Bad arguments: exit 2, named.
 
 Usage: delay_disk.py DELAY_DISK_BINARY
 """
@@ -55,6 +56,11 @@ def reads(fd, size, count=60):
             for _ in range(count)]
 
 
+def fusectl_mounted():
+    with open("/proc/self/mounts") as f:
+        return any(line.split()[1] == "/sys/fs/fuse/connections" for line in f)
+
+
 def take_step(server, sig):
     """Sends a step's signal; what the server says once the new factor is in force."""
     server.send_signal(sig)
@@ -76,6 +82,7 @@ def main():
     binary = sys.argv[1]
     r = daemon.Results()
     check_bad_arguments(r, binary)
+    fusectl_before = fusectl_mounted()
     mnt = tempfile.mkdtemp(prefix="iowatch-delay-")
     server = loop = fd = None
     try:
@@ -142,6 +149,8 @@ def main():
         r.check(code == 0, "SIGTERM with the loop device attached: delay_disk exits 0", str(code))
         with open("/proc/self/mounts") as f:
             r.check(mnt not in f.read(), "its mount is gone")
+        r.check(fusectl_mounted() == fusectl_before,
+                f"fusectl left as found ({'mounted' if fusectl_before else 'not mounted'})")
         try:
             direct_io(fd, 0, 4096)
             failed = False

@@ -295,15 +295,17 @@ Options Parse(int argc, char** argv) {
   return options;
 }
 
+constexpr const char* kFusectl = "/sys/fs/fuse/connections";
+
 // The connection's abort file under fusectl, named by the mount's device
-// minor; asked once the threads serve (stat asks the server).
-std::string AbortFileOf(const std::string& mountpoint) {
+// minor; asked once the threads serve (stat asks the server). *mounted:
+// fusectl was not mounted, and this mounted it (to be unmounted at the end).
+std::string AbortFileOf(const std::string& mountpoint, bool* mounted) {
   struct stat st {};
   if (stat(mountpoint.c_str(), &st) != 0) return {};
-  if (access("/sys/fs/fuse/connections", F_OK) == 0) {
-    mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, nullptr);  // EBUSY if there
-  }
-  return "/sys/fs/fuse/connections/" + std::to_string(minor(st.st_dev)) + "/abort";
+  *mounted = access(kFusectl, F_OK) == 0 &&
+             mount("fusectl", kFusectl, "fusectl", 0, nullptr) == 0;  // EBUSY if there
+  return std::string(kFusectl) + "/" + std::to_string(minor(st.st_dev)) + "/abort";
 }
 
 void Abort(const std::string& abort_file) {
@@ -352,7 +354,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < options.threads; ++i) threads.emplace_back([&] { server.Serve(); });
   std::printf("ready\n");
   std::fflush(stdout);
-  const std::string abort_file = AbortFileOf(options.mountpoint);
+  bool mounted_fusectl = false;
+  const std::string abort_file = AbortFileOf(options.mountpoint, &mounted_fusectl);
   for (int signal = 0; sigwait(&handled, &signal) == 0 && signal != SIGTERM && signal != SIGINT;) {
     g_factor_permille = signal == SIGUSR1 ? slow_permille : 1000;
     std::printf("factor %.3f\n", g_factor_permille.load() / 1000.0);
@@ -364,5 +367,6 @@ int main(int argc, char** argv) {
   // aborting it ends every thread's read (ENODEV) and fails the loop's I/O.
   Abort(abort_file);
   for (auto& thread : threads) thread.join();
+  if (mounted_fusectl) umount2(kFusectl, MNT_DETACH);
   return 0;
 }
