@@ -7,6 +7,7 @@
 // a value the source's job owns.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -111,6 +112,12 @@ struct SourceContext {
   // The block devices to attribute cgroup I/O to: this sample's when read
   // in order, else the previous sample's.
   std::shared_ptr<const std::vector<collectors::BlockDevice>> devices;
+  // When the sampler began this sample and when it stops waiting for its
+  // sources (max: it waits for each, read_deadline_seconds 0). A source that
+  // bounds its own reads (filesystems' statvfs) plans by these, not by when
+  // its own thread happened to start.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Malformed lines skipped, per collector, since start.

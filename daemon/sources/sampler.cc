@@ -70,13 +70,15 @@ std::vector<std::shared_ptr<Snapshot>> Sampler::CollectBounded(const FileTree& p
   // whole (a second or more with 10,000 devices): it waits longer.
   const double seconds = tick_ == 1 ? std::max(options_->read_deadline_seconds, kFirstSampleSeconds)
                                     : options_->read_deadline_seconds;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+  SourceContext context = Context();
+  context.started = std::chrono::steady_clock::now();
+  context.deadline =
+      context.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(seconds));
+  const auto deadline = context.deadline;
   const size_t count = descriptors_.size();
   std::vector<std::shared_ptr<Snapshot>> parts(count);
   std::vector<bool> started(count);
-  const SourceContext context = Context();
   for (size_t i = 0; i < count; ++i) {
     parts[i] = std::make_shared<Snapshot>();
     // The job owns what it touches: a stuck one may finish after this sample,

@@ -1,7 +1,8 @@
 // The filesystem source: each sample, the mount table (<procfs>/self/mountinfo;
 // parsed, and the filesystems chosen and described, only when its text
-// changed), one mount per filesystem the filters keep (collectors/filesystem/
-// filesystem_mounts.h), and each one's statvfs through a UsageAsker, so a
+// changed, on a thread of its own: mount_table.h), one mount per filesystem
+// the filters keep (collectors/filesystem/filesystem_mounts.h), and each
+// one's statvfs through a UsageAsker, so a
 // mount that hangs is marked (device_error) and skipped until it answers,
 // never a delay of the sample. When the sample's time runs out before every
 // mount is asked, the next sample starts where it stopped (every mount gets

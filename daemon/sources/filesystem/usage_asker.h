@@ -37,9 +37,11 @@ class UsageAsker {
   static constexpr size_t kMaxStuck = 8;
   using Clock = std::chrono::steady_clock;
 
+  // Views of the caller's strings, for the call (36,000 mounts are 36,000
+  // copies a sample otherwise).
   struct Request {
-    std::string path;  // the mount point
-    std::string pool;  // PoolOf(its type)
+    std::string_view path;  // the mount point
+    std::string_view pool;  // PoolOf(its type)
   };
 
   struct Answer {
@@ -50,7 +52,8 @@ class UsageAsker {
     // No answer yet, within its timeout: the deadline came first, or the
     // call is still running from an earlier sample whose deadline did.
     bool pending = false;
-    // False when the deadline came before the mount's turn: not asked.
+    // False when the deadline came before the mount's turn: not asked (its
+    // usage is then the error "not asked", without its path).
     bool reached = true;
   };
 
@@ -61,8 +64,8 @@ class UsageAsker {
   UsageAsker& operator=(const UsageAsker&) = delete;
 
   // The pool of a filesystem type: the type up to its first dot ("fuse"
-  // for "fuse.sshfs": the subtype is the mounting user's choice).
-  static std::string PoolOf(std::string_view fstype);
+  // for "fuse.sshfs": the subtype is the mounting user's choice); a view of `fstype`.
+  static std::string_view PoolOf(std::string_view fstype);
 
   // Asks each request through `read`, in order, waiting until `deadline` at
   // the latest (an answer for each request, in the same order). A request

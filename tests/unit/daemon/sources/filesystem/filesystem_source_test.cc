@@ -147,8 +147,10 @@ TEST(UsageAsker, ABatchThatAnswersPastTheDeadlineStopsThereAndMakesNoNewCall) {
         std::this_thread::sleep_for(milliseconds(2));
         return collectors::FilesystemUsage{4096, 0, 0, 1, 0};
       });
+  std::vector<std::string> paths;
   std::vector<UsageAsker::Request> requests;
-  for (int i = 0; i < 20'000; ++i) requests.push_back({fmt::format("/m/{}", i), "tmpfs"});
+  for (int i = 0; i < 20'000; ++i) paths.push_back(fmt::format("/m/{}", i));
+  for (const std::string& path : paths) requests.push_back({path, "tmpfs"});
   UsageAsker asker;
   const auto start = steady_clock::now();
   const auto answers =
@@ -320,13 +322,14 @@ TEST(ReadMountinfo, PastItsLimitTheFirstMountsAreKeptAndTheRestCounted) {
 
 TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
   // More mounts than one sample's deadline reads: each sample starts where
-  // the last stopped, and a mount keeps its figures between its turns.
+  // the last stopped, and a mount keeps its figures between its turns. They
+  // appear after the first sample, which the sampler allows longer.
   std::string text = kRootLine;
+  const MountTree tree(text);
   constexpr int kMounts = 100;
   for (int i = 0; i < kMounts; ++i) {
     text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
   }
-  const MountTree tree(text);
   SamplerOptions options = TestSamplerOptions();
   options.read_deadline_seconds = 0.05;  // 40 ms of statvfs per sample
   options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
@@ -334,6 +337,8 @@ TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
     return collectors::FilesystemUsage{4096, 4096, 4096, 1, 1};
   };
   Sampler sampler(options);
+  ASSERT_EQ(sampler.Collect(tree.Procfs(), tree.Sysfs(), 999)->filesystems.series.size(), 1u);
+  tree.Write("proc/self/mountinfo", text);
   size_t read = 0;
   int samples = 0;
   for (; samples < 300 && read < kMounts + 1; ++samples) {
@@ -346,6 +351,29 @@ TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
   }
   EXPECT_EQ(read, kMounts + 1u) << "after " << samples << " samples";
   EXPECT_GT(samples, 1);  // the deadline did cut the first sample short
+}
+
+TEST(FilesystemSource, TheFirstSampleReadsEveryMountItsLongerDeadlineAllows) {
+  // The first sample waits longer than the others (it walks sysfs whole):
+  // its mounts are read then, not left without figures for the first scrapes.
+  std::string text = kRootLine;
+  constexpr int kMounts = 100;
+  for (int i = 0; i < kMounts; ++i) {
+    text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
+  }
+  const MountTree tree(text);
+  SamplerOptions options = TestSamplerOptions();
+  options.read_deadline_seconds = 0.05;  // 40 ms of statvfs a sample after the first
+  options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
+    std::this_thread::sleep_for(milliseconds(2));
+    return collectors::FilesystemUsage{4096, 4096, 4096, 1, 1};
+  };
+  Sampler sampler(options);
+  const auto snapshot = sampler.Collect(tree.Procfs(), tree.Sysfs(), 1000);
+  EXPECT_TRUE(FilesystemStatus(*snapshot).success) << FilesystemStatus(*snapshot).error;
+  EXPECT_EQ(std::ranges::count_if(snapshot->filesystems.series,
+                                  [](const FilesystemSeries& f) { return f.usage.has_value(); }),
+            kMounts + 1);
 }
 
 TEST(FilesystemSource, StuckFuseMountsNeverStarveAMountOfAnotherKind) {
