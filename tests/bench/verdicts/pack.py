@@ -3,7 +3,10 @@
 xz-compressed (about 300 KB for 30 minutes of the bundled jobs every 15 s), and its
 events.json, as replay_test.py and replay_verdicts read them.
 
-  pack.py RECORDING_DIR NAME
+  pack.py RECORDING_DIR NAME [--drop-device=DEV]...
+
+--drop-device removes DEV's passive windows: another recording's loop device that the daemon
+watched because two recordings ran at once (each daemon watches every loop device).
 """
 import lzma
 import os
@@ -16,7 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    src, name = sys.argv[1], sys.argv[2]
+    args = [a for a in sys.argv[1:] if not a.startswith("--drop-device=")]
+    dropped = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--drop-device=")]
+    src, name = args[0], args[1]
     dst = os.path.join(HERE, "recordings", name)
     os.makedirs(dst, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -25,6 +30,10 @@ def main():
                 sqlite3.connect(copy) as out:
             live.backup(out)
         with sqlite3.connect(copy) as out:
+            for device in dropped:
+                n = out.execute("DELETE FROM passive_windows WHERE device = ?", (device,)).rowcount
+                print(f"{device}: {n} passive windows dropped")
+            out.commit()
             out.execute("PRAGMA journal_mode = DELETE")
             out.execute("VACUUM")
         with open(copy, "rb") as f, lzma.open(os.path.join(dst, "iowatch.db.xz"), "wb",

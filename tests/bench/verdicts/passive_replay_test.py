@@ -31,6 +31,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDINGS = os.path.join(HERE, "recordings")
 # recording -> (the lines --check prints for its misses, why)
 KNOWN_GAPS = {
+    "passive-bursty-held": (
+        ["loop0 device stage: slowdown 1 raised after - s, goal 900 s"],
+        "the held step (x1.42 over the fifteen minutes) is inside the bound its learning hour "
+        "taught (1.5-1.9): that hour's minute means scattered by 17-26 %, another recording, "
+        "builds and tests sharing the 2 vCPUs with the delay disk, where a quiet hour's "
+        "scattered by 3-4.5 %"),
     "passive-steady-neighbour": (
         ["loop0 device stage: slowdown 1 raised after - s, goal 300 s"],
         "the neighbour's step (x1.30-1.74 for four minutes, then none: x1.39 over the ten) "
