@@ -14,7 +14,7 @@
   keeps the bytes;
 - hotplug: a loop device attached while the program is loaded gets its series, exact; once
   detached, they go and the collector stays healthy;
-- 100 reloads (SIGHUP) turning collectors.bpf.enabled off and on: each unload leaves no BPF
+- 25 reloads (SIGHUP) turning collectors.bpf.enabled off and on: each unload leaves no BPF
   map, program, link or BTF descriptor open, each load opens the same number, and the
   process's descriptors other than sockets (the scrapes') are as many at the end as after
   the first load.
@@ -38,7 +38,7 @@ from serve_cgroup_io import Cgroup, mounts, run_fio_in
 from serve_hotplug import LOOP_CTL_ADD, LOOP_CTL_REMOVE, loop_ctl, loop_nodes
 
 INTERVAL = "100ms"
-CYCLES = 100
+CYCLES = 25
 
 
 def config(enabled=True):
@@ -230,7 +230,7 @@ def descriptor_targets(pid):
 
 
 def wait_for_state(d, want, seconds):
-    """Scrapes every 20 ms (scrape_until's 200 ms made the 100 cycles take 45 s of CI) until
+    """Scrapes every 20 ms (scrape_until's 200 ms made 100 cycles take 45 s of CI) until
     the bpf collector's status is `want` (None: not reported); whether it was."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and d.alive():
