@@ -42,7 +42,7 @@ import time
 import daemon
 
 SIZE = 256 << 20
-INTERVAL = 5  # seconds from the program's attach: fio's start, its 2 s run and its end fit in it
+INTERVAL = 3  # seconds from the program's attach: fio's start, its 1 s run and its end fit in it
 
 
 def diskstats(name):
@@ -65,7 +65,7 @@ def cpu_ticks():
 def fio(filename, rw, bs, extra=()):
     out = subprocess.run(
         ["fio", "--name=b", f"--filename={filename}", f"--size={SIZE}", f"--rw={rw}",
-         f"--bs={bs}", "--direct=1", "--ioengine=psync", "--runtime=2", "--time_based=1",
+         f"--bs={bs}", "--direct=1", "--ioengine=psync", "--runtime=1", "--time_based=1",
          "--output-format=json", *extra],
         check=True, capture_output=True, text=True).stdout
     return json.loads(out[out.find("{"):])
@@ -359,7 +359,7 @@ def check_root_disk_latency(r, binary, work):
     report, before, after, job = measured(
         binary, disk, lambda: subprocess.run(
             ["fio", "--name=q", f"--filename={data}", "--size=64M", "--rw=randread", "--bs=4k",
-             "--direct=1", "--ioengine=psync", "--runtime=2", "--time_based=1",
+             "--direct=1", "--ioengine=psync", "--runtime=1", "--time_based=1",
              "--output-format=json"], check=True, capture_output=True, text=True).stdout)
     job = json.loads(job[job.find("{"):])
     # The root disk serves others too: only reads are compared (a write or two of a journal
@@ -370,7 +370,7 @@ def check_root_disk_latency(r, binary, work):
     # read still reaches the driver, so each must count in the queue and device stages.
     two, before2, after2, _ = measured(binary, disk, lambda: subprocess.run(
         ["fio", "--name=q", f"--filename={data}", "--size=64M", "--rw=randread", "--bs=4k",
-         "--direct=1", "--ioengine=psync", "--runtime=2", "--time_based=1", "--numjobs=2"],
+         "--direct=1", "--ioengine=psync", "--runtime=1", "--time_based=1", "--numjobs=2"],
         check=True, capture_output=True))
     check_counts(r, f"root disk {disk}, randread 4k, 2 readers", two, disk, before2, after2,
                  ["read"])
