@@ -14,12 +14,19 @@ filesystem, pressure, kernel log and SCSI sources (both statfs the host's
 real mounts). SMART stays off: smartctl on 1,000 made-up disks measures
 smartctl, and node_exporter has no SMART of its own.
 
+--host runs both on this host's own /proc and /sys instead, each with every
+source it has: iowatch on the bundled config's defaults with the BPF collector
+on (cgroups, processes, pressure, filesystems, the kernel log, SMART, SCSI, the
+storage stack; probes off), node_exporter with its default collectors. The BPF
+programs' own time is the kernel's, in neither figure (bpf_overhead.py).
+
 iowatch's own time per sample, by collector, is printed after the comparison:
 the mean of iowatch_collector_duration_seconds over the scrapes (with --spacing
 1.0, one sample per scrape), the cost of each source beside the rest in the
 same run.
 
 Usage: serve_vs_node_exporter.py IOWATCH [--devices 1000] [--scrapes 200] [--all-sources]
+       serve_vs_node_exporter.py IOWATCH --host --scrapes 90 --spacing 1.0  (root)
 Run by hand (a benchmark, not a test); figures go to docs/benchmarks.md
 ("`iowatch serve` against prometheus-node-exporter 1.5").
 """
@@ -189,6 +196,8 @@ def main():
                     help="ask for gzip, as Prometheus does (series and bytes stay uncompressed)")
     ap.add_argument("--all-sources", action="store_true",
                     help="filesystems, pressure, kernel log and SCSI too (see the docstring)")
+    ap.add_argument("--host", action="store_true",
+                    help="this host's /proc and /sys, every source of each (see the docstring)")
     ap.add_argument("--spacing", type=float, default=0.0,
                     help="seconds between scrape starts (1.0: one scrape per iowatch sample)")
     args = ap.parse_args()
@@ -196,32 +205,35 @@ def main():
     if not node:
         sys.exit("prometheus-node-exporter is not installed")
     with tempfile.TemporaryDirectory(prefix="iowatch-bench-") as tmp:
-        make_tree(tmp, args.devices)
-        if args.all_sources:
-            add_host_sources(tmp)
-        proc, sysd = os.path.join(tmp, "proc"), os.path.join(tmp, "sys")
         p1, p2 = free_port(), free_port()
+        config = os.path.join(tmp, "iowatch.yaml")
+        ours_args = [args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{p1}",
+                     f"--config.file={config}", f"--state.dir={tmp}/state", "--log.level=warn"]
+        theirs_args = [node, f"--web.listen-address=127.0.0.1:{p2}", "--log.level=warn"]
         # Scrape cost only: the built-in probe jobs would add their fills and
         # runs to iowatch's CPU and RSS, and node_exporter has nothing alike.
-        config = os.path.join(tmp, "iowatch.yaml")
         with open(config, "w") as f:
             f.write("probes: {enabled: false}\n")
-            f.write("collectors: {smart: {enabled: false}}\n" if args.all_sources else
-                    "collectors: {filesystem: {enabled: false}, kmsg: {enabled: false}, "
-                    "smart: {enabled: false}}\n")
-        ours = subprocess.Popen([args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{p1}",
-                                 f"--config.file={config}",
-                                 f"--path.procfs={proc}", f"--path.sysfs={sysd}",
-                                 f"--state.dir={tmp}/state", "--log.level=warn"])
-        theirs = subprocess.Popen([node, f"--web.listen-address=127.0.0.1:{p2}",
-                                   "--collector.disable-defaults", "--collector.diskstats",
-                                   "--collector.meminfo", "--collector.vmstat", "--collector.stat",
-                                   *(["--collector.filesystem", "--collector.pressure"]
-                                     if args.all_sources else []),
-                                   f"--path.procfs={proc}", f"--path.sysfs={sysd}",
-                                   f"--path.rootfs={'/' if args.all_sources else tmp}",
-                                   "--log.level=warn"],
-                                  stderr=subprocess.DEVNULL)
+            if args.host:
+                f.write("collectors: {bpf: {enabled: true}}\n")
+            else:
+                f.write("collectors: {smart: {enabled: false}}\n" if args.all_sources else
+                        "collectors: {filesystem: {enabled: false}, kmsg: {enabled: false}, "
+                        "smart: {enabled: false}}\n")
+        if not args.host:
+            make_tree(tmp, args.devices)
+            if args.all_sources:
+                add_host_sources(tmp)
+            proc, sysd = os.path.join(tmp, "proc"), os.path.join(tmp, "sys")
+            ours_args += [f"--path.procfs={proc}", f"--path.sysfs={sysd}"]
+            theirs_args += ["--collector.disable-defaults", "--collector.diskstats",
+                            "--collector.meminfo", "--collector.vmstat", "--collector.stat",
+                            *(["--collector.filesystem", "--collector.pressure"]
+                              if args.all_sources else []),
+                            f"--path.procfs={proc}", f"--path.sysfs={sysd}",
+                            f"--path.rootfs={'/' if args.all_sources else tmp}"]
+        ours = subprocess.Popen(ours_args)
+        theirs = subprocess.Popen(theirs_args, stderr=subprocess.DEVNULL)
         try:
             wait_up(f"http://127.0.0.1:{p1}/metrics")
             wait_up(f"http://127.0.0.1:{p2}/metrics")
@@ -235,8 +247,9 @@ def main():
                 p.terminate()
                 p.wait(timeout=10)
     keys = ["cpu_ms_per_scrape", "p50_ms", "p99_ms", "peak_rss_mib", "series", "bytes"]
-    print(f"{args.devices} devices, {args.scrapes} scrapes each, {args.spacing} s apart"
-          f"{', gzip' if args.gzip else ''}{', all sources' if args.all_sources else ''}")
+    print(f"{'this host' if args.host else f'{args.devices} devices'}, {args.scrapes} scrapes "
+          f"each, {args.spacing} s apart{', gzip' if args.gzip else ''}"
+          f"{', all sources' if args.all_sources else ''}")
     print("| exporter | " + " | ".join(keys) + " |")
     for r in rows:
         print(f"| {r['exporter']} | " + " | ".join(
