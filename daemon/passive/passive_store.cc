@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/terminal_text.h"
+#include "common/thread_name.h"
 #include "probes/verdicts/passive/passive_drift.h"
 
 namespace iowatch::daemon {
@@ -76,7 +77,10 @@ PassiveStore::PassiveStore(probes::Store store, size_t keep_learned,
       keep_learned_(keep_learned),
       reset_poll_(reset_poll),
       resets_seen_ms_(resets_seen_ms),
-      thread_([this] { Loop(); }) {}
+      thread_([this] {
+        NameThisThread("passive-store");
+        Loop();
+      }) {}
 
 PassiveStore::~PassiveStore() {
   {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/thread_name.h"
+
 namespace iowatch::daemon {
 
 BoundedWorker::BoundedWorker()
@@ -52,5 +54,7 @@ bool BoundedWorker::WaitUntil(std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(state_->mutex);
   return state_->done.wait_until(lock, deadline, [&] { return !state_->busy; });
 }
+
+void BoundedWorker::SetName(std::string_view name) { NameThread(thread_.native_handle(), name); }
 
 }  // namespace iowatch::daemon

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 namespace iowatch::daemon {
@@ -34,6 +35,9 @@ class BoundedWorker {
   bool Start(std::function<void()> job);
   // Waits for the job started last until `deadline`; true once it has finished.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline);
+  // Names the worker's thread (common/thread_name.h: what it reads, so that
+  // `top -H` says which source costs what).
+  void SetName(std::string_view name);
 
  private:
   struct State {

@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "common/thread_name.h"
+
 namespace iowatch::daemon {
 namespace {
 
@@ -53,7 +55,10 @@ struct AsyncDeviceResolver::State {
 AsyncDeviceResolver::AsyncDeviceResolver(Lookup lookup, std::chrono::milliseconds max_wait)
     : state_(std::make_shared<State>()), max_wait_(max_wait) {
   state_->lookup = std::move(lookup);
-  std::thread([state = state_] { state->Run(); }).detach();
+  std::thread([state = state_] {
+    NameThisThread("resolve");
+    state->Run();
+  }).detach();
 }
 
 AsyncDeviceResolver::~AsyncDeviceResolver() {

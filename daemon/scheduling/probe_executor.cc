@@ -14,6 +14,7 @@
 
 #include "collectors/disk/block_devices.h"
 #include "common/clock.h"
+#include "common/thread_name.h"
 #include "daemon/scheduling/conditions_reading.h"
 #include "probes/pipeline/run_probe.h"
 
@@ -120,7 +121,10 @@ ThreadJobExecutor::ThreadJobExecutor(Callback on_done, Options options)
   const uint32_t workers = std::max<uint32_t>(shared_->options.workers, 1);
   shared_->workers_running = workers;
   for (uint32_t i = 0; i < workers; ++i) {
-    workers_.emplace_back([shared = shared_] { shared->Loop(); });
+    workers_.emplace_back([shared = shared_] {
+      NameThisThread("probe");
+      shared->Loop();
+    });
   }
 }
 

@@ -21,6 +21,7 @@
 #include "collectors/smart/smartctl_run.h"
 #include "common/clock.h"
 #include "common/host_units.h"
+#include "common/thread_name.h"
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"
 #include "daemon/http/tls_context.h"
@@ -124,7 +125,9 @@ class App {
         sysfs_(config_.sysfs),
         sampler_(std::move(sampler_options)),
         passive_(MakePassiveService(
-            config_, [this](const std::string& device) { OnPassiveRaise(device); })) {}
+            config_, [this](const std::string& device) { OnPassiveRaise(device); })) {
+    boost::asio::post(sampling_, [] { NameThisThread("sampler"); });
+  }
 
   int Run() {
     SampleNow();  // READY means "serving real data", so the first sample comes first

@@ -31,7 +31,10 @@ Sampler::Sampler(SamplerOptions options, std::span<const SourceDescriptor> sourc
       descriptors_(sources),
       sources_(std::make_shared<Sources>()),
       workers_(std::make_unique<BoundedWorker[]>(sources.size())) {
-  for (const SourceDescriptor& source : sources) sources_->each.push_back(source.make());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    sources_->each.push_back(sources[i].make());
+    workers_[i].SetName(sources[i].name);
+  }
 }
 
 Sampler::~Sampler() = default;

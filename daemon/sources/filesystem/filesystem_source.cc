@@ -28,6 +28,7 @@ constexpr config::Setting kFilesystemSettings[] = {kFilesystemEnabled,  kFsTypes
 
 class FilesystemSource final : public SampleSource {
  public:
+  FilesystemSource() { builder_.SetName("mount-table"); }
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
                Snapshot& out) override;
 

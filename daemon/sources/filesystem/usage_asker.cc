@@ -45,7 +45,18 @@ struct UsageAsker::Batch {
   std::vector<Result<collectors::FilesystemUsage>> results;  // guarded by mutex
 };
 
-UsageAsker::UsageAsker() : worker_(std::make_unique<BoundedWorker>()) {}
+namespace {
+
+// A worker for the statfs calls, named for `top -H`.
+std::unique_ptr<BoundedWorker> StatfsWorker() {
+  auto worker = std::make_unique<BoundedWorker>();
+  worker->SetName("statfs");
+  return worker;
+}
+
+}  // namespace
+
+UsageAsker::UsageAsker() : worker_(StatfsWorker()) {}
 
 UsageAsker::~UsageAsker() = default;
 
@@ -156,7 +167,7 @@ std::optional<size_t> UsageAsker::RunBatch(const collectors::FilesystemUsageBatc
     }
   }
   if (returned || progress.answered == indices.size()) {
-    if (!returned) worker_ = std::make_unique<BoundedWorker>();    // ending, past the deadline
+    if (!returned) worker_ = StatfsWorker();                       // ending, past the deadline
     for (size_t k = progress.answered; k < indices.size(); ++k) {  // not answered: a reader's bug
       answers[indices[k]] = {std::unexpected(Error::Io("statvfs was not answered",
                                                        std::string(requests[indices[k]].path))),
@@ -167,8 +178,8 @@ std::optional<size_t> UsageAsker::RunBatch(const collectors::FilesystemUsageBatc
   const Request& r = requests[indices[progress.answered]];
   const std::string path(r.path);
   const auto stuck_after = progress.since + timeout;
-  stuck_.emplace(path, StuckCall{std::string(r.pool), stuck_after,
-                                 std::exchange(worker_, std::make_unique<BoundedWorker>())});
+  stuck_.emplace(
+      path, StuckCall{std::string(r.pool), stuck_after, std::exchange(worker_, StatfsWorker())});
   Answer& answer = answers[indices[progress.answered]];
   if (Clock::now() < stuck_after) {
     answer = {std::unexpected(Error::Io("statvfs did not answer before the sample's end", path)),

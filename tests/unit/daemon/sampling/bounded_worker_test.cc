@@ -1,14 +1,18 @@
 // BoundedWorker: a job that finishes in time is waited for; one that does not
 // leaves the caller free at its deadline, refuses further jobs while it runs,
 // and lets new ones in once it returns; a worker destroyed with a stuck job
-// neither waits for it nor breaks when it later finishes.
+// neither waits for it nor breaks when it later finishes. Its thread carries
+// the name it is given, as `top -H` shows it.
 #include "daemon/sampling/bounded_worker.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <string>
 
 namespace iowatch::daemon {
 namespace {
@@ -25,6 +29,24 @@ TEST(BoundedWorker, AJobThatFinishesInTimeIsWaitedFor) {
   ASSERT_TRUE(worker.Start([result] { *result = 7; }));  // free again
   EXPECT_TRUE(worker.WaitUntil(Clock::now() + 10s));
   EXPECT_EQ(*result, 7);
+}
+
+TEST(BoundedWorker, ItsThreadCarriesItsNameCutToTheKernels15Bytes) {
+  BoundedWorker worker;
+  auto name = std::make_shared<std::string>();
+  const auto own_name = [name] {
+    std::array<char, 64> text{};
+    pthread_getname_np(pthread_self(), text.data(), text.size());
+    *name = text.data();
+  };
+  worker.SetName("diskstats");
+  ASSERT_TRUE(worker.Start(own_name));
+  ASSERT_TRUE(worker.WaitUntil(Clock::now() + 10s));
+  EXPECT_EQ(*name, "diskstats");
+  worker.SetName("a-name-longer-than-fifteen-bytes");
+  ASSERT_TRUE(worker.Start(own_name));
+  ASSERT_TRUE(worker.WaitUntil(Clock::now() + 10s));
+  EXPECT_EQ(*name, "a-name-longer-t");
 }
 
 TEST(BoundedWorker, AStuckJobCostsTheCallerOnlyTheDeadlineAndBlocksNewJobsUntilItReturns) {
