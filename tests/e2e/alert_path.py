@@ -94,6 +94,9 @@ def regression_raised(d, ratios):
 
 # Prometheus's humanizeTimestamp: Go's time.Time in UTC, "2026-12-05 00:40:12.345 +0000 UTC".
 GO_TIME = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \+0000 UTC"
+# It cuts the seconds to whole milliseconds, so the double nearest 1796582428.825 may read
+# 28.824: a quoted time is up to a millisecond (and a float's hair) below the daemon's.
+QUOTED_TIME_SLACK = 0.0015
 
 
 def go_times(text):
@@ -123,7 +126,7 @@ def check_explained(r, alert, d, ratios, throttled_at, device):
     since = daemon.values(samples, "iowatch_probe_regression_since_timestamp_seconds",
                           probe=JOB, op="read", metric=metric)
     quoted_since = go_times(annotations.get("since", ""))
-    r.check(since and quoted_since and abs(quoted_since[0] - since[0]) < 0.001
+    r.check(since and quoted_since and abs(quoted_since[0] - since[0]) < QUOTED_TIME_SLACK
             and throttled_at - 2 <= since[0] <= time.time(),
             f"`since` is the daemon's first bad run ({since}), after the throttle "
             f"({throttled_at:.3f})", annotations.get("since", ""))
@@ -131,7 +134,8 @@ def check_explained(r, alert, d, ratios, throttled_at, device):
     last = daemon.values(samples, "iowatch_probe_baseline_last_run_timestamp_seconds", probe=JOB)
     quoted_range = go_times(annotations.get("baseline", ""))
     r.check(first and last and len(quoted_range) == 2 and first[0] < last[0] < throttled_at
-            and abs(quoted_range[0] - first[0]) < 0.001 and abs(quoted_range[1] - last[0]) < 0.001,
+            and abs(quoted_range[0] - first[0]) < QUOTED_TIME_SLACK
+            and abs(quoted_range[1] - last[0]) < QUOTED_TIME_SLACK,
             f"`baseline` gives the baseline's runs' range ({first} to {last})",
             annotations.get("baseline", ""))
     r.check(annotations.get("disk", "").startswith(f"On {device} since the first bad run: "),
