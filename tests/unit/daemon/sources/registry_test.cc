@@ -243,5 +243,61 @@ TEST(Registry, AStuckSourceIsServedFromThePreviousSampleAndTimedOut) {
   gate.block_second = false;
 }
 
+// A source that reads nothing and stamps the sample's sequence it ran in.
+class StampingSource : public SampleSource {
+ public:
+  void Collect(const FileTree&, const FileTree&, const SourceContext& context,
+               Snapshot& out) override {
+    out.user_hz = static_cast<double>(context.tick);
+    out.collectors.push_back({"stamping", 0, true, 0, {}, {}});
+  }
+};
+
+constexpr std::string_view kStampingCollectors[] = {"stamping"};
+constexpr SourceDescriptor kStamping{
+    .name = "stamping",
+    .reads = "nothing",
+    .collectors = kStampingCollectors,
+    .config_switch = "",
+    .enabled = AlwaysEnabled,
+    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<StampingSource>()); },
+    .move_fields = SnapshotFields<&Snapshot::user_hz>::Move,
+    .copy_fields = SnapshotFields<&Snapshot::user_hz>::Copy,
+    .add_families = [](TableBuilder&) {},
+};
+constexpr SourceDescriptor kCountingThenStamping[] = {kCounting, kStamping};
+
+// The sources run in turn on one worker: a stuck one passes the next to
+// another, which answers in the same sample.
+TEST(Registry, ASourceAfterAStuckOneStillAnswersInTheSameSample) {
+  Gate& gate = TheGate();
+  gate.reads = 0;
+  gate.block_second = true;
+  SamplerOptions options = TestSamplerOptions();
+  options.read_deadline_seconds = 0.5;
+  {
+    Sampler sampler(std::move(options), kCountingThenStamping);
+    sampler.Collect(kCcissProcfs, kCcissSysfs, 1000);
+    const auto stale = sampler.Collect(kCcissProcfs, kCcissSysfs, 1001);  // counting blocks
+    ASSERT_EQ(stale->collectors.size(), 2u);
+    EXPECT_EQ(stale->collectors[0].name, "counting");
+    EXPECT_FALSE(stale->collectors[0].success);
+    EXPECT_EQ(stale->collectors[1].name, "stamping");
+    EXPECT_TRUE(stale->collectors[1].success) << stale->collectors[1].error;
+    EXPECT_EQ(stale->user_hz, 2);  // this sample's, not the previous one's
+    const auto still = sampler.Collect(kCcissProcfs, kCcissSysfs, 1002);
+    EXPECT_FALSE(still->collectors[0].success);
+    EXPECT_TRUE(still->collectors[1].success);
+    EXPECT_EQ(still->user_hz, 3);
+    {
+      std::lock_guard lock(gate.mutex);
+      gate.open = true;
+    }
+    gate.opened.notify_all();
+  }
+  std::lock_guard lock(gate.mutex);
+  gate.block_second = false;
+}
+
 }  // namespace
 }  // namespace iowatch::daemon
