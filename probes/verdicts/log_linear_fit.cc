@@ -82,19 +82,6 @@ bool Solve(std::span<const Regressors> x, std::span<const double> y,
   return true;
 }
 
-// How much the fitted line itself is unsure at `at`, as a share of the
-// residuals' variance: 1/n at the points' centre of mass, more towards the
-// edges of what they cover (the leverage of a new point).
-double Leverage(const Fit& fit, const Regressors& at, const FitShape& shape) {
-  Regressors d{};
-  for (size_t k = 0; k < shape.regressors; ++k) d[k] = fit.use[k] ? at[k] - fit.mean[k] : 0;
-  Regressors v{};
-  if (!SolveLinear(fit.cross, d, fit.use, v)) return 0;
-  double h = fit.weight > 0 ? 1.0 / fit.weight : 0;
-  for (size_t k = 0; k < shape.regressors; ++k) h += d[k] * v[k];
-  return std::max(h, 0.0);
-}
-
 }  // namespace
 
 Range RangeOf(std::span<const Regressors> x, const FitShape& shape) {
@@ -134,7 +121,7 @@ double Predict(const Fit& fit, const Regressors& x, const FitShape& shape) {
 
 std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const double> y,
                                   std::span<const double> weights, double sign, RegressorSet use,
-                                  const FitShape& shape) {
+                                  const FitShape& shape, RegressorSet either_sign) {
   Fit fit;
   for (size_t round = 0; round <= shape.regressors; ++round) {
     if (!Solve(x, y, weights, use, shape, fit)) {
@@ -152,7 +139,7 @@ std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const
     }
     size_t worst = shape.regressors;
     for (size_t k = 0; k < shape.regressors; ++k) {
-      if (use[k] && sign * fit.slope[k] < 0 &&
+      if (use[k] && !either_sign[k] && sign * fit.slope[k] < 0 &&
           (worst == shape.regressors || sign * fit.slope[k] < sign * fit.slope[worst])) {
         worst = k;
       }
@@ -165,6 +152,16 @@ std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const
   for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(fit, x[i], shape));
   fit.spread = RobustSpread(std::move(residuals));
   return fit;
+}
+
+double Leverage(const Fit& fit, const Regressors& at, const FitShape& shape) {
+  Regressors d{};
+  for (size_t k = 0; k < shape.regressors; ++k) d[k] = fit.use[k] ? at[k] - fit.mean[k] : 0;
+  Regressors v{};
+  if (!SolveLinear(fit.cross, d, fit.use, v)) return 0;
+  double h = fit.weight > 0 ? 1.0 / fit.weight : 0;
+  for (size_t k = 0; k < shape.regressors; ++k) h += d[k] * v[k];
+  return std::max(h, 0.0);
 }
 
 double UncertaintyAt(const Fit& fit, const Regressors& at, const FitShape& shape) {

@@ -91,12 +91,17 @@ Range RangeOf(std::span<const Regressors> x, const FitShape& shape);
 RegressorSet SlopesAllowed(std::span<const Regressors> x, const Range& r, const FitShape& shape);
 // The fit of y on the regressors `use` allows, slopes of the wrong sign
 // (`sign` +1: must not be negative, −1: must not be positive) dropped one
-// at a time, collinear ones by the shape's order. `weights`: one per point,
-// or empty for all 1. nullopt when nothing can be solved.
+// at a time, collinear ones by the shape's order; the regressors of
+// `either_sign` keep a slope of either sign. `weights`: one per point, or
+// empty for all 1. nullopt when nothing can be solved.
 std::optional<Fit> FitConstrained(std::span<const Regressors> x, std::span<const double> y,
                                   std::span<const double> weights, double sign, RegressorSet use,
-                                  const FitShape& shape);
+                                  const FitShape& shape, RegressorSet either_sign = {});
 double Predict(const Fit& fit, const Regressors& x, const FitShape& shape);
+// How much the fitted line itself is unsure at `at`, as a share of the
+// residuals' variance: 1/n at the points' centre of mass, more towards the
+// edges of what they cover (the leverage of a new point).
+double Leverage(const Fit& fit, const Regressors& at, const FitShape& shape);
 // The prediction's uncertainty at `at`, in log units: the residuals' spread
 // widened by the line's own (a prediction interval's σ·√(1 + h), h the
 // point's leverage: larger towards the edges of what the points cover).

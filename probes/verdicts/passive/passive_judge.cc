@@ -64,6 +64,15 @@ void PassiveJudge::Fit(Series& series, std::string_view name) {
       first ? std::hash<std::string_view>{}(name) % std::max<size_t>(policy_.refit_every, 1) : 0;
 }
 
+bool PassiveJudge::StreakTooOld(const RegressionTracker& tracker, int64_t end_ms) const {
+  if (!tracker.AnyPending()) return false;
+  const std::vector<RegressionTracker::Entry> entries = tracker.Entries();
+  return std::ranges::any_of(entries, [&](const RegressionTracker::Entry& e) {
+    return e.streaks.bad_since_ms > 0 &&
+           end_ms - e.streaks.bad_since_ms > policy_.max_streak_span_ms;
+  });
+}
+
 PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window) {
   PassiveVerdict v;
   v.window = window;
@@ -81,6 +90,9 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
   // step just above the bound has one minute in five under it, and three in
   // a row every few hours would clear it and let it be learned.
   if (!v.bad && series.tracker.AnyRegressed() && v.ratio > 1 + (v.bound_ratio - 1) / 2) return v;
+  if (v.bad && !series.tracker.AnyRegressed() && StreakTooOld(series.tracker, window.end_ms)) {
+    series.tracker.Reset();  // this bad window starts a streak of its own
+  }
   MetricVerdict m;
   m.op = window.op;
   m.metric = std::string(kPassiveMetric);
@@ -89,8 +101,14 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
   m.ratio = v.ratio;
   m.threshold = (p.bound_ratio - 1) * p.mean_seconds;
   m.bad = v.bad;
-  const std::vector<RegressionChange> changes = series.tracker.Update(
-      std::span<const MetricVerdict>(&m, 1), window.start_ms, window.end_ms, true);
+  // While nothing is raised, a good minute breaks a streak only where it
+  // could have seen its shift (its bound narrower): a quiet minute of a
+  // bursty disk, whose bound is twice the busy ones', cannot refute them.
+  // Once raised, a minute at the disk's own level counts towards the clear
+  // however wide its bound (those above half its margin were kept out above).
+  const std::vector<RegressionChange> changes =
+      series.tracker.Update(std::span<const MetricVerdict>(&m, 1), window.start_ms, window.end_ms,
+                            series.tracker.AnyRegressed());
   if (!changes.empty()) v.change = changes.front();
   return v;
 }

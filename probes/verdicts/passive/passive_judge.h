@@ -1,8 +1,12 @@
 // PassiveJudge: one disk judged by the I/O it already does. Each series (op,
 // size class, source) has its own model of latency under load
 // (passive_model.h), learned from the disk's own earlier windows, and its
-// own hysteresis (RegressionTracker: K bad windows in a row raise, K
-// informative good ones clear, as for the probes).
+// own hysteresis (RegressionTracker: K bad windows raise, K good ones
+// clear, as for the probes). Building a streak, a good window counts only
+// where it could have seen the streak's shift (its bound narrower), and the
+// K bad windows must fall within max_streak_span_ms: a bursty disk's busy
+// minutes are bad in a slowdown while the quiet ones between, twice as
+// noisy, stay good. Clearing, any good window at the disk's own level counts.
 //
 // A window is judged only where it can be: enough requests, no probe of
 // iowatch's inside, counters that only grew, a model learned, its load
@@ -60,6 +64,10 @@ std::string_view ToString(PassiveReason reason);  // "judged", "too_few_requests
 struct PassiveJudgePolicy {
   PassivePolicy model;
   uint32_t hysteresis = 3;
+  // A streak's bad windows all within this span: between the busy minutes
+  // of a bursty disk come quiet ones too noisy to refute them, and bad
+  // minutes hours apart with only such minutes between are no streak.
+  int64_t max_streak_span_ms = int64_t{15} * 60'000;
   size_t max_windows = 2880;  // two days of minutes learned from (40 bytes each)
   size_t refit_every = 60;    // windows learned between two fits
   bool operator==(const PassiveJudgePolicy&) const = default;
@@ -148,6 +156,8 @@ class PassiveJudge {
              std::vector<PassivePoint>& learned);
   void Fit(Series& series, std::string_view name);
   PassiveVerdict Compare(Series& series, const PassiveWindow& window);
+  // Whether the pending streak began more than max_streak_span_ms before `end_ms`.
+  bool StreakTooOld(const RegressionTracker& tracker, int64_t end_ms) const;
   PassiveVerdict JudgeLearnable(Series& series, const PassiveWindow& window);
   // The drift watch's part of a learnable window: its change, reported as
   // the series' when it flips the series' regressed state.

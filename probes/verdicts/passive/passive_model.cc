@@ -15,6 +15,7 @@ namespace {
 
 constexpr double kOtherBytesUnit = 16.0 * 1024 * 1024;  // 16 MiB/s
 constexpr double kSizeUnit = 4096;
+constexpr size_t kRateBand = 0;  // the regressor log2(1 + rate/64)
 
 // Regressors: the rate's band and the rate itself (a monotone curve that
 // may bend either way), the other I/O's band, steal, the size's octave.
@@ -79,13 +80,56 @@ std::pair<double, double> FitVarianceTerms(std::span<const double> residuals,
   return {sigma2, c2};
 }
 
-// The residual variance as σ² + c²/n (σ² the model's own, c² the requests'
-// coefficient of variation squared): fitted on all residuals, then again
-// with each clipped at 4 of its window's σ until the terms settle (a few
-// rounds: each shrinks what stalled minutes add), so that one stalled
-// minute in a hundred does not make the disk look noisy.
-std::pair<double, double> VarianceTerms(std::span<const double> residuals,
-                                        std::span<const double> inverse_n) {
+// The model's own variance as a line in the load, fitted on what the
+// requests' term leaves of each clipped squared residual; kept only where
+// its slope stands 3 standard errors from 0 (squared residuals are noisy,
+// and a disk as steady busy as idle keeps one σ²).
+void FitLoadTerm(std::span<const double> residuals, std::span<const double> load,
+                 std::span<const double> inverse_n, PassiveVariance& v) {
+  const size_t count = residuals.size();
+  if (count < 3) return;
+  std::vector<double> excess;
+  excess.reserve(count);
+  double mean_excess = 0;
+  double mean_load = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double limit = 4 * std::sqrt(v.sigma2 + v.c2 * inverse_n[i]);
+    const double r = std::clamp(residuals[i], -limit, limit);
+    excess.push_back(r * r - v.c2 * inverse_n[i]);
+    mean_excess += excess.back() / static_cast<double>(count);
+    mean_load += load[i] / static_cast<double>(count);
+  }
+  double cov = 0;
+  double var = 0;
+  for (size_t i = 0; i < count; ++i) {
+    cov += (excess[i] - mean_excess) * (load[i] - mean_load);
+    var += (load[i] - mean_load) * (load[i] - mean_load);
+  }
+  if (!(var > 0)) return;
+  const double slope = cov / var;
+  double left = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double e = excess[i] - mean_excess - slope * (load[i] - mean_load);
+    left += e * e;
+  }
+  const double standard_error = std::sqrt(left / static_cast<double>(count - 2) / var);
+  if (std::abs(slope) < 3 * standard_error || !(mean_excess > 0)) return;
+  v.sigma2 = mean_excess;
+  v.per_load = slope;
+  v.load_mean = mean_load;
+  // Never below a quarter of the mean's: a narrower end is what the load's
+  // term is for, one narrower still is a few quiet windows.
+  v.floor = mean_excess / 4;
+}
+
+// The residual variance as σ²(load) + c²/n (σ² the model's own, c² the
+// requests' coefficient of variation squared): fitted on all residuals, then
+// again with each clipped at 4 of its window's σ until the terms settle (a
+// few rounds: each shrinks what stalled minutes add), so that one stalled
+// minute in a hundred does not make the disk look noisy; then, where
+// `by_load`, σ² as a line in the load.
+PassiveVariance VarianceTerms(std::span<const double> residuals, std::span<const double> load,
+                              std::span<const double> inverse_n, bool by_load) {
   constexpr int kRounds = 12;
   std::pair<double, double> terms = FitVarianceTerms(residuals, inverse_n, {0, 0}, 0);
   for (int round = 0; round < kRounds && terms.first + terms.second > 0; ++round) {
@@ -95,7 +139,36 @@ std::pair<double, double> VarianceTerms(std::span<const double> residuals,
     terms = next;
     if (settled) break;
   }
-  return terms;
+  PassiveVariance v;
+  v.sigma2 = terms.first;
+  v.c2 = terms.second;
+  if (by_load) FitLoadTerm(residuals, load, inverse_n, v);
+  return v;
+}
+
+// Whether the windows' requests in flight (rate × mean latency, Little's
+// law) grow with their rate: the top quarter by rate holds twice the bottom
+// quarter's. A closed-loop workload keeps its queue whatever its rate, so
+// there a latency that falls as the rate rises is the tautology rate =
+// depth / latency, and a slower disk's fewer requests would explain its
+// slowness away; an open one (requests that arrive whatever the disk does)
+// may truly be faster when busy (threads kept awake, caches warm).
+bool InFlightGrowsWithRate(std::span<const PassivePoint> points) {
+  std::vector<std::pair<double, double>> by_rate;
+  by_rate.reserve(points.size());
+  for (const PassivePoint& p : points) {
+    by_rate.emplace_back(p.rate, static_cast<double>(p.rate) * p.mean_seconds);
+  }
+  std::ranges::sort(by_rate);
+  const size_t quarter = by_rate.size() / 4;
+  if (quarter == 0) return false;
+  double low = 0;
+  double high = 0;
+  for (size_t i = 0; i < quarter; ++i) {
+    low += by_rate[i].second;
+    high += by_rate[by_rate.size() - 1 - i].second;
+  }
+  return high > 2 * low;
 }
 
 std::string DescribeOutside(size_t stress, const PassiveWindow& w, const Range& r, size_t windows) {
@@ -152,11 +225,13 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> po
   std::vector<Regressors> x;
   std::vector<double> y;
   std::vector<double> inverse_n;
+  std::vector<PassivePoint> kept;
   PassiveModel model;
   model.first_ms_ = INT64_MAX;
   model.last_ms_ = INT64_MIN;
   for (const PassivePoint& p : points) {
     if (p.requests == 0 || !(p.mean_seconds > 0)) continue;
+    kept.push_back(p);
     x.push_back(RegressorsOf(p));
     y.push_back(std::log(static_cast<double>(p.mean_seconds)));
     inverse_n.push_back(1.0 / static_cast<double>(p.requests));
@@ -170,23 +245,37 @@ std::optional<PassiveModel> PassiveModel::Learn(std::span<const PassivePoint> po
   const FitShape& shape = WindowShape();
   model.range_ = RangeOf(x, shape);
   const RegressorSet allowed = SlopesAllowed(x, model.range_, shape);
-  const std::optional<Fit> first = FitConstrained(x, y, {}, 1, allowed, shape);
+  // The rate's band may fall only where the I/O is open (the linear term,
+  // queueing at high rates, still only rises).
+  RegressorSet either_sign{};
+  either_sign[kRateBand] = allowed[kRateBand] && InFlightGrowsWithRate(kept);
+  const std::optional<Fit> first = FitConstrained(x, y, {}, 1, allowed, shape, either_sign);
   if (!first) return std::nullopt;
   std::vector<double> residuals;
+  std::vector<double> load;
   residuals.reserve(y.size());
-  for (size_t i = 0; i < y.size(); ++i) residuals.push_back(y[i] - Predict(*first, x[i], shape));
-  const auto [sigma2, c2] = VarianceTerms(residuals, inverse_n);
+  load.reserve(y.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    residuals.push_back(y[i] - Predict(*first, x[i], shape));
+    load.push_back(x[i][kRateBand]);
+  }
+  // A disk busy part of the time may be steadier busy than idle (or the
+  // reverse): where the windows spread over the rate, the variance follows it.
+  const PassiveVariance variance = VarianceTerms(residuals, load, inverse_n, allowed[kRateBand]);
   // Each window weighted by its share of the model's own variance, so that
   // a minute of 50 requests counts less than one of 5,000.
   std::vector<double> weights;
   weights.reserve(inverse_n.size());
-  for (double u : inverse_n) weights.push_back(sigma2 > 0 ? sigma2 / (sigma2 + c2 * u) : 1.0);
-  std::optional<Fit> fit = FitConstrained(x, y, weights, 1, allowed, shape);
+  for (size_t i = 0; i < inverse_n.size(); ++i) {
+    const double v = variance.At(load[i], inverse_n[i]);
+    weights.push_back(variance.sigma2 > 0 && v > 0 ? variance.sigma2 / v : 1.0);
+  }
+  std::optional<Fit> fit = FitConstrained(x, y, weights, 1, allowed, shape, either_sign);
   if (!fit) return std::nullopt;
-  fit->spread = std::sqrt(sigma2);
+  fit->spread = std::sqrt(variance.sigma2);
   model.range_ = CoveredRange(x, model.range_, *fit, shape);
   model.fit_ = *fit;
-  model.c2_ = c2;
+  model.variance_ = variance;
   return model;
 }
 
@@ -201,9 +290,11 @@ PassivePrediction PassiveModel::At(const PassiveWindow& w, const PassivePolicy& 
     return out;
   }
   const double mean = std::exp(Predict(fit_, where.at, shape));
-  const double line = UncertaintyAt(fit_, where.at, shape);  // σ·√(1 + h)
-  const double window = w.requests > 0 ? c2_ / static_cast<double>(w.requests) : 0;
-  const double sigma = std::sqrt(line * line + window);
+  // σ²(load)·(1 + h), h the line's own uncertainty there, + c²/n.
+  const double line =
+      (variance_.At(where.at[kRateBand], 0)) * (1 + Leverage(fit_, where.at, shape));
+  const double window = w.requests > 0 ? variance_.c2 / static_cast<double>(w.requests) : 0;
+  const double sigma = std::sqrt(line + window);
   if (!std::isfinite(mean) || mean <= 0 || !std::isfinite(sigma)) {
     out.outside = fmt::format("its prediction there is not a finite figure ({:g})", mean);
     return out;

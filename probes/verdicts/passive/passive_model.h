@@ -6,8 +6,10 @@
 //   log(latency) = a + b·log2(1 + rate/64) + b'·rate/4096
 //                    + c·log2(1 + other/16 MiB/s) + d·steal + e·log2(size/4 KiB)
 //
-// fitted by LogLinearFit with every slope ≥ 0 (more load never makes a
-// healthy disk faster: a slope of the wrong sign is noise), a slope only for
+// fitted by LogLinearFit with every slope ≥ 0 but the rate band's where the
+// I/O is open (InFlightGrowsWithRate: a closed-loop workload's falling line
+// would be the tautology rate = depth / latency; an open one may truly be
+// faster busy, its threads awake), a slope only for
 // a load the windows spread over, and no prediction above the loads they
 // covered (a tenth of the range beyond where sloped; where not, no further
 // than ten windows vouch for, so that a few minutes of a steal burst do not
@@ -17,14 +19,18 @@
 // on a slower disk does fewer requests, which moves its point up and to the
 // left, above a rising line.
 //
-// A window's mean over n requests scatters more than one over thousands:
-// the residuals' variance is modelled as σ² + c²/n (c the requests' own
-// coefficient of variation, fitted on the squared residuals), windows are
-// weighted by 1/(σ² + c²/n), and the bound at a window is
-// 1 + max(tolerance, k·(e^(√(σ²(1 + h) + c²/n)) − 1)), h its leverage.
+// A window's mean over n requests scatters more than one over thousands,
+// and a disk busy part of the time may be steadier busy than idle: the
+// residuals' variance is modelled as σ²(rate) + c²/n (PassiveVariance: σ²
+// linear in the rate's band where the windows spread over it, never below a
+// quarter of its mean; c the requests' own coefficient of variation; both
+// fitted on the squared residuals), windows are weighted by its inverse,
+// and the bound at a window is
+// 1 + max(tolerance, k·(e^(√(σ²(rate)(1 + h) + c²/n)) − 1)), h its leverage.
 // Thread-safety: plain values.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -64,6 +70,19 @@ struct PassivePoint {
 };
 PassivePoint PointOf(const PassiveWindow& w);
 
+// A window's residual variance, in log units squared:
+// max(σ² + s·(load − its mean), floor) + c²/n, the load the rate's band.
+struct PassiveVariance {
+  double sigma2 = 0;    // σ² at the windows' mean load
+  double per_load = 0;  // s: 0 unless the windows spread over the rate
+  double load_mean = 0;
+  double floor = 0;
+  double c2 = 0;  // the requests' own coefficient of variation, squared
+  double At(double load, double inverse_n) const {
+    return std::max(sigma2 + per_load * (load - load_mean), floor) + c2 * inverse_n;
+  }
+};
+
 struct PassivePrediction {
   double mean_seconds = 0;  // the predicted mean latency; 0 when `outside`
   double bound_ratio = 0;   // observed / predicted above this is bad
@@ -83,15 +102,17 @@ class PassiveModel {
   PassivePrediction At(const PassiveWindow& w, const PassivePolicy& policy) const;
 
   size_t Windows() const { return fit_.points; }
-  double Sigma() const { return fit_.spread; }  // the model's own, log units
-  double RequestCv2() const { return c2_; }     // c²: the per-request term
+  double Sigma() const { return fit_.spread; }        // the model's own at its mean load, log units
+  double RequestCv2() const { return variance_.c2; }  // c²: the per-request term
+  // The rate band's slope: negative where latency falls with load (open loop only).
+  double RateSlope() const { return fit_.use[0] ? fit_.slope[0] : 0; }
   int64_t FirstMs() const { return first_ms_; }
   int64_t LastMs() const { return last_ms_; }
 
  private:
   Fit fit_;
   Range range_;
-  double c2_ = 0;
+  PassiveVariance variance_;
   int64_t first_ms_ = 0;
   int64_t last_ms_ = 0;
 };

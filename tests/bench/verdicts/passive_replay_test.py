@@ -31,13 +31,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RECORDINGS = os.path.join(HERE, "recordings")
 # recording -> (the lines --check prints for its misses, why)
 KNOWN_GAPS = {
-    "passive-bursty-held": (
-        ["loop0 device stage: slowdown 1 raised after - s, goal 900 s"],
-        "the held step (x1.39 over the fifteen minutes) is inside the bound learned (1.6-2.4): "
-        "here latency falls with load (between bursts the loop and FUSE threads sleep and each "
-        "sparse request pays their wake-ups: small reads 650-1,810 us a minute, 555-850 in burst "
-        "minutes), and the model's slopes are kept rising on purpose, so it fits one level "
-        "through both and a bound wide enough for both; recorded on a quiet machine"),
     "passive-steady-neighbour": (
         ["loop0 device stage: slowdown 1 raised after - s, goal 300 s"],
         "the neighbour's step (x1.30-1.74 for four minutes, then none: x1.39 over the ten) "

@@ -23,7 +23,11 @@
 // replayed as one: its windows are the same series', whatever disk the
 // daemon saw in each part.
 //
-//   replay_passive [--check] [--tsv] DIR
+//   replay_passive [--check] [--tsv] [--windows] DIR
+//
+// --windows: also each judged window of the recording's device by the
+// device stage (minutes from the first slowdown's start, the series, its
+// rate, observed and predicted mean, ratio, bound, bad).
 //
 // --check: the goals, for the recording's own device (events.json "device")
 // and the device stage: no false alarm, at least 80 % of eligible windows
@@ -138,8 +142,18 @@ bool Inside(const Slowdown& s, int64_t at_ms, int64_t margin_ms) {
   return at_ms >= s.on_ms && at_ms < off;
 }
 
-// Judges one disk's windows of one source, oldest first.
-Tally Replay(const Recording& rec, std::vector<StoredPassiveWindow> windows) {
+void PrintWindow(const Recording& rec, const PassiveVerdict& v) {
+  const PassiveWindow& w = v.window;
+  const int64_t from = rec.slowdowns.empty() ? 0 : rec.slowdowns.front().on_ms;
+  std::printf("%7.1f\t%s/%s\t%6.0f/s\t%7.0f us\t%7.0f us\t%5.2f\t%5.2f\t%s\n",
+              static_cast<double>(w.start_ms - from) / kMinuteMs, w.op.c_str(), w.size.c_str(),
+              w.rate, w.mean_seconds * 1e6, v.predicted_seconds * 1e6, v.ratio, v.bound_ratio,
+              v.bad ? "bad" : "");
+}
+
+// Judges one disk's windows of one source, oldest first; each judged one
+// printed where `print`.
+Tally Replay(const Recording& rec, std::vector<StoredPassiveWindow> windows, bool print) {
   std::ranges::sort(windows, [](const StoredPassiveWindow& a, const StoredPassiveWindow& b) {
     return std::tie(a.window.end_ms, a.window.op, a.window.size) <
            std::tie(b.window.end_ms, b.window.op, b.window.size);
@@ -158,6 +172,7 @@ Tally Replay(const Recording& rec, std::vector<StoredPassiveWindow> windows) {
     if (w.end_ms != last_end) ++t.minutes;
     last_end = w.end_ms;
     const PassiveVerdict v = judge.Judge(w);
+    if (print && v.reason == PassiveReason::kJudged) PrintWindow(rec, v);
     if (ToString(v.reason) != stored.reason || v.bad != stored.bad) ++t.differs;
     if (w.requests >= policy.model.min_requests && !w.probe &&
         v.reason != PassiveReason::kLearning) {
@@ -234,7 +249,7 @@ std::vector<std::string> Check(const Recording& rec, const Tally& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check = false, tsv = false;
+  bool check = false, tsv = false, show_windows = false;
   std::optional<fs::path> dir;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -242,15 +257,18 @@ int main(int argc, char** argv) {
       check = true;
     } else if (arg == "--tsv") {
       tsv = true;
+    } else if (arg == "--windows") {
+      show_windows = true;
     } else if (arg.starts_with("--") || dir) {
-      std::fprintf(stderr, "usage: replay_passive [--check] [--tsv] DIR (got %s)\n", arg.c_str());
+      std::fprintf(stderr, "usage: replay_passive [--check] [--tsv] [--windows] DIR (got %s)\n",
+                   arg.c_str());
       return 2;
     } else {
       dir = arg;
     }
   }
   if (!dir) {
-    std::fprintf(stderr, "usage: replay_passive [--check] [--tsv] DIR\n");
+    std::fprintf(stderr, "usage: replay_passive [--check] [--tsv] [--windows] DIR\n");
     return 2;
   }
   const std::optional<Recording> rec = Load(*dir);
@@ -270,7 +288,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> missed = {"no device-stage window of " + rec->device};
   for (const auto& [key, windows] : series) {
     const auto& [device, source] = key;
-    const Tally t = Replay(*rec, windows);
+    const Tally t = Replay(
+        *rec, windows, show_windows && device == rec->device && source == PassiveSource::kDevice);
     const double share = JudgedPercent(t);
     std::string by;
     for (const std::string& b : t.raised_by) by += (by.empty() ? "" : ",") + b;

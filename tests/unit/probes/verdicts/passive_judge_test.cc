@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "tests/unit/probes/verdicts/synthetic_minutes.h"
@@ -231,6 +232,43 @@ TEST(PassiveJudge, TheDaysLoadIsCoveredAfterADay) {
     judged += judge.Judge(w).reason == PassiveReason::kJudged;
   }
   EXPECT_GT(judged, 30u);
+}
+
+// A bursty disk slowed by 40 %: its busy minutes go bad, the noisy quiet
+// ones between stay good under their wider bound and do not break the
+// streak. Over ten seeds nothing is raised before the step and at least 8
+// are raised within 15 minutes (9 are; 4 were while every good quiet minute
+// broke the streak).
+TEST(PassiveJudge, ABurstyDisksStepIsRaisedAcrossItsQuietMinutes) {
+  int in_time = 0;
+  for (uint64_t seed = 11; seed < 21; ++seed) {
+    PassiveJudge judge;
+    std::vector<PassiveVerdict> verdicts;
+    for (const PassiveWindow& w : test_data::BurstyMinutes(110, seed, 4, 1.4, 80)) {
+      verdicts.push_back(judge.Judge(w));
+    }
+    const int raised = FirstChange(verdicts, true);
+    EXPECT_TRUE(raised == -1 || raised >= 80) << seed << " raised at minute " << raised;
+    if (raised >= 80 && raised <= 80 + 15) ++in_time;
+  }
+  EXPECT_GE(in_time, 8);
+}
+
+// The same disk, its busy minutes now once every 20 minutes and each bad:
+// four bad minutes, but no three within 15 minutes, so nothing is raised.
+TEST(PassiveJudge, BadMinutesFarApartAreNoStreak) {
+  PassiveJudge judge;
+  std::vector<PassiveWindow> minutes = test_data::BurstyMinutes(80, 12);  // learned
+  for (PassiveWindow w : test_data::BurstyMinutes(80, 13, 20)) {
+    w.start_ms += 80 * kMinuteMs;
+    w.end_ms += 80 * kMinuteMs;
+    if (w.rate > 100) w.mean_seconds *= 1.8;  // each busy minute
+    minutes.push_back(w);
+  }
+  std::vector<PassiveVerdict> verdicts;
+  for (const PassiveWindow& w : minutes) verdicts.push_back(judge.Judge(w));
+  EXPECT_EQ(FirstChange(verdicts, true), -1);
+  EXPECT_GE(std::ranges::count_if(verdicts, [](const PassiveVerdict& v) { return v.bad; }), 3);
 }
 
 }  // namespace

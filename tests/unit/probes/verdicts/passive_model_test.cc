@@ -187,5 +187,33 @@ TEST(PassiveModel, AFreshModelOfASteadyLoadCoversAllOfIt) {
   EXPECT_NE(model->At(busier, PassivePolicy{}).outside.find("rate"), std::string::npos);
 }
 
+// Where the requests arrive whatever the disk does and latency falls with
+// load, the model follows the fall, and its bound is narrower where the
+// minutes are steadier (the busy ones).
+TEST(PassiveModel, FollowsALatencyThatFallsWithAnOpenLoad) {
+  const std::optional<PassiveModel> model =
+      PassiveModel::Learn(test_data::BurstyMinutes(120, 5), Policy());
+  ASSERT_TRUE(model);
+  EXPECT_LT(model->RateSlope(), 0);
+  PassiveWindow busy = test_data::BurstyMinutes(4, 6)[3];
+  PassiveWindow quiet = test_data::BurstyMinutes(4, 6)[0];
+  const PassivePrediction at_busy = model->At(busy, Policy());
+  const PassivePrediction at_quiet = model->At(quiet, Policy());
+  ASSERT_TRUE(at_busy.outside.empty() && at_quiet.outside.empty());
+  EXPECT_NEAR(at_busy.mean_seconds / 580e-6, 1, 0.1);
+  EXPECT_NEAR(at_quiet.mean_seconds / 1.2e-3, 1, 0.15);
+  EXPECT_LT(at_busy.bound_ratio, 1.4);  // 3σ of 7 %
+  EXPECT_GT(at_quiet.bound_ratio, 1.8);
+}
+
+// A closed loop's lighter minutes are its slower ones (rate = depth /
+// latency): no falling line, whatever the points say.
+TEST(PassiveModel, NeverLetsAClosedLoopsLatencyFallWithItsRate) {
+  const std::optional<PassiveModel> model =
+      PassiveModel::Learn(test_data::ClosedLoopMinutes(120, 7), Policy());
+  ASSERT_TRUE(model);
+  EXPECT_GE(model->RateSlope(), 0);
+}
+
 }  // namespace
 }  // namespace iowatch::probes

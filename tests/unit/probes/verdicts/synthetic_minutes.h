@@ -49,4 +49,57 @@ inline std::vector<PassiveWindow> Minutes(const Disk& disk, int count, uint64_t 
   return out;
 }
 
+// A bursty disk whose latency falls with load (its threads sleep between
+// sparse requests): a minute in `every` is a burst of 600 requests a second
+// at 580 µs, steady (σ 7 %); the others 33 a second at 1.2 ms, noisy (σ 35 %).
+// The requests arrive whatever the disk does (open loop): a burst minute
+// holds eight times a quiet one's requests in flight. `slower` from minute
+// `slow_from` on.
+inline std::vector<PassiveWindow> BurstyMinutes(int count, uint64_t seed, int every = 4,
+                                                double slower = 1, int slow_from = 0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<PassiveWindow> out;
+  for (int i = 0; i < count; ++i) {
+    PassiveWindow w;
+    w.device = "sda";
+    w.op = "read";
+    w.size = "all";
+    w.start_ms = int64_t{60'000} * i;
+    w.end_ms = w.start_ms + 60'000;
+    const bool burst = i % every == every - 1;
+    w.rate = burst ? 600 : 33;
+    w.requests = static_cast<uint64_t>(w.rate * 60);
+    w.mean_seconds =
+        (burst ? 580e-6 * std::exp(0.07 * normal(rng)) : 1.2e-3 * std::exp(0.35 * normal(rng))) *
+        (i >= slow_from ? slower : 1);
+    w.mean_bytes = 4096;
+    out.push_back(w);
+  }
+  return out;
+}
+
+// A closed-loop disk: half a request in flight at all times, so its rate is
+// 0.5 / latency and a slower minute is a lighter one (the tautology a
+// falling line would learn).
+inline std::vector<PassiveWindow> ClosedLoopMinutes(int count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<PassiveWindow> out;
+  for (int i = 0; i < count; ++i) {
+    PassiveWindow w;
+    w.device = "sda";
+    w.op = "read";
+    w.size = "all";
+    w.start_ms = int64_t{60'000} * i;
+    w.end_ms = w.start_ms + 60'000;
+    w.mean_seconds = 1e-3 * std::exp(0.5 * normal(rng));
+    w.rate = 0.5 / w.mean_seconds;
+    w.requests = static_cast<uint64_t>(w.rate * 60);
+    w.mean_bytes = 4096;
+    out.push_back(w);
+  }
+  return out;
+}
+
 }  // namespace iowatch::probes::test_data
