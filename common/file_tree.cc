@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -212,7 +213,89 @@ Status ForEachLineOfFile(const std::filesystem::path& path,
 }
 
 Result<std::string> FileTree::Read(std::string_view relative, size_t max_bytes) const {
+  if (kept_ != nullptr) return kept_->Read(PathOf(relative), max_bytes);
   return ReadFile(PathOf(relative), {.max_bytes = max_bytes});
+}
+
+namespace {
+
+// The whole file from its start (pread: a seq_file written afresh), or the
+// read's error.
+Result<std::string> ReadFromStart(int fd, const std::string& path, size_t max_bytes) {
+  std::string content;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(content.size()));
+    if (n == 0) return content;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(errno, "cannot read", path);
+    }
+    if (content.size() + static_cast<size_t>(n) > max_bytes) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       fmt::format("cannot read: longer than {} bytes", max_bytes), path);
+    }
+    content.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+bool OnProcOrSysfs(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+}
+
+size_t DescriptorShare(size_t capacity) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return capacity;
+  return std::min<size_t>(capacity, limit.rlim_cur / 4);
+}
+
+}  // namespace
+
+KeptFiles::KeptFiles(size_t capacity) : capacity_(DescriptorShare(capacity)) {}
+
+KeptFiles::~KeptFiles() {
+  for (const auto& [path, kept] : files_) ::close(kept.fd);
+}
+
+void KeptFiles::Close(const std::string& path) {
+  const auto it = files_.find(path);
+  if (it == files_.end()) return;
+  ::close(it->second.fd);
+  files_.erase(it);
+}
+
+Result<std::string> KeptFiles::Read(const std::filesystem::path& path, size_t max_bytes) {
+  const std::string& name = path.native();
+  if (const auto it = files_.find(name); it != files_.end()) {
+    auto content = ReadFromStart(it->second.fd, name, max_bytes);
+    if (content) {
+      it->second.read = true;
+      return content;
+    }
+    Close(name);  // gone or changed: opened afresh below
+  }
+  const ReadFileOptions options{.max_bytes = max_bytes};
+  auto fd = OpenToRead(path, options);
+  if (!fd) return ErrorOf(fd);
+  FdCloser closer(*fd);
+  auto content = ReadFromStart(*fd, name, max_bytes);
+  if (content && files_.size() < capacity_ && OnProcOrSysfs(*fd)) {
+    files_.emplace(name, Open{closer.Release(), true});
+  }
+  return content;
+}
+
+void KeptFiles::Sweep() {
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (!it->second.read) {
+      ::close(it->second.fd);
+      it = files_.erase(it);
+    } else {
+      it->second.read = false;
+      ++it;
+    }
+  }
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,43 @@ inline constexpr size_t kMaxSysfsAttributeBytes = 64 << 10;
 inline constexpr size_t kMaxProcfsFileBytes = 4 << 20;
 inline constexpr size_t kMaxDiskstatsBytes = 64 << 20;
 
+// KeptFiles: procfs and sysfs files read again and again through
+// descriptors kept open. A pread from offset 0 makes the kernel write a
+// seq_file afresh (procps' vmstat and top read /proc/stat so), so a read is
+// two system calls instead of open, fstat, read, read and close: on a VM,
+// where each system call pays a hypercall, the opens were a fifth of an idle
+// daemon's CPU. Only files on procfs and sysfs are kept (fstatfs); any other
+// (a fixture tree under --path.procfs) is opened afresh each read, so a file
+// replaced there is read anew. A read through a kept descriptor that fails
+// (its process exited: ESRCH; its device went: ENODEV) closes it and opens
+// the path again. At most `capacity` are kept (a quarter of the descriptor
+// limit at most: the rest is the daemon's); Sweep closes those not read
+// since the last Sweep (the processes gone).
+// Thread-safety: one thread at a time (a source's worker).
+class KeptFiles {
+ public:
+  explicit KeptFiles(size_t capacity = 64);
+  ~KeptFiles();
+  KeptFiles(const KeptFiles&) = delete;
+  KeptFiles& operator=(const KeptFiles&) = delete;
+
+  // ReadFile of `path` (a regular file of at most max_bytes), through a kept
+  // descriptor where it may be kept.
+  Result<std::string> Read(const std::filesystem::path& path, size_t max_bytes);
+  void Sweep();
+  size_t Kept() const { return files_.size(); }
+
+ private:
+  struct Open {
+    int fd = -1;
+    bool read = false;  // since the last Sweep
+  };
+  void Close(const std::string& path);
+
+  size_t capacity_;
+  std::map<std::string, Open, std::less<>> files_;  // by path
+};
+
 // A subdirectory and its inode number, as readdir reports it: on kernfs
 // (cgroupfs, sysfs) the node's id, by which BPF programs name cgroups.
 struct DirectoryEntry {
@@ -92,6 +130,14 @@ struct DirectoryEntry {
 class FileTree {
  public:
   explicit FileTree(std::filesystem::path root) : root_(std::move(root)) {}
+
+  // This tree, its files read through `kept` (KeptFiles): for a source that
+  // reads the same files each sample. The copy is for `kept`'s one thread.
+  FileTree Keeping(KeptFiles& kept) const {
+    FileTree tree = *this;
+    tree.kept_ = &kept;
+    return tree;
+  }
 
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path PathOf(std::string_view relative) const { return root_ / relative; }
@@ -120,6 +166,7 @@ class FileTree {
                                                   bool directories_only) const;
 
   std::filesystem::path root_;
+  KeptFiles* kept_ = nullptr;  // not owned; Keeping's
 };
 
 }  // namespace iowatch

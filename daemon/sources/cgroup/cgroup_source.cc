@@ -46,6 +46,7 @@ class CgroupSource final : public SampleSource {
   std::optional<uint64_t> previous_uptime_cs_;
   std::map<std::string, PairState, std::less<>> pairs_;  // "cgroup\0device"
   uint64_t skipped_total_ = 0;                           // malformed cgroup files since start
+  KeptFiles kept_;                                       // uptime
 };
 
 }  // namespace
@@ -104,7 +105,7 @@ void CgroupSource::Collect(const FileTree& procfs, const FileTree& sysfs,
     }
     layout_ = std::move(*layout);
   }
-  const auto uptime = collectors::ReadUptimeCentiseconds(procfs);
+  const auto uptime = collectors::ReadUptimeCentiseconds(procfs.Keeping(kept_));
   const double interval_seconds = uptime && previous_uptime_cs_ && *uptime > *previous_uptime_cs_
                                       ? static_cast<double>(*uptime - *previous_uptime_cs_) / 100
                                       : 0;

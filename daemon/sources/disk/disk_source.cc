@@ -71,6 +71,7 @@ class DiskSource final : public SampleSource {
   std::shared_ptr<const std::vector<collectors::BlockDevice>> block_devices_;
   bool discovery_ok_ = false;
   ParseErrorCount parse_errors_;
+  KeptFiles kept_;  // diskstats, uptime
 };
 
 }  // namespace
@@ -141,7 +142,8 @@ void DiskSource::Collect(const FileTree& procfs, const FileTree& sysfs,
   const double start = context.now();
   // Without uptime the counters are still exported; only the rates, which
   // need the interval, are not.
-  auto sample = collectors::ReadDiskSample(procfs, collectors::UptimeNeed::kOptional);
+  auto sample =
+      collectors::ReadDiskSample(procfs.Keeping(kept_), collectors::UptimeNeed::kOptional);
   CollectorStatus status{"diskstats", 0, sample.has_value(), 0, {}, {}};
   if (!sample) status.error = sample.error().ToString();
   if (sample && sample->uptime_error) {

@@ -91,6 +91,7 @@ class FilesystemSource final : public SampleSource {
   std::shared_ptr<MountTableBuild> building_;
   size_t next_ = 0;  // the position in the selection the next sample asks first
   uint64_t skipped_total_ = 0;
+  KeptFiles kept_;  // each ext4 filesystem's error counts in sysfs
 };
 
 void FilesystemSource::ReadErrors(const FileTree& sysfs, const collectors::Mount& mount,
@@ -243,9 +244,11 @@ void FilesystemSource::Collect(const FileTree& procfs, const FileTree& sysfs,
     skipped_total_ += table.built->skipped.size();
     if (!table.built->skipped.empty()) status.parse_error = table.built->skipped.front().ToString();
     out.filesystems.series = table.built->described;
+    const FileTree kept_sysfs = sysfs.Keeping(kept_);
     for (size_t i = 0; i < selected.size(); ++i) {
-      ReadErrors(sysfs, selected[i].mount, table.known[i], out.filesystems.series[i]);
+      ReadErrors(kept_sysfs, selected[i].mount, table.known[i], out.filesystems.series[i]);
     }
+    kept_.Sweep();  // the filesystems unmounted
     AskUsage(selected, table.known, context);
     for (size_t i = 0; i < selected.size(); ++i) {
       out.filesystems.series[i].usage = table.known[i].usage;

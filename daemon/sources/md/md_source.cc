@@ -18,6 +18,9 @@ class MdSource final : public SampleSource {
   // Fills out.md and appends the "mdstat" and "md_sysfs" collectors' status.
   void Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
                Snapshot& out) override;
+
+ private:
+  KeptFiles kept_;  // mdstat
 };
 
 }  // namespace
@@ -25,8 +28,8 @@ class MdSource final : public SampleSource {
 void MdSource::Collect(const FileTree& procfs, const FileTree& sysfs, const SourceContext& context,
                        Snapshot& out) {
   double start = context.now();
-  CollectorStatus mdstat = OptionalFeatureStatus("mdstat", "no md arrays",
-                                                 collectors::ReadMdstat(procfs), out.md.arrays);
+  CollectorStatus mdstat = OptionalFeatureStatus(
+      "mdstat", "no md arrays", collectors::ReadMdstat(procfs.Keeping(kept_)), out.md.arrays);
   mdstat.duration_seconds = context.now() - start;
   out.collectors.push_back(std::move(mdstat));
 

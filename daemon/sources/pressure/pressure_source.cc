@@ -20,12 +20,14 @@ class PressureSource final : public SampleSource {
 
  private:
   std::array<std::array<WindowMax, 2>, kPressureResourceCount> windows_;
+  KeptFiles kept_;  // pressure/{cpu,io,memory}
 };
 
 }  // namespace
 
-void PressureSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+void PressureSource::Collect(const FileTree& given_procfs, const FileTree& /*sysfs*/,
                              const SourceContext& context, Snapshot& out) {
+  const FileTree procfs = given_procfs.Keeping(kept_);
   const double start = context.now();
   CollectorStatus status{"pressure", 0, true, 0, {}, {}};
   for (size_t r = 0; r < kPressureResourceCount; ++r) {

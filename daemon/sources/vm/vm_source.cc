@@ -29,12 +29,14 @@ class VmSource final : public SampleSource {
   uint64_t previous_uptime_cs_ = 0;
   std::vector<WindowMax> vm_windows_;
   ParseErrorCount parse_errors_;
+  KeptFiles kept_;  // stat, meminfo, vmstat, uptime
 };
 
 }  // namespace
 
-void VmSource::Collect(const FileTree& procfs, const FileTree& /*sysfs*/,
+void VmSource::Collect(const FileTree& given_procfs, const FileTree& /*sysfs*/,
                        const SourceContext& context, Snapshot& out) {
+  const FileTree procfs = given_procfs.Keeping(kept_);
   // One status per file, so an alert can say which source broke and the log
   // why (CollectorStatus::error, parse_error).
   const auto timed_read = [&](const char* name, auto parse) {

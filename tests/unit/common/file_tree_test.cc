@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -194,6 +196,76 @@ TEST(ForEachLineOfFile, AFifoIsRefusedNotWaitedOn) {
   ASSERT_FALSE(read.has_value());
   EXPECT_EQ(read.error().ToString(),
             fifo.string() + ": cannot read the trace: expected a regular file, found a FIFO");
+}
+
+// A procfs file is kept open and each read through the kept descriptor is
+// written afresh: /proc/uptime read again 50 ms later has moved on.
+TEST(KeptFiles, AProcfsFileIsKeptAndEachReadIsFresh) {
+  KeptFiles kept;
+  const FileTree proc = FileTree("/proc").Keeping(kept);
+  const auto first = proc.Read("uptime");
+  ASSERT_TRUE(first.has_value()) << first.error().ToString();
+  EXPECT_EQ(kept.Kept(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const auto second = proc.Read("uptime");
+  ASSERT_TRUE(second.has_value()) << second.error().ToString();
+  EXPECT_EQ(kept.Kept(), 1u);
+  EXPECT_GT(std::stod(*second), std::stod(*first)) << *first << " then " << *second;
+}
+
+// A file of any other filesystem (a fixture tree) is opened afresh each
+// read: one replaced by a rename is read anew.
+TEST(KeptFiles, AFileOutsideProcAndSysIsOpenedAfreshEachRead) {
+  ScratchDir dir;
+  std::ofstream(dir.path() / "diskstats") << "first\n";
+  KeptFiles kept;
+  const FileTree tree = FileTree(dir.path()).Keeping(kept);
+  EXPECT_EQ(tree.Read("diskstats").value_or("?"), "first\n");
+  EXPECT_EQ(kept.Kept(), 0u);
+  std::ofstream(dir.path() / "next") << "second\n";
+  std::filesystem::rename(dir.path() / "next", dir.path() / "diskstats");
+  EXPECT_EQ(tree.Read("diskstats").value_or("?"), "second\n");
+  EXPECT_EQ(tree.Read("missing").error().code, ErrorCode::kNotFound);
+}
+
+// A process's file kept open after the process is gone: the read through
+// it fails, the path is opened again and is not found; nothing stays kept.
+TEST(KeptFiles, AGoneProcesssFileIsNotFoundAndNoLongerKept) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  KeptFiles kept;
+  const FileTree proc = FileTree("/proc").Keeping(kept);
+  const std::string stat = fmt::format("{}/stat", child);
+  const auto alive = proc.Read(stat);
+  ASSERT_TRUE(alive.has_value()) << alive.error().ToString();
+  EXPECT_EQ(kept.Kept(), 1u);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const auto gone = proc.Read(stat);
+  ASSERT_FALSE(gone.has_value());
+  EXPECT_EQ(gone.error().code, ErrorCode::kNotFound) << gone.error().ToString();
+  EXPECT_EQ(kept.Kept(), 0u);
+}
+
+// Sweep closes what was not read since the last Sweep; past its capacity a
+// file is read but not kept.
+TEST(KeptFiles, SweepClosesWhatWasNotReadAndTheCapacityBoundsWhatIsKept) {
+  KeptFiles kept(1);
+  const FileTree proc = FileTree("/proc").Keeping(kept);
+  ASSERT_TRUE(proc.Read("uptime").has_value());
+  ASSERT_TRUE(proc.Read("loadavg").has_value());  // read, not kept: at capacity
+  EXPECT_EQ(kept.Kept(), 1u);
+  kept.Sweep();
+  EXPECT_EQ(kept.Kept(), 1u);  // uptime was read since
+  kept.Sweep();
+  EXPECT_EQ(kept.Kept(), 0u);  // not read since the last Sweep
+  ASSERT_TRUE(proc.Read("loadavg").has_value());
+  EXPECT_EQ(kept.Kept(), 1u);
 }
 
 }  // namespace
