@@ -90,6 +90,7 @@ json StateToJson(const StoredPassiveState& s) {
   json doc = {{"tracker", internal::TrackerToJson(s.state.tracker)},
               {"waiting", waiting},
               {"since_fit", s.state.since_fit},
+              {"streak_windows", s.state.streak_windows},
               {"drift", DriftToJson(s.state.drift)}};
   if (s.last_judged) {
     const PassiveJudgedFigures& j = *s.last_judged;
@@ -107,6 +108,8 @@ void StateFromJson(const json& doc, StoredPassiveState& s) {
   s.state.tracker = internal::TrackerFromJson(doc.at("tracker"));
   for (const json& w : doc.at("waiting")) s.state.waiting.push_back(WindowFromJson(w, s));
   s.state.since_fit = doc.at("since_fit").get<size_t>();
+  // Absent in a state stored before streaks were bounded: an open streak counts afresh.
+  s.state.streak_windows = doc.value("streak_windows", uint32_t{0});
   // Absent in a state stored before the drift watch: it starts afresh.
   if (const auto d = doc.find("drift"); d != doc.end()) s.state.drift = DriftFromJson(*d);
   if (const auto j = doc.find("last_judged"); j != doc.end()) {

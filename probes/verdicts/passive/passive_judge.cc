@@ -64,15 +64,6 @@ void PassiveJudge::Fit(Series& series, std::string_view name) {
       first ? std::hash<std::string_view>{}(name) % std::max<size_t>(policy_.refit_every, 1) : 0;
 }
 
-bool PassiveJudge::StreakTooOld(const RegressionTracker& tracker, int64_t end_ms) const {
-  if (!tracker.AnyPending()) return false;
-  const std::vector<RegressionTracker::Entry> entries = tracker.Entries();
-  return std::ranges::any_of(entries, [&](const RegressionTracker::Entry& e) {
-    return e.streaks.bad_since_ms > 0 &&
-           end_ms - e.streaks.bad_since_ms > policy_.max_streak_span_ms;
-  });
-}
-
 PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window) {
   PassiveVerdict v;
   v.window = window;
@@ -90,8 +81,10 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
   // step just above the bound has one minute in five under it, and three in
   // a row every few hours would clear it and let it be learned.
   if (!v.bad && series.tracker.AnyRegressed() && v.ratio > 1 + (v.bound_ratio - 1) / 2) return v;
-  if (v.bad && !series.tracker.AnyRegressed() && StreakTooOld(series.tracker, window.end_ms)) {
-    series.tracker.Reset();  // this bad window starts a streak of its own
+  bool open = !series.tracker.AnyRegressed() && series.tracker.AnyPending();
+  if (v.bad && open && series.streak_windows >= policy_.max_streak_windows) {
+    series.tracker.Reset();  // too far from the streak's first: this one starts another
+    open = false;
   }
   MetricVerdict m;
   m.op = window.op;
@@ -110,6 +103,8 @@ PassiveVerdict PassiveJudge::Compare(Series& series, const PassiveWindow& window
       series.tracker.Update(std::span<const MetricVerdict>(&m, 1), window.start_ms, window.end_ms,
                             series.tracker.AnyRegressed());
   if (!changes.empty()) v.change = changes.front();
+  const bool still_open = !series.tracker.AnyRegressed() && series.tracker.AnyPending();
+  series.streak_windows = !still_open ? 0 : open ? series.streak_windows + 1 : 1;
   return v;
 }
 
@@ -237,7 +232,7 @@ PassiveSeriesState PassiveJudge::StateOf(const PassiveSeriesKey& key) const {
   const auto it = series_.find(key);
   if (it == series_.end()) return {};
   return {it->second.tracker.Entries(), it->second.waiting, it->second.since_fit,
-          it->second.drift.State()};
+          it->second.drift.State(), it->second.streak_windows};
 }
 
 void PassiveJudge::Restore(const PassiveSeriesKey& key, const PassiveSeriesState& state,
@@ -252,6 +247,7 @@ void PassiveJudge::Restore(const PassiveSeriesKey& key, const PassiveSeriesState
   const auto& [op, size, source] = key;
   Fit(series, op + size);
   series.since_fit = state.since_fit;
+  series.streak_windows = state.streak_windows;
   // After the fit, which would choose a reference the store never kept:
   // one not chosen before the restart is chosen at the next refit.
   series.drift.Restore(reference, state.drift, policy_.model);

@@ -4,7 +4,7 @@
 // own hysteresis (RegressionTracker: K bad windows raise, K good ones
 // clear, as for the probes). Building a streak, a good window counts only
 // where it could have seen the streak's shift (its bound narrower), and the
-// K bad windows must fall within max_streak_span_ms: a bursty disk's busy
+// K bad windows must fall within max_streak_windows judged ones: a bursty disk's busy
 // minutes are bad in a slowdown while the quiet ones between, twice as
 // noisy, stay good. Clearing, any good window at the disk's own level counts.
 //
@@ -64,10 +64,12 @@ std::string_view ToString(PassiveReason reason);  // "judged", "too_few_requests
 struct PassiveJudgePolicy {
   PassivePolicy model;
   uint32_t hysteresis = 3;
-  // A streak's bad windows all within this span: between the busy minutes
-  // of a bursty disk come quiet ones too noisy to refute them, and bad
-  // minutes hours apart with only such minutes between are no streak.
-  int64_t max_streak_span_ms = int64_t{15} * 60'000;
+  // A streak's bad windows all within this many judged windows of the
+  // series: between the busy minutes of a bursty disk come quiet ones too
+  // noisy to refute them, and bad minutes hours apart with only such minutes
+  // between are no streak. Counted in judged windows, not time: a disk
+  // whose evening has few minutes with enough requests keeps its streaks.
+  uint32_t max_streak_windows = 15;
   size_t max_windows = 2880;  // two days of minutes learned from (40 bytes each)
   size_t refit_every = 60;    // windows learned between two fits
   bool operator==(const PassiveJudgePolicy&) const = default;
@@ -99,6 +101,7 @@ struct PassiveSeriesState {
   std::vector<PassiveWindow> waiting;
   size_t since_fit = 0;
   PassiveDriftState drift;
+  uint32_t streak_windows = 0;  // judged windows since the open streak's first bad one
   bool operator==(const PassiveSeriesState&) const = default;
 };
 
@@ -142,6 +145,7 @@ class PassiveJudge {
     std::vector<PassiveWindow> waiting;  // bad windows of an undecided streak
     std::optional<PassiveModel> model;
     size_t since_fit = 0;
+    uint32_t streak_windows = 0;  // PassiveSeriesState's
     PassiveDrift drift;
     std::optional<PassiveDrift::Change> drift_change;  // the last refit's, not yet reported
     bool Regressed() const { return tracker.AnyRegressed() || drift.Raised(); }
@@ -156,8 +160,6 @@ class PassiveJudge {
              std::vector<PassivePoint>& learned);
   void Fit(Series& series, std::string_view name);
   PassiveVerdict Compare(Series& series, const PassiveWindow& window);
-  // Whether the pending streak began more than max_streak_span_ms before `end_ms`.
-  bool StreakTooOld(const RegressionTracker& tracker, int64_t end_ms) const;
   PassiveVerdict JudgeLearnable(Series& series, const PassiveWindow& window);
   // The drift watch's part of a learnable window: its change, reported as
   // the series' when it flips the series' regressed state.

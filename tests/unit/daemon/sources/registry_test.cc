@@ -183,17 +183,12 @@ class CountingSource : public SampleSource {
 };
 
 constexpr std::string_view kCountingCollectors[] = {"counting"};
-constexpr SourceDescriptor kCounting{
+constexpr SourceDescriptor kCounting = Registered<CountingSource, &Snapshot::pressure>({
     .name = "counting",
     .reads = "nothing",
     .collectors = kCountingCollectors,
-    .config_switch = "",
-    .enabled = AlwaysEnabled,
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<CountingSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::pressure>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::pressure>::Copy,
     .add_families = [](TableBuilder&) {},
-};
+});
 constexpr SourceDescriptor kOnlyCounting[] = {kCounting};
 
 const FileTree kCcissProcfs(iowatch::testing::FixturesDir() + "/cciss/proc");
@@ -254,17 +249,12 @@ class StampingSource : public SampleSource {
 };
 
 constexpr std::string_view kStampingCollectors[] = {"stamping"};
-constexpr SourceDescriptor kStamping{
+constexpr SourceDescriptor kStamping = Registered<StampingSource, &Snapshot::user_hz>({
     .name = "stamping",
     .reads = "nothing",
     .collectors = kStampingCollectors,
-    .config_switch = "",
-    .enabled = AlwaysEnabled,
-    .make = [] { return std::unique_ptr<SampleSource>(std::make_unique<StampingSource>()); },
-    .move_fields = SnapshotFields<&Snapshot::user_hz>::Move,
-    .copy_fields = SnapshotFields<&Snapshot::user_hz>::Copy,
     .add_families = [](TableBuilder&) {},
-};
+});
 constexpr SourceDescriptor kCountingThenStamping[] = {kCounting, kStamping};
 
 // The sources run in turn on one worker: a stuck one passes the next to

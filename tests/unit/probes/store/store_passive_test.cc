@@ -69,6 +69,7 @@ StoredPassiveState SamplePassiveState() {
   s.state.tracker = tracker.Entries();
   s.state.waiting = {PassiveAt(89, 0.0031), PassiveAt(90, 0.0032)};
   s.state.since_fit = 17;
+  s.state.streak_windows = 9;
   s.state.drift.calibrate_until_ms = kPassiveT0 + 60 * kPassiveMinute;
   s.state.drift.calibration_fits = 72;
   s.state.drift.calibration_sum = 0.5625;

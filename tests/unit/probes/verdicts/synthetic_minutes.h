@@ -25,6 +25,18 @@ struct Disk {
 
 inline double TrueMean(double rate) { return 200e-6 * (1 + rate / 2000); }
 
+// A minute of sda's reads from `start_ms`, its load and latency left to fill.
+inline PassiveWindow MinuteFrom(int64_t start_ms) {
+  PassiveWindow w;
+  w.device = "sda";
+  w.op = "read";
+  w.size = "all";
+  w.start_ms = start_ms;
+  w.end_ms = start_ms + 60'000;
+  w.mean_bytes = 4096;
+  return w;
+}
+
 inline std::vector<PassiveWindow> Minutes(const Disk& disk, int count, uint64_t seed,
                                           int64_t from_ms = 0) {
   std::mt19937_64 rng(seed);
@@ -32,18 +44,12 @@ inline std::vector<PassiveWindow> Minutes(const Disk& disk, int count, uint64_t 
   std::normal_distribution<double> normal(0, 1);
   std::vector<PassiveWindow> out;
   for (int i = 0; i < count; ++i) {
-    PassiveWindow w;
-    w.device = "sda";
-    w.op = "read";
-    w.size = "all";
-    w.start_ms = from_ms + int64_t{60'000} * i;
-    w.end_ms = w.start_ms + 60'000;
+    PassiveWindow w = MinuteFrom(from_ms + int64_t{60'000} * i);
     w.rate = std::exp(rate(rng));
     w.requests = static_cast<uint64_t>(w.rate * 60);
     const double n = static_cast<double>(w.requests);
     w.mean_seconds = TrueMean(w.rate) * disk.slower *
                      std::exp(disk.sigma * normal(rng) + disk.cv / std::sqrt(n) * normal(rng));
-    w.mean_bytes = 4096;
     out.push_back(w);
   }
   return out;
@@ -61,19 +67,13 @@ inline std::vector<PassiveWindow> BurstyMinutes(int count, uint64_t seed, int ev
   std::normal_distribution<double> normal(0, 1);
   std::vector<PassiveWindow> out;
   for (int i = 0; i < count; ++i) {
-    PassiveWindow w;
-    w.device = "sda";
-    w.op = "read";
-    w.size = "all";
-    w.start_ms = int64_t{60'000} * i;
-    w.end_ms = w.start_ms + 60'000;
+    PassiveWindow w = MinuteFrom(int64_t{60'000} * i);
     const bool burst = i % every == every - 1;
     w.rate = burst ? 600 : 33;
     w.requests = static_cast<uint64_t>(w.rate * 60);
     w.mean_seconds =
         (burst ? 580e-6 * std::exp(0.07 * normal(rng)) : 1.2e-3 * std::exp(0.35 * normal(rng))) *
         (i >= slow_from ? slower : 1);
-    w.mean_bytes = 4096;
     out.push_back(w);
   }
   return out;
@@ -87,16 +87,10 @@ inline std::vector<PassiveWindow> ClosedLoopMinutes(int count, uint64_t seed) {
   std::normal_distribution<double> normal(0, 1);
   std::vector<PassiveWindow> out;
   for (int i = 0; i < count; ++i) {
-    PassiveWindow w;
-    w.device = "sda";
-    w.op = "read";
-    w.size = "all";
-    w.start_ms = int64_t{60'000} * i;
-    w.end_ms = w.start_ms + 60'000;
+    PassiveWindow w = MinuteFrom(int64_t{60'000} * i);
     w.mean_seconds = 1e-3 * std::exp(0.5 * normal(rng));
     w.rate = 0.5 / w.mean_seconds;
     w.requests = static_cast<uint64_t>(w.rate * 60);
-    w.mean_bytes = 4096;
     out.push_back(w);
   }
   return out;
