@@ -1,5 +1,5 @@
 // A source of the sample, and the descriptor that registers it. Each source
-// (daemon/sources/<name>/) reads its files on a worker of the Sampler's, fills its
+// (daemon/sources/<name>/) reads its files on its own BoundedWorker, fills its
 // share of a Snapshot and renders its families; the descriptor says all of
 // that in one value, and daemon/sources/registry.cc lists the descriptors.
 // The Sampler runs the sources it lists, the metrics renderer adds their
@@ -8,7 +8,7 @@
 // source's kCollectors) is tested against it: a new source is a folder, one
 // line there and its field of the Snapshot (docs/development.md, "Adding a
 // source"), as node_exporter's registerCollector.
-// Thread-safety: a SampleSource is used by one job at a time (a worker's);
+// Thread-safety: a SampleSource is used by one job at a time (its worker's);
 // descriptors are constants.
 #pragma once
 

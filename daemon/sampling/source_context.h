@@ -1,8 +1,8 @@
 // What every sampling source is given for one sample, and the options they
 // share. Each source (disk_source.h, vm_source.h, pressure_source.h,
 // cgroup_source.h) owns its own state and touches nothing else, so the
-// Sampler can run them on any of its workers (relay_runner.h): one stuck
-// read delays nothing but its own source.
+// Sampler can run each on its own BoundedWorker: one stuck read delays
+// nothing but its own source.
 // Thread-safety: SamplerOptions are immutable once shared; a SourceContext is
 // a value the source's job owns.
 #pragma once

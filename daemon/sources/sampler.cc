@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <utility>
 #include <vector>
 
@@ -15,10 +14,6 @@ namespace iowatch::daemon {
 namespace {
 
 constexpr double kFirstSampleSeconds = 10;
-// A source that has not returned for this long passes the ones after it to
-// another worker: longer than an idle host's whole sample (2-3 ms), far
-// shorter than any read deadline.
-constexpr auto kStall = std::chrono::milliseconds(20);
 
 void Merge(const SourceDescriptor& source, Snapshot&& part, Snapshot& out) {
   for (CollectorStatus& status : part.collectors) out.collectors.push_back(std::move(status));
@@ -35,8 +30,11 @@ Sampler::Sampler(SamplerOptions options, std::span<const SourceDescriptor> sourc
     : options_(std::make_shared<const SamplerOptions>(std::move(options))),
       descriptors_(sources),
       sources_(std::make_shared<Sources>()),
-      runner_(sources.size(), "sources", kStall) {
-  for (const SourceDescriptor& source : sources) sources_->each.push_back(source.make());
+      workers_(std::make_unique<BoundedWorker[]>(sources.size())) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    sources_->each.push_back(sources[i].make());
+    workers_[i].SetName(sources[i].name);
+  }
 }
 
 Sampler::~Sampler() = default;
@@ -80,21 +78,21 @@ std::vector<std::shared_ptr<Snapshot>> Sampler::CollectBounded(const FileTree& p
   context.deadline =
       context.started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(seconds));
+  const auto deadline = context.deadline;
   const size_t count = descriptors_.size();
   std::vector<std::shared_ptr<Snapshot>> parts(count);
-  std::vector<std::function<void()>> jobs;
-  jobs.reserve(count);
+  std::vector<bool> started(count);
   for (size_t i = 0; i < count; ++i) {
     parts[i] = std::make_shared<Snapshot>();
     // The job owns what it touches: a stuck one may finish after this sample,
     // or after the Sampler is gone.
-    jobs.emplace_back([sources = sources_, part = parts[i], i, procfs, sysfs, context] {
-      sources->each[i]->Collect(procfs, sysfs, context, *part);
-    });
+    started[i] =
+        workers_[i].Start([sources = sources_, part = parts[i], i, procfs, sysfs, context] {
+          sources->each[i]->Collect(procfs, sysfs, context, *part);
+        });
   }
-  const std::vector<bool> finished = runner_.Run(std::move(jobs), context.deadline);
   for (size_t i = 0; i < count; ++i) {
-    if (!finished[i]) parts[i].reset();
+    if (!started[i] || !workers_[i].WaitUntil(deadline)) parts[i].reset();
   }
   return parts;
 }

@@ -8,8 +8,7 @@
 // again.
 //
 // It never hangs either. With a read deadline (serve: half the interval)
-// the sources run in turn on a RelayRunner's worker (one thread woken per
-// sample; a stalled read hands the rest to another worker), and the sample
+// each source runs on its own BoundedWorker, all at once, and the sample
 // waits for each until the deadline: a source that has not answered (a
 // sysfs attribute of a dying device, a FUSE or NFS mount under an injected
 // root) is served from the previous sample, its collectors marked failed and
@@ -29,7 +28,7 @@
 #include <vector>
 
 #include "common/file_tree.h"
-#include "daemon/sampling/relay_runner.h"
+#include "daemon/sampling/bounded_worker.h"
 #include "daemon/sampling/sample_source.h"
 #include "daemon/sampling/snapshot.h"
 #include "daemon/sampling/source_context.h"
@@ -72,7 +71,7 @@ class Sampler {
   uint64_t tick_ = 0;
   std::span<const SourceDescriptor> descriptors_;
   std::shared_ptr<Sources> sources_;
-  RelayRunner runner_;  // the sources' workers
+  std::unique_ptr<BoundedWorker[]> workers_;  // one per source
   std::shared_ptr<const Snapshot> last_;
   std::map<std::string, uint64_t, std::less<>> timeouts_;  // per collector, since start
 };

@@ -257,8 +257,8 @@ constexpr SourceDescriptor kStamping = Registered<StampingSource, &Snapshot::use
 });
 constexpr SourceDescriptor kCountingThenStamping[] = {kCounting, kStamping};
 
-// The sources run in turn on one worker: a stuck one passes the next to
-// another, which answers in the same sample.
+// A stuck source holds only itself: the source after it answers in the same
+// sample.
 TEST(Registry, ASourceAfterAStuckOneStillAnswersInTheSameSample) {
   Gate& gate = TheGate();
   gate.reads = 0;
