@@ -5,7 +5,8 @@ The bundled config's probe jobs every 10 s (2 s runs), scrapes every second from
 three clients (one plain, two with gzip), SIGHUP every minute alternating a good
 and a bad config (the bad one must be refused and the daemon keep serving), and,
 as root, a loop device attached and the previous one detached every 30 s (the
-sampler's hotplug path). Every 10 s it records the daemon's RSS, open fds,
+sampler's hotplug path). Every 10 s it records the daemon's RSS, open fds (but the
+processes' /proc/PID files kept open while each lives),
 threads, CPU seconds, the store's size and the scrapes' latency p99; at the end
 it writes them as CSV and one SVG chart per figure to --out.
 
@@ -24,6 +25,7 @@ Usage: soak.py IOWATCH_BINARY [--minutes=60] [--out=DIR] [--every-scale=1]
 """
 import gzip
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -121,8 +123,23 @@ def proc_figures(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     figures["cpu_s"] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    figures["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    figures["fds"] = own_descriptors(pid)
     return figures
+
+
+PROCESS_FILE = re.compile(r"/proc/\d+/")
+
+
+def own_descriptors(pid):
+    """The daemon's descriptors but the processes' /proc/PID files, which the processes source
+    keeps open while each process lives: their number follows the host's processes, not a leak."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            n += not PROCESS_FILE.match(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    return n
 
 
 def store_bytes(state):
