@@ -329,6 +329,15 @@ Result<uint64_t> FileTree::InodeOf(std::string_view relative) const {
   return static_cast<uint64_t>(st.st_ino);
 }
 
+std::optional<uint64_t> FileTree::ProcfsEntryCount(std::string_view relative) const {
+  const std::string path = PathOf(relative).string();
+  struct statfs fs {};
+  struct stat st {};
+  if (::statfs(path.c_str(), &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC) return std::nullopt;
+  if (::stat(path.c_str(), &st) != 0 || st.st_size <= 0) return std::nullopt;
+  return static_cast<uint64_t>(st.st_size);
+}
+
 Result<std::vector<DirectoryEntry>> FileTree::ListEntries(std::string_view relative,
                                                           bool directories_only) const {
   const std::string path = PathOf(relative).string();

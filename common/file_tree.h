@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -160,6 +161,13 @@ class FileTree {
   Result<uint64_t> InodeOf(std::string_view relative) const;
 
   bool Exists(std::string_view relative) const;
+
+  // The number of entries of a procfs directory that reports it as its size
+  // (Linux 6.2 and later: /proc/PID/fd): one stat, where listing builds a
+  // dentry per entry (0.6 ms a scrape for the few hundred files the daemon
+  // keeps open). Nothing where the tree is not procfs or the size is 0 (an
+  // older kernel): the caller lists instead.
+  std::optional<uint64_t> ProcfsEntryCount(std::string_view relative) const;
 
  private:
   Result<std::vector<DirectoryEntry>> ListEntries(std::string_view relative,

@@ -33,7 +33,11 @@ Result<ProcessStats> ReadProcessStats(const FileTree& procfs) {
           static_cast<double>(parsed->boot_time) + static_cast<double>(field(22)) / ticks;
     }
   }
-  if (auto fds = procfs.List("self/fd")) stats.open_fds = fds->size();
+  if (const auto count = procfs.ProcfsEntryCount("self/fd")) {
+    stats.open_fds = *count;
+  } else if (auto fds = procfs.List("self/fd")) {
+    stats.open_fds = fds->size();
+  }
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0) stats.max_fds = limit.rlim_cur;
   return stats;

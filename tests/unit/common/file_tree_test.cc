@@ -200,6 +200,33 @@ TEST(ForEachLineOfFile, AFifoIsRefusedNotWaitedOn) {
 
 // A procfs file is kept open and each read through the kept descriptor is
 // written afresh: /proc/uptime read again 50 ms later has moved on.
+TEST(FileTree, ProcfsEntryCountIsTheDescriptorsListingFindsButItsOwn) {
+  std::vector<int> fds;
+  for (int i = 0; i < 20; ++i) fds.push_back(::open("/proc/self/stat", O_RDONLY | O_CLOEXEC));
+  const FileTree proc("/proc");
+  const auto count = proc.ProcfsEntryCount("self/fd");
+  const auto listed = proc.List("self/fd");  // its own directory descriptor is among them
+  ASSERT_TRUE(listed);
+  struct stat st {};
+  ASSERT_EQ(::stat("/proc/self/fd", &st), 0);
+  if (st.st_size == 0) {  // a kernel before 6.2: the caller lists instead
+    EXPECT_FALSE(count.has_value());
+  } else {
+    ASSERT_TRUE(count.has_value());
+    EXPECT_EQ(*count + 1, listed->size());
+    EXPECT_GE(*count, 20u);
+  }
+  for (const int fd : fds) ::close(fd);
+}
+
+TEST(FileTree, ProcfsEntryCountIsNothingOutsideProcfs) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.path() / "self/fd");
+  std::ofstream(dir.path() / "self/fd/0") << "";
+  EXPECT_FALSE(FileTree(dir.path().string()).ProcfsEntryCount("self/fd").has_value());
+  EXPECT_FALSE(FileTree(dir.path().string()).ProcfsEntryCount("missing").has_value());
+}
+
 TEST(KeptFiles, AProcfsFileIsKeptAndEachReadIsFresh) {
   KeptFiles kept;
   const FileTree proc = FileTree("/proc").Keeping(kept);
