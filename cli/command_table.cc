@@ -15,6 +15,7 @@
 #include "cli/sweep/sweep_command.h"
 #include "cli/trace/trace_command.h"
 #include "cli/vmstat/vmstat_command.h"
+#include "common/version.h"
 #include "daemon/sources/registry.h"
 #include "probes/spec/job_spec.h"
 
@@ -256,6 +257,20 @@ std::vector<std::string> TraceArgs(const CLI::App& trace, const CommandLine& lin
     args.insert(args.end(), line.trace_command.begin(), line.trace_command.end());
   }
   return args;
+}
+
+int RunCommandLine(int argc, char** argv) {
+  CLI::App app{"iowatch: storage telemetry for Linux hosts (iostat, vmstat, probes, Prometheus)"};
+  app.set_version_flag("--version", std::string("iowatch ") + kVersion);
+  const std::vector<Command> commands = Commands();
+  CommandLine line;
+  AddCommands(app, commands, line);
+  try {
+    ParseCommandLine(app, argc, argv, line);
+  } catch (const CLI::ParseError& e) {
+    return ExitOnParseError(app, commands, e);
+  }
+  return RunChosen(app, commands, line);
 }
 
 }  // namespace iowatch::daemon

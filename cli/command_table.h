@@ -64,6 +64,11 @@ void ParseCommandLine(CLI::App& app, int argc, char** argv, CommandLine& line);
 int RunChosen(CLI::App& app, const std::vector<Command>& commands, CommandLine& line);
 int ExitOnParseError(CLI::App& app, const std::vector<Command>& commands, const CLI::ParseError& e);
 
+// The binary's whole command line: `app` built from Commands(), parsed,
+// the chosen command run; its exit status. main() is this and a last catch,
+// so that CLI11 is compiled here only.
+int RunCommandLine(int argc, char** argv);
+
 // What the serve and trace rows give RunServe and RunTrace, for tests.
 // serve's flags, --path.* given before `serve` applied unless serve's own set
 // them: they override the config file too.
