@@ -1,8 +1,9 @@
 // The binary's subcommands in one table. A row is a subcommand: its name,
 // its line in `iowatch --help`, what it adds to CLI11 (its options and flags)
-// and how it runs once app.parse() chose it. main.cc builds its command line
-// from the table and dispatches by it, so a new subcommand is one row (and
-// its library in daemon/CMakeLists.txt), not an edit in three places.
+// and how it runs once app.parse() chose it. RunCommandLine builds the
+// command line from the table and dispatches by it (main.cc calls it), so a
+// new subcommand is one row (and its library in cli/CMakeLists.txt), not an
+// edit in three places.
 // The table sits above cli/ and serve/ (its library links both): `serve` and
 // `check-config` are rows as the CLI commands are.
 // Thread-safety: main thread only (CLI11 apps are not shared).
