@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -254,6 +256,7 @@ TEST(SmartSource, ARunKilledAtTheTimeoutTakesItsChildrenWithIt) {
 class HungFuse {
  public:
   bool Mount(std::string& why) {
+    RemoveOnesLeftByKilledRuns();
     dir_ = ::testing::TempDir() + "smart-hung-" + std::to_string(getpid());
     std::filesystem::create_directories(dir_);
     fd_ = ::open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -285,6 +288,22 @@ class HungFuse {
   const std::string& dir() const { return dir_; }
 
  private:
+  // A run killed before its destructor (a CI timeout, a session's end) leaves
+  // its mount behind: unmounted here when its process is gone.
+  static void RemoveOnesLeftByKilledRuns() {
+    const std::string prefix = ::testing::TempDir() + "smart-hung-";
+    std::ifstream mounts("/proc/self/mounts");
+    std::string source, point, rest;
+    while (mounts >> source >> point && std::getline(mounts, rest)) {
+      if (!point.starts_with(prefix)) continue;
+      const pid_t owner = std::atoi(point.c_str() + prefix.size());
+      if (owner <= 0 || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+      ::umount2(point.c_str(), MNT_DETACH);
+      std::filesystem::remove_all(point);
+      std::filesystem::remove(point + ".starts");
+    }
+  }
+
   void Serve() {
     std::vector<char> buffer(1 << 20);
     while (!stop_) {
