@@ -218,6 +218,22 @@ class Ext4OnLoop:
             self.loop = None
 
 
+# The processes source keeps each live process's /proc/PID files open, so the
+# daemon's descriptors to them follow the host's processes: never a leak.
+KEPT_PROCESS_FILE = re.compile(r"/proc/\d+/")
+
+
+def descriptor_targets(pid):
+    """What each of the process's descriptors is, sorted (one closed meanwhile is left out)."""
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    return sorted(targets)
+
+
 def kernel_log():
     """The records /dev/kmsg holds now, oldest first, read as the daemon reads them (root or
     CAP_SYSLOG): (sequence, facility, text of the first line); records overwritten while

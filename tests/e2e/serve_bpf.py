@@ -25,7 +25,6 @@ Everything created (loop devices, files, cgroups) is removed.
 Usage: serve_bpf.py IOWATCH_BINARY
 """
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -188,28 +187,16 @@ def check_hotplug(r, d, work):
         loop_ctl(LOOP_CTL_ADD, number)  # as it was before the test
 
 
-PROCESS_FILE = re.compile(r"/proc/\d+/")
-
-
 def bpf_descriptors(pid):
     """(BPF descriptors, all descriptors but sockets and processes' files): the test's scrapes
     come and go on sockets the daemon closes when it reads their end, a moment after the test
-    has moved on (a CI run counted 23 against 22 that way); the processes source keeps each
-    live process's /proc/PID files open, so their number follows the host's processes (a CI
-    run counted 247 against 253). A leak of the reloads is neither."""
+    has moved on (a CI run counted 23 against 22 that way); the processes' kept files follow
+    the host's processes (a CI run counted 247 against 253). A leak of the reloads is neither."""
     kinds = ("anon_inode:bpf-map", "anon_inode:bpf-prog", "anon_inode:bpf_link",
              "anon_inode:btf", "anon_inode:[perf_event]")
-    n, total = 0, 0
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:") or PROCESS_FILE.match(target):
-            continue
-        total += 1
-        n += target.startswith(kinds)
-    return n, total
+    own = [t for t in daemon.descriptor_targets(pid)
+           if not t.startswith("socket:") and not daemon.KEPT_PROCESS_FILE.match(t)]
+    return sum(t.startswith(kinds) for t in own), len(own)
 
 
 def steady_descriptors(pid):
@@ -222,17 +209,6 @@ def steady_descriptors(pid):
         counts.append(bpf_descriptors(pid)[1])
         time.sleep(0.05)
     return min(counts)
-
-
-def descriptor_targets(pid):
-    """What each descriptor is, for a failure's detail (one closed meanwhile is left out)."""
-    targets = []
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
-        except OSError:
-            pass
-    return sorted(targets)
 
 
 def wait_for_state(d, want, seconds):
@@ -267,7 +243,7 @@ def check_reload_cycles(r, d):
             failures[:5])
     r.check(total == total_at_start,
             f"descriptors after the cycles: {total}, after the first load: {total_at_start}",
-            descriptor_targets(pid))
+            daemon.descriptor_targets(pid))
 
 
 def main():

@@ -25,7 +25,6 @@ Usage: soak.py IOWATCH_BINARY [--minutes=60] [--out=DIR] [--every-scale=1]
 """
 import gzip
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -127,19 +126,10 @@ def proc_figures(pid):
     return figures
 
 
-PROCESS_FILE = re.compile(r"/proc/\d+/")
-
-
 def own_descriptors(pid):
-    """The daemon's descriptors but the processes' /proc/PID files, which the processes source
-    keeps open while each process lives: their number follows the host's processes, not a leak."""
-    n = 0
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            n += not PROCESS_FILE.match(os.readlink(f"/proc/{pid}/fd/{fd}"))
-        except OSError:
-            pass
-    return n
+    """The daemon's descriptors but the processes' /proc/PID files, which it keeps open while
+    each process lives: their number follows the host's processes, not a leak."""
+    return sum(not daemon.KEPT_PROCESS_FILE.match(t) for t in daemon.descriptor_targets(pid))
 
 
 def store_bytes(state):
