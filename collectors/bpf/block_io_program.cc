@@ -4,7 +4,6 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +16,8 @@
 #include <string>
 #include <unordered_set>
 #include <vector>
+
+#include "common/log.h"
 
 namespace iowatch::collectors::bpf {
 namespace {

@@ -1,11 +1,11 @@
 #include "daemon/passive/passive_service.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <utility>
+
+#include "common/log.h"
 
 namespace iowatch::daemon {
 

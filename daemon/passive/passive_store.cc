@@ -1,13 +1,12 @@
 #include "daemon/passive/passive_store.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <system_error>
 #include <utility>
 
+#include "common/log.h"
 #include "common/terminal_text.h"
 #include "common/thread_name.h"
 #include "probes/verdicts/passive/passive_drift.h"

@@ -1,7 +1,6 @@
 #include "daemon/scheduling/abandoned_io_pool.h"
 
-#include <spdlog/spdlog.h>
-
+#include "common/log.h"
 #include "daemon/scheduling/probe_counters.h"
 
 namespace iowatch::daemon {

@@ -1,6 +1,5 @@
 #include "daemon/scheduling/probe_executor.h"
 
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -14,6 +13,7 @@
 
 #include "collectors/disk/block_devices.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/thread_name.h"
 #include "daemon/scheduling/conditions_reading.h"
 #include "probes/pipeline/run_probe.h"

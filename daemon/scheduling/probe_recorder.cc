@@ -1,7 +1,6 @@
 #include "daemon/scheduling/probe_recorder.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
@@ -11,6 +10,7 @@
 
 #include "collectors/disk/block_devices.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "daemon/scheduling/probe_run_snapshot.h"
 #include "probes/spec/job_spec.h"
 #include "probes/verdicts/run_metrics.h"

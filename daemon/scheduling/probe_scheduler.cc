@@ -1,12 +1,11 @@
 #include "daemon/scheduling/probe_scheduler.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <chrono>
 #include <limits>
 
 #include "common/clock.h"
+#include "common/log.h"
 #include "probes/engines/engine_waits.h"
 
 namespace iowatch::daemon {

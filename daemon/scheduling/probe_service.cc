@@ -1,7 +1,6 @@
 #include "daemon/scheduling/probe_service.h"
 
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 #include <sys/sysmacros.h>
 
 #include <boost/asio/post.hpp>
@@ -11,6 +10,7 @@
 
 #include "collectors/cgroup/cgroup_io.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "daemon/sampling/foreign_load.h"
 
 namespace iowatch::daemon {

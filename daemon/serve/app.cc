@@ -1,7 +1,6 @@
 #include "daemon/serve/app.h"
 
 #include <malloc.h>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
@@ -21,6 +20,7 @@
 #include "collectors/smart/smartctl_run.h"
 #include "common/clock.h"
 #include "common/host_units.h"
+#include "common/log.h"
 #include "common/thread_name.h"
 #include "daemon/http/basic_auth.h"
 #include "daemon/http/server.h"

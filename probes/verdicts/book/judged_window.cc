@@ -1,8 +1,8 @@
 #include "probes/verdicts/book/judged_window.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
+
+#include "common/log.h"
 
 namespace iowatch::probes {
 

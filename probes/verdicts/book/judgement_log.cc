@@ -1,9 +1,10 @@
 #include "probes/verdicts/book/judgement_log.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <string>
+
+#include "common/log.h"
 
 namespace iowatch::probes {
 namespace {

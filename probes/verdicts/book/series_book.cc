@@ -1,11 +1,11 @@
 #include "probes/verdicts/book/series_book.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "common/log.h"
 #include "common/terminal_text.h"
 
 namespace iowatch::probes {

@@ -4,7 +4,6 @@
 // longer keeps its disk from learning.
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <initializer_list>
 #include <optional>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/log.h"
 #include "daemon/scheduling/probe_recorder.h"
 #include "probes/spec/job_spec.h"
 #include "probes/store/store.h"

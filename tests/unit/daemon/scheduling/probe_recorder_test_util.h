@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/log.h"
 #include "daemon/scheduling/probe_recorder.h"
 
 namespace iowatch::daemon::test_recorder {
