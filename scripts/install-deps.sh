@@ -20,8 +20,8 @@ packages=(
   # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton;
   # libbpf-tools' biolatency is the yardstick of its cost (tests/bench/bpf_overhead.py)
   clang-19 libbpf-dev bpftool libbpf-tools
-  # clang's sanitizer runtimes: scripts/test.sh builds the sanitizer trees with clang-19
-  libclang-rt-19-dev
+  # clang's sanitizer runtimes and linker: scripts/test.sh builds the sanitizer trees with clang-19
+  libclang-rt-19-dev lld-19
   libssl-dev libcrypt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses

@@ -19,8 +19,10 @@ scripts/tidy.sh --changed
 # The sanitizer trees are built with clang-19, the product with GCC 12: at -O0
 # with the sanitizers clang takes half to a third of GCC's CPU time
 # (daemon/http's Beast batch 41 s against 71 s, daemon_scheduling_test's 16 s
-# against 50 s), and its warnings are a second compiler's opinion.
-sanitizer_compiler=(-DCMAKE_CXX_COMPILER=clang++-19)
+# against 50 s), and its warnings are a second compiler's opinion. They link
+# with clang's lld: the ASan tree's 54 test binaries relink in 22 s against
+# GNU ld's 52 (the product keeps the system linker).
+sanitizer_compiler=(-DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
 scripts/build.sh build-asan -- "${sanitizer_compiler[@]}" -DIOWATCH_SANITIZE=ON \
   -DIOWATCH_FUZZ_REPLAY=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
 scripts/build.sh build-tsan --target threaded_tests -- "${sanitizer_compiler[@]}" -DIOWATCH_TSAN=ON \
