@@ -12,7 +12,7 @@ packages=(
   nlohmann-json3-dev
   # every user-supplied regular expression is RE2: linear-time matching, no recursion
   libre2-dev
-  prometheus-cpp-dev liburing-dev libsystemd-dev zlib1g-dev
+  prometheus-cpp-dev liburing-dev zlib1g-dev
   # --push-gateway's PUT (daemon/metrics/push)
   libcurl4-openssl-dev
   # the libaio probe engine (fio's most used one)
