@@ -4,24 +4,21 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 
+#include "common/decimal.h"
+
 namespace iowatch::daemon {
 namespace {
 
-// A whole decimal number, nothing before or after it.
-std::optional<uint64_t> Decimal(const char* text) {
-  if (text == nullptr || *text == '\0') return std::nullopt;
-  uint64_t value = 0;
-  const char* end = text + std::strlen(text);
-  const auto [stop, error] = std::from_chars(text, end, value);
-  if (error != std::errc() || stop != end) return std::nullopt;
-  return value;
+// An environment variable's value, empty when unset.
+std::string_view Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string_view() : std::string_view(value);
 }
 
 bool Notify(std::string_view message) {
@@ -54,11 +51,11 @@ bool SystemdNotifier::Stopping() { return Notify("STOPPING=1"); }
 bool SystemdNotifier::WatchdogPing() { return Notify("WATCHDOG=1"); }
 
 std::optional<std::chrono::microseconds> SystemdNotifier::WatchdogInterval() const {
-  const std::optional<uint64_t> usec = Decimal(std::getenv("WATCHDOG_USEC"));
+  const std::optional<uint64_t> usec = ParseDecimal<uint64_t>(Env("WATCHDOG_USEC"));
   if (!usec || *usec == 0) return std::nullopt;
   // Set for a parent that exec'ed this process, the watchdog is not ours.
-  if (const char* pid = std::getenv("WATCHDOG_PID"); pid != nullptr) {
-    const std::optional<uint64_t> owner = Decimal(pid);
+  if (std::getenv("WATCHDOG_PID") != nullptr) {
+    const std::optional<uint64_t> owner = ParseDecimal<uint64_t>(Env("WATCHDOG_PID"));
     if (!owner || *owner != static_cast<uint64_t>(::getpid())) return std::nullopt;
   }
   return std::chrono::microseconds(*usec / 2);

@@ -5,7 +5,7 @@ nor those whose few calls it makes itself.
 libcurl is dlopen'ed by the first push (daemon/metrics/push/curl_library.h): linked, it
 mapped libcurl and 25 libraries under it into every process, `iowatch serve` included
 (about 4 MiB of resident memory). libsystemd was linked for sd_notify alone, now written out
-(daemon/serve/systemd_notify.h), and brought six libraries under it (about 1 MiB). This
+(daemon/serve/systemd_notify.h), and brought six libraries under it (about 0.5 MiB). This
 reads the binary's DT_NEEDED entries (readelf -d) and fails if one of them is back.
 
 Usage: linked_libraries.py IOWATCH
