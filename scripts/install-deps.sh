@@ -2,8 +2,18 @@
 # Installs everything iowatch needs to build, test and run, from Debian's
 # packages only. Idempotent: packages already present are not reinstalled, and
 # apt-get update runs only when something is missing.
+#   scripts/install-deps.sh [PACKAGE...]        build, run and test (scripts/test.sh)
+#   scripts/install-deps.sh --run [PACKAGE...]  build and run only (scripts/run.sh): no
+#                                               reference tools, sanitizer runtimes or browser
 set -euo pipefail
 
+run_only=false
+if [ "${1:-}" = "--run" ]; then
+  run_only=true
+  shift
+fi
+
+# What building the tree and running the daemon need.
 packages=(
   build-essential cmake pkg-config git
   # ninja schedules the build; ccache makes a rebuild of unchanged files (in any checkout) a cache hit
@@ -17,15 +27,23 @@ packages=(
   libcurl4-openssl-dev
   # the libaio probe engine (fio's most used one)
   libaio-dev
-  # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton;
-  # libbpf-tools' biolatency is the yardstick of its cost (tests/bench/bpf_overhead.py)
-  clang-19 libbpf-dev bpftool libbpf-tools
+  # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton
+  clang-19 libbpf-dev bpftool
+  libssl-dev libcrypt-dev
+  # the tree configures its tests and benchmarks (GoogleTest, Google Benchmark, python3) whoever builds it
+  libgtest-dev libgmock-dev libbenchmark-dev python3
+  # device health: smartctl's JSON (collectors/smart), tested live on this host's disks
+  smartmontools
+)
+
+# What the test suite needs besides.
+test_packages=(
+  # libbpf-tools' biolatency is the yardstick of the BPF collector's cost (tests/bench/bpf_overhead.py)
+  libbpf-tools
   # clang's sanitizer runtimes and linker: scripts/test.sh builds the sanitizer trees with clang-19
   libclang-rt-19-dev lld-19
-  libssl-dev libcrypt-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   # reference tools the tests compare against, and what the test harness uses
-  sysstat procps fio util-linux faketime python3 openssl prometheus prometheus-node-exporter
+  sysstat procps fio util-linux faketime openssl prometheus prometheus-node-exporter
   # one-shot results pushed by `iowatch probe`/`sweep --push-gateway` land in the real gateway
   prometheus-pushgateway
   # the alert path is tested through the real Alertmanager (tests/e2e/alert_path.py)
@@ -38,12 +56,11 @@ packages=(
   systemd strace dpkg-dev
   # the filesystem collector is tested on XFS and btrfs as on ext4 (tests/e2e/serve_filesystems.py)
   xfsprogs btrfs-progs
-  # device health: smartctl's JSON (collectors/smart), tested live on this host's disks
-  smartmontools
   # the status page is tested in a real browser
   chromium
 )
 
+$run_only || packages+=("${test_packages[@]}")
 # Extra packages a script needs beyond these (scripts/fuzz.sh: clang-19).
 packages+=("$@")
 

@@ -5,7 +5,8 @@
 # `iowatch serve` (e.g. --web.listen-address=127.0.0.1:9999).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+# What building and running need, not the test suite's reference tools.
+scripts/install-deps.sh --run
 # The flags scripts/test.sh builds this tree with (-g1: line tables and
 # function names for a backtrace, no variables): a third less compile time
 # than -g, and no rebuild when the two scripts take turns on the tree.
