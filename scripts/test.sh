@@ -23,6 +23,11 @@ scripts/tidy.sh --changed
 # with clang's lld: the ASan tree's 54 test binaries relink in 22 s against
 # GNU ld's 52 (the product keeps the system linker).
 sanitizer_compiler=(-DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
+# Without ccache, as scripts/run.sh: CI starts from a fresh clone with an empty cache, where
+# ccache only adds a preprocessor run and a store to every unit, 21 % of the ASan tree's
+# compile with the precompiled headers (two test binaries: 79 s against 66); a rebuild in the
+# same tree is Ninja's.
+export CCACHE_DISABLE=1
 scripts/build.sh build-asan -- "${sanitizer_compiler[@]}" -DIOWATCH_SANITIZE=ON \
   -DIOWATCH_FUZZ_REPLAY=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
 scripts/build.sh build-tsan --target threaded_tests -- "${sanitizer_compiler[@]}" -DIOWATCH_TSAN=ON \
