@@ -16,7 +16,8 @@ fi
 # What building the tree and running the daemon need.
 packages=(
   build-essential cmake pkg-config git
-  # ninja schedules the build; ccache makes a rebuild of unchanged files (in any checkout) a cache hit
+  # ninja schedules the build; ccache serves scripts/build.sh a rebuild of unchanged files (in a
+  # checkout at the same path) from its cache (run.sh and test.sh build without it)
   ninja-build ccache
   libfmt-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libboost-dev libsqlite3-dev
   nlohmann-json3-dev
