@@ -37,7 +37,7 @@ MetricFamily Family(std::string name, std::string help, MetricType type, double 
 
 // The standard process_* families every Prometheus client exports, so
 // existing process dashboards and alerts work unchanged.
-std::vector<MetricFamily> ProcessFamilies(const FileTree& procfs) {
+std::vector<MetricFamily> ProcessFamilies(const FileTree& procfs, double start_time_seconds) {
   const auto p = ReadProcessStats(procfs);
   if (!p) return {};
   const auto d = [](uint64_t v) { return static_cast<double>(v); };
@@ -51,7 +51,7 @@ std::vector<MetricFamily> ProcessFamilies(const FileTree& procfs) {
       Family("process_resident_memory_bytes", "Resident memory of iowatch.", MetricType::Gauge,
              d(p->resident_bytes)),
       Family("process_start_time_seconds", "Start time of iowatch, seconds since the epoch.",
-             MetricType::Gauge, p->start_time_seconds),
+             MetricType::Gauge, start_time_seconds),
       Family("process_virtual_memory_bytes", "Virtual memory of iowatch.", MetricType::Gauge,
              d(p->virtual_bytes)),
   };
@@ -69,6 +69,7 @@ const prometheus::Histogram::BucketBoundaries& SampleBuckets() {
 
 SelfMetrics::SelfMetrics(FileTree self_procfs)
     : self_procfs_(std::move(self_procfs)),
+      start_time_seconds_(ReadProcessStartTime(self_procfs_).value_or(0)),
       reloads_ok_(Reloads(registry_, "success")),
       reloads_failed_(Reloads(registry_, "failure")),
       last_reload_successful_(GaugeOf(registry_, "iowatch_config_last_reload_successful",
@@ -108,7 +109,8 @@ void SelfMetrics::SampleTaken(double duration_s, double lag_s) {
 void SelfMetrics::Render(double sample_age_s, std::string& out) const {
   sample_age_.Set(sample_age_s);
   std::vector<MetricFamily> families = registry_.Collect();
-  for (MetricFamily& family : ProcessFamilies(self_procfs_)) families.push_back(std::move(family));
+  for (MetricFamily& family : ProcessFamilies(self_procfs_, start_time_seconds_))
+    families.push_back(std::move(family));
   AppendCollected(std::move(families), out);
 }
 

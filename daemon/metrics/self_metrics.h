@@ -3,8 +3,9 @@
 // (thread-safe, by prometheus-cpp): the HTTP server counts its requests in it
 // (daemon/http/server_metrics.h), serve its samples and configuration loads,
 // the probe service its runs and store errors; plus the build and the
-// standard process_* families, read from /proc/self at scrape time. Render()
-// appends all of it after the sample's families (collected_metrics.h).
+// standard process_* families, read from /proc/self at scrape time (the start
+// time once, at construction). Render() appends all of it after the sample's
+// families (collected_metrics.h).
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
@@ -39,6 +40,7 @@ class SelfMetrics {
 
  private:
   const FileTree self_procfs_;
+  const double start_time_seconds_;  // 0 when /proc could not say
   prometheus::Registry registry_;
   prometheus::Counter& reloads_ok_;
   prometheus::Counter& reloads_failed_;

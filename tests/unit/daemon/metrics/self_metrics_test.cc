@@ -104,7 +104,9 @@ TEST(ProcessStats, TicksAndPagesAreConvertedWithThisHostsUnits) {
   EXPECT_DOUBLE_EQ(stats->cpu_seconds, 250 / hz);
   EXPECT_EQ(stats->resident_bytes, 300u * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
   EXPECT_EQ(stats->virtual_bytes, 123456789u);
-  EXPECT_DOUBLE_EQ(stats->start_time_seconds, 1700000000 + 5000 / hz);
+  const auto start = ReadProcessStartTime(FileTree(dir.path().string()));
+  ASSERT_TRUE(start) << start.error().ToString();
+  EXPECT_DOUBLE_EQ(*start, 1700000000 + 5000 / hz);
   EXPECT_EQ(stats->open_fds, 3u);
 }
 
