@@ -40,6 +40,5 @@ scripts/build.sh build -- -DIOWATCH_UNIT_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBI
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 (cd build-asan && ctest --output-on-failure -j"$(nproc)")
-# The 10 MB export has no threads and takes a minute under TSan at -O0.
-(cd build-tsan && ctest --output-on-failure -j"$(nproc)" -E 'ATenMegabyteExportImports')
+(cd build-tsan && ctest --output-on-failure -j"$(nproc)")
 (cd build && ctest --output-on-failure -j"$(nproc)")
