@@ -150,6 +150,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("a loop device and throttling a cgroup's I/O")
+    daemon.own_mount_namespace()
     if daemon.missing_tools("prometheus", "prometheus-alertmanager", "amtool"):
         return 1
     deploy = os.path.join(sys.argv[2], "deploy")

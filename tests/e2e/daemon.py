@@ -81,6 +81,20 @@ def require_root(what):
         sys.exit(77)
 
 
+def own_mount_namespace():
+    """Re-runs this test (same PID: unshare execs it) in a mount namespace of its own, where
+    its mounts are private: no other test's `unshare -m` takes a copy that keeps a filesystem
+    mounted after this test unmounted it (e2fsck then finds the device in use, a loop device
+    is not detached), and a FUSE mount that never answers reaches no other test's daemon.
+    Call it first in main(), as root, before any thread or daemon is started."""
+    if os.environ.get("IOWATCH_OWN_MOUNTS") == "1":
+        return
+    os.environ["IOWATCH_OWN_MOUNTS"] = "1"
+    sys.stdout.flush()
+    os.execvp("unshare", ["unshare", "-m", "--propagation", "private", sys.executable,
+                          os.path.abspath(sys.argv[0]), *sys.argv[1:]])
+
+
 def missing_tools(*tools):
     """1 after saying which of `tools` is not on PATH (a test must fail, not skip, without a
     tool install-deps.sh installs), else 0."""

@@ -320,6 +320,8 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
+    if os.geteuid() == 0:
+        daemon.own_mount_namespace()  # the btrfs and XFS loop devices' mounts
     source = sys.argv[2]
     if not shutil.which("prometheus") or not shutil.which("promtool"):
         print("FAIL: prometheus and promtool are needed (scripts/install-deps.sh installs them)")

@@ -180,6 +180,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("loop devices and throttling a cgroup's I/O")
+    daemon.own_mount_namespace()
     if daemon.missing_tools("victoria-metrics", "vmagent", "vmalert", "prometheus",
                             "prometheus-alertmanager"):
         return 1

@@ -238,6 +238,7 @@ def main():
         return 2
     binary, source_dir = sys.argv[1], sys.argv[2]
     daemon.require_root("a loop device and a mount")
+    daemon.own_mount_namespace()
     work = tempfile.mkdtemp(prefix="iowatch-e2e-health-", dir="/var/tmp")
     state = os.path.join(work, "state")
     os.makedirs(state)

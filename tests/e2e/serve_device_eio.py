@@ -163,6 +163,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("a loop device and a mount")
+    daemon.own_mount_namespace()
     work = tempfile.mkdtemp(prefix="iowatch-e2e-eio-", dir="/var/tmp")
     state = os.path.join(work, "state")
     os.makedirs(state)

@@ -215,13 +215,9 @@ def check_mounted_while_serving(r, d, added):
 
 def main():
     daemon.require_root("loop devices and mounts")
-    # Its mounts in a mount namespace of its own: a statfs that never answers must not reach
-    # the daemons other tests run meanwhile (a thread stuck in FUSE keeps a process from
-    # exiting until the mount answers).
-    if os.environ.get("IOWATCH_OWN_MOUNTS") != "1":
-        os.environ["IOWATCH_OWN_MOUNTS"] = "1"
-        os.execvp("unshare", ["unshare", "-m", "--propagation", "private", sys.executable,
-                              os.path.abspath(__file__), *sys.argv[1:]])
+    # A statfs that never answers must not reach the daemons other tests run meanwhile (a
+    # thread stuck in FUSE keeps a process from exiting until the mount answers).
+    daemon.own_mount_namespace()
     daemon.exit_on_sigterm()
     if daemon.missing_tools("mkfs.xfs", "mkfs.btrfs", "losetup"):
         return 1

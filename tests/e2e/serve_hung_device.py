@@ -122,6 +122,7 @@ def check(r, d, throttle, disks):
 def main():
     daemon.exit_on_sigterm()
     daemon.require_root("throttling a cgroup's I/O and creating a loop device")
+    daemon.own_mount_namespace()
     binary = sys.argv[1]
     r = daemon.Results()
     work = tempfile.mkdtemp(prefix="iowatch-hung-", dir="/var/tmp")

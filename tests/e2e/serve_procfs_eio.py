@@ -58,6 +58,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("a loop device and a mount")
+    daemon.own_mount_namespace()
     work = tempfile.mkdtemp(prefix="iowatch-e2e-procfs-eio-", dir="/var/tmp")
     d = None
     r = daemon.Results()

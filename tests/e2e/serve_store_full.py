@@ -48,6 +48,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("mounting a tmpfs")
+    daemon.own_mount_namespace()
     probe_dir = tempfile.mkdtemp(prefix="iowatch-e2e-probes-", dir="/var/tmp")
     d = daemon.Daemon(sys.argv[1], config=config(probe_dir))
     state = os.path.join(d.dir, "state")

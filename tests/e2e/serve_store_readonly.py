@@ -51,6 +51,7 @@ def main():
         print(__doc__)
         return 2
     daemon.require_root("a loop device and mounts")
+    daemon.own_mount_namespace()
     work = tempfile.mkdtemp(prefix="iowatch-e2e-ro-", dir="/var/tmp")
     probe_dir, image, state = (os.path.join(work, n) for n in ("probes", "state.img", "state"))
     os.makedirs(probe_dir)
