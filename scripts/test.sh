@@ -42,7 +42,8 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 (cd build-asan && ctest --output-on-failure -j"$(nproc)")
 (cd build-tsan && ctest --output-on-failure -j"$(nproc)")
 # The normal tree's tests mostly wait (for samples, probes, Prometheus' and Alertmanager's
-# intervals): at -j2 the two cores were 35 % busy. Twice as many at a time took 611 s against
-# 735; the tests that time against a reference tool or need the machine alone still run alone
-# (RUN_SERIAL).
+# intervals): at -j2 the two cores were 35 % busy. Twice as many at a time took 611-647 s
+# against 735; the tests that time against a reference tool or need the machine alone still
+# run alone (RUN_SERIAL), and the tests that mount do it in a mount namespace of their own
+# (docs/benchmarks.md, "What CI costs").
 (cd build && ctest --output-on-failure -j"$((2 * $(nproc)))")
