@@ -48,10 +48,7 @@ def with_usage(samples, mnt):
 
 def main():
     daemon.require_root("mounts")
-    if os.environ.get("IOWATCH_OWN_MOUNTS") != "1":
-        os.environ["IOWATCH_OWN_MOUNTS"] = "1"
-        os.execvp("unshare", ["unshare", "-m", "--propagation", "private", sys.executable,
-                              os.path.abspath(__file__), *sys.argv[1:]])
+    daemon.own_mount_namespace()
     daemon.exit_on_sigterm()
     binary = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 36000

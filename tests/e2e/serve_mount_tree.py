@@ -121,10 +121,7 @@ def make_btrfs_via_node(work, mnt, cleanup):
 
 def main():
     daemon.require_root("mounts and loop devices")
-    if os.environ.get("IOWATCH_OWN_MOUNTS") != "1":
-        os.environ["IOWATCH_OWN_MOUNTS"] = "1"
-        os.execvp("unshare", ["unshare", "-m", "--propagation", "private", sys.executable,
-                              os.path.abspath(__file__), *sys.argv[1:]])
+    daemon.own_mount_namespace()
     daemon.exit_on_sigterm()
     if daemon.missing_tools("mkfs.btrfs", "losetup", "promtool"):
         return 1
