@@ -58,10 +58,11 @@ build_sanitizer_trees() {
     -DIOWATCH_TSAN=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
 }
 # The normal tree's tests mostly wait (for samples, probes, Prometheus' and Alertmanager's
-# intervals): at -j2 the two cores were 35 % busy. So the sanitizer trees compile meanwhile, at
-# the idle scheduling class (a test's process takes the core back as it wakes), on tmpfs (their
-# writes on the disk slowed the probes of e2e.fleet_vm below their rate cap). On the disk they
-# build first, alone. Twice as many tests at a time took 611-647 s against 735; the tests that
+# intervals): at -j2 the two cores were 35 % busy. So the sanitizer trees compile meanwhile: at
+# the idle scheduling class (a test's process takes the core back as it wakes); one job fewer
+# than the CPUs (with both vCPUs busy this VM's hypervisor took 5-15 % of them back, in stalls
+# that slowed e2e.fleet_vm's 300 ms probe runs by a fifth; with one, nothing); on tmpfs (their
+# writes on the disk slowed the same probes). On the disk they build first, alone. Twice as many tests at a time took 611-647 s against 735; the tests that
 # time against a reference tool or need the machine alone still run alone (RUN_SERIAL), and the
 # tests that mount do it in a mount namespace of their own (docs/benchmarks.md, "What CI costs").
 status=0
@@ -69,7 +70,10 @@ background=
 if on_tmpfs build-asan && on_tmpfs build-tsan; then
   build_log=$(mktemp)
   trap 'rm -f "$build_log"' EXIT
-  (chrt --idle -p 0 "$BASHPID"; build_sanitizer_trees) > "$build_log" 2>&1 &
+  (
+    chrt --idle -p 0 "$BASHPID"
+    IOWATCH_BUILD_JOBS=$(($(nproc) > 1 ? $(nproc) - 1 : 1)) build_sanitizer_trees
+  ) > "$build_log" 2>&1 &
   background=$!
 else
   build_sanitizer_trees

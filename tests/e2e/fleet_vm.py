@@ -28,8 +28,8 @@ Each host's reads are held at the same cap by its own cgroup's io.max (identical
 cap is set from what the hosts measure uncapped first: a third of the slowest, at most
 MAX_PEER_IOPS. With this VM compiling on both CPUs a loop device's 4k direct reads at depth 1
 came to 170-210 a second; a fixed cap above that would not bind, the peers would spread with
-the load, and any one of them could fall outside their spread. Checked first: every host runs
-at the cap (the peers agree).
+the load, and any one of them could fall outside their spread. Checked first: every host's median
+run is at the cap (the peers agree).
 1. Host SLOW's reads are throttled to a tenth of the cap; its runs are checked to reach the
    stores that slow, then both paths notify IowatchProbeSlowerThanPeers for it, with model and
    firmware labels and the ratio in the description; no fleet alert names another host, on
@@ -41,6 +41,7 @@ Usage: fleet_vm.py IOWATCH_BINARY SOURCE_DIR
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -222,9 +223,13 @@ def main():
             # Not the run under way when the cap came, nor one that had completed but was not
             # yet scraped (a round of scrapes takes longer with more hosts): the next three.
             capped = {i: v[2:] for i, v in runs_iops(hosts, 5, 60).items()}
-            r.check(all(v and min(v) >= 0.85 * peer_iops and max(v) <= 1.15 * peer_iops
+            # The median of each host's three: one 300 ms run that the VM's load slowed by a
+            # fifth (a vCPU taken away for 60 ms) does not make the peers disagree, and does not
+            # page either (the alerts want every run of their window slower): checked below.
+            r.check(all(v and 0.85 * peer_iops <= statistics.median(v) <= 1.15 * peer_iops
                         for v in capped.values()),
-                    f"the peers agree: every host runs at the cap of {peer_iops} IOPS", str(capped))
+                    f"the peers agree: every host's median run is at the cap of {peer_iops} IOPS",
+                    str(capped))
             instances = [f"127.0.0.1:{d.port}" for d in hosts]
             scrape = scrape_config(deploy, instances)
             rules = vmalert_rules(deploy, work)
