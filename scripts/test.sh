@@ -6,11 +6,6 @@
 # ThreadSanitizer tree (the unit tests that run threads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-# clang-tidy on every production file whose inputs changed since the last clean
-# run over the whole tree (scripts/tidy.sh; the record is checked in): the
-# same verdict as a whole-tree run, in a minute instead of twenty.
-scripts/tidy.sh --changed
 # The unit tests run in the sanitizer trees, where they catch more; the normal
 # tree builds the binary, the e2e tests' helpers and the benchmarks (its unit
 # test binaries cost a tenth of CI's time and found nothing the ASan tree
@@ -28,6 +23,22 @@ sanitizer_compiler=(-DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_EXE_LINKER_FLAGS=-fu
 # compile with the precompiled headers (two test binaries: 79 s against 66); a rebuild in the
 # same tree is Ninja's.
 export CCACHE_DISABLE=1
+build_sanitizer_trees() {
+  scripts/build.sh build-asan -- "${sanitizer_compiler[@]}" -DIOWATCH_SANITIZE=ON \
+    -DIOWATCH_FUZZ_REPLAY=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
+  scripts/build.sh build-tsan --target threaded_tests -- "${sanitizer_compiler[@]}" \
+    -DIOWATCH_TSAN=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
+}
+# What the script runs in the background beside the normal tree's tests (below).
+if [ "${1:-}" = --sanitizer-trees ]; then
+  build_sanitizer_trees
+  exit
+fi
+scripts/install-deps.sh
+# clang-tidy on every production file whose inputs changed since the last clean
+# run over the whole tree (scripts/tidy.sh; the record is checked in): the
+# same verdict as a whole-tree run, in a minute instead of twenty.
+scripts/tidy.sh --changed
 # -g1 (line tables and functions, no variables) instead of -g: the same code,
 # 20-40 % less compile time (daemon/http's batch: 55 s against 69 s, and 44
 # against 74 on a busier day); scripts/run.sh builds the same tree with the
@@ -51,39 +62,35 @@ place_tree() {
 on_tmpfs() { [ "$(stat -f -L -c %T "$1" 2>/dev/null)" = tmpfs ]; }
 place_tree build-asan
 place_tree build-tsan
-build_sanitizer_trees() {
-  scripts/build.sh build-asan -- "${sanitizer_compiler[@]}" -DIOWATCH_SANITIZE=ON \
-    -DIOWATCH_FUZZ_REPLAY=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
-  scripts/build.sh build-tsan --target threaded_tests -- "${sanitizer_compiler[@]}" \
-    -DIOWATCH_TSAN=ON -DIOWATCH_BENCHMARKS=OFF -DIOWATCH_E2E=OFF
-}
 # The normal tree's tests mostly wait (for samples, probes, Prometheus' and Alertmanager's
 # intervals): at -j2 the two cores were 35 % busy. So the sanitizer trees compile meanwhile: at
 # the idle scheduling class (a test's process takes the core back as it wakes); one job fewer
 # than the CPUs (with both vCPUs busy this VM's hypervisor took 5-15 % of them back, in stalls
 # that slowed e2e.fleet_vm's 300 ms probe runs by a fifth; with one, nothing); on tmpfs (their
-# writes on the disk slowed the same probes). On the disk they build first, alone. Twice as many tests at a time took 611-647 s against 735; the tests that
-# time against a reference tool or need the machine alone still run alone (RUN_SERIAL), and the
-# tests that mount do it in a mount namespace of their own (docs/benchmarks.md, "What CI costs").
+# writes on the disk slowed the same probes). When the tests are done, what is left of the
+# build is stopped and finished with every CPU (Ninja resumes it). On the disk they build
+# before the tests, alone.
+# Twice as many tests at a time took 611-647 s against 735; the tests that time against a
+# reference tool or need the machine alone still run alone (RUN_SERIAL), and the tests that
+# mount do it in a mount namespace of their own (docs/benchmarks.md, "What CI costs").
 status=0
 background=
 if on_tmpfs build-asan && on_tmpfs build-tsan; then
   build_log=$(mktemp)
   trap 'rm -f "$build_log"' EXIT
-  (
-    chrt --idle -p 0 "$BASHPID"
-    IOWATCH_BUILD_JOBS=$(($(nproc) > 1 ? $(nproc) - 1 : 1)) build_sanitizer_trees
-  ) > "$build_log" 2>&1 &
+  # A session of its own (setsid), so that the build's process group can be stopped.
+  IOWATCH_BUILD_JOBS=$(($(nproc) > 1 ? $(nproc) - 1 : 1)) \
+    setsid chrt --idle 0 scripts/test.sh --sanitizer-trees > "$build_log" 2>&1 &
   background=$!
 else
   build_sanitizer_trees
 fi
 (cd build && ctest --output-on-failure -j"$((2 * $(nproc)))") || status=$?
 if [ -n "$background" ]; then
-  build_status=0
-  wait "$background" || build_status=$?
+  kill -TERM -- "-$background" 2> /dev/null || true
+  wait "$background" || true
   cat "$build_log"
-  [ "$build_status" -eq 0 ] || exit "$build_status"
+  build_sanitizer_trees  # the rest, if any; a failed build fails here
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
