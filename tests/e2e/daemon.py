@@ -351,13 +351,21 @@ class Daemon:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def get(self, path, headers=None, timeout=10):
-        """(status, headers dict with lower-case names, body bytes) on a fresh connection."""
+        """(status, headers dict with lower-case names, body bytes) on a fresh connection; a
+        daemon that is gone is named with how it ended and its last log lines."""
         conn = self.connection(timeout)
         try:
             conn.request("GET", path, headers=headers or {})
             r = conn.getresponse()
             body = r.read()
             return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+        except ConnectionRefusedError:
+            if self.proc is not None and self.proc.poll() is not None:
+                code = self.proc.returncode
+                how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit {code}"
+                raise RuntimeError(f"iowatch ended ({how}); its log ends:\n"
+                                   f"{self.stderr()[-3000:]}") from None
+            raise
         finally:
             conn.close()
 
