@@ -45,9 +45,9 @@ scripts/tidy.sh --changed
 # same flags. A binary for gdb comes from scripts/build.sh alone.
 scripts/build.sh build -- -DIOWATCH_UNIT_TESTS=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
-# The sanitizer trees (3.5 GB, most of it test binaries) go to tmpfs when it has room: a new
-# tree becomes a link into /dev/shm (a link whose target a reboot removed is made again; an
-# existing directory stays where it is).
+# The sanitizer trees (2.9 GB, most of it the ASan tree's test binaries) go to tmpfs when it
+# has room: a new tree becomes a link into /dev/shm (a link whose target a reboot removed is
+# made again; an existing directory stays where it is).
 sanitizer_trees=$(realpath -m "/dev/shm/iowatch-$(id -u)-$(pwd | md5sum | cut -c1-12)")
 place_tree() {
   local tree=$1

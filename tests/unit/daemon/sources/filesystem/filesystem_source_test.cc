@@ -331,7 +331,7 @@ TEST(FilesystemSource, WhenASampleCannotReadEveryMountTheNextOnesReadTheRest) {
     text += fmt::format("{} 21 0:{} / /m/{:03} rw - tmpfs tmpfs rw\n", 100 + i, 100 + i, i);
   }
   SamplerOptions options = TestSamplerOptions();
-  options.read_deadline_seconds = 0.05;  // 40 ms of statvfs per sample
+  options.read_deadline_seconds = 0.05;  // 30 ms of statvfs per sample
   options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
     std::this_thread::sleep_for(milliseconds(2));
     return collectors::FilesystemUsage{4096, 4096, 4096, 1, 1};
@@ -363,7 +363,7 @@ TEST(FilesystemSource, TheFirstSampleReadsEveryMountItsLongerDeadlineAllows) {
   }
   const MountTree tree(text);
   SamplerOptions options = TestSamplerOptions();
-  options.read_deadline_seconds = 0.05;  // 40 ms of statvfs a sample after the first
+  options.read_deadline_seconds = 0.05;  // 30 ms of statvfs a sample after the first
   options.filesystems.read_usage = [](const std::string&) -> Result<collectors::FilesystemUsage> {
     std::this_thread::sleep_for(milliseconds(2));
     return collectors::FilesystemUsage{4096, 4096, 4096, 1, 1};
