@@ -77,11 +77,12 @@ status=0
 background=
 if on_tmpfs build-asan && on_tmpfs build-tsan; then
   build_log=$(mktemp)
-  trap 'rm -f "$build_log"' EXIT
-  # A session of its own (setsid), so that the build's process group can be stopped.
+  # A session of its own (setsid), so that the build's process group can be stopped: when the
+  # tests end, and when this script ends any other way (an interrupt, a failed step).
   IOWATCH_BUILD_JOBS=$(($(nproc) > 1 ? $(nproc) - 1 : 1)) \
     setsid chrt --idle 0 scripts/test.sh --sanitizer-trees > "$build_log" 2>&1 &
   background=$!
+  trap 'kill -TERM -- "-$background" 2> /dev/null; rm -f "$build_log"' EXIT
 else
   build_sanitizer_trees
 fi
@@ -89,6 +90,7 @@ fi
 if [ -n "$background" ]; then
   kill -TERM -- "-$background" 2> /dev/null || true
   wait "$background" || true
+  background=
   cat "$build_log"
   build_sanitizer_trees  # the rest, if any; a failed build fails here
 fi
