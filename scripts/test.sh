@@ -63,19 +63,18 @@ on_tmpfs() { [ "$(stat -f -L -c %T "$1" 2>/dev/null)" = tmpfs ]; }
 place_tree build-asan
 place_tree build-tsan
 # The normal tree's tests mostly wait (for samples, probes, Prometheus' and Alertmanager's
-# intervals): at -j2 the two cores were 35 % busy. So the sanitizer trees compile meanwhile: at
-# the idle scheduling class (a test's process takes the core back as it wakes); one job fewer
-# than the CPUs (with both vCPUs busy this VM's hypervisor took 5-15 % of them back, in stalls
-# that slowed e2e.fleet_vm's 300 ms probe runs by a fifth; with one, nothing); on tmpfs (their
-# writes on the disk slowed the same probes). When the tests are done, what is left of the
-# build is stopped and finished with every CPU (Ninja resumes it). On the disk they build
-# before the tests, alone.
+# intervals): at -j2 the two cores were 35 % busy. With IOWATCH_BUILD_BESIDE_TESTS=1 the
+# sanitizer trees compile meanwhile: at the idle scheduling class (a test's process takes the
+# core back as it wakes), one job fewer than the CPUs, on tmpfs; what is left when the tests end
+# is stopped and finished with every CPU (Ninja resumes it). Not the default: on this 2-vCPU VM
+# the hypervisor takes both vCPUs back in stalls of tens of ms while both are busy, and one run
+# in three failed a timing check (docs/benchmarks.md, "What CI costs"). Else they build first.
 # Twice as many tests at a time took 611-647 s against 735; the tests that time against a
 # reference tool or need the machine alone still run alone (RUN_SERIAL), and the tests that
 # mount do it in a mount namespace of their own (docs/benchmarks.md, "What CI costs").
 status=0
 background=
-if on_tmpfs build-asan && on_tmpfs build-tsan; then
+if [ "${IOWATCH_BUILD_BESIDE_TESTS:-0}" = 1 ] && on_tmpfs build-asan && on_tmpfs build-tsan; then
   build_log=$(mktemp)
   # A session of its own (setsid), so that the build's process group can be stopped: when the
   # tests end, and when this script ends any other way (an interrupt, a failed step).
