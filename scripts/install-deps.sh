@@ -30,6 +30,8 @@ packages=(
   libaio-dev
   # the block-layer BPF collector: clang's BPF target, libbpf, bpftool for the skeleton
   clang-19 libbpf-dev bpftool
+  # the linker: it lays out the daemon's code in one piece (cmake/text_order.cmake)
+  lld-19
   libssl-dev libcrypt-dev
   # the tree configures its tests and benchmarks (GoogleTest, Google Benchmark, python3) whoever builds it
   libgtest-dev libgmock-dev libbenchmark-dev python3
@@ -41,8 +43,8 @@ packages=(
 test_packages=(
   # libbpf-tools' biolatency is the yardstick of the BPF collector's cost (tests/bench/bpf_overhead.py)
   libbpf-tools
-  # clang's sanitizer runtimes and linker: scripts/test.sh builds the sanitizer trees with clang-19
-  libclang-rt-19-dev lld-19
+  # clang's sanitizer runtimes: scripts/test.sh builds the sanitizer trees with clang-19
+  libclang-rt-19-dev
   # reference tools the tests compare against, and what the test harness uses
   sysstat procps fio util-linux faketime openssl prometheus prometheus-node-exporter
   # one-shot results pushed by `iowatch probe`/`sweep --push-gateway` land in the real gateway
