@@ -8,12 +8,15 @@ so with the daemon's 1 MiB of code scattered over 4.6 MB of text nearly the whol
 resident: 4.1 MiB of the daemon's RSS, 2 MiB once the code it runs is packed.
 
 What runs is recorded by valgrind's callgrind (every function executed, with its instruction
-count; `apt-get install valgrind`), in two runs of the daemon: on the generated 1,000-device
-tree with every source but SMART (tests/bench/serve_vs_node_exporter.py's tree), scraped plain
-and gzipped; and on this host's own /proc and /sys with the bundled configuration (probes
-included). The union is sorted by instructions, most first. A function missing from the list
-still links, only further away; layout.resident_text fails when enough of the daemon's code
-has moved out of the list that its resident text is over budget.
+count; this installs valgrind first, through scripts/install-deps.sh), in two runs of the
+daemon: on the generated 1,000-device tree with every source but SMART (the tree of
+tests/bench/serve_vs_node_exporter.py), scraped plain and gzipped; and on this host's own
+/proc and /sys with the bundled configuration (probes included). The union is sorted by
+instructions, most first. Which rare paths a run takes (a read deadline missed under
+valgrind's slowness, a probe job falling due) differs from run to run, so two runs list
+slightly different functions. A function missing from the list still links, only further
+away; layout.resident_text fails when enough of the daemon's code has moved out of the list
+that its resident text is over budget.
 
 Usage: scripts/text_order.py BUILD_DIR/iowatch [--out cmake/serve_text_order.txt]
 Run by hand after changing what the daemon runs, then rebuild.
@@ -22,7 +25,6 @@ import argparse
 import collections
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,8 +90,7 @@ def main():
     ap.add_argument("iowatch")
     ap.add_argument("--out", default=os.path.join(ROOT, "cmake", "serve_text_order.txt"))
     args = ap.parse_args()
-    if not shutil.which("valgrind"):
-        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    subprocess.run([os.path.join(ROOT, "scripts", "install-deps.sh"), "valgrind"], check=True)
     binary = os.path.abspath(args.iowatch)
     total = collections.Counter()
     with tempfile.TemporaryDirectory(prefix="iowatch-text-order-") as tmp:
