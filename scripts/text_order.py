@@ -29,7 +29,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "bench"))
@@ -41,13 +40,12 @@ CALLS_LINE = re.compile(r"^calls=")
 RECURSION_SUFFIX = re.compile(r"'\d+$")
 
 
-def record(binary, serve_args, out_file, workdir):
-    """Runs `iowatch serve` under callgrind, scrapes it, stops it; returns the profile's path."""
+def record(binary, serve_args, out_file):
+    """Runs `iowatch serve` under callgrind into out_file, scrapes it, stops it."""
     port = bench.free_port()
     command = ["valgrind", "--tool=callgrind", "--demangle=no", "--compress-strings=no",
                "--compress-pos=no", f"--callgrind-out-file={out_file}", binary, "serve",
-               f"--web.listen-address=127.0.0.1:{port}", f"--state.dir={workdir}/state",
-               "--log.level=warn", *serve_args]
+               f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", *serve_args]
     daemon = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/metrics"
     try:
@@ -58,7 +56,6 @@ def record(binary, serve_args, out_file, workdir):
     finally:
         daemon.terminate()
         daemon.wait(timeout=300)
-    return out_file
 
 
 def instructions_by_function(profile, binary_name):
@@ -72,7 +69,7 @@ def instructions_by_function(profile, binary_name):
             elif line.startswith("fn="):
                 function = RECURSION_SUFFIX.sub("", line[3:].strip()) if in_binary else None
                 if function:
-                    cost[function] += 0
+                    cost[function] += 0  # listed even if all its cost is in its callees
             elif CALLS_LINE.match(line):
                 skip_call_cost = True  # the next line is the call's inclusive cost
             elif line[:1].isdigit() or line[:1] in "+-*":
@@ -95,18 +92,12 @@ def main():
     total = collections.Counter()
     with tempfile.TemporaryDirectory(prefix="iowatch-text-order-") as tmp:
         tree = os.path.join(tmp, "tree")
-        bench.make_tree(tree, 1000)
-        bench.add_host_sources(tree)
-        config = os.path.join(tmp, "tree.yaml")
-        with open(config, "w") as f:
-            f.write("probes: {enabled: false}\ncollectors: {smart: {enabled: false}}\n")
-        runs = [[f"--config.file={config}", f"--path.procfs={tree}/proc",
-                 f"--path.sysfs={tree}/sys"],
-                [f"--config.file={os.path.join(ROOT, 'config', 'iowatch.yaml')}"]]
+        runs = [bench.all_sources_tree(tree),
+                [f"--config.file={os.path.join(ROOT, 'config', 'iowatch.yaml')}",
+                 f"--state.dir={tmp}/host-state"]]
         for i, serve_args in enumerate(runs):
-            workdir = os.path.join(tmp, f"run{i}")
-            os.makedirs(workdir)
-            profile = record(binary, serve_args, os.path.join(tmp, f"callgrind.{i}"), workdir)
+            profile = os.path.join(tmp, f"callgrind.{i}")
+            record(binary, serve_args, profile)
             total.update(instructions_by_function(profile, os.path.basename(binary)))
     names = [n for n in total if not n.startswith("0x") and not n.startswith("(")]
     names.sort(key=lambda n: (-total[n], n))

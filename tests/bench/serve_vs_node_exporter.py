@@ -62,6 +62,24 @@ def add_host_sources(root):
         write(os.path.join(root, "proc/pressure", name), open(f"/proc/pressure/{name}").read())
 
 
+# `iowatch serve` on the generated tree with every source but SMART (smartctl on made-up
+# disks measures smartctl) and without the probes (their fills and runs are no scrape cost).
+ALL_SOURCES_CONFIG = "probes: {enabled: false}\ncollectors: {smart: {enabled: false}}\n"
+
+
+def all_sources_tree(root, devices=1000, extra_config=""):
+    """Generates the tree of `devices` block devices under root, with the host's mounts and
+    pressure files, and a configuration of every source but SMART, probes off (then
+    extra_config); returns the arguments that point `iowatch serve` at them."""
+    make_tree(root, devices)
+    add_host_sources(root)
+    config = os.path.join(root, "iowatch.yaml")
+    with open(config, "w") as f:
+        f.write(ALL_SOURCES_CONFIG + extra_config)
+    return [f"--config.file={config}", f"--path.procfs={os.path.join(root, 'proc')}",
+            f"--path.sysfs={os.path.join(root, 'sys')}", f"--state.dir={root}/state"]
+
+
 def make_tree(root, devices, seed=1):
     rng = random.Random(seed)
     lines = []
@@ -213,13 +231,13 @@ def main():
         # Scrape cost only: the built-in probe jobs would add their fills and
         # runs to iowatch's CPU and RSS, and node_exporter has nothing alike.
         with open(config, "w") as f:
-            f.write("probes: {enabled: false}\n")
             if args.host:
-                f.write("collectors: {bpf: {enabled: true}}\n")
+                f.write("probes: {enabled: false}\ncollectors: {bpf: {enabled: true}}\n")
+            elif args.all_sources:
+                f.write(ALL_SOURCES_CONFIG)
             else:
-                f.write("collectors: {smart: {enabled: false}}\n" if args.all_sources else
-                        "collectors: {filesystem: {enabled: false}, kmsg: {enabled: false}, "
-                        "smart: {enabled: false}}\n")
+                f.write("probes: {enabled: false}\ncollectors: {filesystem: {enabled: false}, "
+                        "kmsg: {enabled: false}, smart: {enabled: false}}\n")
         if not args.host:
             make_tree(tmp, args.devices)
             if args.all_sources:

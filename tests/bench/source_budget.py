@@ -66,22 +66,15 @@ def main():
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="iowatch-budget-") as tmp:
-        bench.make_tree(tmp, args.devices)
-        bench.add_host_sources(tmp)
-        config = os.path.join(tmp, "iowatch.yaml")
-        with open(config, "w") as f:
-            # Processes read every sample, not every 10 s: its figure is then the median of
-            # as many readings as the other sources', not the first reading alone (a CI run
-            # caught one at 5.4 ms where the rest take 0.2).
-            f.write("probes: {enabled: false}\ncollectors: {smart: {enabled: false}}\n"
-                    "cgroups: {process_interval: 1s}\n")
+        # Processes read every sample, not every 10 s: its figure is then the median of as
+        # many readings as the other sources', not the first reading alone (a CI run caught
+        # one at 5.4 ms where the rest take 0.2).
+        tree_args = bench.all_sources_tree(tmp, args.devices,
+                                           extra_config="cgroups: {process_interval: 1s}\n")
         port = bench.free_port()
         url = f"http://127.0.0.1:{port}/metrics"
         serve = subprocess.Popen([args.iowatch, "serve", f"--web.listen-address=127.0.0.1:{port}",
-                                  f"--config.file={config}",
-                                  f"--path.procfs={os.path.join(tmp, 'proc')}",
-                                  f"--path.sysfs={os.path.join(tmp, 'sys')}",
-                                  f"--state.dir={tmp}/state", "--log.level=error"])
+                                  *tree_args, "--log.level=error"])
         try:
             bench.wait_up(url)
             time.sleep(2)

@@ -43,16 +43,10 @@ def resident_kib(pid, path):
 def main():
     binary = os.path.realpath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="iowatch-resident-text-") as tmp:
-        bench.make_tree(tmp, 1000)
-        bench.add_host_sources(tmp)
-        config = os.path.join(tmp, "iowatch.yaml")
-        with open(config, "w") as f:
-            f.write("probes: {enabled: false}\ncollectors: {smart: {enabled: false}}\n")
+        tree_args = bench.all_sources_tree(tmp)
         port = bench.free_port()
         daemon = subprocess.Popen([binary, "serve", f"--web.listen-address=127.0.0.1:{port}",
-                                   f"--config.file={config}", f"--state.dir={tmp}/state",
-                                   "--log.level=error", f"--path.procfs={tmp}/proc",
-                                   f"--path.sysfs={tmp}/sys"])
+                                   *tree_args, "--log.level=error"])
         try:
             url = f"http://127.0.0.1:{port}/metrics"
             bench.wait_up(url, timeout=60)
