@@ -45,9 +45,40 @@ void AppendEscaped(std::string& out, std::string_view text, bool escape_quotes) 
   }
 }
 
-char* Copy(char* out, std::string_view text) {
-  std::memcpy(out, text.data(), text.size());
-  return out + text.size();
+// 16 bytes through a register: memcpy of a constant size compiles to one load and one store.
+[[gnu::always_inline]] inline void Copy16(char* out, const char* from) {
+  char chunk[16];
+  std::memcpy(chunk, from, sizeof chunk);
+  std::memcpy(out, chunk, sizeof chunk);
+}
+
+// Names and label values are a few to a few dozen bytes, where a call to memcpy (its size
+// dispatch) cost more than the copy: a tenth of a scrape. Copied inline, in overlapping
+// chunks that never read or write past either end.
+[[gnu::always_inline]] inline char* Copy(char* out, std::string_view text) {
+  const char* from = text.data();
+  const size_t n = text.size();
+  if (n >= 16) {
+    for (size_t i = 0; i + 16 < n; i += 16) Copy16(out + i, from + i);
+    Copy16(out + n - 16, from + n - 16);
+  } else if (n >= 8) {
+    uint64_t head, tail;
+    std::memcpy(&head, from, 8);
+    std::memcpy(&tail, from + n - 8, 8);
+    std::memcpy(out, &head, 8);
+    std::memcpy(out + n - 8, &tail, 8);
+  } else if (n >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, from, 4);
+    std::memcpy(&tail, from + n - 4, 4);
+    std::memcpy(out, &head, 4);
+    std::memcpy(out + n - 4, &tail, 4);
+  } else if (n > 0) {
+    out[0] = from[0];
+    out[n / 2] = from[n / 2];
+    out[n - 1] = from[n - 1];
+  }
+  return out + n;
 }
 
 // Whether a label value needs more than a copy: an escape, or bytes beyond
@@ -62,8 +93,8 @@ bool LabelValueNeedsWork(std::string_view value) {
 
 // Needs room for kLabelValueExpansion * value.size() characters.
 constexpr size_t kLabelValueExpansion = 3;  // an invalid byte becomes U+FFFD's 3 bytes
-char* CopyLabelValue(char* out, std::string_view raw) {
-  if (!LabelValueNeedsWork(raw)) return Copy(out, raw);
+// The rare value that needs escaping or repair, out of the line's loop.
+[[gnu::noinline]] char* CopyWorkedLabelValue(char* out, std::string_view raw) {
   std::string repaired;
   std::string_view value = raw;
   if (!IsValidUtf8(raw)) {
@@ -82,6 +113,10 @@ char* CopyLabelValue(char* out, std::string_view raw) {
     }
   }
   return out;
+}
+
+[[gnu::always_inline]] inline char* CopyLabelValue(char* out, std::string_view raw) {
+  return LabelValueNeedsWork(raw) ? CopyWorkedLabelValue(out, raw) : Copy(out, raw);
 }
 
 char* CopyValue(char* out, uint64_t value) {
