@@ -45,34 +45,31 @@ void AppendEscaped(std::string& out, std::string_view text, bool escape_quotes) 
   }
 }
 
-// 16 bytes through a register: memcpy of a constant size compiles to one load and one store.
-[[gnu::always_inline]] inline void Copy16(char* out, const char* from) {
-  char chunk[16];
-  std::memcpy(chunk, from, sizeof chunk);
-  std::memcpy(out, chunk, sizeof chunk);
+// The first and the last sizeof(Chunk) bytes of n (sizeof(Chunk) <= n <= 2 * sizeof(Chunk)),
+// through registers.
+template <typename Chunk>
+[[gnu::always_inline]] inline void CopyEnds(char* out, const char* from, size_t n) {
+  Chunk head, tail;
+  std::memcpy(&head, from, sizeof head);
+  std::memcpy(&tail, from + n - sizeof tail, sizeof tail);
+  std::memcpy(out, &head, sizeof head);
+  std::memcpy(out + n - sizeof tail, &tail, sizeof tail);
 }
 
 // Names and label values are a few to a few dozen bytes, where a call to memcpy (its size
 // dispatch) cost more than the copy: a tenth of a scrape. Copied inline, in overlapping
-// chunks that never read or write past either end.
+// chunks that never read or write past either end (a memcpy of a constant size is a load
+// and a store).
 [[gnu::always_inline]] inline char* Copy(char* out, std::string_view text) {
   const char* from = text.data();
   const size_t n = text.size();
   if (n >= 16) {
-    for (size_t i = 0; i + 16 < n; i += 16) Copy16(out + i, from + i);
-    Copy16(out + n - 16, from + n - 16);
+    for (size_t i = 0; i + 16 < n; i += 16) std::memcpy(out + i, from + i, 16);
+    std::memcpy(out + n - 16, from + n - 16, 16);
   } else if (n >= 8) {
-    uint64_t head, tail;
-    std::memcpy(&head, from, 8);
-    std::memcpy(&tail, from + n - 8, 8);
-    std::memcpy(out, &head, 8);
-    std::memcpy(out + n - 8, &tail, 8);
+    CopyEnds<uint64_t>(out, from, n);
   } else if (n >= 4) {
-    uint32_t head, tail;
-    std::memcpy(&head, from, 4);
-    std::memcpy(&tail, from + n - 4, 4);
-    std::memcpy(out, &head, 4);
-    std::memcpy(out + n - 4, &tail, 4);
+    CopyEnds<uint32_t>(out, from, n);
   } else if (n > 0) {
     out[0] = from[0];
     out[n / 2] = from[n / 2];

@@ -15,11 +15,9 @@
 
 #include "common/file_tree.h"
 #include "daemon/metrics/metrics_renderer.h"
-#include "daemon/sources/kmsg/kmsg_source.h"
 #include "daemon/sources/sampler.h"
-#include "daemon/sources/smart/smart_source.h"
-#include "daemon/sources/thin_pool/thin_pool_source.h"
 #include "tests/bench/synthetic_diskstats.h"
+#include "tests/unit/daemon/sources/test_sampler_options.h"
 
 namespace {
 
@@ -60,12 +58,8 @@ void WriteSysfs(const fs::path& sys) {
 }
 
 std::shared_ptr<const Snapshot> TwoSamples(const fs::path& root) {
-  SamplerOptions options;
   // Nothing from outside the tree: the host's kernel log, smartctl, dmsetup.
-  options.settings.Set(iowatch::daemon::kKmsgEnabled, false);
-  options.settings.Set(iowatch::daemon::kSmartEnabled, false);
-  options.settings.Set(iowatch::daemon::kThinPoolDmsetup, std::string("/nonexistent/dmsetup"));
-  options.udev_data = "/nonexistent/udev/data";
+  SamplerOptions options = iowatch::daemon::TestSamplerOptions();
   Sampler sampler(std::move(options));
   const FileTree procfs((root / "proc").string()), sysfs((root / "sys").string());
   // Rates are over /proc/uptime's interval: one second apart.
